@@ -1,0 +1,1 @@
+//! Who is a crawler, and whether it is genuine (SPEC §1 address → name, §2).

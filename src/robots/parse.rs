@@ -1,0 +1,326 @@
+//! Reads the bytes of a robots.txt into records, one per meaningful line,
+//! each with its 1-based line number and its text. Never fails: whatever does
+//! not make sense is kept for the lint (RFC 9309 §2.1, §2.2; SPEC §1, §3).
+
+use crate::text::escape_non_utf8;
+
+/// Bytes past this many are ignored (RFC 9309 §2.5: at least 500 KiB).
+pub const SIZE_LIMIT: usize = 512_000;
+
+/// The directives this tool knows. Field names are case-insensitive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Directive {
+    UserAgent,
+    Allow,
+    Disallow,
+    Sitemap,
+    CrawlDelay,
+    /// Seznam: `Request-rate: N/T[smhd] [HHMM-HHMM]`.
+    RequestRate,
+    /// Seznam: `Robot-version: 2.0` as the second line of a group.
+    RobotVersion,
+    /// Seznam does not document it; kept for the lint only.
+    VisitTime,
+    /// Anything else; `Record::key` holds the name as written.
+    Unknown,
+}
+
+impl Directive {
+    /// Recognises a field name, case-insensitively, exactly as written.
+    pub fn from_key(key: &[u8]) -> Directive {
+        const NAMES: &[(&[u8], Directive)] = &[
+            (b"user-agent", Directive::UserAgent),
+            (b"allow", Directive::Allow),
+            (b"disallow", Directive::Disallow),
+            (b"sitemap", Directive::Sitemap),
+            (b"crawl-delay", Directive::CrawlDelay),
+            (b"request-rate", Directive::RequestRate),
+            (b"robot-version", Directive::RobotVersion),
+            (b"visit-time", Directive::VisitTime),
+        ];
+        NAMES
+            .iter()
+            .find(|(name, _)| key.eq_ignore_ascii_case(name))
+            .map_or(Directive::Unknown, |&(_, d)| d)
+    }
+
+    /// The canonical spelling, as the lint shows it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Directive::UserAgent => "User-agent",
+            Directive::Allow => "Allow",
+            Directive::Disallow => "Disallow",
+            Directive::Sitemap => "Sitemap",
+            Directive::CrawlDelay => "Crawl-delay",
+            Directive::RequestRate => "Request-rate",
+            Directive::RobotVersion => "Robot-version",
+            Directive::VisitTime => "Visit-time",
+            Directive::Unknown => "unknown",
+        }
+    }
+
+    /// Lines that belong to a group (RFC 9309 rules and the group-scoped
+    /// extensions). A user-agent line after one of these starts a new group.
+    pub fn is_group_member(self) -> bool {
+        matches!(
+            self,
+            Directive::Allow
+                | Directive::Disallow
+                | Directive::CrawlDelay
+                | Directive::RequestRate
+                | Directive::RobotVersion
+                | Directive::VisitTime
+        )
+    }
+}
+
+/// One `key: value` line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Record {
+    /// 1-based line number in the file.
+    pub line: usize,
+    pub directive: Directive,
+    /// The field name as written (trimmed).
+    pub key: String,
+    /// The value: after the first colon, comment removed, trimmed of spaces
+    /// and tabs. Bytes, since patterns may hold any octet.
+    pub value: Vec<u8>,
+    /// The line as reports quote it: comment removed, trimmed, bytes that are
+    /// not UTF-8 written as `\xNN`.
+    pub text: String,
+}
+
+/// A line that held something but no colon: ignored by crawlers, linted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stray {
+    pub line: usize,
+    pub text: String,
+}
+
+/// The whole file as read.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RobotsFile {
+    pub records: Vec<Record>,
+    pub strays: Vec<Stray>,
+    /// The size of the input in bytes, before the limit was applied.
+    pub size: usize,
+    /// True when bytes past `SIZE_LIMIT` were ignored.
+    pub truncated: bool,
+    /// True when the file started with a UTF-8 byte-order mark.
+    pub bom: bool,
+    /// How many lines were read.
+    pub lines: usize,
+}
+
+fn trim(mut s: &[u8]) -> &[u8] {
+    while let [b' ' | b'\t', rest @ ..] = s {
+        s = rest;
+    }
+    while let [rest @ .., b' ' | b'\t'] = s {
+        s = rest;
+    }
+    s
+}
+
+/// Splits on LF, CR and CRLF. The last line may lack an end.
+fn lines(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let mut rest = bytes;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        match memchr::memchr2(b'\n', b'\r', rest) {
+            Some(i) => {
+                let line = &rest[..i];
+                let skip = if rest[i] == b'\r' && rest.get(i + 1) == Some(&b'\n') {
+                    2
+                } else {
+                    1
+                };
+                rest = &rest[i + skip..];
+                Some(line)
+            }
+            None => {
+                let line = rest;
+                rest = &[];
+                Some(line)
+            }
+        }
+    })
+}
+
+/// Reads a robots.txt. Never fails.
+pub fn parse(input: &[u8]) -> RobotsFile {
+    let size = input.len();
+    let bom = input.starts_with(b"\xEF\xBB\xBF");
+    let mut bytes = if bom { &input[3..] } else { input };
+    let truncated = size > SIZE_LIMIT;
+    if truncated {
+        // Keep only whole lines inside the limit: a line cut in half could
+        // turn `Disallow: /private-area` into a broader `Disallow: /pri`.
+        let kept = &input[..SIZE_LIMIT];
+        let kept = if bom { &kept[3..] } else { kept };
+        let end = memchr::memrchr2(b'\n', b'\r', kept).map_or(0, |i| i + 1);
+        bytes = &kept[..end];
+    }
+
+    let mut file = RobotsFile {
+        size,
+        truncated,
+        bom,
+        ..RobotsFile::default()
+    };
+    for (index, raw) in lines(bytes).enumerate() {
+        let number = index + 1;
+        file.lines = number;
+        let content = match memchr::memchr(b'#', raw) {
+            Some(i) => &raw[..i],
+            None => raw,
+        };
+        let content = trim(content);
+        if content.is_empty() {
+            continue;
+        }
+        let text = escape_non_utf8(content).into_owned();
+        match memchr::memchr(b':', content) {
+            Some(colon) => {
+                let key = trim(&content[..colon]);
+                let value = trim(&content[colon + 1..]);
+                file.records.push(Record {
+                    line: number,
+                    directive: Directive::from_key(key),
+                    key: escape_non_utf8(key).into_owned(),
+                    value: value.to_vec(),
+                    text,
+                });
+            }
+            None => file.strays.push(Stray { line: number, text }),
+        }
+    }
+    file
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn summary(file: &RobotsFile) -> Vec<(usize, Directive, String)> {
+        file.records
+            .iter()
+            .map(|r| {
+                (
+                    r.line,
+                    r.directive,
+                    String::from_utf8_lossy(&r.value).into_owned(),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn records_keep_line_numbers_and_values() {
+        let file = parse(b"User-agent: SeznamBot\n\nDisallow: /cz/chat/ # chat\nallow:/cz/\n");
+        assert_eq!(
+            summary(&file),
+            vec![
+                (1, Directive::UserAgent, "SeznamBot".into()),
+                (3, Directive::Disallow, "/cz/chat/".into()),
+                (4, Directive::Allow, "/cz/".into()),
+            ]
+        );
+        assert_eq!(file.records[1].text, "Disallow: /cz/chat/");
+        assert_eq!(file.records[2].text, "allow:/cz/");
+        assert_eq!(file.lines, 4);
+    }
+
+    #[test]
+    fn every_line_end_counts() {
+        for input in [
+            &b"User-agent: a\nDisallow: /x\nAllow: /y"[..],
+            b"User-agent: a\r\nDisallow: /x\r\nAllow: /y\r\n",
+            b"User-agent: a\rDisallow: /x\rAllow: /y\r",
+        ] {
+            let file = parse(input);
+            let lines: Vec<usize> = file.records.iter().map(|r| r.line).collect();
+            assert_eq!(lines, vec![1, 2, 3], "{input:?}");
+        }
+    }
+
+    #[test]
+    fn bom_is_ignored() {
+        let file = parse(b"\xEF\xBB\xBFUser-agent: *\nDisallow: /\n");
+        assert!(file.bom);
+        assert_eq!(file.records[0].directive, Directive::UserAgent);
+        assert_eq!(file.records[0].value, b"*");
+    }
+
+    #[test]
+    fn field_names_are_case_insensitive() {
+        let file = parse(b"USER-AGENT: x\nDISALLOW: /a\nrequest-RATE: 1/10s\nRobot-Version: 2.0\n");
+        let kinds: Vec<Directive> = file.records.iter().map(|r| r.directive).collect();
+        assert_eq!(
+            kinds,
+            vec![
+                Directive::UserAgent,
+                Directive::Disallow,
+                Directive::RequestRate,
+                Directive::RobotVersion
+            ]
+        );
+    }
+
+    #[test]
+    fn lines_without_colon_are_strays() {
+        let file = parse(b"User-agent: *\nDisallow /private\n# only a comment\n");
+        assert_eq!(file.records.len(), 1);
+        assert_eq!(
+            file.strays,
+            vec![Stray {
+                line: 2,
+                text: "Disallow /private".into()
+            }]
+        );
+    }
+
+    #[test]
+    fn misspelled_names_are_unknown_and_kept() {
+        let file = parse(b"Dissallow: /a\nUser agent: b\n");
+        assert_eq!(file.records[0].directive, Directive::Unknown);
+        assert_eq!(file.records[0].key, "Dissallow");
+        assert_eq!(file.records[1].directive, Directive::Unknown);
+        assert_eq!(file.records[1].key, "User agent");
+    }
+
+    #[test]
+    fn value_may_hold_colons_and_any_byte() {
+        let file = parse(b"Sitemap: https://example.com/s.xml\nDisallow: /\xff\xfe\n");
+        assert_eq!(file.records[0].value, b"https://example.com/s.xml");
+        assert_eq!(file.records[1].value, b"/\xff\xfe");
+        assert_eq!(file.records[1].text, "Disallow: /\\xFF\\xFE");
+    }
+
+    #[test]
+    fn bytes_past_the_limit_are_ignored_whole_lines_only() {
+        let mut input = b"User-agent: *\n".to_vec();
+        while input.len() < SIZE_LIMIT - 5 {
+            input.extend_from_slice(b"Disallow: /x\n");
+        }
+        input.extend_from_slice(b"Disallow: /private-area\nDisallow: /late\n");
+        let file = parse(&input);
+        assert!(file.truncated);
+        assert_eq!(file.size, input.len());
+        assert!(file.records.iter().all(|r| r.value != b"/late"));
+        assert!(
+            file.records.iter().all(|r| !r.value.starts_with(b"/pri")),
+            "a line cut by the limit must not be read"
+        );
+    }
+
+    #[test]
+    fn empty_and_binary_input_never_fail() {
+        assert_eq!(parse(b"").records.len(), 0);
+        let file = parse(b"\x00\x01\x02<html><body>hi</body></html>\n\xff:\xfe");
+        assert_eq!(file.records.len(), 1);
+        assert_eq!(file.records[0].directive, Directive::Unknown);
+    }
+}
