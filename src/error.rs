@@ -4,7 +4,7 @@
 
 use std::fmt;
 use std::io;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Where in an input an error was found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,7 +56,7 @@ impl Error {
     }
 }
 
-fn write_place(f: &mut fmt::Formatter<'_>, path: &PathBuf, at: Position) -> fmt::Result {
+fn write_place(f: &mut fmt::Formatter<'_>, path: &Path, at: Position) -> fmt::Result {
     match at {
         Position::File => write!(f, "{}", path.display()),
         Position::Line(n) => write!(f, "{}:{}", path.display(), n),
