@@ -1,5 +1,27 @@
-//! The `robots-audit` binary: parses flags, runs, maps the outcome to an exit code.
+//! The `robots-audit` binary: parses flags into a validated command, runs
+//! it, and maps the outcome to the exit status of SPEC §5 (0 clean,
+//! 1 violations or findings, 2 the run could not be done).
 
-fn main() {
-    std::process::exit(0);
+use std::process::ExitCode;
+
+use clap::Parser;
+use robots_audit::cli::Cli;
+
+fn main() -> ExitCode {
+    let command = match Cli::parse().into_command() {
+        Ok(command) => command,
+        Err(err) => {
+            eprintln!("robots-audit: {err}");
+            return ExitCode::from(2);
+        }
+    };
+    robots_audit::interrupt::install();
+    match robots_audit::run(&command) {
+        Ok(outcome) => ExitCode::from(outcome.exit_code()),
+        Err(err) if err.is_broken_pipe() => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("robots-audit: {err}");
+            ExitCode::from(2)
+        }
+    }
 }

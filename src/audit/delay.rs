@@ -1,0 +1,44 @@
+//! `crawl-delay` rows (SPEC §4): within one count, in time order, a fetch
+//! that came less than D seconds after the previous counted fetch. The
+//! first fetch of a count never breaks it.
+
+use super::{Fetch, Kind, Policy, Violation, seconds_text};
+use crate::robots::Robots;
+
+/// Rows for one count (`count`: fetch indices in time order).
+pub fn judge(robots: &Robots, policies: &[Policy<'_>], fetches: &[Fetch], count: &[usize]) -> Vec<Violation> {
+    let mut rows = Vec::new();
+    let mut previous: Option<i64> = None;
+    for &index in count {
+        let fetch = &fetches[index];
+        let now = fetch.time.unix;
+        if let Some(before) = previous.replace(now) {
+            let policy = &policies[fetch.crawler];
+            let Some(delay) = policy.rules.crawl_delay() else {
+                continue;
+            };
+            let Some(millis) = delay.millis else {
+                continue;
+            };
+            // Log times have whole seconds; compare in milliseconds so that
+            // a decimal delay is exact.
+            let gap_ms = (now - before).saturating_mul(1000);
+            if gap_ms < i64::try_from(millis).unwrap_or(i64::MAX) {
+                rows.push(Violation {
+                    fetch: index,
+                    kind: Kind::CrawlDelay,
+                    group: robots.groups()[delay.group].label(),
+                    rule_line: delay.line,
+                    rule: delay.text.clone(),
+                    detail: format!(
+                        "{} s after the previous fetch; allowed every {} s",
+                        now - before,
+                        seconds_text(millis)
+                    ),
+                    note: "",
+                });
+            }
+        }
+    }
+    rows
+}

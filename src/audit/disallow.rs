@@ -1,0 +1,43 @@
+//! `disallow` rows (SPEC §4): the robots.txt verdict for the crawler's
+//! token and the fetched target, with the deciding rule. Seznam's documented
+//! habit of fetching `/` under `User-agent: *` + `Disallow: /` is still a
+//! row, marked with a note.
+
+use rayon::prelude::*;
+
+use super::{Fetch, Kind, Policy, Violation};
+use crate::robots::Robots;
+
+/// The note on a fetch of `/` that Seznam documents it makes anyway.
+pub const HOMEPAGE_EXCEPTION: &str = "seznam-homepage-exception";
+
+/// One row for every fetch its crawler's rules disallow, in fetch order.
+pub fn judge(robots: &Robots, policies: &[Policy<'_>], fetches: &[Fetch]) -> Vec<Violation> {
+    fetches
+        .par_iter()
+        .enumerate()
+        .filter_map(|(index, fetch)| {
+            let policy = &policies[fetch.crawler];
+            let verdict = policy.rules.judge(&fetch.target);
+            if verdict.allowed {
+                return None;
+            }
+            let rule = verdict.rule?;
+            let group = &robots.groups()[rule.group];
+            let note = if policy.homepage_exception && fetch.target == b"/" && group.is_default() {
+                HOMEPAGE_EXCEPTION
+            } else {
+                ""
+            };
+            Some(Violation {
+                fetch: index,
+                kind: Kind::Disallow,
+                group: group.label(),
+                rule_line: rule.line,
+                rule: rule.text.clone(),
+                detail: String::new(),
+                note,
+            })
+        })
+        .collect()
+}

@@ -1,0 +1,178 @@
+//! Judging crawler fetches against robots.txt (SPEC §4): pure functions
+//! over fetches already identified and verified. `disallow` asks the
+//! compiled matcher; `rate` and `delay` walk each count in time order.
+
+pub mod delay;
+pub mod disallow;
+pub mod rate;
+
+use crate::accesslog::time::Timestamp;
+use crate::config::{RateBy, WindowTz};
+use crate::crawler::verify::{IdentifiedBy, Verification};
+use crate::robots::{AgentRules, Robots};
+
+/// One counted fetch of a crawler: identified, not spoofed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fetch {
+    pub time: Timestamp,
+    /// Index of the log file in the order given.
+    pub file: usize,
+    /// 1-based line in that file.
+    pub line: u64,
+    /// The client field as logged.
+    pub client: Vec<u8>,
+    /// Index into the audit's `Policy` list.
+    pub crawler: usize,
+    pub verification: Verification,
+    pub identified_by: IdentifiedBy,
+    pub method: Vec<u8>,
+    /// Path and query as logged, escapes decoded, an absolute URL cut.
+    pub target: Vec<u8>,
+    pub status: Option<u16>,
+}
+
+impl Fetch {
+    /// The order of SPEC §4 and §5: the instant, then file, then line.
+    pub fn key(&self) -> (i64, usize, u64) {
+        (self.time.unix, self.file, self.line)
+    }
+}
+
+/// The kinds of violation; their declaration order is their string order,
+/// which is the order of rows for one fetch and of summary rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Kind {
+    CrawlDelay,
+    Disallow,
+    RequestRate,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 3] = [Kind::CrawlDelay, Kind::Disallow, Kind::RequestRate];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::CrawlDelay => "crawl-delay",
+            Kind::Disallow => "disallow",
+            Kind::RequestRate => "request-rate",
+        }
+    }
+}
+
+/// One row of `violations.csv`, pointing at its fetch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Violation {
+    /// Index into the sorted fetches.
+    pub fetch: usize,
+    pub kind: Kind,
+    /// The user-agent values of the group holding the deciding rule.
+    pub group: String,
+    pub rule_line: usize,
+    pub rule: String,
+    pub detail: String,
+    pub note: &'static str,
+}
+
+/// How one crawler is judged: its name, the robots.txt rules for its token,
+/// and the crawler's own documented habits.
+pub struct Policy<'r> {
+    pub name: String,
+    /// The robots.txt token; crawlers sharing it share a rate count.
+    pub token: String,
+    pub rules: &'r AgentRules,
+    /// The slowest rate the crawler honours: `(fetches, seconds)`; slower
+    /// written rates are read as this (Seznam: 1 per 30 s).
+    pub rate_floor: Option<(u32, u64)>,
+    /// Seznam fetches `/` even under `User-agent: *` + `Disallow: /`.
+    pub homepage_exception: bool,
+}
+
+/// Settings of the rate and delay counts.
+#[derive(Debug, Clone, Copy)]
+pub struct Counting {
+    pub rate_by: RateBy,
+    pub window_tz: WindowTz,
+}
+
+/// Judges every fetch, which must be sorted by `Fetch::key`. Returns the
+/// violations sorted as SPEC §5 orders the rows.
+pub fn judge(
+    robots: &Robots,
+    policies: &[Policy<'_>],
+    fetches: &[Fetch],
+    counting: Counting,
+) -> Vec<Violation> {
+    debug_assert!(fetches.windows(2).all(|w| w[0].key() <= w[1].key()));
+    let mut rows = disallow::judge(robots, policies, fetches);
+    for count in counts(policies, fetches, counting.rate_by) {
+        rows.extend(rate::judge(robots, policies, fetches, &count, counting.window_tz));
+        rows.extend(delay::judge(robots, policies, fetches, &count));
+    }
+    rows.sort_by(|a, b| {
+        fetches[a.fetch]
+            .key()
+            .cmp(&fetches[b.fetch].key())
+            .then(a.kind.cmp(&b.kind))
+    });
+    rows
+}
+
+/// The fetches that share one rate count, as indices in time order.
+pub(crate) fn counts(policies: &[Policy<'_>], fetches: &[Fetch], rate_by: RateBy) -> Vec<Vec<usize>> {
+    // Which count each crawler feeds, decided once per crawler.
+    let mut keys: Vec<String> = Vec::new();
+    let count_of: Vec<usize> = policies
+        .iter()
+        .map(|policy| {
+            let key = match rate_by {
+                RateBy::Token => policy.token.to_ascii_lowercase(),
+                RateBy::Crawler => policy.name.clone(),
+            };
+            keys.iter().position(|k| *k == key).unwrap_or_else(|| {
+                keys.push(key);
+                keys.len() - 1
+            })
+        })
+        .collect();
+    let mut groups: Vec<Vec<usize>> = vec![Vec::new(); keys.len()];
+    for (index, fetch) in fetches.iter().enumerate() {
+        groups[count_of[fetch.crawler]].push(index);
+    }
+    groups.retain(|g| !g.is_empty());
+    groups
+}
+
+/// Seconds as the report writes them: whole numbers plainly, others with
+/// up to three decimals.
+pub(crate) fn seconds_text(millis: u64) -> String {
+    if millis % 1000 == 0 {
+        (millis / 1000).to_string()
+    } else {
+        let text = format!("{}.{:03}", millis / 1000, millis % 1000);
+        text.trim_end_matches('0').to_string()
+    }
+}
+
+/// A fetch whose user agent (or PTR name) claims a crawler that its address
+/// disproves (SPEC §2 `spoofed`): never counted, listed in `impostors.csv`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Impostor {
+    pub time: Timestamp,
+    pub file: usize,
+    pub line: u64,
+    pub client: Vec<u8>,
+    /// The address's PTR name when one is known.
+    pub ptr: Option<String>,
+    /// Index into the audit's `Policy` list: the crawler claimed.
+    pub claimed: usize,
+    pub method: Vec<u8>,
+    pub target: Vec<u8>,
+    pub status: Option<u16>,
+    pub user_agent: Vec<u8>,
+}
+
+impl Impostor {
+    pub fn key(&self) -> (i64, usize, u64) {
+        (self.time.unix, self.file, self.line)
+    }
+}

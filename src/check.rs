@@ -1,0 +1,224 @@
+//! `robots-audit check`: may a crawler fetch these URLs? For each target,
+//! the verdict, the group used and the deciding rule with its line
+//! (SPEC §3), as text for a person, or CSV or JSON for a script.
+
+use std::fmt::Write as _;
+
+use crate::config::{CheckConfig, OutputFormat};
+use crate::error::{Error, Result};
+use crate::robots::{AgentRules, Robots, agent};
+use crate::text::{escape_non_utf8, json_string};
+
+/// One answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Answer {
+    /// The target as given.
+    pub target: String,
+    /// The path and query that was matched.
+    pub path: String,
+    pub allowed: bool,
+    /// Labels of the groups used for the token, `|`-joined each.
+    pub group: String,
+    pub rule_line: Option<usize>,
+    pub rule: String,
+    /// Why, in words: the rule, "always allowed", "no rule matches".
+    pub reason: String,
+}
+
+/// A target as matched: a full URL loses its scheme and host; an empty
+/// path is `/`.
+pub fn path_of(target: &str) -> String {
+    let lower = target.get(..8).map(str::to_ascii_lowercase).unwrap_or_default();
+    let rest = if lower.starts_with("http://") {
+        &target[7..]
+    } else if lower.starts_with("https://") {
+        &target[8..]
+    } else if let Some(rest) = target.strip_prefix("//") {
+        rest
+    } else {
+        return if target.is_empty() {
+            "/".into()
+        } else {
+            target.into()
+        };
+    };
+    match rest.find(['/', '?']) {
+        Some(i) if rest.as_bytes()[i] == b'/' => rest[i..].into(),
+        Some(i) => format!("/{}", &rest[i..]),
+        None => "/".into(),
+    }
+}
+
+/// Judges every target for the crawler named by `user_agent`.
+pub fn answers(robots: &Robots, user_agent: &str, targets: &[String]) -> (String, Vec<Answer>) {
+    let token = agent::user_agent_token(user_agent.as_bytes());
+    let rules: AgentRules = robots.rules_for(token.as_bytes());
+    let groups: Vec<String> = rules.groups().iter().map(|&g| robots.groups()[g].label()).collect();
+    let answers = targets
+        .iter()
+        .map(|target| {
+            let path = path_of(target);
+            let verdict = rules.judge(path.as_bytes());
+            let (group, rule_line, rule, reason) = match verdict.rule {
+                Some(rule) => (
+                    robots.groups()[rule.group].label(),
+                    Some(rule.line),
+                    rule.text.clone(),
+                    format!("{} (line {})", rule.text, rule.line),
+                ),
+                None => {
+                    let why = if is_robots_txt(&path) {
+                        "/robots.txt is always allowed"
+                    } else if groups.is_empty() {
+                        "no group applies"
+                    } else {
+                        "no rule matches"
+                    };
+                    (groups.join(" + "), None, String::new(), why.to_string())
+                }
+            };
+            Answer {
+                target: target.clone(),
+                path,
+                allowed: verdict.allowed,
+                group,
+                rule_line,
+                rule,
+                reason,
+            }
+        })
+        .collect();
+    (token, answers)
+}
+
+fn is_robots_txt(path: &str) -> bool {
+    path == "/robots.txt" || path.starts_with("/robots.txt?")
+}
+
+fn text(robots: &Robots, token: &str, answers: &[Answer]) -> String {
+    let rules = robots.rules_for(token.as_bytes());
+    let mut out = String::new();
+    let used: Vec<String> = rules
+        .groups()
+        .iter()
+        .map(|&g| {
+            let group = &robots.groups()[g];
+            format!("\"{}\" (line {})", group.label(), group.line)
+        })
+        .collect();
+    if used.is_empty() {
+        let _ = writeln!(out, "{token}: no group applies; everything is allowed");
+    } else {
+        let _ = writeln!(out, "{token}: uses group {}", used.join(" + "));
+    }
+    let width = answers.iter().map(|a| a.target.len()).max().unwrap_or(0);
+    for a in answers {
+        let verdict = if a.allowed { "allowed   " } else { "DISALLOWED" };
+        let _ = writeln!(out, "{verdict}  {:width$}  {}", a.target, a.reason);
+    }
+    out
+}
+
+fn csv(answers: &[Answer]) -> Result<String> {
+    let mut w = csv::WriterBuilder::new()
+        .terminator(csv::Terminator::Any(b'\n'))
+        .from_writer(Vec::new());
+    let fail = |e: csv::Error| Error::Write {
+        path: "-".into(),
+        source: std::io::Error::other(e.to_string()),
+    };
+    w.write_record(["target", "path", "verdict", "group", "rule_line", "rule"])
+        .map_err(fail)?;
+    for a in answers {
+        w.write_record([
+            a.target.as_str(),
+            a.path.as_str(),
+            if a.allowed { "allowed" } else { "disallowed" },
+            a.group.as_str(),
+            &a.rule_line.map(|l| l.to_string()).unwrap_or_default(),
+            a.rule.as_str(),
+        ])
+        .map_err(fail)?;
+    }
+    let bytes = w.into_inner().map_err(|e| Error::Write {
+        path: "-".into(),
+        source: std::io::Error::other(e.to_string()),
+    })?;
+    Ok(escape_non_utf8(&bytes).into_owned())
+}
+
+fn json(token: &str, answers: &[Answer]) -> String {
+    let mut out = format!("{{\"token\":{},\"results\":[", json_string(token));
+    for (i, a) in answers.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        let _ = write!(
+            out,
+            "{{\"target\":{},\"path\":{},\"allowed\":{},\"group\":{},\"rule_line\":{},\"rule\":{},\"reason\":{}}}",
+            json_string(&a.target),
+            json_string(&a.path),
+            a.allowed,
+            json_string(&a.group),
+            a.rule_line.map_or("null".to_string(), |l| l.to_string()),
+            json_string(&a.rule),
+            json_string(&a.reason),
+        );
+    }
+    out.push_str("]}\n");
+    out
+}
+
+/// Runs `check`; true when every target is allowed.
+pub fn run(config: &CheckConfig) -> Result<bool> {
+    let bytes = std::fs::read(&config.robots).map_err(|source| Error::Open {
+        path: config.robots.clone(),
+        source,
+    })?;
+    let robots = Robots::new(&bytes);
+    let (token, answers) = answers(&robots, &config.user_agent, &config.targets);
+    let output = match config.format {
+        OutputFormat::Text => text(&robots, &token, &answers),
+        OutputFormat::Csv => csv(&answers)?,
+        OutputFormat::Json => json(&token, &answers),
+    };
+    crate::write_stdout(output.as_bytes())?;
+    Ok(answers.iter().all(|a| a.allowed))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn full_urls_lose_scheme_and_host() {
+        let cases = [
+            ("/a/b?c", "/a/b?c"),
+            ("https://www.example.cz/a?b", "/a?b"),
+            ("HTTP://example.cz", "/"),
+            ("http://example.cz?x=1", "/?x=1"),
+            ("//example.cz/p", "/p"),
+            ("", "/"),
+        ];
+        for (input, expected) in cases {
+            assert_eq!(path_of(input), expected, "{input}");
+        }
+    }
+
+    #[test]
+    fn answers_name_the_deciding_rule() {
+        let robots = Robots::new(b"User-agent: *\nDisallow: /\n\nUser-agent: SeznamBot\nDisallow: /cz/chat/\nAllow: /cz/\n");
+        let targets: Vec<String> = ["/cz/chat/x", "/cz/a", "/robots.txt", "/other"].map(String::from).to_vec();
+        let (token, got) = answers(
+            &robots,
+            "Mozilla/5.0 (compatible; SeznamBot/4.0; +http://napoveda.seznam.cz/seznambot-intro/)",
+            &targets,
+        );
+        assert_eq!(token, "SeznamBot");
+        let summary: Vec<(bool, Option<usize>)> = got.iter().map(|a| (a.allowed, a.rule_line)).collect();
+        assert_eq!(summary, vec![(false, Some(5)), (true, Some(6)), (true, None), (true, None)]);
+        assert_eq!(got[0].group, "SeznamBot");
+        assert_eq!(got[2].reason, "/robots.txt is always allowed");
+        assert_eq!(got[3].reason, "no rule matches");
+    }
+}

@@ -1,0 +1,137 @@
+//! The columns of `violations.csv` and `impostors.csv` (SPEC §5), in one
+//! place: their names, their order, and how each cell is written.
+
+use std::borrow::Cow;
+
+use super::Findings;
+use crate::error::{Error, Result};
+
+pub const VIOLATIONS: [&str; 16] = [
+    "time",
+    "file",
+    "line",
+    "client",
+    "crawler",
+    "verification",
+    "identified_by",
+    "method",
+    "target",
+    "status",
+    "kind",
+    "group",
+    "rule_line",
+    "rule",
+    "detail",
+    "note",
+];
+
+pub const IMPOSTORS: [&str; 10] = [
+    "time",
+    "file",
+    "line",
+    "client",
+    "ptr",
+    "claimed_crawler",
+    "method",
+    "target",
+    "status",
+    "user_agent",
+];
+
+pub const SUMMARY: [&str; 7] = [
+    "crawler",
+    "kind",
+    "fetches",
+    "violations",
+    "distinct_targets",
+    "first_time",
+    "last_time",
+];
+
+/// A CSV writer into memory; the caller decides where the bytes go.
+pub(crate) fn writer() -> csv::Writer<Vec<u8>> {
+    csv::WriterBuilder::new()
+        .quote_style(csv::QuoteStyle::Necessary)
+        .terminator(csv::Terminator::Any(b'\n'))
+        .from_writer(Vec::new())
+}
+
+pub(crate) fn finish(writer: csv::Writer<Vec<u8>>) -> Result<Vec<u8>> {
+    writer.into_inner().map_err(|e| Error::Write {
+        path: "-".into(),
+        source: std::io::Error::other(e.to_string()),
+    })
+}
+
+pub(crate) fn csv_error(e: csv::Error) -> Error {
+    Error::Write {
+        path: "-".into(),
+        source: std::io::Error::other(e.to_string()),
+    }
+}
+
+fn file_name(findings: &Findings<'_>, index: usize) -> Cow<'static, [u8]> {
+    Cow::Owned(
+        findings
+            .files
+            .get(index)
+            .map(|p| p.to_string_lossy().into_owned())
+            .unwrap_or_default()
+            .into_bytes(),
+    )
+}
+
+fn status(value: Option<u16>) -> Vec<u8> {
+    value.map(|s| s.to_string()).unwrap_or_default().into_bytes()
+}
+
+pub fn violations_csv(findings: &Findings<'_>) -> Result<Vec<u8>> {
+    let mut out = writer();
+    out.write_record(VIOLATIONS).map_err(csv_error)?;
+    let log = |bytes| findings.escaping.apply(bytes);
+    for row in findings.violations {
+        let fetch = &findings.fetches[row.fetch];
+        let record: [Cow<'_, [u8]>; 16] = [
+            Cow::Owned(fetch.time.rfc3339().into_bytes()),
+            file_name(findings, fetch.file),
+            Cow::Owned(fetch.line.to_string().into_bytes()),
+            log(&fetch.client),
+            Cow::Borrowed(findings.crawlers[fetch.crawler].as_bytes()),
+            Cow::Borrowed(fetch.verification.as_str().as_bytes()),
+            Cow::Borrowed(fetch.identified_by.as_str().as_bytes()),
+            log(&fetch.method),
+            log(&fetch.target),
+            Cow::Owned(status(fetch.status)),
+            Cow::Borrowed(row.kind.as_str().as_bytes()),
+            Cow::Borrowed(row.group.as_bytes()),
+            Cow::Owned(row.rule_line.to_string().into_bytes()),
+            Cow::Borrowed(row.rule.as_bytes()),
+            Cow::Borrowed(row.detail.as_bytes()),
+            Cow::Borrowed(row.note.as_bytes()),
+        ];
+        out.write_record(&record).map_err(csv_error)?;
+    }
+    finish(out)
+}
+
+pub fn impostors_csv(findings: &Findings<'_>) -> Result<Vec<u8>> {
+    let mut out = writer();
+    out.write_record(IMPOSTORS).map_err(csv_error)?;
+    let log = |bytes| findings.escaping.apply(bytes);
+    for row in findings.impostors {
+        let record: [Cow<'_, [u8]>; 10] = [
+            Cow::Owned(row.time.rfc3339().into_bytes()),
+            file_name(findings, row.file),
+            Cow::Owned(row.line.to_string().into_bytes()),
+            log(&row.client),
+            log(row.ptr.as_deref().unwrap_or("").as_bytes()),
+            Cow::Borrowed(findings.crawlers[row.claimed].as_bytes()),
+            log(&row.method),
+            log(&row.target),
+            Cow::Owned(status(row.status)),
+            log(&row.user_agent),
+        ];
+        out.write_record(&record).map_err(csv_error)?;
+    }
+    finish(out)
+}

@@ -1,0 +1,54 @@
+//! The reports of SPEC §5: `violations.csv`, `impostors.csv`, `summary.csv`
+//! and the short human summary on standard error. `columns` holds the
+//! column lists in one place; `atomic` writes files whole or not at all.
+
+pub mod atomic;
+pub mod columns;
+pub mod escape;
+pub mod summary;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use crate::audit::{Fetch, Impostor, Violation};
+use crate::error::{Error, Result};
+pub use escape::Escaping;
+
+/// Everything the reports are made from, sorted as SPEC §5 orders rows.
+pub struct Findings<'a> {
+    /// The log files as given on the command line (`-` for standard input).
+    pub files: &'a [PathBuf],
+    /// Crawler names, indexed like `Fetch::crawler`.
+    pub crawlers: &'a [String],
+    pub fetches: &'a [Fetch],
+    pub violations: &'a [Violation],
+    pub impostors: &'a [Impostor],
+    pub escaping: Escaping,
+}
+
+/// Writes the reports: into `dir` (all three, each atomically), or
+/// `violations.csv` alone to standard output.
+pub fn write(findings: &Findings<'_>, dir: Option<&Path>) -> Result<()> {
+    let violations = columns::violations_csv(findings)?;
+    match dir {
+        Some(dir) => {
+            let impostors = columns::impostors_csv(findings)?;
+            let summary = summary::summary_csv(findings)?;
+            atomic::write_all(&[
+                (dir.join("violations.csv"), violations),
+                (dir.join("impostors.csv"), impostors),
+                (dir.join("summary.csv"), summary),
+            ])
+        }
+        None => {
+            let stdout = std::io::stdout();
+            let mut lock = stdout.lock();
+            lock.write_all(&violations)
+                .and_then(|()| lock.flush())
+                .map_err(|source| Error::Write {
+                    path: PathBuf::from("-"),
+                    source,
+                })
+        }
+    }
+}

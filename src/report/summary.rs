@@ -1,0 +1,139 @@
+//! `summary.csv` (SPEC §5) and the short human summary for standard error:
+//! per crawler and kind, how many fetches, violations and distinct targets,
+//! and the first and last violating fetch.
+
+use std::collections::{BTreeMap, HashSet};
+use std::fmt::Write as _;
+
+use super::Findings;
+use super::columns::{SUMMARY, csv_error, finish, writer};
+use crate::audit::{Kind, Violation};
+use crate::crawler::verify::Verification;
+use crate::error::Result;
+
+/// What the run saw, beyond the findings, for the human summary.
+#[derive(Debug, Clone, Default)]
+pub struct Totals {
+    pub lines: u64,
+    pub skipped: u64,
+    pub dns_failures: u64,
+    pub outside_period: u64,
+}
+
+/// One summary row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Line {
+    pub crawler: String,
+    pub kind: Kind,
+    pub fetches: u64,
+    pub violations: u64,
+    pub distinct_targets: u64,
+    pub first_time: String,
+    pub last_time: String,
+}
+
+/// Summary rows: crawlers with a counted fetch in name order, each with
+/// one row per kind in the kinds' string order.
+pub fn lines(findings: &Findings<'_>) -> Vec<Line> {
+    let mut fetches: BTreeMap<&str, u64> = BTreeMap::new();
+    for fetch in findings.fetches {
+        *fetches.entry(findings.crawlers[fetch.crawler].as_str()).or_default() += 1;
+    }
+    let mut out = Vec::new();
+    for (&crawler, &count) in &fetches {
+        for kind in Kind::ALL {
+            let rows: Vec<&Violation> = findings
+                .violations
+                .iter()
+                .filter(|v| v.kind == kind && findings.crawlers[findings.fetches[v.fetch].crawler] == crawler)
+                .collect();
+            let targets: HashSet<&[u8]> = rows
+                .iter()
+                .map(|v| findings.fetches[v.fetch].target.as_slice())
+                .collect();
+            let time = |v: Option<&&Violation>| v.map(|v| findings.fetches[v.fetch].time.rfc3339()).unwrap_or_default();
+            out.push(Line {
+                crawler: crawler.to_string(),
+                kind,
+                fetches: count,
+                violations: rows.len() as u64,
+                distinct_targets: targets.len() as u64,
+                first_time: time(rows.first()),
+                last_time: time(rows.last()),
+            });
+        }
+    }
+    out
+}
+
+pub fn summary_csv(findings: &Findings<'_>) -> Result<Vec<u8>> {
+    let mut out = writer();
+    out.write_record(SUMMARY).map_err(csv_error)?;
+    for line in lines(findings) {
+        out.write_record([
+            line.crawler,
+            line.kind.as_str().to_string(),
+            line.fetches.to_string(),
+            line.violations.to_string(),
+            line.distinct_targets.to_string(),
+            line.first_time,
+            line.last_time,
+        ])
+        .map_err(csv_error)?;
+    }
+    finish(out)
+}
+
+/// A few lines for a person reading the cron mail.
+pub fn human(findings: &Findings<'_>, totals: &Totals) -> String {
+    let mut text = String::new();
+    let _ = writeln!(
+        text,
+        "robots-audit: {} lines read, {} skipped, {} crawler fetches, {} violations, {} impostor fetches",
+        totals.lines,
+        totals.skipped,
+        findings.fetches.len(),
+        findings.violations.len(),
+        findings.impostors.len()
+    );
+    let lines = lines(findings);
+    for crawler in lines.iter().map(|l| &l.crawler).collect::<std::collections::BTreeSet<_>>() {
+        let mine: Vec<_> = findings
+            .fetches
+            .iter()
+            .filter(|f| &findings.crawlers[f.crawler] == crawler)
+            .collect();
+        let verified = mine.iter().filter(|f| f.verification == Verification::Verified).count();
+        let by_kind: Vec<String> = lines
+            .iter()
+            .filter(|l| &l.crawler == crawler)
+            .map(|l| format!("{} {}", l.violations, l.kind.as_str()))
+            .collect();
+        let _ = writeln!(
+            text,
+            "  {crawler}: {} fetches ({verified} verified), {}",
+            mine.len(),
+            by_kind.join(", ")
+        );
+    }
+    let mut rules: BTreeMap<(usize, &str), u64> = BTreeMap::new();
+    for v in findings.violations {
+        *rules.entry((v.rule_line, v.rule.as_str())).or_default() += 1;
+    }
+    let mut top: Vec<_> = rules.into_iter().collect();
+    top.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    for ((line, rule), count) in top.into_iter().take(5) {
+        let _ = writeln!(text, "  line {line} {rule}: {count} violations");
+    }
+    if totals.outside_period > 0 {
+        let _ = writeln!(text, "  {} crawler fetches outside --since/--until", totals.outside_period);
+    }
+    if totals.dns_failures > 0 {
+        let _ = writeln!(
+            text,
+            "  {} addresses could not be checked in DNS (left unverified)",
+            totals.dns_failures
+        );
+    }
+    text
+}
