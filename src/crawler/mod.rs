@@ -1,1 +1,17 @@
 //! Who is a crawler, and whether it is genuine (SPEC §1 address → name, §2).
+//!
+//! `profile` holds the table, `identify` compiles it into an `Identifier`
+//! (user agent, host name, line prefilter), `address` reads client fields,
+//! `ptr` reads `--ptr-map`, `verify` gives each fetch its `Identity`.
+
+pub mod address;
+pub mod identify;
+pub mod profile;
+pub mod ptr;
+pub mod verify;
+
+pub use address::{Client, parse_client};
+pub use identify::{CrawlerId, Identifier};
+pub use profile::Profile;
+pub use ptr::{BadLine, PtrMap};
+pub use verify::{DnsAnswer, Forward, IdentifiedBy, Identity, Knowledge, NameCheck, Verification};

@@ -1,0 +1,162 @@
+//! How addresses and host names are spelled in logs and PTR maps (SPEC §1:
+//! "Addresses may be IPv4, IPv6 or a host name"; addresses compared as
+//! addresses). Takes the bytes of a client field; gives a `Client`.
+
+use std::net::{IpAddr, Ipv6Addr};
+
+use crate::text::escape_non_utf8;
+
+/// What the log's client field (`%h`, `$remote_addr`) holds.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Client {
+    /// An address, canonical: `::ffff:1.2.3.4` is `1.2.3.4`.
+    Addr(IpAddr),
+    /// A host name (Apache `HostnameLookups On`): the server's own reverse
+    /// lookup, so the address itself is unknown.
+    Name(String),
+    /// Anything else (`-`, garbage), as text with non-UTF-8 bytes escaped.
+    Other(String),
+}
+
+/// Reads a client field: IPv4, IPv6 (bare, `[..]`, `[..]:port`, with a
+/// `%zone` dropped), else a well-formed host name, else `Other`.
+pub fn parse_client(field: &[u8]) -> Client {
+    let Ok(text) = std::str::from_utf8(field) else {
+        return Client::Other(escape_non_utf8(field).into_owned());
+    };
+    let text = text.trim();
+    if let Some(addr) = parse_address(text) {
+        return Client::Addr(addr);
+    }
+    if let Some(addr) = strip_port(text).and_then(parse_address) {
+        return Client::Addr(addr);
+    }
+    if is_host_name(text) {
+        return Client::Name(text.to_string());
+    }
+    Client::Other(text.to_string())
+}
+
+/// Reads an address written as an address: `1.2.3.4`, `2a02:598::1`,
+/// `[2a02:598::1]`, `fe80::1%eth0`. The result is canonical, so an
+/// IPv4-mapped IPv6 address compares equal to its IPv4 address.
+pub fn parse_address(text: &str) -> Option<IpAddr> {
+    let text = text.trim();
+    let text = text
+        .strip_prefix('[')
+        .and_then(|t| t.strip_suffix(']'))
+        .unwrap_or(text);
+    if let Ok(addr) = text.parse::<IpAddr>() {
+        return Some(addr.to_canonical());
+    }
+    // A zone names the link the address was seen on, not another address.
+    let (bare, _zone) = text.split_once('%')?;
+    bare.parse::<Ipv6Addr>()
+        .ok()
+        .map(|a| IpAddr::V6(a).to_canonical())
+}
+
+/// `1.2.3.4:80` → `1.2.3.4`, `[::1]:80` → `[::1]`; None when there is no
+/// port to strip.
+fn strip_port(text: &str) -> Option<&str> {
+    let (host, port) = text.rsplit_once(':')?;
+    if port.is_empty() || !port.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    // An unbracketed IPv6 address has several colons and no port.
+    if host.starts_with('[') || !host.contains(':') {
+        Some(host)
+    } else {
+        None
+    }
+}
+
+/// True for a syntactically valid DNS host name: labels of letters, digits,
+/// `-` and `_` (1–63 characters, not starting or ending with `-`), at most
+/// 253 characters, one trailing dot allowed, and a last label that is not
+/// all digits (so a broken IPv4 address is not taken for a name).
+pub fn is_host_name(text: &str) -> bool {
+    let name = text.strip_suffix('.').unwrap_or(text);
+    if name.is_empty() || name.len() > 253 {
+        return false;
+    }
+    let labels_ok = name.split('.').all(|label| {
+        !label.is_empty()
+            && label.len() <= 63
+            && !label.starts_with('-')
+            && !label.ends_with('-')
+            && label
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+    });
+    labels_ok
+        && name
+            .rsplit('.')
+            .next()
+            .is_some_and(|last| !last.bytes().all(|b| b.is_ascii_digit()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn client_fields() {
+        let addr = |s: &str| Client::Addr(s.parse().unwrap());
+        let name = |s: &str| Client::Name(s.to_string());
+        let other = |s: &str| Client::Other(s.to_string());
+        let cases: &[(&[u8], Client)] = &[
+            (b"77.75.77.123", addr("77.75.77.123")),
+            (b" 77.75.77.123 ", addr("77.75.77.123")),
+            (b"2A02:598:A:0::78:90", addr("2a02:598:a::78:90")),
+            (b"[2a02:598:a::78:90]", addr("2a02:598:a::78:90")),
+            (b"[2a02:598:a::78:90]:443", addr("2a02:598:a::78:90")),
+            (b"fe80::1%eth0", addr("fe80::1")),
+            (b"::ffff:77.75.77.123", addr("77.75.77.123")),
+            (b"77.75.77.123:8080", addr("77.75.77.123")),
+            (
+                b"fulltextrobot-77-75-77-123.seznam.cz",
+                name("fulltextrobot-77-75-77-123.seznam.cz"),
+            ),
+            (b"Host.Example.", name("Host.Example.")),
+            (b"localhost", name("localhost")),
+            (b"-", other("-")),
+            (b"77.75.77", other("77.75.77")),
+            (b"1.2.3.456", other("1.2.3.456")),
+            (b"a..b", other("a..b")),
+            (b"-a.b", other("-a.b")),
+            (b"a b", other("a b")),
+            (b"a\xffb", other("a\\xFFb")),
+            (b"", other("")),
+        ];
+        for (field, want) in cases {
+            assert_eq!(
+                parse_client(field),
+                *want,
+                "{}",
+                String::from_utf8_lossy(field)
+            );
+        }
+    }
+
+    #[test]
+    fn host_names() {
+        let long_label = "a".repeat(64);
+        let long_name = ["a"; 128].join(".");
+        let cases: &[(&str, bool)] = &[
+            ("seznam.cz", true),
+            ("seznam.cz.", true),
+            ("_dmarc.example.com", true),
+            ("a-b.c", true),
+            ("a.b-", false),
+            (".", false),
+            ("a..b", false),
+            (&long_label, false),
+            (&long_name, false),
+            ("10.0.0.1", false),
+        ];
+        for (text, want) in cases {
+            assert_eq!(is_host_name(text), *want, "{text}");
+        }
+    }
+}

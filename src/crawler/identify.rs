@@ -1,0 +1,371 @@
+//! Naming the crawler a fetch claims to be (SPEC §2 "Who is a crawler"):
+//! takes the profiles once, gives an immutable `Identifier` that threads
+//! share, answering from a user agent, from a reverse-DNS name, and — before
+//! any parsing — whether a raw log line could concern a crawler at all.
+
+use std::net::IpAddr;
+
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
+
+use crate::crawler::profile::Profile;
+use crate::error::{Error, Result};
+
+/// Which profile: an index into the identifier's table, in precedence order
+/// (a lower id wins when several fit).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct CrawlerId(u16);
+
+impl CrawlerId {
+    /// The position of the profile in `Identifier::profiles()`.
+    pub fn index(self) -> usize {
+        usize::from(self.0)
+    }
+}
+
+/// The compiled crawler table. Built once; `Send + Sync`.
+#[derive(Debug, Clone)]
+pub struct Identifier {
+    profiles: Vec<Profile>,
+    /// One pattern per distinct (lower-case) user-agent literal.
+    ua_search: AhoCorasick,
+    /// For each pattern of `ua_search`: which profile's user-agent pattern
+    /// (profile id, index in `Profile::user_agents`) starts with it.
+    ua_owners: Vec<Vec<(CrawlerId, usize)>>,
+    prefilter: AhoCorasick,
+}
+
+/// Log servers write unusual bytes as `\xHH`; such a line may spell a
+/// user agent in escapes, so the prefilter lets it through to a full parse.
+const ESCAPE: &str = "\\x";
+
+impl Identifier {
+    pub fn new(profiles: Vec<Profile>) -> Result<Identifier> {
+        if profiles.len() > usize::from(u16::MAX) {
+            return Err(Error::Usage(format!(
+                "{} crawler profiles; at most {} are supported",
+                profiles.len(),
+                u16::MAX
+            )));
+        }
+        let mut literals: Vec<String> = Vec::new();
+        let mut ua_owners: Vec<Vec<(CrawlerId, usize)>> = Vec::new();
+        for (id, profile) in (0u16..).map(CrawlerId).zip(&profiles) {
+            for (k, pattern) in profile.user_agents.iter().enumerate() {
+                let literal = pattern.literal.to_ascii_lowercase();
+                match literals.iter().position(|l| *l == literal) {
+                    Some(i) => ua_owners[i].push((id, k)),
+                    None => {
+                        literals.push(literal);
+                        ua_owners.push(vec![(id, k)]);
+                    }
+                }
+            }
+        }
+        let build_error = |e: aho_corasick::BuildError| {
+            Error::Usage(format!("cannot compile the crawler patterns: {e}"))
+        };
+        let ua_search = AhoCorasickBuilder::new()
+            .ascii_case_insensitive(true)
+            .match_kind(MatchKind::Standard)
+            .build(&literals)
+            .map_err(build_error)?;
+
+        let mut needles: Vec<String> = literals.clone();
+        needles.extend(
+            profiles
+                .iter()
+                .flat_map(|p| &p.hosts)
+                .map(|h| h.longest_literal().to_string()),
+        );
+        needles.push(ESCAPE.to_string());
+        needles.retain(|n| !n.is_empty());
+        let prefilter = AhoCorasickBuilder::new()
+            .ascii_case_insensitive(true)
+            .match_kind(MatchKind::LeftmostFirst)
+            .kind(Some(AhoCorasickKind::DFA))
+            .build(&needles)
+            .map_err(build_error)?;
+        Ok(Identifier {
+            profiles,
+            ua_search,
+            ua_owners,
+            prefilter,
+        })
+    }
+
+    /// The built-in table of SPEC §2.
+    pub fn builtin() -> Result<Identifier> {
+        Identifier::new(crate::crawler::profile::builtin())
+    }
+
+    /// Every profile, in id (precedence) order.
+    pub fn profiles(&self) -> &[Profile] {
+        &self.profiles
+    }
+
+    /// Every id, in precedence order.
+    pub fn ids(&self) -> impl Iterator<Item = CrawlerId> + '_ {
+        (0u16..).map(CrawlerId).take(self.profiles.len())
+    }
+
+    /// The profile behind an id this identifier gave.
+    pub fn profile(&self, id: CrawlerId) -> &Profile {
+        &self.profiles[id.index()]
+    }
+
+    /// The id of the crawler with this name (case-insensitive).
+    pub fn find(&self, name: &str) -> Option<CrawlerId> {
+        self.ids()
+            .find(|&id| self.profile(id).name.eq_ignore_ascii_case(name))
+    }
+
+    /// True when both obey the same robots.txt token (case-insensitive):
+    /// such crawlers are one robot to the site.
+    pub fn same_token(&self, a: CrawlerId, b: CrawlerId) -> bool {
+        self.profile(a)
+            .token
+            .eq_ignore_ascii_case(&self.profile(b).token)
+    }
+
+    /// The crawler a user agent names, if any; when several fit, the one
+    /// first in the table (`SeznamBot/3.2-test4` is SeznamBot-test, not
+    /// SeznamBot).
+    pub fn by_user_agent(&self, ua: &[u8]) -> Option<CrawlerId> {
+        let mut best: Option<CrawlerId> = None;
+        for m in self.ua_search.find_overlapping_iter(ua) {
+            for &(id, k) in &self.ua_owners[m.pattern().as_usize()] {
+                if best.is_some_and(|b| b <= id) {
+                    continue;
+                }
+                if self.profile(id).user_agents[k].matches_after(ua, m.end()) {
+                    best = Some(id);
+                }
+            }
+            if best == Some(CrawlerId(0)) {
+                break;
+            }
+        }
+        best
+    }
+
+    /// The crawler whose host-name pattern `name` fits (case-insensitive,
+    /// one trailing dot allowed), first in the table winning. With `addr`,
+    /// the address written in the name must be this one; without (the log
+    /// gave a host name, not an address) any well-formed name is accepted.
+    pub fn by_name(&self, name: &str, addr: Option<IpAddr>) -> Option<CrawlerId> {
+        let name = name.trim();
+        let name = name.strip_suffix('.').unwrap_or(name).to_ascii_lowercase();
+        if name.is_empty() {
+            return None;
+        }
+        self.ids().find(|&id| {
+            self.profile(id)
+                .hosts
+                .iter()
+                .any(|h| h.matches(&name, addr))
+        })
+    }
+
+    /// A cheap test of a whole raw log line: false only when neither its
+    /// user agent nor a host name in it can identify a crawler, so the line
+    /// may be skipped unparsed. (Fetches from addresses that only a PTR map
+    /// names must be kept by the caller by address.)
+    pub fn may_be_crawler(&self, line: &[u8]) -> bool {
+        self.prefilter.is_match(line)
+    }
+
+    /// The automaton behind `may_be_crawler`, for callers that search
+    /// whole buffers at once.
+    pub fn prefilter(&self) -> &AhoCorasick {
+        &self.prefilter
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::crawler::profile::{builtin, parse_profiles};
+
+    fn ident() -> Identifier {
+        Identifier::builtin().unwrap()
+    }
+
+    fn name_of(ident: &Identifier, id: Option<CrawlerId>) -> Option<&str> {
+        id.map(|id| ident.profile(id).name.as_str())
+    }
+
+    #[test]
+    fn is_shareable() {
+        fn shareable<T: Send + Sync>() {}
+        shareable::<Identifier>();
+    }
+
+    #[test]
+    fn user_agents() {
+        let cases: &[(&str, Option<&str>)] = &[
+            (
+                "Mozilla/5.0 (compatible; SeznamBot/4.0; +http://napoveda.seznam.cz/seznambot-intro/)",
+                Some("SeznamBot"),
+            ),
+            (
+                "Mozilla/5.0 (compatible; SeznamBot/3.2-test4; +http://napoveda.seznam.cz/en/seznambot-intro/)",
+                Some("SeznamBot-test"),
+            ),
+            ("seznambot/3.2-TEST1", Some("SeznamBot-test")),
+            ("SeznamBot-test", Some("SeznamBot-test")),
+            ("SeznamBot/3.2", Some("SeznamBot")),
+            ("SeznamBot/-test", Some("SeznamBot")),
+            ("SeznamBot/3.2-tes", Some("SeznamBot")),
+            ("Mozilla/5.0 (compatible; FreshBot/1.0)", Some("FreshBot")),
+            ("FRESHBOT", Some("FreshBot")),
+            ("SeznamBot/4.0 FreshBot", Some("FreshBot")),
+            ("Mozilla/5.0 (compatible; Googlebot/2.1)", None),
+            ("Seznam Bot", None),
+            ("", None),
+        ];
+        let ident = ident();
+        for (ua, want) in cases {
+            assert_eq!(
+                name_of(&ident, ident.by_user_agent(ua.as_bytes())),
+                *want,
+                "{ua}"
+            );
+        }
+    }
+
+    #[test]
+    fn names() {
+        let ip = |s: &str| s.parse::<IpAddr>().unwrap();
+        let cases: &[(&str, Option<&str>, Option<&str>)] = &[
+            (
+                "fulltextrobot-77-75-77-123.seznam.cz",
+                Some("77.75.77.123"),
+                Some("SeznamBot"),
+            ),
+            (
+                "FullTextRobot-77-75-77-123.Seznam.CZ.",
+                Some("77.75.77.123"),
+                Some("SeznamBot"),
+            ),
+            (
+                "fulltextrobot-77-75-77-123.seznam.cz",
+                None,
+                Some("SeznamBot"),
+            ),
+            (
+                "fulltextrobot-77-75-77-123.seznam.cz",
+                Some("77.75.77.12"),
+                None,
+            ),
+            (
+                "fulltextrobot-fresh-77-75-77-1.seznam.cz",
+                Some("77.75.77.1"),
+                Some("FreshBot"),
+            ),
+            (
+                "fulltextrobot-test-77-75-77-1.seznam.cz",
+                None,
+                Some("SeznamBot-test"),
+            ),
+            (
+                "fulltextrobot-2a02-598-64-8a00--3100-0.seznam.cz",
+                Some("2a02:598:64:8a00:0:0:3100:0"),
+                Some("SeznamBot"),
+            ),
+            (
+                "fulltextrobot-fresh-2a02-598-a--78-90.seznam.cz",
+                Some("2A02:598:A:0::78:90"),
+                Some("FreshBot"),
+            ),
+            (
+                "fulltextrobot-77-75-77-123.seznam.cz.example.com",
+                None,
+                None,
+            ),
+            ("fulltextrobot-x.seznam.cz", None, None),
+            ("crawl-66-249-66-1.googlebot.com", None, None),
+            ("", None, None),
+            (".", None, None),
+        ];
+        let ident = ident();
+        for (name, addr, want) in cases {
+            assert_eq!(
+                name_of(&ident, ident.by_name(name, addr.map(ip))),
+                *want,
+                "{name} {addr:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn added_profiles_need_no_code() {
+        let mut profiles = builtin();
+        profiles.extend(
+            parse_profiles(
+                "crawler: Googlebot\nuser-agent: Googlebot\n\
+                 host: *.googlebot.com\nhost: *.google.com\n\
+                 crawler: bingbot\nuser-agent: bingbot\nhost: msnbot-<address>.search.msn.com\n",
+            )
+            .unwrap(),
+        );
+        let ident = Identifier::new(profiles).unwrap();
+        let ip = |s: &str| s.parse::<IpAddr>().ok();
+        assert_eq!(
+            name_of(
+                &ident,
+                ident.by_name("crawl-66-249-66-1.googlebot.com", ip("66.249.66.1"))
+            ),
+            Some("Googlebot")
+        );
+        assert_eq!(
+            name_of(
+                &ident,
+                ident.by_name("msnbot-157-55-39-1.search.msn.com", ip("157.55.39.1"))
+            ),
+            Some("bingbot")
+        );
+        assert_eq!(
+            name_of(
+                &ident,
+                ident.by_user_agent(b"Mozilla/5.0 (compatible; bingbot/2.0)")
+            ),
+            Some("bingbot")
+        );
+        let google = ident.find("googlebot").unwrap();
+        let seznam = ident.find("SeznamBot").unwrap();
+        let fresh = ident.find("FreshBot").unwrap();
+        assert!(!ident.same_token(google, seznam));
+        assert!(ident.same_token(fresh, seznam));
+        assert!(ident.may_be_crawler(b"1.2.3.4 - - \"GET / HTTP/1.1\" 200 1 \"-\" \"bingbot\""));
+    }
+
+    #[test]
+    fn prefilter_has_no_false_negatives() {
+        let ident = ident();
+        let keep: &[&[u8]] = &[
+            b"77.75.77.1 - - [30/Nov/2026:00:00:01 +0100] \"GET / HTTP/1.1\" 200 5 \"-\" \"Mozilla/5.0 (compatible; SeznamBot/4.0)\"",
+            b"fulltextrobot-77-75-77-1.seznam.cz - - [30/Nov/2026:00:00:01 +0100] \"GET / HTTP/1.1\" 200 5",
+            b"x - - \"GET / HTTP/1.1\" 200 5 \"-\" \"FRESHBOT\"",
+            b"x - - \"GET / HTTP/1.1\" 200 5 \"-\" \"\\x53eznamBot\"",
+            b"FullTextRobot-Fresh-1-2-3-4.Seznam.cz - - [...]",
+        ];
+        for line in keep {
+            assert!(
+                ident.may_be_crawler(line),
+                "{}",
+                String::from_utf8_lossy(line)
+            );
+        }
+        let skip: &[&[u8]] = &[
+            b"1.2.3.4 - - [30/Nov/2026:00:00:01 +0100] \"GET /seznam HTTP/1.1\" 200 5 \"-\" \"Mozilla/5.0 (Windows NT 10.0)\"",
+            b"",
+        ];
+        for line in skip {
+            assert!(
+                !ident.may_be_crawler(line),
+                "{}",
+                String::from_utf8_lossy(line)
+            );
+        }
+    }
+}

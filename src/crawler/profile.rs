@@ -1,0 +1,647 @@
+//! The table of crawlers as data (SPEC §2 "Who is a crawler"): each profile
+//! gives a name, the user-agent patterns that claim it, the reverse-DNS name
+//! patterns that prove it, its robots.txt token and a rate floor. Takes the
+//! built-in table or a profile file; gives `Vec<Profile>` in precedence order.
+//! Adding a crawler is a table entry, never new code.
+
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+use std::path::Path;
+
+use crate::error::{Error, Position, Result};
+
+/// The slowest rate a crawler honours: written rates slower than this are
+/// read as this (Seznam: 1 fetch per 30 s, SPEC §3 Request-rate).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RateFloor {
+    pub fetches: u32,
+    pub seconds: u32,
+}
+
+/// A user-agent pattern: a literal, case-insensitive substring, optionally
+/// followed by a version (`[0-9][0-9.]*`) and a second literal. Written as
+/// `SeznamBot` or `SeznamBot/<version>-test`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UaPattern {
+    /// Searched for anywhere in the user agent (ASCII case-insensitive).
+    pub literal: String,
+    /// When present, the literal must be followed by a version and then this.
+    pub after_version: Option<String>,
+}
+
+/// The placeholder for a version number in a user-agent pattern.
+const VERSION: &str = "<version>";
+/// The placeholder for the client's own address in a host-name pattern.
+const ADDRESS: &str = "<address>";
+
+impl UaPattern {
+    /// Reads `Literal` or `Literal<version>Suffix`.
+    pub fn parse(text: &str) -> Result<UaPattern, String> {
+        let text = text.trim();
+        let (literal, after_version) = match text.find(VERSION) {
+            Some(i) => {
+                let suffix = &text[i + VERSION.len()..];
+                if suffix.contains(VERSION) {
+                    return Err(format!("more than one {VERSION} in {text:?}"));
+                }
+                (&text[..i], Some(suffix.to_string()))
+            }
+            None => (text, None),
+        };
+        if literal.is_empty() {
+            return Err(format!("user-agent pattern {text:?} needs a literal start"));
+        }
+        if !literal.is_ascii() || after_version.as_deref().is_some_and(|s| !s.is_ascii()) {
+            // Case-insensitive matching is ASCII only, as user agents are.
+            return Err(format!("user-agent pattern {text:?} is not ASCII"));
+        }
+        Ok(UaPattern {
+            literal: literal.to_string(),
+            after_version,
+        })
+    }
+
+    /// Given the user agent and where an occurrence of `literal` ends, tells
+    /// whether the rest of the pattern follows.
+    pub fn matches_after(&self, ua: &[u8], literal_end: usize) -> bool {
+        let Some(suffix) = &self.after_version else {
+            return true;
+        };
+        let rest = ua.get(literal_end..).unwrap_or_default();
+        if !rest.first().is_some_and(u8::is_ascii_digit) {
+            return false;
+        }
+        let version = rest
+            .iter()
+            .take_while(|b| b.is_ascii_digit() || **b == b'.')
+            .count();
+        rest[version..]
+            .get(..suffix.len())
+            .is_some_and(|s| s.eq_ignore_ascii_case(suffix.as_bytes()))
+    }
+}
+
+/// One piece of a host-name pattern.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HostPart {
+    /// Lower-case text that must appear as is.
+    Literal(String),
+    /// `*`: one or more characters of any label(s).
+    Any,
+    /// `<address>`: an IPv4 address with `-` for `.`, or an IPv6 address
+    /// with `-` for `:`, compared as an address.
+    Address,
+}
+
+/// A reverse-DNS name pattern such as `fulltextrobot-<address>.seznam.cz`
+/// or `*.googlebot.com`. Names are compared case-insensitively, with one
+/// trailing dot ignored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HostPattern {
+    pub text: String,
+    pub parts: Vec<HostPart>,
+}
+
+impl HostPattern {
+    pub fn parse(text: &str) -> Result<HostPattern, String> {
+        let original = text.trim();
+        let lower = original.to_ascii_lowercase();
+        let body = lower.strip_suffix('.').unwrap_or(&lower);
+        if body.is_empty() {
+            return Err("empty host-name pattern".to_string());
+        }
+        let mut parts = Vec::new();
+        let mut rest = body;
+        let mut addresses = 0;
+        while !rest.is_empty() {
+            if let Some(r) = rest.strip_prefix(ADDRESS) {
+                addresses += 1;
+                parts.push(HostPart::Address);
+                rest = r;
+            } else if let Some(r) = rest.strip_prefix('*') {
+                parts.push(HostPart::Any);
+                rest = r;
+            } else {
+                let end = rest
+                    .find(['*', '<'])
+                    .filter(|&i| i > 0 || !rest.starts_with('<'))
+                    .unwrap_or(rest.len());
+                let literal = &rest[..end];
+                if let Some(bad) = literal
+                    .chars()
+                    .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_')))
+                {
+                    return Err(format!(
+                        "character {bad:?} in host-name pattern {original:?}"
+                    ));
+                }
+                parts.push(HostPart::Literal(literal.to_string()));
+                rest = &rest[end..];
+            }
+        }
+        if addresses > 1 {
+            return Err(format!("more than one {ADDRESS} in {original:?}"));
+        }
+        if !parts.iter().any(|p| matches!(p, HostPart::Literal(_))) {
+            // A pattern of wildcards alone would make every host a crawler.
+            return Err(format!("host-name pattern {original:?} has no fixed text"));
+        }
+        Ok(HostPattern {
+            text: original.to_string(),
+            parts,
+        })
+    }
+
+    /// True when `name` (already lower-case, trailing dot removed) has this
+    /// form. With `addr`, an embedded address must equal it; without, any
+    /// valid address is accepted.
+    pub fn matches(&self, name: &str, addr: Option<IpAddr>) -> bool {
+        let addr = addr.map(|a| a.to_canonical());
+        match_parts(&self.parts, name.as_bytes(), addr)
+    }
+
+    /// The longest fixed text in the pattern: every matching name holds it,
+    /// so a line without it cannot name this host.
+    pub fn longest_literal(&self) -> &str {
+        self.parts
+            .iter()
+            .filter_map(|p| match p {
+                HostPart::Literal(s) => Some(s.as_str()),
+                _ => None,
+            })
+            .max_by_key(|s| s.len())
+            .unwrap_or_default()
+    }
+}
+
+fn match_parts(parts: &[HostPart], name: &[u8], addr: Option<IpAddr>) -> bool {
+    let Some((first, rest)) = parts.split_first() else {
+        return name.is_empty();
+    };
+    match first {
+        HostPart::Literal(lit) => name
+            .strip_prefix(lit.as_bytes())
+            .is_some_and(|tail| match_parts(rest, tail, addr)),
+        HostPart::Any => (1..=name.len()).any(|i| match_parts(rest, &name[i..], addr)),
+        HostPart::Address => {
+            let run = name
+                .iter()
+                .take_while(|b| b.is_ascii_hexdigit() || **b == b'-')
+                .count();
+            // Longest first; a shorter run may still be the address when the
+            // pattern goes on with a dash (`crawl-<address>-x.example`).
+            (1..=run).rev().any(|len| {
+                let Ok(text) = std::str::from_utf8(&name[..len]) else {
+                    return false;
+                };
+                parse_dashed_address(text)
+                    .is_some_and(|a| addr.is_none_or(|want| a.to_canonical() == want))
+                    && match_parts(rest, &name[len..], addr)
+            })
+        }
+    }
+}
+
+/// Reads an address as written inside a host name: `77-75-77-123` or
+/// `2a02-598-64-8a00--3100-0`.
+pub fn parse_dashed_address(text: &str) -> Option<IpAddr> {
+    if text.bytes().filter(|&b| b == b'-').count() == 3
+        && let Ok(v4) = text.replace('-', ".").parse::<Ipv4Addr>()
+    {
+        return Some(IpAddr::V4(v4));
+    }
+    text.replace('-', ":")
+        .parse::<Ipv6Addr>()
+        .ok()
+        .map(IpAddr::V6)
+}
+
+/// One crawler.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Profile {
+    /// As reports show it: `SeznamBot`, `FreshBot`, `SeznamBot-test`.
+    pub name: String,
+    /// The robots.txt product token whose groups it obeys.
+    pub token: String,
+    pub user_agents: Vec<UaPattern>,
+    pub hosts: Vec<HostPattern>,
+    pub rate_floor: Option<RateFloor>,
+}
+
+/// A profile as written in the built-in table.
+struct ProfileText {
+    name: &'static str,
+    token: &'static str,
+    user_agents: &'static [&'static str],
+    hosts: &'static [&'static str],
+    rate_floor: Option<RateFloor>,
+}
+
+const SEZNAM_FLOOR: Option<RateFloor> = Some(RateFloor {
+    fetches: 1,
+    seconds: 30,
+});
+
+/// SPEC §2. Order is precedence: when a user agent or a name fits several
+/// profiles, the first wins, so fresh and test come before plain SeznamBot.
+const BUILTIN: &[ProfileText] = &[
+    ProfileText {
+        name: "FreshBot",
+        token: "SeznamBot",
+        user_agents: &["FreshBot"],
+        hosts: &["fulltextrobot-fresh-<address>.seznam.cz"],
+        rate_floor: SEZNAM_FLOOR,
+    },
+    ProfileText {
+        name: "SeznamBot-test",
+        token: "SeznamBot",
+        user_agents: &["SeznamBot/<version>-test", "SeznamBot-test"],
+        hosts: &["fulltextrobot-test-<address>.seznam.cz"],
+        rate_floor: SEZNAM_FLOOR,
+    },
+    ProfileText {
+        name: "SeznamBot",
+        token: "SeznamBot",
+        user_agents: &["SeznamBot"],
+        hosts: &["fulltextrobot-<address>.seznam.cz"],
+        rate_floor: SEZNAM_FLOOR,
+    },
+];
+
+/// The built-in crawlers of SPEC §2, in precedence order.
+pub fn builtin() -> Vec<Profile> {
+    BUILTIN
+        .iter()
+        .filter_map(|p| {
+            Some(Profile {
+                name: p.name.to_string(),
+                token: p.token.to_string(),
+                user_agents: p
+                    .user_agents
+                    .iter()
+                    .map(|u| UaPattern::parse(u))
+                    .collect::<Result<_, _>>()
+                    .ok()?,
+                hosts: p
+                    .hosts
+                    .iter()
+                    .map(|h| HostPattern::parse(h))
+                    .collect::<Result<_, _>>()
+                    .ok()?,
+                rate_floor: p.rate_floor,
+            })
+        })
+        .collect()
+}
+
+/// Reads `N/T[s|m|h|d]` (`1/30s`), or `none`.
+pub fn parse_rate_floor(text: &str) -> Result<Option<RateFloor>, String> {
+    let text = text.trim();
+    if text.eq_ignore_ascii_case("none") {
+        return Ok(None);
+    }
+    let bad = || format!("rate floor {text:?} is not N/T[s|m|h|d] or none");
+    let (n, t) = text.split_once('/').ok_or_else(bad)?;
+    let fetches: u32 = n.trim().parse().map_err(|_| bad())?;
+    let t = t.trim();
+    let (digits, unit) = match t.char_indices().find(|(_, c)| !c.is_ascii_digit()) {
+        Some((i, _)) => t.split_at(i),
+        None => (t, ""),
+    };
+    let scale = match unit.to_ascii_lowercase().as_str() {
+        "" | "s" => 1,
+        "m" => 60,
+        "h" => 3600,
+        "d" => 86_400,
+        _ => return Err(bad()),
+    };
+    let count: u32 = if digits.is_empty() {
+        1
+    } else {
+        digits.parse().map_err(|_| bad())?
+    };
+    let seconds = count.checked_mul(scale).ok_or_else(bad)?;
+    if fetches == 0 || seconds == 0 {
+        return Err(bad());
+    }
+    Ok(Some(RateFloor { fetches, seconds }))
+}
+
+/// Reads a profile file into `profiles`: a profile named like an existing
+/// one replaces it in place, others are added after (lowest precedence).
+///
+/// ```text
+/// # comment
+/// crawler: Googlebot
+/// token: Googlebot                 (default: the crawler's name)
+/// user-agent: Googlebot            (any number)
+/// host: crawl-<address>.googlebot.com
+/// host: *.google.com               (any number)
+/// rate-floor: none                 (or N/T[s|m|h|d]; default none)
+/// ```
+pub fn load_profiles(path: &Path, profiles: &mut Vec<Profile>) -> Result<()> {
+    let bytes = std::fs::read(path).map_err(|source| Error::Open {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let text = String::from_utf8_lossy(&bytes);
+    let extra = parse_profiles(&text).map_err(|(line, cause)| Error::Format {
+        path: path.to_path_buf(),
+        at: Position::Line(line),
+        cause,
+    })?;
+    merge_profiles(profiles, extra);
+    Ok(())
+}
+
+/// A profile named like an existing one (case-insensitively) replaces it in
+/// place, keeping its precedence; the others go last.
+pub fn merge_profiles(profiles: &mut Vec<Profile>, extra: Vec<Profile>) {
+    for profile in extra {
+        match profiles
+            .iter_mut()
+            .find(|p| p.name.eq_ignore_ascii_case(&profile.name))
+        {
+            Some(slot) => *slot = profile,
+            None => profiles.push(profile),
+        }
+    }
+}
+
+/// The text of a profile file; an error gives the 1-based line and cause.
+pub fn parse_profiles(text: &str) -> Result<Vec<Profile>, (u64, String)> {
+    let mut out: Vec<(u64, Profile)> = Vec::new();
+    let mut last_line = 0;
+    for (index, raw) in text.lines().enumerate() {
+        let number = index as u64 + 1;
+        last_line = number;
+        let content = raw.split('#').next().unwrap_or_default().trim();
+        if content.is_empty() {
+            continue;
+        }
+        let (key, value) = content
+            .split_once(':')
+            .ok_or_else(|| (number, format!("expected `key: value`, found {content:?}")))?;
+        let key = key.trim().to_ascii_lowercase();
+        let value = value.trim();
+        if key == "crawler" {
+            if value.is_empty() {
+                return Err((number, "crawler needs a name".to_string()));
+            }
+            if let Some((start, p)) = out.last() {
+                check_profile(p).map_err(|cause| (*start, cause))?;
+            }
+            out.push((
+                number,
+                Profile {
+                    name: value.to_string(),
+                    token: value.to_string(),
+                    user_agents: Vec::new(),
+                    hosts: Vec::new(),
+                    rate_floor: None,
+                },
+            ));
+            continue;
+        }
+        let Some((_, profile)) = out.last_mut() else {
+            return Err((number, format!("{key} before the first `crawler:` line")));
+        };
+        match key.as_str() {
+            "token" if !value.is_empty() => profile.token = value.to_string(),
+            "user-agent" => profile
+                .user_agents
+                .push(UaPattern::parse(value).map_err(|e| (number, e))?),
+            "host" => profile
+                .hosts
+                .push(HostPattern::parse(value).map_err(|e| (number, e))?),
+            "rate-floor" => {
+                profile.rate_floor = parse_rate_floor(value).map_err(|e| (number, e))?
+            }
+            _ => return Err((number, format!("unknown or empty key {key:?}"))),
+        }
+    }
+    if let Some((start, p)) = out.last() {
+        check_profile(p).map_err(|cause| (*start, cause))?;
+    }
+    if out.is_empty() {
+        return Err((last_line.max(1), "no `crawler:` entry".to_string()));
+    }
+    Ok(out.into_iter().map(|(_, p)| p).collect())
+}
+
+fn check_profile(p: &Profile) -> Result<(), String> {
+    if p.user_agents.is_empty() && p.hosts.is_empty() {
+        return Err(format!(
+            "crawler {} has neither a user-agent nor a host pattern",
+            p.name
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ip(s: &str) -> IpAddr {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn builtin_table_is_complete() {
+        let names: Vec<_> = builtin().into_iter().map(|p| p.name).collect();
+        assert_eq!(names, ["FreshBot", "SeznamBot-test", "SeznamBot"]);
+        assert!(
+            builtin()
+                .iter()
+                .all(|p| p.token == "SeznamBot" && p.rate_floor == SEZNAM_FLOOR)
+        );
+    }
+
+    #[test]
+    fn dashed_addresses() {
+        let cases: &[(&str, Option<&str>)] = &[
+            ("77-75-77-123", Some("77.75.77.123")),
+            ("2a02-598-64-8a00--3100-0", Some("2a02:598:64:8a00::3100:0")),
+            ("2a02-598-a--78-90", Some("2a02:598:a::78:90")),
+            ("--1", Some("::1")),
+            ("1-2-3-4-5-6-7-8", Some("1:2:3:4:5:6:7:8")),
+            ("77-75-77", None),
+            ("77-75-77-256", None),
+            ("fresh-1-2-3-4", None),
+            ("", None),
+        ];
+        for (text, want) in cases {
+            assert_eq!(parse_dashed_address(text), want.map(ip), "{text}");
+        }
+    }
+
+    #[test]
+    fn host_patterns() {
+        let seznam = HostPattern::parse("fulltextrobot-<address>.seznam.cz").unwrap();
+        let google = HostPattern::parse("*.googlebot.com").unwrap();
+        let crawl = HostPattern::parse("crawl-<address>.googlebot.com").unwrap();
+        let cases: &[(&HostPattern, &str, Option<&str>, bool)] = &[
+            (&seznam, "fulltextrobot-77-75-77-123.seznam.cz", None, true),
+            (
+                &seznam,
+                "fulltextrobot-77-75-77-123.seznam.cz",
+                Some("77.75.77.123"),
+                true,
+            ),
+            (
+                &seznam,
+                "fulltextrobot-77-75-77-123.seznam.cz",
+                Some("::ffff:77.75.77.123"),
+                true,
+            ),
+            (
+                &seznam,
+                "fulltextrobot-77-75-77-123.seznam.cz",
+                Some("77.75.77.124"),
+                false,
+            ),
+            (
+                &seznam,
+                "fulltextrobot-2a02-598-64-8a00--3100-0.seznam.cz",
+                Some("2a02:598:64:8a00::3100:0"),
+                true,
+            ),
+            (
+                &seznam,
+                "fulltextrobot-2a02-0598-0064-8a00-0-0-3100-0.seznam.cz",
+                Some("2a02:598:64:8a00::3100:0"),
+                true,
+            ),
+            (
+                &seznam,
+                "fulltextrobot-fresh-77-75-77-1.seznam.cz",
+                None,
+                false,
+            ),
+            (&seznam, "fulltextrobot-77-75-77.seznam.cz", None, false),
+            (
+                &seznam,
+                "fulltextrobot-77-75-77-1.seznam.cz.evil",
+                None,
+                false,
+            ),
+            (&seznam, "xfulltextrobot-77-75-77-1.seznam.cz", None, false),
+            (&google, "crawl-66-249-66-1.googlebot.com", None, true),
+            (&google, "googlebot.com", None, false),
+            (&google, "evilgooglebot.com", None, false),
+            (
+                &crawl,
+                "crawl-66-249-66-1.googlebot.com",
+                Some("66.249.66.1"),
+                true,
+            ),
+        ];
+        for (pattern, name, addr, want) in cases {
+            assert_eq!(
+                pattern.matches(name, addr.map(ip)),
+                *want,
+                "{} {name} {addr:?}",
+                pattern.text
+            );
+        }
+        assert_eq!(seznam.longest_literal(), "fulltextrobot-");
+        assert_eq!(google.longest_literal(), ".googlebot.com");
+    }
+
+    #[test]
+    fn bad_host_patterns() {
+        for text in [
+            "",
+            "*",
+            "<address>",
+            "a<address>b<address>",
+            "a b.cz",
+            "*.<x>.cz",
+        ] {
+            assert!(HostPattern::parse(text).is_err(), "{text}");
+        }
+    }
+
+    #[test]
+    fn ua_patterns() {
+        let test = UaPattern::parse("SeznamBot/<version>-test").unwrap();
+        let cases: &[(&[u8], bool)] = &[
+            (b"3.2-test4)", true),
+            (b"4-TEST", true),
+            (b"3.2; +http", false),
+            (b"-test", false),
+            (b"3.2-tes", false),
+        ];
+        for (tail, want) in cases {
+            assert_eq!(test.matches_after(tail, 0), *want, "{tail:?}");
+        }
+        assert!(UaPattern::parse("<version>x").is_err());
+        assert!(UaPattern::parse("a<version>b<version>").is_err());
+    }
+
+    #[test]
+    fn rate_floors() {
+        let cases: &[(&str, Option<(u32, u32)>)] = &[
+            ("1/30s", Some((1, 30))),
+            ("1/30", Some((1, 30))),
+            ("10/m", Some((10, 60))),
+            ("2/1h", Some((2, 3600))),
+            ("none", None),
+        ];
+        for (text, want) in cases {
+            assert_eq!(
+                parse_rate_floor(text).unwrap(),
+                want.map(|(fetches, seconds)| RateFloor { fetches, seconds }),
+                "{text}"
+            );
+        }
+        for bad in ["", "1", "0/1s", "1/0s", "x/1s", "1/1w"] {
+            assert!(parse_rate_floor(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn profile_file_adds_and_replaces() {
+        let text = "# extra crawlers\n\
+            crawler: Googlebot\n\
+            user-agent: Googlebot\n\
+            host: crawl-<address>.googlebot.com\n\
+            host: *.google.com\n\
+            \n\
+            crawler: seznambot\n\
+            token: SeznamBot\n\
+            user-agent: SeznamBot\n\
+            host: robot-<address>.seznam.cz   # renamed\n\
+            rate-floor: 1/10s\n";
+        let mut profiles = builtin();
+        merge_profiles(&mut profiles, parse_profiles(text).unwrap());
+        assert_eq!(profiles.len(), 4);
+        assert_eq!(profiles[2].hosts[0].text, "robot-<address>.seznam.cz");
+        assert_eq!(
+            profiles[2].rate_floor,
+            Some(RateFloor {
+                fetches: 1,
+                seconds: 10
+            })
+        );
+        assert_eq!(profiles[3].name, "Googlebot");
+        assert_eq!(profiles[3].token, "Googlebot");
+        assert_eq!(profiles[3].hosts.len(), 2);
+        assert_eq!(profiles[3].rate_floor, None);
+    }
+
+    #[test]
+    fn profile_file_errors_name_the_line() {
+        let cases: &[(&str, u64)] = &[
+            ("user-agent: X\n", 1),
+            ("crawler: X\n", 1),
+            ("crawler: X\nuser-agent: X\nhost: a b\n", 3),
+            ("crawler: X\nuser-agent: X\ncolour: red\n", 3),
+            ("crawler: X\nno colon\n", 2),
+            ("\n# nothing\n", 2),
+        ];
+        for (text, line) in cases {
+            assert_eq!(parse_profiles(text).unwrap_err().0, *line, "{text}");
+        }
+    }
+}

@@ -1,0 +1,276 @@
+//! Compiling the Allow/Disallow patterns a crawler obeys into one matcher:
+//! takes normalised patterns in precedence order, gives the first (so the
+//! deciding) pattern that matches a target (RFC 9309 §2.2.2, §2.2.3; SPEC §3).
+//!
+//! A pattern is a literal prefix, then literal pieces each after a `*`,
+//! perhaps anchored at the end by `$`. Its prefix must start the target, so
+//! the prefixes of all patterns go into a byte trie: walking the target down
+//! the trie visits exactly the patterns whose prefix it starts with, and only
+//! those are checked further, piece by piece with memchr's substring search.
+//! Taking each piece at its leftmost place is exact for `*`-only globs: a
+//! leftmost place leaves the longest remainder for the pieces after it.
+//! `benches/matcher.rs` measures this against checking every pattern in
+//! order.
+
+use memchr::memmem::Finder;
+
+use super::normalize::matching_form_into;
+
+/// One compiled pattern.
+#[derive(Debug, Clone)]
+pub(crate) struct Pattern {
+    /// The literal the target must start with, in matching form.
+    prefix: Box<[u8]>,
+    /// The literal after each `*`, in order.
+    pieces: Box<[Finder<'static>]>,
+    /// The last piece must end the target (`$`, or Robot-version 2.0).
+    anchored: bool,
+}
+
+impl Pattern {
+    /// Compiles a pattern in written normal form. With `whole_path` (Seznam
+    /// Robot-version 2.0) it must match the whole target unless it ends with
+    /// `*`. A `$` is an anchor only as the last octet; elsewhere it is a
+    /// literal `$` (as Google's matcher reads it).
+    pub(crate) fn compile(written: &[u8], whole_path: bool) -> Pattern {
+        let (body, dollar) = match written.strip_suffix(b"$") {
+            Some(body) => (body, true),
+            None => (written, false),
+        };
+        let anchored = dollar || (whole_path && !written.ends_with(b"*"));
+        let mut in_query = false;
+        let mut literals = body.split(|&b| b == b'*').map(|piece| {
+            let mut out = Vec::with_capacity(piece.len());
+            matching_form_into(piece, &mut in_query, &mut out);
+            out
+        });
+        let prefix = literals.next().unwrap_or_default().into_boxed_slice();
+        let pieces = literals
+            .map(|piece| Finder::new(&piece).into_owned())
+            .collect();
+        Pattern {
+            prefix,
+            pieces,
+            anchored,
+        }
+    }
+
+    /// True when the pattern matches `rest`, the target after the prefix.
+    fn matches_after_prefix(&self, mut rest: &[u8]) -> bool {
+        let Some((last, middle)) = self.pieces.split_last() else {
+            return !self.anchored || rest.is_empty();
+        };
+        for piece in middle {
+            match piece.find(rest) {
+                Some(at) => rest = &rest[at + piece.needle().len()..],
+                None => return false,
+            }
+        }
+        if self.anchored {
+            rest.ends_with(last.needle())
+        } else {
+            last.find(rest).is_some()
+        }
+    }
+
+    /// True when the pattern matches the whole target (in matching form).
+    pub(crate) fn matches(&self, target: &[u8]) -> bool {
+        target
+            .strip_prefix(&*self.prefix)
+            .is_some_and(|rest| self.matches_after_prefix(rest))
+    }
+}
+
+/// A trie node: the edges out, sorted by octet, and the patterns whose
+/// prefix ends here, in precedence order.
+#[derive(Debug, Clone, Default)]
+struct Node {
+    edges: Vec<(u8, u32)>,
+    patterns: Vec<u32>,
+}
+
+/// All patterns of one selection, with the trie over their prefixes.
+#[derive(Debug, Clone)]
+pub(crate) struct Matcher {
+    patterns: Vec<Pattern>,
+    nodes: Vec<Node>,
+}
+
+impl Matcher {
+    /// Builds the matcher. `patterns` must come in precedence order: the
+    /// first that matches a target decides it.
+    pub(crate) fn new(patterns: Vec<Pattern>) -> Matcher {
+        let mut nodes = vec![Node::default()];
+        for (index, pattern) in patterns.iter().enumerate() {
+            let mut at = 0usize;
+            for &octet in pattern.prefix.iter() {
+                at = match nodes[at].edges.binary_search_by_key(&octet, |e| e.0) {
+                    Ok(edge) => nodes[at].edges[edge].1 as usize,
+                    Err(slot) => {
+                        let next = nodes.len();
+                        nodes.push(Node::default());
+                        nodes[at].edges.insert(slot, (octet, next as u32));
+                        next
+                    }
+                };
+            }
+            nodes[at].patterns.push(index as u32);
+        }
+        Matcher { patterns, nodes }
+    }
+
+    /// The index of the first pattern, in precedence order, that matches
+    /// `target` (in matching form).
+    pub(crate) fn decide(&self, target: &[u8]) -> Option<usize> {
+        let mut best = usize::MAX;
+        let mut at = 0usize;
+        let mut depth = 0usize;
+        loop {
+            let node = &self.nodes[at];
+            for &index in &node.patterns {
+                let index = index as usize;
+                if index >= best {
+                    break;
+                }
+                if self.patterns[index].matches_after_prefix(&target[depth..]) {
+                    best = index;
+                    break;
+                }
+            }
+            let Some(&octet) = target.get(depth) else {
+                break;
+            };
+            match node.edges.binary_search_by_key(&octet, |e| e.0) {
+                Ok(edge) => at = node.edges[edge].1 as usize,
+                Err(_) => break,
+            }
+            depth += 1;
+        }
+        (best != usize::MAX).then_some(best)
+    }
+
+    /// The same answer as [`Matcher::decide`] by trying every pattern in
+    /// order: the baseline the bench compares with.
+    pub(crate) fn decide_by_scan(&self, target: &[u8]) -> Option<usize> {
+        self.patterns.iter().position(|p| p.matches(target))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::normalize::matching_form;
+    use super::*;
+
+    #[test]
+    fn single_patterns() {
+        // (pattern, whole_path, target, matches)
+        let cases: &[(&str, bool, &str, bool)] = &[
+            ("/", false, "/", true),
+            ("/", false, "/anything", true),
+            ("/fish", false, "/fish", true),
+            ("/fish", false, "/fish.html", true),
+            ("/fish", false, "/fish/salmon.html", true),
+            ("/fish", false, "/fishheads", true),
+            ("/fish", false, "/fishheads/yummy.html", true),
+            ("/fish", false, "/fish.php?id=anything", true),
+            ("/fish", false, "/Fish.asp", false),
+            ("/fish", false, "/catfish", false),
+            ("/fish", false, "/?id=fish", false),
+            ("/fish*", false, "/fishheads", true),
+            ("/fish*", false, "/Fish.asp", false),
+            ("/fish/", false, "/fish/", true),
+            ("/fish/", false, "/fish/?id=anything", true),
+            ("/fish/", false, "/fish", false),
+            ("/fish/", false, "/fish.html", false),
+            ("/*.php", false, "/filename.php", true),
+            ("/*.php", false, "/folder/filename.php", true),
+            ("/*.php", false, "/folder/filename.php?parameters", true),
+            ("/*.php", false, "/folder/any.php.file.html", true),
+            ("/*.php", false, "/", false),
+            ("/*.php", false, "/windows.PHP", false),
+            ("/*.php$", false, "/filename.php", true),
+            ("/*.php$", false, "/folder/filename.php", true),
+            ("/*.php$", false, "/filename.php?parameters", false),
+            ("/*.php$", false, "/filename.php/", false),
+            ("/*.php$", false, "/filename.php5", false),
+            ("/fish*.php", false, "/fish.php", true),
+            (
+                "/fish*.php",
+                false,
+                "/fishheads/catfish.php?parameters",
+                true,
+            ),
+            ("/fish*.php", false, "/Fish.PHP", false),
+            ("/a$b", false, "/a$b", true),
+            ("/a$b", false, "/a%24b", true),
+            ("/a$$", false, "/a$", true),
+            ("/a$$", false, "/a$b", false),
+            ("*", false, "/x", true),
+            ("*$", false, "/x", true),
+            ("/*a*b*c$", false, "/xaybzc", true),
+            ("/*a*b*c$", false, "/xaybzcd", false),
+            ("/*ab*b$", false, "/abab", true),
+            ("/*aa$", false, "/aaa", true),
+            ("/a*a$", false, "/a", false),
+            ("private", false, "/private", false),
+            (
+                "/path/file-with-a-%2A.html",
+                false,
+                "/path/file-with-a-*.html",
+                true,
+            ),
+            (
+                "/path/file-with-a-%2A.html",
+                false,
+                "/path/file-with-a-x.html",
+                false,
+            ),
+            ("/path/foo-%24", false, "/path/foo-$", true),
+            ("/path/foo-%24", false, "/path/foo-", false),
+            // Seznam Robot-version 2.0: whole path unless it ends with `*`.
+            ("/fish", true, "/fish", true),
+            ("/fish", true, "/fish.html", false),
+            ("/fish*", true, "/fish.html", true),
+            ("/*.php", true, "/a.php", true),
+            ("/*.php", true, "/a.php?x", false),
+            ("/fish$", true, "/fish", true),
+            ("/", true, "/", true),
+            ("/", true, "/a", false),
+        ];
+        for &(pattern, whole_path, target, expected) in cases {
+            let compiled = Pattern::compile(pattern.as_bytes(), whole_path);
+            assert_eq!(
+                compiled.matches(&matching_form(target.as_bytes())),
+                expected,
+                "{pattern} (whole path {whole_path}) on {target}"
+            );
+        }
+    }
+
+    #[test]
+    fn trie_and_scan_agree() {
+        let patterns = ["/a/b/c", "/a/*", "/a/b", "/a", "/", "/*.gif$", "/x*y", "*z"];
+        let matcher = Matcher::new(
+            patterns
+                .iter()
+                .map(|p| Pattern::compile(p.as_bytes(), false))
+                .collect(),
+        );
+        let targets = [
+            "/", "/a", "/a/", "/a/b", "/a/b/c/d", "/b.gif", "/xy", "/q/z", "/a/b.gif", "",
+        ];
+        for target in targets {
+            assert_eq!(
+                matcher.decide(target.as_bytes()),
+                matcher.decide_by_scan(target.as_bytes()),
+                "{target}"
+            );
+        }
+        assert_eq!(matcher.decide(b"/a/b/c/d"), Some(0));
+        assert_eq!(matcher.decide(b"/a/x"), Some(1));
+        assert_eq!(matcher.decide(b"/b.gif"), Some(4));
+        assert_eq!(matcher.decide(b""), None);
+        let empty = Matcher::new(Vec::new());
+        assert_eq!(empty.decide(b"/"), None);
+    }
+}

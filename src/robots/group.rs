@@ -1,0 +1,382 @@
+//! Groups: takes the records of a parsed robots.txt, gives its groups (the
+//! user-agent lines that open each and the lines that belong to it) and
+//! chooses the groups a crawler obeys (RFC 9309 §2.2, §2.2.1; SPEC §3).
+
+use super::agent;
+use super::limits::{self, CrawlDelay, RequestRate};
+use super::normalize::normalize;
+use super::parse::{Directive, Record, RobotsFile};
+use crate::text::escape_non_utf8;
+
+/// A `User-agent` line of a group.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Agent {
+    pub line: usize,
+    /// The value as written, non-UTF-8 bytes as `\xNN`.
+    pub value: String,
+    /// The value's product token (empty for `*`).
+    pub token: Vec<u8>,
+    /// True for `*`: the default group.
+    pub wildcard: bool,
+}
+
+/// An `Allow` or `Disallow` line with a non-empty pattern.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rule {
+    pub line: usize,
+    pub allow: bool,
+    /// The pattern after RFC 9309 normalisation; its length decides
+    /// precedence.
+    pub pattern: Vec<u8>,
+    /// The line as written (`Record::text`).
+    pub text: String,
+    /// Index of the group that holds the rule.
+    pub group: usize,
+    /// Seznam `Robot-version: 2.0`: the pattern must match the whole path
+    /// and query unless it ends with `*`.
+    pub whole_path: bool,
+}
+
+/// A line kept only to be shown (`Visit-time`, `Robot-version`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Note {
+    pub line: usize,
+    pub text: String,
+}
+
+/// One group: user-agent lines, then the lines that apply to them.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Group {
+    pub agents: Vec<Agent>,
+    /// The line of the first user-agent line.
+    pub line: usize,
+    /// Allow and Disallow lines with a pattern, in file order.
+    pub rules: Vec<Rule>,
+    pub request_rates: Vec<RequestRate>,
+    pub crawl_delays: Vec<CrawlDelay>,
+    /// The `Robot-version: 2.0` line that switched the group to whole-path
+    /// matching, when there is one.
+    pub robot_version: Option<Note>,
+    pub visit_times: Vec<Note>,
+    /// Indices into `RobotsFile::records` of every line that belongs to the
+    /// group after its user-agent lines, empty rules and ineffective
+    /// Robot-version lines included, for the lint.
+    pub members: Vec<usize>,
+}
+
+impl Group {
+    /// The agent values as written, in file order, `|`-joined: how reports
+    /// name the group (`SeznamBot|*`).
+    pub fn label(&self) -> String {
+        let values: Vec<&str> = self.agents.iter().map(|a| a.value.as_str()).collect();
+        values.join("|")
+    }
+
+    /// True when one of the group's user-agent lines names `token`.
+    pub fn names(&self, token: &[u8]) -> bool {
+        self.agents.iter().any(|a| agent::names(&a.token, token))
+    }
+
+    /// True when the group is a default (`*`) group.
+    pub fn is_default(&self) -> bool {
+        self.agents.iter().any(|a| a.wildcard)
+    }
+}
+
+/// The groups of a file and the member lines that stand before any
+/// user-agent line (they belong to no group: RFC 9309 §2.2).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Grouping {
+    pub groups: Vec<Group>,
+    /// Indices into `RobotsFile::records`.
+    pub orphans: Vec<usize>,
+}
+
+/// True when a `Robot-version` value asks for version 2.0 (`2.0`, `2`, `2.00`).
+fn is_version_two(value: &[u8]) -> bool {
+    let mut parts = value.split(|&b| b == b'.');
+    parts.next() == Some(b"2") && parts.all(|p| !p.is_empty() && p.iter().all(|&b| b == b'0'))
+}
+
+fn note(record: &Record) -> Note {
+    Note {
+        line: record.line,
+        text: record.text.clone(),
+    }
+}
+
+/// Sorts the records into groups. A run of user-agent lines opens a group
+/// (blank lines, comments, `Sitemap` and unknown lines inside the run do
+/// not break it); a user-agent line after a member line opens the next.
+pub fn group(file: &RobotsFile) -> Grouping {
+    let mut grouping = Grouping::default();
+    // True while the current group is still reading user-agent lines.
+    let mut opening = false;
+    // True when the previous record was a user-agent line: Robot-version
+    // only counts as the line right after a group's user-agent lines.
+    let mut after_agent = false;
+    for (index, record) in file.records.iter().enumerate() {
+        let was_after_agent = std::mem::replace(&mut after_agent, false);
+        match record.directive {
+            Directive::UserAgent => {
+                if !opening {
+                    grouping.groups.push(Group {
+                        line: record.line,
+                        ..Group::default()
+                    });
+                    opening = true;
+                }
+                after_agent = true;
+                if let Some(group) = grouping.groups.last_mut() {
+                    group.agents.push(Agent {
+                        line: record.line,
+                        value: escape_non_utf8(&record.value).into_owned(),
+                        token: agent::product_token(&record.value).to_vec(),
+                        wildcard: agent::is_wildcard(&record.value),
+                    });
+                }
+            }
+            directive if directive.is_group_member() => {
+                let Some(group_index) = grouping.groups.len().checked_sub(1) else {
+                    grouping.orphans.push(index);
+                    continue;
+                };
+                let group = &mut grouping.groups[group_index];
+                opening = false;
+                group.members.push(index);
+                add_member(group, group_index, record, was_after_agent);
+            }
+            // Sitemap and unknown lines neither open nor close a group.
+            _ => {}
+        }
+    }
+    grouping
+}
+
+fn add_member(group: &mut Group, group_index: usize, record: &Record, after_agent: bool) {
+    match record.directive {
+        Directive::Allow | Directive::Disallow if !record.value.is_empty() => {
+            group.rules.push(Rule {
+                line: record.line,
+                allow: record.directive == Directive::Allow,
+                pattern: normalize(&record.value).into_owned(),
+                text: record.text.clone(),
+                group: group_index,
+                whole_path: group.robot_version.is_some(),
+            });
+        }
+        Directive::RequestRate => {
+            let (written, parsed) = limits::parse_request_rate(&record.value);
+            let (rate, error) = match parsed {
+                Ok(rate) => (Some(rate), None),
+                Err(reason) => (None, Some(reason)),
+            };
+            group.request_rates.push(RequestRate {
+                line: record.line,
+                text: record.text.clone(),
+                group: group_index,
+                written,
+                rate,
+                error,
+            });
+        }
+        Directive::CrawlDelay => {
+            let (millis, error) = match limits::parse_crawl_delay(&record.value) {
+                Ok(millis) => (Some(millis), None),
+                Err(reason) => (None, Some(reason)),
+            };
+            group.crawl_delays.push(CrawlDelay {
+                line: record.line,
+                text: record.text.clone(),
+                group: group_index,
+                millis,
+                error,
+            });
+        }
+        Directive::RobotVersion if after_agent && is_version_two(&record.value) => {
+            group.robot_version = Some(note(record));
+        }
+        Directive::VisitTime => group.visit_times.push(note(record)),
+        // Empty Allow/Disallow and misplaced Robot-version lines have no
+        // effect; `members` keeps them for the lint.
+        _ => {}
+    }
+}
+
+/// The groups a crawler with product token `token` obeys, as indices in
+/// file order: every group that names it; if none, every `*` group; if
+/// none, no group (RFC 9309 §2.2.1).
+pub fn select(groups: &[Group], token: &[u8]) -> Vec<usize> {
+    let token = agent::product_token(token);
+    let named: Vec<usize> = (0..groups.len())
+        .filter(|&i| groups[i].names(token))
+        .collect();
+    if !named.is_empty() {
+        return named;
+    }
+    (0..groups.len())
+        .filter(|&i| groups[i].is_default())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::parse::parse;
+    use super::*;
+
+    fn labels(input: &str) -> Vec<String> {
+        group(&parse(input.as_bytes()))
+            .groups
+            .iter()
+            .map(Group::label)
+            .collect()
+    }
+
+    #[test]
+    fn how_lines_form_groups() {
+        let cases: &[(&str, &[&str])] = &[
+            ("User-agent: a\nDisallow: /\n", &["a"]),
+            ("User-agent: a\nUser-agent: b\nDisallow: /\n", &["a|b"]),
+            // Blank lines and comments between user-agent lines do not
+            // split them (RFC 9309 §2.2.1, Google's parser).
+            (
+                "User-agent: a\n\n# c\nUser-agent: b\nDisallow: /\n",
+                &["a|b"],
+            ),
+            (
+                "User-agent: a\nDisallow: /x\nUser-agent: b\nDisallow: /\n",
+                &["a", "b"],
+            ),
+            // Blank lines between members do not end a group either.
+            (
+                "User-agent: a\nDisallow: /x\n\nAllow: /y\nUser-agent: b\n",
+                &["a", "b"],
+            ),
+            // Sitemap and unknown lines are neither members nor breaks.
+            (
+                "User-agent: a\nSitemap: /s.xml\nUser-agent: b\nDisallow: /\n",
+                &["a|b"],
+            ),
+            (
+                "User-agent: a\nDisallow: /\nSitemap: /s.xml\nFoo: bar\nAllow: /x\nUser-agent: b\n",
+                &["a", "b"],
+            ),
+            // A trailing user-agent line makes an empty group.
+            ("User-agent: a\nDisallow: /\nUser-agent: b\n", &["a", "b"]),
+            (
+                "User-agent: *\nUser-agent: SeznamBot\nCrawl-delay: 1\n",
+                &["*|SeznamBot"],
+            ),
+            // Every extension member ends the user-agent run.
+            (
+                "User-agent: a\nRequest-rate: 1/10s\nUser-agent: b\nVisit-time: 0100-0200\nUser-agent: c\nRobot-version: 2.0\nUser-agent: d\n",
+                &["a", "b", "c", "d"],
+            ),
+            ("", &[]),
+            ("Disallow: /\n", &[]),
+        ];
+        for (input, expected) in cases {
+            assert_eq!(&labels(input), expected, "{input:?}");
+        }
+    }
+
+    #[test]
+    fn members_before_any_agent_are_orphans() {
+        let file =
+            parse(b"Disallow: /a\nCrawl-delay: 5\nSitemap: /s\nUser-agent: *\nDisallow: /b\n");
+        let grouping = group(&file);
+        assert_eq!(grouping.orphans, vec![0, 1]);
+        assert_eq!(grouping.groups.len(), 1);
+        assert_eq!(grouping.groups[0].rules.len(), 1);
+        assert_eq!(grouping.groups[0].line, 4);
+    }
+
+    #[test]
+    fn group_contents() {
+        let file = parse(
+            b"User-agent: SeznamBot/4.0 # ours\nDisallow: /cz/chat/\nAllow:\nDisallow:\n\
+              Request-rate: 300/1m\nRequest-rate: 1/x\nCrawl-delay: 0.5\nVisit-time: 0100-0600\n\
+              Allow: /%7ecz\n",
+        );
+        let g = &group(&file).groups[0];
+        assert_eq!(g.label(), "SeznamBot/4.0");
+        assert_eq!(g.agents[0].token, b"SeznamBot");
+        let rules: Vec<(usize, bool, &[u8], &str)> = g
+            .rules
+            .iter()
+            .map(|r| (r.line, r.allow, &r.pattern[..], r.text.as_str()))
+            .collect();
+        assert_eq!(
+            rules,
+            vec![
+                (2, false, &b"/cz/chat/"[..], "Disallow: /cz/chat/"),
+                (9, true, &b"/~cz"[..], "Allow: /%7ecz"),
+            ]
+        );
+        assert_eq!(g.request_rates.len(), 2);
+        assert_eq!(g.request_rates[0].written, "300/1m");
+        assert!(g.request_rates[0].rate.is_some());
+        assert!(g.request_rates[1].error.is_some());
+        assert_eq!(g.crawl_delays[0].millis, Some(500));
+        assert_eq!(g.visit_times[0].line, 8);
+        assert_eq!(g.members.len(), 8);
+        assert!(g.robot_version.is_none());
+    }
+
+    #[test]
+    fn robot_version_counts_only_right_after_the_agents() {
+        let cases: &[(&str, bool)] = &[
+            ("User-agent: a\nRobot-version: 2.0\nDisallow: /x\n", true),
+            (
+                "User-agent: a\n\n# v2\nRobot-version: 2.0\nDisallow: /x\n",
+                true,
+            ),
+            (
+                "User-agent: a\nUser-agent: b\nRobot-version: 2.0\nDisallow: /x\n",
+                true,
+            ),
+            ("User-agent: a\nRobot-version: 2\nDisallow: /x\n", true),
+            ("User-agent: a\nrobot-version:2.0\nDisallow: /x\n", true),
+            ("User-agent: a\nDisallow: /x\nRobot-version: 2.0\n", false),
+            (
+                "User-agent: a\nSitemap: /s\nRobot-version: 2.0\nDisallow: /x\n",
+                false,
+            ),
+            ("User-agent: a\nRobot-version: 1.0\nDisallow: /x\n", false),
+            ("User-agent: a\nRobot-version: 2.1\nDisallow: /x\n", false),
+            ("User-agent: a\nRobot-version: 20\nDisallow: /x\n", false),
+            ("Robot-version: 2.0\nUser-agent: a\nDisallow: /x\n", false),
+        ];
+        for (input, expected) in cases {
+            let grouping = group(&parse(input.as_bytes()));
+            let g = &grouping.groups[0];
+            assert_eq!(g.robot_version.is_some(), *expected, "{input:?}");
+            assert!(
+                g.rules.iter().all(|r| r.whole_path == *expected),
+                "{input:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn selection() {
+        let text = "User-agent: SeznamBot\nDisallow: /a\n\nUser-agent: *\nDisallow: /b\n\n\
+                    User-agent: Googlebot\nUser-agent: seznambot/4.0\nDisallow: /c\n\n\
+                    User-agent: SeznamBot-test\nDisallow: /d\n\nUser-agent: *\nDisallow: /e\n";
+        let groups = group(&parse(text.as_bytes())).groups;
+        let cases: &[(&[u8], &[usize])] = &[
+            (b"SeznamBot", &[0, 2]),
+            (b"SEZNAMBOT", &[0, 2]),
+            (b"SeznamBot/4.0", &[0, 2]),
+            (b"Googlebot", &[2]),
+            (b"SeznamBot-test", &[3]),
+            (b"Bingbot", &[1, 4]),
+            (b"", &[1, 4]),
+        ];
+        for (token, expected) in cases {
+            assert_eq!(&select(&groups, token), expected, "{token:?}");
+        }
+        let none = group(&parse(b"User-agent: Googlebot\nDisallow: /\n")).groups;
+        assert!(select(&none, b"SeznamBot").is_empty());
+    }
+}

@@ -1,0 +1,432 @@
+//! Seznam's `Request-rate` and the common `Crawl-delay`: takes a line's
+//! value, gives the limit it sets, or the reason it sets none (SPEC §3).
+//! A malformed value is kept with its reason for the lint and has no effect.
+
+use std::fmt;
+
+/// A time-of-day window, in minutes after midnight (UTC unless the audit is
+/// told otherwise). Start inclusive, end exclusive; it may wrap midnight.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Window {
+    pub start_min: u16,
+    pub end_min: u16,
+}
+
+impl Window {
+    /// True when `minute_of_day` (0..1440) falls in the window. A window
+    /// whose start equals its end (`0000-0000`) covers the whole day.
+    pub fn contains(&self, minute_of_day: u16) -> bool {
+        let (start, end) = (self.start_min, self.end_min);
+        match start.cmp(&end) {
+            std::cmp::Ordering::Less => (start..end).contains(&minute_of_day),
+            std::cmp::Ordering::Greater => minute_of_day >= start || minute_of_day < end,
+            std::cmp::Ordering::Equal => true,
+        }
+    }
+}
+
+impl fmt::Display for Window {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{:02}{:02}-{:02}{:02}",
+            self.start_min / 60,
+            self.start_min % 60,
+            self.end_min / 60,
+            self.end_min % 60
+        )
+    }
+}
+
+/// At most `requests` fetches per `period_secs`, perhaps only in a window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rate {
+    pub requests: u32,
+    pub period_secs: u64,
+    pub window: Option<Window>,
+}
+
+impl Rate {
+    /// Seznam treats a rate slower than one fetch per `min_period_per_fetch`
+    /// seconds as exactly that (SPEC §3: `1/60s` acts as `1/30s`). Gives the
+    /// effective rate when the floor applies, `None` when the written rate
+    /// stands.
+    pub fn floored(&self, min_period_per_fetch: u64) -> Option<Rate> {
+        let slower = u128::from(self.period_secs)
+            > u128::from(min_period_per_fetch) * u128::from(self.requests);
+        slower.then_some(Rate {
+            requests: 1,
+            period_secs: min_period_per_fetch,
+            window: self.window,
+        })
+    }
+
+    /// The rate as a report shows it, in the largest unit that divides the
+    /// period: `1/30s`, `300/1m`, `400/1h`, `9000/1d`; a window follows
+    /// after a space.
+    pub fn canonical(&self) -> String {
+        let (count, unit) = [(86_400, 'd'), (3_600, 'h'), (60, 'm')]
+            .iter()
+            .find(|(secs, _)| self.period_secs.is_multiple_of(*secs))
+            .map_or((self.period_secs, 's'), |&(secs, unit)| {
+                (self.period_secs / secs, unit)
+            });
+        match self.window {
+            Some(window) => format!("{}/{count}{unit} {window}", self.requests),
+            None => format!("{}/{count}{unit}", self.requests),
+        }
+    }
+}
+
+/// One `Request-rate` line of a group.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RequestRate {
+    pub line: usize,
+    /// The line as written (`Record::text`).
+    pub text: String,
+    /// Index of the group that holds the line.
+    pub group: usize,
+    /// The rate as written, without the window: `300/1m`. The whole value
+    /// when it could not be read.
+    pub written: String,
+    /// The limit, when the value could be read.
+    pub rate: Option<Rate>,
+    /// Why the value could not be read.
+    pub error: Option<String>,
+}
+
+/// One `Crawl-delay` line of a group.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CrawlDelay {
+    pub line: usize,
+    pub text: String,
+    pub group: usize,
+    /// The delay in milliseconds, when the value could be read. Digits past
+    /// the third decimal are dropped.
+    pub millis: Option<u64>,
+    pub error: Option<String>,
+}
+
+/// Reads leading ASCII digits as a number; `None` when there are none or
+/// they overflow.
+fn leading_number(text: &str) -> (Option<u64>, &str) {
+    let end = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (digits, rest) = text.split_at(end);
+    (digits.parse().ok().filter(|_| !digits.is_empty()), rest)
+}
+
+/// Reads `HHMM` or `HH:MM` into minutes after midnight; `2400` is allowed
+/// as an end meaning midnight.
+fn parse_clock(text: &str) -> Result<u16, String> {
+    let digits: String = text.chars().filter(|&c| c != ':').collect();
+    let bad = || format!("time `{text}` is not HHMM");
+    if digits.len() != 4 || !digits.bytes().all(|b| b.is_ascii_digit()) || text.len() > 5 {
+        return Err(bad());
+    }
+    let hours: u16 = digits[..2].parse().map_err(|_| bad())?;
+    let minutes: u16 = digits[2..].parse().map_err(|_| bad())?;
+    if minutes > 59 || hours > 24 || (hours == 24 && minutes > 0) {
+        return Err(bad());
+    }
+    Ok((hours * 60 + minutes) % 1440)
+}
+
+/// Reads `HHMM-HHMM`, spaces around the dash allowed.
+fn parse_window(text: &str) -> Result<Window, String> {
+    let (start, end) = text
+        .split_once('-')
+        .ok_or_else(|| format!("window `{text}` is not HHMM-HHMM"))?;
+    Ok(Window {
+        start_min: parse_clock(start.trim())?,
+        end_min: parse_clock(end.trim())?,
+    })
+}
+
+/// Reads a `Request-rate` value: `N/T[s|m|h|d] [HHMM-HHMM]`. A missing
+/// unit means seconds, a missing T means 1 (`10/m`). Spaces may stand around
+/// the `/`, between T and its unit, and around the window's dash. Gives the
+/// rate token as written (trimmed) and the rate or the reason it is unusable.
+pub fn parse_request_rate(value: &[u8]) -> (String, Result<Rate, String>) {
+    let Ok(text) = std::str::from_utf8(value) else {
+        let written = crate::text::escape_non_utf8(value).into_owned();
+        return (written, Err("the value is not text".into()));
+    };
+    let text = text.trim();
+    let Some((count, after)) = text.split_once('/') else {
+        return (
+            text.into(),
+            Err("no `/` between requests and period".into()),
+        );
+    };
+    let (requests, rest) = leading_number(count.trim());
+    let after_start = text.len() - after.len();
+    let after = after.trim_start();
+    let (amount, rest_after) = leading_number(after);
+    let rest_after = rest_after.trim_start();
+    let (unit_secs, window_text) = match rest_after.chars().next() {
+        Some(c) if c.is_ascii_alphabetic() => {
+            let unit = match c.to_ascii_lowercase() {
+                's' => Some(1),
+                'm' => Some(60),
+                'h' => Some(3_600),
+                'd' => Some(86_400),
+                _ => None,
+            };
+            (unit, &rest_after[1..])
+        }
+        _ => (Some(1), rest_after),
+    };
+    let written_end = text.len() - window_text.len();
+    let result = (|| {
+        let requests = match (requests, rest.is_empty()) {
+            (Some(n), true) => u32::try_from(n).map_err(|_| "too many requests".to_string())?,
+            _ => return Err(format!("`{}` is not a number of requests", count.trim())),
+        };
+        if requests == 0 {
+            return Err("zero requests allow nothing; the line is ignored".into());
+        }
+        let unit = unit_secs
+            .ok_or_else(|| format!("unknown unit in `{}`", &text[after_start..written_end]))?;
+        // A unit letter glued to more letters (`1/5min`) is not a unit.
+        if window_text.starts_with(|c: char| c.is_ascii_alphabetic()) {
+            return Err(format!("unknown unit in `{}`", text[after_start..].trim()));
+        }
+        let amount = match amount {
+            Some(amount) => amount,
+            None if after.starts_with(|c: char| c.is_ascii_alphabetic()) => 1,
+            None => return Err("no period after `/`".into()),
+        };
+        if amount == 0 {
+            return Err("a period of zero".into());
+        }
+        let period_secs = amount
+            .checked_mul(unit)
+            .ok_or_else(|| "the period is too long".to_string())?;
+        let window_text = window_text.trim();
+        let window = if window_text.is_empty() {
+            None
+        } else {
+            Some(parse_window(window_text)?)
+        };
+        Ok(Rate {
+            requests,
+            period_secs,
+            window,
+        })
+    })();
+    let written = match result {
+        Ok(_) => text[..written_end].trim_end(),
+        Err(_) => text,
+    };
+    (written.to_string(), result)
+}
+
+/// Reads a `Crawl-delay` value: seconds, whole or decimal (`10`, `0.5`,
+/// `.5`), into milliseconds.
+pub fn parse_crawl_delay(value: &[u8]) -> Result<u64, String> {
+    let text = std::str::from_utf8(value)
+        .map_err(|_| "the value is not text".to_string())?
+        .trim();
+    let bad = || format!("`{text}` is not a number of seconds");
+    let (whole, fraction) = text.split_once('.').unwrap_or((text, ""));
+    if whole.is_empty() && fraction.is_empty() {
+        return Err(bad());
+    }
+    if !whole
+        .bytes()
+        .chain(fraction.bytes())
+        .all(|b| b.is_ascii_digit())
+    {
+        return Err(bad());
+    }
+    let seconds: u64 = if whole.is_empty() {
+        0
+    } else {
+        whole
+            .parse()
+            .map_err(|_| "the delay is too long".to_string())?
+    };
+    let millis_part: u64 = fraction
+        .bytes()
+        .chain(std::iter::repeat(b'0'))
+        .take(3)
+        .fold(0, |acc, digit| acc * 10 + u64::from(digit - b'0'));
+    seconds
+        .checked_mul(1000)
+        .and_then(|ms| ms.checked_add(millis_part))
+        .ok_or_else(|| "the delay is too long".to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rate(requests: u32, period_secs: u64, window: Option<(u16, u16)>) -> Rate {
+        Rate {
+            requests,
+            period_secs,
+            window: window.map(|(start_min, end_min)| Window { start_min, end_min }),
+        }
+    }
+
+    #[test]
+    fn request_rates_that_read() {
+        let cases: &[(&str, &str, Rate)] = &[
+            ("1/30s", "1/30s", rate(1, 30, None)),
+            ("100/15m", "100/15m", rate(100, 900, None)),
+            ("400/1h", "400/1h", rate(400, 3600, None)),
+            ("9000/1d", "9000/1d", rate(9000, 86_400, None)),
+            ("1/5", "1/5", rate(1, 5, None)),
+            ("10/m", "10/m", rate(10, 60, None)),
+            ("10/M", "10/M", rate(10, 60, None)),
+            ("1/10S", "1/10S", rate(1, 10, None)),
+            (
+                "300/1m 1800-1900",
+                "300/1m",
+                rate(300, 60, Some((1080, 1140))),
+            ),
+            (
+                "300/1m  0100 - 0600",
+                "300/1m",
+                rate(300, 60, Some((60, 360))),
+            ),
+            ("1/5 2200-0600", "1/5", rate(1, 5, Some((1320, 360)))),
+            ("1 / 30 s", "1 / 30 s", rate(1, 30, None)),
+            ("5/1m 22:00-06:00", "5/1m", rate(5, 60, Some((1320, 360)))),
+            ("5/1m 0000-2400", "5/1m", rate(5, 60, Some((0, 0)))),
+        ];
+        for (value, written, expected) in cases {
+            let (got_written, got) = parse_request_rate(value.as_bytes());
+            assert_eq!(&got_written, written, "{value}");
+            assert_eq!(got.as_ref(), Ok(expected), "{value}");
+        }
+    }
+
+    #[test]
+    fn request_rates_that_do_not_read() {
+        for value in [
+            "",
+            "abc",
+            "30s",
+            "/30s",
+            "1/",
+            "0/10s",
+            "1/0s",
+            "1/10x",
+            "1/5min",
+            "x/10s",
+            "1x/10s",
+            "1/10s 1800",
+            "1/10s 2500-0100",
+            "1/10s 1860-1900",
+            "1/10s soon",
+            "1/10s 1800-1900 extra",
+            "99999999999/1s",
+            "1/-5s",
+        ] {
+            let (_, got) = parse_request_rate(value.as_bytes());
+            assert!(got.is_err(), "{value:?} gave {got:?}");
+        }
+        let (written, got) = parse_request_rate(b"1/\xff");
+        assert_eq!(written, "1/\\xFF");
+        assert!(got.is_err());
+    }
+
+    #[test]
+    fn windows_hold_start_but_not_end_and_may_wrap() {
+        let day = Window {
+            start_min: 1080,
+            end_min: 1140,
+        };
+        let night = Window {
+            start_min: 1320,
+            end_min: 360,
+        };
+        let cases = [
+            (day, 1079, false),
+            (day, 1080, true),
+            (day, 1139, true),
+            (day, 1140, false),
+            (night, 1319, false),
+            (night, 1320, true),
+            (night, 1439, true),
+            (night, 0, true),
+            (night, 359, true),
+            (night, 360, false),
+            (night, 720, false),
+        ];
+        for (window, minute, expected) in cases {
+            assert_eq!(window.contains(minute), expected, "{window} at {minute}");
+        }
+        let whole = Window {
+            start_min: 0,
+            end_min: 0,
+        };
+        assert!((0..1440).all(|m| whole.contains(m)));
+    }
+
+    #[test]
+    fn seznam_floor() {
+        let cases = [
+            (rate(1, 60, None), Some(rate(1, 30, None))),
+            (rate(1, 31, None), Some(rate(1, 30, None))),
+            (rate(1, 30, None), None),
+            (rate(1, 10, None), None),
+            (rate(100, 3600, None), Some(rate(1, 30, None))),
+            (rate(120, 3600, None), None),
+            (
+                rate(2, 86_400, Some((60, 120))),
+                Some(rate(1, 30, Some((60, 120)))),
+            ),
+        ];
+        for (written, effective) in cases {
+            assert_eq!(written.floored(30), effective, "{}", written.canonical());
+        }
+    }
+
+    #[test]
+    fn canonical_spelling() {
+        let cases = [
+            (rate(1, 30, None), "1/30s"),
+            (rate(300, 60, None), "300/1m"),
+            (rate(100, 900, None), "100/15m"),
+            (rate(400, 3600, None), "400/1h"),
+            (rate(9000, 86_400, None), "9000/1d"),
+            (rate(1, 90, None), "1/90s"),
+            (rate(5, 60, Some((1320, 360))), "5/1m 2200-0600"),
+        ];
+        for (rate, expected) in cases {
+            assert_eq!(rate.canonical(), expected);
+        }
+    }
+
+    #[test]
+    fn crawl_delays() {
+        let cases: &[(&str, Result<u64, ()>)] = &[
+            ("10", Ok(10_000)),
+            ("0.5", Ok(500)),
+            (".5", Ok(500)),
+            ("5.", Ok(5000)),
+            ("1.2345", Ok(1234)),
+            ("0", Ok(0)),
+            (" 2 ", Ok(2000)),
+            ("", Err(())),
+            (".", Err(())),
+            ("-1", Err(())),
+            ("1,5", Err(())),
+            ("ten", Err(())),
+            ("5s", Err(())),
+            ("1e3", Err(())),
+            ("99999999999999999999", Err(())),
+        ];
+        for (value, expected) in cases {
+            assert_eq!(
+                parse_crawl_delay(value.as_bytes()).map_err(|_| ()),
+                *expected,
+                "{value:?}"
+            );
+        }
+    }
+}

@@ -1,0 +1,418 @@
+//! The robots.txt of a site, read once, and the verdicts it gives: takes the
+//! file's bytes, gives for a crawler's token the rules it obeys and, for a
+//! request target, whether the fetch was allowed and which line decided
+//! (RFC 9309 §2.2; SPEC §3).
+
+use std::borrow::Cow;
+use std::cell::RefCell;
+use std::cmp::Reverse;
+
+use super::compile::{Matcher, Pattern};
+use super::group::{self, Group, Grouping, Rule};
+use super::limits::{CrawlDelay, RequestRate};
+use super::normalize::{is_matching_form, matching_form_into};
+use super::parse::{self, RobotsFile};
+
+/// A parsed robots.txt with its groups. Immutable; share it by reference.
+#[derive(Debug, Clone)]
+pub struct Robots {
+    file: RobotsFile,
+    grouping: Grouping,
+}
+
+impl Robots {
+    /// Reads a robots.txt. Never fails: whatever does not make sense is kept
+    /// for the lint and has no effect.
+    pub fn new(bytes: &[u8]) -> Robots {
+        let file = parse::parse(bytes);
+        let grouping = group::group(&file);
+        Robots { file, grouping }
+    }
+
+    pub fn file(&self) -> &RobotsFile {
+        &self.file
+    }
+
+    /// The groups in file order; `Rule::group` and friends index into it.
+    pub fn groups(&self) -> &[Group] {
+        &self.grouping.groups
+    }
+
+    /// Member lines before any user-agent line, as indices into
+    /// `file().records`: they belong to no group and have no effect.
+    pub fn orphans(&self) -> &[usize] {
+        &self.grouping.orphans
+    }
+
+    /// Selects the groups the crawler with product token `token` obeys
+    /// (a full `Name/version` is reduced to its token), merges them and
+    /// compiles their rules.
+    pub fn rules_for(&self, token: &[u8]) -> AgentRules {
+        let groups = group::select(self.groups(), token);
+        let chosen = || groups.iter().map(|&i| &self.grouping.groups[i]);
+        let mut rules: Vec<Rule> = chosen().flat_map(|g| g.rules.iter().cloned()).collect();
+        // Precedence: the longest pattern, then Allow, then the earlier line.
+        rules.sort_by_key(|r| (Reverse(r.pattern.len()), !r.allow, r.line));
+        let matcher = Matcher::new(
+            rules
+                .iter()
+                .map(|r| Pattern::compile(&r.pattern, r.whole_path))
+                .collect(),
+        );
+        let request_rates = chosen()
+            .flat_map(|g| g.request_rates.iter().cloned())
+            .collect();
+        let crawl_delay = chosen()
+            .flat_map(|g| g.crawl_delays.iter())
+            .find(|d| d.millis.is_some())
+            .cloned();
+        AgentRules {
+            groups,
+            rules,
+            matcher,
+            request_rates,
+            crawl_delay,
+        }
+    }
+}
+
+/// The merged rules of the groups one crawler obeys, compiled. Immutable,
+/// `Send + Sync`; share it by reference across threads.
+#[derive(Debug, Clone)]
+pub struct AgentRules {
+    groups: Vec<usize>,
+    /// In precedence order, parallel to the matcher's patterns.
+    rules: Vec<Rule>,
+    matcher: Matcher,
+    request_rates: Vec<RequestRate>,
+    crawl_delay: Option<CrawlDelay>,
+}
+
+/// Whether a fetch was allowed, and the line that decided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Verdict<'a> {
+    pub allowed: bool,
+    /// The deciding rule; `None` when no rule matched or the target is
+    /// `/robots.txt` (both allowed).
+    pub rule: Option<&'a Rule>,
+}
+
+thread_local! {
+    /// Room to rewrite a target that is not in normal form, so that judging
+    /// does not allocate once a thread has warmed up.
+    static SCRATCH: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The path and query a rule is matched against: an absolute URL loses its
+/// scheme and host, a fragment is dropped, and an empty target means `/`.
+fn path_and_query(target: &[u8]) -> Cow<'_, [u8]> {
+    let target = match memchr::memchr(b'#', target) {
+        Some(hash) => &target[..hash],
+        None => target,
+    };
+    let target = match memchr::memmem::find(target, b"://") {
+        Some(at)
+            if at > 0
+                && target[..at]
+                    .iter()
+                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.')) =>
+        {
+            let after = &target[at + 3..];
+            let end = after
+                .iter()
+                .position(|&b| b == b'/' || b == b'?')
+                .unwrap_or(after.len());
+            &after[end..]
+        }
+        _ => target,
+    };
+    match target.first() {
+        Some(b'/') | Some(b'*') => Cow::Borrowed(target),
+        None => Cow::Borrowed(b"/"),
+        Some(_) => {
+            let mut rooted = Vec::with_capacity(target.len() + 1);
+            rooted.push(b'/');
+            rooted.extend_from_slice(target);
+            Cow::Owned(rooted)
+        }
+    }
+}
+
+/// True for the robots.txt file itself, always allowed (RFC 9309 §2.2.2).
+fn is_robots_txt(target: &[u8]) -> bool {
+    let path = match memchr::memchr(b'?', target) {
+        Some(query) => &target[..query],
+        None => target,
+    };
+    path == b"/robots.txt"
+}
+
+impl AgentRules {
+    /// Judges a request target (path and query as logged, or an absolute
+    /// URL): the longest matching pattern decides, Allow winning a tie;
+    /// nothing matching means allowed.
+    pub fn judge(&self, target: &[u8]) -> Verdict<'_> {
+        let target = path_and_query(target);
+        let decided = if is_matching_form(&target) {
+            self.decide(&target)
+        } else {
+            SCRATCH.with(|scratch| match scratch.try_borrow_mut() {
+                Ok(mut buffer) => {
+                    buffer.clear();
+                    matching_form_into(&target, &mut false, &mut buffer);
+                    self.decide(&buffer)
+                }
+                Err(_) => {
+                    let mut buffer = Vec::new();
+                    matching_form_into(&target, &mut false, &mut buffer);
+                    self.decide(&buffer)
+                }
+            })
+        };
+        let rule = decided.map(|index| &self.rules[index]);
+        Verdict {
+            allowed: rule.is_none_or(|r| r.allow),
+            rule,
+        }
+    }
+
+    fn decide(&self, target: &[u8]) -> Option<usize> {
+        if is_robots_txt(target) {
+            return None;
+        }
+        self.matcher.decide(target)
+    }
+
+    /// [`AgentRules::judge`] by trying every rule in precedence order: the
+    /// baseline the bench and the property tests hold the matcher against.
+    #[doc(hidden)]
+    pub fn judge_by_scan(&self, target: &[u8]) -> Verdict<'_> {
+        let target = path_and_query(target);
+        let mut buffer = Vec::new();
+        matching_form_into(&target, &mut false, &mut buffer);
+        let rule = if is_robots_txt(&buffer) {
+            None
+        } else {
+            self.matcher.decide_by_scan(&buffer).map(|i| &self.rules[i])
+        };
+        Verdict {
+            allowed: rule.is_none_or(|r| r.allow),
+            rule,
+        }
+    }
+
+    /// Indices of the groups used, in file order; empty when none applies
+    /// and everything is allowed.
+    pub fn groups(&self) -> &[usize] {
+        &self.groups
+    }
+
+    /// The rules of the merged groups, in precedence order.
+    pub fn rules(&self) -> &[Rule] {
+        &self.rules
+    }
+
+    /// Every Request-rate line of the merged groups, in file order,
+    /// malformed ones included (their `rate` is `None`).
+    pub fn request_rates(&self) -> &[RequestRate] {
+        &self.request_rates
+    }
+
+    /// The first well-formed Crawl-delay line of the merged groups.
+    pub fn crawl_delay(&self) -> Option<&CrawlDelay> {
+        self.crawl_delay.as_ref()
+    }
+
+    /// The Request-rate line in force at `minute_of_day` (0..1440): a
+    /// windowed line covering that minute wins over one without a window;
+    /// among equals the first in the file. `None` when no line applies.
+    pub fn rate_at(&self, minute_of_day: u16) -> Option<&RequestRate> {
+        let valid = || {
+            self.request_rates
+                .iter()
+                .filter_map(|line| line.rate.map(|rate| (line, rate)))
+        };
+        valid()
+            .find(|(_, rate)| rate.window.is_some_and(|w| w.contains(minute_of_day)))
+            .or_else(|| valid().find(|(_, rate)| rate.window.is_none()))
+            .map(|(line, _)| line)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn allowed(robots: &str, token: &str, target: &str) -> bool {
+        let robots = Robots::new(robots.as_bytes());
+        let rules = robots.rules_for(token.as_bytes());
+        let verdict = rules.judge(target.as_bytes());
+        assert_eq!(
+            verdict,
+            rules.judge_by_scan(target.as_bytes()),
+            "trie and scan differ on {target}"
+        );
+        verdict.allowed
+    }
+
+    #[test]
+    fn precedence() {
+        // (robots.txt, target, allowed)
+        let cases: &[(&str, &str, bool)] = &[
+            // The longest match wins, whatever the order.
+            ("User-agent: *\nAllow: /p\nDisallow: /\n", "/page", true),
+            ("User-agent: *\nDisallow: /\nAllow: /p\n", "/page", true),
+            (
+                "User-agent: *\nAllow: /folder\nDisallow: /folder\n",
+                "/folder/page",
+                true,
+            ),
+            (
+                "User-agent: *\nDisallow: /folder\nAllow: /folder\n",
+                "/folder/page",
+                true,
+            ),
+            (
+                "User-agent: *\nAllow: /page\nDisallow: /*.html\n",
+                "/page.html",
+                false,
+            ),
+            ("User-agent: *\nAllow: /$\nDisallow: /\n", "/", true),
+            (
+                "User-agent: *\nAllow: /$\nDisallow: /\n",
+                "/page.htm",
+                false,
+            ),
+            // `*` and `$` count in the length.
+            ("User-agent: *\nDisallow: /a*\nAllow: /ab\n", "/abc", true),
+            ("User-agent: *\nDisallow: /ab*\nAllow: /ab\n", "/abc", false),
+            ("User-agent: *\nDisallow: /a$\nAllow: /a\n", "/a", false),
+            // Equal length: Allow wins.
+            ("User-agent: *\nDisallow: /ab\nAllow: /a*\n", "/abc", true),
+            // Empty Disallow forbids nothing and keeps the other rules.
+            ("User-agent: *\nDisallow:\n", "/x", true),
+            ("User-agent: *\nDisallow:\nDisallow: /x\n", "/x", false),
+            ("User-agent: *\nAllow:\nDisallow: /\n", "/x", false),
+            // robots.txt itself is always allowed.
+            ("User-agent: *\nDisallow: /\n", "/robots.txt", true),
+            (
+                "User-agent: *\nDisallow: /robots.txt\n",
+                "/robots.txt",
+                true,
+            ),
+            ("User-agent: *\nDisallow: /\n", "/robots.txt?x=1", true),
+            ("User-agent: *\nDisallow: /\n", "/robots.txt.bak", false),
+            // Paths are case-sensitive, field names are not.
+            ("User-agent: *\nDisallow: /Fish\n", "/fish", true),
+            ("USER-AGENT: *\nDISALLOW: /fish\n", "/fish", false),
+            // An empty target means `/`; absolute URLs lose scheme and host.
+            ("User-agent: *\nDisallow: /$\n", "", false),
+            (
+                "User-agent: *\nDisallow: /a\n",
+                "http://example.com/a?b",
+                false,
+            ),
+            (
+                "User-agent: *\nDisallow: /$\n",
+                "https://example.com",
+                false,
+            ),
+            (
+                "User-agent: *\nDisallow: /?q\n",
+                "https://example.com?q",
+                false,
+            ),
+            ("User-agent: *\nDisallow: /a$\n", "/a#frag", false),
+            // Targets and patterns normalised alike.
+            ("User-agent: *\nDisallow: /%7Euser\n", "/~user/x", false),
+            ("User-agent: *\nDisallow: /~user\n", "/%7euser/x", false),
+            ("User-agent: *\nDisallow: /a%2Fb\n", "/a/b", true),
+            ("User-agent: *\nDisallow: /a%2fb\n", "/a%2Fb", false),
+            ("User-agent: *\nDisallow: /a/b\n", "/a%2Fb", true),
+            ("User-agent: *\nDisallow: /\u{e1}\n", "/%C3%A1", false),
+            ("User-agent: *\nDisallow: /%c3%a1\n", "/\u{e1}", false),
+            ("User-agent: *\nDisallow: /a b\n", "/a%20b", false),
+        ];
+        for &(robots, target, expected) in cases {
+            assert_eq!(
+                allowed(robots, "SeznamBot", target),
+                expected,
+                "{robots:?} {target}"
+            );
+        }
+    }
+
+    #[test]
+    fn deciding_rule() {
+        let robots = Robots::new(
+            b"User-agent: SeznamBot\nDisallow: /cz/\n\nUser-agent: *\nDisallow: /\n\n\
+              User-agent: seznambot\nAllow: /cz/chat\nDisallow: /cz/chat/\n",
+        );
+        let rules = robots.rules_for(b"SeznamBot");
+        assert_eq!(rules.groups(), &[0, 2]);
+        let verdict = rules.judge(b"/cz/chat/room");
+        assert!(!verdict.allowed);
+        let rule = verdict.rule.map(|r| (r.line, r.text.as_str(), r.group));
+        assert_eq!(rule, Some((9, "Disallow: /cz/chat/", 2)));
+        assert_eq!(robots.groups()[2].label(), "seznambot");
+        let verdict = rules.judge(b"/cz/chat");
+        assert_eq!(verdict.rule.map(|r| r.line), Some(8));
+        assert!(verdict.allowed);
+        let verdict = rules.judge(b"/en/");
+        assert_eq!(
+            verdict,
+            Verdict {
+                allowed: true,
+                rule: None
+            }
+        );
+        let robots_txt = rules.judge(b"/robots.txt");
+        assert_eq!(robots_txt.rule, None);
+    }
+
+    #[test]
+    fn no_group_means_everything_allowed() {
+        let robots = Robots::new(b"User-agent: Googlebot\nDisallow: /\n");
+        let rules = robots.rules_for(b"SeznamBot");
+        assert!(rules.groups().is_empty());
+        assert!(rules.judge(b"/x").allowed);
+        assert!(!robots.rules_for(b"Googlebot").judge(b"/x").allowed);
+    }
+
+    #[test]
+    fn rates_and_delays() {
+        let robots = Robots::new(
+            b"User-agent: SeznamBot\nRequest-rate: 1/x\nRequest-rate: 300/1m\n\
+              Request-rate: 10/1m 2200-0600\nCrawl-delay: soon\nCrawl-delay: 2.5\n\
+              User-agent: *\nCrawl-delay: 9\n\
+              User-agent: SeznamBot\nRequest-rate: 100/1m\nRequest-rate: 20/1m 2300-0100\n\
+              Crawl-delay: 1\n",
+        );
+        let rules = robots.rules_for(b"SeznamBot");
+        assert_eq!(rules.request_rates().len(), 5);
+        assert_eq!(
+            rules.crawl_delay().map(|d| (d.line, d.millis)),
+            Some((6, Some(2500)))
+        );
+        let line_at = |minute| rules.rate_at(minute).map(|r| r.line);
+        assert_eq!(line_at(12 * 60), Some(3));
+        assert_eq!(line_at(22 * 60), Some(4));
+        assert_eq!(line_at(23 * 60 + 30), Some(4));
+        assert_eq!(line_at(5 * 60), Some(4));
+        assert_eq!(line_at(6 * 60), Some(3));
+        let other = robots.rules_for(b"Bingbot");
+        assert_eq!(other.crawl_delay().and_then(|d| d.millis), Some(9000));
+        assert!(other.rate_at(0).is_none());
+        let windowed_only = Robots::new(b"User-agent: *\nRequest-rate: 1/10s 0100-0200\n");
+        let rules = windowed_only.rules_for(b"SeznamBot");
+        assert_eq!(rules.rate_at(90).map(|r| r.line), Some(2));
+        assert!(rules.rate_at(200).is_none());
+    }
+
+    #[test]
+    fn shared_across_threads() {
+        fn is_send_sync<T: Send + Sync>() {}
+        is_send_sync::<Robots>();
+        is_send_sync::<AgentRules>();
+    }
+}

@@ -1,0 +1,302 @@
+//! Percent-encoding normalisation of robots.txt patterns and request targets,
+//! so that both sides of a comparison spell the same octets the same way.
+//! Takes raw bytes, gives the normal form (RFC 9309 §2.2.2, §2.2.3; SPEC §3).
+//!
+//! Two forms exist. The *written* form is RFC 9309's: it is how a rule is
+//! shown and how its length is counted. The *matching* form is what the
+//! matcher compares; it also makes an escaped `*`, `$` equal to the literal
+//! octet (RFC 9309 §2.2.3) and, inside the query, `%3A %2F %3F %40` equal to
+//! `: / ? @` (the RFC 9309 §2.2.2 example table, row 2). In the path `%2F`
+//! stays distinct from `/`.
+
+use std::borrow::Cow;
+
+const HEX: &[u8; 16] = b"0123456789ABCDEF";
+
+/// RFC 3986 unreserved characters: their escapes mean the character itself.
+pub fn is_unreserved(octet: u8) -> bool {
+    octet.is_ascii_alphanumeric() || matches!(octet, b'-' | b'.' | b'_' | b'~')
+}
+
+/// Printable ASCII other than space passes through unescaped.
+fn is_plain(octet: u8) -> bool {
+    (0x21..=0x7E).contains(&octet)
+}
+
+fn hex_value(digit: u8) -> Option<u8> {
+    match digit {
+        b'0'..=b'9' => Some(digit - b'0'),
+        b'a'..=b'f' => Some(digit - b'a' + 10),
+        b'A'..=b'F' => Some(digit - b'A' + 10),
+        _ => None,
+    }
+}
+
+/// Which normal form to produce.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Form {
+    Written,
+    Matching,
+}
+
+/// Whether an escaped octet is written decoded in the given form.
+fn decodes(octet: u8, form: Form, in_query: bool) -> bool {
+    is_unreserved(octet)
+        || (form == Form::Matching
+            && (matches!(octet, b'*' | b'$')
+                || (in_query && matches!(octet, b':' | b'/' | b'?' | b'@'))))
+}
+
+/// Reads a `%XX` escape at the start of `bytes`.
+fn escape_at(bytes: &[u8]) -> Option<u8> {
+    match bytes {
+        [b'%', high, low, ..] => Some(hex_value(*high)? << 4 | hex_value(*low)?),
+        _ => None,
+    }
+}
+
+fn push_escaped(out: &mut Vec<u8>, octet: u8) {
+    out.extend_from_slice(&[
+        b'%',
+        HEX[usize::from(octet >> 4)],
+        HEX[usize::from(octet & 15)],
+    ]);
+}
+
+/// True when `bytes` is already in `form`, so it can be borrowed.
+fn is_normal(bytes: &[u8], form: Form, mut in_query: bool) -> bool {
+    let mut i = 0;
+    while i < bytes.len() {
+        let octet = bytes[i];
+        if octet == b'%' {
+            match escape_at(&bytes[i..]) {
+                // Lower-case hex or an escape that decodes is not normal.
+                Some(value)
+                    if !decodes(value, form, in_query)
+                        && !bytes[i + 1..i + 3].iter().any(u8::is_ascii_lowercase) =>
+                {
+                    i += 3;
+                    continue;
+                }
+                _ => return false,
+            }
+        }
+        if !is_plain(octet) {
+            return false;
+        }
+        in_query |= octet == b'?';
+        i += 1;
+    }
+    true
+}
+
+/// Appends the normal form of `bytes` to `out`. `in_query` says whether a
+/// literal `?` has been seen before `bytes`, and is updated, so that a
+/// pattern cut at its wildcards keeps track of where its query starts.
+fn normalize_into(bytes: &[u8], form: Form, in_query: &mut bool, out: &mut Vec<u8>) {
+    let mut i = 0;
+    while i < bytes.len() {
+        let octet = bytes[i];
+        if octet == b'%' {
+            if let Some(value) = escape_at(&bytes[i..]) {
+                if decodes(value, form, *in_query) {
+                    out.push(value);
+                } else {
+                    push_escaped(out, value);
+                }
+                i += 3;
+                continue;
+            }
+            // A `%` that starts no escape is a literal percent sign.
+            push_escaped(out, b'%');
+            i += 1;
+            continue;
+        }
+        if is_plain(octet) {
+            *in_query |= octet == b'?';
+            out.push(octet);
+        } else {
+            push_escaped(out, octet);
+        }
+        i += 1;
+    }
+}
+
+fn normalize_form(bytes: &[u8], form: Form) -> Cow<'_, [u8]> {
+    if is_normal(bytes, form, false) {
+        Cow::Borrowed(bytes)
+    } else {
+        let mut out = Vec::with_capacity(bytes.len() + 8);
+        normalize_into(bytes, form, &mut false, &mut out);
+        Cow::Owned(out)
+    }
+}
+
+/// RFC 9309 normalisation, as a rule is shown and measured: escapes of
+/// unreserved characters decoded, other escapes in upper-case hex, octets
+/// outside printable ASCII (and space) escaped, a `%` that starts no escape
+/// written `%25`. Borrows when nothing changes.
+pub fn normalize(bytes: &[u8]) -> Cow<'_, [u8]> {
+    normalize_form(bytes, Form::Written)
+}
+
+/// The form a target is compared in: [`normalize`], then `%2A` and `%24`
+/// decoded to `*` and `$`, and in the query `%3A %2F %3F %40` decoded.
+/// Borrows when nothing changes, as for nearly every logged target.
+pub fn matching_form(bytes: &[u8]) -> Cow<'_, [u8]> {
+    normalize_form(bytes, Form::Matching)
+}
+
+/// True when [`matching_form`] would borrow.
+pub(crate) fn is_matching_form(bytes: &[u8]) -> bool {
+    is_normal(bytes, Form::Matching, false)
+}
+
+/// [`matching_form`] appended to a caller's buffer, for a literal piece of a
+/// pattern (between wildcards) or a target that needs rewriting.
+pub(crate) fn matching_form_into(bytes: &[u8], in_query: &mut bool, out: &mut Vec<u8>) {
+    normalize_into(bytes, Form::Matching, in_query, out);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rfc_9309_section_2_2_2_table() {
+        // RFC 9309 §2.2.2: "Path", "Encoded Path", "Path to Match".
+        let cases: &[(&[u8], &[u8], &[u8])] = &[
+            (
+                b"/foo/bar?baz=quz",
+                b"/foo/bar?baz=quz",
+                b"/foo/bar?baz=quz",
+            ),
+            (
+                b"/foo/bar?baz=https://foo.bar",
+                b"/foo/bar?baz=https://foo.bar",
+                b"/foo/bar?baz=https://foo.bar",
+            ),
+            (
+                "/foo/bar/\u{30C4}".as_bytes(),
+                b"/foo/bar/%E3%83%84",
+                b"/foo/bar/%E3%83%84",
+            ),
+            (
+                b"/foo/bar/%E3%83%84",
+                b"/foo/bar/%E3%83%84",
+                b"/foo/bar/%E3%83%84",
+            ),
+            (b"/foo/bar/%62%61%7A", b"/foo/bar/baz", b"/foo/bar/baz"),
+        ];
+        for &(path, written, matching) in cases {
+            assert_eq!(
+                &*normalize(path),
+                written,
+                "{}",
+                String::from_utf8_lossy(path)
+            );
+            assert_eq!(
+                &*matching_form(path),
+                matching,
+                "{}",
+                String::from_utf8_lossy(path)
+            );
+        }
+        // Row 2 as the RFC writes its "Encoded Path": the escaped query
+        // compares equal to the plain one.
+        assert_eq!(
+            &*matching_form(b"/foo/bar?baz=https%3A%2F%2Ffoo.bar"),
+            b"/foo/bar?baz=https://foo.bar"
+        );
+    }
+
+    #[test]
+    fn written_form() {
+        let cases: &[(&[u8], &[u8])] = &[
+            (b"/", b"/"),
+            (b"", b""),
+            (b"/%7Euser", b"/~user"),
+            (b"/%7euser", b"/~user"),
+            (b"/%41%5a%30%2D%2E%5F", b"/AZ0-._"),
+            (b"/a%2fb", b"/a%2Fb"),
+            (b"/a%2Fb", b"/a%2Fb"),
+            (b"/a%3fb", b"/a%3Fb"),
+            (b"/%e3%83%84", b"/%E3%83%84"),
+            (b"/a b", b"/a%20b"),
+            (b"/a\tb\x7f", b"/a%09b%7F"),
+            (b"/\xff\x00", b"/%FF%00"),
+            (b"/100%", b"/100%25"),
+            (b"/%zz", b"/%25zz"),
+            (b"/%4", b"/%254"),
+            (b"/%25", b"/%25"),
+            (b"/*%2a$", b"/*%2A$"),
+            (b"/%24", b"/%24"),
+            (b"/a?b=%2f", b"/a?b=%2F"),
+        ];
+        for &(input, expected) in cases {
+            assert_eq!(
+                &*normalize(input),
+                expected,
+                "{}",
+                String::from_utf8_lossy(input)
+            );
+        }
+    }
+
+    #[test]
+    fn matching_form_cases() {
+        let cases: &[(&[u8], &[u8])] = &[
+            (b"/path/file-with-a-%2A.html", b"/path/file-with-a-*.html"),
+            (b"/path/foo-%24", b"/path/foo-$"),
+            (b"/path/foo-$", b"/path/foo-$"),
+            (b"/a%2Fb", b"/a%2Fb"),
+            (b"/a%2F?b%2Fc%3a%40%3F", b"/a%2F?b/c:@?"),
+            (b"/a%3Fb?c", b"/a%3Fb?c"),
+            (b"/a?b=%26&c=%3D", b"/a?b=%26&c=%3D"),
+            (b"/a%20b", b"/a%20b"),
+        ];
+        for &(input, expected) in cases {
+            assert_eq!(
+                &*matching_form(input),
+                expected,
+                "{}",
+                String::from_utf8_lossy(input)
+            );
+        }
+    }
+
+    #[test]
+    fn normal_input_is_borrowed() {
+        for input in [
+            &b"/"[..],
+            b"/cz/chat/?page=2&sort=asc",
+            b"/a%2Fb",
+            b"/%E3%83%84",
+            b"/*.php$",
+        ] {
+            assert!(matches!(normalize(input), Cow::Borrowed(_)));
+            assert!(matches!(matching_form(input), Cow::Borrowed(_)));
+        }
+        for input in [
+            &b"/%7E"[..],
+            b"/a%2fb",
+            b"/a b",
+            b"/\xc3\xa1",
+            b"/%",
+            b"/%2A",
+        ] {
+            assert!(matches!(matching_form(input), Cow::Owned(_)), "{input:?}");
+        }
+        assert!(matches!(normalize(b"/%2A"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn normalisation_is_idempotent() {
+        for input in [&b"/a%2fb%7e?x=%3a%zz"[..], b"/\xff %", b"/%252F"] {
+            let once = normalize(input).into_owned();
+            assert_eq!(&*normalize(&once), &once[..]);
+            let once = matching_form(input).into_owned();
+            assert_eq!(&*matching_form(&once), &once[..]);
+        }
+    }
+}
