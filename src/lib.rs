@@ -16,9 +16,65 @@
 //! `pipeline` alone knows the order of the stages and where the threads are.
 
 pub mod accesslog;
+pub mod audit;
+pub mod check;
+pub mod cli;
+pub mod config;
 pub mod crawler;
 pub mod error;
+pub mod interrupt;
+pub mod report;
 pub mod robots;
 pub mod text;
 
+use std::io::Write;
+
+pub use config::Command;
 pub use error::{Error, Result};
+
+/// How a command ended, for the exit status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Nothing to report: exit 0.
+    Clean,
+    /// Violations, disallowed targets or lint findings: exit 1.
+    Findings,
+    /// Reports were written, but some input could not be read whole: exit 2.
+    Incomplete,
+}
+
+impl Outcome {
+    pub fn exit_code(self) -> u8 {
+        match self {
+            Outcome::Clean => 0,
+            Outcome::Findings => 1,
+            Outcome::Incomplete => 2,
+        }
+    }
+}
+
+/// Runs one command.
+pub fn run(command: &Command) -> Result<Outcome> {
+    match command {
+        Command::Audit(_config) => Err(Error::Usage("audit not wired yet".into())),
+        Command::Check(config) => Ok(if check::run(config)? {
+            Outcome::Clean
+        } else {
+            Outcome::Findings
+        }),
+        Command::Lint(_config) => Err(Error::Usage("lint not wired yet".into())),
+    }
+}
+
+/// Writes to standard output; a closed pipe surfaces as a broken-pipe
+/// `Error::Write`, which the binary ends on quietly.
+pub fn write_stdout(bytes: &[u8]) -> Result<()> {
+    let stdout = std::io::stdout();
+    let mut lock = stdout.lock();
+    lock.write_all(bytes)
+        .and_then(|()| lock.flush())
+        .map_err(|source| Error::Write {
+            path: "-".into(),
+            source,
+        })
+}

@@ -145,7 +145,7 @@ pub(crate) fn counts(policies: &[Policy<'_>], fetches: &[Fetch], rate_by: RateBy
 /// Seconds as the report writes them: whole numbers plainly, others with
 /// up to three decimals.
 pub(crate) fn seconds_text(millis: u64) -> String {
-    if millis % 1000 == 0 {
+    if millis.is_multiple_of(1000) {
         (millis / 1000).to_string()
     } else {
         let text = format!("{}.{:03}", millis / 1000, millis % 1000);

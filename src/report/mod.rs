@@ -7,11 +7,10 @@ pub mod columns;
 pub mod escape;
 pub mod summary;
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::audit::{Fetch, Impostor, Violation};
-use crate::error::{Error, Result};
+use crate::error::Result;
 pub use escape::Escaping;
 
 /// Everything the reports are made from, sorted as SPEC §5 orders rows.
@@ -40,15 +39,6 @@ pub fn write(findings: &Findings<'_>, dir: Option<&Path>) -> Result<()> {
                 (dir.join("summary.csv"), summary),
             ])
         }
-        None => {
-            let stdout = std::io::stdout();
-            let mut lock = stdout.lock();
-            lock.write_all(&violations)
-                .and_then(|()| lock.flush())
-                .map_err(|source| Error::Write {
-                    path: PathBuf::from("-"),
-                    source,
-                })
-        }
+        None => crate::write_stdout(&violations),
     }
 }

@@ -1,0 +1,429 @@
+//! The order of the stages and where the threads are (STYLE "Shape"):
+//!
+//! 1. read: one reader thread per log file (at most `--threads` at once)
+//!    inflates and cuts the file into line-aligned chunks, sent through a
+//!    bounded channel, so memory is chunk size × queue depth;
+//! 2. parse + identify: rayon workers parse every line and keep, with its
+//!    sort key, each fetch whose user agent or address may be a crawler's;
+//! 3. verify: the addresses of those fetches are looked up (PTR map, live
+//!    DNS) outside the parallel parse, and each fetch gets its identity;
+//! 4. judge: the counted fetches, sorted by (time, file, line), are judged
+//!    against robots.txt;
+//! 5. report: rows are written, sorted, whatever the number of threads.
+
+use std::collections::HashSet;
+use std::net::IpAddr;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, mpsc};
+
+use rayon::prelude::*;
+
+use crate::accesslog::{self, Chunk, ChunkReader, Entry, LogFormat, Recycler, Skip, Timestamp};
+use crate::audit::{self, Counting, Fetch, Impostor, Policy};
+use crate::config::AuditConfig;
+use crate::crawler::{self, Client, CrawlerId, Identifier, Knowledge, PtrMap, Verification};
+use crate::error::{Error, Position, Result};
+use crate::progress::Progress;
+use crate::report::{self, Escaping, Findings, summary::Totals};
+use crate::robots::{AgentRules, Robots};
+use crate::Outcome;
+
+/// How many unparsable lines are shown on standard error.
+const SHOWN_SKIPS: usize = 5;
+
+/// A line that may be a crawler's fetch, kept whole until verification.
+#[derive(Debug, Clone)]
+struct Candidate {
+    time: Timestamp,
+    file: usize,
+    line: u64,
+    client_raw: Vec<u8>,
+    client: Client,
+    ua_claim: Option<CrawlerId>,
+    method: Vec<u8>,
+    target: Vec<u8>,
+    status: Option<u16>,
+    user_agent: Vec<u8>,
+}
+
+/// What the workers found in the lines they read.
+#[derive(Debug, Default)]
+struct Scan {
+    candidates: Vec<Candidate>,
+    lines: u64,
+    skipped: u64,
+    outside_period: u64,
+    /// The first unparsable lines, by (file, line).
+    skips: Vec<(usize, u64, Skip)>,
+}
+
+impl Scan {
+    fn merge(mut self, other: Scan) -> Scan {
+        self.candidates.extend(other.candidates);
+        self.lines += other.lines;
+        self.skipped += other.skipped;
+        self.outside_period += other.outside_period;
+        self.skips.extend(other.skips);
+        self.skips.sort_unstable();
+        self.skips.truncate(SHOWN_SKIPS);
+        self
+    }
+}
+
+/// Everything the workers need, immutable and shared.
+struct Scanner<'a> {
+    format: &'a LogFormat,
+    ident: &'a Identifier,
+    /// Addresses the PTR map names as crawler hosts.
+    crawler_addrs: &'a HashSet<IpAddr>,
+    since: Option<i64>,
+    until: Option<i64>,
+}
+
+impl Scanner<'_> {
+    fn scan(&self, file: usize, chunk: &Chunk) -> Scan {
+        let mut scan = Scan::default();
+        for line in chunk.lines() {
+            scan.lines += 1;
+            let entry = if line.too_long {
+                Err(Skip::TooLong)
+            } else {
+                self.format.parse(line.text)
+            };
+            match entry {
+                Ok(entry) => {
+                    if let Some(candidate) = self.candidate(file, line.number, line.text, &entry) {
+                        let inside = self.since.is_none_or(|s| candidate.time.unix >= s)
+                            && self.until.is_none_or(|u| candidate.time.unix < u);
+                        if inside {
+                            scan.candidates.push(candidate);
+                        } else {
+                            scan.outside_period += 1;
+                        }
+                    }
+                }
+                Err(Skip::Empty) => {}
+                Err(skip) => {
+                    scan.skipped += 1;
+                    if scan.skips.len() < SHOWN_SKIPS {
+                        scan.skips.push((file, line.number, skip));
+                    }
+                }
+            }
+        }
+        scan
+    }
+
+    /// Keeps a line when its user agent claims a crawler, its client field
+    /// is a crawler's host name, or its address is a named crawler host.
+    fn candidate(&self, file: usize, number: u64, text: &[u8], entry: &Entry<'_>) -> Option<Candidate> {
+        let by_address = !self.crawler_addrs.is_empty();
+        if !by_address && !self.ident.may_be_crawler(text) {
+            return None;
+        }
+        let user_agent = entry.user_agent.map(accesslog::unescape).unwrap_or_default();
+        let ua_claim = self.ident.by_user_agent(&user_agent);
+        let client = crawler::parse_client(entry.client);
+        if ua_claim.is_none() {
+            let named = match &client {
+                Client::Name(name) => self.ident.by_name(name, None).is_some(),
+                Client::Addr(addr) => self.crawler_addrs.contains(addr),
+                Client::Other(_) => false,
+            };
+            if !named {
+                return None;
+            }
+        }
+        let request = accesslog::unescape(entry.request);
+        let accesslog::Fetch::Target(request) = accesslog::parse_request(&request) else {
+            return None;
+        };
+        Some(Candidate {
+            time: entry.time,
+            file,
+            line: number,
+            client_raw: entry.client.to_vec(),
+            client,
+            ua_claim,
+            method: request.method.to_vec(),
+            target: request.target.into_owned(),
+            status: entry.status,
+            user_agent: user_agent.into_owned(),
+        })
+    }
+}
+
+/// Reads every log: reader threads feed chunks to rayon workers. Inputs
+/// that cannot be read whole leave their error in the list, after their
+/// readable lines were scanned.
+fn read_logs(
+    config: &AuditConfig,
+    scanner: &Scanner<'_>,
+    pool: &rayon::ThreadPool,
+    progress: &Progress,
+) -> (Scan, Vec<(usize, Error)>) {
+    let errors: Mutex<Vec<(usize, Error)>> = Mutex::new(Vec::new());
+    let next = AtomicUsize::new(0);
+    let workers = pool.current_num_threads();
+    let readers = config.logs.len().min(workers).max(1);
+    let (tx, rx) = mpsc::sync_channel::<(usize, Chunk, Recycler)>(workers * 2);
+
+    let scan = std::thread::scope(|scope| {
+        for _ in 0..readers {
+            let tx = tx.clone();
+            let (next, errors) = (&next, &errors);
+            scope.spawn(move || {
+                loop {
+                    let file = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(path) = config.logs.get(file) else {
+                        break;
+                    };
+                    if let Err(err) = read_one(file, path, &tx, progress) {
+                        if let Ok(mut errors) = errors.lock() {
+                            errors.push((file, err));
+                        }
+                    }
+                }
+            });
+        }
+        drop(tx);
+        pool.install(|| {
+            rx.into_iter()
+                .par_bridge()
+                .map(|(file, chunk, recycler)| {
+                    let scan = scanner.scan(file, &chunk);
+                    progress.add_lines(scan.lines);
+                    recycler.recycle(chunk.data);
+                    scan
+                })
+                .reduce(Scan::default, Scan::merge)
+        })
+    });
+    let mut errors = errors.into_inner().unwrap_or_default();
+    errors.sort_by_key(|(file, _)| *file);
+    (scan, errors)
+}
+
+/// Reads one log into the channel; the error, if any, comes after every
+/// line before the damage was sent.
+fn read_one(
+    file: usize,
+    path: &Path,
+    tx: &mpsc::SyncSender<(usize, Chunk, Recycler)>,
+    progress: &Progress,
+) -> Result<()> {
+    let input = accesslog::open(path)?;
+    let consumed = input.progress.consumed.clone();
+    let mut reader = ChunkReader::new(input);
+    let recycler = reader.recycler();
+    let mut reported = 0;
+    while let Some(chunk) = reader.next_chunk() {
+        let now = consumed.load(Ordering::Relaxed);
+        progress.add_bytes(now.saturating_sub(reported));
+        reported = now;
+        if tx.send((file, chunk?, recycler.clone())).is_err() {
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// Input size for the progress bar, when every file's size is known.
+fn total_size(logs: &[PathBuf]) -> Option<u64> {
+    logs.iter()
+        .map(|p| {
+            if p.as_os_str() == "-" {
+                None
+            } else {
+                std::fs::metadata(p).ok().map(|m| m.len())
+            }
+        })
+        .sum()
+}
+
+/// Who each candidate is, once every address's names are known.
+struct Verdicts {
+    fetches: Vec<Fetch>,
+    impostors: Vec<Impostor>,
+}
+
+fn verify(ident: &Identifier, knowledge: &Knowledge, candidates: Vec<Candidate>) -> Verdicts {
+    let mut fetches = Vec::new();
+    let mut impostors = Vec::new();
+    for c in candidates {
+        let Some(identity) = knowledge.decide(ident, &c.client, c.ua_claim) else {
+            continue;
+        };
+        if identity.verification == Verification::Spoofed {
+            impostors.push(Impostor {
+                time: c.time,
+                file: c.file,
+                line: c.line,
+                client: c.client_raw,
+                ptr: identity.ptr,
+                claimed: identity.crawler.index(),
+                method: c.method,
+                target: c.target,
+                status: c.status,
+                user_agent: c.user_agent,
+            });
+        } else {
+            fetches.push(Fetch {
+                time: c.time,
+                file: c.file,
+                line: c.line,
+                client: c.client_raw,
+                crawler: identity.crawler.index(),
+                verification: identity.verification,
+                identified_by: identity.identified_by,
+                method: c.method,
+                target: c.target,
+                status: c.status,
+            });
+        }
+    }
+    fetches.sort_unstable_by_key(Fetch::key);
+    impostors.sort_unstable_by_key(Impostor::key);
+    Verdicts { fetches, impostors }
+}
+
+fn read_robots(path: &Path) -> Result<Robots> {
+    let bytes = std::fs::read(path).map_err(|source| Error::Open {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    Ok(Robots::new(&bytes))
+}
+
+fn load_ptr_map(path: Option<&Path>, quiet: bool) -> Result<PtrMap> {
+    let Some(path) = path else {
+        return Ok(PtrMap::default());
+    };
+    let (map, bad) = PtrMap::load(path)?;
+    if !quiet {
+        for line in bad.iter().take(SHOWN_SKIPS) {
+            eprintln!("robots-audit: {}:{}: {}", path.display(), line.line, line.reason);
+        }
+        if bad.len() > SHOWN_SKIPS {
+            eprintln!("robots-audit: {}: {} more bad lines", path.display(), bad.len() - SHOWN_SKIPS);
+        }
+    }
+    Ok(map)
+}
+
+/// The main job: audit every log against robots.txt and write the reports.
+pub fn run(config: &AuditConfig) -> Result<Outcome> {
+    let robots = read_robots(&config.robots)?;
+    let format = LogFormat::new(&config.log_format)
+        .map_err(|cause| Error::Usage(format!("--log-format: {cause}")))?;
+    let ident = Identifier::builtin()?;
+    let ptr_map = load_ptr_map(config.ptr_map.as_deref(), config.quiet)?;
+    let crawler_addrs = ptr_map.crawler_addresses(&ident);
+
+    let mut pool = rayon::ThreadPoolBuilder::new();
+    if let Some(n) = config.threads {
+        pool = pool.num_threads(n);
+    }
+    let pool = pool
+        .build()
+        .map_err(|e| Error::Usage(format!("cannot start worker threads: {e}")))?;
+
+    let progress = Progress::new(total_size(&config.logs), config.quiet);
+    let scanner = Scanner {
+        format: &format,
+        ident: &ident,
+        crawler_addrs: &crawler_addrs,
+        since: config.since,
+        until: config.until,
+    };
+    let (scan, input_errors) = read_logs(config, &scanner, &pool, &progress);
+    progress.finish();
+
+    if config.strict {
+        if let Some(&(file, line, skip)) = scan.skips.first() {
+            return Err(Error::Format {
+                path: config.logs[file].clone(),
+                at: Position::Line(line),
+                cause: skip.reason().to_string(),
+            });
+        }
+    }
+    if !config.quiet {
+        for &(file, line, skip) in &scan.skips {
+            eprintln!("robots-audit: {}:{}: skipped: {}", config.logs[file].display(), line, skip.reason());
+        }
+    }
+
+    let (dns, dns_failures) = if config.resolve {
+        resolve(config, &ident, &scan.candidates)?
+    } else {
+        (Default::default(), 0)
+    };
+    let knowledge = Knowledge::new(ptr_map, dns);
+    let verdicts = verify(&ident, &knowledge, scan.candidates);
+
+    let rules: Vec<AgentRules> = ident
+        .profiles()
+        .iter()
+        .map(|p| robots.rules_for(p.token.as_bytes()))
+        .collect();
+    let policies: Vec<Policy<'_>> = ident
+        .profiles()
+        .iter()
+        .zip(&rules)
+        .map(|(profile, rules)| Policy {
+            name: profile.name.clone(),
+            token: profile.token.clone(),
+            rules,
+            rate_floor: profile.rate_floor.map(|f| (f.fetches, u64::from(f.seconds))),
+            // Seznam's crawlers share the SeznamBot token; the habit is theirs.
+            homepage_exception: profile.token.eq_ignore_ascii_case("SeznamBot"),
+        })
+        .collect();
+    let counting = Counting {
+        rate_by: config.rate_by,
+        window_tz: config.window_tz,
+    };
+    let violations = pool.install(|| audit::judge(&robots, &policies, &verdicts.fetches, counting));
+
+    let crawlers: Vec<String> = policies.iter().map(|p| p.name.clone()).collect();
+    let findings = Findings {
+        files: &config.logs,
+        crawlers: &crawlers,
+        fetches: &verdicts.fetches,
+        violations: &violations,
+        impostors: &verdicts.impostors,
+        escaping: if config.raw_csv { Escaping::Raw } else { Escaping::Safe },
+    };
+    for (_, err) in &input_errors {
+        eprintln!("robots-audit: {err}");
+    }
+    report::write(&findings, config.out.as_deref())?;
+    if !config.quiet {
+        let totals = Totals {
+            lines: scan.lines,
+            skipped: scan.skipped,
+            dns_failures,
+            outside_period: scan.outside_period,
+        };
+        eprint!("{}", report::summary::human(&findings, &totals));
+    }
+    Ok(if !input_errors.is_empty() {
+        Outcome::Incomplete
+    } else if violations.is_empty() {
+        Outcome::Clean
+    } else {
+        Outcome::Findings
+    })
+}
+
+/// Live DNS for the addresses that claim a crawler or are named crawler
+/// hosts; never for browsers.
+fn resolve(
+    _config: &AuditConfig,
+    _ident: &Identifier,
+    _candidates: &[Candidate],
+) -> Result<(std::collections::HashMap<IpAddr, crawler::DnsAnswer>, u64)> {
+    Err(Error::Usage("--resolve is not available yet".into()))
+}
