@@ -5,6 +5,8 @@
 //! `ptr` reads `--ptr-map`, `verify` gives each fetch its `Identity`.
 
 pub mod address;
+pub mod dns;
+pub mod dns_cache;
 pub mod identify;
 pub mod profile;
 pub mod ptr;
