@@ -1,1 +1,22 @@
 //! Access logs: opening plain or gzip files, cutting them into line-aligned chunks, and parsing lines in the configured format (SPEC §1).
+//!
+//! ```text
+//! open(path) ─► Input ─► ChunkReader ─► Chunk ─► lines() ─► LogFormat::parse ─► Entry
+//!                                                   (workers)      request ─► unescape ─► parse_request ─► Fetch
+//! ```
+
+pub mod chunk;
+mod compile;
+pub mod escape;
+pub mod format;
+pub mod layout;
+pub mod open;
+pub mod request;
+pub mod time;
+
+pub use chunk::{Chunk, ChunkReader, Line, Recycler};
+pub use escape::unescape;
+pub use format::{Entry, LogFormat, Skip};
+pub use open::{Input, open};
+pub use request::{Fetch, Request, parse_request};
+pub use time::Timestamp;

@@ -184,7 +184,8 @@ impl Identifier {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::crawler::profile::{builtin, parse_profiles};
+    use crate::crawler::profile::builtin;
+    use crate::crawler::profile_file::parse_profiles;
 
     fn ident() -> Identifier {
         Identifier::builtin().unwrap()

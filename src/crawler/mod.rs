@@ -1,12 +1,17 @@
 //! Who is a crawler, and whether it is genuine (SPEC §1 address → name, §2).
 //!
-//! `profile` holds the table, `identify` compiles it into an `Identifier`
-//! (user agent, host name, line prefilter), `address` reads client fields,
-//! `ptr` reads `--ptr-map`, `verify` gives each fetch its `Identity`.
+//! `profile` holds the table (`profile_file` adds to it), `identify`
+//! compiles it into an `Identifier` (user agent, host name, line
+//! prefilter), `address` reads client fields, `ptr` reads `--ptr-map`,
+//! `dns` asks live DNS (`dns_cache` keeps its answers between runs), and
+//! `verify` gives each fetch its `Identity` from all of that.
 
 pub mod address;
+pub mod dns;
+pub mod dns_cache;
 pub mod identify;
 pub mod profile;
+pub mod profile_file;
 pub mod ptr;
 pub mod verify;
 

@@ -1,0 +1,476 @@
+//! Compiling a format string: takes an Apache `LogFormat` string
+//! (`%h %l %u %t "%r" %>s %b`) or an nginx `log_format` string
+//! (`$remote_addr - $remote_user [$time_local] "$request" $status`) and
+//! gives the text before the first field and the fields, each with the text
+//! that follows it (SPEC §1 "Formats").
+//!
+//! Which dialect a string is, is told by which kind of field it holds more
+//! of. A string pasted from a configuration file may keep its quoting: outer
+//! quotes around a string that holds `\"`, or outer single quotes, are
+//! removed, and `\"`, `\'`, `\\`, `\t`, `\n` are read as escapes.
+
+use super::format::{Slot, Step};
+use super::layout::TimeLayout;
+
+/// A piece of a format string, before the fields are ranked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Token {
+    Literal(Vec<u8>),
+    /// A field; among fields of the same slot, the highest rank is used and
+    /// the rest are skipped (`%>s` over `%s`, `%a` over `%{c}a`).
+    Field {
+        slot: Slot,
+        rank: u8,
+        name: String,
+    },
+}
+
+fn field(slot: Slot, rank: u8, name: &[u8]) -> Token {
+    Token::Field {
+        slot,
+        rank,
+        name: String::from_utf8_lossy(name).into_owned(),
+    }
+}
+
+/// The Apache directive letters (mod_log_config), for telling the dialect
+/// and for rejecting typos.
+const APACHE_LETTERS: &[u8] = b"aABbCDefhHiIklLmnoOpPqrRsStTuUvVX";
+
+/// Reads a backslash escape of a configuration string at `spec[at]`
+/// (`spec[at] == '\\'`); gives the byte and the bytes used.
+fn config_escape(spec: &[u8], at: usize) -> (u8, usize) {
+    match spec.get(at + 1) {
+        Some(b'"') => (b'"', 2),
+        Some(b'\'') => (b'\'', 2),
+        Some(b'\\') => (b'\\', 2),
+        Some(b't') => (b'\t', 2),
+        Some(b'n') => (b'\n', 2),
+        _ => (b'\\', 1),
+    }
+}
+
+fn push_literal(tokens: &mut Vec<Token>, byte: u8) {
+    if let Some(Token::Literal(text)) = tokens.last_mut() {
+        text.push(byte);
+    } else {
+        tokens.push(Token::Literal(vec![byte]));
+    }
+}
+
+fn apache_tokens(spec: &[u8]) -> Result<Vec<Token>, String> {
+    let mut tokens = Vec::new();
+    let mut at = 0;
+    while at < spec.len() {
+        match spec[at] {
+            b'\\' => {
+                let (byte, used) = config_escape(spec, at);
+                push_literal(&mut tokens, byte);
+                at += used;
+                continue;
+            }
+            b'%' => {}
+            other => {
+                push_literal(&mut tokens, other);
+                at += 1;
+                continue;
+            }
+        }
+        let start = at;
+        at += 1;
+        let mut argument: Option<&[u8]> = None;
+        let mut final_status = false;
+        // Conditions (`!`, status lists) and `<`/`>` may come in any order
+        // before the letter, as mod_log_config reads them.
+        loop {
+            match spec.get(at) {
+                None => return Err("the format ends inside a % directive".to_string()),
+                Some(b'!' | b',' | b'0'..=b'9' | b'<') => at += 1,
+                Some(b'>') => {
+                    final_status = true;
+                    at += 1;
+                }
+                Some(b'{') => {
+                    let close = memchr::memchr(b'}', &spec[at..])
+                        .ok_or("a %{ in the format has no closing }")?;
+                    argument = Some(&spec[at + 1..at + close]);
+                    at += close + 1;
+                }
+                Some(_) => break,
+            }
+        }
+        let letter = spec[at];
+        at += 1;
+        let name = &spec[start..at];
+        if letter == b'%' && at == start + 2 {
+            push_literal(&mut tokens, b'%');
+            continue;
+        }
+        if letter == b'^' {
+            // %{name}^ti, %{name}^to: trailers.
+            at = (at + 2).min(spec.len());
+            tokens.push(field(Slot::Other, 0, &spec[start..at]));
+            continue;
+        }
+        let token = match (letter, argument) {
+            (b'a', None) => field(Slot::Client, 3, name),
+            (b'h', None) => field(Slot::Client, 2, name),
+            (b'a' | b'h', Some(_)) => field(Slot::Client, 1, name),
+            (b't', None) => {
+                // `%t` writes its own brackets.
+                push_literal(&mut tokens, b'[');
+                tokens.push(field(Slot::Time(TimeLayout::Clf), 1, name));
+                push_literal(&mut tokens, b']');
+                continue;
+            }
+            (b't', Some(argument)) => match TimeLayout::apache(argument) {
+                Some(layout) => field(Slot::Time(layout?), 1, name),
+                None => field(Slot::Other, 0, name),
+            },
+            (b'r', _) => field(Slot::Request, 1, name),
+            (b's', _) => field(Slot::Status, if final_status { 2 } else { 1 }, name),
+            (b'i', Some(header)) if header.eq_ignore_ascii_case(b"user-agent") => {
+                field(Slot::UserAgent, 1, name)
+            }
+            (b'i', Some(header)) if header.eq_ignore_ascii_case(b"host") => {
+                field(Slot::Vhost, 1, name)
+            }
+            (b'v', _) => field(Slot::Vhost, 3, name),
+            (b'V', _) => field(Slot::Vhost, 2, name),
+            (letter, _) if APACHE_LETTERS.contains(&letter) => field(Slot::Other, 0, name),
+            _ => {
+                return Err(format!(
+                    "unknown directive {} in the log format",
+                    String::from_utf8_lossy(name)
+                ));
+            }
+        };
+        tokens.push(token);
+    }
+    Ok(tokens)
+}
+
+fn is_name_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+fn nginx_tokens(spec: &[u8]) -> Result<Vec<Token>, String> {
+    let mut tokens = Vec::new();
+    let mut at = 0;
+    while at < spec.len() {
+        match spec[at] {
+            b'\\' => {
+                let (byte, used) = config_escape(spec, at);
+                push_literal(&mut tokens, byte);
+                at += used;
+                continue;
+            }
+            b'$' => {}
+            other => {
+                push_literal(&mut tokens, other);
+                at += 1;
+                continue;
+            }
+        }
+        let (name, used) = if spec.get(at + 1) == Some(&b'{') {
+            let close =
+                memchr::memchr(b'}', &spec[at..]).ok_or("a ${ in the format has no closing }")?;
+            (&spec[at + 2..at + close], close + 1)
+        } else {
+            let length = spec[at + 1..]
+                .iter()
+                .take_while(|&&b| is_name_byte(b))
+                .count();
+            (&spec[at + 1..at + 1 + length], length + 1)
+        };
+        if name.is_empty() {
+            push_literal(&mut tokens, b'$');
+            at += 1;
+            continue;
+        }
+        at += used;
+        let token = match name {
+            b"remote_addr" => field(Slot::Client, 3, name),
+            b"realip_remote_addr" => field(Slot::Client, 1, name),
+            b"time_local" => field(Slot::Time(TimeLayout::Clf), 1, name),
+            b"time_iso8601" => field(Slot::Time(TimeLayout::Iso8601), 1, name),
+            b"msec" => field(Slot::Time(TimeLayout::Epoch(1)), 1, name),
+            b"request" => field(Slot::Request, 1, name),
+            b"status" => field(Slot::Status, 1, name),
+            b"http_user_agent" => field(Slot::UserAgent, 1, name),
+            b"host" => field(Slot::Vhost, 3, name),
+            b"server_name" => field(Slot::Vhost, 2, name),
+            b"http_host" => field(Slot::Vhost, 1, name),
+            _ => field(Slot::Other, 0, name),
+        };
+        tokens.push(token);
+    }
+    Ok(tokens)
+}
+
+/// How many fields of each dialect a string seems to hold.
+fn dialect_votes(spec: &[u8]) -> (usize, usize) {
+    let mut apache = 0;
+    let mut nginx = 0;
+    for pair in spec.windows(2) {
+        match pair {
+            [b'%', next] if APACHE_LETTERS.contains(next) || b"{<>!".contains(next) => apache += 1,
+            [b'$', next] if next.is_ascii_alphabetic() || *next == b'_' || *next == b'{' => {
+                nginx += 1
+            }
+            _ => {}
+        }
+    }
+    (apache, nginx)
+}
+
+/// Removes the quoting a string pasted from a configuration file keeps.
+fn unquote(spec: &str) -> &str {
+    let spec = spec.trim();
+    if spec.len() >= 2 {
+        if spec.starts_with('\'') && spec.ends_with('\'') {
+            return &spec[1..spec.len() - 1];
+        }
+        let inner = &spec[1..spec.len() - 1];
+        if spec.starts_with('"') && spec.ends_with('"') && inner.contains("\\\"") {
+            return inner;
+        }
+    }
+    spec
+}
+
+fn slot_kind(slot: &Slot) -> u8 {
+    match slot {
+        Slot::Client => 0,
+        Slot::Time(_) => 1,
+        Slot::Request => 2,
+        Slot::Status => 3,
+        Slot::UserAgent => 4,
+        Slot::Vhost => 5,
+        Slot::Other => 6,
+    }
+}
+
+/// True when the field's value shows by itself where it ends.
+fn ends_by_itself(slot: &Slot) -> bool {
+    matches!(slot, Slot::Time(_) | Slot::Status)
+}
+
+/// Compiles a format string into the text before the first field and the
+/// steps.
+pub fn compile(spec: &str) -> Result<(Vec<u8>, Vec<Step>), String> {
+    let spec = unquote(spec).as_bytes();
+    let (apache, nginx) = dialect_votes(spec);
+    let mut tokens = if nginx > apache {
+        nginx_tokens(spec)?
+    } else {
+        apache_tokens(spec)?
+    };
+
+    // Keep one field of each slot: the first of the highest rank.
+    let mut best: [Option<(u8, usize)>; 6] = [None; 6];
+    for (index, token) in tokens.iter().enumerate() {
+        if let Token::Field { slot, rank, .. } = token {
+            let kind = usize::from(slot_kind(slot));
+            if kind < best.len() && best[kind].is_none_or(|(r, _)| *rank > r) {
+                best[kind] = Some((*rank, index));
+            }
+        }
+    }
+    for (index, token) in tokens.iter_mut().enumerate() {
+        if let Token::Field { slot, .. } = token {
+            let kind = usize::from(slot_kind(slot));
+            if kind < best.len() && best[kind].map(|(_, i)| i) != Some(index) {
+                *slot = Slot::Other;
+            }
+        }
+    }
+    for (kind, what) in [
+        (0, "client address (%h, %a or $remote_addr)"),
+        (1, "time (%t or $time_local)"),
+        (2, "request line (%r or $request)"),
+    ] {
+        if best[kind].is_none() {
+            return Err(format!("the log format has no {what}"));
+        }
+    }
+
+    let mut lead = Vec::new();
+    let mut steps: Vec<Step> = Vec::new();
+    let mut names: Vec<String> = Vec::new();
+    for token in tokens {
+        match token {
+            Token::Literal(text) => match steps.last_mut() {
+                Some(step) => step.after = text.into_boxed_slice(),
+                None => lead = text,
+            },
+            Token::Field { slot, name, .. } => {
+                if let Some(previous) = steps.last()
+                    && previous.after.is_empty()
+                    && !ends_by_itself(&previous.slot)
+                {
+                    // Two skipped fields in a row (`%U%q`) read as one.
+                    if previous.slot == Slot::Other && slot == Slot::Other {
+                        continue;
+                    }
+                    return Err(format!(
+                        "nothing separates {} from {} in the log format, so a line cannot be cut there",
+                        names.last().map_or("", String::as_str),
+                        name
+                    ));
+                }
+                steps.push(Step {
+                    slot,
+                    quoted: false,
+                    after: Box::default(),
+                });
+                names.push(name);
+            }
+        }
+    }
+    // A field is quoted when a `"` opens it and its next text starts with one.
+    let mut before_ends_with_quote = lead.ends_with(b"\"");
+    for step in &mut steps {
+        step.quoted = before_ends_with_quote && step.after.starts_with(b"\"");
+        before_ends_with_quote = step.after.ends_with(b"\"");
+    }
+    Ok((lead, steps))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shape(spec: &str) -> Result<(String, Vec<String>), String> {
+        let (lead, steps) = compile(spec)?;
+        let steps = steps
+            .iter()
+            .map(|s| {
+                let slot = match &s.slot {
+                    Slot::Client => "client",
+                    Slot::Time(_) => "time",
+                    Slot::Request => "request",
+                    Slot::Status => "status",
+                    Slot::UserAgent => "ua",
+                    Slot::Vhost => "vhost",
+                    Slot::Other => "-",
+                };
+                let quote = if s.quoted { "q" } else { "" };
+                format!("{slot}{quote}|{}", String::from_utf8_lossy(&s.after))
+            })
+            .collect();
+        Ok((String::from_utf8_lossy(&lead).into_owned(), steps))
+    }
+
+    #[test]
+    fn shapes() {
+        let cases: &[(&str, &str, &[&str])] = &[
+            (
+                r#"%h %l %u %t "%r" %>s %b "%{Referer}i" "%{User-agent}i""#,
+                "",
+                &[
+                    "client| ",
+                    "-| ",
+                    "-| [",
+                    "time|] \"",
+                    "requestq|\" ",
+                    "status| ",
+                    "-| \"",
+                    "-q|\" \"",
+                    "uaq|\"",
+                ],
+            ),
+            (
+                r#"$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent""#,
+                "",
+                &[
+                    "client| - ",
+                    "-| [",
+                    "time|] \"",
+                    "requestq|\" ",
+                    "status| ",
+                    "-| \"",
+                    "-q|\" \"",
+                    "uaq|\"",
+                ],
+            ),
+            (
+                // Pasted from httpd.conf, quotes and all.
+                r#""%v:%p %h %l %u %t \"%r\" %>s %O""#,
+                "",
+                &[
+                    "vhost|:",
+                    "-| ",
+                    "client| ",
+                    "-| ",
+                    "-| [",
+                    "time|] \"",
+                    "requestq|\" ",
+                    "status| ",
+                    "-|",
+                ],
+            ),
+            (
+                // Pasted from nginx.conf in single quotes; ${} names.
+                r#"'${host} $remote_addr [$time_iso8601] "$request" $status $request_time'"#,
+                "",
+                &[
+                    "vhost| ",
+                    "client| [",
+                    "time|] \"",
+                    "requestq|\" ",
+                    "status| ",
+                    "-|",
+                ],
+            ),
+            (
+                // %s and %>s: the final status wins; %a over %{c}a.
+                r#"%{c}a %a %s %>s %{%d/%b/%Y %T}t.%{msec_frac}t "%r" 100%%"#,
+                "",
+                &[
+                    "-| ",
+                    "client| ",
+                    "-| ",
+                    "status| ",
+                    "time|.",
+                    "-| \"",
+                    "requestq|\" 100%",
+                ],
+            ),
+            (
+                r#"[%{%Y-%m-%d %H:%M:%S %z}t] %!200,304{Host}i %h %U%q "%r""#,
+                "[",
+                &["time|] ", "vhost| ", "client| ", "-| \"", "requestq|\""],
+            ),
+        ];
+        for &(spec, lead, steps) in cases {
+            let (got_lead, got_steps) = shape(spec).unwrap_or_else(|e| panic!("{spec}: {e}"));
+            assert_eq!(got_lead, lead, "{spec}");
+            assert_eq!(got_steps, steps, "{spec}");
+        }
+    }
+
+    #[test]
+    fn errors() {
+        let cases: &[(&str, &str)] = &[
+            ("%h %t", "no request line"),
+            ("%t \"%r\"", "no client address"),
+            ("%h \"%r\"", "no time"),
+            ("%h %t \"%r\" %", "ends inside"),
+            ("%h %t \"%r\" %{Referer", "no closing }"),
+            ("%h %t \"%r\" %J", "unknown directive %J"),
+            ("%h%u %t \"%r\"", "nothing separates %h from %u"),
+            ("%h %{%H:%M}t \"%r\"", "full date"),
+            (
+                "$remote_addr$remote_user [$time_local] \"$request\"",
+                "nothing separates",
+            ),
+        ];
+        for &(spec, wanted) in cases {
+            match compile(spec) {
+                Ok(_) => panic!("{spec} compiled"),
+                Err(e) => assert!(e.contains(wanted), "{spec}: {e}"),
+            }
+        }
+    }
+}

@@ -1,0 +1,304 @@
+//! Unit tests of `LogFormat::parse`: one table per format, each row a log
+//! line and the fields expected of it (or the reason it is skipped).
+
+use super::*;
+
+/// What a test expects of a parsed line: client, RFC 3339 time, request,
+/// status, user agent, vhost.
+type Fields = (
+    &'static str,
+    &'static str,
+    &'static [u8],
+    Option<u16>,
+    Option<&'static [u8]>,
+    Option<&'static [u8]>,
+);
+
+fn check(spec: &str, cases: &[(&[u8], Result<Fields, Skip>)]) {
+    let format = LogFormat::new(spec).unwrap_or_else(|e| panic!("{spec}: {e}"));
+    for (line, expected) in cases {
+        let got = format.parse(line).map(|e| {
+            (
+                String::from_utf8_lossy(e.client).into_owned(),
+                e.time.rfc3339(),
+                e.request.to_vec(),
+                e.status,
+                e.user_agent.map(<[u8]>::to_vec),
+                e.vhost.map(<[u8]>::to_vec),
+            )
+        });
+        let expected = expected.map(|(c, t, r, s, u, v)| {
+            (
+                c.to_string(),
+                t.to_string(),
+                r.to_vec(),
+                s,
+                u.map(<[u8]>::to_vec),
+                v.map(<[u8]>::to_vec),
+            )
+        });
+        assert_eq!(got, expected, "{spec}\n{}", String::from_utf8_lossy(line));
+    }
+}
+
+const UA: &[u8] =
+    b"Mozilla/5.0 (compatible; SeznamBot/4.0; +http://napoveda.seznam.cz/seznambot-intro/)";
+const T: &str = "2000-10-10T13:55:36-07:00";
+
+#[test]
+fn combined() {
+    let cases: &[(&[u8], Result<Fields, Skip>)] = &[
+        (
+            br#"77.75.77.123 - - [10/Oct/2000:13:55:36 -0700] "GET /a?b HTTP/1.1" 200 2326 "-" "Mozilla/5.0 (compatible; SeznamBot/4.0; +http://napoveda.seznam.cz/seznambot-intro/)""#,
+            Ok(("77.75.77.123", T, b"GET /a?b HTTP/1.1", Some(200), Some(UA), None)),
+        ),
+        (
+            // CRLF, and a trailing LF, are not part of the line.
+            b"1.2.3.4 - frank [10/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.0\" 404 - \"http://x/\" \"-\"\r\n",
+            Ok(("1.2.3.4", T, b"GET / HTTP/1.0", Some(404), None, None)),
+        ),
+        (
+            // IPv6 and a host name as the client.
+            br#"2a02:598:64:8a00::3100:0 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/2.0" 200 1 "-" "ua""#,
+            Ok(("2a02:598:64:8a00::3100:0", T, b"GET / HTTP/2.0", Some(200), Some(b"ua"), None)),
+        ),
+        (
+            br#"fulltextrobot-77-75-77-123.seznam.cz - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200 1 "-" "ua""#,
+            Ok(("fulltextrobot-77-75-77-123.seznam.cz", T, b"GET / HTTP/1.1", Some(200), Some(b"ua"), None)),
+        ),
+        (
+            // Apache escapes: \" never closes a field, \\ before a closing quote.
+            br#"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET /\"q\" HTTP/1.1" 200 1 "-" "say \"hi\" \\""#,
+            Ok(("1.2.3.4", T, br#"GET /\"q\" HTTP/1.1"#, Some(200), Some(br#"say \"hi\" \\"#), None)),
+        ),
+        (
+            // nginx escapes quotes as \x22.
+            br#"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET /\x22q HTTP/1.1" 200 1 "-" "a\x22b""#,
+            Ok(("1.2.3.4", T, br#"GET /\x22q HTTP/1.1"#, Some(200), Some(br#"a\x22b"#), None)),
+        ),
+        (
+            // Fields appended after the format's last one are ignored.
+            br#"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200 1 "-" "ua" 0.003 "10.0.0.1" upstream=1"#,
+            Ok(("1.2.3.4", T, b"GET / HTTP/1.1", Some(200), Some(b"ua"), None)),
+        ),
+        (
+            // A raw quote inside the user agent: it ends the field only when
+            // a blank follows, since sites append fields after it.
+            br#"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200 1 "-" "a"b""#,
+            Ok(("1.2.3.4", T, b"GET / HTTP/1.1", Some(200), Some(br#"a"b"#), None)),
+        ),
+        (
+            br#"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200 1 "-" "a"b" c""#,
+            Ok(("1.2.3.4", T, b"GET / HTTP/1.1", Some(200), Some(br#"a"b"#), None)),
+        ),
+        (
+            // A server that does not escape: a backslash before the quote.
+            br#"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200 1 "-" "ua\""#,
+            Ok(("1.2.3.4", T, b"GET / HTTP/1.1", Some(200), Some(br"ua\"), None)),
+        ),
+        (
+            // Garbage requests are still parsed lines.
+            br#"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "\x16\x03\x01\x00\xa5\x01" 400 226 "-" "-""#,
+            Ok(("1.2.3.4", T, br"\x16\x03\x01\x00\xa5\x01", Some(400), None, None)),
+        ),
+        (
+            br#"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "-" 408 - "-" "-""#,
+            Ok(("1.2.3.4", T, b"-", Some(408), None, None)),
+        ),
+        (
+            br#"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "" 400 0 "" """#,
+            Ok(("1.2.3.4", T, b"", Some(400), None, None)),
+        ),
+        (
+            // Bytes that are not UTF-8 pass through untouched.
+            b"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] \"GET /\xff\xfe HTTP/1.1\" 200 1 \"-\" \"\xc3\xa9\"",
+            Ok(("1.2.3.4", T, b"GET /\xff\xfe HTTP/1.1", Some(200), Some(b"\xc3\xa9"), None)),
+        ),
+        (
+            // Odd offsets, far past and far future.
+            br#"1.2.3.4 - - [01/Jan/0001:05:45:00 +0545] "GET / HTTP/1.1" 200 1 "-" "-""#,
+            Ok(("1.2.3.4", "0001-01-01T05:45:00+05:45", b"GET / HTTP/1.1", Some(200), None, None)),
+        ),
+        (
+            br#"1.2.3.4 - - [31/Dec/9999:23:59:59 -0930] "GET / HTTP/1.1" 200 1 "-" "-""#,
+            Ok(("1.2.3.4", "9999-12-31T23:59:59-09:30", b"GET / HTTP/1.1", Some(200), None, None)),
+        ),
+        (b"", Err(Skip::Empty)),
+        (b"\r\n", Err(Skip::Empty)),
+        (b"garbage", Err(Skip::Truncated)),
+        (
+            br#"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1"#,
+            Err(Skip::NoClosingQuote),
+        ),
+        (
+            br#"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200 1 "-" "ua"#,
+            Err(Skip::NoClosingQuote),
+        ),
+        (
+            br#"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200 1"#,
+            Err(Skip::Truncated),
+        ),
+        (
+            br#"1.2.3.4 - - [31/Feb/2000:13:55:36 -0700] "GET / HTTP/1.1" 200 1 "-" "-""#,
+            Err(Skip::BadTime),
+        ),
+        (
+            br#"1.2.3.4 - - [10/Oct/2000:13:55:36] "GET / HTTP/1.1" 200 1 "-" "-""#,
+            Err(Skip::BadTime),
+        ),
+        (
+            br#"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" OK 1 "-" "-""#,
+            Err(Skip::BadStatus),
+        ),
+        (
+            br#"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 2000 1 "-" "-""#,
+            Err(Skip::BadStatus),
+        ),
+        (
+            br#"- - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200 1 "-" "-""#,
+            Err(Skip::NoClient),
+        ),
+        (
+            br#"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] GET / HTTP/1.1 200 1 "-" "-""#,
+            Err(Skip::Mismatch),
+        ),
+    ];
+    check("combined", cases);
+    // The default is combined; nginx's own combined reads the same lines.
+    check("", cases);
+    check(
+        r#"$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent""#,
+        cases,
+    );
+}
+
+#[test]
+fn common() {
+    let format = LogFormat::new("common").unwrap();
+    assert!(!format.has_user_agent());
+    assert!(LogFormat::new("combined").unwrap().has_user_agent());
+    check(
+        "common",
+        &[
+            (
+                br#"127.0.0.1 - frank [10/Oct/2000:13:55:36 -0700] "GET /apache_pb.gif HTTP/1.0" 200 2326"#,
+                Ok(("127.0.0.1", T, b"GET /apache_pb.gif HTTP/1.0", Some(200), None, None)),
+            ),
+            (
+                // A combined line read as common: the rest is ignored.
+                br#"127.0.0.1 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.0" 200 - "-" "SeznamBot""#,
+                Ok(("127.0.0.1", T, b"GET / HTTP/1.0", Some(200), None, None)),
+            ),
+            (
+                br#"::1 - - [10/Oct/2000:13:55:36 -0700] "OPTIONS * HTTP/1.0" - -"#,
+                Ok(("::1", T, b"OPTIONS * HTTP/1.0", None, None, None)),
+            ),
+        ],
+    );
+}
+
+#[test]
+fn vhost_combined() {
+    check(
+        "vhost_combined",
+        &[
+            (
+                br#"www.example.cz:443 77.75.77.123 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200 5 "-" "ua""#,
+                Ok(("77.75.77.123", T, b"GET / HTTP/1.1", Some(200), Some(b"ua"), Some(b"www.example.cz"))),
+            ),
+            (
+                br#"-:80 ::1 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200 5 "-" "ua""#,
+                Ok(("::1", T, b"GET / HTTP/1.1", Some(200), Some(b"ua"), None)),
+            ),
+            (
+                br#"77.75.77.123 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200 5 "-" "ua""#,
+                Err(Skip::Truncated),
+            ),
+        ],
+    );
+}
+
+#[test]
+fn custom_apache() {
+    check(
+        r#"%a %{Host}i %D "%{User-Agent}i" [%{%Y-%m-%d %H:%M:%S %z}t] "%r" %>s"#,
+        &[(
+            br#"10.1.1.1 example.cz 1234 "SeznamBot/4.0" [2000-10-10 13:55:36 -0700] "GET /x HTTP/1.1" 301 trailing"#,
+            Ok(("10.1.1.1", T, b"GET /x HTTP/1.1", Some(301), Some(b"SeznamBot/4.0"), Some(b"example.cz"))),
+        )],
+    );
+    check(
+        r#"%{sec}t %h "%r" %s"#,
+        &[(
+            br#"971211336 1.2.3.4 "GET / HTTP/1.1" 200"#,
+            Ok((
+                "1.2.3.4",
+                "2000-10-10T20:55:36+00:00",
+                b"GET / HTTP/1.1",
+                Some(200),
+                None,
+                None,
+            )),
+        )],
+    );
+    // Pasted from httpd.conf with the quotes.
+    check(
+        r#""%h %l %u %t \"%r\" %>s %b \"%{Referer}i\" \"%{User-agent}i\"""#,
+        &[(
+            br#"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200 1 "-" "ua""#,
+            Ok((
+                "1.2.3.4",
+                T,
+                b"GET / HTTP/1.1",
+                Some(200),
+                Some(b"ua"),
+                None,
+            )),
+        )],
+    );
+}
+
+#[test]
+fn custom_nginx() {
+    check(
+        r#"$host $remote_addr [$time_iso8601] "$request" $status "$http_user_agent" "$http_x_forwarded_for" $request_time"#,
+        &[
+            (
+                br#"example.cz 2001:db8::1 [2000-10-10T13:55:36-07:00] "GET /a HTTP/2.0" 200 "ua" "-" 0.001"#,
+                Ok(("2001:db8::1", T, b"GET /a HTTP/2.0", Some(200), Some(b"ua"), Some(b"example.cz"))),
+            ),
+            (
+                br#"example.cz 2001:db8::1 [2000-10-10T20:55:36+00:00] "GET /a HTTP/2.0" 200 "ua" "1.1.1.1, 2.2.2.2" 0.001"#,
+                Ok(("2001:db8::1", "2000-10-10T20:55:36+00:00", b"GET /a HTTP/2.0", Some(200), Some(b"ua"), Some(b"example.cz"))),
+            ),
+            (
+                br#"example.cz 2001:db8::1 [2000-10-10T20:55:36Z] "GET /a HTTP/2.0" 200 "ua" "-" 0.001"#,
+                Ok(("2001:db8::1", "2000-10-10T20:55:36+00:00", b"GET /a HTTP/2.0", Some(200), Some(b"ua"), Some(b"example.cz"))),
+            ),
+        ],
+    );
+    check(
+        r#"$msec $remote_addr "$request" $status"#,
+        &[(
+            br#"971211336.123 1.2.3.4 "GET / HTTP/1.1" 499"#,
+            Ok((
+                "1.2.3.4",
+                "2000-10-10T20:55:36+00:00",
+                b"GET / HTTP/1.1",
+                Some(499),
+                None,
+                None,
+            )),
+        )],
+    );
+}
+
+#[test]
+fn named_formats_compile_and_bad_ones_do_not() {
+    for spec in ["combined", "common", "vhost_combined", " combined "] {
+        assert!(LogFormat::new(spec).is_ok(), "{spec}");
+    }
+    for spec in ["%h %t", "$remote_addr $request", "nonsense", "%Z %t %r %h"] {
+        assert!(LogFormat::new(spec).is_err(), "{spec}");
+    }
+}

@@ -1,0 +1,297 @@
+//! Opening an access log: takes a path (`-` for standard input) and gives an
+//! `Input`, a byte stream of the log's text whether the file is plain or gzip
+//! (told by its first bytes, not its name; every member of a multi-member
+//! gzip is read), with a counter of the file bytes consumed for a progress
+//! bar (SPEC §1 "Access logs").
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use flate2::bufread::MultiGzDecoder;
+
+use crate::error::{Error, Position, Result};
+
+/// The first two bytes of every gzip member (RFC 1952 §2.3.1).
+pub const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+
+/// How many compressed bytes are handed to the inflater at a time. Large
+/// enough that the per-call overhead of the decoder and of the read system
+/// call vanish; the benchmark baseline (`examples/inflate_count.rs`) uses the
+/// same figure.
+pub const GZIP_BUFFER: usize = 256 * 1024;
+
+/// How the file is stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Compression {
+    Plain,
+    Gzip,
+}
+
+/// How far reading has come, shared with whoever draws a progress bar.
+#[derive(Debug, Clone)]
+pub struct Progress {
+    /// Bytes of the file (compressed bytes for gzip) consumed so far.
+    pub consumed: Arc<AtomicU64>,
+    /// The size of the file, when it is a regular file.
+    pub size: Option<u64>,
+}
+
+/// An opened log: its text as a stream, and what is known about the file.
+pub struct Input {
+    /// The path as given (`-` for standard input), for messages.
+    pub path: PathBuf,
+    pub compression: Compression,
+    pub progress: Progress,
+    /// The log's text (inflated when the file is gzip).
+    pub reader: Box<dyn Read + Send>,
+    /// Set when the file itself failed to read, so that a failing gzip read
+    /// can be told apart from damaged gzip data.
+    source_failed: Arc<AtomicBool>,
+}
+
+impl std::fmt::Debug for Input {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Input")
+            .field("path", &self.path)
+            .field("compression", &self.compression)
+            .field("progress", &self.progress)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Counts the bytes a reader hands out, and remembers whether it failed.
+struct Counted<R> {
+    inner: R,
+    consumed: Arc<AtomicU64>,
+    failed: Arc<AtomicBool>,
+}
+
+impl<R: Read> Read for Counted<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self.inner.read(buf) {
+            Ok(n) => {
+                self.consumed.fetch_add(n as u64, Ordering::Relaxed);
+                Ok(n)
+            }
+            Err(e) => {
+                if e.kind() != io::ErrorKind::Interrupted {
+                    self.failed.store(true, Ordering::Relaxed);
+                }
+                Err(e)
+            }
+        }
+    }
+}
+
+/// Counts the compressed bytes the inflater has actually used (not merely
+/// buffered), so that the position of damage is exact to the inflater's
+/// input block, and remembers whether the file failed to read.
+struct CountedBuf<R> {
+    inner: R,
+    consumed: Arc<AtomicU64>,
+    failed: Arc<AtomicBool>,
+}
+
+impl<R: BufRead> Read for CountedBuf<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let available = self.fill_buf()?;
+        let n = available.len().min(buf.len());
+        buf[..n].copy_from_slice(&available[..n]);
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl<R: BufRead> BufRead for CountedBuf<R> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        match self.inner.fill_buf() {
+            Ok(buf) => Ok(buf),
+            Err(e) => {
+                if e.kind() != io::ErrorKind::Interrupted {
+                    self.failed.store(true, Ordering::Relaxed);
+                }
+                Err(e)
+            }
+        }
+    }
+
+    fn consume(&mut self, amount: usize) {
+        self.consumed.fetch_add(amount as u64, Ordering::Relaxed);
+        self.inner.consume(amount);
+    }
+}
+
+/// Reads until `buf` is full or the stream ends; gives the bytes read.
+fn read_prefix(reader: &mut dyn Read, buf: &mut [u8]) -> io::Result<usize> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        match reader.read(&mut buf[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(filled)
+}
+
+/// Opens a log file, or standard input for `-`.
+///
+/// A missing file, a directory or a file without read permission is
+/// `Error::Open`; failing to read the first bytes is `Error::Read`.
+pub fn open(path: &Path) -> Result<Input> {
+    let open_error = |source| Error::Open {
+        path: path.to_path_buf(),
+        source,
+    };
+    let (source, size): (Box<dyn Read + Send>, Option<u64>) = if path == Path::new("-") {
+        (Box::new(io::stdin()), None)
+    } else {
+        let file = File::open(path).map_err(open_error)?;
+        let meta = file.metadata().map_err(open_error)?;
+        // On Unix a directory opens; reading it then fails. Say so now, as
+        // an open error, rather than as a read error or an empty log.
+        if meta.is_dir() {
+            return Err(open_error(io::Error::new(
+                io::ErrorKind::IsADirectory,
+                "is a directory",
+            )));
+        }
+        let size = meta.is_file().then_some(meta.len());
+        (Box::new(file), size)
+    };
+    from_reader(path, source, size)
+}
+
+/// Wraps any byte source as an `Input`, telling gzip from plain text by the
+/// first bytes. `path` is only used in messages.
+pub fn from_reader(
+    path: &Path,
+    mut source: Box<dyn Read + Send>,
+    size: Option<u64>,
+) -> Result<Input> {
+    let mut magic = [0u8; 2];
+    let got = read_prefix(&mut source, &mut magic).map_err(|source| Error::Read {
+        path: path.to_path_buf(),
+        at: Position::Byte(0),
+        source,
+    })?;
+    let consumed = Arc::new(AtomicU64::new(0));
+    let failed = Arc::new(AtomicBool::new(false));
+    // The sniffed bytes go back in front of the rest of the stream.
+    let prefix = io::Cursor::new(magic[..got].to_vec());
+    let whole = prefix.chain(source);
+    let (compression, reader): (Compression, Box<dyn Read + Send>) = if magic == GZIP_MAGIC {
+        let buffered = BufReader::with_capacity(GZIP_BUFFER, whole);
+        let counted = CountedBuf {
+            inner: buffered,
+            consumed: Arc::clone(&consumed),
+            failed: Arc::clone(&failed),
+        };
+        (Compression::Gzip, Box::new(MultiGzDecoder::new(counted)))
+    } else {
+        let counted = Counted {
+            inner: whole,
+            consumed: Arc::clone(&consumed),
+            failed: Arc::clone(&failed),
+        };
+        (Compression::Plain, Box::new(counted))
+    };
+    Ok(Input {
+        path: path.to_path_buf(),
+        compression,
+        progress: Progress { consumed, size },
+        reader,
+        source_failed: failed,
+    })
+}
+
+impl Input {
+    /// Turns a failed read of the text into the crate's error: damaged gzip
+    /// data becomes `Error::Corrupt` at the compressed byte where the
+    /// inflater stopped; a failing file or pipe stays `Error::Read`.
+    pub fn read_error(&self, error: io::Error) -> Error {
+        let at = Position::Byte(self.progress.consumed.load(Ordering::Relaxed));
+        let path = self.path.clone();
+        if self.compression == Compression::Plain || self.source_failed.load(Ordering::Relaxed) {
+            return Error::Read {
+                path,
+                at,
+                source: error,
+            };
+        }
+        let cause = if error.kind() == io::ErrorKind::UnexpectedEof {
+            "gzip data ends early (truncated file)".to_string()
+        } else if error.to_string().contains("header") {
+            // After a complete member, anything but another member is
+            // garbage; at the start it means a damaged header.
+            "not a gzip member (damaged header, or garbage after the last member)".to_string()
+        } else {
+            format!("corrupt gzip data: {error}")
+        };
+        Error::Corrupt { path, at, cause }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use flate2::Compression as Level;
+    use flate2::write::GzEncoder;
+    use std::io::Write;
+
+    fn gzip(text: &[u8]) -> Vec<u8> {
+        let mut encoder = GzEncoder::new(Vec::new(), Level::default());
+        let _ = encoder.write_all(text);
+        encoder.finish().unwrap_or_default()
+    }
+
+    fn read_all(input: &mut Input) -> io::Result<Vec<u8>> {
+        let mut out = Vec::new();
+        input.reader.read_to_end(&mut out)?;
+        Ok(out)
+    }
+
+    #[test]
+    fn tells_gzip_from_plain_by_content() {
+        let cases: &[(Vec<u8>, Compression, &[u8])] = &[
+            (b"a\nb\n".to_vec(), Compression::Plain, b"a\nb\n"),
+            (b"".to_vec(), Compression::Plain, b""),
+            (b"\x1f".to_vec(), Compression::Plain, b"\x1f"),
+            (gzip(b"a\nb\n"), Compression::Gzip, b"a\nb\n"),
+            (
+                [gzip(b"a\n"), gzip(b"b\n")].concat(),
+                Compression::Gzip,
+                b"a\nb\n",
+            ),
+        ];
+        for (bytes, compression, text) in cases {
+            let size = bytes.len() as u64;
+            let mut input = from_reader(
+                Path::new("t"),
+                Box::new(io::Cursor::new(bytes.clone())),
+                Some(size),
+            )
+            .unwrap();
+            assert_eq!(input.compression, *compression);
+            assert_eq!(read_all(&mut input).unwrap(), *text);
+            assert_eq!(input.progress.consumed.load(Ordering::Relaxed), size);
+        }
+    }
+
+    #[test]
+    fn truncated_gzip_is_corrupt() {
+        let whole = gzip(b"line one\nline two\n");
+        let cut = whole[..whole.len() - 4].to_vec();
+        let mut input =
+            from_reader(Path::new("t.gz"), Box::new(io::Cursor::new(cut)), None).unwrap();
+        let error = read_all(&mut input).unwrap_err();
+        match input.read_error(error) {
+            Error::Corrupt { at, .. } => assert_eq!(at, Position::Byte(whole.len() as u64 - 4)),
+            other => panic!("{other:?}"),
+        }
+    }
+}

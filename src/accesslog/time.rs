@@ -1,0 +1,565 @@
+//! Log timestamps: takes the time text of a log line (Apache `%t` /
+//! nginx `$time_local`, ISO 8601 `$time_iso8601`, RFC 3339 or a bare date on
+//! the command line) and gives a `Timestamp`, an instant in UTC that remembers
+//! the log's own offset, so reports can write it back as logged (SPEC §1
+//! "Timestamps carry their own UTC offset", §5 `time`).
+//!
+//! The civil-date arithmetic is written here rather than pulled from a crate:
+//! it is a dozen lines, exact for the proleptic Gregorian calendar, and it
+//! keeps the per-line cost to a few integer operations.
+
+use std::fmt::Write;
+
+/// Seconds in a day.
+const DAY: i64 = 86_400;
+
+/// An instant, with the UTC offset it was written in.
+///
+/// Ordered by the instant first; two timestamps of the same instant written
+/// in different offsets are equal only in `unix`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Timestamp {
+    /// Seconds since 1970-01-01T00:00:00Z.
+    pub unix: i64,
+    /// The offset from UTC the log wrote, in minutes (`-0700` is -420).
+    pub offset_min: i16,
+}
+
+/// Days from 1970-01-01 to the given proleptic Gregorian date. The caller
+/// has checked that month and day are in range.
+pub fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
+    // Count years from March, so that the leap day is the last day of the
+    // counted year and every month before it has a fixed length.
+    let year = if month <= 2 { year - 1 } else { year };
+    let era = year.div_euclid(400);
+    let year_of_era = year - era * 400;
+    let month_from_march = i64::from((month + 9) % 12);
+    let day_of_year = (153 * month_from_march + 2) / 5 + i64::from(day) - 1;
+    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+    era * 146_097 + day_of_era - 719_468
+}
+
+/// The proleptic Gregorian date of a day counted from 1970-01-01:
+/// (year, month 1..=12, day 1..=31).
+pub fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let day_of_era = z - era * 146_097;
+    let year_of_era =
+        (day_of_era - day_of_era / 1_460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let month_from_march = (5 * day_of_year + 2) / 153;
+    // Both casts are of values known to be small and positive.
+    let day = (day_of_year - (153 * month_from_march + 2) / 5 + 1) as u32;
+    let month = if month_from_march < 10 {
+        month_from_march + 3
+    } else {
+        month_from_march - 9
+    } as u32;
+    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+fn is_leap(year: i64) -> bool {
+    year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+}
+
+fn days_in_month(year: i64, month: u32) -> u32 {
+    match month {
+        2 if is_leap(year) => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
+}
+
+/// A calendar time of day as written, before it is checked.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Civil {
+    pub year: i64,
+    pub month: u32,
+    pub day: u32,
+    pub hour: u32,
+    pub minute: u32,
+    pub second: u32,
+    pub offset_min: i32,
+}
+
+impl Civil {
+    /// Checks the fields and gives the instant; `None` for anything out of
+    /// range. Years are held to 0..=9999, as RFC 3339 and log formats write
+    /// them. A leap second (`:60`) is read as the first second of the next
+    /// minute, which is where a Unix clock puts it.
+    pub(crate) fn timestamp(self) -> Option<Timestamp> {
+        if !(0..=9999).contains(&self.year)
+            || !(1..=12).contains(&self.month)
+            || self.day == 0
+            || self.day > days_in_month(self.year, self.month)
+            || self.hour > 23
+            || self.minute > 59
+            || self.second > 60
+            || self.offset_min.abs() >= 24 * 60
+        {
+            return None;
+        }
+        let days = days_from_civil(self.year, self.month, self.day);
+        let local = days * DAY
+            + i64::from(self.hour) * 3600
+            + i64::from(self.minute) * 60
+            + i64::from(self.second);
+        Some(Timestamp {
+            unix: local - i64::from(self.offset_min) * 60,
+            // In range: checked above.
+            offset_min: self.offset_min as i16,
+        })
+    }
+}
+
+/// Two ASCII digits as a number.
+#[inline]
+fn two_digits(s: &[u8], at: usize) -> Option<u32> {
+    let a = s.get(at)?.wrapping_sub(b'0');
+    let b = s.get(at + 1)?.wrapping_sub(b'0');
+    if a > 9 || b > 9 {
+        return None;
+    }
+    Some(u32::from(a) * 10 + u32::from(b))
+}
+
+#[inline]
+fn four_digits(s: &[u8], at: usize) -> Option<u32> {
+    Some(two_digits(s, at)? * 100 + two_digits(s, at + 2)?)
+}
+
+/// An English three-letter month abbreviation, any case, as 1..=12.
+#[inline]
+pub(crate) fn month_abbrev(s: &[u8]) -> Option<u32> {
+    let [a, b, c] = *s.get(..3)? else {
+        return None;
+    };
+    // OR-ing 0x20 lowers ASCII letters and maps nothing else onto a
+    // lower-case letter, so the match below stays exact.
+    Some(match [a | 0x20, b | 0x20, c | 0x20] {
+        [b'j', b'a', b'n'] => 1,
+        [b'f', b'e', b'b'] => 2,
+        [b'm', b'a', b'r'] => 3,
+        [b'a', b'p', b'r'] => 4,
+        [b'm', b'a', b'y'] => 5,
+        [b'j', b'u', b'n'] => 6,
+        [b'j', b'u', b'l'] => 7,
+        [b'a', b'u', b'g'] => 8,
+        [b's', b'e', b'p'] => 9,
+        [b'o', b'c', b't'] => 10,
+        [b'n', b'o', b'v'] => 11,
+        [b'd', b'e', b'c'] => 12,
+        _ => return None,
+    })
+}
+
+/// A numeric UTC offset: `+HHMM`, `-HHMM`, and with `colon` also `+HH:MM`.
+/// Gives minutes and the bytes used.
+pub(crate) fn offset_prefix(s: &[u8], colon: bool) -> Option<(i32, usize)> {
+    let sign = match s.first()? {
+        b'+' => 1,
+        b'-' => -1,
+        _ => return None,
+    };
+    let hours = two_digits(s, 1)?;
+    let (minutes, used) = if colon && s.get(3) == Some(&b':') {
+        (two_digits(s, 4)?, 6)
+    } else {
+        (two_digits(s, 3)?, 5)
+    };
+    if hours > 23 || minutes > 59 {
+        return None;
+    }
+    Some((sign * (hours * 60 + minutes) as i32, used))
+}
+
+/// The Common Log Format time, without brackets:
+/// `10/Oct/2000:13:55:36 -0700`, always 26 bytes. Month names are read in
+/// any case (servers write `Oct`; a hand-made log may not).
+#[inline]
+pub fn clf_prefix(s: &[u8]) -> Option<(Timestamp, usize)> {
+    let s = s.get(..26)?;
+    if s[2] != b'/' || s[6] != b'/' || s[11] != b':' || s[14] != b':' || s[17] != b':' {
+        return None;
+    }
+    if s[20] != b' ' {
+        return None;
+    }
+    let (offset_min, _) = offset_prefix(&s[21..], false)?;
+    let civil = Civil {
+        year: i64::from(four_digits(s, 7)?),
+        month: month_abbrev(&s[3..6])?,
+        day: two_digits(s, 0)?,
+        hour: two_digits(s, 12)?,
+        minute: two_digits(s, 15)?,
+        second: two_digits(s, 18)?,
+        offset_min,
+    };
+    Some((civil.timestamp()?, 26))
+}
+
+/// ISO 8601 / RFC 3339 with a required offset:
+/// `2000-10-10T13:55:36-07:00`, `…+0000`, `…Z`; `t`, `z` and a space in
+/// place of `T` (RFC 3339 §5.6 note) are read too; a fraction of a second is
+/// read and dropped (the instant is floored to the second).
+pub fn iso8601_prefix(s: &[u8]) -> Option<(Timestamp, usize)> {
+    if s.len() < 20 {
+        return None;
+    }
+    if s[4] != b'-' || s[7] != b'-' || s[13] != b':' || s[16] != b':' {
+        return None;
+    }
+    if !matches!(s[10], b'T' | b't' | b' ') {
+        return None;
+    }
+    let mut at = 19;
+    if s[at] == b'.' || s[at] == b',' {
+        at += 1;
+        let digits = s[at..].iter().take_while(|b| b.is_ascii_digit()).count();
+        if digits == 0 {
+            return None;
+        }
+        at += digits;
+    }
+    let offset_min = match s.get(at)? {
+        b'Z' | b'z' => {
+            at += 1;
+            0
+        }
+        _ => {
+            let (offset, used) = offset_prefix(&s[at..], true)?;
+            at += used;
+            offset
+        }
+    };
+    let civil = Civil {
+        year: i64::from(four_digits(s, 0)?),
+        month: two_digits(s, 5)?,
+        day: two_digits(s, 8)?,
+        hour: two_digits(s, 11)?,
+        minute: two_digits(s, 14)?,
+        second: two_digits(s, 17)?,
+        offset_min,
+    };
+    Some((civil.timestamp()?, at))
+}
+
+/// Seconds since the epoch with an optional fraction (nginx `$msec`,
+/// `1700000000.123`), or whole milli- or microseconds (`scale` 1000 or
+/// 1000000, Apache `%{msec}t` and `%{usec}t`). Written as UTC.
+pub fn epoch_prefix(s: &[u8], scale: i64) -> Option<(Timestamp, usize)> {
+    let digits = s.iter().take_while(|b| b.is_ascii_digit()).count();
+    // More than 18 digits cannot be a time this tool can write.
+    if digits == 0 || digits > 18 {
+        return None;
+    }
+    let mut value: i64 = 0;
+    for &b in &s[..digits] {
+        value = value * 10 + i64::from(b - b'0');
+    }
+    let mut used = digits;
+    if scale == 1 && s.get(used) == Some(&b'.') {
+        let fraction = s[used + 1..]
+            .iter()
+            .take_while(|b| b.is_ascii_digit())
+            .count();
+        used += 1 + fraction;
+    }
+    let unix = value / scale;
+    // Year 9999 ends here; keep to what `rfc3339` can write in four digits.
+    if unix >= 253_402_300_800 {
+        return None;
+    }
+    Some((
+        Timestamp {
+            unix,
+            offset_min: 0,
+        },
+        used,
+    ))
+}
+
+/// Reads a whole Common Log Format time (`10/Oct/2000:13:55:36 -0700`).
+pub fn parse_clf(s: &[u8]) -> Option<Timestamp> {
+    match clf_prefix(s)? {
+        (t, used) if used == s.len() => Some(t),
+        _ => None,
+    }
+}
+
+/// Reads a whole ISO 8601 time with offset (`2000-10-10T13:55:36-07:00`).
+pub fn parse_iso8601(s: &[u8]) -> Option<Timestamp> {
+    match iso8601_prefix(s)? {
+        (t, used) if used == s.len() => Some(t),
+        _ => None,
+    }
+}
+
+/// For `--since` and `--until`: a full RFC 3339 time, or a bare
+/// `YYYY-MM-DD` meaning midnight UTC of that day.
+pub fn parse_rfc3339_or_date(s: &str) -> Option<Timestamp> {
+    let b = s.trim().as_bytes();
+    if b.len() == 10 && b[4] == b'-' && b[7] == b'-' {
+        let civil = Civil {
+            year: i64::from(four_digits(b, 0)?),
+            month: two_digits(b, 5)?,
+            day: two_digits(b, 8)?,
+            hour: 0,
+            minute: 0,
+            second: 0,
+            offset_min: 0,
+        };
+        return civil.timestamp();
+    }
+    parse_iso8601(b)
+}
+
+/// A UTC offset as `+HHMM`, `-HHMM`, `+HH:MM` or `Z`, in minutes (for
+/// `--window-tz`).
+pub fn parse_offset(s: &str) -> Option<i16> {
+    let b = s.trim().as_bytes();
+    if b == b"Z" || b == b"z" {
+        return Some(0);
+    }
+    match offset_prefix(b, true)? {
+        // In range: offset_prefix holds hours below 24.
+        (minutes, used) if used == b.len() => Some(minutes as i16),
+        _ => None,
+    }
+}
+
+impl Timestamp {
+    /// The instant in RFC 3339, in the log's own offset, `+00:00` rather than
+    /// `Z`: `2026-11-30T00:00:01+01:00`.
+    pub fn rfc3339(&self) -> String {
+        let mut out = String::with_capacity(25);
+        let offset = i64::from(self.offset_min);
+        let local = self.unix.saturating_add(offset * 60);
+        let (year, month, day) = civil_from_days(local.div_euclid(DAY));
+        let second_of_day = local.rem_euclid(DAY);
+        let sign = if offset < 0 { '-' } else { '+' };
+        let offset = offset.abs();
+        // Writing to a String cannot fail.
+        let _ = write!(
+            out,
+            "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}{sign}{:02}:{:02}",
+            second_of_day / 3600,
+            second_of_day / 60 % 60,
+            second_of_day % 60,
+            offset / 60,
+            offset % 60,
+        );
+        out
+    }
+
+    /// Minutes since midnight (0..1440) of the instant read in the given
+    /// offset from UTC.
+    pub fn minute_of_day(&self, offset_min: i16) -> u16 {
+        let local = self.unix.saturating_add(i64::from(offset_min) * 60);
+        // rem_euclid keeps it in 0..86400, so the minute fits.
+        (local.rem_euclid(DAY) / 60) as u16
+    }
+
+    /// Minutes since midnight UTC.
+    pub fn minute_of_day_utc(&self) -> u16 {
+        self.minute_of_day(0)
+    }
+
+    /// Minutes since midnight in the offset the log wrote.
+    pub fn minute_of_day_local(&self) -> u16 {
+        self.minute_of_day(self.offset_min)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn civil_round_trip() {
+        // Every day from year 0 to 9999 maps back to itself, and the count
+        // moves by one each day.
+        let first = days_from_civil(0, 1, 1);
+        let last = days_from_civil(9999, 12, 31);
+        let mut expected = first;
+        for year in [0, 1, 4, 100, 400, 1600, 1900, 1969, 1970, 2000, 2024, 9999] {
+            for month in 1..=12 {
+                for day in 1..=days_in_month(year, month) {
+                    let days = days_from_civil(year, month, day);
+                    assert_eq!(civil_from_days(days), (year, month, day));
+                }
+            }
+        }
+        for days in first..=last {
+            let (y, m, d) = civil_from_days(days);
+            assert_eq!(days_from_civil(y, m, d), days);
+            assert_eq!(days, expected);
+            expected += 1;
+        }
+        assert_eq!(days_from_civil(1970, 1, 1), 0);
+        assert_eq!(days_from_civil(2000, 3, 1), 11_017);
+    }
+
+    #[test]
+    fn clf_times() {
+        let cases: &[(&str, Option<(i64, i16)>)] = &[
+            ("10/Oct/2000:13:55:36 -0700", Some((971_211_336, -420))),
+            ("10/oct/2000:13:55:36 -0700", Some((971_211_336, -420))),
+            ("10/OCT/2000:13:55:36 -0700", Some((971_211_336, -420))),
+            ("01/Jan/1970:00:00:00 +0000", Some((0, 0))),
+            ("31/Dec/1969:23:59:59 +0000", Some((-1, 0))),
+            // Nepal and Marquesas: odd offsets.
+            ("01/Jan/2024:05:45:00 +0545", Some((1_704_067_200, 345))),
+            ("31/Dec/2023:14:30:00 -0930", Some((1_704_067_200, -570))),
+            ("29/Feb/2024:12:00:00 +0000", Some((1_709_208_000, 0))),
+            ("01/Jan/0000:00:00:00 +0000", Some((-62_167_219_200, 0))),
+            ("31/Dec/9999:23:59:59 +0000", Some((253_402_300_799, 0))),
+            ("29/Feb/2023:12:00:00 +0000", None),
+            ("29/Feb/1900:12:00:00 +0000", None),
+            ("31/Apr/2024:12:00:00 +0000", None),
+            ("00/Jan/2024:12:00:00 +0000", None),
+            ("10/Oct/2000:24:00:00 -0700", None),
+            ("10/Oct/2000:23:60:00 -0700", None),
+            ("10/Oct/2000:13:55:36 -2400", None),
+            ("10/Oct/2000:13:55:36 -0760", None),
+            ("10/Okt/2000:13:55:36 -0700", None),
+            ("10/Oct/2000:13:55:36 0700", None),
+            ("10/Oct/2000:13:55:36", None),
+            ("1/Oct/2000:13:55:36 -0700", None),
+            ("10/Oct/20x0:13:55:36 -0700", None),
+            ("", None),
+        ];
+        for &(text, expected) in cases {
+            let got = parse_clf(text.as_bytes()).map(|t| (t.unix, t.offset_min));
+            assert_eq!(got, expected, "{text}");
+        }
+    }
+
+    #[test]
+    fn iso_times() {
+        let cases: &[(&str, Option<(i64, i16)>)] = &[
+            ("2000-10-10T13:55:36-07:00", Some((971_211_336, -420))),
+            ("2000-10-10T20:55:36+00:00", Some((971_211_336, 0))),
+            ("2000-10-10T20:55:36Z", Some((971_211_336, 0))),
+            ("2000-10-10t20:55:36z", Some((971_211_336, 0))),
+            ("2000-10-10 20:55:36Z", Some((971_211_336, 0))),
+            ("2000-10-10T20:55:36.999Z", Some((971_211_336, 0))),
+            ("2000-10-10T13:55:36-0700", Some((971_211_336, -420))),
+            ("2024-01-01T05:45:00+05:45", Some((1_704_067_200, 345))),
+            ("1969-12-31T23:59:59.5Z", Some((-1, 0))),
+            ("2016-12-31T23:59:60Z", Some((1_483_228_800, 0))),
+            ("0000-01-01T00:00:00Z", Some((-62_167_219_200, 0))),
+            ("9999-12-31T23:59:59+00:00", Some((253_402_300_799, 0))),
+            ("2000-10-10T13:55:36", None),
+            ("2000-10-10T13:55:36.Z", None),
+            ("2000-13-10T13:55:36Z", None),
+            ("2000-10-10X13:55:36Z", None),
+            ("2000-10-10T13:55:36+24:00", None),
+            ("+2000-10-10T13:55:36Z", None),
+            ("2000-10-10T13:55:36Zjunk", None),
+        ];
+        for &(text, expected) in cases {
+            let got = parse_iso8601(text.as_bytes()).map(|t| (t.unix, t.offset_min));
+            assert_eq!(got, expected, "{text}");
+        }
+    }
+
+    #[test]
+    fn since_until() {
+        let cases: &[(&str, Option<(i64, i16)>)] = &[
+            ("2026-11-30", Some((1_795_996_800, 0))),
+            ("2026-11-30T00:00:01+01:00", Some((1_795_993_201, 60))),
+            (" 2026-11-30 ", Some((1_795_996_800, 0))),
+            ("2026-02-30", None),
+            ("2026-11-3", None),
+            ("yesterday", None),
+            ("", None),
+            ("99999-01-01", None),
+        ];
+        for &(text, expected) in cases {
+            let got = parse_rfc3339_or_date(text).map(|t| (t.unix, t.offset_min));
+            assert_eq!(got, expected, "{text}");
+        }
+    }
+
+    #[test]
+    fn written_back_in_the_logs_offset() {
+        let cases: &[(&str, &str)] = &[
+            ("30/Nov/2026:00:00:01 +0100", "2026-11-30T00:00:01+01:00"),
+            ("10/Oct/2000:13:55:36 -0700", "2000-10-10T13:55:36-07:00"),
+            ("01/Jan/1970:00:00:00 +0000", "1970-01-01T00:00:00+00:00"),
+            ("01/Jan/2024:05:45:00 +0545", "2024-01-01T05:45:00+05:45"),
+            ("31/Dec/2023:14:30:00 -0930", "2023-12-31T14:30:00-09:30"),
+            ("01/Jan/0000:00:00:00 +0000", "0000-01-01T00:00:00+00:00"),
+            ("31/Dec/9999:23:59:59 -2359", "9999-12-31T23:59:59-23:59"),
+        ];
+        for &(clf, expected) in cases {
+            let t = parse_clf(clf.as_bytes());
+            assert_eq!(t.map(|t| t.rfc3339()).as_deref(), Some(expected), "{clf}");
+        }
+    }
+
+    #[test]
+    fn absurd_values_never_panic() {
+        for unix in [i64::MIN, i64::MIN + 1, -1, 0, i64::MAX - 1, i64::MAX] {
+            for offset_min in [i16::MIN, -1439, 0, 1439, i16::MAX] {
+                let t = Timestamp { unix, offset_min };
+                let _ = t.rfc3339();
+                assert!(t.minute_of_day_local() < 1440);
+                assert!(t.minute_of_day_utc() < 1440);
+            }
+        }
+        assert_eq!(epoch_prefix(b"9999999999999999999", 1), None);
+        assert_eq!(epoch_prefix(b"999999999999999999", 1), None);
+    }
+
+    #[test]
+    fn epochs() {
+        type Case = (&'static str, i64, Option<(i64, usize)>);
+        let cases: &[Case] = &[
+            ("1700000000.123", 1, Some((1_700_000_000, 14))),
+            ("1700000000 x", 1, Some((1_700_000_000, 10))),
+            ("1700000000123", 1000, Some((1_700_000_000, 13))),
+            ("1700000000123456", 1_000_000, Some((1_700_000_000, 16))),
+            ("-1", 1, None),
+            ("x", 1, None),
+        ];
+        for &(text, scale, expected) in cases {
+            let got = epoch_prefix(text.as_bytes(), scale).map(|(t, n)| (t.unix, n));
+            assert_eq!(got, expected, "{text}");
+        }
+    }
+
+    #[test]
+    fn minutes_of_day() {
+        let cases: &[(&str, u16, u16)] = &[
+            ("30/Nov/2026:00:30:01 +0100", 23 * 60 + 30, 30),
+            ("30/Nov/2026:23:59:59 -0930", 9 * 60 + 29, 23 * 60 + 59),
+            ("01/Jan/1970:00:00:00 +0000", 0, 0),
+        ];
+        for &(clf, utc, local) in cases {
+            let t =
+                parse_clf(clf.as_bytes()).map(|t| (t.minute_of_day_utc(), t.minute_of_day_local()));
+            assert_eq!(t, Some((utc, local)), "{clf}");
+        }
+    }
+
+    #[test]
+    fn offsets() {
+        let cases: &[(&str, Option<i16>)] = &[
+            ("+0100", Some(60)),
+            ("-09:30", Some(-570)),
+            ("Z", Some(0)),
+            ("+2400", None),
+            ("0100", None),
+            ("+01", None),
+            ("+0100x", None),
+        ];
+        for &(text, expected) in cases {
+            assert_eq!(parse_offset(text), expected, "{text}");
+        }
+    }
+}

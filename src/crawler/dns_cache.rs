@@ -1,0 +1,320 @@
+//! The persistent `--dns-cache` file (SPEC §1: "answers kept in a cache file
+//! so a nightly run asks each address once"). Takes the file and a clock;
+//! gives unexpired answers by address, and writes them back atomically.
+//!
+//! Format: a header line, then one tab-separated line per address:
+//! `ADDRESS  UNIX-SECONDS  noname` or
+//! `ADDRESS  UNIX-SECONDS  names  NAME  FORWARD  [NAME  FORWARD]...`
+//! with FORWARD one of `confirmed`, `elsewhere`, `not-asked`. Failures are
+//! never stored: the next run asks again.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::net::IpAddr;
+use std::path::{Path, PathBuf};
+
+use crate::crawler::address::parse_address;
+use crate::crawler::verify::{DnsAnswer, Forward, NameCheck};
+
+const HEADER: &str = "# robots-audit dns cache 1";
+
+/// Answers by address, each with the time (Unix seconds) it was obtained.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DnsCache {
+    entries: HashMap<IpAddr, (u64, DnsAnswer)>,
+    /// True when entries were added or dropped since loading.
+    changed: bool,
+}
+
+impl DnsCache {
+    /// Reads the cache, dropping entries older than `max_age` seconds at
+    /// `now`. A missing file is an empty cache; an unreadable or damaged
+    /// one gives an empty (or partial) cache and a warning, never an error:
+    /// the cache only saves time.
+    pub fn load(path: &Path, now: u64, max_age: u64) -> (DnsCache, Option<String>) {
+        let text = match std::fs::read(path) {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return (DnsCache::default(), None);
+            }
+            Err(e) => {
+                return (
+                    DnsCache::default(),
+                    Some(format!("DNS cache {} ignored: {e}", path.display())),
+                );
+            }
+        };
+        let Ok(text) = String::from_utf8(text) else {
+            return (
+                DnsCache::default(),
+                Some(format!("DNS cache {} ignored: not UTF-8", path.display())),
+            );
+        };
+        let mut lines = text.lines();
+        if lines.next() != Some(HEADER) {
+            return (
+                DnsCache::default(),
+                Some(format!(
+                    "DNS cache {} ignored: not a robots-audit DNS cache",
+                    path.display()
+                )),
+            );
+        }
+        let mut cache = DnsCache::default();
+        let mut bad = 0usize;
+        for line in lines {
+            if line.is_empty() {
+                continue;
+            }
+            match parse_line(line) {
+                Some((addr, time, answer)) => {
+                    if now.saturating_sub(time) <= max_age && time <= now.saturating_add(86_400) {
+                        cache.entries.insert(addr, (time, answer));
+                    } else {
+                        cache.changed = true;
+                    }
+                }
+                None => {
+                    bad += 1;
+                    cache.changed = true;
+                }
+            }
+        }
+        let warning = (bad > 0).then(|| {
+            format!(
+                "DNS cache {}: {bad} damaged line(s) ignored",
+                path.display()
+            )
+        });
+        (cache, warning)
+    }
+
+    pub fn get(&self, addr: IpAddr) -> Option<&DnsAnswer> {
+        self.entries.get(&addr).map(|(_, answer)| answer)
+    }
+
+    /// Stores an answer obtained at `now`, unless it holds a failure.
+    pub fn insert(&mut self, addr: IpAddr, now: u64, answer: &DnsAnswer) {
+        if answer.has_failure() {
+            return;
+        }
+        self.entries.insert(addr, (now, answer.clone()));
+        self.changed = true;
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// True when the file on disk no longer says what this cache holds.
+    pub fn is_changed(&self) -> bool {
+        self.changed
+    }
+
+    /// The file's text, lines sorted by address so it diffs well.
+    pub fn to_text(&self) -> String {
+        let mut addrs: Vec<&IpAddr> = self.entries.keys().collect();
+        addrs.sort();
+        let mut out = String::with_capacity(64 * addrs.len() + HEADER.len() + 1);
+        out.push_str(HEADER);
+        out.push('\n');
+        for addr in addrs {
+            let Some((time, answer)) = self.entries.get(addr) else {
+                continue;
+            };
+            let _ = write!(out, "{addr}\t{time}\t");
+            match answer {
+                DnsAnswer::NoName => out.push_str("noname"),
+                DnsAnswer::Failed => out.push_str("failed"),
+                DnsAnswer::Names(checks) => {
+                    out.push_str("names");
+                    for check in checks {
+                        let _ = write!(out, "\t{}\t{}", check.name, forward_word(check.forward));
+                    }
+                }
+            }
+            out.push('\n');
+        }
+        out
+    }
+
+    /// Writes the whole cache to `path` through a temporary file in the
+    /// same directory and a rename, so a crash never leaves half a cache.
+    pub fn save(&self, path: &Path) -> std::io::Result<()> {
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        std::fs::create_dir_all(&dir)?;
+        let file_name = path
+            .file_name()
+            .map_or_else(|| "dns-cache".into(), |n| n.to_string_lossy().into_owned());
+        let temp = dir.join(format!(".{file_name}.{}.tmp", std::process::id()));
+        let result = (|| {
+            let mut file = std::fs::File::create(&temp)?;
+            file.write_all(self.to_text().as_bytes())?;
+            file.sync_all()?;
+            std::fs::rename(&temp, path)
+        })();
+        if result.is_err() {
+            let _ = std::fs::remove_file(&temp);
+        }
+        result
+    }
+}
+
+fn forward_word(forward: Forward) -> &'static str {
+    match forward {
+        Forward::Confirmed => "confirmed",
+        Forward::Elsewhere => "elsewhere",
+        Forward::Failed => "failed",
+        Forward::NotAsked => "not-asked",
+    }
+}
+
+fn parse_line(line: &str) -> Option<(IpAddr, u64, DnsAnswer)> {
+    let mut fields = line.split('\t');
+    let addr = parse_address(fields.next()?)?;
+    let time: u64 = fields.next()?.parse().ok()?;
+    let answer = match fields.next()? {
+        "noname" => DnsAnswer::NoName,
+        "names" => {
+            let rest: Vec<&str> = fields.by_ref().collect();
+            if rest.is_empty() || !rest.len().is_multiple_of(2) {
+                return None;
+            }
+            let mut checks = Vec::with_capacity(rest.len() / 2);
+            for pair in rest.chunks(2) {
+                let forward = match pair[1] {
+                    "confirmed" => Forward::Confirmed,
+                    "elsewhere" => Forward::Elsewhere,
+                    "not-asked" => Forward::NotAsked,
+                    _ => return None,
+                };
+                if !crate::crawler::address::is_host_name(pair[0]) {
+                    return None;
+                }
+                checks.push(NameCheck {
+                    name: pair[0].to_string(),
+                    forward,
+                });
+            }
+            DnsAnswer::Names(checks)
+        }
+        _ => return None,
+    };
+    if fields.next().is_some() {
+        return None;
+    }
+    Some((addr, time, answer))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ip(s: &str) -> IpAddr {
+        s.parse().unwrap()
+    }
+
+    fn names(list: &[(&str, Forward)]) -> DnsAnswer {
+        DnsAnswer::Names(
+            list.iter()
+                .map(|(n, f)| NameCheck {
+                    name: n.to_string(),
+                    forward: *f,
+                })
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn round_trip_and_expiry() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sub/dns-cache.tsv");
+        let mut cache = DnsCache::default();
+        cache.insert(
+            ip("77.75.77.1"),
+            1000,
+            &names(&[("fulltextrobot-77-75-77-1.seznam.cz", Forward::Confirmed)]),
+        );
+        cache.insert(
+            ip("2a02:598:a::78:90"),
+            2000,
+            &names(&[
+                ("a.example.com", Forward::NotAsked),
+                (
+                    "fulltextrobot-2a02-598-a--78-90.seznam.cz",
+                    Forward::Elsewhere,
+                ),
+            ]),
+        );
+        cache.insert(ip("6.6.6.6"), 1500, &DnsAnswer::NoName);
+        cache.insert(ip("6.6.6.7"), 1500, &DnsAnswer::Failed);
+        cache.insert(
+            ip("6.6.6.8"),
+            1500,
+            &names(&[("fulltextrobot-6-6-6-8.seznam.cz", Forward::Failed)]),
+        );
+        assert_eq!(cache.len(), 3, "failures are not stored");
+        cache.save(&path).unwrap();
+
+        let (loaded, warning) = DnsCache::load(&path, 2000, 10_000);
+        assert_eq!(warning, None);
+        assert_eq!(loaded.entries, cache.entries);
+        assert!(!loaded.is_changed());
+
+        // At 2600 with a 1200 s limit, the entry from 1000 has expired.
+        let (loaded, _) = DnsCache::load(&path, 2600, 1200);
+        assert_eq!(loaded.len(), 2);
+        assert!(loaded.get(ip("77.75.77.1")).is_none());
+        assert_eq!(loaded.get(ip("6.6.6.6")), Some(&DnsAnswer::NoName));
+        assert!(loaded.is_changed());
+    }
+
+    #[test]
+    fn damage_is_a_warning() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("dns-cache.tsv");
+        let cases: &[(&[u8], usize, bool)] = &[
+            (b"garbage\n", 0, true),
+            (b"\xff\xfe", 0, true),
+            (b"", 0, true),
+            (
+                b"# robots-audit dns cache 1\n1.2.3.4\t100\tnoname\n1.2.3\t100\tnoname\n\
+                  1.2.3.5\tx\tnoname\n1.2.3.6\t100\tnames\ta.b\tsure\n1.2.3.7\t100\tnames\n\
+                  1.2.3.8\t100\tnoname\textra\n",
+                1,
+                true,
+            ),
+            (
+                b"# robots-audit dns cache 1\n1.2.3.4\t100\tnoname\n",
+                1,
+                false,
+            ),
+        ];
+        for (text, kept, warns) in cases {
+            std::fs::write(&path, text).unwrap();
+            let (cache, warning) = DnsCache::load(&path, 100, 1000);
+            assert_eq!(cache.len(), *kept, "{}", String::from_utf8_lossy(text));
+            assert_eq!(
+                warning.is_some(),
+                *warns,
+                "{}",
+                String::from_utf8_lossy(text)
+            );
+        }
+        let (cache, warning) = DnsCache::load(&dir.path().join("missing"), 100, 1000);
+        assert!(cache.is_empty() && warning.is_none());
+        let (cache, warning) = DnsCache::load(dir.path(), 100, 1000);
+        assert!(
+            cache.is_empty() && warning.is_some(),
+            "a directory is unreadable"
+        );
+    }
+}

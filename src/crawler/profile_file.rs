@@ -1,0 +1,225 @@
+//! Profile files (`--profiles FILE`): more crawlers, or other patterns for
+//! built-in ones, as plain text (SPEC §2 "more may be added by a profile
+//! file"). Takes the file; gives profiles merged into the table.
+//!
+//! ```text
+//! # comment
+//! crawler: Googlebot
+//! token: Googlebot                 (default: the crawler's name)
+//! user-agent: Googlebot            (any number)
+//! host: crawl-<address>.googlebot.com
+//! host: *.google.com               (any number)
+//! rate-floor: none                 (or N/T[s|m|h|d]; default none)
+//! ```
+
+use std::path::Path;
+
+use crate::crawler::profile::{HostPattern, Profile, RateFloor, UaPattern};
+use crate::error::{Error, Position, Result};
+
+/// Reads `N/T[s|m|h|d]` (`1/30s`), or `none`.
+pub fn parse_rate_floor(text: &str) -> Result<Option<RateFloor>, String> {
+    let text = text.trim();
+    if text.eq_ignore_ascii_case("none") {
+        return Ok(None);
+    }
+    let bad = || format!("rate floor {text:?} is not N/T[s|m|h|d] or none");
+    let (n, t) = text.split_once('/').ok_or_else(bad)?;
+    let fetches: u32 = n.trim().parse().map_err(|_| bad())?;
+    let t = t.trim();
+    let (digits, unit) = match t.char_indices().find(|(_, c)| !c.is_ascii_digit()) {
+        Some((i, _)) => t.split_at(i),
+        None => (t, ""),
+    };
+    let scale = match unit.to_ascii_lowercase().as_str() {
+        "" | "s" => 1,
+        "m" => 60,
+        "h" => 3600,
+        "d" => 86_400,
+        _ => return Err(bad()),
+    };
+    let count: u32 = if digits.is_empty() {
+        1
+    } else {
+        digits.parse().map_err(|_| bad())?
+    };
+    let seconds = count.checked_mul(scale).ok_or_else(bad)?;
+    if fetches == 0 || seconds == 0 {
+        return Err(bad());
+    }
+    Ok(Some(RateFloor { fetches, seconds }))
+}
+
+/// Reads a profile file into `profiles`: a profile named like an existing
+/// one replaces it in place, others are added after (lowest precedence).
+pub fn load_profiles(path: &Path, profiles: &mut Vec<Profile>) -> Result<()> {
+    let bytes = std::fs::read(path).map_err(|source| Error::Open {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let text = String::from_utf8_lossy(&bytes);
+    let extra = parse_profiles(&text).map_err(|(line, cause)| Error::Format {
+        path: path.to_path_buf(),
+        at: Position::Line(line),
+        cause,
+    })?;
+    merge_profiles(profiles, extra);
+    Ok(())
+}
+
+/// A profile named like an existing one (case-insensitively) replaces it in
+/// place, keeping its precedence; the others go last.
+pub fn merge_profiles(profiles: &mut Vec<Profile>, extra: Vec<Profile>) {
+    for profile in extra {
+        match profiles
+            .iter_mut()
+            .find(|p| p.name.eq_ignore_ascii_case(&profile.name))
+        {
+            Some(slot) => *slot = profile,
+            None => profiles.push(profile),
+        }
+    }
+}
+
+/// The text of a profile file; an error gives the 1-based line and cause.
+pub fn parse_profiles(text: &str) -> Result<Vec<Profile>, (u64, String)> {
+    let mut out: Vec<(u64, Profile)> = Vec::new();
+    let mut last_line = 0;
+    for (index, raw) in text.lines().enumerate() {
+        let number = index as u64 + 1;
+        last_line = number;
+        let content = raw.split('#').next().unwrap_or_default().trim();
+        if content.is_empty() {
+            continue;
+        }
+        let (key, value) = content
+            .split_once(':')
+            .ok_or_else(|| (number, format!("expected `key: value`, found {content:?}")))?;
+        let key = key.trim().to_ascii_lowercase();
+        let value = value.trim();
+        if key == "crawler" {
+            if value.is_empty() {
+                return Err((number, "crawler needs a name".to_string()));
+            }
+            if let Some((start, p)) = out.last() {
+                check_profile(p).map_err(|cause| (*start, cause))?;
+            }
+            out.push((
+                number,
+                Profile {
+                    name: value.to_string(),
+                    token: value.to_string(),
+                    user_agents: Vec::new(),
+                    hosts: Vec::new(),
+                    rate_floor: None,
+                },
+            ));
+            continue;
+        }
+        let Some((_, profile)) = out.last_mut() else {
+            return Err((number, format!("{key} before the first `crawler:` line")));
+        };
+        match key.as_str() {
+            "token" if !value.is_empty() => profile.token = value.to_string(),
+            "user-agent" => profile
+                .user_agents
+                .push(UaPattern::parse(value).map_err(|e| (number, e))?),
+            "host" => profile
+                .hosts
+                .push(HostPattern::parse(value).map_err(|e| (number, e))?),
+            "rate-floor" => {
+                profile.rate_floor = parse_rate_floor(value).map_err(|e| (number, e))?
+            }
+            _ => return Err((number, format!("unknown or empty key {key:?}"))),
+        }
+    }
+    if let Some((start, p)) = out.last() {
+        check_profile(p).map_err(|cause| (*start, cause))?;
+    }
+    if out.is_empty() {
+        return Err((last_line.max(1), "no `crawler:` entry".to_string()));
+    }
+    Ok(out.into_iter().map(|(_, p)| p).collect())
+}
+
+fn check_profile(p: &Profile) -> Result<(), String> {
+    if p.user_agents.is_empty() && p.hosts.is_empty() {
+        return Err(format!(
+            "crawler {} has neither a user-agent nor a host pattern",
+            p.name
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::crawler::profile::builtin;
+
+    #[test]
+    fn rate_floors() {
+        let cases: &[(&str, Option<(u32, u32)>)] = &[
+            ("1/30s", Some((1, 30))),
+            ("1/30", Some((1, 30))),
+            ("10/m", Some((10, 60))),
+            ("2/1h", Some((2, 3600))),
+            ("none", None),
+        ];
+        for (text, want) in cases {
+            assert_eq!(
+                parse_rate_floor(text).unwrap(),
+                want.map(|(fetches, seconds)| RateFloor { fetches, seconds }),
+                "{text}"
+            );
+        }
+        for bad in ["", "1", "0/1s", "1/0s", "x/1s", "1/1w"] {
+            assert!(parse_rate_floor(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn profile_file_adds_and_replaces() {
+        let text = "# extra crawlers\n\
+            crawler: Googlebot\n\
+            user-agent: Googlebot\n\
+            host: crawl-<address>.googlebot.com\n\
+            host: *.google.com\n\
+            \n\
+            crawler: seznambot\n\
+            token: SeznamBot\n\
+            user-agent: SeznamBot\n\
+            host: robot-<address>.seznam.cz   # renamed\n\
+            rate-floor: 1/10s\n";
+        let mut profiles = builtin();
+        merge_profiles(&mut profiles, parse_profiles(text).unwrap());
+        assert_eq!(profiles.len(), 4);
+        assert_eq!(profiles[2].hosts[0].text, "robot-<address>.seznam.cz");
+        assert_eq!(
+            profiles[2].rate_floor,
+            Some(RateFloor {
+                fetches: 1,
+                seconds: 10
+            })
+        );
+        assert_eq!(profiles[3].name, "Googlebot");
+        assert_eq!(profiles[3].token, "Googlebot");
+        assert_eq!(profiles[3].hosts.len(), 2);
+        assert_eq!(profiles[3].rate_floor, None);
+    }
+
+    #[test]
+    fn profile_file_errors_name_the_line() {
+        let cases: &[(&str, u64)] = &[
+            ("user-agent: X\n", 1),
+            ("crawler: X\n", 1),
+            ("crawler: X\nuser-agent: X\nhost: a b\n", 3),
+            ("crawler: X\nuser-agent: X\ncolour: red\n", 3),
+            ("crawler: X\nno colon\n", 2),
+            ("\n# nothing\n", 2),
+        ];
+        for (text, line) in cases {
+            assert_eq!(parse_profiles(text).unwrap_err().0, *line, "{text}");
+        }
+    }
+}

@@ -1,0 +1,317 @@
+//! Forward-confirmed reverse DNS against a real DNS server on 127.0.0.1
+//! (SPEC §1 "Address → name", §2 "Verification"): genuine crawlers over
+//! IPv4 and IPv6, spoofers, NXDOMAIN, silence, SERVFAIL and REFUSED, the
+//! overall deadline, and the cache file that spares a second run.
+
+mod support;
+
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::time::{Duration, Instant};
+
+use robots_audit::crawler::dns::{DnsOptions, resolve};
+use robots_audit::crawler::{DnsAnswer, Identifier, Knowledge, PtrMap, Verification, parse_client};
+use support::dns_server::{
+    Behaviour, DnsServer, QTYPE_A, QTYPE_AAAA, QTYPE_PTR, Zone, reverse_name,
+};
+
+fn ip(s: &str) -> IpAddr {
+    s.parse().unwrap()
+}
+
+fn options(server: &DnsServer, cache: Option<std::path::PathBuf>) -> DnsOptions {
+    DnsOptions {
+        server: Some(server.addr),
+        timeout: Duration::from_millis(300),
+        attempts: 1,
+        deadline: Duration::from_secs(20),
+        concurrency: 8,
+        cache_path: cache,
+        max_age: Duration::from_secs(3600),
+    }
+}
+
+fn zone() -> Zone {
+    Zone::default()
+        .host("77.75.77.1", "fulltextrobot-77-75-77-1.seznam.cz")
+        .host("77.75.77.2", "fulltextrobot-fresh-77-75-77-2.seznam.cz")
+        .host("77.75.77.4", "fulltextrobot-test-77-75-77-4.seznam.cz")
+        .host(
+            "2a02:598:64:8a00::3100:0",
+            "fulltextrobot-test-2a02-598-64-8a00--3100-0.seznam.cz",
+        )
+        .host(
+            "2a02:598:a::78:90",
+            "fulltextrobot-2a02-598-a--78-90.seznam.cz",
+        )
+        .host(
+            "2a02:598:a::78:91",
+            "fulltextrobot-fresh-2a02-598-a--78-91.seznam.cz",
+        )
+        // A spoofer's own reverse zone claims Seznam; Seznam's forward zone
+        // says otherwise.
+        .ptr("6.6.6.6", "fulltextrobot-6-6-6-6.seznam.cz")
+        .addr("fulltextrobot-6-6-6-6.seznam.cz", "77.75.77.66")
+        // Claims a name Seznam's zone does not have.
+        .ptr("6.6.6.7", "fulltextrobot-6-6-6-7.seznam.cz")
+        // 6.6.6.8 has no PTR at all: NXDOMAIN.
+        .behave("6.6.6.9", Behaviour::Silent)
+        .behave("6.6.6.10", Behaviour::ServFail)
+        .behave("6.6.6.12", Behaviour::Refused)
+        .ptr("6.6.6.11", "host.example.com")
+        // Reverse answers, forward never does.
+        .ptr("77.75.77.3", "fulltextrobot-77-75-77-3.seznam.cz")
+        .behave("fulltextrobot-77-75-77-3.seznam.cz", Behaviour::Silent)
+}
+
+#[test]
+fn verdicts_from_live_dns() {
+    let server = DnsServer::start(zone());
+    let ident = Identifier::builtin().unwrap();
+    // (client field, user agent, crawler and verification)
+    type Case = (
+        &'static str,
+        &'static str,
+        Option<(&'static str, Verification)>,
+    );
+    let cases: &[Case] = &[
+        (
+            "77.75.77.1",
+            "SeznamBot/4.0",
+            Some(("SeznamBot", Verification::Verified)),
+        ),
+        (
+            "77.75.77.1",
+            "Mozilla/5.0",
+            Some(("SeznamBot", Verification::Verified)),
+        ),
+        (
+            "77.75.77.2",
+            "SeznamBot/4.0",
+            Some(("FreshBot", Verification::Verified)),
+        ),
+        (
+            "77.75.77.4",
+            "SeznamBot/3.2-test4",
+            Some(("SeznamBot-test", Verification::Verified)),
+        ),
+        (
+            "2a02:598:64:8a00:0:0:3100:0",
+            "SeznamBot/3.2-test4",
+            Some(("SeznamBot-test", Verification::Verified)),
+        ),
+        (
+            "2A02:598:A:0::78:90",
+            "SeznamBot/4.0",
+            Some(("SeznamBot", Verification::Verified)),
+        ),
+        (
+            "[2a02:598:a::78:91]",
+            "SeznamBot/4.0",
+            Some(("FreshBot", Verification::Verified)),
+        ),
+        (
+            "6.6.6.6",
+            "SeznamBot/4.0",
+            Some(("SeznamBot", Verification::Spoofed)),
+        ),
+        (
+            "6.6.6.7",
+            "SeznamBot/4.0",
+            Some(("SeznamBot", Verification::Spoofed)),
+        ),
+        (
+            "6.6.6.8",
+            "SeznamBot/4.0",
+            Some(("SeznamBot", Verification::Spoofed)),
+        ),
+        ("6.6.6.8", "Mozilla/5.0", None),
+        (
+            "6.6.6.9",
+            "SeznamBot/4.0",
+            Some(("SeznamBot", Verification::Unverified)),
+        ),
+        (
+            "6.6.6.10",
+            "FreshBot",
+            Some(("FreshBot", Verification::Unverified)),
+        ),
+        (
+            "6.6.6.12",
+            "SeznamBot/4.0",
+            Some(("SeznamBot", Verification::Unverified)),
+        ),
+        (
+            "6.6.6.11",
+            "SeznamBot/4.0",
+            Some(("SeznamBot", Verification::Spoofed)),
+        ),
+        (
+            "77.75.77.3",
+            "SeznamBot/4.0",
+            Some(("SeznamBot", Verification::PtrOnly)),
+        ),
+    ];
+    let addrs: Vec<IpAddr> = cases
+        .iter()
+        .filter_map(|(field, _, _)| match parse_client(field.as_bytes()) {
+            robots_audit::crawler::Client::Addr(a) => Some(a),
+            _ => None,
+        })
+        .collect();
+    let (answers, stats) = resolve(&addrs, &ident, &options(&server, None)).unwrap();
+    assert_eq!(stats.addresses, 14);
+    assert_eq!(stats.cache_hits, 0);
+    assert_eq!(
+        stats.failures, 4,
+        "silent, SERVFAIL, REFUSED, silent forward"
+    );
+    assert!(!stats.deadline_hit);
+    assert_eq!(answers.get(&ip("6.6.6.8")), Some(&DnsAnswer::NoName));
+    assert_eq!(answers.get(&ip("6.6.6.9")), Some(&DnsAnswer::Failed));
+
+    let knowledge = Knowledge::new(PtrMap::default(), answers);
+    for (field, ua, want) in cases {
+        let got = knowledge
+            .decide(
+                &ident,
+                &parse_client(field.as_bytes()),
+                ident.by_user_agent(ua.as_bytes()),
+            )
+            .map(|i| (ident.profile(i.crawler).name.as_str(), i.verification));
+        assert_eq!(got, *want, "{field} / {ua}");
+    }
+}
+
+#[test]
+fn forward_lookups_ask_the_address_family_only_for_crawler_names() {
+    let server = DnsServer::start(zone());
+    let ident = Identifier::builtin().unwrap();
+    let addrs = [ip("77.75.77.1"), ip("2a02:598:a::78:90"), ip("6.6.6.11")];
+    let (_, stats) = resolve(&addrs, &ident, &options(&server, None)).unwrap();
+    let mut log = server.log();
+    log.sort();
+    let mut want = vec![
+        (reverse_name(ip("77.75.77.1")), QTYPE_PTR),
+        ("fulltextrobot-77-75-77-1.seznam.cz".to_string(), QTYPE_A),
+        (reverse_name(ip("2a02:598:a::78:90")), QTYPE_PTR),
+        (
+            "fulltextrobot-2a02-598-a--78-90.seznam.cz".to_string(),
+            QTYPE_AAAA,
+        ),
+        (reverse_name(ip("6.6.6.11")), QTYPE_PTR),
+    ];
+    want.sort();
+    assert_eq!(log, want);
+    assert_eq!(stats.queries, 5);
+}
+
+#[test]
+fn second_run_is_served_from_the_cache() {
+    let server = DnsServer::start(zone());
+    let ident = Identifier::builtin().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("robots-audit/dns-cache.tsv");
+    let addrs: Vec<IpAddr> = [
+        "77.75.77.1",
+        "77.75.77.2",
+        "2a02:598:64:8a00::3100:0",
+        "6.6.6.6",
+        "6.6.6.8",
+        "6.6.6.11",
+    ]
+    .iter()
+    .map(|a| ip(a))
+    .collect();
+    let opts = options(&server, Some(cache.clone()));
+
+    let (first, stats) = resolve(&addrs, &ident, &opts).unwrap();
+    // Four crawler names: PTR + forward each; two more PTR queries.
+    assert_eq!(server.queries(), 10);
+    assert_eq!(stats.queries, 10);
+    assert_eq!(stats.cache_hits, 0);
+    assert!(stats.warnings.is_empty(), "{:?}", stats.warnings);
+    assert!(cache.exists());
+
+    let (second, stats) = resolve(&addrs, &ident, &opts).unwrap();
+    assert_eq!(server.queries(), 10, "nothing asked again");
+    assert_eq!(stats.queries, 0);
+    assert_eq!(stats.cache_hits, 6);
+    assert_eq!(first, second);
+
+    // An expired cache is asked again.
+    let stale = DnsOptions {
+        max_age: Duration::ZERO,
+        ..opts.clone()
+    };
+    std::thread::sleep(Duration::from_millis(1100));
+    let (_, stats) = resolve(&addrs, &ident, &stale).unwrap();
+    assert_eq!(stats.cache_hits, 0);
+    assert_eq!(server.queries(), 20);
+}
+
+#[test]
+fn failures_are_asked_again() {
+    let server = DnsServer::start(zone());
+    let ident = Identifier::builtin().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let opts = options(&server, Some(dir.path().join("cache.tsv")));
+    let addrs = [ip("6.6.6.10"), ip("77.75.77.1")];
+    let (answers, stats) = resolve(&addrs, &ident, &opts).unwrap();
+    assert_eq!(answers.get(&ip("6.6.6.10")), Some(&DnsAnswer::Failed));
+    assert_eq!(stats.failures, 1);
+    let before = server.queries();
+    let (_, stats) = resolve(&addrs, &ident, &opts).unwrap();
+    assert_eq!(stats.cache_hits, 1);
+    assert_eq!(stats.failures, 1);
+    assert!(
+        server.queries() > before,
+        "the failed address is asked again"
+    );
+}
+
+#[test]
+fn damaged_cache_is_ignored_with_a_warning() {
+    let server = DnsServer::start(zone());
+    let ident = Identifier::builtin().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("cache.tsv");
+    std::fs::write(&path, b"\x00\x01 not a cache").unwrap();
+    let opts = options(&server, Some(path.clone()));
+    let (answers, stats) = resolve(&[ip("77.75.77.1")], &ident, &opts).unwrap();
+    assert_eq!(stats.warnings.len(), 1, "{:?}", stats.warnings);
+    assert!(!answers[&ip("77.75.77.1")].has_failure());
+    // The damaged file was replaced by a good one.
+    let (_, stats) = resolve(&[ip("77.75.77.1")], &ident, &opts).unwrap();
+    assert!(stats.warnings.is_empty());
+    assert_eq!(stats.cache_hits, 1);
+}
+
+#[test]
+fn a_dead_server_cannot_outlast_the_deadline() {
+    // Answers nothing at all.
+    let zone = Zone::default()
+        .behave("77.75.77.1", Behaviour::Silent)
+        .behave("77.75.77.2", Behaviour::Silent)
+        .behave("2a02:598:a::78:90", Behaviour::Silent);
+    let server = DnsServer::start(zone);
+    let ident = Identifier::builtin().unwrap();
+    let opts = DnsOptions {
+        timeout: Duration::from_secs(10),
+        attempts: 3,
+        deadline: Duration::from_millis(400),
+        ..options(&server, None)
+    };
+    let addrs = [ip("77.75.77.1"), ip("77.75.77.2"), ip("2a02:598:a::78:90")];
+    let started = Instant::now();
+    let (answers, stats) = resolve(&addrs, &ident, &opts).unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(stats.deadline_hit);
+    assert_eq!(stats.failures, 3);
+    let want: HashMap<IpAddr, DnsAnswer> = addrs.iter().map(|a| (*a, DnsAnswer::Failed)).collect();
+    assert_eq!(answers, want);
+}
