@@ -28,7 +28,10 @@ pub struct Answer {
 /// A target as matched: a full URL loses its scheme and host; an empty
 /// path is `/`.
 pub fn path_of(target: &str) -> String {
-    let lower = target.get(..8).map(str::to_ascii_lowercase).unwrap_or_default();
+    let lower = target
+        .get(..8)
+        .map(str::to_ascii_lowercase)
+        .unwrap_or_default();
     let rest = if lower.starts_with("http://") {
         &target[7..]
     } else if lower.starts_with("https://") {
@@ -53,7 +56,11 @@ pub fn path_of(target: &str) -> String {
 pub fn answers(robots: &Robots, user_agent: &str, targets: &[String]) -> (String, Vec<Answer>) {
     let token = agent::user_agent_token(user_agent.as_bytes());
     let rules: AgentRules = robots.rules_for(token.as_bytes());
-    let groups: Vec<String> = rules.groups().iter().map(|&g| robots.groups()[g].label()).collect();
+    let groups: Vec<String> = rules
+        .groups()
+        .iter()
+        .map(|&g| robots.groups()[g].label())
+        .collect();
     let answers = targets
         .iter()
         .map(|target| {
@@ -113,7 +120,11 @@ fn text(robots: &Robots, token: &str, answers: &[Answer]) -> String {
     }
     let width = answers.iter().map(|a| a.target.len()).max().unwrap_or(0);
     for a in answers {
-        let verdict = if a.allowed { "allowed   " } else { "DISALLOWED" };
+        let verdict = if a.allowed {
+            "allowed   "
+        } else {
+            "DISALLOWED"
+        };
         let _ = writeln!(out, "{verdict}  {:width$}  {}", a.target, a.reason);
     }
     out
@@ -208,15 +219,26 @@ mod tests {
     #[test]
     fn answers_name_the_deciding_rule() {
         let robots = Robots::new(b"User-agent: *\nDisallow: /\n\nUser-agent: SeznamBot\nDisallow: /cz/chat/\nAllow: /cz/\n");
-        let targets: Vec<String> = ["/cz/chat/x", "/cz/a", "/robots.txt", "/other"].map(String::from).to_vec();
+        let targets: Vec<String> = ["/cz/chat/x", "/cz/a", "/robots.txt", "/other"]
+            .map(String::from)
+            .to_vec();
         let (token, got) = answers(
             &robots,
             "Mozilla/5.0 (compatible; SeznamBot/4.0; +http://napoveda.seznam.cz/seznambot-intro/)",
             &targets,
         );
         assert_eq!(token, "SeznamBot");
-        let summary: Vec<(bool, Option<usize>)> = got.iter().map(|a| (a.allowed, a.rule_line)).collect();
-        assert_eq!(summary, vec![(false, Some(5)), (true, Some(6)), (true, None), (true, None)]);
+        let summary: Vec<(bool, Option<usize>)> =
+            got.iter().map(|a| (a.allowed, a.rule_line)).collect();
+        assert_eq!(
+            summary,
+            vec![
+                (false, Some(5)),
+                (true, Some(6)),
+                (true, None),
+                (true, None)
+            ]
+        );
         assert_eq!(got[0].group, "SeznamBot");
         assert_eq!(got[2].reason, "/robots.txt is always allowed");
         assert_eq!(got[3].reason, "no rule matches");

@@ -102,6 +102,11 @@ pub struct AuditArgs {
     #[arg(long, value_name = "FILE")]
     pub ptr_map: Option<PathBuf>,
 
+    /// A file of crawler profiles that add to or replace the built-in
+    /// table (see the README).
+    #[arg(long, value_name = "FILE")]
+    pub profiles: Option<PathBuf>,
+
     /// Verify crawler addresses by live forward-confirmed reverse DNS.
     #[arg(long)]
     pub resolve: bool,
@@ -220,8 +225,11 @@ impl AuditArgs {
         }
         let window_tz = match self.window_tz.as_deref() {
             None => WindowTz::Utc,
-            Some(s) => WindowTz::parse(s)
-                .ok_or_else(|| Error::Usage(format!("--window-tz: expected +HHMM, -HHMM or local, got {s:?}")))?,
+            Some(s) => WindowTz::parse(s).ok_or_else(|| {
+                Error::Usage(format!(
+                    "--window-tz: expected +HHMM, -HHMM or local, got {s:?}"
+                ))
+            })?,
         };
         let since = parse_time_flag("--since", self.since.as_deref())?;
         let until = parse_time_flag("--until", self.until.as_deref())?;
@@ -229,7 +237,9 @@ impl AuditArgs {
             if v.is_finite() && v > 0.0 && v < 86_400.0 {
                 Ok(std::time::Duration::from_secs_f64(v))
             } else {
-                Err(Error::Usage(format!("{flag} must be a positive number of seconds")))
+                Err(Error::Usage(format!(
+                    "{flag} must be a positive number of seconds"
+                )))
             }
         };
         Ok(AuditConfig {
@@ -249,14 +259,23 @@ impl AuditArgs {
             since,
             until,
             ptr_map: self.ptr_map,
+            profiles: self.profiles,
             resolve: self.resolve,
-            dns_server: self.dns_server,
+            dns_server: self
+                .dns_server
+                .as_deref()
+                .map(crate::crawler::dns::parse_server)
+                .transpose()
+                .map_err(|e| Error::Usage(format!("--dns-server: {e}")))?,
             dns_cache: if self.no_dns_cache {
                 None
             } else {
-                self.dns_cache.or_else(crate::config::default_dns_cache)
+                self.dns_cache
+                    .or_else(crate::crawler::dns::default_cache_path)
             },
-            dns_cache_max_age: std::time::Duration::from_secs(self.dns_cache_days.saturating_mul(86_400)),
+            dns_cache_max_age: std::time::Duration::from_secs(
+                self.dns_cache_days.saturating_mul(86_400),
+            ),
             dns_timeout: seconds("--dns-timeout", self.dns_timeout)?,
             dns_deadline: seconds("--dns-deadline", self.dns_deadline)?,
         })
@@ -269,7 +288,9 @@ fn parse_time_flag(flag: &str, value: Option<&str>) -> Result<Option<i64>> {
         Some(s) => crate::accesslog::time::parse_rfc3339_or_date(s)
             .map(|t| Some(t.unix))
             .ok_or_else(|| {
-                Error::Usage(format!("{flag}: expected RFC 3339 time or YYYY-MM-DD, got {s:?}"))
+                Error::Usage(format!(
+                    "{flag}: expected RFC 3339 time or YYYY-MM-DD, got {s:?}"
+                ))
             }),
     }
 }

@@ -95,8 +95,10 @@ pub struct AuditConfig {
     /// Only fetches before this instant (UTC seconds).
     pub until: Option<i64>,
     pub ptr_map: Option<PathBuf>,
+    /// Extra crawler profiles (`--profiles`).
+    pub profiles: Option<PathBuf>,
     pub resolve: bool,
-    pub dns_server: Option<String>,
+    pub dns_server: Option<std::net::SocketAddr>,
     pub dns_cache: Option<PathBuf>,
     pub dns_cache_max_age: Duration,
     pub dns_timeout: Duration,
@@ -115,19 +117,6 @@ pub struct CheckConfig {
 pub struct LintConfig {
     pub file: PathBuf,
     pub format: OutputFormat,
-}
-
-/// `$XDG_CACHE_HOME/robots-audit/dns-cache.tsv`, else under `~/.cache`.
-pub fn default_dns_cache() -> Option<PathBuf> {
-    let base = std::env::var_os("XDG_CACHE_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| {
-            std::env::var_os("HOME")
-                .filter(|v| !v.is_empty())
-                .map(|h| PathBuf::from(h).join(".cache"))
-        })?;
-    Some(base.join("robots-audit").join("dns-cache.tsv"))
 }
 
 #[cfg(test)]

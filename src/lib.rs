@@ -23,6 +23,8 @@ pub mod config;
 pub mod crawler;
 pub mod error;
 pub mod interrupt;
+pub mod pipeline;
+pub mod progress;
 pub mod report;
 pub mod robots;
 pub mod text;
@@ -56,7 +58,7 @@ impl Outcome {
 /// Runs one command.
 pub fn run(command: &Command) -> Result<Outcome> {
     match command {
-        Command::Audit(_config) => Err(Error::Usage("audit not wired yet".into())),
+        Command::Audit(config) => pipeline::run(config),
         Command::Check(config) => Ok(if check::run(config)? {
             Outcome::Clean
         } else {

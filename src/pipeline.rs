@@ -11,7 +11,7 @@
 //!    against robots.txt;
 //! 5. report: rows are written, sorted, whatever the number of threads.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -19,15 +19,18 @@ use std::sync::{Mutex, mpsc};
 
 use rayon::prelude::*;
 
+use crate::Outcome;
 use crate::accesslog::{self, Chunk, ChunkReader, Entry, LogFormat, Recycler, Skip, Timestamp};
 use crate::audit::{self, Counting, Fetch, Impostor, Policy};
 use crate::config::AuditConfig;
-use crate::crawler::{self, Client, CrawlerId, Identifier, Knowledge, PtrMap, Verification};
+use crate::crawler::dns::{self, DnsOptions};
+use crate::crawler::{
+    self, Client, CrawlerId, DnsAnswer, Identifier, Knowledge, PtrMap, Verification,
+};
 use crate::error::{Error, Position, Result};
 use crate::progress::Progress;
 use crate::report::{self, Escaping, Findings, summary::Totals};
 use crate::robots::{AgentRules, Robots};
-use crate::Outcome;
 
 /// How many unparsable lines are shown on standard error.
 const SHOWN_SKIPS: usize = 5;
@@ -117,12 +120,21 @@ impl Scanner<'_> {
 
     /// Keeps a line when its user agent claims a crawler, its client field
     /// is a crawler's host name, or its address is a named crawler host.
-    fn candidate(&self, file: usize, number: u64, text: &[u8], entry: &Entry<'_>) -> Option<Candidate> {
+    fn candidate(
+        &self,
+        file: usize,
+        number: u64,
+        text: &[u8],
+        entry: &Entry<'_>,
+    ) -> Option<Candidate> {
         let by_address = !self.crawler_addrs.is_empty();
         if !by_address && !self.ident.may_be_crawler(text) {
             return None;
         }
-        let user_agent = entry.user_agent.map(accesslog::unescape).unwrap_or_default();
+        let user_agent = entry
+            .user_agent
+            .map(accesslog::unescape)
+            .unwrap_or_default();
         let ua_claim = self.ident.by_user_agent(&user_agent);
         let client = crawler::parse_client(entry.client);
         if ua_claim.is_none() {
@@ -288,6 +300,15 @@ fn verify(ident: &Identifier, knowledge: &Knowledge, candidates: Vec<Candidate>)
     Verdicts { fetches, impostors }
 }
 
+/// The built-in crawler table, with `--profiles` entries added or replacing.
+fn identifier(profiles: Option<&Path>) -> Result<Identifier> {
+    let mut table = crawler::profile::builtin();
+    if let Some(path) = profiles {
+        crawler::profile_file::load_profiles(path, &mut table)?;
+    }
+    Identifier::new(table)
+}
+
 fn read_robots(path: &Path) -> Result<Robots> {
     let bytes = std::fs::read(path).map_err(|source| Error::Open {
         path: path.to_path_buf(),
@@ -303,10 +324,19 @@ fn load_ptr_map(path: Option<&Path>, quiet: bool) -> Result<PtrMap> {
     let (map, bad) = PtrMap::load(path)?;
     if !quiet {
         for line in bad.iter().take(SHOWN_SKIPS) {
-            eprintln!("robots-audit: {}:{}: {}", path.display(), line.line, line.reason);
+            eprintln!(
+                "robots-audit: {}:{}: {}",
+                path.display(),
+                line.line,
+                line.cause
+            );
         }
         if bad.len() > SHOWN_SKIPS {
-            eprintln!("robots-audit: {}: {} more bad lines", path.display(), bad.len() - SHOWN_SKIPS);
+            eprintln!(
+                "robots-audit: {}: {} more bad lines",
+                path.display(),
+                bad.len() - SHOWN_SKIPS
+            );
         }
     }
     Ok(map)
@@ -317,7 +347,7 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
     let robots = read_robots(&config.robots)?;
     let format = LogFormat::new(&config.log_format)
         .map_err(|cause| Error::Usage(format!("--log-format: {cause}")))?;
-    let ident = Identifier::builtin()?;
+    let ident = identifier(config.profiles.as_deref())?;
     let ptr_map = load_ptr_map(config.ptr_map.as_deref(), config.quiet)?;
     let crawler_addrs = ptr_map.crawler_addresses(&ident);
 
@@ -351,7 +381,12 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
     }
     if !config.quiet {
         for &(file, line, skip) in &scan.skips {
-            eprintln!("robots-audit: {}:{}: skipped: {}", config.logs[file].display(), line, skip.reason());
+            eprintln!(
+                "robots-audit: {}:{}: skipped: {}",
+                config.logs[file].display(),
+                line,
+                skip.reason()
+            );
         }
     }
 
@@ -376,7 +411,9 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
             name: profile.name.clone(),
             token: profile.token.clone(),
             rules,
-            rate_floor: profile.rate_floor.map(|f| (f.fetches, u64::from(f.seconds))),
+            rate_floor: profile
+                .rate_floor
+                .map(|f| (f.fetches, u64::from(f.seconds))),
             // Seznam's crawlers share the SeznamBot token; the habit is theirs.
             homepage_exception: profile.token.eq_ignore_ascii_case("SeznamBot"),
         })
@@ -394,7 +431,11 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
         fetches: &verdicts.fetches,
         violations: &violations,
         impostors: &verdicts.impostors,
-        escaping: if config.raw_csv { Escaping::Raw } else { Escaping::Safe },
+        escaping: if config.raw_csv {
+            Escaping::Raw
+        } else {
+            Escaping::Safe
+        },
     };
     for (_, err) in &input_errors {
         eprintln!("robots-audit: {err}");
@@ -419,11 +460,33 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
 }
 
 /// Live DNS for the addresses that claim a crawler or are named crawler
-/// hosts; never for browsers.
+/// hosts; never for browsers. Returns the answers and how many addresses
+/// could not be checked.
 fn resolve(
-    _config: &AuditConfig,
-    _ident: &Identifier,
-    _candidates: &[Candidate],
-) -> Result<(std::collections::HashMap<IpAddr, crawler::DnsAnswer>, u64)> {
-    Err(Error::Usage("--resolve is not available yet".into()))
+    config: &AuditConfig,
+    ident: &Identifier,
+    candidates: &[Candidate],
+) -> Result<(HashMap<IpAddr, DnsAnswer>, u64)> {
+    let mut addrs: Vec<IpAddr> = candidates
+        .iter()
+        .filter_map(|c| match c.client {
+            Client::Addr(addr) => Some(addr),
+            _ => None,
+        })
+        .collect();
+    addrs.sort_unstable();
+    addrs.dedup();
+    let options = DnsOptions {
+        server: config.dns_server,
+        timeout: config.dns_timeout,
+        deadline: config.dns_deadline,
+        cache_path: config.dns_cache.clone(),
+        max_age: config.dns_cache_max_age,
+        ..DnsOptions::default()
+    };
+    let (answers, stats) = dns::resolve(&addrs, ident, &options)?;
+    for warning in &stats.warnings {
+        eprintln!("robots-audit: {warning}");
+    }
+    Ok((answers, stats.failures as u64))
 }

@@ -22,7 +22,9 @@ impl Progress {
     pub fn new(total: Option<u64>, quiet: bool) -> Progress {
         let bar = (!quiet && std::io::stderr().is_terminal()).then(|| {
             let bar = match total {
-                Some(total) => ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr()),
+                Some(total) => {
+                    ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr())
+                }
                 None => ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr()),
             };
             let style = ProgressStyle::with_template(

@@ -6,7 +6,12 @@ use super::{Fetch, Kind, Policy, Violation, seconds_text};
 use crate::robots::Robots;
 
 /// Rows for one count (`count`: fetch indices in time order).
-pub fn judge(robots: &Robots, policies: &[Policy<'_>], fetches: &[Fetch], count: &[usize]) -> Vec<Violation> {
+pub fn judge(
+    robots: &Robots,
+    policies: &[Policy<'_>],
+    fetches: &[Fetch],
+    count: &[usize],
+) -> Vec<Violation> {
     let mut rows = Vec::new();
     let mut previous: Option<i64> = None;
     for &index in count {

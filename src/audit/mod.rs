@@ -105,7 +105,13 @@ pub fn judge(
     debug_assert!(fetches.windows(2).all(|w| w[0].key() <= w[1].key()));
     let mut rows = disallow::judge(robots, policies, fetches);
     for count in counts(policies, fetches, counting.rate_by) {
-        rows.extend(rate::judge(robots, policies, fetches, &count, counting.window_tz));
+        rows.extend(rate::judge(
+            robots,
+            policies,
+            fetches,
+            &count,
+            counting.window_tz,
+        ));
         rows.extend(delay::judge(robots, policies, fetches, &count));
     }
     rows.sort_by(|a, b| {
@@ -118,7 +124,11 @@ pub fn judge(
 }
 
 /// The fetches that share one rate count, as indices in time order.
-pub(crate) fn counts(policies: &[Policy<'_>], fetches: &[Fetch], rate_by: RateBy) -> Vec<Vec<usize>> {
+pub(crate) fn counts(
+    policies: &[Policy<'_>],
+    fetches: &[Fetch],
+    rate_by: RateBy,
+) -> Vec<Vec<usize>> {
     // Which count each crawler feeds, decided once per crawler.
     let mut keys: Vec<String> = Vec::new();
     let count_of: Vec<usize> = policies

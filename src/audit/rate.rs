@@ -24,11 +24,15 @@ pub struct Effective {
 /// N × S < F × T.
 pub fn effective(requests: u32, period_secs: u64, floor: Option<(u32, u64)>) -> Effective {
     match floor {
-        Some((f, s)) if u128::from(requests) * u128::from(s) < u128::from(f) * u128::from(period_secs) => Effective {
-            requests: f,
-            period_secs: s,
-            floored: true,
-        },
+        Some((f, s))
+            if u128::from(requests) * u128::from(s) < u128::from(f) * u128::from(period_secs) =>
+        {
+            Effective {
+                requests: f,
+                period_secs: s,
+                floored: true,
+            }
+        }
         _ => Effective {
             requests,
             period_secs,
@@ -52,7 +56,11 @@ pub fn judge(
     let rules = policies[fetches[first].crawler].rules;
     let longest = count
         .iter()
-        .map(|&i| policies[fetches[i].crawler].rate_floor.map_or(0, |(_, s)| s))
+        .map(|&i| {
+            policies[fetches[i].crawler]
+                .rate_floor
+                .map_or(0, |(_, s)| s)
+        })
         .max()
         .unwrap_or(0)
         .max(

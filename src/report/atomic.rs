@@ -19,7 +19,9 @@ static PENDING: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 /// that no further report file is made. For the interrupt handler, which
 /// ends the process right after.
 pub fn abandon() {
-    let pending = PENDING.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let pending = PENDING
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     for path in pending.iter() {
         let _ = fs::remove_file(path);
     }
@@ -48,7 +50,9 @@ fn stage(temp: &Path, target: &Path, bytes: &[u8]) -> Result<()> {
 /// replaced unless all could be written: all are staged first, then
 /// renamed. On failure no temporary file is left behind.
 pub fn write_all(files: &[(PathBuf, Vec<u8>)]) -> Result<()> {
-    let mut pending = PENDING.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let mut pending = PENDING
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     let mut result = Ok(());
     for (target, bytes) in files {
         let temp = temporary_path(target);
@@ -86,10 +90,17 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let a = dir.path().join("a.csv");
         let b = dir.path().join("b.csv");
-        write_all(&[(a.clone(), b"one\n".to_vec()), (b.clone(), b"two\n".to_vec())]).unwrap();
+        write_all(&[
+            (a.clone(), b"one\n".to_vec()),
+            (b.clone(), b"two\n".to_vec()),
+        ])
+        .unwrap();
         assert_eq!(fs::read(&a).unwrap(), b"one\n");
         assert_eq!(fs::read(&b).unwrap(), b"two\n");
-        let names: Vec<_> = fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        let names: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
         assert_eq!(names.len(), 2, "{names:?}");
     }
 
@@ -102,7 +113,10 @@ mod tests {
         let err = write_all(&[(a.clone(), b"new\n".to_vec()), (missing, b"x".to_vec())]);
         assert!(err.is_err());
         assert_eq!(fs::read(&a).unwrap(), b"old\n");
-        let names: Vec<_> = fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        let names: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
         assert_eq!(names.len(), 1, "{names:?}");
     }
 }

@@ -82,7 +82,10 @@ fn file_name(findings: &Findings<'_>, index: usize) -> Cow<'static, [u8]> {
 }
 
 fn status(value: Option<u16>) -> Vec<u8> {
-    value.map(|s| s.to_string()).unwrap_or_default().into_bytes()
+    value
+        .map(|s| s.to_string())
+        .unwrap_or_default()
+        .into_bytes()
 }
 
 pub fn violations_csv(findings: &Findings<'_>) -> Result<Vec<u8>> {

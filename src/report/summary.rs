@@ -37,7 +37,9 @@ pub struct Line {
 pub fn lines(findings: &Findings<'_>) -> Vec<Line> {
     let mut fetches: BTreeMap<&str, u64> = BTreeMap::new();
     for fetch in findings.fetches {
-        *fetches.entry(findings.crawlers[fetch.crawler].as_str()).or_default() += 1;
+        *fetches
+            .entry(findings.crawlers[fetch.crawler].as_str())
+            .or_default() += 1;
     }
     let mut out = Vec::new();
     for (&crawler, &count) in &fetches {
@@ -45,13 +47,19 @@ pub fn lines(findings: &Findings<'_>) -> Vec<Line> {
             let rows: Vec<&Violation> = findings
                 .violations
                 .iter()
-                .filter(|v| v.kind == kind && findings.crawlers[findings.fetches[v.fetch].crawler] == crawler)
+                .filter(|v| {
+                    v.kind == kind
+                        && findings.crawlers[findings.fetches[v.fetch].crawler] == crawler
+                })
                 .collect();
             let targets: HashSet<&[u8]> = rows
                 .iter()
                 .map(|v| findings.fetches[v.fetch].target.as_slice())
                 .collect();
-            let time = |v: Option<&&Violation>| v.map(|v| findings.fetches[v.fetch].time.rfc3339()).unwrap_or_default();
+            let time = |v: Option<&&Violation>| {
+                v.map(|v| findings.fetches[v.fetch].time.rfc3339())
+                    .unwrap_or_default()
+            };
             out.push(Line {
                 crawler: crawler.to_string(),
                 kind,
@@ -97,13 +105,20 @@ pub fn human(findings: &Findings<'_>, totals: &Totals) -> String {
         findings.impostors.len()
     );
     let lines = lines(findings);
-    for crawler in lines.iter().map(|l| &l.crawler).collect::<std::collections::BTreeSet<_>>() {
+    for crawler in lines
+        .iter()
+        .map(|l| &l.crawler)
+        .collect::<std::collections::BTreeSet<_>>()
+    {
         let mine: Vec<_> = findings
             .fetches
             .iter()
             .filter(|f| &findings.crawlers[f.crawler] == crawler)
             .collect();
-        let verified = mine.iter().filter(|f| f.verification == Verification::Verified).count();
+        let verified = mine
+            .iter()
+            .filter(|f| f.verification == Verification::Verified)
+            .count();
         let by_kind: Vec<String> = lines
             .iter()
             .filter(|l| &l.crawler == crawler)
@@ -126,7 +141,11 @@ pub fn human(findings: &Findings<'_>, totals: &Totals) -> String {
         let _ = writeln!(text, "  line {line} {rule}: {count} violations");
     }
     if totals.outside_period > 0 {
-        let _ = writeln!(text, "  {} crawler fetches outside --since/--until", totals.outside_period);
+        let _ = writeln!(
+            text,
+            "  {} crawler fetches outside --since/--until",
+            totals.outside_period
+        );
     }
     if totals.dns_failures > 0 {
         let _ = writeln!(
