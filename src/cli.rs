@@ -207,7 +207,10 @@ impl Cli {
                     LintFormatArg::Json => OutputFormat::Json,
                 },
             })),
-            None => self.audit.into_config().map(Command::Audit),
+            None => self
+                .audit
+                .into_config()
+                .map(|c| Command::Audit(Box::new(c))),
         }
     }
 }

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 #[derive(Debug, Clone)]
 pub enum Command {
-    Audit(AuditConfig),
+    Audit(Box<AuditConfig>),
     Check(CheckConfig),
     Lint(LintConfig),
 }

@@ -191,10 +191,10 @@ fn read_logs(
                     let Some(path) = config.logs.get(file) else {
                         break;
                     };
-                    if let Err(err) = read_one(file, path, &tx, progress) {
-                        if let Ok(mut errors) = errors.lock() {
-                            errors.push((file, err));
-                        }
+                    if let (Err(err), Ok(mut errors)) =
+                        (read_one(file, path, &tx, progress), errors.lock())
+                    {
+                        errors.push((file, err));
                     }
                 }
             });
@@ -370,14 +370,12 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
     let (scan, input_errors) = read_logs(config, &scanner, &pool, &progress);
     progress.finish();
 
-    if config.strict {
-        if let Some(&(file, line, skip)) = scan.skips.first() {
-            return Err(Error::Format {
-                path: config.logs[file].clone(),
-                at: Position::Line(line),
-                cause: skip.reason().to_string(),
-            });
-        }
+    if let (true, Some(&(file, line, skip))) = (config.strict, scan.skips.first()) {
+        return Err(Error::Format {
+            path: config.logs[file].clone(),
+            at: Position::Line(line),
+            cause: skip.reason().to_string(),
+        });
     }
     if !config.quiet {
         for &(file, line, skip) in &scan.skips {
