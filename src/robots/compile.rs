@@ -8,7 +8,9 @@
 //! the trie visits exactly the patterns whose prefix it starts with, and only
 //! those are checked further, piece by piece with memchr's substring search.
 //! Taking each piece at its leftmost place is exact for `*`-only globs: a
-//! leftmost place leaves the longest remainder for the pieces after it.
+//! leftmost place leaves the longest remainder for the pieces after it. A
+//! piece only counts where it starts on an octet, never inside a `%XX`
+//! escape of the target.
 //! `benches/matcher.rs` measures this against checking every pattern in
 //! order.
 
@@ -55,29 +57,51 @@ impl Pattern {
         }
     }
 
-    /// True when the pattern matches `rest`, the target after the prefix.
-    fn matches_after_prefix(&self, mut rest: &[u8]) -> bool {
+    /// True when the pattern matches `target` from `at`, the end of the
+    /// prefix.
+    fn matches_from(&self, target: &[u8], mut at: usize) -> bool {
         let Some((last, middle)) = self.pieces.split_last() else {
-            return !self.anchored || rest.is_empty();
+            return !self.anchored || at == target.len();
         };
         for piece in middle {
-            match piece.find(rest) {
-                Some(at) => rest = &rest[at + piece.needle().len()..],
+            match find_octet(piece, target, at) {
+                Some(found) => at = found + piece.needle().len(),
                 None => return false,
             }
         }
         if self.anchored {
-            rest.ends_with(last.needle())
+            let needle = last.needle();
+            target.len() - at >= needle.len()
+                && target.ends_with(needle)
+                && starts_octet(target, target.len() - needle.len())
         } else {
-            last.find(rest).is_some()
+            find_octet(last, target, at).is_some()
         }
     }
 
     /// True when the pattern matches the whole target (in matching form).
     pub(crate) fn matches(&self, target: &[u8]) -> bool {
-        target
-            .strip_prefix(&*self.prefix)
-            .is_some_and(|rest| self.matches_after_prefix(rest))
+        target.starts_with(&self.prefix) && self.matches_from(target, self.prefix.len())
+    }
+}
+
+/// True when `at` starts an octet of a normalised target rather than
+/// falling inside a `%XX` escape: a `*A` must not match the `A` of `%A3`.
+/// In normal form every `%` starts an escape, so looking back two is enough.
+fn starts_octet(target: &[u8], at: usize) -> bool {
+    let before = &target[at.saturating_sub(2)..at];
+    !before.contains(&b'%')
+}
+
+/// The leftmost place at or after `from` where `piece` occurs starting on
+/// an octet.
+fn find_octet(piece: &Finder<'_>, target: &[u8], mut from: usize) -> Option<usize> {
+    loop {
+        let found = from + piece.find(&target[from..])?;
+        if starts_octet(target, found) {
+            return Some(found);
+        }
+        from = found + 1;
     }
 }
 
@@ -132,7 +156,7 @@ impl Matcher {
                 if index >= best {
                     break;
                 }
-                if self.patterns[index].matches_after_prefix(&target[depth..]) {
+                if self.patterns[index].matches_from(target, depth) {
                     best = index;
                     break;
                 }
@@ -227,6 +251,13 @@ mod tests {
             ),
             ("/path/foo-%24", false, "/path/foo-$", true),
             ("/path/foo-%24", false, "/path/foo-", false),
+            // A literal after `*` never starts inside an escape.
+            ("*A", false, "/%C3%A3", false),
+            ("/*A3$", false, "/%C3%A3", false),
+            ("/*%A3$", false, "/%C3%A3", true),
+            ("/*3", false, "/%C3", false),
+            ("/*25", false, "/%25", false),
+            ("/*%25", false, "/%", true),
             // Seznam Robot-version 2.0: whole path unless it ends with `*`.
             ("/fish", true, "/fish", true),
             ("/fish", true, "/fish.html", false),
