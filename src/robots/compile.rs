@@ -11,9 +11,13 @@
 //! leftmost place leaves the longest remainder for the pieces after it. A
 //! piece only counts where it starts on an octet, never inside a `%XX`
 //! escape of the target.
-//! `benches/matcher.rs` measures this against checking every pattern in
-//! order.
+//! Patterns that share a short prefix (`/*?*sort=`) would all be checked
+//! for every target, so one Aho-Corasick pass over the target first finds
+//! which of their longest pieces occur at all; a pattern whose piece is
+//! absent is skipped. `benches/matcher.rs` measures this against checking
+//! every pattern in order.
 
+use aho_corasick::{AhoCorasick, AhoCorasickKind};
 use memchr::memmem::Finder;
 
 use super::normalize::matching_form_into;
@@ -79,6 +83,16 @@ impl Pattern {
         }
     }
 
+    /// The longest literal after a `*`: a target without it anywhere cannot
+    /// match, which the matcher checks for all patterns in one pass.
+    fn required_piece(&self) -> Option<&[u8]> {
+        self.pieces
+            .iter()
+            .map(Finder::needle)
+            .max_by_key(|needle| needle.len())
+            .filter(|needle| needle.len() > 1)
+    }
+
     /// True when the pattern matches the whole target (in matching form).
     pub(crate) fn matches(&self, target: &[u8]) -> bool {
         target.starts_with(&self.prefix) && self.matches_from(target, self.prefix.len())
@@ -118,6 +132,53 @@ struct Node {
 pub(crate) struct Matcher {
     patterns: Vec<Pattern>,
     nodes: Vec<Node>,
+    /// Every pattern's required piece, searched for all at once.
+    pieces: Option<AhoCorasick>,
+    /// For each pattern, the index of its required piece in `pieces`.
+    required: Vec<Option<u32>>,
+}
+
+/// Most distinct required pieces one target is expected to hold; past it
+/// the prefilter gives up for that target and every pattern is checked.
+const MAX_FOUND: usize = 64;
+
+/// Which required pieces occur in the target, found on first need.
+struct Found {
+    scanned: bool,
+    overflow: bool,
+    len: usize,
+    ids: [u32; MAX_FOUND],
+}
+
+impl Found {
+    fn new() -> Found {
+        Found {
+            scanned: false,
+            overflow: false,
+            len: 0,
+            ids: [0; MAX_FOUND],
+        }
+    }
+
+    /// True unless the target surely lacks piece `id`.
+    fn may_hold(&mut self, id: u32, pieces: &AhoCorasick, target: &[u8]) -> bool {
+        if !self.scanned {
+            self.scanned = true;
+            for hit in pieces.find_overlapping_iter(target) {
+                let hit = hit.pattern().as_u32();
+                if self.ids[..self.len].contains(&hit) {
+                    continue;
+                }
+                if self.len == MAX_FOUND {
+                    self.overflow = true;
+                    break;
+                }
+                self.ids[self.len] = hit;
+                self.len += 1;
+            }
+        }
+        self.overflow || self.ids[..self.len].contains(&id)
+    }
 }
 
 impl Matcher {
@@ -140,13 +201,43 @@ impl Matcher {
             }
             nodes[at].patterns.push(index as u32);
         }
-        Matcher { patterns, nodes }
+        let mut distinct: Vec<&[u8]> = Vec::new();
+        let mut required = Vec::with_capacity(patterns.len());
+        for pattern in &patterns {
+            required.push(pattern.required_piece().map(|piece| {
+                let id = distinct
+                    .iter()
+                    .position(|known| *known == piece)
+                    .unwrap_or_else(|| {
+                        distinct.push(piece);
+                        distinct.len() - 1
+                    });
+                id as u32
+            }));
+        }
+        // Without the prefilter every pattern is still checked in full, so
+        // a build failure costs speed, never correctness.
+        let pieces = (!distinct.is_empty())
+            .then(|| {
+                AhoCorasick::builder()
+                    .kind(Some(AhoCorasickKind::DFA))
+                    .build(&distinct)
+                    .ok()
+            })
+            .flatten();
+        Matcher {
+            patterns,
+            nodes,
+            pieces,
+            required,
+        }
     }
 
     /// The index of the first pattern, in precedence order, that matches
     /// `target` (in matching form).
     pub(crate) fn decide(&self, target: &[u8]) -> Option<usize> {
         let mut best = usize::MAX;
+        let mut found = Found::new();
         let mut at = 0usize;
         let mut depth = 0usize;
         loop {
@@ -155,6 +246,11 @@ impl Matcher {
                 let index = index as usize;
                 if index >= best {
                     break;
+                }
+                if let (Some(id), Some(pieces)) = (self.required[index], &self.pieces)
+                    && !found.may_hold(id, pieces, target)
+                {
+                    continue;
                 }
                 if self.patterns[index].matches_from(target, depth) {
                     best = index;
@@ -301,6 +397,19 @@ mod tests {
         assert_eq!(matcher.decide(b"/a/x"), Some(1));
         assert_eq!(matcher.decide(b"/b.gif"), Some(4));
         assert_eq!(matcher.decide(b""), None);
+        // More distinct pieces in one target than the prefilter keeps:
+        // every pattern is then checked in full.
+        let many: Vec<String> = (0..100).map(|i| format!("/*x{i:02}$")).collect();
+        let matcher = Matcher::new(
+            many.iter()
+                .map(|p| Pattern::compile(p.as_bytes(), false))
+                .collect(),
+        );
+        let all: String = (0..100).map(|i| format!("x{i:02}")).collect();
+        let target = format!("/{all}");
+        assert_eq!(matcher.decide(target.as_bytes()), Some(99));
+        assert_eq!(matcher.decide(b"/x07"), Some(7));
+        assert_eq!(matcher.decide(b"/x07/"), None);
         let empty = Matcher::new(Vec::new());
         assert_eq!(empty.decide(b"/"), None);
     }
