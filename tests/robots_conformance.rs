@@ -559,3 +559,64 @@ fn full_user_agent_strings_reduce_to_tokens() {
         );
     }
 }
+
+/// Counts this thread's allocations, to hold the matcher to its promise
+/// that judging a target does not allocate once a thread is warm.
+mod counting {
+    use std::alloc::{GlobalAlloc, Layout, System};
+    use std::cell::Cell;
+
+    thread_local! {
+        pub static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
+    }
+
+    pub struct Counting;
+
+    unsafe impl GlobalAlloc for Counting {
+        unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+            let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
+            // SAFETY: forwards the caller's layout to the system allocator.
+            unsafe { System.alloc(layout) }
+        }
+
+        unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+            // SAFETY: `ptr` came from `alloc` above with this layout.
+            unsafe { System.dealloc(ptr, layout) }
+        }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: counting::Counting = counting::Counting;
+
+#[test]
+fn judging_does_not_allocate() {
+    let robots = Robots::new(
+        b"User-agent: *\nDisallow: /*?*sort=\nDisallow: /*.pdf$\nAllow: /cz/\nDisallow: /cz/chat/\n\
+          Disallow: /%C5%A1koda\n",
+    );
+    let rules = robots.rules_for(b"SeznamBot");
+    let targets: [&[u8]; 6] = [
+        b"/cz/chat/room?sort=asc",
+        b"/a/b.pdf",
+        b"/",
+        b"/robots.txt",
+        b"/%c5%a1koda/x",
+        "/\u{161}koda".as_bytes(),
+    ];
+    // Warm the thread's scratch buffer.
+    for target in targets {
+        rules.judge(target);
+    }
+    let before = counting::ALLOCATIONS.with(|n| n.get());
+    let mut disallowed = 0;
+    for target in targets {
+        disallowed += usize::from(!rules.judge(target).allowed);
+    }
+    let after = counting::ALLOCATIONS.with(|n| n.get());
+    assert_eq!(disallowed, 4);
+    assert_eq!(after - before, 0, "judging allocated");
+    // The counter does see allocations: compiling allocates.
+    drop(robots.rules_for(b"Googlebot"));
+    assert!(counting::ALLOCATIONS.with(|n| n.get()) > after);
+}
