@@ -8,10 +8,16 @@
 //! the trie visits exactly the patterns whose prefix it starts with, and only
 //! those are checked further, piece by piece with memchr's substring search.
 //! Taking each piece at its leftmost place is exact for `*`-only globs: a
-//! leftmost place leaves the longest remainder for the pieces after it.
-//! `benches/matcher.rs` measures this against checking every pattern in
-//! order.
+//! leftmost place leaves the longest remainder for the pieces after it. A
+//! piece only counts where it starts on an octet, never inside a `%XX`
+//! escape of the target.
+//! Patterns that share a short prefix (`/*?*sort=`) would all be checked
+//! for every target, so one Aho-Corasick pass over the target first finds
+//! which of their longest pieces occur at all; a pattern whose piece is
+//! absent is skipped. `benches/matcher.rs` measures this against checking
+//! every pattern in order.
 
+use aho_corasick::{AhoCorasick, AhoCorasickKind};
 use memchr::memmem::Finder;
 
 use super::normalize::matching_form_into;
@@ -55,29 +61,61 @@ impl Pattern {
         }
     }
 
-    /// True when the pattern matches `rest`, the target after the prefix.
-    fn matches_after_prefix(&self, mut rest: &[u8]) -> bool {
+    /// True when the pattern matches `target` from `at`, the end of the
+    /// prefix.
+    fn matches_from(&self, target: &[u8], mut at: usize) -> bool {
         let Some((last, middle)) = self.pieces.split_last() else {
-            return !self.anchored || rest.is_empty();
+            return !self.anchored || at == target.len();
         };
         for piece in middle {
-            match piece.find(rest) {
-                Some(at) => rest = &rest[at + piece.needle().len()..],
+            match find_octet(piece, target, at) {
+                Some(found) => at = found + piece.needle().len(),
                 None => return false,
             }
         }
         if self.anchored {
-            rest.ends_with(last.needle())
+            let needle = last.needle();
+            target.len() - at >= needle.len()
+                && target.ends_with(needle)
+                && starts_octet(target, target.len() - needle.len())
         } else {
-            last.find(rest).is_some()
+            find_octet(last, target, at).is_some()
         }
+    }
+
+    /// The longest literal after a `*`: a target without it anywhere cannot
+    /// match, which the matcher checks for all patterns in one pass.
+    fn required_piece(&self) -> Option<&[u8]> {
+        self.pieces
+            .iter()
+            .map(Finder::needle)
+            .max_by_key(|needle| needle.len())
+            .filter(|needle| needle.len() > 1)
     }
 
     /// True when the pattern matches the whole target (in matching form).
     pub(crate) fn matches(&self, target: &[u8]) -> bool {
-        target
-            .strip_prefix(&*self.prefix)
-            .is_some_and(|rest| self.matches_after_prefix(rest))
+        target.starts_with(&self.prefix) && self.matches_from(target, self.prefix.len())
+    }
+}
+
+/// True when `at` starts an octet of a normalised target rather than
+/// falling inside a `%XX` escape: a `*A` must not match the `A` of `%A3`.
+/// In normal form every `%` starts an escape, so looking back two is enough.
+fn starts_octet(target: &[u8], at: usize) -> bool {
+    let before = &target[at.saturating_sub(2)..at];
+    !before.contains(&b'%')
+}
+
+/// The leftmost place at or after `from` where `piece` occurs starting on
+/// an octet.
+fn find_octet(piece: &Finder<'_>, target: &[u8], mut from: usize) -> Option<usize> {
+    loop {
+        let found = from + piece.find(&target[from..])?;
+        if starts_octet(target, found) {
+            return Some(found);
+        }
+        from = found + 1;
     }
 }
 
@@ -94,6 +132,53 @@ struct Node {
 pub(crate) struct Matcher {
     patterns: Vec<Pattern>,
     nodes: Vec<Node>,
+    /// Every pattern's required piece, searched for all at once.
+    pieces: Option<AhoCorasick>,
+    /// For each pattern, the index of its required piece in `pieces`.
+    required: Vec<Option<u32>>,
+}
+
+/// Most distinct required pieces one target is expected to hold; past it
+/// the prefilter gives up for that target and every pattern is checked.
+const MAX_FOUND: usize = 64;
+
+/// Which required pieces occur in the target, found on first need.
+struct Found {
+    scanned: bool,
+    overflow: bool,
+    len: usize,
+    ids: [u32; MAX_FOUND],
+}
+
+impl Found {
+    fn new() -> Found {
+        Found {
+            scanned: false,
+            overflow: false,
+            len: 0,
+            ids: [0; MAX_FOUND],
+        }
+    }
+
+    /// True unless the target surely lacks piece `id`.
+    fn may_hold(&mut self, id: u32, pieces: &AhoCorasick, target: &[u8]) -> bool {
+        if !self.scanned {
+            self.scanned = true;
+            for hit in pieces.find_overlapping_iter(target) {
+                let hit = hit.pattern().as_u32();
+                if self.ids[..self.len].contains(&hit) {
+                    continue;
+                }
+                if self.len == MAX_FOUND {
+                    self.overflow = true;
+                    break;
+                }
+                self.ids[self.len] = hit;
+                self.len += 1;
+            }
+        }
+        self.overflow || self.ids[..self.len].contains(&id)
+    }
 }
 
 impl Matcher {
@@ -116,13 +201,43 @@ impl Matcher {
             }
             nodes[at].patterns.push(index as u32);
         }
-        Matcher { patterns, nodes }
+        let mut distinct: Vec<&[u8]> = Vec::new();
+        let mut required = Vec::with_capacity(patterns.len());
+        for pattern in &patterns {
+            required.push(pattern.required_piece().map(|piece| {
+                let id = distinct
+                    .iter()
+                    .position(|known| *known == piece)
+                    .unwrap_or_else(|| {
+                        distinct.push(piece);
+                        distinct.len() - 1
+                    });
+                id as u32
+            }));
+        }
+        // Without the prefilter every pattern is still checked in full, so
+        // a build failure costs speed, never correctness.
+        let pieces = (!distinct.is_empty())
+            .then(|| {
+                AhoCorasick::builder()
+                    .kind(Some(AhoCorasickKind::DFA))
+                    .build(&distinct)
+                    .ok()
+            })
+            .flatten();
+        Matcher {
+            patterns,
+            nodes,
+            pieces,
+            required,
+        }
     }
 
     /// The index of the first pattern, in precedence order, that matches
     /// `target` (in matching form).
     pub(crate) fn decide(&self, target: &[u8]) -> Option<usize> {
         let mut best = usize::MAX;
+        let mut found = Found::new();
         let mut at = 0usize;
         let mut depth = 0usize;
         loop {
@@ -132,7 +247,12 @@ impl Matcher {
                 if index >= best {
                     break;
                 }
-                if self.patterns[index].matches_after_prefix(&target[depth..]) {
+                if let (Some(id), Some(pieces)) = (self.required[index], &self.pieces)
+                    && !found.may_hold(id, pieces, target)
+                {
+                    continue;
+                }
+                if self.patterns[index].matches_from(target, depth) {
                     best = index;
                     break;
                 }
@@ -227,6 +347,13 @@ mod tests {
             ),
             ("/path/foo-%24", false, "/path/foo-$", true),
             ("/path/foo-%24", false, "/path/foo-", false),
+            // A literal after `*` never starts inside an escape.
+            ("*A", false, "/%C3%A3", false),
+            ("/*A3$", false, "/%C3%A3", false),
+            ("/*%A3$", false, "/%C3%A3", true),
+            ("/*3", false, "/%C3", false),
+            ("/*25", false, "/%25", false),
+            ("/*%25", false, "/%", true),
             // Seznam Robot-version 2.0: whole path unless it ends with `*`.
             ("/fish", true, "/fish", true),
             ("/fish", true, "/fish.html", false),
@@ -270,6 +397,19 @@ mod tests {
         assert_eq!(matcher.decide(b"/a/x"), Some(1));
         assert_eq!(matcher.decide(b"/b.gif"), Some(4));
         assert_eq!(matcher.decide(b""), None);
+        // More distinct pieces in one target than the prefilter keeps:
+        // every pattern is then checked in full.
+        let many: Vec<String> = (0..100).map(|i| format!("/*x{i:02}$")).collect();
+        let matcher = Matcher::new(
+            many.iter()
+                .map(|p| Pattern::compile(p.as_bytes(), false))
+                .collect(),
+        );
+        let all: String = (0..100).map(|i| format!("x{i:02}")).collect();
+        let target = format!("/{all}");
+        assert_eq!(matcher.decide(target.as_bytes()), Some(99));
+        assert_eq!(matcher.decide(b"/x07"), Some(7));
+        assert_eq!(matcher.decide(b"/x07/"), None);
         let empty = Matcher::new(Vec::new());
         assert_eq!(empty.decide(b"/"), None);
     }

@@ -154,73 +154,67 @@ pub fn parse_request_rate(value: &[u8]) -> (String, Result<Rate, String>) {
         return (written, Err("the value is not text".into()));
     };
     let text = text.trim();
-    let Some((count, after)) = text.split_once('/') else {
-        return (
-            text.into(),
-            Err("no `/` between requests and period".into()),
-        );
+    match read_rate(text) {
+        Ok((rate, written_end)) => (text[..written_end].trim_end().to_string(), Ok(rate)),
+        Err(reason) => (text.to_string(), Err(reason)),
+    }
+}
+
+/// Reads a trimmed Request-rate value; gives the rate and where the rate
+/// token ends (the window, if any, follows).
+fn read_rate(text: &str) -> Result<(Rate, usize), String> {
+    let (count, after) = text
+        .split_once('/')
+        .ok_or_else(|| "no `/` between requests and period".to_string())?;
+    let period_start = text.len() - after.len();
+    let requests = match leading_number(count.trim()) {
+        (Some(n), "") => u32::try_from(n).map_err(|_| "too many requests".to_string())?,
+        _ => return Err(format!("`{}` is not a number of requests", count.trim())),
     };
-    let (requests, rest) = leading_number(count.trim());
-    let after_start = text.len() - after.len();
+    if requests == 0 {
+        return Err("zero requests allow nothing; the line is ignored".into());
+    }
     let after = after.trim_start();
-    let (amount, rest_after) = leading_number(after);
-    let rest_after = rest_after.trim_start();
-    let (unit_secs, window_text) = match rest_after.chars().next() {
+    let (amount, rest) = leading_number(after);
+    let rest = rest.trim_start();
+    let (unit, window_text) = match rest.chars().next() {
         Some(c) if c.is_ascii_alphabetic() => {
             let unit = match c.to_ascii_lowercase() {
-                's' => Some(1),
-                'm' => Some(60),
-                'h' => Some(3_600),
-                'd' => Some(86_400),
-                _ => None,
+                's' => 1,
+                'm' => 60,
+                'h' => 3_600,
+                'd' => 86_400,
+                _ => return Err(format!("unknown unit in `{}`", text[period_start..].trim())),
             };
-            (unit, &rest_after[1..])
+            (unit, &rest[1..])
         }
-        _ => (Some(1), rest_after),
+        _ => (1, rest),
     };
-    let written_end = text.len() - window_text.len();
-    let result = (|| {
-        let requests = match (requests, rest.is_empty()) {
-            (Some(n), true) => u32::try_from(n).map_err(|_| "too many requests".to_string())?,
-            _ => return Err(format!("`{}` is not a number of requests", count.trim())),
-        };
-        if requests == 0 {
-            return Err("zero requests allow nothing; the line is ignored".into());
-        }
-        let unit = unit_secs
-            .ok_or_else(|| format!("unknown unit in `{}`", &text[after_start..written_end]))?;
-        // A unit letter glued to more letters (`1/5min`) is not a unit.
-        if window_text.starts_with(|c: char| c.is_ascii_alphabetic()) {
-            return Err(format!("unknown unit in `{}`", text[after_start..].trim()));
-        }
-        let amount = match amount {
-            Some(amount) => amount,
-            None if after.starts_with(|c: char| c.is_ascii_alphabetic()) => 1,
-            None => return Err("no period after `/`".into()),
-        };
-        if amount == 0 {
-            return Err("a period of zero".into());
-        }
-        let period_secs = amount
-            .checked_mul(unit)
-            .ok_or_else(|| "the period is too long".to_string())?;
-        let window_text = window_text.trim();
-        let window = if window_text.is_empty() {
-            None
-        } else {
-            Some(parse_window(window_text)?)
-        };
-        Ok(Rate {
-            requests,
-            period_secs,
-            window,
-        })
-    })();
-    let written = match result {
-        Ok(_) => text[..written_end].trim_end(),
-        Err(_) => text,
+    // A unit letter glued to more letters (`1/5min`) is not a unit.
+    if window_text.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        return Err(format!("unknown unit in `{}`", text[period_start..].trim()));
+    }
+    let amount = match amount {
+        Some(amount) => amount,
+        None if after.starts_with(|c: char| c.is_ascii_alphabetic()) => 1,
+        None => return Err("no period after `/`".into()),
     };
-    (written.to_string(), result)
+    if amount == 0 {
+        return Err("a period of zero".into());
+    }
+    let period_secs = amount
+        .checked_mul(unit)
+        .ok_or_else(|| "the period is too long".to_string())?;
+    let window = match window_text.trim() {
+        "" => None,
+        window => Some(parse_window(window)?),
+    };
+    let rate = Rate {
+        requests,
+        period_secs,
+        window,
+    };
+    Ok((rate, text.len() - window_text.len()))
 }
 
 /// Reads a `Crawl-delay` value: seconds, whole or decimal (`10`, `0.5`,

@@ -152,49 +152,45 @@ impl AgentRules {
     /// URL): the longest matching pattern decides, Allow winning a tie;
     /// nothing matching means allowed.
     pub fn judge(&self, target: &[u8]) -> Verdict<'_> {
-        let target = path_and_query(target);
-        let decided = if is_matching_form(&target) {
-            self.decide(&target)
-        } else {
-            SCRATCH.with(|scratch| match scratch.try_borrow_mut() {
-                Ok(mut buffer) => {
-                    buffer.clear();
-                    matching_form_into(&target, &mut false, &mut buffer);
-                    self.decide(&buffer)
-                }
-                Err(_) => {
-                    let mut buffer = Vec::new();
-                    matching_form_into(&target, &mut false, &mut buffer);
-                    self.decide(&buffer)
-                }
-            })
-        };
-        let rule = decided.map(|index| &self.rules[index]);
-        Verdict {
-            allowed: rule.is_none_or(|r| r.allow),
-            rule,
-        }
-    }
-
-    fn decide(&self, target: &[u8]) -> Option<usize> {
-        if is_robots_txt(target) {
-            return None;
-        }
-        self.matcher.decide(target)
+        self.judge_with(target, |normal| self.matcher.decide(normal))
     }
 
     /// [`AgentRules::judge`] by trying every rule in precedence order: the
     /// baseline the bench and the property tests hold the matcher against.
     #[doc(hidden)]
     pub fn judge_by_scan(&self, target: &[u8]) -> Verdict<'_> {
+        self.judge_with(target, |normal| self.matcher.decide_by_scan(normal))
+    }
+
+    /// Puts the target in matching form (in a reused buffer when it must be
+    /// rewritten) and lets `decide` find the deciding rule's index.
+    fn judge_with(&self, target: &[u8], decide: impl Fn(&[u8]) -> Option<usize>) -> Verdict<'_> {
         let target = path_and_query(target);
-        let mut buffer = Vec::new();
-        matching_form_into(&target, &mut false, &mut buffer);
-        let rule = if is_robots_txt(&buffer) {
-            None
-        } else {
-            self.matcher.decide_by_scan(&buffer).map(|i| &self.rules[i])
+        let decide = |normal: &[u8]| {
+            if is_robots_txt(normal) {
+                None
+            } else {
+                decide(normal)
+            }
         };
+        let decided = if is_matching_form(&target) {
+            decide(&target)
+        } else {
+            SCRATCH.with(|scratch| match scratch.try_borrow_mut() {
+                Ok(mut buffer) => {
+                    buffer.clear();
+                    matching_form_into(&target, &mut false, &mut buffer);
+                    decide(&buffer)
+                }
+                // Only if `decide` were to judge again on this thread.
+                Err(_) => {
+                    let mut buffer = Vec::new();
+                    matching_form_into(&target, &mut false, &mut buffer);
+                    decide(&buffer)
+                }
+            })
+        };
+        let rule = decided.map(|index| &self.rules[index]);
         Verdict {
             allowed: rule.is_none_or(|r| r.allow),
             rule,
