@@ -24,7 +24,7 @@ pub const CHUNK_SIZE: usize = 1 << 20;
 pub const MAX_LINE: usize = 1 << 20;
 
 /// How much is asked of the reader at a time.
-const READ_SIZE: usize = 128 * 1024;
+pub const READ_SIZE: usize = 128 * 1024;
 
 /// Room for a chunk, a carried-over partial line and one more read.
 const BUFFER_SIZE: usize = if CHUNK_SIZE > MAX_LINE {

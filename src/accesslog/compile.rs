@@ -9,7 +9,7 @@
 //! quotes around a string that holds `\"`, or outer single quotes, are
 //! removed, and `\"`, `\'`, `\\`, `\t`, `\n` are read as escapes.
 
-use super::format::{Slot, Step};
+use super::format::{Slot, Step, Text};
 use super::layout::TimeLayout;
 
 /// A piece of a format string, before the fields are ranked.
@@ -20,6 +20,8 @@ enum Token {
     /// the rest are skipped (`%>s` over `%s`, `%a` over `%{c}a`).
     Field {
         slot: Slot,
+        /// For a time field, how it is written.
+        layout: Option<TimeLayout>,
         rank: u8,
         name: String,
     },
@@ -28,9 +30,29 @@ enum Token {
 fn field(slot: Slot, rank: u8, name: &[u8]) -> Token {
     Token::Field {
         slot,
+        layout: None,
         rank,
         name: String::from_utf8_lossy(name).into_owned(),
     }
+}
+
+fn time_field(layout: TimeLayout, name: &[u8]) -> Token {
+    Token::Field {
+        slot: Slot::Time,
+        layout: Some(layout),
+        rank: 1,
+        name: String::from_utf8_lossy(name).into_owned(),
+    }
+}
+
+/// A compiled format string.
+#[derive(Debug)]
+pub struct Compiled {
+    /// The text before the first field.
+    pub lead: Vec<u8>,
+    pub steps: Vec<Step>,
+    /// How the one time field used is written.
+    pub time: TimeLayout,
 }
 
 /// The Apache directive letters (mod_log_config), for telling the dialect
@@ -119,12 +141,12 @@ fn apache_tokens(spec: &[u8]) -> Result<Vec<Token>, String> {
             (b't', None) => {
                 // `%t` writes its own brackets.
                 push_literal(&mut tokens, b'[');
-                tokens.push(field(Slot::Time(TimeLayout::Clf), 1, name));
+                tokens.push(time_field(TimeLayout::Clf, name));
                 push_literal(&mut tokens, b']');
                 continue;
             }
             (b't', Some(argument)) => match TimeLayout::apache(argument) {
-                Some(layout) => field(Slot::Time(layout?), 1, name),
+                Some(layout) => time_field(layout?, name),
                 None => field(Slot::Other, 0, name),
             },
             (b'r', _) => field(Slot::Request, 1, name),
@@ -192,9 +214,9 @@ fn nginx_tokens(spec: &[u8]) -> Result<Vec<Token>, String> {
         let token = match name {
             b"remote_addr" => field(Slot::Client, 3, name),
             b"realip_remote_addr" => field(Slot::Client, 1, name),
-            b"time_local" => field(Slot::Time(TimeLayout::Clf), 1, name),
-            b"time_iso8601" => field(Slot::Time(TimeLayout::Iso8601), 1, name),
-            b"msec" => field(Slot::Time(TimeLayout::Epoch(1)), 1, name),
+            b"time_local" => time_field(TimeLayout::Clf, name),
+            b"time_iso8601" => time_field(TimeLayout::Iso8601, name),
+            b"msec" => time_field(TimeLayout::Epoch(1), name),
             b"request" => field(Slot::Request, 1, name),
             b"status" => field(Slot::Status, 1, name),
             b"http_user_agent" => field(Slot::UserAgent, 1, name),
@@ -242,7 +264,7 @@ fn unquote(spec: &str) -> &str {
 fn slot_kind(slot: &Slot) -> u8 {
     match slot {
         Slot::Client => 0,
-        Slot::Time(_) => 1,
+        Slot::Time => 1,
         Slot::Request => 2,
         Slot::Status => 3,
         Slot::UserAgent => 4,
@@ -253,12 +275,12 @@ fn slot_kind(slot: &Slot) -> u8 {
 
 /// True when the field's value shows by itself where it ends.
 fn ends_by_itself(slot: &Slot) -> bool {
-    matches!(slot, Slot::Time(_) | Slot::Status)
+    matches!(slot, Slot::Time | Slot::Status)
 }
 
 /// Compiles a format string into the text before the first field and the
 /// steps.
-pub fn compile(spec: &str) -> Result<(Vec<u8>, Vec<Step>), String> {
+pub fn compile(spec: &str) -> Result<Compiled, String> {
     let spec = unquote(spec).as_bytes();
     let (apache, nginx) = dialect_votes(spec);
     let mut tokens = if nginx > apache {
@@ -277,11 +299,14 @@ pub fn compile(spec: &str) -> Result<(Vec<u8>, Vec<Step>), String> {
             }
         }
     }
+    let mut time = TimeLayout::Clf;
     for (index, token) in tokens.iter_mut().enumerate() {
-        if let Token::Field { slot, .. } = token {
+        if let Token::Field { slot, layout, .. } = token {
             let kind = usize::from(slot_kind(slot));
             if kind < best.len() && best[kind].map(|(_, i)| i) != Some(index) {
                 *slot = Slot::Other;
+            } else if let Some(layout) = layout.take() {
+                time = layout;
             }
         }
     }
@@ -301,12 +326,12 @@ pub fn compile(spec: &str) -> Result<(Vec<u8>, Vec<Step>), String> {
     for token in tokens {
         match token {
             Token::Literal(text) => match steps.last_mut() {
-                Some(step) => step.after = text.into_boxed_slice(),
+                Some(step) => step.after = Text::new(text),
                 None => lead = text,
             },
             Token::Field { slot, name, .. } => {
                 if let Some(previous) = steps.last()
-                    && previous.after.is_empty()
+                    && previous.after.bytes().is_empty()
                     && !ends_by_itself(&previous.slot)
                 {
                     // Two skipped fields in a row (`%U%q`) read as one.
@@ -322,7 +347,7 @@ pub fn compile(spec: &str) -> Result<(Vec<u8>, Vec<Step>), String> {
                 steps.push(Step {
                     slot,
                     quoted: false,
-                    after: Box::default(),
+                    after: Text::default(),
                 });
                 names.push(name);
             }
@@ -331,10 +356,10 @@ pub fn compile(spec: &str) -> Result<(Vec<u8>, Vec<Step>), String> {
     // A field is quoted when a `"` opens it and its next text starts with one.
     let mut before_ends_with_quote = lead.ends_with(b"\"");
     for step in &mut steps {
-        step.quoted = before_ends_with_quote && step.after.starts_with(b"\"");
-        before_ends_with_quote = step.after.ends_with(b"\"");
+        step.quoted = before_ends_with_quote && step.after.bytes().starts_with(b"\"");
+        before_ends_with_quote = step.after.bytes().ends_with(b"\"");
     }
-    Ok((lead, steps))
+    Ok(Compiled { lead, steps, time })
 }
 
 #[cfg(test)]
@@ -342,13 +367,13 @@ mod tests {
     use super::*;
 
     fn shape(spec: &str) -> Result<(String, Vec<String>), String> {
-        let (lead, steps) = compile(spec)?;
+        let Compiled { lead, steps, .. } = compile(spec)?;
         let steps = steps
             .iter()
             .map(|s| {
                 let slot = match &s.slot {
                     Slot::Client => "client",
-                    Slot::Time(_) => "time",
+                    Slot::Time => "time",
                     Slot::Request => "request",
                     Slot::Status => "status",
                     Slot::UserAgent => "ua",
@@ -356,7 +381,7 @@ mod tests {
                     Slot::Other => "-",
                 };
                 let quote = if s.quoted { "q" } else { "" };
-                format!("{slot}{quote}|{}", String::from_utf8_lossy(&s.after))
+                format!("{slot}{quote}|{}", String::from_utf8_lossy(s.after.bytes()))
             })
             .collect();
         Ok((String::from_utf8_lossy(&lead).into_owned(), steps))

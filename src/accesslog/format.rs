@@ -12,7 +12,7 @@
 
 use std::fmt;
 
-use super::compile::compile;
+use super::compile::{Compiled, compile};
 use super::layout::TimeLayout;
 use super::time::Timestamp;
 
@@ -22,16 +22,62 @@ pub const COMMON: &str = r#"%h %l %u %t "%r" %>s %b"#;
 pub const VHOST_COMBINED: &str = r#"%v:%p %h %l %u %t "%r" %>s %b "%{Referer}i" "%{User-agent}i""#;
 
 /// What a field of the format means to the audit.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Slot {
     Client,
-    Time(TimeLayout),
+    /// The time, written as `LogFormat::time` says.
+    Time,
     Request,
     Status,
     UserAgent,
     Vhost,
     /// A field the audit does not use: skipped.
     Other,
+}
+
+/// Fixed text of a format (between fields), with up to its first four
+/// bytes packed so that checking it against a line is one load and one
+/// compare: it is checked once per field on every line.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Text {
+    bytes: Box<[u8]>,
+    /// The first bytes, little-endian, and a mask of the bytes that count.
+    word: u32,
+    mask: u32,
+}
+
+impl Text {
+    pub fn new(bytes: Vec<u8>) -> Text {
+        let mut word = 0u32;
+        let mut mask = 0u32;
+        for (i, &b) in bytes.iter().take(4).enumerate() {
+            word |= u32::from(b) << (8 * i);
+            mask |= 0xff << (8 * i);
+        }
+        Text {
+            bytes: bytes.into_boxed_slice(),
+            word,
+            mask,
+        }
+    }
+
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// True when the text stands in `line` at `at`.
+    #[inline(always)]
+    fn stands_at(&self, line: &[u8], at: usize) -> bool {
+        if self.bytes.len() <= 4
+            && let Some(&four) = line.get(at..).and_then(|rest| rest.first_chunk::<4>())
+        {
+            return u32::from_le_bytes(four) & self.mask == self.word;
+        }
+        match line.get(at..at + self.bytes.len()) {
+            Some(here) => here == &*self.bytes,
+            None => false,
+        }
+    }
 }
 
 /// One field of a compiled format and the text that follows it.
@@ -42,15 +88,17 @@ pub struct Step {
     pub quoted: bool,
     /// The text between this field and the next (may be empty only when
     /// the field ends by itself: a time, a status, or the last field).
-    pub after: Box<[u8]>,
+    pub after: Text,
 }
 
 /// A compiled log format. Immutable; share it between threads.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LogFormat {
     /// The text before the first field.
-    pub(crate) lead: Box<[u8]>,
+    pub(crate) lead: Text,
     pub(crate) steps: Box<[Step]>,
+    /// How the time field is written.
+    pub(crate) time: TimeLayout,
     has_user_agent: bool,
     has_vhost: bool,
     has_status: bool,
@@ -132,8 +180,9 @@ impl Default for LogFormat {
     fn default() -> LogFormat {
         // The built-in format is known to compile.
         LogFormat::new("combined").unwrap_or_else(|_| LogFormat {
-            lead: Box::default(),
+            lead: Text::default(),
             steps: Box::default(),
+            time: TimeLayout::Clf,
             has_user_agent: false,
             has_vhost: false,
             has_status: false,
@@ -141,22 +190,66 @@ impl Default for LogFormat {
     }
 }
 
+/// How many bytes are looked at one by one before a vector search takes
+/// over: most fields (`-`, an address, a status) are shorter than this, and
+/// a vector search costs more to start than such a field costs to walk.
+const SHORT: usize = 24;
+
+/// The first `byte` at or after `from`. Eight bytes at a time by hand for
+/// the first few words, then a vector search: most unquoted fields (`-`,
+/// an address, a size) end within a word or two, and a vector search costs
+/// more to start than such a field costs to walk.
+#[inline(always)]
+fn find_byte(line: &[u8], from: usize, byte: u8) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let pattern = ONES * u64::from(byte);
+    let mut at = from;
+    let end = line.len().min(from + SHORT);
+    while let Some(&word) = line.get(at..end).and_then(|rest| rest.first_chunk::<8>()) {
+        // A zero byte of `x` is a match; the lowest flagged byte is the
+        // first zero (a borrow can only flag bytes above a true zero).
+        let x = u64::from_le_bytes(word) ^ pattern;
+        let found = x.wrapping_sub(ONES) & !x & HIGHS;
+        if found != 0 {
+            return Some(at + (found.trailing_zeros() / 8) as usize);
+        }
+        at += 8;
+    }
+    memchr::memchr(byte, &line[at..]).map(|i| at + i)
+}
+
+/// The first `"` or `\` at or after `from`. Quoted fields are mostly
+/// long (a request, a user agent) or `-`: the first two bytes are looked at
+/// by hand, then a vector search runs.
+#[inline(always)]
+fn find_quote_or_escape(line: &[u8], from: usize) -> Option<usize> {
+    let end = line.len().min(from + 2);
+    if let Some(i) = line[from..end]
+        .iter()
+        .position(|&b| b == b'"' || b == b'\\')
+    {
+        return Some(from + i);
+    }
+    memchr::memchr2(b'"', b'\\', &line[end..]).map(|i| end + i)
+}
+
 /// Finds the end of an unquoted field: the first place where `after`
 /// follows. The last field of a format (empty `after`) ends at a blank or
 /// at the end of the line.
 #[inline]
-fn unquoted_end(line: &[u8], start: usize, after: &[u8]) -> Result<usize, Skip> {
-    let Some((&first, more)) = after.split_first() else {
+fn unquoted_end(line: &[u8], start: usize, after: &Text) -> Result<usize, Skip> {
+    let Some(&first) = after.bytes.first() else {
         let rest = &line[start..];
         return Ok(start + memchr::memchr2(b' ', b'\t', rest).unwrap_or(rest.len()));
     };
     let mut from = start;
     loop {
-        let at = from + memchr::memchr(first, &line[from..]).ok_or(Skip::Truncated)?;
-        if line[at + 1..].starts_with(more) {
+        let at = find_byte(line, from, first).ok_or(Skip::Truncated)?;
+        if after.stands_at(line, at) {
             return Ok(at);
         }
-        if line.len() - at <= after.len() {
+        if line.len() - at <= after.bytes.len() {
             return Err(Skip::Truncated);
         }
         from = at + 1;
@@ -166,21 +259,19 @@ fn unquoted_end(line: &[u8], start: usize, after: &[u8]) -> Result<usize, Skip> 
 /// True when a closing quote at `at` is followed by `after`, and, for the
 /// format's last field, then by the end of the line or a blank.
 #[inline]
-fn closes(line: &[u8], at: usize, after: &[u8], last: bool) -> bool {
-    let tail = &line[at..];
-    tail.starts_with(after)
+fn closes(line: &[u8], at: usize, after: &Text, last: bool) -> bool {
+    after.stands_at(line, at)
         && (!last
-            || tail
-                .get(after.len())
+            || line
+                .get(at + after.bytes.len())
                 .is_none_or(|b| b.is_ascii_whitespace()))
 }
 
 /// Finds the closing quote of a quoted field (`after` starts with `"`).
 #[inline]
-fn quoted_end(line: &[u8], start: usize, after: &[u8], last: bool) -> Result<usize, Skip> {
+fn quoted_end(line: &[u8], start: usize, after: &Text, last: bool) -> Result<usize, Skip> {
     let mut from = start;
-    while let Some(found) = memchr::memchr2(b'"', b'\\', &line[from..]) {
-        let at = from + found;
+    while let Some(at) = find_quote_or_escape(line, from) {
         if line[at] == b'\\' {
             // An escape: the next byte is never a closing quote.
             from = at + 2;
@@ -197,8 +288,7 @@ fn quoted_end(line: &[u8], start: usize, after: &[u8], last: bool) -> Result<usi
     // backslash just before the closing quote). Try again reading `\` as a
     // plain byte.
     let mut from = start;
-    while let Some(found) = memchr::memchr(b'"', &line[from..]) {
-        let at = from + found;
+    while let Some(at) = find_byte(line, from, b'"') {
         if closes(line, at, after, last) {
             return Ok(at);
         }
@@ -219,17 +309,17 @@ fn present(value: &[u8]) -> Option<&[u8]> {
 /// A status: `-`, or one to three digits. Gives it and the bytes used.
 #[inline]
 fn status_prefix(s: &[u8]) -> Result<(Option<u16>, usize), Skip> {
-    if s.first() == Some(&b'-') {
-        return Ok((None, 1));
+    let digit = |i: usize| s.get(i).map(|b| b.wrapping_sub(b'0')).filter(|&d| d <= 9);
+    match (digit(0), digit(1), digit(2), digit(3)) {
+        (Some(a), Some(b), Some(c), None) => Ok((
+            Some(u16::from(a) * 100 + u16::from(b) * 10 + u16::from(c)),
+            3,
+        )),
+        _ if s.first() == Some(&b'-') => Ok((None, 1)),
+        (Some(a), Some(b), None, _) => Ok((Some(u16::from(a) * 10 + u16::from(b)), 2)),
+        (Some(a), None, _, _) => Ok((Some(u16::from(a)), 1)),
+        _ => Err(Skip::BadStatus),
     }
-    let count = s.iter().take(4).take_while(|b| b.is_ascii_digit()).count();
-    if count == 0 || count > 3 {
-        return Err(Skip::BadStatus);
-    }
-    let value = s[..count]
-        .iter()
-        .fold(0u16, |v, &b| v * 10 + u16::from(b - b'0'));
-    Ok((Some(value), count))
 }
 
 impl LogFormat {
@@ -243,14 +333,15 @@ impl LogFormat {
             "vhost_combined" => VHOST_COMBINED,
             custom => custom,
         };
-        let (lead, steps) = compile(text)?;
+        let Compiled { lead, steps, time } = compile(text)?;
         let has = |wanted: fn(&Slot) -> bool| steps.iter().any(|s| wanted(&s.slot));
         Ok(LogFormat {
             has_user_agent: has(|s| *s == Slot::UserAgent),
             has_vhost: has(|s| *s == Slot::Vhost),
             has_status: has(|s| *s == Slot::Status),
-            lead: lead.into_boxed_slice(),
+            lead: Text::new(lead),
             steps: steps.into_boxed_slice(),
+            time,
         })
     }
 
@@ -279,8 +370,8 @@ impl LogFormat {
         if line.is_empty() {
             return Err(Skip::Empty);
         }
-        if !line.starts_with(&self.lead) {
-            return Err(if line.len() < self.lead.len() {
+        if !self.lead.stands_at(line, 0) {
+            return Err(if line.len() < self.lead.bytes.len() {
                 Skip::Truncated
             } else {
                 Skip::Mismatch
@@ -297,13 +388,13 @@ impl LogFormat {
             user_agent: None,
             vhost: None,
         };
-        let mut pos = self.lead.len();
+        let mut pos = self.lead.bytes.len();
         let last = self.steps.len().saturating_sub(1);
         for (index, step) in self.steps.iter().enumerate() {
             let rest = &line[pos..];
-            let end = match &step.slot {
-                Slot::Time(layout) => {
-                    let (time, used) = layout.read(rest).ok_or(if rest.is_empty() {
+            let end = match step.slot {
+                Slot::Time => {
+                    let (time, used) = self.time.read(rest).ok_or(if rest.is_empty() {
                         Skip::Truncated
                     } else {
                         Skip::BadTime
@@ -333,14 +424,14 @@ impl LogFormat {
                     end
                 }
             };
-            if !line[end..].starts_with(&step.after) {
-                return Err(if line.len() - end < step.after.len() {
+            if !step.after.stands_at(line, end) {
+                return Err(if line.len() - end < step.after.bytes.len() {
                     Skip::Truncated
                 } else {
                     Skip::Mismatch
                 });
             }
-            pos = end + step.after.len();
+            pos = end + step.after.bytes.len();
         }
         if present(entry.client).is_none() {
             return Err(Skip::NoClient);

@@ -8,6 +8,7 @@
 //! it is a dozen lines, exact for the proleptic Gregorian calendar, and it
 //! keeps the per-line cost to a few integer operations.
 
+use std::cell::Cell;
 use std::fmt::Write;
 
 /// Seconds in a day.
@@ -181,24 +182,74 @@ pub(crate) fn offset_prefix(s: &[u8], colon: bool) -> Option<(i32, usize)> {
 /// any case (servers write `Oct`; a hand-made log may not).
 #[inline]
 pub fn clf_prefix(s: &[u8]) -> Option<(Timestamp, usize)> {
-    let s = s.get(..26)?;
-    if s[2] != b'/' || s[6] != b'/' || s[11] != b':' || s[14] != b':' || s[17] != b':' {
+    // A fixed-size view lets every index below go unchecked: this runs for
+    // every line of every log.
+    let s: &[u8; 26] = s.first_chunk::<26>()?;
+    let punctuation = (s[11] ^ b':') | (s[14] ^ b':') | (s[17] ^ b':') | (s[20] ^ b' ');
+    if punctuation != 0 {
         return None;
     }
-    if s[20] != b' ' {
+    let digit = |i: usize| s[i].wrapping_sub(b'0');
+    let digits = [
+        digit(12),
+        digit(13),
+        digit(15),
+        digit(16),
+        digit(18),
+        digit(19),
+        digit(22),
+        digit(23),
+        digit(24),
+        digit(25),
+    ];
+    if digits.iter().fold(0, |any, &d| any | u8::from(d > 9)) != 0 {
         return None;
     }
-    let (offset_min, _) = offset_prefix(&s[21..], false)?;
-    let civil = Civil {
-        year: i64::from(four_digits(s, 7)?),
-        month: month_abbrev(&s[3..6])?,
-        day: two_digits(s, 0)?,
-        hour: two_digits(s, 12)?,
-        minute: two_digits(s, 15)?,
-        second: two_digits(s, 18)?,
-        offset_min,
+    let pair = |a: usize| i64::from(digits[a]) * 10 + i64::from(digits[a + 1]);
+    let (hour, minute, second) = (pair(0), pair(2), pair(4));
+    let (offset_hours, offset_minutes) = (pair(6), pair(8));
+    let sign = match s[21] {
+        b'+' => 1,
+        b'-' => -1,
+        _ => return None,
     };
-    Some((civil.timestamp()?, 26))
+    if hour > 23 || minute > 59 || second > 60 || offset_hours > 23 || offset_minutes > 59 {
+        return None;
+    }
+    let days = clf_days(s.first_chunk::<11>()?)?;
+    let offset_min = sign * (offset_hours * 60 + offset_minutes);
+    let unix = days * DAY + hour * 3600 + minute * 60 + second - offset_min * 60;
+    // In range: checked above.
+    let offset_min = offset_min as i16;
+    Some((Timestamp { unix, offset_min }, 26))
+}
+
+thread_local! {
+    /// The last `DD/Mon/YYYY` read on this thread and its day number: a
+    /// log holds thousands of lines a day, so the date is worked out once.
+    static LAST_CLF_DATE: Cell<([u8; 11], i64)> = const { Cell::new(([0; 11], 0)) };
+}
+
+/// The day number of a CLF date `DD/Mon/YYYY`, checked.
+#[inline]
+fn clf_days(date: &[u8; 11]) -> Option<i64> {
+    let (last, days) = LAST_CLF_DATE.get();
+    // The initial all-zero key is no date, so it never matches.
+    if last == *date {
+        return Some(days);
+    }
+    if date[2] != b'/' || date[6] != b'/' {
+        return None;
+    }
+    let year = i64::from(four_digits(date, 7)?);
+    let month = month_abbrev(&date[3..6])?;
+    let day = two_digits(date, 0)?;
+    if day == 0 || day > days_in_month(year, month) {
+        return None;
+    }
+    let days = days_from_civil(year, month, day);
+    LAST_CLF_DATE.set((*date, days));
+    Some(days)
 }
 
 /// ISO 8601 / RFC 3339 with a required offset:

@@ -1,0 +1,129 @@
+//! Parse throughput: lines per second of `LogFormat::parse` on generated
+//! combined lines, and of the whole per-line path a worker runs (chunk line
+//! iteration + parse). Inputs are generated here, not committed (STYLE
+//! "Benches"). Run with `cargo bench --bench parse`.
+
+use std::hint::black_box;
+use std::io::Write;
+use std::time::Instant;
+
+use robots_audit::accesslog::{Chunk, LogFormat};
+
+/// Lines generated, unless `PARSE_BENCH_LINES` says otherwise (a small
+/// figure suits a run under callgrind).
+const LINES: usize = 1_000_000;
+const ROUNDS: usize = 5;
+
+fn line_count() -> usize {
+    std::env::var("PARSE_BENCH_LINES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(LINES)
+}
+
+/// Combined lines as a busy site writes them: mixed clients, paths, agents.
+fn generate(lines: usize) -> Vec<u8> {
+    let agents = [
+        "Mozilla/5.0 (compatible; SeznamBot/4.0; +http://napoveda.seznam.cz/seznambot-intro/)",
+        "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36",
+        "Mozilla/5.0 (iPhone; CPU iPhone OS 17_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.1 Mobile/15E148 Safari/604.1",
+        "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
+        "-",
+    ];
+    let referers = [
+        "-",
+        "https://www.seznam.cz/",
+        "https://example.cz/clanky/?strana=2",
+    ];
+    let mut text = Vec::with_capacity(lines * 230);
+    let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+    for i in 0..lines {
+        // xorshift: cheap, repeatable variety.
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        let r = state;
+        let second = i / 50;
+        let client = if r.is_multiple_of(7) {
+            format!("2a02:598:{:x}::{:x}", r % 4096, (r >> 12) % 65536)
+        } else {
+            format!(
+                "{}.{}.{}.{}",
+                77 + r % 100,
+                (r >> 8) % 256,
+                (r >> 16) % 256,
+                (r >> 24) % 256
+            )
+        };
+        let _ = writeln!(
+            text,
+            "{client} - - [{:02}/Nov/2026:{:02}:{:02}:{:02} +0100] \"GET /clanky/{}/{}?id={} HTTP/1.1\" {} {} \"{}\" \"{}\"",
+            1 + second / 86_400 % 28,
+            second / 3600 % 24,
+            second / 60 % 60,
+            second % 60,
+            (r >> 32) % 1000,
+            "abcdefghij".repeat(1 + (r >> 40) as usize % 3),
+            r % 100_000,
+            [200, 200, 200, 304, 404, 301][(r >> 20) as usize % 6],
+            (r >> 4) % 50_000,
+            referers[(r >> 28) as usize % referers.len()],
+            agents[(r >> 36) as usize % agents.len()],
+        );
+    }
+    text
+}
+
+fn main() {
+    let text = generate(line_count());
+    let chunk = Chunk {
+        first_line: 1,
+        data: text,
+        too_long: Vec::new(),
+    };
+    let lines: Vec<&[u8]> = chunk.lines().map(|l| l.text).collect();
+    let bytes = chunk.data.len();
+    println!(
+        "{} lines, {:.1} MB, {:.0} bytes a line",
+        lines.len(),
+        bytes as f64 / 1e6,
+        bytes as f64 / lines.len() as f64
+    );
+    let format = LogFormat::new("combined").unwrap_or_default();
+
+    let mut best_parse = f64::MAX;
+    let mut best_whole = f64::MAX;
+    for _ in 0..ROUNDS {
+        let start = Instant::now();
+        let mut parsed = 0usize;
+        for line in &lines {
+            if let Ok(entry) = format.parse(black_box(line)) {
+                parsed += usize::from(entry.user_agent.is_some());
+            }
+        }
+        black_box(parsed);
+        best_parse = best_parse.min(start.elapsed().as_secs_f64());
+
+        let start = Instant::now();
+        let mut parsed = 0usize;
+        for line in black_box(&chunk).lines() {
+            if let Ok(entry) = format.parse(line.text) {
+                parsed += usize::from(entry.status == Some(200));
+            }
+        }
+        black_box(parsed);
+        best_whole = best_whole.min(start.elapsed().as_secs_f64());
+    }
+    let n = lines.len() as f64;
+    println!(
+        "LogFormat::parse (combined): {:.1} M lines/s, {:.1} ns a line",
+        n / best_parse / 1e6,
+        best_parse / n * 1e9
+    );
+    println!(
+        "chunk lines + parse:         {:.1} M lines/s, {:.1} ns a line, {:.0} MB/s",
+        n / best_whole / 1e6,
+        best_whole / n * 1e9,
+        bytes as f64 / best_whole / 1e6
+    );
+}
