@@ -5,7 +5,7 @@
 
 use std::net::IpAddr;
 
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 
 use crate::crawler::profile::Profile;
 use crate::error::{Error, Result};
@@ -79,10 +79,13 @@ impl Identifier {
         );
         needles.push(ESCAPE.to_string());
         needles.retain(|n| !n.is_empty());
+        // Lower-case needles searched case-sensitively in a lower-cased copy
+        // of the line: this lets aho-corasick use its packed (SIMD) searcher,
+        // several times faster than its case-insensitive automaton, and the
+        // prefilter runs on every log line.
+        let needles: Vec<String> = needles.iter().map(|n| n.to_ascii_lowercase()).collect();
         let prefilter = AhoCorasickBuilder::new()
-            .ascii_case_insensitive(true)
             .match_kind(MatchKind::LeftmostFirst)
-            .kind(Some(AhoCorasickKind::DFA))
             .build(&needles)
             .map_err(build_error)?;
         Ok(Identifier {
@@ -171,13 +174,15 @@ impl Identifier {
     /// may be skipped unparsed. (Fetches from addresses that only a PTR map
     /// names must be kept by the caller by address.)
     pub fn may_be_crawler(&self, line: &[u8]) -> bool {
-        self.prefilter.is_match(line)
-    }
-
-    /// The automaton behind `may_be_crawler`, for callers that search
-    /// whole buffers at once.
-    pub fn prefilter(&self) -> &AhoCorasick {
-        &self.prefilter
+        thread_local! {
+            static LOWER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+        }
+        LOWER.with(|lower| {
+            let mut lower = lower.borrow_mut();
+            lower.clear();
+            lower.extend(line.iter().map(u8::to_ascii_lowercase));
+            self.prefilter.is_match(lower.as_slice())
+        })
     }
 }
 
