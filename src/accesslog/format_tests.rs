@@ -259,6 +259,23 @@ fn custom_apache() {
 }
 
 #[test]
+fn unquoted_request_and_user_agent() {
+    check(
+        "%h %t %r %>s %{User-Agent}i",
+        &[
+            (
+                b"1.2.3.4 [10/Oct/2000:13:55:36 -0700] GET /a b HTTP/1.1 200 Mozilla/5.0 (compatible; SeznamBot/4.0) \r\n",
+                Ok(("1.2.3.4", T, b"GET /a b HTTP/1.1", Some(200), Some(b"Mozilla/5.0 (compatible; SeznamBot/4.0)"), None)),
+            ),
+            (
+                b"1.2.3.4 [10/Oct/2000:13:55:36 -0700] GET / 200 -",
+                Err(Skip::BadStatus),
+            ),
+        ],
+    );
+}
+
+#[test]
 fn custom_nginx() {
     check(
         r#"$host $remote_addr [$time_iso8601] "$request" $status "$http_user_agent" "$http_x_forwarded_for" $request_time"#,
