@@ -12,6 +12,7 @@
 
 use std::fmt;
 
+use super::chunk::Line;
 use super::compile::{Compiled, compile};
 use super::layout::TimeLayout;
 use super::time::Timestamp;
@@ -387,6 +388,16 @@ impl LogFormat {
     /// True when lines carry a status.
     pub fn has_status(&self) -> bool {
         self.has_status
+    }
+
+    /// Cuts a line of a chunk into its fields; a line that was too long to
+    /// keep is `Skip::TooLong`.
+    #[inline]
+    pub fn parse_line<'a>(&self, line: &Line<'a>) -> Result<Entry<'a>, Skip> {
+        if line.too_long {
+            return Err(Skip::TooLong);
+        }
+        self.parse(line.text)
     }
 
     /// Cuts a line into its fields. A trailing LF or CRLF is ignored.

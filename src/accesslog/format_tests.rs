@@ -319,3 +319,16 @@ fn named_formats_compile_and_bad_ones_do_not() {
         assert!(LogFormat::new(spec).is_err(), "{spec}");
     }
 }
+
+#[test]
+fn lines_too_long_are_skipped() {
+    use crate::accesslog::chunk::Line;
+    let format = LogFormat::default();
+    let line = Line {
+        number: 7,
+        text: b"",
+        too_long: true,
+    };
+    assert_eq!(format.parse_line(&line), Err(Skip::TooLong));
+    assert_eq!(Skip::TooLong.to_string(), "line too long");
+}
