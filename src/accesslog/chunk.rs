@@ -354,6 +354,16 @@ mod tests {
     }
 
     #[test]
+    fn reader_moves_to_a_thread_and_recycler_is_shared() {
+        fn send<T: Send>() {}
+        fn sync<T: Send + Sync>() {}
+        send::<ChunkReader>();
+        send::<Chunk>();
+        sync::<Recycler>();
+        sync::<crate::accesslog::LogFormat>();
+    }
+
+    #[test]
     fn small_inputs() {
         type Case = (&'static [u8], &'static [(u64, &'static [u8])]);
         let cases: &[Case] = &[
