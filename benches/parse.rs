@@ -1,13 +1,20 @@
 //! Parse throughput: lines per second of `LogFormat::parse` on generated
 //! combined lines, and of the whole per-line path a worker runs (chunk line
-//! iteration + parse). Inputs are generated here, not committed (STYLE
+//! iteration + parse); then the reader's cost over bare inflate + line count
+//! on the same gzip data. Inputs are generated here, not committed (STYLE
 //! "Benches"). Run with `cargo bench --bench parse`.
 
 use std::hint::black_box;
-use std::io::Write;
+use std::io::{BufReader, Cursor, Read, Write};
+use std::path::Path;
 use std::time::Instant;
 
-use robots_audit::accesslog::{Chunk, LogFormat};
+use flate2::Compression;
+use flate2::bufread::MultiGzDecoder;
+use flate2::write::GzEncoder;
+use robots_audit::accesslog::chunk::READ_SIZE;
+use robots_audit::accesslog::open::{GZIP_BUFFER, from_reader};
+use robots_audit::accesslog::{Chunk, ChunkReader, LogFormat};
 
 /// Lines generated, unless `PARSE_BENCH_LINES` says otherwise (a small
 /// figure suits a run under callgrind).
@@ -78,6 +85,7 @@ fn main() {
     let text = generate(line_count());
     let chunk = Chunk {
         first_line: 1,
+        line_count: memchr::memchr_iter(b'\n', &text).count() as u64,
         data: text,
         too_long: Vec::new(),
     };
@@ -125,5 +133,56 @@ fn main() {
         n / best_whole / 1e6,
         best_whole / n * 1e9,
         bytes as f64 / best_whole / 1e6
+    );
+    compare_reader(&chunk.data);
+}
+
+/// Bare inflate + count against `open` + `ChunkReader` + count, on the same
+/// gzip bytes in memory.
+fn compare_reader(text: &[u8]) {
+    let mut encoder = GzEncoder::new(Vec::new(), Compression::new(6));
+    let _ = encoder.write_all(text);
+    let gzip = encoder.finish().unwrap_or_default();
+
+    let mut best_bare = f64::MAX;
+    let mut best_reader = f64::MAX;
+    for _ in 0..ROUNDS {
+        let start = Instant::now();
+        let mut decoder = MultiGzDecoder::new(BufReader::with_capacity(
+            GZIP_BUFFER,
+            Cursor::new(gzip.as_slice()),
+        ));
+        let mut buf = vec![0u8; READ_SIZE];
+        let mut lines = 0usize;
+        while let Ok(n) = decoder.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            lines += memchr::memchr_iter(b'\n', &buf[..n]).count();
+        }
+        black_box(lines);
+        best_bare = best_bare.min(start.elapsed().as_secs_f64());
+
+        let start = Instant::now();
+        let source = Box::new(Cursor::new(gzip.clone()));
+        let mut lines = 0usize;
+        if let Ok(input) = from_reader(Path::new("bench.gz"), source, None) {
+            let mut reader = ChunkReader::new(input);
+            let recycler = reader.recycler();
+            while let Some(Ok(chunk)) = reader.next_chunk() {
+                lines += chunk.line_count as usize;
+                recycler.recycle(chunk.data);
+            }
+        }
+        black_box(lines);
+        best_reader = best_reader.min(start.elapsed().as_secs_f64());
+    }
+    let mb = text.len() as f64 / 1e6;
+    println!(
+        "gzip {:.1} MB -> {mb:.1} MB: bare inflate+count {:.0} MB/s, open+chunks+lines {:.0} MB/s, ratio {:.3}",
+        gzip.len() as f64 / 1e6,
+        mb / best_bare,
+        mb / best_reader,
+        best_reader / best_bare
     );
 }

@@ -44,6 +44,8 @@ pub struct Chunk {
     /// Whole lines, each ending with LF (an LF is added to a last line that
     /// had none). A CR before the LF is kept; `lines` strips it.
     pub data: Vec<u8>,
+    /// How many lines `data` holds (its LF count), known from reading.
+    pub line_count: u64,
     /// Numbers of the lines that were longer than `MAX_LINE`, in order. Each
     /// stands in `data` as an empty line.
     pub too_long: Vec<u64>,
@@ -106,11 +108,6 @@ impl Chunk {
             number: self.first_line,
             too_long: &self.too_long,
         }
-    }
-
-    /// How many lines the chunk holds.
-    pub fn line_count(&self) -> u64 {
-        memchr::memchr_iter(b'\n', &self.data).count() as u64
     }
 }
 
@@ -214,6 +211,7 @@ impl ChunkReader {
         let chunk = Chunk {
             first_line: self.first_line,
             data,
+            line_count: self.lines,
             too_long: std::mem::take(&mut self.too_long),
         };
         self.first_line += self.lines;
@@ -346,11 +344,23 @@ mod tests {
         for chunk in chunks_of(bytes) {
             let chunk = chunk.unwrap();
             assert!(chunk.data.is_empty() || chunk.data.ends_with(b"\n"));
+            let lf = memchr::memchr_iter(b'\n', &chunk.data).count() as u64;
+            assert_eq!(chunk.line_count, lf);
             for line in chunk.lines() {
                 out.push((line.number, line.text.to_vec(), line.too_long));
             }
         }
         out
+    }
+
+    #[test]
+    fn reader_moves_to_a_thread_and_recycler_is_shared() {
+        fn send<T: Send>() {}
+        fn sync<T: Send + Sync>() {}
+        send::<ChunkReader>();
+        send::<Chunk>();
+        sync::<Recycler>();
+        sync::<crate::accesslog::LogFormat>();
     }
 
     #[test]

@@ -47,7 +47,7 @@ fn time_field(layout: TimeLayout, name: &[u8]) -> Token {
 
 /// A compiled format string.
 #[derive(Debug)]
-pub struct Compiled {
+pub(crate) struct Compiled {
     /// The text before the first field.
     pub lead: Vec<u8>,
     pub steps: Vec<Step>,
@@ -280,7 +280,7 @@ fn ends_by_itself(slot: &Slot) -> bool {
 
 /// Compiles a format string into the text before the first field and the
 /// steps.
-pub fn compile(spec: &str) -> Result<Compiled, String> {
+pub(crate) fn compile(spec: &str) -> Result<Compiled, String> {
     let spec = unquote(spec).as_bytes();
     let (apache, nginx) = dialect_votes(spec);
     let mut tokens = if nginx > apache {

@@ -12,6 +12,7 @@
 
 use std::fmt;
 
+use super::chunk::Line;
 use super::compile::{Compiled, compile};
 use super::layout::TimeLayout;
 use super::time::Timestamp;
@@ -23,7 +24,7 @@ pub const VHOST_COMBINED: &str = r#"%v:%p %h %l %u %t "%r" %>s %b "%{Referer}i" 
 
 /// What a field of the format means to the audit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Slot {
+pub(crate) enum Slot {
     Client,
     /// The time, written as `LogFormat::time` says.
     Time,
@@ -39,7 +40,7 @@ pub enum Slot {
 /// bytes packed so that checking it against a line is one load and one
 /// compare: it is checked once per field on every line.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Text {
+pub(crate) struct Text {
     bytes: Box<[u8]>,
     /// The first bytes, little-endian, and a mask of the bytes that count.
     word: u32,
@@ -47,7 +48,7 @@ pub struct Text {
 }
 
 impl Text {
-    pub fn new(bytes: Vec<u8>) -> Text {
+    pub(crate) fn new(bytes: Vec<u8>) -> Text {
         let mut word = 0u32;
         let mut mask = 0u32;
         for (i, &b) in bytes.iter().take(4).enumerate() {
@@ -61,7 +62,7 @@ impl Text {
         }
     }
 
-    pub fn bytes(&self) -> &[u8] {
+    pub(crate) fn bytes(&self) -> &[u8] {
         &self.bytes
     }
 
@@ -82,7 +83,7 @@ impl Text {
 
 /// One field of a compiled format and the text that follows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Step {
+pub(crate) struct Step {
     pub slot: Slot,
     /// Between `"`s: ends only at an unescaped `"` followed by `after`.
     pub quoted: bool,
@@ -256,6 +257,34 @@ fn unquoted_end(line: &[u8], start: usize, after: &Text) -> Result<usize, Skip> 
     }
 }
 
+/// Finds the end of an unquoted field that holds blanks of its own (a
+/// request line, a user agent) in a format that does not quote it. Last in
+/// the format, it runs to the end of the line. A request line runs at least
+/// to its ` HTTP/` protocol, when it has one.
+#[cold]
+fn spaced_end(
+    line: &[u8],
+    start: usize,
+    after: &Text,
+    slot: Slot,
+    last: bool,
+) -> Result<usize, Skip> {
+    if last && after.bytes.is_empty() {
+        let mut end = line.len();
+        while end > start && line[end - 1].is_ascii_whitespace() {
+            end -= 1;
+        }
+        return Ok(end);
+    }
+    let from = match slot {
+        Slot::Request => {
+            memchr::memmem::find(&line[start..], b" HTTP/").map_or(start, |i| start + i + 1)
+        }
+        _ => start,
+    };
+    unquoted_end(line, from, after)
+}
+
 /// True when a closing quote at `at` is followed by `after`, and, for the
 /// format's last field, then by the end of the line or a blank.
 #[inline]
@@ -361,6 +390,16 @@ impl LogFormat {
         self.has_status
     }
 
+    /// Cuts a line of a chunk into its fields; a line that was too long to
+    /// keep is `Skip::TooLong`.
+    #[inline]
+    pub fn parse_line<'a>(&self, line: &Line<'a>) -> Result<Entry<'a>, Skip> {
+        if line.too_long {
+            return Err(Skip::TooLong);
+        }
+        self.parse(line.text)
+    }
+
     /// Cuts a line into its fields. A trailing LF or CRLF is ignored.
     pub fn parse<'a>(&self, line: &'a [u8]) -> Result<Entry<'a>, Skip> {
         let line = match line {
@@ -410,6 +449,8 @@ impl LogFormat {
                 slot => {
                     let end = if step.quoted {
                         quoted_end(line, pos, &step.after, index == last)?
+                    } else if matches!(slot, Slot::Request | Slot::UserAgent) {
+                        spaced_end(line, pos, &step.after, slot, index == last)?
                     } else {
                         unquoted_end(line, pos, &step.after)?
                     };

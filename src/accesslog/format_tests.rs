@@ -259,6 +259,23 @@ fn custom_apache() {
 }
 
 #[test]
+fn unquoted_request_and_user_agent() {
+    check(
+        "%h %t %r %>s %{User-Agent}i",
+        &[
+            (
+                b"1.2.3.4 [10/Oct/2000:13:55:36 -0700] GET /a b HTTP/1.1 200 Mozilla/5.0 (compatible; SeznamBot/4.0) \r\n",
+                Ok(("1.2.3.4", T, b"GET /a b HTTP/1.1", Some(200), Some(b"Mozilla/5.0 (compatible; SeznamBot/4.0)"), None)),
+            ),
+            (
+                b"1.2.3.4 [10/Oct/2000:13:55:36 -0700] GET / 200 -",
+                Err(Skip::BadStatus),
+            ),
+        ],
+    );
+}
+
+#[test]
 fn custom_nginx() {
     check(
         r#"$host $remote_addr [$time_iso8601] "$request" $status "$http_user_agent" "$http_x_forwarded_for" $request_time"#,
@@ -300,5 +317,83 @@ fn named_formats_compile_and_bad_ones_do_not() {
     }
     for spec in ["%h %t", "$remote_addr $request", "nonsense", "%Z %t %r %h"] {
         assert!(LogFormat::new(spec).is_err(), "{spec}");
+    }
+}
+
+#[test]
+fn lines_too_long_are_skipped() {
+    use crate::accesslog::chunk::Line;
+    let format = LogFormat::default();
+    let line = Line {
+        number: 7,
+        text: b"",
+        too_long: true,
+    };
+    assert_eq!(format.parse_line(&line), Err(Skip::TooLong));
+    assert_eq!(Skip::TooLong.to_string(), "line too long");
+}
+
+mod never_panics {
+    use super::*;
+    use crate::accesslog::request::parse_request;
+    use crate::accesslog::time::{parse_iso8601, parse_rfc3339_or_date};
+    use crate::accesslog::unescape;
+    use proptest::prelude::*;
+
+    const SPECS: &[&str] = &[
+        "combined",
+        "common",
+        "vhost_combined",
+        "%h %t %r %>s %{User-Agent}i",
+        r#"$host $remote_addr [$time_iso8601] "$request" $status "$http_user_agent""#,
+        r#"%{sec}t %h "%r" %s"#,
+        r#"[%{%a, %e %B %Y %T %Z}t] %h "%r""#,
+    ];
+
+    /// Lines made of the bytes that matter to the parser, so that near
+    /// misses are common.
+    fn line() -> impl Strategy<Value = Vec<u8>> {
+        let byte = prop_oneof![
+            Just(b'"'),
+            Just(b'\\'),
+            Just(b' '),
+            Just(b'-'),
+            Just(b'['),
+            Just(b']'),
+            Just(b':'),
+            Just(b'/'),
+            Just(b'\r'),
+            b'0'..=b'9',
+            any::<u8>(),
+        ];
+        proptest::collection::vec(byte, 0..120)
+    }
+
+    proptest! {
+        #[test]
+        fn parse_any_bytes(tail in line(), prefix in 0usize..4) {
+            let prefixes: [&[u8]; 4] = [
+                b"",
+                b"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] \"",
+                b"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.1\" 200 1 \"",
+                b"h:80 1.2.3.4 - - [",
+            ];
+            let mut text = prefixes[prefix].to_vec();
+            text.extend_from_slice(&tail);
+            for spec in SPECS {
+                let format = LogFormat::new(spec).unwrap();
+                if let Ok(entry) = format.parse(&text) {
+                    let _ = parse_request(&unescape(entry.request));
+                    let _ = entry.time.rfc3339();
+                }
+            }
+            let _ = parse_iso8601(&tail);
+            let _ = parse_rfc3339_or_date(&String::from_utf8_lossy(&tail));
+        }
+
+        #[test]
+        fn format_strings_never_panic(spec in "[%${}a-zA-Z<>!,0-9 \"\\[\\]:_\\\\-]{0,40}") {
+            let _ = LogFormat::new(&spec);
+        }
     }
 }

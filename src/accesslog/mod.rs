@@ -1,8 +1,11 @@
-//! Access logs: opening plain or gzip files, cutting them into line-aligned chunks, and parsing lines in the configured format (SPEC §1).
+//! Access logs: opening plain or gzip files, cutting them into line-aligned
+//! chunks, and parsing lines in the configured format (SPEC §1, §4 "what a
+//! fetch is").
 //!
 //! ```text
-//! open(path) ─► Input ─► ChunkReader ─► Chunk ─► lines() ─► LogFormat::parse ─► Entry
-//!                                                   (workers)      request ─► unescape ─► parse_request ─► Fetch
+//! open(path) ─► Input ─► ChunkReader ─► Chunk          (one reader thread per file)
+//!   Chunk::lines() ─► LogFormat::parse_line ─► Entry   (workers; no allocation)
+//!   Entry::request ─► unescape ─► parse_request ─► Fetch   (crawler lines only)
 //! ```
 
 pub mod chunk;
@@ -19,4 +22,4 @@ pub use escape::unescape;
 pub use format::{Entry, LogFormat, Skip};
 pub use open::{Input, open};
 pub use request::{Fetch, Request, parse_request};
-pub use time::Timestamp;
+pub use time::{Timestamp, parse_rfc3339_or_date};
