@@ -1,0 +1,93 @@
+//! `robots-audit check` run as a webmaster runs it: whole outputs compared
+//! byte for byte, in every format, and the exit status of each outcome.
+
+use std::process::Command;
+
+const ROBOTS: &str = "tests/data/check/robots.txt";
+const SEZNAM_UA: &str =
+    "Mozilla/5.0 (compatible; SeznamBot/4.0; +http://napoveda.seznam.cz/seznambot-intro/)";
+
+fn check(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_robots-audit"))
+        .arg("check")
+        .args(args)
+        .output()
+        .expect("run robots-audit");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn text_names_the_group_and_the_deciding_line() {
+    let (code, stdout, _) = check(&[
+        "--robots",
+        ROBOTS,
+        "--user-agent",
+        SEZNAM_UA,
+        "/cz/chat/room",
+        "https://www.example.cz/cz/news?id=1",
+        "/robots.txt",
+        "/cz/doc.pdf",
+        "/en/",
+    ]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        stdout,
+        "SeznamBot: uses group \"SeznamBot\" (line 5)\n\
+         DISALLOWED  /cz/chat/room                        Disallow: /cz/chat/ (line 6)\n\
+         allowed     https://www.example.cz/cz/news?id=1  Allow: /cz/ (line 7)\n\
+         allowed     /robots.txt                          /robots.txt is always allowed\n\
+         DISALLOWED  /cz/doc.pdf                          Disallow: /*.pdf$ (line 8)\n\
+         allowed     /en/                                 no rule matches\n"
+    );
+}
+
+#[test]
+fn every_target_allowed_exits_zero() {
+    let (code, stdout, _) = check(&["--robots", ROBOTS, "/cz/", "/cz/doc.pdf?x=1"]);
+    assert_eq!(code, 0, "{stdout}");
+}
+
+#[test]
+fn other_agents_fall_back_to_the_default_group() {
+    let (code, stdout, _) = check(&[
+        "--robots",
+        ROBOTS,
+        "--user-agent",
+        "Googlebot/2.1",
+        "--format",
+        "csv",
+        "/cz/",
+        "/robots.txt",
+    ]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        stdout,
+        "target,path,verdict,group,rule_line,rule\n\
+         /cz/,/cz/,disallowed,*,3,Disallow: /\n\
+         /robots.txt,/robots.txt,allowed,*,,\n"
+    );
+}
+
+#[test]
+fn json_output() {
+    let (code, stdout, _) = check(&["--robots", ROBOTS, "--format", "json", "/cz/chat/"]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        stdout,
+        "{\"token\":\"SeznamBot\",\"results\":[{\"target\":\"/cz/chat/\",\"path\":\"/cz/chat/\",\"allowed\":false,\
+         \"group\":\"SeznamBot\",\"rule_line\":6,\"rule\":\"Disallow: /cz/chat/\",\"reason\":\"Disallow: /cz/chat/ (line 6)\"}]}\n"
+    );
+}
+
+#[test]
+fn errors_exit_two() {
+    let (code, _, stderr) = check(&["--robots", "tests/data/check/missing.txt", "/"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("tests/data/check/missing.txt"), "{stderr}");
+    let (code, _, _) = check(&["--robots", ROBOTS]);
+    assert_eq!(code, 2, "no target is an error");
+}
