@@ -25,12 +25,17 @@ pub struct Findings<'a> {
     pub escaping: Escaping,
 }
 
-/// Writes the reports: into `dir` (all three, each atomically), or
+/// Writes the reports: into `dir`, made if missing (all three, each
+/// atomically), or
 /// `violations.csv` alone to standard output.
 pub fn write(findings: &Findings<'_>, dir: Option<&Path>) -> Result<()> {
     let violations = columns::violations_csv(findings)?;
     match dir {
         Some(dir) => {
+            std::fs::create_dir_all(dir).map_err(|source| crate::error::Error::Write {
+                path: dir.to_path_buf(),
+                source,
+            })?;
             let impostors = columns::impostors_csv(findings)?;
             let summary = summary::summary_csv(findings)?;
             atomic::write_all(&[
