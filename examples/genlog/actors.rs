@@ -317,6 +317,13 @@ impl Pools {
     }
 }
 
+/// The impostor logged by its host name rather than its address.
+pub const NAMED_IMPOSTOR: usize = 1;
+
+/// The impostors that each show one trick of `impostors`, and one whose
+/// name the map leaves out: every log shows each of them at least once.
+pub const TRICK_IMPOSTORS: &[usize] = &[0, 1, 2, 3, 4, 5, 6, 9];
+
 /// Addresses that send Seznam's user agent without being Seznam. Their
 /// names cover the tricks SPEC §2 must see through: a Seznam-looking name
 /// with a different address in it, a Seznam-looking name under another
@@ -444,6 +451,25 @@ mod tests {
         for host in pools.impostors.iter().chain(&pools.googlebot) {
             assert!(!is_seznam(host.addr), "{}", host.text);
         }
+    }
+
+    #[test]
+    fn tricks_sit_where_listed() {
+        let pools = Pools::new(&mut Rng::new(5), 10);
+        let imp = &pools.impostors;
+        let name = |i: usize| imp[i].ptr.clone().unwrap_or_default();
+        assert!(imp[0].addr.is_ipv6());
+        assert!(name(NAMED_IMPOSTOR).ends_with(".seznam.cz.crawl.example.net"));
+        assert!(name(2).starts_with("fulltextrobot-77-75-"));
+        assert!(!name(2).contains(&dashed(imp[2].addr)));
+        assert_eq!(
+            name(3),
+            format!("fulltextrobot-{}.seznam.cz", dashed(imp[3].addr))
+        );
+        assert!(name(4).ends_with(".googlebot.com"));
+        assert!(imp[5].text.starts_with("77.75.80."));
+        assert!(!imp[6].mapped);
+        assert!(name(9).ends_with(".seznam.com"));
     }
 
     #[test]

@@ -103,12 +103,16 @@ impl Traffic {
     }
 
     /// Seznam's user agent from an address that is not Seznam's.
-    pub(super) fn impostor(&mut self, t: i64, agent: Option<&'static str>, named: bool) {
-        let i = if named {
-            1
-        } else {
-            self.rng.skewed(self.pools.impostors.len())
-        };
+    /// `host` picks the impostor (else a random one, a few busier than the
+    /// rest); `named` logs its PTR name instead of its address.
+    pub(super) fn impostor(
+        &mut self,
+        t: i64,
+        host: Option<usize>,
+        named: bool,
+        agent: Option<&'static str>,
+    ) {
+        let i = host.unwrap_or_else(|| self.rng.skewed(self.pools.impostors.len()));
         if let Some(h) = self.pools.impostors.get_mut(i) {
             take_client(h, named, &mut self.client);
         }

@@ -4,7 +4,7 @@
 //! traffic generator's buffers, gives one line each.
 
 use super::{Traffic, take_client};
-use crate::actors::Seznam;
+use crate::actors::{NAMED_IMPOSTOR, Seznam};
 use crate::site::{self, Page};
 use crate::vocabulary;
 
@@ -30,7 +30,7 @@ pub(super) enum Odd {
     OptionsStar,
     /// A proxy probe: not a fetch.
     Connect,
-    /// A proxy probe with an absolute-form target on another host.
+    /// A proxy probe: an absolute-form target naming another host.
     ProxyProbe,
     /// Apache's `\"` inside a user agent.
     QuotedAgent,
@@ -196,11 +196,9 @@ impl Traffic {
             Odd::ProxyProbe => {
                 self.scanner();
                 self.target.clear();
-                if self.rng.chance(5_000) {
-                    self.target.extend_from_slice(b"http://ip-check.example.net/azenv.php");
-                } else {
-                    self.target.extend_from_slice(b"http://www.example.cz/");
-                }
+                // Another site's URL: the server answers with its own page.
+                self.target
+                    .extend_from_slice(b"http://ip-check.example.net/azenv.php");
                 self.set_request("GET", "HTTP/1.1");
                 self.emit(t, b"-", 200, Some(31_337), b"Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/99.0.4844.51 Safari/537.36");
             }
@@ -217,12 +215,13 @@ impl Traffic {
                 self.replace_agent(b"Mozilla/5.0 (Prohl\xc3\xad\xc5\xbee\xc4\x8d; \xff\xfe) Gecko/20100101");
             }
             Odd::FormulaImpostor => {
-                self.impostor(t, Some("=HYPERLINK(\\\"http://crawl.example.net/\\\",\\\"SeznamBot/4.0\\\")"), false)
+                self.impostor(t, None, false, Some("=HYPERLINK(\\\"http://crawl.example.net/\\\",\\\"SeznamBot/4.0\\\")"))
             }
             Odd::QuotedImpostor => self.impostor(
                 t,
-                Some("Mozilla/5.0 (compatible; SeznamBot/4.0; +http://napoveda.seznam.cz/seznambot-intro/) \\\"verified\\\""),
+                None,
                 false,
+                Some("Mozilla/5.0 (compatible; SeznamBot/4.0; +http://napoveda.seznam.cz/seznambot-intro/) \\\"verified\\\""),
             ),
             Odd::NamedSeznam => {
                 self.target.clear();
@@ -236,7 +235,12 @@ impl Traffic {
                 self.site.write_page(page, &mut self.target);
                 self.seznam_line(t, Seznam::Fresh, None, true, "GET", None);
             }
-            Odd::NamedImpostor => self.impostor(t, Some(vocabulary::SEZNAMBOT_UA), true),
+            Odd::NamedImpostor => self.impostor(
+                t,
+                Some(NAMED_IMPOSTOR),
+                true,
+                Some(vocabulary::SEZNAMBOT_UA),
+            ),
             Odd::SeznamV6 => {
                 self.target.clear();
                 self.site.write_page(Page::Print(7), &mut self.target);

@@ -13,7 +13,7 @@ mod odd;
 use std::collections::VecDeque;
 use std::io;
 
-use crate::actors::{Host, Pools, Seznam};
+use crate::actors::{Host, Pools, Seznam, TRICK_IMPOSTORS};
 use crate::clock::{Stamp, Start};
 use crate::line::{Fields, Layout};
 use crate::rng::Rng;
@@ -59,7 +59,9 @@ enum Slot {
     Browser,
     Seznam(Seznam),
     Bot(Bot),
-    Impostor,
+    /// Seznam's user agent from another network: the impostor at that
+    /// index of the pool, or a random one.
+    Impostor(Option<u8>),
     Odd(Odd),
     /// SeznamBot fetching `EDGE_TARGETS[i]`.
     Edge(u8),
@@ -78,7 +80,7 @@ const SLOTS: &[(u32, Slot)] = &[
     (30, Slot::Bot(Bot::Mj12)),
     (30, Slot::Bot(Bot::Gpt)),
     (40, Slot::Bot(Bot::Script)),
-    (100, Slot::Impostor),
+    (100, Slot::Impostor(None)),
     (30, Slot::Odd(Odd::Truncated)), // stands for any of RANDOM_ODDS
 ];
 
@@ -202,7 +204,11 @@ impl Traffic {
         let pools = Pools::new(&mut rng, scale(25, 40, 200_000));
         let mut forced: Vec<Slot> = ALL_ODDS.iter().map(|&o| Slot::Odd(o)).collect();
         forced.extend((0..EDGE_TARGETS.len()).map(|i| Slot::Edge(i as u8)));
-        forced.push(Slot::Impostor);
+        forced.extend(
+            TRICK_IMPOSTORS
+                .iter()
+                .map(|&i| Slot::Impostor(Some(i as u8))),
+        );
         Traffic {
             rng,
             site,
@@ -340,7 +346,7 @@ impl Traffic {
             Slot::Browser => self.browser(t),
             Slot::Seznam(kind) => self.seznam(t, kind),
             Slot::Bot(bot) => self.bot(t, bot),
-            Slot::Impostor => self.impostor(t, None, false),
+            Slot::Impostor(host) => self.impostor(t, host.map(usize::from), false, None),
             Slot::Odd(odd) => self.odd(t, odd),
             Slot::Edge(i) => {
                 self.target.clear();
@@ -481,6 +487,7 @@ mod tests {
             b"\"OPTIONS * HTTP/1.0\"",
             b"\"CONNECT ",
             b"\"GET http://www.example.cz/",
+            b"\"GET http://ip-check.example.net/",
             b"\\x16\\x03\\x01",
             b"\\\"",
             b"\\x22",
