@@ -5,6 +5,7 @@
 
 use super::{Traffic, take_client};
 use crate::actors::{NAMED_IMPOSTOR, Seznam};
+use crate::line::Format;
 use crate::site::{self, Page};
 use crate::vocabulary;
 
@@ -129,16 +130,19 @@ impl Traffic {
             }
             Odd::BadStamp => {
                 self.browser(t);
-                // `[dd/Mon/yyyy:HH:` — the hour sits at bytes 13-14 of the
-                // stamp, which follows the client and two dashes.
-                let client = self.client.len();
-                let hour = client + " - - [dd/Mon/yyyy:".len();
-                if self.line.len() > hour + 2 {
-                    self.line[hour..hour + 2].copy_from_slice(b"25");
+                // `[dd/Mon/yyyy:HH:`: the hour sits 13 bytes into the stamp,
+                // the first `[` of the line.
+                if let Some(open) = self.line.iter().position(|&b| b == b'[')
+                    && let Some(hour) = self.line.get_mut(open + 13..open + 15)
+                {
+                    hour.copy_from_slice(b"25");
                 }
             }
             Odd::MissingFields => {
                 self.browser(t);
+                if self.layout.format == Format::Common {
+                    return; // it has no referer or user agent to lose
+                }
                 if let Some(end) = self.line.windows(2).rposition(|w| w == b" \"") {
                     // Cut before the referer: `... 200 5120`.
                     if let Some(start) = self.line[..end].windows(2).rposition(|w| w == b" \"") {
@@ -268,14 +272,20 @@ impl Traffic {
         }
     }
 
-    /// Replaces the user agent of the line just written.
+    /// Replaces the user agent of the line just written, keeping whatever
+    /// follows it (`--request-time`). `common` has no user agent to replace.
     fn replace_agent(&mut self, agent: &[u8]) {
+        if self.layout.format == Format::Common {
+            return;
+        }
         // The agent is the last quoted field: from the last ` "` to the
-        // closing quote before the newline.
-        if let Some(open) = self.line.windows(2).rposition(|w| w == b" \"") {
-            self.line.truncate(open + 2);
-            self.line.extend_from_slice(agent);
-            self.line.extend_from_slice(b"\"\n");
+        // last `"`.
+        let close = self.line.iter().rposition(|&b| b == b'"');
+        let open = self.line.windows(2).rposition(|w| w == b" \"");
+        if let (Some(open), Some(close)) = (open, close)
+            && open + 1 < close
+        {
+            self.line.splice(open + 2..close, agent.iter().copied());
         }
     }
 }

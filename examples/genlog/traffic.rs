@@ -426,8 +426,12 @@ mod tests {
     }
 
     fn lines(seed: u64, budget: Budget, bursts: bool) -> Vec<Vec<u8>> {
+        lines_in(seed, budget, bursts, layout())
+    }
+
+    fn lines_in(seed: u64, budget: Budget, bursts: bool, layout: Layout) -> Vec<Vec<u8>> {
         let start = parse_start("2026-11-29T00:00:00+01:00").unwrap();
-        let mut traffic = Traffic::new(Rng::new(seed), start, 86_400, budget, layout(), bursts);
+        let mut traffic = Traffic::new(Rng::new(seed), start, 86_400, budget, layout, bursts);
         let mut out = Vec::new();
         traffic
             .generate(|l| {
@@ -549,6 +553,46 @@ mod tests {
                 );
                 previous = time;
             }
+        }
+    }
+
+    #[test]
+    fn every_layout_keeps_its_fields() {
+        for (format, request_time) in [
+            (Format::Combined, true),
+            (Format::Common, false),
+            (Format::VhostCombined, false),
+        ] {
+            let log = lines_in(
+                5,
+                Budget::Lines(1_500),
+                true,
+                Layout {
+                    format,
+                    request_time,
+                },
+            );
+            for line in &log {
+                let text = String::from_utf8_lossy(line);
+                if line.starts_with(b"\0") || line.starts_with(b"[") {
+                    continue; // NUL padding, error-log line
+                }
+                match format {
+                    Format::VhostCombined => {
+                        assert!(text.starts_with("www.example.cz:443 "), "{text}")
+                    }
+                    Format::Common => assert!(!text.contains("\" \""), "{text}"),
+                    Format::Combined => {}
+                }
+                if request_time && text.contains("\\\"Chrome\\\"") {
+                    let tail = &text[text.rfind('"').unwrap()..];
+                    assert_eq!(tail.len(), "\" 0.000\n".len(), "{text}");
+                }
+            }
+            assert!(
+                count(&log, b"/2026:25:") > 0,
+                "the broken hour, in the stamp"
+            );
         }
     }
 
