@@ -38,12 +38,17 @@
 //! lines (malformed, TLS garbage, `\"` and `\x22` escapes, `OPTIONS *`,
 //! `CONNECT`, absolute-form targets). On top come, each day, two SeznamBot
 //! bursts: 330 fetches in 50 s at 02:30 UTC (over `Request-rate: 300/1m`)
-//! and 130 in 45 s at 10:15 UTC (over `100/1m 0600-2200`). Every odd kind
-//! and every target in `site::EDGE_TARGETS` appears at least once in any
-//! log of a few hundred lines or more.
+//! and 130 in 45 s at 10:15 UTC (over `100/1m 0600-2200`). A period that
+//! misses both times gets one burst a third of the way in; a log too small
+//! to hold its bursts three times over gets none. Every odd kind, every
+//! target in `site::EDGE_TARGETS` and every impostor in
+//! `actors::TRICK_IMPOSTORS` appears at least once in any log of a few
+//! hundred lines or more.
 //!
 //! Timestamps rise evenly over the span (by lines, or by bytes under
-//! `--bytes`), so `--bytes 1G --span 1d` reads like a busy day.
+//! `--bytes`), so `--bytes 1G --span 1d` reads like a busy day. Under
+//! `--lines` the count is exact; under `--bytes` the size comes within a
+//! line or so of the target.
 
 #[path = "genlog/actors.rs"]
 mod actors;
