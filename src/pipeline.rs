@@ -179,7 +179,9 @@ fn read_logs(
     let next = AtomicUsize::new(0);
     let workers = pool.current_num_threads();
     let readers = config.logs.len().min(workers).max(1);
-    let (tx, rx) = mpsc::sync_channel::<(usize, Chunk, Recycler)>(workers * 2);
+    // A few chunks in flight keep every worker busy; the cap keeps memory
+    // bounded on machines with many cores.
+    let (tx, rx) = mpsc::sync_channel::<(usize, Chunk, Recycler)>((workers * 2).clamp(2, 8));
 
     let scan = std::thread::scope(|scope| {
         for _ in 0..readers {
