@@ -502,3 +502,135 @@ fn reports_replace_old_ones_whole() {
     assert!(violations.starts_with(VIOLATIONS_HEADER), "{violations}");
     assert_eq!(violations.lines().count(), 2);
 }
+
+#[test]
+fn ptr_map_addresses_and_names_compare_as_addresses() {
+    let robots = "User-agent: SeznamBot\nDisallow: /private/\n";
+    // Upper case, a zero group written out, a name with every group and
+    // a name for the IPv4 address in upper case with a trailing dot.
+    let ptr_map = "\
+2A02:598:A:0::78:90, fulltextrobot-2a02-598-a-0-0-0-78-90.seznam.cz
+# a comment line
+77.75.77.9 FullTextRobot-Test-77-75-77-9.Seznam.CZ. # and a trailing one
+";
+    let log = [
+        combined(
+            "2a02:598:a::78:90",
+            &clf(1),
+            "GET /private/1 HTTP/1.1",
+            200,
+            BROWSER_UA,
+        ),
+        combined(
+            "77.75.77.9",
+            &clf(2),
+            "GET /private/2 HTTP/1.1",
+            200,
+            SEZNAM_UA,
+        ),
+    ]
+    .concat();
+    let site = Site::new()
+        .with("robots.txt", robots)
+        .with("ptr-map.txt", ptr_map)
+        .with("access.log", log);
+    let report = site.audit(&[
+        "--log",
+        "access.log",
+        "--robots",
+        "robots.txt",
+        "--ptr-map",
+        "ptr-map.txt",
+    ]);
+    report.assert_code(1);
+    let rule = "disallow,SeznamBot,2,Disallow: /private/,,";
+    common::assert_text(
+        "violations.csv",
+        &report.violations,
+        &csv(
+            VIOLATIONS_HEADER,
+            &[
+                format!(
+                    "{},access.log,1,2a02:598:a::78:90,SeznamBot,ptr-only,ptr,GET,/private/1,200,{rule}",
+                    rfc3339(1)
+                ),
+                format!(
+                    "{},access.log,2,77.75.77.9,SeznamBot-test,ptr-only,ua+ptr,GET,/private/2,200,{rule}",
+                    rfc3339(2)
+                ),
+            ],
+        ),
+    );
+}
+
+#[test]
+fn a_host_name_client_that_is_no_crawlers_exposes_a_claim() {
+    let robots = "User-agent: SeznamBot\nDisallow: /private/\n";
+    let log = [
+        combined(
+            "crawl-7.evil.example.com",
+            &clf(1),
+            "GET /private/1 HTTP/1.1",
+            200,
+            SEZNAM_UA,
+        ),
+        combined(
+            "fulltextrobot-fresh-77-75-77-5.seznam.cz.",
+            &clf(2),
+            "GET /private/2 HTTP/1.1",
+            200,
+            SEZNAM_UA,
+        ),
+    ]
+    .concat();
+    let report = audit(robots, &log);
+    report.assert_code(1);
+    report.assert_reports(
+        &csv(
+            VIOLATIONS_HEADER,
+            &[format!(
+                "{},access.log,2,fulltextrobot-fresh-77-75-77-5.seznam.cz.,FreshBot,ptr-only,ua+ptr,GET,/private/2,200,disallow,SeznamBot,2,Disallow: /private/,,",
+                rfc3339(2)
+            )],
+        ),
+        &csv(
+            IMPOSTORS_HEADER,
+            &[format!(
+                "{},access.log,1,crawl-7.evil.example.com,crawl-7.evil.example.com,SeznamBot,GET,/private/1,200,{SEZNAM_UA}",
+                rfc3339(1)
+            )],
+        ),
+        &csv(
+            SUMMARY_HEADER,
+            &[
+                "FreshBot,crawl-delay,1,0,0,,".to_string(),
+                format!("FreshBot,disallow,1,1,1,{},{}", rfc3339(2), rfc3339(2)),
+                "FreshBot,request-rate,1,0,0,,".to_string(),
+            ],
+        ),
+    );
+}
+
+#[test]
+fn the_file_column_holds_the_path_as_given() {
+    let site = Site::new()
+        .with("robots.txt", "User-agent: SeznamBot\nDisallow: /\n")
+        .with("logs/2026-11-30/access.log", fetches(1, SEZNAM_UA, &["/x"]));
+    let report = site.audit(&[
+        "--log",
+        "./logs/2026-11-30/access.log",
+        "--robots",
+        "robots.txt",
+    ]);
+    common::assert_text(
+        "violations.csv",
+        &report.violations,
+        &csv(
+            VIOLATIONS_HEADER,
+            &[format!(
+                "{},./logs/2026-11-30/access.log,1,77.75.77.1,SeznamBot,unverified,ua,GET,/x,200,disallow,SeznamBot,2,Disallow: /,,",
+                rfc3339(1)
+            )],
+        ),
+    );
+}

@@ -78,15 +78,22 @@ fn csv_quotes_commas_quotes_and_line_breaks() {
             SEZNAM_UA,
         ),
         combined(
-            "203.0.113.9",
+            "77.75.77.1",
             &clf(6),
+            r"GET /back\\slash HTTP/1.1",
+            200,
+            SEZNAM_UA,
+        ),
+        combined(
+            "203.0.113.9",
+            &clf(7),
             "GET /x HTTP/1.1",
             200,
             r#"Mozilla/5.0 (compatible; SeznamBot/4.0, \"like\" Gecko)"#,
         ),
         combined(
             "203.0.113.9",
-            &clf(7),
+            &clf(8),
             "GET /x HTTP/1.1",
             200,
             r"SeznamBot\nSecond line",
@@ -103,17 +110,18 @@ fn csv_quotes_commas_quotes_and_line_breaks() {
             row(3, 3, "GET", "\"/line\nbreak\""),
             row(4, 4, "GET", "\"/cr\rx\""),
             row(5, 5, "GET", "/tab\tx"),
+            row(6, 6, "GET", r"/back\slash"),
         ],
     );
     let impostors = csv(
         IMPOSTORS_HEADER,
         &[
             impostor(
-                6,
-                6,
+                7,
+                7,
                 "\"Mozilla/5.0 (compatible; SeznamBot/4.0, \"\"like\"\" Gecko)\"",
             ),
-            impostor(7, 7, "\"SeznamBot\nSecond line\""),
+            impostor(8, 8, "\"SeznamBot\nSecond line\""),
         ],
     );
     assert_text("violations.csv", &report.violations, &violations);
