@@ -464,16 +464,40 @@ fn an_unwritable_out_directory_exits_2() {
     let site = Site::new()
         .with("robots.txt", "User-agent: *\nDisallow: /\n")
         .with("access.log", fetches(1, SEZNAM_UA, &["/x"]));
+    // A directory cannot be made under a regular file.
     let run = site.run(&[
         "--log",
         "access.log",
         "--robots",
         "robots.txt",
         "--out",
-        "no-such-dir/reports",
+        "access.log/reports",
     ]);
     assert_eq!(run.code, 2, "{}", run.stderr);
-    assert!(run.stderr.contains("no-such-dir"), "{}", run.stderr);
+    assert!(run.stderr.contains("access.log/reports"), "{}", run.stderr);
+}
+
+#[test]
+fn a_missing_out_directory_is_made() {
+    // As the README's quick start runs it: `--out samples-report`.
+    let site = Site::new()
+        .with("robots.txt", "User-agent: *\nDisallow: /\n")
+        .with("access.log", fetches(1, SEZNAM_UA, &["/x"]));
+    let run = site.run(&[
+        "--log",
+        "access.log",
+        "--robots",
+        "robots.txt",
+        "--out",
+        "reports/2026-11-30",
+    ]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    for name in ["violations.csv", "impostors.csv", "summary.csv"] {
+        assert!(
+            site.path("reports/2026-11-30").join(name).is_file(),
+            "{name}"
+        );
+    }
 }
 
 #[test]
