@@ -874,3 +874,32 @@ fn sub_second_times_are_kept_for_delays_and_windows() {
     let report = run(robots, &log, &["--log-format", MSEC_FORMAT]);
     assert_eq!(row_lines(&report), [2]);
 }
+
+#[test]
+fn the_group_column_names_the_group_that_holds_the_rule() {
+    let robots = "\
+User-agent: SeznamBot
+Disallow: /x
+
+User-agent: Googlebot
+User-agent: seznambot/4.0
+Request-rate: 1/10s
+";
+    let mut log = Log::default();
+    log.at(0);
+    log.at(1);
+    let report = run(robots, &log, &[]);
+    assert_text(
+        "violations.csv",
+        &report.violations,
+        &violations(&[Row {
+            time: rfc3339(1),
+            line: 2,
+            crawler: "SeznamBot",
+            kind: "request-rate",
+            group: "Googlebot|seznambot/4.0",
+            rule: (6, "Request-rate: 1/10s"),
+            detail: rate_detail(2, 10, "1/10s"),
+        }]),
+    );
+}

@@ -401,3 +401,40 @@ fn quiet_still_shows_the_first_bad_lines() {
     let report = site(&log).audit(&args);
     assert!(report.stderr.contains("access.log:2:"), "{}", report.stderr);
 }
+
+#[test]
+fn a_closed_standard_output_ends_the_run_quietly() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+
+    let log: String = (1..=4000)
+        .map(|t| {
+            combined(
+                "77.75.77.1",
+                &clf(t),
+                &format!("GET /p/{t} HTTP/1.1"),
+                200,
+                SEZNAM_UA,
+            )
+        })
+        .collect();
+    let site = site(log);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_robots-audit"))
+        .current_dir(site.path("."))
+        .args(["--log", "access.log", "--robots", "robots.txt", "--quiet"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    assert_eq!(first.trim_end(), VIOLATIONS_HEADER);
+    // The reader is gone: as `robots-audit … | head -1`.
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(stderr, "", "no complaint about the closed pipe");
+    assert_ne!(output.status.code(), Some(2));
+}
