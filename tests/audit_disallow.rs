@@ -658,3 +658,48 @@ fn the_file_column_holds_the_path_as_given() {
         ),
     );
 }
+
+#[test]
+fn rule_lines_count_every_line_end_and_ignore_a_bom() {
+    // CRLF, a lone CR and LF each end a line; Robot-version 2.0 makes
+    // patterns match the whole path unless they end with `*`.
+    let robots = "\u{feff}User-agent: SeznamBot\r\nRobot-version: 2.0\r\nDisallow: /a\rDisallow: /b*\nDisallow: /c$\n";
+    let report = audit(
+        robots,
+        &fetches(1, SEZNAM_UA, &["/a", "/a/x", "/bx", "/c", "/cx"]),
+    );
+    let rows = [
+        row(1, "SeznamBot", "/a", "SeznamBot", (3, "Disallow: /a"), ""),
+        row(3, "SeznamBot", "/bx", "SeznamBot", (4, "Disallow: /b*"), ""),
+        row(4, "SeznamBot", "/c", "SeznamBot", (5, "Disallow: /c$"), ""),
+    ];
+    common::assert_text(
+        "violations.csv",
+        &report.violations,
+        &csv(VIOLATIONS_HEADER, &rows),
+    );
+}
+
+#[test]
+fn rules_past_500_kib_are_ignored() {
+    let mut robots = String::from("User-agent: SeznamBot\nDisallow: /early/\n");
+    robots.push('#');
+    robots.push_str(&"x".repeat(512_000 - robots.len() - 1));
+    robots.push('\n');
+    assert_eq!(robots.len(), 512_000);
+    robots.push_str("Disallow: /late/\n");
+    let report = audit(&robots, &fetches(1, SEZNAM_UA, &["/early/1", "/late/1"]));
+    let rows = [row(
+        1,
+        "SeznamBot",
+        "/early/1",
+        "SeznamBot",
+        (2, "Disallow: /early/"),
+        "",
+    )];
+    common::assert_text(
+        "violations.csv",
+        &report.violations,
+        &csv(VIOLATIONS_HEADER, &rows),
+    );
+}
