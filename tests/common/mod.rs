@@ -3,6 +3,9 @@
 //! directory, and gives its exit status and whole outputs (SPEC §5), run at
 //! `--threads 1` and `--threads 4` and checked to be identical.
 //!
+//! Below those, the shapes of logs and rows the rate, delay and disallow
+//! cases share: `Log` writes one fetch a line, `Row` spells its row.
+//!
 //! The binary runs inside the scratch directory and is given relative
 //! paths, so the `file` column holds short names that expected CSVs can
 //! spell out.
@@ -361,4 +364,114 @@ impl Site {
         }
         first
     }
+}
+
+// Logs and rows of the rate, delay and disallow cases.
+
+/// The client of most cases: SeznamBot by user agent, with no PTR name, so
+/// its fetches are `unverified` and `identified_by` `ua`.
+pub const GENUINE: &str = "77.75.77.1";
+
+/// A log being written: each fetch is the next line.
+#[derive(Default)]
+pub struct Log {
+    pub text: String,
+    pub lines: u32,
+}
+
+impl Log {
+    /// Adds a fetch of `/page/<line>` at `time` (CLF); gives its line.
+    pub fn fetch(&mut self, client: &str, time: &str, ua: &str) -> u32 {
+        self.lines += 1;
+        let request = format!("GET /page/{} HTTP/1.1", self.lines);
+        self.text
+            .push_str(&combined(client, time, &request, 200, ua));
+        self.lines
+    }
+
+    /// SeznamBot from the genuine address at `t` seconds after midnight UTC.
+    pub fn at(&mut self, t: u32) -> u32 {
+        self.fetch(GENUINE, &clf(t), SEZNAM_UA)
+    }
+}
+
+/// A row of a fetch made by `Log::fetch` from the genuine address.
+pub struct Row<'a> {
+    pub time: String,
+    pub line: u32,
+    pub crawler: &'a str,
+    pub kind: &'a str,
+    pub group: &'a str,
+    pub rule: (u32, &'a str),
+    pub detail: String,
+}
+
+impl Row<'_> {
+    /// The row as violations.csv writes it, for a log named `file`.
+    pub fn text(&self, file: &str) -> String {
+        format!(
+            "{},{file},{},{GENUINE},{},unverified,ua,GET,/page/{},200,{},{},{},{},{},",
+            self.time,
+            self.line,
+            self.crawler,
+            self.line,
+            self.kind,
+            self.group,
+            self.rule.0,
+            self.rule.1,
+            self.detail
+        )
+    }
+}
+
+/// A whole violations.csv of `rows` from `access.log`.
+pub fn violations(rows: &[Row<'_>]) -> String {
+    let rows: Vec<String> = rows.iter().map(|r| r.text("access.log")).collect();
+    csv(VIOLATIONS_HEADER, &rows)
+}
+
+/// `n fetches in T s; allowed written`.
+pub fn rate_detail(n: u32, period: u32, written: &str) -> String {
+    format!("{n} fetches in {period} s; allowed {written}")
+}
+
+/// `gap s after the previous fetch; allowed every D s`.
+pub fn delay_detail(gap: u32, delay: &str) -> String {
+    format!("{gap} s after the previous fetch; allowed every {delay} s")
+}
+
+/// Audits `log` as `access.log` against `robots` with `extra` arguments.
+pub fn audit_log(robots: &str, log: &Log, extra: &[&str]) -> Report {
+    let site = Site::new()
+        .with("robots.txt", robots)
+        .with("access.log", &log.text);
+    let mut args = vec!["--log", "access.log", "--robots", "robots.txt"];
+    args.extend(extra);
+    site.audit(&args)
+}
+
+/// The lines of the rows in a violations.csv.
+pub fn row_lines(report: &Report) -> Vec<u32> {
+    String::from_utf8_lossy(&report.violations)
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(2).unwrap().parse().unwrap())
+        .collect()
+}
+
+/// A log of SeznamBot fetches from one address, one a second from `start`.
+pub fn fetches(start: u32, ua: &str, paths: &[&str]) -> String {
+    paths
+        .iter()
+        .zip(start..)
+        .map(|(path, t)| combined(GENUINE, &clf(t), &format!("GET {path} HTTP/1.1"), 200, ua))
+        .collect()
+}
+
+/// Audits `log` as `access.log` against `robots`.
+pub fn audit_text(robots: &str, log: &str) -> Report {
+    Site::new()
+        .with("robots.txt", robots)
+        .with("access.log", log)
+        .audit(&["--log", "access.log", "--robots", "robots.txt"])
 }
