@@ -25,19 +25,20 @@ pub struct Findings<'a> {
     pub escaping: Escaping,
 }
 
-/// Writes the reports: into `dir`, made if missing (all three, each
-/// atomically), or
-/// `violations.csv` alone to standard output.
+/// Writes the reports: into `dir` (all three, each atomically), or
+/// `violations.csv` alone to standard output. A missing `dir` is made
+/// first, parents and all, so that a nightly job can name a fresh
+/// directory per run.
 pub fn write(findings: &Findings<'_>, dir: Option<&Path>) -> Result<()> {
     let violations = columns::violations_csv(findings)?;
     match dir {
         Some(dir) => {
+            let impostors = columns::impostors_csv(findings)?;
+            let summary = summary::summary_csv(findings)?;
             std::fs::create_dir_all(dir).map_err(|source| crate::error::Error::Write {
                 path: dir.to_path_buf(),
                 source,
             })?;
-            let impostors = columns::impostors_csv(findings)?;
-            let summary = summary::summary_csv(findings)?;
             atomic::write_all(&[
                 (dir.join("violations.csv"), violations),
                 (dir.join("impostors.csv"), impostors),

@@ -1,0 +1,266 @@
+//! `disallow` rows end to end (SPEC §3, §4): the deciding rule, its line
+//! and its group, precedence and normalisation, Seznam's homepage habit,
+//! `/robots.txt` always allowed, and robots.txt files of unusual shape.
+
+mod common;
+
+use common::{
+    FRESH_UA, IMPOSTORS_HEADER, SEZNAM_UA, SUMMARY_HEADER, VIOLATIONS_HEADER, audit_text, csv,
+    fetches, rfc3339,
+};
+
+/// A disallow row of a fetch by `fetches` (line `line`, at second `line`).
+fn row(
+    line: u32,
+    crawler: &str,
+    target: &str,
+    group: &str,
+    rule: (u32, &str),
+    note: &str,
+) -> String {
+    format!(
+        "{},access.log,{line},77.75.77.1,{crawler},unverified,ua,GET,{target},200,disallow,{group},{},{},,{note}",
+        rfc3339(line),
+        rule.0,
+        rule.1
+    )
+}
+
+#[test]
+fn the_homepage_under_a_default_disallow_all_is_a_row_with_a_note() {
+    let robots = "User-agent: *\nDisallow: /\n";
+    let log = [
+        fetches(1, SEZNAM_UA, &["/", "/?q=1", "/about", "/robots.txt"]),
+        fetches(5, FRESH_UA, &["/"]),
+    ]
+    .concat();
+    let report = audit_text(robots, &log);
+    report.assert_code(1);
+    let rule = (2, "Disallow: /");
+    let rows = [
+        row(1, "SeznamBot", "/", "*", rule, "seznam-homepage-exception"),
+        row(2, "SeznamBot", "/?q=1", "*", rule, ""),
+        row(3, "SeznamBot", "/about", "*", rule, ""),
+        row(5, "FreshBot", "/", "*", rule, "seznam-homepage-exception"),
+    ];
+    let summary = csv(
+        SUMMARY_HEADER,
+        &[
+            "FreshBot,crawl-delay,1,0,0,,".to_string(),
+            format!("FreshBot,disallow,1,1,1,{},{}", rfc3339(5), rfc3339(5)),
+            "FreshBot,request-rate,1,0,0,,".to_string(),
+            "SeznamBot,crawl-delay,4,0,0,,".to_string(),
+            format!("SeznamBot,disallow,4,3,3,{},{}", rfc3339(1), rfc3339(3)),
+            "SeznamBot,request-rate,4,0,0,,".to_string(),
+        ],
+    );
+    report.assert_reports(
+        &csv(VIOLATIONS_HEADER, &rows),
+        &csv::<&str>(IMPOSTORS_HEADER, &[]),
+        &summary,
+    );
+}
+
+#[test]
+fn the_homepage_note_needs_the_rule_to_come_from_a_default_group() {
+    let robots = "User-agent: SeznamBot\nDisallow: /\n";
+    let report = audit_text(robots, &fetches(1, SEZNAM_UA, &["/"]));
+    report.assert_code(1);
+    let rows = [row(
+        1,
+        "SeznamBot",
+        "/",
+        "SeznamBot",
+        (2, "Disallow: /"),
+        "",
+    )];
+    common::assert_text(
+        "violations.csv",
+        &report.violations,
+        &csv(VIOLATIONS_HEADER, &rows),
+    );
+}
+
+#[test]
+fn a_group_is_named_by_all_its_user_agent_lines_in_file_order() {
+    let robots = "User-agent: Googlebot\nUser-agent: *\nUser-agent: Bingbot/2.0\nDisallow: /\n";
+    let report = audit_text(robots, &fetches(1, SEZNAM_UA, &["/", "/x"]));
+    let rule = (4, "Disallow: /");
+    let rows = [
+        row(
+            1,
+            "SeznamBot",
+            "/",
+            "Googlebot|*|Bingbot/2.0",
+            rule,
+            "seznam-homepage-exception",
+        ),
+        row(2, "SeznamBot", "/x", "Googlebot|*|Bingbot/2.0", rule, ""),
+    ];
+    common::assert_text(
+        "violations.csv",
+        &report.violations,
+        &csv(VIOLATIONS_HEADER, &rows),
+    );
+}
+
+#[test]
+fn robots_txt_is_always_allowed() {
+    let robots = "User-agent: SeznamBot\nDisallow: /\nDisallow: /robots.txt\n";
+    let report = audit_text(
+        robots,
+        &fetches(1, SEZNAM_UA, &["/robots.txt", "/robots.txt?x=1"]),
+    );
+    report.assert_code(0);
+    let summary = csv(
+        SUMMARY_HEADER,
+        &[
+            "SeznamBot,crawl-delay,2,0,0,,",
+            "SeznamBot,disallow,2,0,0,,",
+            "SeznamBot,request-rate,2,0,0,,",
+        ],
+    );
+    report.assert_reports(
+        &csv::<&str>(VIOLATIONS_HEADER, &[]),
+        &csv::<&str>(IMPOSTORS_HEADER, &[]),
+        &summary,
+    );
+}
+
+#[test]
+fn the_longest_match_decides_and_allow_wins_a_tie() {
+    let robots = "\
+User-agent: SeznamBot
+Disallow: /shop/
+Allow: /shop/public/
+Disallow: /shop/public/secret
+Allow: /page
+Disallow: /page
+Disallow: /*.php$
+Allow: /*.PHP$
+Disallow: /cz/chat/
+Disallow: /a/b
+";
+    let paths = [
+        "/shop/x",
+        "/shop/public/x",
+        "/shop/public/secret/1",
+        "/page",
+        "/index.php",
+        "/index.php?x=1",
+        "/INDEX.PHP",
+        "/cz/%63hat/",
+        "/a%2fb",
+        "/a%2Fb",
+    ];
+    let report = audit_text(robots, &fetches(1, SEZNAM_UA, &paths));
+    report.assert_code(1);
+    let rows = [
+        row(
+            1,
+            "SeznamBot",
+            "/shop/x",
+            "SeznamBot",
+            (2, "Disallow: /shop/"),
+            "",
+        ),
+        row(
+            3,
+            "SeznamBot",
+            "/shop/public/secret/1",
+            "SeznamBot",
+            (4, "Disallow: /shop/public/secret"),
+            "",
+        ),
+        row(
+            5,
+            "SeznamBot",
+            "/index.php",
+            "SeznamBot",
+            (7, "Disallow: /*.php$"),
+            "",
+        ),
+        row(
+            8,
+            "SeznamBot",
+            "/cz/%63hat/",
+            "SeznamBot",
+            (9, "Disallow: /cz/chat/"),
+            "",
+        ),
+    ];
+    common::assert_text(
+        "violations.csv",
+        &report.violations,
+        &csv(VIOLATIONS_HEADER, &rows),
+    );
+}
+
+#[test]
+fn a_crawler_without_its_own_group_obeys_the_default_groups_merged() {
+    let robots = "\
+User-agent: *
+Disallow: /a/
+
+User-agent: Googlebot
+Disallow: /
+
+User-agent: *
+Disallow: /b/
+";
+    let report = audit_text(robots, &fetches(1, SEZNAM_UA, &["/a/1", "/b/1", "/c/1"]));
+    let rows = [
+        row(1, "SeznamBot", "/a/1", "*", (2, "Disallow: /a/"), ""),
+        row(2, "SeznamBot", "/b/1", "*", (8, "Disallow: /b/"), ""),
+    ];
+    common::assert_text(
+        "violations.csv",
+        &report.violations,
+        &csv(VIOLATIONS_HEADER, &rows),
+    );
+}
+
+#[test]
+fn rule_lines_count_every_line_end_and_ignore_a_bom() {
+    // CRLF, a lone CR and LF each end a line; Robot-version 2.0 makes
+    // patterns match the whole path unless they end with `*`.
+    let robots = "\u{feff}User-agent: SeznamBot\r\nRobot-version: 2.0\r\nDisallow: /a\rDisallow: /b*\nDisallow: /c$\n";
+    let report = audit_text(
+        robots,
+        &fetches(1, SEZNAM_UA, &["/a", "/a/x", "/bx", "/c", "/cx"]),
+    );
+    let rows = [
+        row(1, "SeznamBot", "/a", "SeznamBot", (3, "Disallow: /a"), ""),
+        row(3, "SeznamBot", "/bx", "SeznamBot", (4, "Disallow: /b*"), ""),
+        row(4, "SeznamBot", "/c", "SeznamBot", (5, "Disallow: /c$"), ""),
+    ];
+    common::assert_text(
+        "violations.csv",
+        &report.violations,
+        &csv(VIOLATIONS_HEADER, &rows),
+    );
+}
+
+#[test]
+fn rules_past_500_kib_are_ignored() {
+    let mut robots = String::from("User-agent: SeznamBot\nDisallow: /early/\n");
+    robots.push('#');
+    robots.push_str(&"x".repeat(512_000 - robots.len() - 1));
+    robots.push('\n');
+    assert_eq!(robots.len(), 512_000);
+    robots.push_str("Disallow: /late/\n");
+    let report = audit_text(&robots, &fetches(1, SEZNAM_UA, &["/early/1", "/late/1"]));
+    let rows = [row(
+        1,
+        "SeznamBot",
+        "/early/1",
+        "SeznamBot",
+        (2, "Disallow: /early/"),
+        "",
+    )];
+    common::assert_text(
+        "violations.csv",
+        &report.violations,
+        &csv(VIOLATIONS_HEADER, &rows),
+    );
+}

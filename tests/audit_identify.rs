@@ -1,0 +1,246 @@
+//! Who a fetch belongs to, end to end (SPEC §1 "Address → name", §2): PTR
+//! names from the PTR map and from host-name clients deciding the crawler,
+//! addresses compared as addresses, and impostors listed apart.
+
+mod common;
+
+use common::{
+    BROWSER_UA, IMPOSTORS_HEADER, SEZNAM_UA, SUMMARY_HEADER, Site, VIOLATIONS_HEADER, audit_text,
+    clf, combined, csv, rfc3339,
+};
+
+#[test]
+fn a_ptr_name_decides_the_crawler_and_a_wrong_one_exposes_a_spoofer() {
+    let robots = "User-agent: SeznamBot\nDisallow: /private/\n";
+    let ptr_map = "\
+77.75.77.2 fulltextrobot-fresh-77-75-77-2.seznam.cz
+77.75.77.3 fulltextrobot-77-75-77-99.seznam.cz
+77.75.77.4 FULLTEXTROBOT-77-75-77-4.SEZNAM.CZ.
+";
+    let log = [
+        // A SeznamBot user agent from a FreshBot name is FreshBot.
+        combined(
+            "77.75.77.2",
+            &clf(1),
+            "GET /private/1 HTTP/1.1",
+            200,
+            SEZNAM_UA,
+        ),
+        // A name for another address proves nothing but a lie.
+        combined(
+            "77.75.77.3",
+            &clf(2),
+            "GET /private/2 HTTP/1.1",
+            200,
+            SEZNAM_UA,
+        ),
+        // Names compare case-insensitively, a trailing dot allowed; no
+        // user agent is needed.
+        combined(
+            "77.75.77.4",
+            &clf(3),
+            "GET /private/3 HTTP/1.1",
+            200,
+            BROWSER_UA,
+        ),
+        // IPv4-mapped IPv6 is the IPv4 address.
+        combined(
+            "::ffff:77.75.77.4",
+            &clf(4),
+            "GET /private/4 HTTP/1.1",
+            200,
+            BROWSER_UA,
+        ),
+    ]
+    .concat();
+    let site = Site::new()
+        .with("robots.txt", robots)
+        .with("ptr-map.txt", ptr_map)
+        .with("access.log", log);
+    let report = site.audit(&[
+        "--log",
+        "access.log",
+        "--robots",
+        "robots.txt",
+        "--ptr-map",
+        "ptr-map.txt",
+    ]);
+    report.assert_code(1);
+    let rule = "disallow,SeznamBot,2,Disallow: /private/,,";
+    let violations = csv(
+        VIOLATIONS_HEADER,
+        &[
+            format!(
+                "{},access.log,1,77.75.77.2,FreshBot,ptr-only,ua+ptr,GET,/private/1,200,{rule}",
+                rfc3339(1)
+            ),
+            format!(
+                "{},access.log,3,77.75.77.4,SeznamBot,ptr-only,ptr,GET,/private/3,200,{rule}",
+                rfc3339(3)
+            ),
+            format!(
+                "{},access.log,4,::ffff:77.75.77.4,SeznamBot,ptr-only,ptr,GET,/private/4,200,{rule}",
+                rfc3339(4)
+            ),
+        ],
+    );
+    let impostors = csv(
+        IMPOSTORS_HEADER,
+        &[format!(
+            "{},access.log,2,77.75.77.3,fulltextrobot-77-75-77-99.seznam.cz,SeznamBot,GET,/private/2,200,{SEZNAM_UA}",
+            rfc3339(2)
+        )],
+    );
+    let summary = csv(
+        SUMMARY_HEADER,
+        &[
+            "FreshBot,crawl-delay,1,0,0,,".to_string(),
+            format!("FreshBot,disallow,1,1,1,{},{}", rfc3339(1), rfc3339(1)),
+            "FreshBot,request-rate,1,0,0,,".to_string(),
+            "SeznamBot,crawl-delay,2,0,0,,".to_string(),
+            format!("SeznamBot,disallow,2,2,2,{},{}", rfc3339(3), rfc3339(4)),
+            "SeznamBot,request-rate,2,0,0,,".to_string(),
+        ],
+    );
+    report.assert_reports(&violations, &impostors, &summary);
+}
+
+#[test]
+fn ptr_map_addresses_and_names_compare_as_addresses() {
+    let robots = "User-agent: SeznamBot\nDisallow: /private/\n";
+    // Upper case, a zero group written out, a name with every group and
+    // a name for the IPv4 address in upper case with a trailing dot.
+    let ptr_map = "\
+2A02:598:A:0::78:90, fulltextrobot-2a02-598-a-0-0-0-78-90.seznam.cz
+# a comment line
+77.75.77.9 FullTextRobot-Test-77-75-77-9.Seznam.CZ. # and a trailing one
+";
+    let log = [
+        combined(
+            "2a02:598:a::78:90",
+            &clf(1),
+            "GET /private/1 HTTP/1.1",
+            200,
+            BROWSER_UA,
+        ),
+        combined(
+            "77.75.77.9",
+            &clf(2),
+            "GET /private/2 HTTP/1.1",
+            200,
+            SEZNAM_UA,
+        ),
+    ]
+    .concat();
+    let site = Site::new()
+        .with("robots.txt", robots)
+        .with("ptr-map.txt", ptr_map)
+        .with("access.log", log);
+    let report = site.audit(&[
+        "--log",
+        "access.log",
+        "--robots",
+        "robots.txt",
+        "--ptr-map",
+        "ptr-map.txt",
+    ]);
+    report.assert_code(1);
+    let rule = "disallow,SeznamBot,2,Disallow: /private/,,";
+    common::assert_text(
+        "violations.csv",
+        &report.violations,
+        &csv(
+            VIOLATIONS_HEADER,
+            &[
+                format!(
+                    "{},access.log,1,2a02:598:a::78:90,SeznamBot,ptr-only,ptr,GET,/private/1,200,{rule}",
+                    rfc3339(1)
+                ),
+                format!(
+                    "{},access.log,2,77.75.77.9,SeznamBot-test,ptr-only,ua+ptr,GET,/private/2,200,{rule}",
+                    rfc3339(2)
+                ),
+            ],
+        ),
+    );
+}
+
+#[test]
+fn a_host_name_client_that_is_no_crawlers_exposes_a_claim() {
+    let robots = "User-agent: SeznamBot\nDisallow: /private/\n";
+    let log = [
+        combined(
+            "crawl-7.evil.example.com",
+            &clf(1),
+            "GET /private/1 HTTP/1.1",
+            200,
+            SEZNAM_UA,
+        ),
+        combined(
+            "fulltextrobot-fresh-77-75-77-5.seznam.cz.",
+            &clf(2),
+            "GET /private/2 HTTP/1.1",
+            200,
+            SEZNAM_UA,
+        ),
+    ]
+    .concat();
+    let report = audit_text(robots, &log);
+    report.assert_code(1);
+    report.assert_reports(
+        &csv(
+            VIOLATIONS_HEADER,
+            &[format!(
+                "{},access.log,2,fulltextrobot-fresh-77-75-77-5.seznam.cz.,FreshBot,ptr-only,ua+ptr,GET,/private/2,200,disallow,SeznamBot,2,Disallow: /private/,,",
+                rfc3339(2)
+            )],
+        ),
+        &csv(
+            IMPOSTORS_HEADER,
+            &[format!(
+                "{},access.log,1,crawl-7.evil.example.com,crawl-7.evil.example.com,SeznamBot,GET,/private/1,200,{SEZNAM_UA}",
+                rfc3339(1)
+            )],
+        ),
+        &csv(
+            SUMMARY_HEADER,
+            &[
+                "FreshBot,crawl-delay,1,0,0,,".to_string(),
+                format!("FreshBot,disallow,1,1,1,{},{}", rfc3339(2), rfc3339(2)),
+                "FreshBot,request-rate,1,0,0,,".to_string(),
+            ],
+        ),
+    );
+}
+
+#[test]
+fn impostors_alone_are_not_violations() {
+    let robots = "User-agent: *\nDisallow: /\n";
+    let site = Site::new()
+        .with("robots.txt", robots)
+        .with("ptr-map.txt", "203.0.113.9 evil.example.com\n")
+        .with(
+            "access.log",
+            combined("203.0.113.9", &clf(1), "GET /x HTTP/1.1", 200, SEZNAM_UA),
+        );
+    let report = site.audit(&[
+        "--log",
+        "access.log",
+        "--robots",
+        "robots.txt",
+        "--ptr-map",
+        "ptr-map.txt",
+    ]);
+    report.assert_code(0);
+    report.assert_reports(
+        &csv::<&str>(VIOLATIONS_HEADER, &[]),
+        &csv(
+            IMPOSTORS_HEADER,
+            &[format!(
+                "{},access.log,1,203.0.113.9,evil.example.com,SeznamBot,GET,/x,200,{SEZNAM_UA}",
+                rfc3339(1)
+            )],
+        ),
+        &csv::<&str>(SUMMARY_HEADER, &[]),
+    );
+}

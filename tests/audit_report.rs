@@ -1,0 +1,440 @@
+//! The reports' format end to end (SPEC §5): CSV quoting of what the log
+//! holds, the spreadsheet-formula guard, non-UTF-8 bytes as `\xNN`,
+//! `--raw-csv` turning both off, RFC 3339 times in the log's own offset,
+//! summary rows, and `--quiet`.
+
+mod common;
+
+use common::{
+    IMPOSTORS_HEADER, SEZNAM_UA, SUMMARY_HEADER, Site, VIOLATIONS_HEADER, assert_bytes,
+    assert_text, clf, combined, csv, rfc3339,
+};
+
+const ROBOTS: &str = "User-agent: SeznamBot\nDisallow: /\n";
+
+fn site(log: impl AsRef<[u8]>) -> Site {
+    Site::new()
+        .with("robots.txt", ROBOTS)
+        .with("ptr-map.txt", "203.0.113.9 evil.example.com\n")
+        .with("access.log", log)
+}
+
+const ARGS: [&str; 6] = [
+    "--log",
+    "access.log",
+    "--robots",
+    "robots.txt",
+    "--ptr-map",
+    "ptr-map.txt",
+];
+
+/// A disallow row of the genuine address; `target` and `method` already
+/// as the CSV writes them.
+fn row(t: u32, line: u32, method: &str, target: &str) -> String {
+    format!(
+        "{},access.log,{line},77.75.77.1,SeznamBot,unverified,ua,{method},{target},200,disallow,SeznamBot,2,Disallow: /,,",
+        rfc3339(t)
+    )
+}
+
+/// An impostors.csv row from 203.0.113.9 fetching `/x`.
+fn impostor(t: u32, line: u32, user_agent: &str) -> String {
+    format!(
+        "{},access.log,{line},203.0.113.9,evil.example.com,SeznamBot,GET,/x,200,{user_agent}",
+        rfc3339(t)
+    )
+}
+
+#[test]
+fn csv_quotes_commas_quotes_and_line_breaks() {
+    let log = [
+        combined("77.75.77.1", &clf(1), "GET /a,b HTTP/1.1", 200, SEZNAM_UA),
+        combined(
+            "77.75.77.1",
+            &clf(2),
+            r#"GET /q\"x\" HTTP/1.1"#,
+            200,
+            SEZNAM_UA,
+        ),
+        combined(
+            "77.75.77.1",
+            &clf(3),
+            r"GET /line\nbreak HTTP/1.1",
+            200,
+            SEZNAM_UA,
+        ),
+        combined(
+            "77.75.77.1",
+            &clf(4),
+            r"GET /cr\rx HTTP/1.1",
+            200,
+            SEZNAM_UA,
+        ),
+        combined(
+            "77.75.77.1",
+            &clf(5),
+            r"GET /tab\tx HTTP/1.1",
+            200,
+            SEZNAM_UA,
+        ),
+        combined(
+            "77.75.77.1",
+            &clf(6),
+            r"GET /back\\slash HTTP/1.1",
+            200,
+            SEZNAM_UA,
+        ),
+        combined(
+            "203.0.113.9",
+            &clf(7),
+            "GET /x HTTP/1.1",
+            200,
+            r#"Mozilla/5.0 (compatible; SeznamBot/4.0, \"like\" Gecko)"#,
+        ),
+        combined(
+            "203.0.113.9",
+            &clf(8),
+            "GET /x HTTP/1.1",
+            200,
+            r"SeznamBot\nSecond line",
+        ),
+    ]
+    .concat();
+    let report = site(log).audit(&ARGS);
+    report.assert_code(1);
+    let violations = csv(
+        VIOLATIONS_HEADER,
+        &[
+            row(1, 1, "GET", "\"/a,b\""),
+            row(2, 2, "GET", "\"/q\"\"x\"\"\""),
+            row(3, 3, "GET", "\"/line\nbreak\""),
+            row(4, 4, "GET", "\"/cr\rx\""),
+            row(5, 5, "GET", "/tab\tx"),
+            row(6, 6, "GET", r"/back\slash"),
+        ],
+    );
+    let impostors = csv(
+        IMPOSTORS_HEADER,
+        &[
+            impostor(
+                7,
+                7,
+                "\"Mozilla/5.0 (compatible; SeznamBot/4.0, \"\"like\"\" Gecko)\"",
+            ),
+            impostor(8, 8, "\"SeznamBot\nSecond line\""),
+        ],
+    );
+    assert_text("violations.csv", &report.violations, &violations);
+    assert_text("impostors.csv", &report.impostors, &impostors);
+}
+
+/// User agents that a spreadsheet would run, each claiming SeznamBot; the
+/// log holds them escaped as Apache writes them.
+const FORMULAS: [(&str, &str); 6] = [
+    (
+        r#"=HYPERLINK(\"http://evil\",\"SeznamBot\")"#,
+        r#"=HYPERLINK("http://evil","SeznamBot")"#,
+    ),
+    ("+SeznamBot", "+SeznamBot"),
+    ("-SeznamBot", "-SeznamBot"),
+    ("@SeznamBot", "@SeznamBot"),
+    (r"\tSeznamBot", "\tSeznamBot"),
+    (r"\rSeznamBot", "\rSeznamBot"),
+];
+
+fn formula_log() -> String {
+    let mut log: String = FORMULAS
+        .iter()
+        .zip(1..)
+        .map(|((logged, _), t)| combined("203.0.113.9", &clf(t), "GET /x HTTP/1.1", 200, logged))
+        .collect();
+    // Methods are tokens, and a token may start with + or -.
+    log.push_str(&combined(
+        "77.75.77.1",
+        &clf(7),
+        "+X /a HTTP/1.1",
+        200,
+        SEZNAM_UA,
+    ));
+    log.push_str(&combined(
+        "77.75.77.1",
+        &clf(8),
+        "-X /b HTTP/1.1",
+        200,
+        SEZNAM_UA,
+    ));
+    log
+}
+
+/// A CSV cell as the writer quotes it.
+fn cell(text: &str) -> String {
+    if text.contains(['"', ',', '\n', '\r']) {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text.to_string()
+    }
+}
+
+#[test]
+fn formulas_get_a_leading_apostrophe() {
+    let report = site(formula_log()).audit(&ARGS);
+    report.assert_code(1);
+    let impostors: Vec<String> = FORMULAS
+        .iter()
+        .zip(1..)
+        .map(|((_, ua), t)| impostor(t, t, &cell(&format!("'{ua}"))))
+        .collect();
+    assert_text(
+        "impostors.csv",
+        &report.impostors,
+        &csv(IMPOSTORS_HEADER, &impostors),
+    );
+    assert_text(
+        "violations.csv",
+        &report.violations,
+        &csv(
+            VIOLATIONS_HEADER,
+            &[row(7, 7, "'+X", "/a"), row(8, 8, "'-X", "/b")],
+        ),
+    );
+}
+
+#[test]
+fn raw_csv_keeps_formulas_as_they_are() {
+    let mut args = ARGS.to_vec();
+    args.push("--raw-csv");
+    let report = site(formula_log()).audit(&args);
+    let impostors: Vec<String> = FORMULAS
+        .iter()
+        .zip(1..)
+        .map(|((_, ua), t)| impostor(t, t, &cell(ua)))
+        .collect();
+    assert_text(
+        "impostors.csv",
+        &report.impostors,
+        &csv(IMPOSTORS_HEADER, &impostors),
+    );
+    assert_text(
+        "violations.csv",
+        &report.violations,
+        &csv(
+            VIOLATIONS_HEADER,
+            &[row(7, 7, "+X", "/a"), row(8, 8, "-X", "/b")],
+        ),
+    );
+}
+
+/// Raw bytes that are not UTF-8 in a target and a user agent, and the
+/// same bytes as nginx escapes them.
+fn non_utf8_log() -> Vec<u8> {
+    let mut log = Vec::new();
+    log.extend_from_slice(b"77.75.77.1 - - [");
+    log.extend_from_slice(clf(1).as_bytes());
+    log.extend_from_slice(b"] \"GET /caf\xe9 HTTP/1.1\" 200 512 \"-\" \"");
+    log.extend_from_slice(SEZNAM_UA.as_bytes());
+    log.extend_from_slice(b"\"\n");
+    log.extend_from_slice(
+        combined(
+            "77.75.77.1",
+            &clf(2),
+            r"GET /\xFF\xC3\xA9 HTTP/1.1",
+            200,
+            SEZNAM_UA,
+        )
+        .as_bytes(),
+    );
+    log.extend_from_slice(b"203.0.113.9 - - [");
+    log.extend_from_slice(clf(3).as_bytes());
+    log.extend_from_slice(b"] \"GET /x HTTP/1.1\" 200 512 \"-\" \"SeznamBot \xfe\xff\"\n");
+    log.extend_from_slice(
+        combined(
+            "203.0.113.9",
+            &clf(4),
+            "GET /x HTTP/1.1",
+            200,
+            r"=SeznamBot \x80",
+        )
+        .as_bytes(),
+    );
+    log
+}
+
+#[test]
+fn bytes_that_are_not_utf8_are_written_as_escapes() {
+    let report = site(non_utf8_log()).audit(&ARGS);
+    report.assert_code(1);
+    report.assert_reports(
+        &csv(
+            VIOLATIONS_HEADER,
+            &[row(1, 1, "GET", r"/caf\xE9"), row(2, 2, "GET", r"/\xFFé")],
+        ),
+        &csv(
+            IMPOSTORS_HEADER,
+            &[
+                impostor(3, 3, r"SeznamBot \xFE\xFF"),
+                impostor(4, 4, r"'=SeznamBot \x80"),
+            ],
+        ),
+        &csv(
+            SUMMARY_HEADER,
+            &[
+                "SeznamBot,crawl-delay,2,0,0,,".to_string(),
+                format!("SeznamBot,disallow,2,2,2,{},{}", rfc3339(1), rfc3339(2)),
+                "SeznamBot,request-rate,2,0,0,,".to_string(),
+            ],
+        ),
+    );
+}
+
+#[test]
+fn raw_csv_writes_the_bytes_as_they_are() {
+    let mut args = ARGS.to_vec();
+    args.push("--raw-csv");
+    let report = site(non_utf8_log()).audit(&args);
+    let mut violations = csv::<&str>(VIOLATIONS_HEADER, &[]).into_bytes();
+    for (t, target) in [(1, &b"/caf\xe9"[..]), (2, b"/\xff\xc3\xa9")] {
+        let text = row(t, t, "GET", "TARGET");
+        let (before, after) = text.split_once("TARGET").unwrap();
+        violations.extend_from_slice(before.as_bytes());
+        violations.extend_from_slice(target);
+        violations.extend_from_slice(after.as_bytes());
+        violations.push(b'\n');
+    }
+    assert_bytes("violations.csv", &report.violations, &violations);
+    let mut impostors = csv::<&str>(IMPOSTORS_HEADER, &[]).into_bytes();
+    for (t, ua) in [(3, &b"SeznamBot \xfe\xff"[..]), (4, b"=SeznamBot \x80")] {
+        impostors.extend_from_slice(impostor(t, t, "").as_bytes());
+        impostors.extend_from_slice(ua);
+        impostors.push(b'\n');
+    }
+    assert_bytes("impostors.csv", &report.impostors, &impostors);
+}
+
+#[test]
+fn times_are_rfc3339_in_the_logs_own_offset() {
+    let times = [
+        ("30/Nov/2026:00:00:01 +0000", "2026-11-30T00:00:01+00:00"),
+        ("30/Nov/2026:05:30:02 +0530", "2026-11-30T05:30:02+05:30"),
+        ("29/Nov/2026:19:00:03 -0500", "2026-11-29T19:00:03-05:00"),
+        ("30/Nov/2026:14:00:04 +1400", "2026-11-30T14:00:04+14:00"),
+        ("29/Nov/2026:14:30:05 -0930", "2026-11-29T14:30:05-09:30"),
+    ];
+    let log: String = times
+        .iter()
+        .zip(1..)
+        .map(|((logged, _), n)| {
+            combined(
+                "77.75.77.1",
+                logged,
+                &format!("GET /t{n} HTTP/1.1"),
+                200,
+                SEZNAM_UA,
+            )
+        })
+        .collect();
+    let report = site(log).audit(&ARGS);
+    let rows: Vec<String> = times
+        .iter()
+        .zip(1..)
+        .map(|((_, written), n)| {
+            format!(
+                "{written},access.log,{n},77.75.77.1,SeznamBot,unverified,ua,GET,/t{n},200,disallow,SeznamBot,2,Disallow: /,,"
+            )
+        })
+        .collect();
+    assert_text(
+        "violations.csv",
+        &report.violations,
+        &csv(VIOLATIONS_HEADER, &rows),
+    );
+    let text = String::from_utf8_lossy(&report.summary).into_owned();
+    assert!(!text.contains('Z'), "{text}");
+}
+
+#[test]
+fn a_status_logged_as_dash_is_an_empty_cell() {
+    let log = "77.75.77.1 - - [30/Nov/2026:00:00:01 +0000] \"GET /a HTTP/1.1\" - 0 \"-\" \"SeznamBot/4.0\"\n";
+    let report = site(log).audit(&ARGS);
+    assert_text(
+        "violations.csv",
+        &report.violations,
+        &csv(
+            VIOLATIONS_HEADER,
+            &[format!(
+                "{},access.log,1,77.75.77.1,SeznamBot,unverified,ua,GET,/a,,disallow,SeznamBot,2,Disallow: /,,",
+                rfc3339(1)
+            )],
+        ),
+    );
+}
+
+#[test]
+fn quiet_leaves_standard_error_to_errors() {
+    let log = combined("77.75.77.1", &clf(1), "GET /a HTTP/1.1", 200, SEZNAM_UA);
+    let mut args = ARGS.to_vec();
+    args.push("--quiet");
+    let report = site(&log).audit(&args);
+    report.assert_code(1);
+    assert_eq!(report.stderr, "", "nothing but errors");
+    // Without it, a short summary goes to standard error.
+    let report = site(&log).audit(&ARGS);
+    assert!(report.stderr.contains("SeznamBot"), "{}", report.stderr);
+
+    let site = site(&common::gzip(log.as_bytes())[..30]);
+    let run = site.run(&args);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("access.log"), "{}", run.stderr);
+}
+
+#[test]
+#[ignore = "bug: --quiet also hides the skipped-line messages, though SPEC §1 shows the first \
+            few on standard error and --help says --quiet hides only the progress bar and \
+            the summary (pipeline::run tests !config.quiet around them)"]
+fn quiet_still_shows_the_first_bad_lines() {
+    let log = [
+        combined("77.75.77.1", &clf(1), "GET /a HTTP/1.1", 200, SEZNAM_UA),
+        "not a log line\n".to_string(),
+    ]
+    .concat();
+    let mut args = ARGS.to_vec();
+    args.push("--quiet");
+    let report = site(&log).audit(&args);
+    assert!(report.stderr.contains("access.log:2:"), "{}", report.stderr);
+}
+
+#[test]
+fn a_closed_standard_output_ends_the_run_quietly() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+
+    let log: String = (1..=4000)
+        .map(|t| {
+            combined(
+                "77.75.77.1",
+                &clf(t),
+                &format!("GET /p/{t} HTTP/1.1"),
+                200,
+                SEZNAM_UA,
+            )
+        })
+        .collect();
+    let site = site(log);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_robots-audit"))
+        .current_dir(site.path("."))
+        .args(["--log", "access.log", "--robots", "robots.txt", "--quiet"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    assert_eq!(first.trim_end(), VIOLATIONS_HEADER);
+    // The reader is gone: as `robots-audit … | head -1`.
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(stderr, "", "no complaint about the closed pipe");
+    assert_ne!(output.status.code(), Some(2));
+}
