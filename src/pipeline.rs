@@ -379,15 +379,15 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
             cause: skip.reason().to_string(),
         });
     }
-    if !config.quiet {
-        for &(file, line, skip) in &scan.skips {
-            eprintln!(
-                "robots-audit: {}:{}: skipped: {}",
-                config.logs[file].display(),
-                line,
-                skip.reason()
-            );
-        }
+    // Shown even with --quiet: a bad line is a problem for the webmaster,
+    // not progress chatter.
+    for &(file, line, skip) in &scan.skips {
+        eprintln!(
+            "robots-audit: {}:{}: skipped: {}",
+            config.logs[file].display(),
+            line,
+            skip.reason()
+        );
     }
 
     let (dns, dns_failures) = if config.resolve {

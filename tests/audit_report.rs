@@ -387,9 +387,6 @@ fn quiet_leaves_standard_error_to_errors() {
 }
 
 #[test]
-#[ignore = "bug: --quiet also hides the skipped-line messages, though SPEC §1 shows the first \
-            few on standard error and --help says --quiet hides only the progress bar and \
-            the summary (pipeline::run tests !config.quiet around them)"]
 fn quiet_still_shows_the_first_bad_lines() {
     let log = [
         combined("77.75.77.1", &clf(1), "GET /a HTTP/1.1", 200, SEZNAM_UA),
