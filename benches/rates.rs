@@ -33,7 +33,11 @@ fn fetches(days: i64, gap: i64) -> Vec<Fetch> {
         t += (state % (2 * gap as u64 + 1)) as i64;
         line += 1;
         out.push(Fetch {
-            time: Timestamp { unix: t, offset_min: 60 },
+            time: Timestamp {
+                unix: t,
+                millis: 0,
+                offset_min: 60,
+            },
             file: 0,
             line,
             client: b"77.75.77.123".to_vec(),
@@ -62,7 +66,10 @@ fn main() {
         rate_by: RateBy::Token,
         window_tz: WindowTz::Utc,
     };
-    println!("{:>6} {:>10} {:>10} {:>12} {:>10}", "days", "fetches", "rows", "seconds", "ns/fetch");
+    println!(
+        "{:>6} {:>10} {:>10} {:>12} {:>10}",
+        "days", "fetches", "rows", "seconds", "ns/fetch"
+    );
     for days in [15, 30, 60] {
         let fetches = fetches(days, 6);
         let started = Instant::now();

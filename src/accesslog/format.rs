@@ -420,6 +420,7 @@ impl LogFormat {
             client: b"",
             time: Timestamp {
                 unix: 0,
+                millis: 0,
                 offset_min: 0,
             },
             request: b"",

@@ -17,11 +17,14 @@ const DAY: i64 = 86_400;
 /// An instant, with the UTC offset it was written in.
 ///
 /// Ordered by the instant first; two timestamps of the same instant written
-/// in different offsets are equal only in `unix`.
+/// in different offsets are equal only in `unix` and `millis`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Timestamp {
     /// Seconds since 1970-01-01T00:00:00Z.
     pub unix: i64,
+    /// Milliseconds past `unix` (0..1000), for logs that write fractions
+    /// (nginx `$msec`, Apache `%{msec}t`, ISO times with a fraction).
+    pub millis: u16,
     /// The offset from UTC the log wrote, in minutes (`-0700` is -420).
     pub offset_min: i16,
 }
@@ -109,6 +112,7 @@ impl Civil {
             + i64::from(self.minute) * 60
             + i64::from(self.second);
         Some(Timestamp {
+            millis: 0,
             unix: local - i64::from(self.offset_min) * 60,
             // In range: checked above.
             offset_min: self.offset_min as i16,
@@ -221,7 +225,14 @@ pub fn clf_prefix(s: &[u8]) -> Option<(Timestamp, usize)> {
     let unix = days * DAY + hour * 3600 + minute * 60 + second - offset_min * 60;
     // In range: checked above.
     let offset_min = offset_min as i16;
-    Some((Timestamp { unix, offset_min }, 26))
+    Some((
+        Timestamp {
+            unix,
+            millis: 0,
+            offset_min,
+        },
+        26,
+    ))
 }
 
 thread_local! {
@@ -255,7 +266,7 @@ fn clf_days(date: &[u8; 11]) -> Option<i64> {
 /// ISO 8601 / RFC 3339 with a required offset:
 /// `2000-10-10T13:55:36-07:00`, `…+0000`, `…Z`; `t`, `z` and a space in
 /// place of `T` (RFC 3339 §5.6 note) are read too; a fraction of a second is
-/// read and dropped (the instant is floored to the second).
+/// kept to the millisecond (floored).
 pub fn iso8601_prefix(s: &[u8]) -> Option<(Timestamp, usize)> {
     if s.len() < 20 {
         return None;
@@ -267,12 +278,14 @@ pub fn iso8601_prefix(s: &[u8]) -> Option<(Timestamp, usize)> {
         return None;
     }
     let mut at = 19;
+    let mut millis = 0;
     if s[at] == b'.' || s[at] == b',' {
         at += 1;
         let digits = s[at..].iter().take_while(|b| b.is_ascii_digit()).count();
         if digits == 0 {
             return None;
         }
+        millis = fraction_millis(&s[at..at + digits]);
         at += digits;
     }
     let offset_min = match s.get(at)? {
@@ -295,7 +308,18 @@ pub fn iso8601_prefix(s: &[u8]) -> Option<(Timestamp, usize)> {
         second: two_digits(s, 17)?,
         offset_min,
     };
-    Some((civil.timestamp()?, at))
+    let mut time = civil.timestamp()?;
+    time.millis = millis;
+    Some((time, at))
+}
+
+/// The milliseconds of a run of fraction digits (`5` is 500, `123456` is 123).
+fn fraction_millis(digits: &[u8]) -> u16 {
+    digits
+        .iter()
+        .chain(std::iter::repeat(&b'0'))
+        .take(3)
+        .fold(0, |acc, &d| acc * 10 + u16::from(d.saturating_sub(b'0')))
 }
 
 /// Seconds since the epoch with an optional fraction (nginx `$msec`,
@@ -312,11 +336,13 @@ pub fn epoch_prefix(s: &[u8], scale: i64) -> Option<(Timestamp, usize)> {
         value = value * 10 + i64::from(b - b'0');
     }
     let mut used = digits;
+    let mut millis = (value % scale * 1000 / scale) as u16;
     if scale == 1 && s.get(used) == Some(&b'.') {
         let fraction = s[used + 1..]
             .iter()
             .take_while(|b| b.is_ascii_digit())
             .count();
+        millis = fraction_millis(&s[used + 1..used + 1 + fraction]);
         used += 1 + fraction;
     }
     let unix = value / scale;
@@ -327,6 +353,7 @@ pub fn epoch_prefix(s: &[u8], scale: i64) -> Option<(Timestamp, usize)> {
     Some((
         Timestamp {
             unix,
+            millis,
             offset_min: 0,
         },
         used,
@@ -383,8 +410,16 @@ pub fn parse_offset(s: &str) -> Option<i16> {
 }
 
 impl Timestamp {
+    /// Milliseconds since the epoch: the instant that orders fetches.
+    pub fn instant_ms(&self) -> i64 {
+        self.unix
+            .saturating_mul(1000)
+            .saturating_add(i64::from(self.millis))
+    }
+
     /// The instant in RFC 3339, in the log's own offset, `+00:00` rather than
-    /// `Z`: `2026-11-30T00:00:01+01:00`.
+    /// `Z`: `2026-11-30T00:00:01+01:00`; with milliseconds only when the log
+    /// wrote a fraction.
     pub fn rfc3339(&self) -> String {
         let mut out = String::with_capacity(25);
         let offset = i64::from(self.offset_min);
@@ -396,13 +431,16 @@ impl Timestamp {
         // Writing to a String cannot fail.
         let _ = write!(
             out,
-            "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}{sign}{:02}:{:02}",
+            "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}",
             second_of_day / 3600,
             second_of_day / 60 % 60,
             second_of_day % 60,
-            offset / 60,
-            offset % 60,
         );
+        // Whole-second logs (the usual formats) keep whole-second times.
+        if self.millis != 0 {
+            let _ = write!(out, ".{:03}", self.millis);
+        }
+        let _ = write!(out, "{sign}{:02}:{:02}", offset / 60, offset % 60);
         out
     }
 
@@ -557,7 +595,11 @@ mod tests {
     fn absurd_values_never_panic() {
         for unix in [i64::MIN, i64::MIN + 1, -1, 0, i64::MAX - 1, i64::MAX] {
             for offset_min in [i16::MIN, -1439, 0, 1439, i16::MAX] {
-                let t = Timestamp { unix, offset_min };
+                let t = Timestamp {
+                    unix,
+                    millis: 0,
+                    offset_min,
+                };
                 let _ = t.rfc3339();
                 assert!(t.minute_of_day_local() < 1440);
                 assert!(t.minute_of_day_utc() < 1440);

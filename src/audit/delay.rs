@@ -16,7 +16,7 @@ pub fn judge(
     let mut previous: Option<i64> = None;
     for &index in count {
         let fetch = &fetches[index];
-        let now = fetch.time.unix;
+        let now = fetch.time.instant_ms();
         if let Some(before) = previous.replace(now) {
             let policy = &policies[fetch.crawler];
             let Some(delay) = policy.rules.crawl_delay() else {
@@ -25,9 +25,9 @@ pub fn judge(
             let Some(millis) = delay.millis else {
                 continue;
             };
-            // Log times have whole seconds; compare in milliseconds so that
-            // a decimal delay is exact.
-            let gap_ms = (now - before).saturating_mul(1000);
+            // Milliseconds, so that a decimal delay and logs that write
+            // fractions of a second are both exact.
+            let gap_ms = now - before;
             if gap_ms < i64::try_from(millis).unwrap_or(i64::MAX) {
                 rows.push(Violation {
                     fetch: index,
@@ -37,7 +37,7 @@ pub fn judge(
                     rule: delay.text.clone(),
                     detail: format!(
                         "{} s after the previous fetch; allowed every {} s",
-                        now - before,
+                        seconds_text(u64::try_from(gap_ms).unwrap_or(0)),
                         seconds_text(millis)
                     ),
                     note: "",

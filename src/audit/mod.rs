@@ -34,7 +34,7 @@ pub struct Fetch {
 impl Fetch {
     /// The order of SPEC §4 and §5: the instant, then file, then line.
     pub fn key(&self) -> (i64, usize, u64) {
-        (self.time.unix, self.file, self.line)
+        (self.time.instant_ms(), self.file, self.line)
     }
 }
 
@@ -183,6 +183,6 @@ pub struct Impostor {
 
 impl Impostor {
     pub fn key(&self) -> (i64, usize, u64) {
-        (self.time.unix, self.file, self.line)
+        (self.time.instant_ms(), self.file, self.line)
     }
 }

@@ -74,13 +74,16 @@ pub fn judge(
     if rules.request_rates().iter().all(|r| r.rate.is_none()) {
         return Vec::new();
     }
-    let longest = i64::try_from(longest).unwrap_or(i64::MAX);
+    let longest = i64::try_from(longest)
+        .unwrap_or(i64::MAX)
+        .saturating_mul(1000);
 
     let mut rows = Vec::new();
+    // Instants in milliseconds.
     let mut window: VecDeque<i64> = VecDeque::new();
     for &index in count {
         let fetch = &fetches[index];
-        let now = fetch.time.unix;
+        let now = fetch.time.instant_ms();
         let horizon = now.saturating_sub(longest);
         while window.front().is_some_and(|&t| t <= horizon) {
             window.pop_front();
@@ -88,7 +91,7 @@ pub fn judge(
         window.push_back(now);
 
         let policy = &policies[fetch.crawler];
-        let minute = window_tz.minute_of_day(now, i32::from(fetch.time.offset_min));
+        let minute = window_tz.minute_of_day(fetch.time.unix, i32::from(fetch.time.offset_min));
         let Some(line) = policy.rules.rate_at(minute) else {
             continue;
         };
@@ -96,7 +99,9 @@ pub fn judge(
             continue;
         };
         let holds = effective(rate.requests, rate.period_secs, policy.rate_floor);
-        let period = i64::try_from(holds.period_secs).unwrap_or(i64::MAX);
+        let period = i64::try_from(holds.period_secs)
+            .unwrap_or(i64::MAX)
+            .saturating_mul(1000);
         let start = now.saturating_sub(period);
         let inside = window.len() - window.partition_point(|&t| t <= start);
         if inside as u64 > u64::from(holds.requests) {
