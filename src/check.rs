@@ -4,8 +4,10 @@
 
 use std::fmt::Write as _;
 
+use crate::accesslog::request::origin_form;
 use crate::config::{CheckConfig, OutputFormat};
 use crate::error::{Error, Result};
+use crate::report::columns::{csv_error, finish, writer};
 use crate::robots::{AgentRules, Robots, agent};
 use crate::text::{escape_non_utf8, json_string};
 
@@ -25,30 +27,15 @@ pub struct Answer {
     pub reason: String,
 }
 
-/// A target as matched: a full URL loses its scheme and host; an empty
-/// path is `/`.
+/// A target as matched: a full URL loses its scheme and host (as in a
+/// log's request line); an empty target is `/`.
 pub fn path_of(target: &str) -> String {
-    let lower = target
-        .get(..8)
-        .map(str::to_ascii_lowercase)
-        .unwrap_or_default();
-    let rest = if lower.starts_with("http://") {
-        &target[7..]
-    } else if lower.starts_with("https://") {
-        &target[8..]
-    } else if let Some(rest) = target.strip_prefix("//") {
-        rest
-    } else {
-        return if target.is_empty() {
-            "/".into()
-        } else {
-            target.into()
-        };
-    };
-    match rest.find(['/', '?']) {
-        Some(i) if rest.as_bytes()[i] == b'/' => rest[i..].into(),
-        Some(i) => format!("/{}", &rest[i..]),
-        None => "/".into(),
+    if target.is_empty() {
+        return "/".into();
+    }
+    match origin_form(target.as_bytes()) {
+        Some(path) => String::from_utf8_lossy(&path).into_owned(),
+        None => target.into(),
     }
 }
 
@@ -131,15 +118,9 @@ fn text(robots: &Robots, token: &str, answers: &[Answer]) -> String {
 }
 
 fn csv(answers: &[Answer]) -> Result<String> {
-    let mut w = csv::WriterBuilder::new()
-        .terminator(csv::Terminator::Any(b'\n'))
-        .from_writer(Vec::new());
-    let fail = |e: csv::Error| Error::Write {
-        path: "-".into(),
-        source: std::io::Error::other(e.to_string()),
-    };
+    let mut w = writer();
     w.write_record(["target", "path", "verdict", "group", "rule_line", "rule"])
-        .map_err(fail)?;
+        .map_err(csv_error)?;
     for a in answers {
         w.write_record([
             a.target.as_str(),
@@ -149,13 +130,9 @@ fn csv(answers: &[Answer]) -> Result<String> {
             &a.rule_line.map(|l| l.to_string()).unwrap_or_default(),
             a.rule.as_str(),
         ])
-        .map_err(fail)?;
+        .map_err(csv_error)?;
     }
-    let bytes = w.into_inner().map_err(|e| Error::Write {
-        path: "-".into(),
-        source: std::io::Error::other(e.to_string()),
-    })?;
-    Ok(escape_non_utf8(&bytes).into_owned())
+    Ok(escape_non_utf8(&finish(w)?).into_owned())
 }
 
 fn json(token: &str, answers: &[Answer]) -> String {
@@ -208,7 +185,7 @@ mod tests {
             ("https://www.example.cz/a?b", "/a?b"),
             ("HTTP://example.cz", "/"),
             ("http://example.cz?x=1", "/?x=1"),
-            ("//example.cz/p", "/p"),
+            ("relative/path", "relative/path"),
             ("", "/"),
         ];
         for (input, expected) in cases {

@@ -54,7 +54,7 @@ fn scheme_length(target: &[u8]) -> Option<usize> {
 
 /// Cuts an absolute URL to its path and query: `http://h:80/p?q` is `/p?q`,
 /// `http://h` is `/`, `http://h?q` is `/?q`.
-fn origin_form(target: &[u8]) -> Option<Cow<'_, [u8]>> {
+pub fn origin_form(target: &[u8]) -> Option<Cow<'_, [u8]>> {
     if target.first() == Some(&b'/') {
         return Some(Cow::Borrowed(target));
     }
