@@ -127,16 +127,23 @@ impl Scanner<'_> {
         text: &[u8],
         entry: &Entry<'_>,
     ) -> Option<Candidate> {
-        let by_address = !self.crawler_addrs.is_empty();
-        if !by_address && !self.ident.may_be_crawler(text) {
+        // The cheap test first: most lines name no crawler anywhere. Only
+        // then, when a PTR map names crawler hosts, the address itself.
+        let client = if self.ident.may_be_crawler(text) {
+            crawler::parse_client(entry.client)
+        } else if self.crawler_addrs.is_empty() {
             return None;
-        }
+        } else {
+            match crawler::parse_client(entry.client) {
+                Client::Addr(addr) if self.crawler_addrs.contains(&addr) => Client::Addr(addr),
+                _ => return None,
+            }
+        };
         let user_agent = entry
             .user_agent
             .map(accesslog::unescape)
             .unwrap_or_default();
         let ua_claim = self.ident.by_user_agent(&user_agent);
-        let client = crawler::parse_client(entry.client);
         if ua_claim.is_none() {
             let named = match &client {
                 Client::Name(name) => self.ident.by_name(name, None).is_some(),
