@@ -347,10 +347,10 @@ fn json_group(robots: &Robots, seznam: &AgentRules, index: usize) -> String {
             )
         })
         .collect();
-    let robot_version = group
-        .robot_version
-        .as_ref()
-        .map_or_else(|| "null".to_string(), |v| v.line.to_string());
+    let robot_version = group.robot_version.as_ref().map_or_else(
+        || "null".to_string(),
+        |v| format!("{{\"line\":{},\"text\":{}}}", v.line, json_string(&v.text)),
+    );
     let visit_times = json_lines(group.visit_times.iter().map(|v| (v.line, v.text.as_str())));
     // Lines of the group that do nothing: empty rules, misplaced or
     // unknown Robot-version lines.

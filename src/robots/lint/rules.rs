@@ -13,11 +13,13 @@ use super::shadow::Glob;
 use super::{Finding, Scope, Severity};
 
 /// Paths where sites keep stylesheets and scripts, as common site layouts
-/// and CMSs (WordPress, Joomla, Drupal, Next.js) place them. A Disallow that
+/// and CMSs (WordPress, Joomla, Drupal, Next.js) place them. Names at the
+/// top level are ones few sites use for pages, so that `Disallow: /x`
+/// does not count as blocking `/x.css`. A Disallow that
 /// decides against one of them keeps crawlers from rendering pages.
 const ASSETS: &[&str] = &[
-    "/x.css",
-    "/x.js",
+    "/style.css",
+    "/main.js",
     "/css/x.css",
     "/js/x.js",
     "/assets/app.css",
