@@ -4,6 +4,7 @@
 //! findings of [`crate::robots::lint`], as text for a person or JSON for a
 //! script (SPEC §3; the lint issue).
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use crate::config::{LintConfig, OutputFormat};
@@ -165,6 +166,23 @@ fn records_of(robots: &Robots, directive: Directive) -> impl Iterator<Item = &Re
         .filter(move |r| r.directive == directive)
 }
 
+/// Text for a terminal: control characters (a binary file's, or an
+/// attacker's escape sequences) written as `\xNN`, tabs kept.
+fn printable(text: &str) -> Cow<'_, str> {
+    if !text.contains(|c: char| c.is_control() && c != '\t') {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if c.is_control() && c != '\t' {
+            let _ = write!(out, "\\x{:02X}", u32::from(c));
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
 fn plural(count: usize, word: &str) -> String {
     if count == 1 {
         format!("1 {word}")
@@ -203,9 +221,14 @@ pub fn text(path: &str, robots: &Robots, findings: &[Finding]) -> String {
     }
 
     for (index, group) in robots.groups().iter().enumerate() {
-        let _ = writeln!(out, "\ngroup (line {}): {}", group.line, agents(group));
+        let _ = writeln!(
+            out,
+            "\ngroup (line {}): {}",
+            group.line,
+            printable(&agents(group))
+        );
         for shown in members(robots, &seznam, index) {
-            let _ = write!(out, "  {} (line {})", shown.what, shown.line);
+            let _ = write!(out, "  {} (line {})", printable(&shown.what), shown.line);
             if let Some(remark) = shown.remark {
                 let _ = write!(out, " \u{2014} {remark}");
             }
@@ -247,10 +270,20 @@ pub fn text(path: &str, robots: &Robots, findings: &[Finding]) -> String {
     for finding in findings {
         match finding.line {
             Some(line) => {
-                let _ = writeln!(out, "line {line}: {}: {}", finding.name, finding.message);
+                let _ = writeln!(
+                    out,
+                    "line {line}: {}: {}",
+                    finding.name,
+                    printable(&finding.message)
+                );
             }
             None => {
-                let _ = writeln!(out, "file: {}: {}", finding.name, finding.message);
+                let _ = writeln!(
+                    out,
+                    "file: {}: {}",
+                    finding.name,
+                    printable(&finding.message)
+                );
             }
         }
     }
@@ -274,7 +307,7 @@ fn section<T: AsRef<str>>(out: &mut String, title: &str, lines: impl Iterator<It
     }
     let _ = writeln!(out, "\n{title}:");
     for (line, text) in lines {
-        let _ = writeln!(out, "  {} (line {line})", text.as_ref());
+        let _ = writeln!(out, "  {} (line {line})", printable(text.as_ref()));
     }
 }
 
@@ -449,6 +482,12 @@ pub fn json(path: &str, robots: &Robots, findings: &[Finding]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn control_characters_are_escaped_for_a_terminal() {
+        assert_eq!(printable("a\tb"), "a\tb");
+        assert_eq!(printable("\u{1b}[31mred\0"), "\\x1B[31mred\\x00");
+    }
 
     #[test]
     fn seconds_drop_trailing_zeros() {

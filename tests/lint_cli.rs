@@ -48,6 +48,7 @@ fn reports_match_byte_for_byte() {
         ("rates", 1),
         ("mistakes", 1),
         ("html", 1),
+        ("utf16", 1),
     ];
     for &(name, status) in cases {
         let file = format!("{name}.robots.txt");
@@ -91,4 +92,30 @@ fn an_unreadable_file_exits_2() {
 fn a_bad_format_exits_2() {
     let output = lint(&["clean.robots.txt", "--format", "csv"]);
     assert_eq!(output.status.code(), Some(2));
+}
+
+#[test]
+fn a_file_past_500_kib_is_reported_whole() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let path = dir.path().join("robots.txt");
+    let mut text = String::from("User-agent: *\n");
+    let mut n = 0;
+    while text.len() <= 512_000 {
+        text.push_str(&format!("Disallow: /private/{n}/\n"));
+        n += 1;
+    }
+    std::fs::write(&path, &text).expect("write robots.txt");
+    let output = Command::new(env!("CARGO_BIN_EXE_robots-audit"))
+        .arg("lint")
+        .arg(&path)
+        .output()
+        .expect("run robots-audit");
+    assert_eq!(output.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let expected = format!(
+        "file: file-too-large: The file is {} bytes; crawlers read only the first 512000 \
+         (500 KiB), so everything after line",
+        text.len()
+    );
+    assert!(stdout.contains(&expected), "{stdout}");
 }

@@ -86,6 +86,8 @@ struct Scope<'a> {
     /// product token named in the file, then the one for every crawler no
     /// group names.
     selections: Vec<AgentRules>,
+    /// For each group, the indices of the selections that use it.
+    users: Vec<Vec<usize>>,
     /// The selection Seznam's crawlers use.
     seznam: AgentRules,
 }
@@ -93,9 +95,10 @@ struct Scope<'a> {
 impl<'a> Scope<'a> {
     fn new(robots: &'a Robots) -> Scope<'a> {
         let mut tokens: Vec<String> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
         for agent in robots.groups().iter().flat_map(|g| &g.agents) {
             let token = String::from_utf8_lossy(&agent.token).into_owned();
-            if !token.is_empty() && !tokens.iter().any(|t| t.eq_ignore_ascii_case(&token)) {
+            if !token.is_empty() && seen.insert(token.to_ascii_lowercase()) {
                 tokens.push(token);
             }
         }
@@ -110,18 +113,25 @@ impl<'a> Scope<'a> {
             unnamed.push('x');
         }
         selections.push(robots.rules_for(unnamed.as_bytes()));
+        let mut users = vec![Vec::new(); robots.groups().len()];
+        for (index, selection) in selections.iter().enumerate() {
+            for &group in selection.groups() {
+                if let Some(list) = users.get_mut(group) {
+                    list.push(index);
+                }
+            }
+        }
         Scope {
             robots,
             selections,
+            users,
             seznam: robots.rules_for(SEZNAM_TOKEN.as_bytes()),
         }
     }
 
     /// Indices of the selections that use group `group`.
-    fn users(&self, group: usize) -> Vec<usize> {
-        (0..self.selections.len())
-            .filter(|&s| self.selections[s].groups().contains(&group))
-            .collect()
+    fn users(&self, group: usize) -> &[usize] {
+        self.users.get(group).map_or(&[], Vec::as_slice)
     }
 
     /// True when Seznam's crawlers obey group `group`.

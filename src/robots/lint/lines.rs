@@ -82,8 +82,18 @@ fn looks_like_html(lines: &[(usize, &str)]) -> bool {
 fn looks_like_binary(lines: &[(usize, &str)]) -> bool {
     let control = |c: char| c.is_ascii_control() && c != '\t';
     let nul = lines.iter().any(|(_, t)| t.contains('\0'));
-    let with_control = lines.iter().filter(|(_, t)| t.contains(control)).count();
-    nul || (with_control > 0 && with_control * 4 >= lines.len())
+    // A gzip file: its magic bytes, the second not UTF-8.
+    let gzip = lines
+        .first()
+        .is_some_and(|(_, t)| t.starts_with("\u{1f}\\x8B"));
+    let (chars, controls) = lines.iter().fold((0, 0), |(chars, controls), (_, t)| {
+        (
+            chars + t.chars().count(),
+            controls + t.chars().filter(|&c| control(c)).count(),
+        )
+    });
+    // A stray control byte (a DOS end-of-file mark) is not enough.
+    nul || gzip || (controls > 0 && controls * 10 >= chars)
 }
 
 /// A file past the limit: crawlers ignore its end (RFC 9309 §2.5).
@@ -164,8 +174,11 @@ fn stray_finding(line: usize, text: &str, first_agent: usize) -> Finding {
         .find(|c: char| c.is_ascii_whitespace() || c == '/' || c == '*')
         .unwrap_or(text.len());
     let (word, rest) = text.split_at(word_end);
-    if let Some(meant) = intended(word) {
-        let rest = rest.trim();
+    let rest = rest.trim();
+    // A directive's value is one word; a sentence that starts with a
+    // directive's name (`Disallowed paths follow`) is just text.
+    let one_word = !rest.contains(|c: char| c.is_ascii_whitespace());
+    if let Some(meant) = intended(word).filter(|_| one_word) {
         let fixed = if rest.is_empty() {
             format!("{}:", meant.name())
         } else {
@@ -349,6 +362,7 @@ mod tests {
             ("Allow", 5, "missing-colon"),
             ("Welcome, robots", 5, "stray-text"),
             ("Welcome, robots", 1, "text-before-user-agent"),
+            ("Disallowed paths follow", 5, "stray-text"),
         ];
         for &(text, line, name) in cases {
             assert_eq!(stray_finding(line, text, 3).name, name, "{text}");
@@ -365,17 +379,11 @@ mod tests {
         assert!(!looks_like_html(&text));
         assert!(looks_like_binary(&[(1, "U\0s\0e\0r")]));
         assert!(looks_like_binary(&[
-            (1, "\u{1f}\u{8b}"),
-            (2, "x"),
-            (3, "y")
+            (1, "\u{1f}\\x8B\u{8}"),
+            (2, "User-agent: *")
         ]));
-        assert!(!looks_like_binary(&[
-            (1, "\u{7}"),
-            (2, "a"),
-            (3, "b"),
-            (4, "c"),
-            (5, "d")
-        ]));
+        assert!(looks_like_binary(&[(1, "\u{3}\u{4}\u{5}ab"), (2, "cd")]));
+        assert!(!looks_like_binary(&[(1, "User-agent: *"), (2, "\u{1a}")]));
         assert!(!looks_like_binary(&text));
     }
 }
