@@ -32,7 +32,7 @@ pub(super) fn check(scope: &Scope<'_>, findings: &mut Vec<Finding>) {
         }
         members(scope, index, findings);
         request_rates(scope, index, findings);
-        crawl_delays(group, findings);
+        crawl_delays(group, scope.seznam_reads(index), findings);
     }
     ignored_limits(scope, findings);
 }
@@ -224,7 +224,14 @@ fn request_rates(scope: &Scope<'_>, index: usize, findings: &mut Vec<Finding>) {
     }
 }
 
-fn crawl_delays(group: &Group, findings: &mut Vec<Finding>) {
+/// Crawl-delay: a warning where Seznam reads the group; elsewhere a note,
+/// since some other crawlers do read it.
+fn crawl_delays(group: &Group, seznam_reads: bool, findings: &mut Vec<Finding>) {
+    let severity = if seznam_reads {
+        Severity::Warning
+    } else {
+        Severity::Note
+    };
     for delay in &group.crawl_delays {
         let instead = match delay.millis {
             Some(millis) if millis > 0 && millis % 1000 == 0 => {
@@ -239,7 +246,7 @@ fn crawl_delays(group: &Group, findings: &mut Vec<Finding>) {
         findings.push(Finding::new(
             delay.line,
             "crawl-delay",
-            Severity::Warning,
+            severity,
             format!(
                 "`{}` is not part of RFC 9309 and Seznam does not read it, as it reads \
                  Request-rate{instead}.",
@@ -374,6 +381,11 @@ mod tests {
                 "User-agent: a\nDisallow: /a\nRobot-version: 1.0\n",
                 "misplaced-robot-version",
                 &[3],
+            ),
+            (
+                "User-agent: Googlebot\nCrawl-delay: 5\n",
+                "crawl-delay",
+                &[2],
             ),
             // The floor matters only where Seznam reads the group.
             (
