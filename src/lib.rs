@@ -23,6 +23,7 @@ pub mod config;
 pub mod crawler;
 pub mod error;
 pub mod interrupt;
+pub mod lint;
 pub mod pipeline;
 pub mod progress;
 pub mod report;
@@ -64,7 +65,11 @@ pub fn run(command: &Command) -> Result<Outcome> {
         } else {
             Outcome::Findings
         }),
-        Command::Lint(_config) => Err(Error::Usage("lint not wired yet".into())),
+        Command::Lint(config) => Ok(if lint::run(config)? {
+            Outcome::Clean
+        } else {
+            Outcome::Findings
+        }),
     }
 }
 

@@ -9,6 +9,7 @@ pub mod agent;
 mod compile;
 pub mod group;
 pub mod limits;
+pub mod lint;
 pub mod matcher;
 pub mod normalize;
 pub mod parse;

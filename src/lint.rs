@@ -1,0 +1,545 @@
+//! `robots-audit lint FILE`: takes a robots.txt, shows it as a crawler reads
+//! it — groups with their agents and lines, Request-rates written and
+//! effective, sitemaps, unknown directives, each with its line — then the
+//! findings of [`crate::robots::lint`], as text for a person or JSON for a
+//! script (SPEC §3; the lint issue).
+
+use std::borrow::Cow;
+use std::fmt::Write as _;
+
+use crate::config::{LintConfig, OutputFormat};
+use crate::error::{Error, Result};
+use crate::robots::lint::{self, Finding, SEZNAM_FLOOR_SECS, SEZNAM_TOKEN, Severity};
+use crate::robots::parse::{Directive, Record};
+use crate::robots::{AgentRules, Group, RequestRate, Robots};
+use crate::text::{escape_non_utf8, json_string};
+
+/// Runs `lint`; true when the file is clean (notes alone leave it clean).
+pub fn run(config: &LintConfig) -> Result<bool> {
+    let bytes = std::fs::read(&config.file).map_err(|source| Error::Open {
+        path: config.file.clone(),
+        source,
+    })?;
+    let robots = Robots::new(&bytes);
+    let findings = lint::lint(&robots);
+    let path = config.file.display().to_string();
+    let output = match config.format {
+        OutputFormat::Json => json(&path, &robots, &findings),
+        OutputFormat::Text | OutputFormat::Csv => text(&path, &robots, &findings),
+    };
+    crate::write_stdout(output.as_bytes())?;
+    Ok(lint::is_clean(&findings))
+}
+
+/// One line of a group as a crawler reads it, and what it does.
+struct Shown {
+    line: usize,
+    what: String,
+    /// Why the line does less than it seems to, or what it really does.
+    remark: Option<String>,
+}
+
+/// The lines of a group after its user-agent lines, in file order.
+fn members(robots: &Robots, seznam: &AgentRules, index: usize) -> Vec<Shown> {
+    let group = &robots.groups()[index];
+    let records = &robots.file().records;
+    let seznam_reads = seznam.groups().contains(&index);
+    group
+        .members
+        .iter()
+        .filter_map(|&member| records.get(member))
+        .map(|record| {
+            let (what, remark) = member(group, record, seznam_reads);
+            Shown {
+                line: record.line,
+                what,
+                remark,
+            }
+        })
+        .collect()
+}
+
+fn member(group: &Group, record: &Record, seznam_reads: bool) -> (String, Option<String>) {
+    let line = record.line;
+    match record.directive {
+        Directive::Allow | Directive::Disallow => {
+            match group.rules.iter().find(|r| r.line == line) {
+                Some(rule) => (
+                    format!(
+                        "{}: {}",
+                        record.directive.name(),
+                        escape_non_utf8(&rule.pattern)
+                    ),
+                    None,
+                ),
+                None => (
+                    format!("{}:", record.directive.name()),
+                    Some("empty: no effect".into()),
+                ),
+            }
+        }
+        Directive::RequestRate => match group.request_rates.iter().find(|r| r.line == line) {
+            Some(rate) => (rate_shown(rate), rate_remark(rate, seznam_reads)),
+            None => (record.text.clone(), None),
+        },
+        Directive::CrawlDelay => match group.crawl_delays.iter().find(|d| d.line == line) {
+            Some(delay) => match delay.millis {
+                Some(millis) => (
+                    format!("Crawl-delay: {}", seconds(millis)),
+                    Some("Seznam reads Request-rate instead".into()),
+                ),
+                None => (record.text.clone(), Some("unreadable: ignored".into())),
+            },
+            None => (record.text.clone(), None),
+        },
+        Directive::RobotVersion => {
+            if group.robot_version.as_ref().is_some_and(|v| v.line == line) {
+                (
+                    record.text.clone(),
+                    Some("patterns must match the whole path".into()),
+                )
+            } else {
+                (record.text.clone(), Some("no effect".into()))
+            }
+        }
+        Directive::VisitTime => (record.text.clone(), Some("Seznam ignores it".into())),
+        _ => (record.text.clone(), None),
+    }
+}
+
+/// `Request-rate: 1/60s 0100-0600`, or the value as written when it does
+/// not read.
+fn rate_shown(line: &RequestRate) -> String {
+    match line.rate.and_then(|r| r.window) {
+        Some(window) => format!("Request-rate: {} {window}", line.written),
+        None => format!("Request-rate: {}", line.written),
+    }
+}
+
+fn rate_remark(line: &RequestRate, seznam_reads: bool) -> Option<String> {
+    let Some(rate) = line.rate else {
+        return Some("unreadable: ignored".into());
+    };
+    let floored = seznam_reads
+        .then(|| rate.floored(SEZNAM_FLOOR_SECS))
+        .flatten();
+    floored.map(|effective| format!("effective {} for Seznam", effective.canonical()))
+}
+
+/// The rate a crawler keeps to: Seznam's floor where it applies, else the
+/// rate as written, in canonical form.
+fn effective(line: &RequestRate, seznam_reads: bool) -> Option<String> {
+    let rate = line.rate?;
+    let floored = seznam_reads
+        .then(|| rate.floored(SEZNAM_FLOOR_SECS))
+        .flatten();
+    Some(floored.unwrap_or(rate).canonical())
+}
+
+/// Milliseconds as seconds, without trailing zeros: `10`, `2.5`, `0.125`.
+fn seconds(millis: u64) -> String {
+    let whole = millis / 1000;
+    let part = millis % 1000;
+    if part == 0 {
+        whole.to_string()
+    } else {
+        let digits = format!("{part:03}");
+        format!("{whole}.{}", digits.trim_end_matches('0'))
+    }
+}
+
+fn agents(group: &Group) -> String {
+    let agents: Vec<String> = group
+        .agents
+        .iter()
+        .map(|a| format!("User-agent {}", a.value))
+        .collect();
+    agents.join(", ")
+}
+
+/// Records of one directive anywhere in the file.
+fn records_of(robots: &Robots, directive: Directive) -> impl Iterator<Item = &Record> {
+    robots
+        .file()
+        .records
+        .iter()
+        .filter(move |r| r.directive == directive)
+}
+
+/// Text for a terminal: control characters (a binary file's, or an
+/// attacker's escape sequences) written as `\xNN`, tabs kept.
+fn printable(text: &str) -> Cow<'_, str> {
+    if !text.contains(|c: char| c.is_control() && c != '\t') {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if c.is_control() && c != '\t' {
+            let _ = write!(out, "\\x{:02X}", u32::from(c));
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+fn plural(count: usize, word: &str) -> String {
+    if count == 1 {
+        format!("1 {word}")
+    } else {
+        format!("{count} {word}s")
+    }
+}
+
+/// The report for a person.
+pub fn text(path: &str, robots: &Robots, findings: &[Finding]) -> String {
+    let file = robots.file();
+    let seznam = robots.rules_for(SEZNAM_TOKEN.as_bytes());
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "file: {path} ({}, {})",
+        plural(file.lines, "line"),
+        plural(file.size, "byte")
+    );
+    let used: Vec<String> = seznam
+        .groups()
+        .iter()
+        .map(|&g| format!("group (line {})", robots.groups()[g].line))
+        .collect();
+    if used.is_empty() {
+        let _ = writeln!(
+            out,
+            "{SEZNAM_TOKEN} (and FreshBot, SeznamBot-test) reads no group: everything is allowed"
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "{SEZNAM_TOKEN} (and FreshBot, SeznamBot-test) reads: {}",
+            used.join(" + ")
+        );
+    }
+
+    for (index, group) in robots.groups().iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "\ngroup (line {}): {}",
+            group.line,
+            printable(&agents(group))
+        );
+        for shown in members(robots, &seznam, index) {
+            let _ = write!(out, "  {} (line {})", printable(&shown.what), shown.line);
+            if let Some(remark) = shown.remark {
+                let _ = write!(out, " \u{2014} {remark}");
+            }
+            out.push('\n');
+        }
+    }
+
+    let orphans: Vec<&Record> = robots
+        .orphans()
+        .iter()
+        .filter_map(|&i| file.records.get(i))
+        .collect();
+    section(
+        &mut out,
+        "outside any group (no crawler obeys these)",
+        orphans.iter().map(|r| (r.line, r.text.as_str())),
+    );
+    section(
+        &mut out,
+        "sitemaps",
+        records_of(robots, Directive::Sitemap).map(|r| (r.line, escape_non_utf8(&r.value))),
+    );
+    section(
+        &mut out,
+        "unknown directives (crawlers ignore these)",
+        records_of(robots, Directive::Unknown).map(|r| (r.line, r.text.as_str())),
+    );
+    section(
+        &mut out,
+        "lines without a colon (crawlers ignore these)",
+        file.strays.iter().map(|s| (s.line, s.text.as_str())),
+    );
+
+    if findings.is_empty() {
+        out.push_str("\nno findings\n");
+        return out;
+    }
+    out.push_str("\nfindings:\n");
+    for finding in findings {
+        match finding.line {
+            Some(line) => {
+                let _ = writeln!(
+                    out,
+                    "line {line}: {}: {}",
+                    finding.name,
+                    printable(&finding.message)
+                );
+            }
+            None => {
+                let _ = writeln!(
+                    out,
+                    "file: {}: {}",
+                    finding.name,
+                    printable(&finding.message)
+                );
+            }
+        }
+    }
+    let count = |severity: Severity| findings.iter().filter(|f| f.severity == severity).count();
+    let _ = writeln!(
+        out,
+        "\n{}: {}, {}, {}",
+        plural(findings.len(), "finding"),
+        plural(count(Severity::Error), "error"),
+        plural(count(Severity::Warning), "warning"),
+        plural(count(Severity::Note), "note"),
+    );
+    out
+}
+
+/// A titled list of lines, left out when empty.
+fn section<T: AsRef<str>>(out: &mut String, title: &str, lines: impl Iterator<Item = (usize, T)>) {
+    let mut lines = lines.peekable();
+    if lines.peek().is_none() {
+        return;
+    }
+    let _ = writeln!(out, "\n{title}:");
+    for (line, text) in lines {
+        let _ = writeln!(out, "  {} (line {line})", printable(text.as_ref()));
+    }
+}
+
+fn json_opt(value: Option<String>) -> String {
+    value.map_or_else(|| "null".to_string(), |v| json_string(&v))
+}
+
+/// `[{"line":N,"text":"…"}, …]`.
+fn json_lines<'a>(lines: impl Iterator<Item = (usize, &'a str)>) -> String {
+    let items: Vec<String> = lines
+        .map(|(line, text)| format!("{{\"line\":{line},\"text\":{}}}", json_string(text)))
+        .collect();
+    format!("[{}]", items.join(","))
+}
+
+fn json_group(robots: &Robots, seznam: &AgentRules, index: usize) -> String {
+    let group = &robots.groups()[index];
+    let records = &robots.file().records;
+    let seznam_reads = seznam.groups().contains(&index);
+    let agents: Vec<String> = group
+        .agents
+        .iter()
+        .map(|a| {
+            format!(
+                "{{\"line\":{},\"value\":{},\"token\":{}}}",
+                a.line,
+                json_string(&a.value),
+                json_string(&escape_non_utf8(&a.token))
+            )
+        })
+        .collect();
+    let rules: Vec<String> = group
+        .rules
+        .iter()
+        .map(|r| {
+            format!(
+                "{{\"line\":{},\"directive\":{},\"pattern\":{},\"text\":{}}}",
+                r.line,
+                json_string(if r.allow { "Allow" } else { "Disallow" }),
+                json_string(&escape_non_utf8(&r.pattern)),
+                json_string(&r.text)
+            )
+        })
+        .collect();
+    let rates: Vec<String> = group
+        .request_rates
+        .iter()
+        .map(|r| {
+            format!(
+                "{{\"line\":{},\"text\":{},\"written\":{},\"window\":{},\"effective\":{},\"error\":{}}}",
+                r.line,
+                json_string(&r.text),
+                json_string(&r.written),
+                json_opt(r.rate.and_then(|rate| rate.window).map(|w| w.to_string())),
+                json_opt(effective(r, seznam_reads)),
+                json_opt(r.error.clone())
+            )
+        })
+        .collect();
+    let delays: Vec<String> = group
+        .crawl_delays
+        .iter()
+        .map(|d| {
+            format!(
+                "{{\"line\":{},\"text\":{},\"seconds\":{},\"error\":{}}}",
+                d.line,
+                json_string(&d.text),
+                d.millis.map_or_else(|| "null".to_string(), seconds),
+                json_opt(d.error.clone())
+            )
+        })
+        .collect();
+    let robot_version = group.robot_version.as_ref().map_or_else(
+        || "null".to_string(),
+        |v| format!("{{\"line\":{},\"text\":{}}}", v.line, json_string(&v.text)),
+    );
+    let visit_times = json_lines(group.visit_times.iter().map(|v| (v.line, v.text.as_str())));
+    // Lines of the group that do nothing: empty rules, misplaced or
+    // unknown Robot-version lines.
+    let ignored = json_lines(
+        group
+            .members
+            .iter()
+            .filter_map(|&m| records.get(m))
+            .filter(|r| match r.directive {
+                Directive::Allow | Directive::Disallow => r.value.is_empty(),
+                Directive::RobotVersion => group
+                    .robot_version
+                    .as_ref()
+                    .is_none_or(|v| v.line != r.line),
+                _ => false,
+            })
+            .map(|r| (r.line, r.text.as_str())),
+    );
+    format!(
+        "{{\"line\":{},\"agents\":[{}],\"seznam\":{seznam_reads},\"robot_version\":{robot_version},\"rules\":[{}],\"request_rates\":[{}],\"crawl_delays\":[{}],\"visit_times\":{visit_times},\"ignored\":{ignored}}}",
+        group.line,
+        agents.join(","),
+        rules.join(","),
+        rates.join(","),
+        delays.join(","),
+    )
+}
+
+/// The report for a script: one JSON object on one line.
+pub fn json(path: &str, robots: &Robots, findings: &[Finding]) -> String {
+    let file = robots.file();
+    let seznam = robots.rules_for(SEZNAM_TOKEN.as_bytes());
+    let groups: Vec<String> = (0..robots.groups().len())
+        .map(|index| json_group(robots, &seznam, index))
+        .collect();
+    let seznam_groups: Vec<String> = seznam
+        .groups()
+        .iter()
+        .map(|&g| robots.groups()[g].line.to_string())
+        .collect();
+    let sitemaps: Vec<String> = records_of(robots, Directive::Sitemap)
+        .map(|r| {
+            format!(
+                "{{\"line\":{},\"url\":{}}}",
+                r.line,
+                json_string(&escape_non_utf8(&r.value))
+            )
+        })
+        .collect();
+    let unknown: Vec<String> = records_of(robots, Directive::Unknown)
+        .map(|r| {
+            format!(
+                "{{\"line\":{},\"key\":{},\"text\":{}}}",
+                r.line,
+                json_string(&r.key),
+                json_string(&r.text)
+            )
+        })
+        .collect();
+    let orphans = json_lines(
+        robots
+            .orphans()
+            .iter()
+            .filter_map(|&i| file.records.get(i))
+            .map(|r| (r.line, r.text.as_str())),
+    );
+    let strays = json_lines(file.strays.iter().map(|s| (s.line, s.text.as_str())));
+    let findings_json: Vec<String> = findings
+        .iter()
+        .map(|f| {
+            format!(
+                "{{\"line\":{},\"name\":{},\"severity\":{},\"message\":{}}}",
+                f.line.map_or_else(|| "null".to_string(), |l| l.to_string()),
+                json_string(f.name),
+                json_string(f.severity.name()),
+                json_string(&f.message)
+            )
+        })
+        .collect();
+    format!(
+        "{{\"file\":{},\"size\":{},\"lines\":{},\"bom\":{},\"truncated\":{},\"seznam_groups\":[{}],\"groups\":[{}],\"outside_groups\":{orphans},\"sitemaps\":[{}],\"unknown_directives\":[{}],\"strays\":{strays},\"findings\":[{}],\"clean\":{}}}\n",
+        json_string(path),
+        file.size,
+        file.lines,
+        file.bom,
+        file.truncated,
+        seznam_groups.join(","),
+        groups.join(","),
+        sitemaps.join(","),
+        unknown.join(","),
+        findings_json.join(","),
+        lint::is_clean(findings),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn control_characters_are_escaped_for_a_terminal() {
+        assert_eq!(printable("a\tb"), "a\tb");
+        assert_eq!(printable("\u{1b}[31mred\0"), "\\x1B[31mred\\x00");
+    }
+
+    #[test]
+    fn seconds_drop_trailing_zeros() {
+        let cases = [
+            (0, "0"),
+            (10_000, "10"),
+            (2_500, "2.5"),
+            (125, "0.125"),
+            (1_010, "1.01"),
+        ];
+        for (millis, expected) in cases {
+            assert_eq!(seconds(millis), expected);
+        }
+    }
+
+    #[test]
+    fn text_shows_the_file_as_read() {
+        let robots = Robots::new(
+            b"User-agent: SeznamBot\nRequest-rate: 1/60s\nDisallow: /%7ecz\nDisallow:\n\n\
+              User-agent: *\nCrawl-delay: 2.5\nSitemap: https://example.cz/s.xml\nHost: example.cz\n",
+        );
+        let findings = lint::lint(&robots);
+        let out = text("robots.txt", &robots, &findings);
+        for expected in [
+            "file: robots.txt (9 lines, ",
+            "SeznamBot (and FreshBot, SeznamBot-test) reads: group (line 1)\n",
+            "\ngroup (line 1): User-agent SeznamBot\n",
+            "  Request-rate: 1/60s (line 2) \u{2014} effective 1/30s for Seznam\n",
+            "  Disallow: /~cz (line 3)\n",
+            "  Disallow: (line 4) \u{2014} empty: no effect\n",
+            "\ngroup (line 6): User-agent *\n",
+            "  Crawl-delay: 2.5 (line 7) \u{2014} Seznam reads Request-rate instead\n",
+            "\nsitemaps:\n  https://example.cz/s.xml (line 8)\n",
+            "  Host: example.cz (line 9)\n",
+            "\nfindings:\nline 2: slow-request-rate: ",
+            "finding",
+        ] {
+            assert!(out.contains(expected), "{expected:?} not in\n{out}");
+        }
+    }
+
+    #[test]
+    fn json_is_one_object() {
+        let robots = Robots::new(b"User-agent: *\nDisallow: /a\"b\nRequest-rate: 1/x\n");
+        let findings = lint::lint(&robots);
+        let out = json("r\"obots.txt", &robots, &findings);
+        assert!(out.starts_with("{\"file\":\"r\\\"obots.txt\","));
+        assert!(out.ends_with("}\n"));
+        assert_eq!(out.matches('\n').count(), 1);
+        assert!(out.contains("\"pattern\":\"/a\\\"b\""), "{out}");
+        assert!(out.contains("\"effective\":null"), "{out}");
+        assert!(out.contains("\"name\":\"bad-request-rate\",\"severity\":\"error\""));
+        assert!(out.contains("\"clean\":false"));
+    }
+}

@@ -1,0 +1,449 @@
+//! Lint checks on groups: takes the groups and their selections, gives
+//! findings for user-agent lines that name nothing, miss Seznam's token or
+//! repeat another group's, empty groups, and the Seznam extensions
+//! (Request-rate, Robot-version, Visit-time) and Crawl-delay
+//! (RFC 9309 §2.2.1; SPEC §2, §3).
+
+use std::collections::{HashMap, HashSet};
+
+use super::super::group::Group;
+use super::super::limits::RequestRate;
+use super::super::parse::Directive;
+use super::{Finding, SEZNAM_FLOOR_SECS, SEZNAM_TOKEN, Scope, Severity, edit_distance};
+
+pub(super) fn check(scope: &Scope<'_>, findings: &mut Vec<Finding>) {
+    let groups = scope.robots.groups();
+    // The line of the first group naming each token (lower case; `*` for
+    // the default group).
+    let mut named: HashMap<String, usize> = HashMap::new();
+    for (index, group) in groups.iter().enumerate() {
+        agents(group, &mut named, findings);
+        if group.members.is_empty() {
+            findings.push(Finding::new(
+                group.line,
+                "empty-group",
+                Severity::Warning,
+                format!(
+                    "The group of `{}` has nothing after its User-agent lines, so it gives \
+                     its crawlers no rules and takes them out of the `*` group.",
+                    group.label()
+                ),
+            ));
+        }
+        members(scope, index, findings);
+        request_rates(scope, index, findings);
+        crawl_delays(group, scope.seznam_reads(index), findings);
+    }
+    ignored_limits(scope, findings);
+}
+
+/// User-agent lines that name no crawler, or not the one meant, or one an
+/// earlier group already names.
+fn agents(group: &Group, named: &mut HashMap<String, usize>, findings: &mut Vec<Finding>) {
+    let names_seznam = group.names(SEZNAM_TOKEN.as_bytes());
+    for agent in &group.agents {
+        let line = agent.line;
+        if !agent.wildcard && agent.token.is_empty() {
+            let message = if agent.value.is_empty() {
+                "`User-agent:` has no value, so it names no crawler.".to_string()
+            } else {
+                format!(
+                    "`{}` starts with no crawler name (letters, `-` and `_`) and is not `*` \
+                     alone, so it names no crawler.",
+                    agent.value
+                )
+            };
+            findings.push(Finding::new(
+                line,
+                "agent-names-nothing",
+                Severity::Warning,
+                message,
+            ));
+        }
+        let token = String::from_utf8_lossy(&agent.token).to_ascii_lowercase();
+        let seznam = SEZNAM_TOKEN.to_ascii_lowercase();
+        if !names_seznam && !token.is_empty() && token != seznam {
+            let written = String::from_utf8_lossy(&agent.token);
+            if token == "freshbot" || token == "seznambot-test" {
+                findings.push(Finding::new(
+                    line,
+                    "seznam-agent-name",
+                    Severity::Warning,
+                    format!(
+                        "`{written}` reaches no Seznam crawler: FreshBot and SeznamBot-test \
+                         obey the groups for `{SEZNAM_TOKEN}`."
+                    ),
+                ));
+            } else if token == "seznam" || edit_distance(token.as_bytes(), seznam.as_bytes()) <= 2 {
+                findings.push(Finding::new(
+                    line,
+                    "seznam-agent-name",
+                    Severity::Warning,
+                    format!(
+                        "`{written}` does not name SeznamBot, since names are compared whole; \
+                         write `{SEZNAM_TOKEN}`."
+                    ),
+                ));
+            }
+        }
+        let (key, name) = if agent.wildcard {
+            ("*".to_string(), "*".to_string())
+        } else if agent.token.is_empty() {
+            continue;
+        } else {
+            (token, String::from_utf8_lossy(&agent.token).into_owned())
+        };
+        match named.get(&key) {
+            Some(&earlier) if earlier != group.line => findings.push(Finding::new(
+                line,
+                "duplicate-agent",
+                Severity::Warning,
+                format!(
+                    "`{name}` is also named by the group at line {earlier}; crawlers merge \
+                     the two groups, which may not be what was meant."
+                ),
+            )),
+            Some(_) => {}
+            None => {
+                named.insert(key, group.line);
+            }
+        }
+    }
+}
+
+/// Robot-version and Visit-time lines.
+fn members(scope: &Scope<'_>, index: usize, findings: &mut Vec<Finding>) {
+    let records = &scope.robots.file().records;
+    let group = &scope.robots.groups()[index];
+    for &member in &group.members {
+        let Some(record) = records.get(member) else {
+            continue;
+        };
+        match record.directive {
+            Directive::RobotVersion => {
+                let after_agent = member
+                    .checked_sub(1)
+                    .and_then(|before| records.get(before))
+                    .is_some_and(|before| before.directive == Directive::UserAgent);
+                let effective = group
+                    .robot_version
+                    .as_ref()
+                    .is_some_and(|v| v.line == record.line);
+                if !after_agent {
+                    findings.push(Finding::new(
+                        record.line,
+                        "misplaced-robot-version",
+                        Severity::Warning,
+                        format!(
+                            "`{}` counts only as the line right after a group's User-agent \
+                             lines, so here it has no effect.",
+                            record.text
+                        ),
+                    ));
+                } else if !effective && !is_version_one(&record.value) {
+                    findings.push(Finding::new(
+                        record.line,
+                        "unknown-robot-version",
+                        Severity::Warning,
+                        format!(
+                            "Seznam knows only `Robot-version: 2.0` (1.0 is the default), so \
+                             `{}` has no effect.",
+                            record.text
+                        ),
+                    ));
+                }
+            }
+            Directive::VisitTime => findings.push(Finding::new(
+                record.line,
+                "visit-time",
+                Severity::Warning,
+                format!(
+                    "Seznam ignores `{}`; to slow it down at some hours, give a Request-rate \
+                     a window, like `Request-rate: 1/10s 0800-1800`.",
+                    record.text
+                ),
+            )),
+            _ => {}
+        }
+    }
+}
+
+/// `1`, `1.0`, `1.00`: the version every crawler assumes anyway.
+fn is_version_one(value: &[u8]) -> bool {
+    let mut parts = value.split(|&b| b == b'.');
+    parts.next() == Some(b"1") && parts.all(|p| !p.is_empty() && p.iter().all(|&b| b == b'0'))
+}
+
+fn request_rates(scope: &Scope<'_>, index: usize, findings: &mut Vec<Finding>) {
+    let group = &scope.robots.groups()[index];
+    for line in &group.request_rates {
+        let rate = match (&line.rate, &line.error) {
+            (Some(rate), _) => rate,
+            (None, error) => {
+                findings.push(Finding::new(
+                    line.line,
+                    "bad-request-rate",
+                    Severity::Error,
+                    format!(
+                        "`{}` cannot be read ({}), so it has no effect; write it like \
+                         `Request-rate: 1/10s` or `Request-rate: 100/1m 0100-0600`.",
+                        line.text,
+                        error.as_deref().unwrap_or("unknown form")
+                    ),
+                ));
+                continue;
+            }
+        };
+        if scope.seznam_reads(index) && rate.floored(SEZNAM_FLOOR_SECS).is_some() {
+            findings.push(Finding::new(
+                line.line,
+                "slow-request-rate",
+                Severity::Warning,
+                format!(
+                    "`{}` is slower than Seznam's floor of one fetch per {SEZNAM_FLOOR_SECS} s, \
+                     so Seznam fetches at 1/{SEZNAM_FLOOR_SECS}s anyway.",
+                    line.written
+                ),
+            ));
+        }
+        if let Some(window) = rate.window
+            && window.start_min == window.end_min
+            && !line.text.contains("2400")
+        {
+            findings.push(Finding::new(
+                line.line,
+                "empty-window",
+                Severity::Warning,
+                format!(
+                    "The window of `{}` starts and ends at the same time, so it is read as \
+                     the whole day; drop the window if that is meant.",
+                    line.text
+                ),
+            ));
+        }
+    }
+}
+
+/// Crawl-delay: a warning where Seznam reads the group; elsewhere a note,
+/// since some other crawlers do read it.
+fn crawl_delays(group: &Group, seznam_reads: bool, findings: &mut Vec<Finding>) {
+    let severity = if seznam_reads {
+        Severity::Warning
+    } else {
+        Severity::Note
+    };
+    for delay in &group.crawl_delays {
+        let instead = match delay.millis {
+            Some(millis) if millis > 0 && millis % 1000 == 0 => {
+                format!("; write `Request-rate: 1/{}s` instead", millis / 1000)
+            }
+            Some(millis) if millis > 0 && 1000 % millis == 0 => {
+                format!("; write `Request-rate: {}/1s` instead", 1000 / millis)
+            }
+            Some(_) => String::new(),
+            None => " (and this value is not a number of seconds)".to_string(),
+        };
+        findings.push(Finding::new(
+            delay.line,
+            "crawl-delay",
+            severity,
+            format!(
+                "`{}` is not part of RFC 9309 and Seznam does not read it, as it reads \
+                 Request-rate{instead}.",
+                delay.text
+            ),
+        ));
+    }
+}
+
+/// Request-rate and Crawl-delay lines that never apply: for every crawler
+/// whose selection holds them, another line always wins (SPEC §3, §4).
+fn ignored_limits(scope: &Scope<'_>, findings: &mut Vec<Finding>) {
+    // The Request-rate lines each selection ever uses, minute by minute.
+    let used: Vec<HashSet<usize>> = scope
+        .selections
+        .iter()
+        .map(|s| {
+            if s.request_rates().is_empty() {
+                return HashSet::new();
+            }
+            (0..1440u16)
+                .filter_map(|m| s.rate_at(m).map(|r| r.line))
+                .collect()
+        })
+        .collect();
+    let groups = scope.robots.groups();
+    for (index, group) in groups.iter().enumerate() {
+        let users = scope.users(index);
+        let Some(first) = users.first().map(|&s| &scope.selections[s]) else {
+            continue;
+        };
+        for line in group.request_rates.iter().filter(|l| l.rate.is_some()) {
+            let ignored = users.iter().all(|&s| !used[s].contains(&line.line));
+            let minute = line.rate.and_then(|r| r.window).map_or(0, |w| w.start_min);
+            if ignored && let Some(winner) = first.rate_at(minute) {
+                findings.push(ignored_rate(line.line, &line.text, winner));
+            }
+        }
+        for delay in group.crawl_delays.iter().filter(|d| d.millis.is_some()) {
+            let ignored = users.iter().all(|&s| {
+                scope.selections[s]
+                    .crawl_delay()
+                    .is_some_and(|d| d.line != delay.line)
+            });
+            if let (true, Some(winner)) = (ignored, first.crawl_delay()) {
+                findings.push(Finding::new(
+                    delay.line,
+                    "ignored-crawl-delay",
+                    Severity::Warning,
+                    format!(
+                        "`{}` never applies: `{}` (line {}) comes first for the same crawlers.",
+                        delay.text, winner.text, winner.line
+                    ),
+                ));
+            }
+        }
+    }
+}
+
+fn ignored_rate(line: usize, text: &str, winner: &RequestRate) -> Finding {
+    Finding::new(
+        line,
+        "ignored-request-rate",
+        Severity::Warning,
+        format!(
+            "`{text}` never applies: `{}` (line {}) holds at every time it would, for the \
+             same crawlers.",
+            winner.text, winner.line
+        ),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::super::matcher::Robots;
+    use super::super::lint;
+
+    fn found(text: &str, name: &str) -> Vec<usize> {
+        lint(&Robots::new(text.as_bytes()))
+            .into_iter()
+            .filter(|f| f.name == name)
+            .filter_map(|f| f.line)
+            .collect()
+    }
+
+    #[test]
+    fn group_findings() {
+        // (robots.txt, finding, lines)
+        let cases: &[(&str, &str, &[usize])] = &[
+            (
+                "User-agent: SeznamBot\nUser-agent: FreshBot\nDisallow: /x\n",
+                "seznam-agent-name",
+                &[],
+            ),
+            (
+                "User-agent: SeznamBot-test\nDisallow: /x\n",
+                "seznam-agent-name",
+                &[1],
+            ),
+            (
+                "User-agent: Seznam-Bot\nDisallow: /x\n",
+                "seznam-agent-name",
+                &[1],
+            ),
+            (
+                "User-agent: Googlebot\nDisallow: /x\n",
+                "seznam-agent-name",
+                &[],
+            ),
+            ("User-agent:\nDisallow: /x\n", "agent-names-nothing", &[1]),
+            (
+                "User-agent: *\nDisallow: /a\nUser-agent: *\nDisallow: /b\nUser-agent: *\nDisallow: /c\n",
+                "duplicate-agent",
+                &[3, 5],
+            ),
+            (
+                "User-agent: a\nUser-agent: b\nDisallow: /a\nUser-agent: B/2.0\nDisallow: /b\n",
+                "duplicate-agent",
+                &[4],
+            ),
+            (
+                "User-agent: a\nRobot-version: 2.0\nDisallow: /a\n",
+                "misplaced-robot-version",
+                &[],
+            ),
+            (
+                "User-agent: a\nRobot-version: 1.0\nDisallow: /a\n",
+                "unknown-robot-version",
+                &[],
+            ),
+            (
+                "User-agent: a\nDisallow: /a\nRobot-version: 1.0\n",
+                "misplaced-robot-version",
+                &[3],
+            ),
+            (
+                "User-agent: Googlebot\nCrawl-delay: 5\n",
+                "crawl-delay",
+                &[2],
+            ),
+            // The floor matters only where Seznam reads the group.
+            (
+                "User-agent: Googlebot\nRequest-rate: 1/60s\n",
+                "slow-request-rate",
+                &[],
+            ),
+            (
+                "User-agent: *\nRequest-rate: 1/1h\n",
+                "slow-request-rate",
+                &[2],
+            ),
+            (
+                "User-agent: *\nRequest-rate: 120/1h\n",
+                "slow-request-rate",
+                &[],
+            ),
+            (
+                "User-agent: *\nRequest-rate: 1/10s 0000-2400\n",
+                "empty-window",
+                &[],
+            ),
+            // Windows win over a plain rate; only lines never used are flagged.
+            (
+                "User-agent: *\nRequest-rate: 1/10s\nRequest-rate: 1/5s 0100-0200\n",
+                "ignored-request-rate",
+                &[],
+            ),
+            (
+                "User-agent: *\nRequest-rate: 1/10s 0100-0300\nRequest-rate: 1/5s 0100-0200\n",
+                "ignored-request-rate",
+                &[3],
+            ),
+            (
+                "User-agent: *\nRequest-rate: 1/10s 0000-0000\nRequest-rate: 1/5s\n",
+                "ignored-request-rate",
+                &[3],
+            ),
+            // Merged groups: the first line of the file wins.
+            (
+                "User-agent: SeznamBot\nRequest-rate: 1/10s\n\nUser-agent: SeznamBot\nRequest-rate: 1/20s\n",
+                "ignored-request-rate",
+                &[5],
+            ),
+            // A line another crawler still reads is not ignored.
+            (
+                "User-agent: a\nCrawl-delay: 2\n\nUser-agent: a\nUser-agent: b\nCrawl-delay: 1\n",
+                "ignored-crawl-delay",
+                &[],
+            ),
+            (
+                "User-agent: a\nCrawl-delay: 2\n\nUser-agent: a\nCrawl-delay: 1\n",
+                "ignored-crawl-delay",
+                &[5],
+            ),
+        ];
+        for &(text, name, lines) in cases {
+            assert_eq!(found(text, name), lines, "{text:?} {name}");
+        }
+    }
+}

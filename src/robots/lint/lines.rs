@@ -1,0 +1,389 @@
+//! Lint checks on single lines and on the file as a whole: takes the read
+//! file, gives findings for a file that is HTML, binary or too large, text
+//! that is no directive, unknown or misspelled field names, rules before any
+//! group and sitemaps that are not absolute URLs (RFC 9309 §2.1, §2.2, §2.4,
+//! §2.5; SPEC §1).
+
+use super::super::matcher::Robots;
+use super::super::parse::{Directive, SIZE_LIMIT};
+use super::{Finding, Scope, Severity, edit_distance};
+
+/// Field names of other crawlers' extensions: known, harmless, unread by
+/// Seznam. Compared case-insensitively.
+const FOREIGN: &[(&str, &str)] = &[
+    ("host", "Yandex's directive for the main mirror"),
+    ("clean-param", "Yandex's directive for URL parameters"),
+    (
+        "noindex",
+        "an unofficial directive no major crawler reads any more",
+    ),
+    ("nofollow", "an unofficial directive no major crawler reads"),
+    ("content-signal", "a Cloudflare directive for AI use"),
+    ("content-usage", "a proposed directive for AI use"),
+];
+
+/// The field names this tool knows, as a misspelling is compared to them.
+const KNOWN: &[Directive] = &[
+    Directive::UserAgent,
+    Directive::Allow,
+    Directive::Disallow,
+    Directive::Sitemap,
+    Directive::CrawlDelay,
+    Directive::RequestRate,
+    Directive::RobotVersion,
+    Directive::VisitTime,
+];
+
+/// Findings that make the rest of the lint pointless: the file is an HTML
+/// page (an error page served in its place) or binary data (a gzip file,
+/// UTF-16 text).
+pub(super) fn check_file(robots: &Robots) -> Vec<Finding> {
+    let file = robots.file();
+    let mut lines: Vec<(usize, &str)> = file
+        .records
+        .iter()
+        .map(|r| (r.line, r.text.as_str()))
+        .chain(file.strays.iter().map(|s| (s.line, s.text.as_str())))
+        .collect();
+    lines.sort_unstable();
+    let mut found = Vec::new();
+    if looks_like_html(&lines) {
+        found.push(Finding {
+            line: None,
+            name: "looks-like-html",
+            severity: Severity::Error,
+            message: "The file is an HTML page, not a robots.txt (an error page or a \
+                      redirect served in its place?); crawlers find no rules in it."
+                .into(),
+        });
+    } else if looks_like_binary(&lines) {
+        found.push(Finding {
+            line: None,
+            name: "looks-like-binary",
+            severity: Severity::Error,
+            message: "The file holds NUL or other control bytes: it is binary data \
+                      (compressed?) or UTF-16 text, not a robots.txt crawlers can read."
+                .into(),
+        });
+    }
+    found
+}
+
+fn looks_like_html(lines: &[(usize, &str)]) -> bool {
+    const TAGS: &[&str] = &["<!doctype html", "<html", "<head", "<body", "<?xml"];
+    let starts_with_tag = lines.first().is_some_and(|(_, t)| t.starts_with('<'));
+    starts_with_tag
+        && lines.iter().any(|(_, text)| {
+            let lower = text.to_ascii_lowercase();
+            TAGS.iter().any(|tag| lower.contains(tag))
+        })
+}
+
+fn looks_like_binary(lines: &[(usize, &str)]) -> bool {
+    let control = |c: char| c.is_ascii_control() && c != '\t';
+    let nul = lines.iter().any(|(_, t)| t.contains('\0'));
+    // A gzip file: its magic bytes, the second not UTF-8.
+    let gzip = lines
+        .first()
+        .is_some_and(|(_, t)| t.starts_with("\u{1f}\\x8B"));
+    let (chars, controls) = lines.iter().fold((0, 0), |(chars, controls), (_, t)| {
+        (
+            chars + t.chars().count(),
+            controls + t.chars().filter(|&c| control(c)).count(),
+        )
+    });
+    // A stray control byte (a DOS end-of-file mark) is not enough.
+    nul || gzip || (controls > 0 && controls * 10 >= chars)
+}
+
+/// A file past the limit: crawlers ignore its end (RFC 9309 §2.5).
+pub(super) fn check_size(robots: &Robots, findings: &mut Vec<Finding>) {
+    let file = robots.file();
+    if file.truncated {
+        findings.push(Finding {
+            line: None,
+            name: "file-too-large",
+            severity: Severity::Error,
+            message: format!(
+                "The file is {} bytes; crawlers read only the first {SIZE_LIMIT} (500 KiB), \
+                 so everything after line {} is ignored.",
+                file.size, file.lines
+            ),
+        });
+    }
+}
+
+pub(super) fn check(scope: &Scope<'_>, findings: &mut Vec<Finding>) {
+    let robots = scope.robots;
+    let file = robots.file();
+    let first_agent = robots.groups().first().map_or(usize::MAX, |g| g.line);
+
+    for stray in &file.strays {
+        findings.push(stray_finding(stray.line, &stray.text, first_agent));
+    }
+
+    for record in &file.records {
+        match record.directive {
+            Directive::Unknown => findings.push(unknown(record.line, &record.key, &record.text)),
+            Directive::Sitemap if !is_absolute_url(&record.value) => {
+                findings.push(Finding::new(
+                    record.line,
+                    "bad-sitemap",
+                    Severity::Warning,
+                    format!(
+                        "`{}` is not an absolute URL; a sitemap must be given with its \
+                         scheme and host, like `https://www.example.cz/sitemap.xml`.",
+                        record.text
+                    ),
+                ));
+            }
+            _ => {}
+        }
+    }
+
+    for &index in robots.orphans() {
+        if let Some(record) = file.records.get(index) {
+            findings.push(Finding::new(
+                record.line,
+                "rule-outside-group",
+                Severity::Error,
+                format!(
+                    "`{}` stands before any User-agent line, so it belongs to no group \
+                     and no crawler obeys it.",
+                    record.text
+                ),
+            ));
+        }
+    }
+
+    if robots.groups().is_empty() && robots.orphans().is_empty() {
+        findings.push(Finding {
+            line: None,
+            name: "no-groups",
+            severity: Severity::Note,
+            message: "The file has no User-agent line, so it allows every crawler \
+                      everything."
+                .into(),
+        });
+    }
+}
+
+/// A line without a colon: a directive whose colon is missing, or text.
+fn stray_finding(line: usize, text: &str, first_agent: usize) -> Finding {
+    let word_end = text
+        .find(|c: char| c.is_ascii_whitespace() || c == '/' || c == '*')
+        .unwrap_or(text.len());
+    let (word, rest) = text.split_at(word_end);
+    let rest = rest.trim();
+    // A directive's value is one word; a sentence that starts with a
+    // directive's name (`Disallowed paths follow`) is just text.
+    let one_word = !rest.contains(|c: char| c.is_ascii_whitespace());
+    if let Some(meant) = intended(word).filter(|_| one_word) {
+        let fixed = if rest.is_empty() {
+            format!("{}:", meant.name())
+        } else {
+            format!("{}: {rest}", meant.name())
+        };
+        return Finding::new(
+            line,
+            "missing-colon",
+            Severity::Error,
+            format!("`{text}` has no colon, so crawlers ignore it; did you mean `{fixed}`?"),
+        );
+    }
+    if line < first_agent {
+        Finding::new(
+            line,
+            "text-before-user-agent",
+            Severity::Warning,
+            format!(
+                "`{text}` before the first User-agent line is not a directive; crawlers \
+                 skip it, so start it with `#` to make it a comment."
+            ),
+        )
+    } else {
+        Finding::new(
+            line,
+            "stray-text",
+            Severity::Warning,
+            format!(
+                "`{text}` is not a `field: value` line; crawlers skip it, so start it \
+                 with `#` if it is a comment."
+            ),
+        )
+    }
+}
+
+/// A field name nobody here knows: a misspelling, another crawler's
+/// extension, or something else.
+fn unknown(line: usize, key: &str, text: &str) -> Finding {
+    if let Some((_, what)) = FOREIGN.iter().find(|(n, _)| key.eq_ignore_ascii_case(n)) {
+        return Finding::new(
+            line,
+            "unknown-directive",
+            Severity::Note,
+            format!("`{key}` is {what}; Seznam ignores it."),
+        );
+    }
+    if let Some(meant) = intended(key) {
+        return Finding::new(
+            line,
+            "misspelled-directive",
+            Severity::Error,
+            format!(
+                "`{key}` is not a directive, so crawlers ignore `{text}`; did you mean `{}`?",
+                meant.name()
+            ),
+        );
+    }
+    let message = if key.is_empty() {
+        format!("`{text}` has no field name before its colon, so crawlers ignore it.")
+    } else {
+        format!("`{key}` is not a directive Seznam or RFC 9309 knows, so crawlers ignore it.")
+    };
+    Finding::new(line, "unknown-directive", Severity::Warning, message)
+}
+
+/// The directive a field name most likely means: the known name closest
+/// by edit distance once case, spaces, `-` and `_` are set aside, when it is
+/// close enough; or a known name followed by a short ending (`Allowed`).
+pub(super) fn intended(key: &str) -> Option<Directive> {
+    let squeeze = |s: &str| -> Vec<u8> {
+        s.bytes()
+            .filter(|b| !matches!(b, b' ' | b'\t' | b'-' | b'_'))
+            .map(|b| b.to_ascii_lowercase())
+            .collect()
+    };
+    let written = squeeze(key);
+    if written.is_empty() {
+        return None;
+    }
+    KNOWN
+        .iter()
+        .filter_map(|&directive| {
+            let known = squeeze(directive.name());
+            let limit = match known.len() {
+                0..=5 => 1,
+                6..=8 => 2,
+                _ => 3,
+            };
+            let distance = edit_distance(&written, &known);
+            let suffixed = written.starts_with(&known) && written.len() <= known.len() + 2;
+            (distance <= limit || suffixed).then_some((distance, directive))
+        })
+        .min_by_key(|&(distance, _)| distance)
+        .map(|(_, directive)| directive)
+}
+
+/// True for `scheme://host…`: the form a sitemap must be given in
+/// (RFC 9309 §2.4).
+fn is_absolute_url(value: &[u8]) -> bool {
+    let Some(at) = memchr::memmem::find(value, b"://") else {
+        return false;
+    };
+    let scheme = &value[..at];
+    let host = value[at + 3..]
+        .split(|&b| matches!(b, b'/' | b'?' | b'#'))
+        .next()
+        .unwrap_or_default();
+    scheme.first().is_some_and(u8::is_ascii_alphabetic)
+        && scheme
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.'))
+        && !host.is_empty()
+        && !value.iter().any(|b| b.is_ascii_whitespace())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn intended_directives() {
+        let cases: &[(&str, Option<Directive>)] = &[
+            ("Dissallow", Some(Directive::Disallow)),
+            ("Disalow", Some(Directive::Disallow)),
+            ("Dissalow", Some(Directive::Disallow)),
+            ("disallowed", Some(Directive::Disallow)),
+            ("isallow", Some(Directive::Disallow)),
+            ("Alow", Some(Directive::Allow)),
+            ("Allowed", Some(Directive::Allow)),
+            ("User agent", Some(Directive::UserAgent)),
+            ("Useragent", Some(Directive::UserAgent)),
+            ("User_agent", Some(Directive::UserAgent)),
+            ("User-agnet", Some(Directive::UserAgent)),
+            ("User-agents", Some(Directive::UserAgent)),
+            ("Request_rate", Some(Directive::RequestRate)),
+            ("Request rate", Some(Directive::RequestRate)),
+            ("Requestrate", Some(Directive::RequestRate)),
+            ("Crawl delay", Some(Directive::CrawlDelay)),
+            ("Crawldelay", Some(Directive::CrawlDelay)),
+            ("Site-map", Some(Directive::Sitemap)),
+            ("Sitemaps", Some(Directive::Sitemap)),
+            ("Robots-version", Some(Directive::RobotVersion)),
+            ("Visit time", Some(Directive::VisitTime)),
+            ("Host", None),
+            ("Noindex", None),
+            ("User", None),
+            ("Agent", None),
+            ("Foo", None),
+            ("", None),
+            ("<a href=\"https", None),
+        ];
+        for &(key, expected) in cases {
+            assert_eq!(intended(key), expected, "{key}");
+        }
+    }
+
+    #[test]
+    fn absolute_urls() {
+        let cases: &[(&str, bool)] = &[
+            ("https://www.example.cz/sitemap.xml", true),
+            ("http://example.cz/s.xml.gz", true),
+            ("HTTPS://example.cz", true),
+            ("/sitemap.xml", false),
+            ("www.example.cz/sitemap.xml", false),
+            ("https:///sitemap.xml", false),
+            ("://example.cz/s.xml", false),
+            ("https://example.cz/a b.xml", false),
+            ("", false),
+        ];
+        for &(value, expected) in cases {
+            assert_eq!(is_absolute_url(value.as_bytes()), expected, "{value}");
+        }
+    }
+
+    #[test]
+    fn strays() {
+        let cases: &[(&str, usize, &str)] = &[
+            ("Disallow /private", 5, "missing-colon"),
+            ("Disallow/private", 5, "missing-colon"),
+            ("User-agent *", 5, "missing-colon"),
+            ("Allow", 5, "missing-colon"),
+            ("Welcome, robots", 5, "stray-text"),
+            ("Welcome, robots", 1, "text-before-user-agent"),
+            ("Disallowed paths follow", 5, "stray-text"),
+        ];
+        for &(text, line, name) in cases {
+            assert_eq!(stray_finding(line, text, 3).name, name, "{text}");
+        }
+        let fixed = stray_finding(5, "Disallow /private", 3).message;
+        assert!(fixed.contains("`Disallow: /private`"), "{fixed}");
+    }
+
+    #[test]
+    fn content_sniffing() {
+        let html = [(1, "<!DOCTYPE html>"), (2, "<title>x</title>")];
+        assert!(looks_like_html(&html));
+        let text = [(1, "User-agent: *"), (2, "Disallow: /<html>")];
+        assert!(!looks_like_html(&text));
+        assert!(looks_like_binary(&[(1, "U\0s\0e\0r")]));
+        assert!(looks_like_binary(&[
+            (1, "\u{1f}\\x8B\u{8}"),
+            (2, "User-agent: *")
+        ]));
+        assert!(looks_like_binary(&[(1, "\u{3}\u{4}\u{5}ab"), (2, "cd")]));
+        assert!(!looks_like_binary(&[(1, "User-agent: *"), (2, "\u{1a}")]));
+        assert!(!looks_like_binary(&text));
+    }
+}

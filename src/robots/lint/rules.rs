@@ -1,0 +1,570 @@
+//! Lint checks on Allow and Disallow lines: takes the groups and their
+//! compiled selections, gives findings for empty rules, patterns that cannot
+//! match as meant, rules that keep crawlers from CSS and JavaScript, the
+//! Seznam home-page exception, and rules that can never decide
+//! (RFC 9309 §2.2.2, §2.2.3; SPEC §3, §4).
+
+use std::collections::HashMap;
+
+use super::super::compile::Pattern;
+use super::super::group::Rule;
+use super::super::parse::Directive;
+use super::shadow::Glob;
+use super::{Finding, Scope, Severity};
+
+/// Paths where sites keep stylesheets and scripts, as common site layouts
+/// and CMSs (WordPress, Joomla, Drupal, Next.js) place them. Names at the
+/// top level are ones few sites use for pages, so that `Disallow: /x`
+/// does not count as blocking `/x.css`. A Disallow that
+/// decides against one of them keeps crawlers from rendering pages.
+const ASSETS: &[&str] = &[
+    "/style.css",
+    "/main.js",
+    "/css/x.css",
+    "/js/x.js",
+    "/assets/app.css",
+    "/assets/app.js",
+    "/assets/css/style.css",
+    "/assets/js/app.js",
+    "/static/style.css",
+    "/static/app.js",
+    "/static/css/style.css",
+    "/static/js/main.js",
+    "/dist/app.js",
+    "/build/app.js",
+    "/_next/static/chunks/main.js",
+    "/wp-includes/js/jquery/jquery.js",
+    "/wp-includes/css/dist/block-library/style.min.css",
+    "/wp-content/themes/t/style.css",
+    "/wp-content/plugins/p/script.js",
+    "/templates/t/css/template.css",
+    "/media/system/js/core.js",
+    "/sites/default/files/css/x.css",
+    "/core/misc/drupal.js",
+    "/misc/drupal.js",
+    "/themes/t/style.css",
+];
+
+pub(super) fn check(scope: &Scope<'_>, findings: &mut Vec<Finding>) {
+    let records = &scope.robots.file().records;
+    for group in scope.robots.groups() {
+        let by_line: HashMap<usize, &Rule> = group.rules.iter().map(|r| (r.line, r)).collect();
+        for &member in &group.members {
+            let Some(record) = records.get(member) else {
+                continue;
+            };
+            let allow = match record.directive {
+                Directive::Allow => true,
+                Directive::Disallow => false,
+                _ => continue,
+            };
+            if record.value.is_empty() {
+                findings.push(empty_rule(allow, record.line, group.rules.is_empty()));
+                continue;
+            }
+            if let Some(rule) = by_line.get(&record.line) {
+                pattern(rule, &record.value, findings);
+            }
+        }
+    }
+    assets(scope, findings);
+    home_page(scope, findings);
+    shadowed(scope, findings);
+}
+
+fn empty_rule(allow: bool, line: usize, only: bool) -> Finding {
+    match (allow, only) {
+        (true, _) => Finding::new(
+            line,
+            "empty-allow",
+            Severity::Note,
+            "An empty Allow allows nothing that was not allowed already, so it has no effect."
+                .into(),
+        ),
+        (false, true) => Finding::new(
+            line,
+            "empty-disallow",
+            Severity::Note,
+            "An empty Disallow forbids nothing, so this group allows everything; fine if \
+             meant, but often a template left half edited."
+                .into(),
+        ),
+        (false, false) => Finding::new(
+            line,
+            "empty-disallow",
+            Severity::Warning,
+            "An empty Disallow forbids nothing and does not cancel the group's other rules, \
+             so it has no effect here."
+                .into(),
+        ),
+    }
+}
+
+/// Patterns that cannot mean what they say: not rooted, holding a space,
+/// or characters outside ASCII.
+fn pattern(rule: &Rule, value: &[u8], findings: &mut Vec<Finding>) {
+    if !matches!(value.first(), Some(b'/' | b'*')) {
+        let written = String::from_utf8_lossy(value);
+        let path = match written.find("://") {
+            Some(at) => {
+                let after = &written[at + 3..];
+                after
+                    .find('/')
+                    .map_or("/", |slash| &after[slash..])
+                    .to_string()
+            }
+            None => format!("/{written}"),
+        };
+        let directive = if rule.allow { "Allow" } else { "Disallow" };
+        findings.push(Finding::new(
+            rule.line,
+            "pattern-without-slash",
+            Severity::Error,
+            format!(
+                "`{}` never matches, since every path starts with `/`; did you mean \
+                 `{directive}: {path}`?",
+                rule.text
+            ),
+        ));
+    }
+    if value.iter().any(|&b| b == b' ' || b == b'\t') {
+        findings.push(Finding::new(
+            rule.line,
+            "space-in-pattern",
+            Severity::Warning,
+            format!(
+                "`{}` holds a space, which is part of the pattern (it matches `%20`); give \
+                 each path its own line.",
+                rule.text
+            ),
+        ));
+    }
+    if !value.is_ascii() {
+        let encoded = String::from_utf8_lossy(&rule.pattern);
+        let message = if std::str::from_utf8(value).is_ok() {
+            format!(
+                "The pattern holds non-ASCII characters, which match only their UTF-8 \
+                 percent-encoding; write `{encoded}` to make that plain."
+            )
+        } else {
+            format!(
+                "The pattern holds bytes that are not UTF-8 (is the file saved in another \
+                 encoding?), so it matches `{encoded}`, which the site's URLs rarely are."
+            )
+        };
+        findings.push(Finding::new(
+            rule.line,
+            "non-ascii-pattern",
+            Severity::Warning,
+            message,
+        ));
+    }
+}
+
+/// Disallow rules that decide against a stylesheet or script for some
+/// crawler. Rules that also forbid the home page shut the whole site and are
+/// left alone: keeping the assets out is then the least of it.
+fn assets(scope: &Scope<'_>, findings: &mut Vec<Finding>) {
+    // Rule line → (its text, the first asset it blocks, CSS seen, JS seen).
+    let mut blocked: Vec<(usize, String, &str, bool, bool)> = Vec::new();
+    for selection in &scope.selections {
+        for &asset in ASSETS {
+            let verdict = selection.judge(asset.as_bytes());
+            let Some(rule) = verdict.rule.filter(|r| !r.allow) else {
+                continue;
+            };
+            if Pattern::compile(&rule.pattern, rule.whole_path).matches(b"/") {
+                continue;
+            }
+            let css = asset.ends_with(".css");
+            match blocked.iter_mut().find(|b| b.0 == rule.line) {
+                Some(entry) => {
+                    entry.3 |= css;
+                    entry.4 |= !css;
+                }
+                None => blocked.push((rule.line, rule.text.clone(), asset, css, !css)),
+            }
+        }
+    }
+    for (line, text, example, css, js) in blocked {
+        let what = match (css, js) {
+            (true, true) => "CSS and JavaScript",
+            (true, false) => "CSS",
+            _ => "JavaScript",
+        };
+        findings.push(Finding::new(
+            line,
+            "blocks-assets",
+            Severity::Warning,
+            format!(
+                "`{text}` keeps crawlers from {what} files such as `{example}`, which they \
+                 need to render the pages."
+            ),
+        ));
+    }
+}
+
+/// Seznam fetches the home page even when a `*` group forbids it (SPEC §4).
+fn home_page(scope: &Scope<'_>, findings: &mut Vec<Finding>) {
+    let verdict = scope.seznam.judge(b"/");
+    let Some(rule) = verdict.rule.filter(|r| !r.allow) else {
+        return;
+    };
+    if scope.robots.groups()[rule.group].is_default() {
+        findings.push(Finding::new(
+            rule.line,
+            "seznam-homepage-exception",
+            Severity::Warning,
+            format!(
+                "`{}` under `User-agent: *` forbids the home page too, but Seznam documents \
+                 that SeznamBot still fetches `/`; name SeznamBot in a group of its own to \
+                 keep it out.",
+                rule.text
+            ),
+        ));
+    }
+}
+
+/// Why a rule never decides, in one selection: the rule that always does
+/// instead.
+#[derive(Clone)]
+struct Shadow {
+    line: usize,
+    text: String,
+    duplicate: bool,
+}
+
+/// Rules that never decide anything: in every selection that holds them, a
+/// rule of higher precedence matches every path they match. Only certain
+/// cases are claimed: an identical pattern with the same directive (a
+/// duplicate), or an opposite rule that covers this one.
+fn shadowed(scope: &Scope<'_>, findings: &mut Vec<Finding>) {
+    let mut globs: HashMap<usize, Glob> = HashMap::new();
+    for rule in scope.robots.groups().iter().flat_map(|g| &g.rules) {
+        globs.insert(rule.line, Glob::new(&rule.pattern, rule.whole_path));
+    }
+    let per_selection: Vec<HashMap<usize, Shadow>> = scope
+        .selections
+        .iter()
+        .map(|s| shadows(s.rules(), &globs))
+        .collect();
+    for (index, group) in scope.robots.groups().iter().enumerate() {
+        let users = scope.users(index);
+        let Some(&first) = users.first() else {
+            continue;
+        };
+        for rule in &group.rules {
+            if !users
+                .iter()
+                .all(|&s| per_selection[s].contains_key(&rule.line))
+            {
+                continue;
+            }
+            let Some(shadow) = per_selection[first].get(&rule.line) else {
+                continue;
+            };
+            findings.push(if shadow.duplicate {
+                Finding::new(
+                    rule.line,
+                    "duplicate-rule",
+                    Severity::Note,
+                    format!(
+                        "`{}` repeats line {} for the same crawlers, so it has no effect of \
+                         its own.",
+                        rule.text, shadow.line
+                    ),
+                )
+            } else {
+                Finding::new(
+                    rule.line,
+                    "shadowed-rule",
+                    Severity::Warning,
+                    format!(
+                        "`{}` never decides anything: `{}` (line {}) matches every path it \
+                         matches and takes precedence.",
+                        rule.text, shadow.text, shadow.line
+                    ),
+                )
+            });
+        }
+    }
+}
+
+/// How many coverage tests one rule gets before it is left alone: a bound
+/// on the time a huge file takes, at the cost of missing a rare finding.
+const COVER_TESTS: usize = 64;
+
+/// The shadowed rules of one selection, by line. `rules` come in
+/// precedence order, so only a rule before another can shadow it.
+fn shadows(rules: &[Rule], globs: &HashMap<usize, Glob>) -> HashMap<usize, Shadow> {
+    // The first rule of each pattern and directive, for duplicates.
+    let mut first: HashMap<(&[u8], bool, bool), usize> = HashMap::new();
+    // Rules by directive and by the literal prefix before their first
+    // wildcard: a rule can only cover one whose prefix starts with its own.
+    let mut by_prefix: HashMap<(bool, &[u8]), Vec<usize>> = HashMap::new();
+    for (index, rule) in rules.iter().enumerate() {
+        first
+            .entry((&rule.pattern, rule.allow, rule.whole_path))
+            .or_insert(index);
+        if let Some(glob) = globs.get(&rule.line) {
+            by_prefix
+                .entry((rule.allow, glob.prefix()))
+                .or_default()
+                .push(index);
+        }
+    }
+    let mut found = HashMap::new();
+    for (index, rule) in rules.iter().enumerate() {
+        let Some(glob) = globs.get(&rule.line) else {
+            continue;
+        };
+        let duplicate = first
+            .get(&(&rule.pattern[..], rule.allow, rule.whole_path))
+            .copied()
+            .filter(|&other| other < index);
+        let prefix = glob.prefix();
+        let mut tests = 0;
+        let opposite = (0..=prefix.len())
+            .filter_map(|end| by_prefix.get(&(!rule.allow, &prefix[..end])))
+            .flat_map(|bucket| bucket.iter().copied().take_while(|&other| other < index))
+            .take_while(|_| {
+                tests += 1;
+                tests <= COVER_TESTS
+            })
+            .filter(|&other| {
+                globs
+                    .get(&rules[other].line)
+                    .is_some_and(|g| g.covers(glob))
+            })
+            .min();
+        let winner = match (duplicate, opposite) {
+            (Some(d), Some(o)) => Some(d.min(o)),
+            (d, o) => d.or(o),
+        };
+        if let Some(other) = winner {
+            let candidate = &rules[other];
+            found.insert(
+                rule.line,
+                Shadow {
+                    line: candidate.line,
+                    text: candidate.text.clone(),
+                    duplicate: candidate.allow == rule.allow,
+                },
+            );
+        }
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::super::matcher::Robots;
+    use super::super::lint;
+
+    fn found(text: &str, name: &str) -> Vec<usize> {
+        lint(&Robots::new(text.as_bytes()))
+            .into_iter()
+            .filter(|f| f.name == name)
+            .filter_map(|f| f.line)
+            .collect()
+    }
+
+    #[test]
+    fn rule_findings() {
+        // (robots.txt, finding, lines)
+        let cases: &[(&str, &str, &[usize])] = &[
+            (
+                "User-agent: *\nDisallow: *.pdf\n",
+                "pattern-without-slash",
+                &[],
+            ),
+            (
+                "User-agent: *\nDisallow: https://example.cz/private\n",
+                "pattern-without-slash",
+                &[2],
+            ),
+            (
+                "User-agent: *\nDisallow: $\n",
+                "pattern-without-slash",
+                &[2],
+            ),
+            ("User-agent: *\nDisallow: /a%20b\n", "space-in-pattern", &[]),
+            (
+                "User-agent: *\nDisallow: /%C3%A1\n",
+                "non-ascii-pattern",
+                &[],
+            ),
+            // Assets: by directory, by extension, never by a rule that
+            // shuts the whole site, and not when an Allow wins.
+            (
+                "User-agent: *\nDisallow: /wp-includes/\n",
+                "blocks-assets",
+                &[2],
+            ),
+            (
+                "User-agent: *\nDisallow: /wp-content/\n",
+                "blocks-assets",
+                &[2],
+            ),
+            ("User-agent: *\nDisallow: /*.css$\n", "blocks-assets", &[2]),
+            ("User-agent: *\nDisallow: /assets\n", "blocks-assets", &[2]),
+            ("User-agent: *\nDisallow: /\n", "blocks-assets", &[]),
+            ("User-agent: *\nDisallow: /*\n", "blocks-assets", &[]),
+            (
+                "User-agent: *\nDisallow: /static/\nAllow: /static/*.css$\nAllow: /static/*.js$\n",
+                "blocks-assets",
+                &[],
+            ),
+            (
+                "User-agent: *\nDisallow: /admin/\nDisallow: /*?s=\nDisallow: /search\n",
+                "blocks-assets",
+                &[],
+            ),
+            (
+                "User-agent: Googlebot\nDisallow: /js/\n",
+                "blocks-assets",
+                &[2],
+            ),
+            // The home page: only from a `*` group Seznam reads.
+            (
+                "User-agent: *\nDisallow: /*\n",
+                "seznam-homepage-exception",
+                &[2],
+            ),
+            (
+                "User-agent: SeznamBot\nDisallow: /\n",
+                "seznam-homepage-exception",
+                &[],
+            ),
+            (
+                "User-agent: *\nDisallow: /\nUser-agent: SeznamBot\nDisallow: /x\n",
+                "seznam-homepage-exception",
+                &[],
+            ),
+            (
+                "User-agent: *\nDisallow: /\nAllow: /$\n",
+                "seznam-homepage-exception",
+                &[],
+            ),
+            // Shadowing: opposite and covering, or identical.
+            (
+                "User-agent: *\nAllow: /a\nDisallow: /a\n",
+                "shadowed-rule",
+                &[3],
+            ),
+            (
+                "User-agent: *\nAllow: /a\nDisallow: /a/b\n",
+                "shadowed-rule",
+                &[],
+            ),
+            (
+                "User-agent: *\nAllow: /a*\nDisallow: /a\n",
+                "shadowed-rule",
+                &[3],
+            ),
+            (
+                "User-agent: *\nAllow: /a$\nDisallow: /a\n",
+                "shadowed-rule",
+                &[],
+            ),
+            (
+                "User-agent: *\nDisallow: /a\nAllow: /ab\n",
+                "shadowed-rule",
+                &[],
+            ),
+            (
+                "User-agent: *\nDisallow: /ab*\nAllow: /ab\n",
+                "shadowed-rule",
+                &[3],
+            ),
+            (
+                "User-agent: *\nDisallow: /*.php\nAllow: /x.php\n",
+                "shadowed-rule",
+                &[],
+            ),
+            (
+                "User-agent: *\nDisallow: /*.php\nAllow: /x/*.php\n",
+                "shadowed-rule",
+                &[],
+            ),
+            (
+                "User-agent: *\nDisallow: /private/*x.php\nAllow: /private/x.php\n",
+                "shadowed-rule",
+                &[3],
+            ),
+            (
+                "User-agent: *\nDisallow: /a\nDisallow: /a\n",
+                "duplicate-rule",
+                &[3],
+            ),
+            (
+                "User-agent: *\nDisallow: /%7Ea\nDisallow: /~a\n",
+                "duplicate-rule",
+                &[3],
+            ),
+            (
+                "User-agent: *\nDisallow: /a\nDisallow: /a*\n",
+                "duplicate-rule",
+                &[],
+            ),
+            // Across merged groups of one crawler.
+            (
+                "User-agent: SeznamBot\nAllow: /cz/\n\nUser-agent: SeznamBot\nDisallow: /cz/\n",
+                "shadowed-rule",
+                &[5],
+            ),
+            // Not when another crawler reads the rule without the winner.
+            (
+                "User-agent: a\nAllow: /cz/\n\nUser-agent: a\nUser-agent: b\nDisallow: /cz/\n",
+                "shadowed-rule",
+                &[],
+            ),
+            (
+                "User-agent: a\nAllow: /cz/\n\nUser-agent: b\nDisallow: /cz/\n",
+                "shadowed-rule",
+                &[],
+            ),
+            // Robot-version 2.0 anchors: `/a` then matches only `/a`.
+            (
+                "User-agent: a\nRobot-version: 2.0\nAllow: /a$\nDisallow: /a\n",
+                "shadowed-rule",
+                &[4],
+            ),
+        ];
+        for &(text, name, lines) in cases {
+            assert_eq!(found(text, name), lines, "{text:?} {name}");
+        }
+    }
+
+    #[test]
+    fn bytes_that_are_not_utf8() {
+        let findings = lint(&Robots::new(b"User-agent: *\nDisallow: /\xe8l\xe1nky\n"));
+        let found: Vec<_> = findings
+            .iter()
+            .filter(|f| f.name == "non-ascii-pattern")
+            .collect();
+        assert_eq!(found.len(), 1);
+        assert!(
+            found[0].message.contains("`/%E8l%E1nky`"),
+            "{}",
+            found[0].message
+        );
+    }
+
+    #[test]
+    fn empty_rules() {
+        let cases: &[(&str, &str, &[usize])] = &[
+            ("User-agent: *\nDisallow:\n", "empty-disallow", &[2]),
+            (
+                "User-agent: *\nDisallow:\nDisallow: /x\n",
+                "empty-disallow",
+                &[2],
+            ),
+            ("User-agent: *\nDisallow: /x\n", "empty-disallow", &[]),
+            ("User-agent: *\nAllow:\n", "empty-allow", &[2]),
+        ];
+        for &(text, name, lines) in cases {
+            assert_eq!(found(text, name), lines, "{text:?} {name}");
+        }
+    }
+}
