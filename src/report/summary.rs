@@ -115,10 +115,18 @@ pub fn human(findings: &Findings<'_>, totals: &Totals) -> String {
             .iter()
             .filter(|f| &findings.crawlers[f.crawler] == crawler)
             .collect();
-        let verified = mine
-            .iter()
-            .filter(|f| f.verification == Verification::Verified)
-            .count();
+        // Every level, so the share the report can vouch for is plain.
+        let levels: Vec<String> = [
+            Verification::Verified,
+            Verification::PtrOnly,
+            Verification::Unverified,
+        ]
+        .iter()
+        .map(|level| {
+            let count = mine.iter().filter(|f| f.verification == *level).count();
+            format!("{count} {}", level.as_str())
+        })
+        .collect();
         let by_kind: Vec<String> = lines
             .iter()
             .filter(|l| &l.crawler == crawler)
@@ -126,8 +134,9 @@ pub fn human(findings: &Findings<'_>, totals: &Totals) -> String {
             .collect();
         let _ = writeln!(
             text,
-            "  {crawler}: {} fetches ({verified} verified), {}",
+            "  {crawler}: {} fetches ({}), {}",
             mine.len(),
+            levels.join(", "),
             by_kind.join(", ")
         );
     }
@@ -137,8 +146,11 @@ pub fn human(findings: &Findings<'_>, totals: &Totals) -> String {
     }
     let mut top: Vec<_> = rules.into_iter().collect();
     top.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    if !top.is_empty() {
+        let _ = writeln!(text, "  most broken rules:");
+    }
     for ((line, rule), count) in top.into_iter().take(5) {
-        let _ = writeln!(text, "  line {line} {rule}: {count} violations");
+        let _ = writeln!(text, "    line {line}: {rule} ({count})");
     }
     if totals.outside_period > 0 {
         let _ = writeln!(
