@@ -57,9 +57,19 @@ impl Pattern {
             out
         });
         let prefix = literals.next().unwrap_or_default().into_boxed_slice();
-        let pieces = literals
-            .map(|piece| Finder::new(&piece).into_owned())
-            .collect();
+        // A run of `*` matches what one `*` matches: the empty pieces
+        // between them are dropped, all but a last one, which keeps
+        // `/*$` and `/*` apart. Kept, each would cost a searcher, and a
+        // pattern of a hundred thousand stars would cost a hundred
+        // megabytes.
+        let mut literals = literals.peekable();
+        let mut pieces = Vec::new();
+        while let Some(piece) = literals.next() {
+            if !piece.is_empty() || literals.peek().is_none() {
+                pieces.push(Finder::new(&piece).into_owned());
+            }
+        }
+        let pieces = pieces.into_boxed_slice();
         Pattern {
             prefix,
             pieces,
@@ -416,6 +426,47 @@ mod tests {
                 compiled.matches(&matching_form(target.as_bytes())),
                 expected,
                 "{pattern} (whole path {whole_path}) on {target}"
+            );
+        }
+    }
+
+    #[test]
+    fn runs_of_stars_keep_one_piece() {
+        // (pattern, pieces kept)
+        let cases: &[(&str, usize)] = &[
+            ("/*", 1),
+            ("/**", 1),
+            ("/*$", 1),
+            ("/***$", 1),
+            ("/**a**b", 2),
+            ("/**a**b**", 3),
+            ("/a", 0),
+        ];
+        for &(pattern, kept) in cases {
+            assert_eq!(
+                Pattern::compile(pattern.as_bytes(), false).pieces.len(),
+                kept,
+                "{pattern}"
+            );
+        }
+        let many = format!("/{}x{}", "*".repeat(100_000), "*".repeat(100_000));
+        assert_eq!(Pattern::compile(many.as_bytes(), false).pieces.len(), 2);
+        // Runs of stars read as one star.
+        let cases: &[(&str, &str, bool)] = &[
+            ("/**$", "/abc", true),
+            ("/**$", "/", true),
+            ("/a**$", "/a", true),
+            ("/a***b$", "/ab", true),
+            ("/a***b$", "/axb", true),
+            ("/a***b$", "/axbc", false),
+            ("/***%A3", "/%C3%A3", true),
+            ("/***A3", "/%C3%A3", false),
+        ];
+        for &(pattern, target, expected) in cases {
+            assert_eq!(
+                Pattern::compile(pattern.as_bytes(), false).matches(target.as_bytes()),
+                expected,
+                "{pattern} on {target}"
             );
         }
     }
