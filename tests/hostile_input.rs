@@ -224,9 +224,13 @@ fn garbage_after_the_last_gzip_member_is_reported_after_every_line_is_audited() 
         let run = run(&["--log", s(&path), "--robots", s(&robots)]);
         assert_eq!(run.code(), Some(2), "{}", run.stderr);
         assert_eq!(violation_lines(&run.stdout).len(), 2, "{}", run.stderr);
+        // Named for what it is, where it starts.
         assert!(
-            run.stderr
-                .contains(&format!("damaged input: {}: at byte", path.display())),
+            run.stderr.contains(&format!(
+                "damaged input: {}: at byte {}: garbage after the last gzip member",
+                path.display(),
+                bytes.len()
+            )),
             "{}",
             run.stderr
         );
