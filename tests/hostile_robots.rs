@@ -219,3 +219,40 @@ fn check_answers_for_a_target_longer_than_64_kib() {
     assert_eq!(run.code(), Some(1), "{}", run.stderr);
     assert!(run.stdout_text().contains("allowed     /b"));
 }
+
+/// `--robots` naming a pipe or device that never ends (`<(producer)`,
+/// `/dev/zero`): only the first 500 KiB can matter, yet the whole stream is
+/// read into memory before anything happens, so the run waits forever (or,
+/// on /dev/zero, until memory runs out). Here a FIFO delivers 600 KB and
+/// then stays open.
+#[test]
+#[ignore = "bug: src/pipeline.rs read_robots (and src/check.rs run) read robots.txt whole with std::fs::read; read at most 512,001 bytes"]
+fn a_robots_txt_that_never_ends_is_read_to_its_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("robots.fifo");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let writer_path = fifo.clone();
+    // Detached: it holds the FIFO open past the run's time limit.
+    std::thread::spawn(move || {
+        use std::io::Write as _;
+        if let Ok(mut f) = std::fs::OpenOptions::new().write(true).open(&writer_path) {
+            let mut text = String::from("User-agent: *\nDisallow: /cz/\n");
+            while text.len() < 600_000 {
+                text.push_str("# padding\n");
+            }
+            let _ = f.write_all(text.as_bytes());
+            std::thread::sleep(Duration::from_secs(30));
+        }
+    });
+    let log = write(dir.path(), "access.log", seznam_fetch(1, "/cz/a"));
+    let run = run_within(
+        &["--log", s(&log), "--robots", s(&fifo)],
+        Duration::from_secs(10),
+    );
+    assert_eq!(run.code(), Some(1), "{}", run.stderr);
+    assert_eq!(targets(&run.stdout), ["/cz/a"]);
+}
