@@ -249,14 +249,15 @@ fn dialect_votes(spec: &[u8]) -> (usize, usize) {
 /// Removes the quoting a string pasted from a configuration file keeps.
 fn unquote(spec: &str) -> &str {
     let spec = spec.trim();
-    if spec.len() >= 2 {
-        if spec.starts_with('\'') && spec.ends_with('\'') {
-            return &spec[1..spec.len() - 1];
-        }
-        let inner = &spec[1..spec.len() - 1];
-        if spec.starts_with('"') && spec.ends_with('"') && inner.contains("\\\"") {
-            return inner;
-        }
+    // Cut by the quote characters themselves, never by byte position: the
+    // string may start or end with a character wider than one byte.
+    if let Some(inner) = spec.strip_prefix('\'').and_then(|s| s.strip_suffix('\'')) {
+        return inner;
+    }
+    if let Some(inner) = spec.strip_prefix('"').and_then(|s| s.strip_suffix('"'))
+        && inner.contains("\\\"")
+    {
+        return inner;
     }
     spec
 }
@@ -473,6 +474,26 @@ mod tests {
             assert_eq!(got_lead, lead, "{spec}");
             assert_eq!(got_steps, steps, "{spec}");
         }
+    }
+
+    #[test]
+    fn quotes_around_wide_characters() {
+        // A string that starts or ends with a character of several bytes
+        // once made the unquoting slice inside it.
+        let cases: &[(&str, &str)] = &[
+            ("é", "é"),
+            ("\"é", "\"é"),
+            ("é\"", "é\""),
+            ("'é'", "é"),
+            ("'", "'"),
+            ("''", ""),
+            ("\"%h \\\"%r\\\" é\"", "%h \\\"%r\\\" é"),
+        ];
+        for &(spec, inner) in cases {
+            assert_eq!(unquote(spec), inner, "{spec}");
+        }
+        assert!(compile("é").is_err());
+        assert!(compile("'%h %t \"%r\" ř'").is_ok());
     }
 
     #[test]

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use flate2::bufread::MultiGzDecoder;
+use flate2::bufread::GzDecoder;
 
 use crate::error::{Error, Position, Result};
 
@@ -124,6 +124,71 @@ impl<R: BufRead> BufRead for CountedBuf<R> {
     }
 }
 
+/// What follows the last whole gzip member when it is not another member:
+/// the marker inside the `io::Error` that `Members` gives.
+#[derive(Debug)]
+struct TrailingGarbage;
+
+impl std::fmt::Display for TrailingGarbage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("garbage after the last gzip member")
+    }
+}
+
+impl std::error::Error for TrailingGarbage {}
+
+/// Every member of a gzip file in turn (RFC 1952 §2.2: a file is a series
+/// of members, as `cat a.gz b.gz` and logrotate make), like flate2's
+/// `MultiGzDecoder`, but it looks at what follows each member before
+/// starting another: bytes that cannot start a member are reported as
+/// `TrailingGarbage` where they start, rather than as a gzip header cut
+/// short at the end of the file.
+struct Members<R: BufRead> {
+    /// The member being inflated.
+    decoder: Option<GzDecoder<R>>,
+    /// The file between two members.
+    between: Option<R>,
+}
+
+impl<R: BufRead> Members<R> {
+    fn new(reader: R) -> Members<R> {
+        Members {
+            decoder: Some(GzDecoder::new(reader)),
+            between: None,
+        }
+    }
+}
+
+impl<R: BufRead> Read for Members<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if buf.is_empty() {
+            return Ok(0);
+        }
+        loop {
+            if let Some(decoder) = self.decoder.as_mut() {
+                let n = decoder.read(buf)?;
+                if n > 0 {
+                    return Ok(n);
+                }
+                // The member ended, its trailer read and checked.
+                self.between = self.decoder.take().map(GzDecoder::into_inner);
+            }
+            let Some(between) = self.between.as_mut() else {
+                return Ok(0);
+            };
+            match between.fill_buf()? {
+                [] => return Ok(0),
+                // A lone 0x1f may be a magic number cut by the buffer's end;
+                // the header check tells.
+                [0x1f, 0x8b, ..] | [0x1f] => {
+                    self.decoder = self.between.take().map(GzDecoder::new);
+                }
+                _ => return Err(io::Error::new(io::ErrorKind::InvalidData, TrailingGarbage)),
+            }
+        }
+    }
+}
+
 /// Reads until `buf` is full or the stream ends; gives the bytes read.
 fn read_prefix(reader: &mut dyn Read, buf: &mut [u8]) -> io::Result<usize> {
     let mut filled = 0;
@@ -191,7 +256,7 @@ pub fn from_reader(
             consumed: Arc::clone(&consumed),
             failed: Arc::clone(&failed),
         };
-        (Compression::Gzip, Box::new(MultiGzDecoder::new(counted)))
+        (Compression::Gzip, Box::new(Members::new(counted)))
     } else {
         let counted = Counted {
             inner: whole,
@@ -223,7 +288,13 @@ impl Input {
                 source: error,
             };
         }
-        let cause = if error.kind() == io::ErrorKind::UnexpectedEof {
+        let garbage = error
+            .get_ref()
+            .is_some_and(|inner| inner.is::<TrailingGarbage>());
+        let cause = if garbage {
+            // The position is exact: where the last member ended.
+            "garbage after the last gzip member".to_string()
+        } else if error.kind() == io::ErrorKind::UnexpectedEof {
             "gzip data ends early (truncated file)".to_string()
         } else if error.to_string().contains("header") {
             // After a complete member, anything but another member is
@@ -279,6 +350,46 @@ mod tests {
             assert_eq!(input.compression, *compression);
             assert_eq!(read_all(&mut input).unwrap(), *text);
             assert_eq!(input.progress.consumed.load(Ordering::Relaxed), size);
+        }
+    }
+
+    #[test]
+    fn garbage_after_the_last_member_is_named_where_it_starts() {
+        let whole = [gzip(b"a\n"), gzip(b"b\n")].concat();
+        let end = Position::Byte(whole.len() as u64);
+        // (what follows the members, the cause of the damage if any)
+        let cases: &[(&[u8], Option<&str>)] = &[
+            (b"", None),
+            (b"GARBAGE", Some("garbage after the last gzip member")),
+            (b"\0\0\0\0", Some("garbage after the last gzip member")),
+            (
+                b"<html>not gzip</html>\n",
+                Some("garbage after the last gzip member"),
+            ),
+            // A magic number, then no valid header: a damaged member.
+            (b"\x1f", Some("ends early")),
+            (b"\x1f\x8bjunk", Some("")),
+        ];
+        for &(tail, cause) in cases {
+            let bytes = [whole.clone(), tail.to_vec()].concat();
+            let mut input =
+                from_reader(Path::new("t.gz"), Box::new(io::Cursor::new(bytes)), None).unwrap();
+            let mut text = Vec::new();
+            let result = input.reader.read_to_end(&mut text);
+            assert_eq!(text, b"a\nb\n", "{tail:?}");
+            match (result, cause) {
+                (Ok(_), None) => {}
+                (Err(error), Some(cause)) => match input.read_error(error) {
+                    Error::Corrupt { at, cause: got, .. } => {
+                        assert!(got.contains(cause), "{tail:?}: {got}");
+                        if cause.starts_with("garbage") {
+                            assert_eq!(at, end, "{tail:?}");
+                        }
+                    }
+                    other => panic!("{tail:?}: {other:?}"),
+                },
+                (result, _) => panic!("{tail:?}: {result:?}"),
+            }
         }
     }
 

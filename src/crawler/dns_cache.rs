@@ -94,9 +94,16 @@ impl DnsCache {
         self.entries.get(&addr).map(|(_, answer)| answer)
     }
 
-    /// Stores an answer obtained at `now`, unless it holds a failure.
+    /// Stores an answer obtained at `now`, unless it holds a failure or a
+    /// name the file cannot hold (the address is then asked again next
+    /// time).
     pub fn insert(&mut self, addr: IpAddr, now: u64, answer: &DnsAnswer) {
         if answer.has_failure() {
+            return;
+        }
+        if let DnsAnswer::Names(checks) = answer
+            && !checks.iter().all(|c| is_storable_name(&c.name))
+        {
             return;
         }
         self.entries.insert(addr, (now, answer.clone()));
@@ -168,6 +175,17 @@ impl DnsCache {
     }
 }
 
+/// True for a name the file can hold and read back: what a resolver gives
+/// in presentation form (RFC 1035 §5.1, every odd octet written `\DDD` or
+/// `\c`), so printable ASCII without blanks. A PTR name is chosen by whoever
+/// owns the address: a tab or a line end written raw would split the line
+/// and could forge another address's entry; and a name that is readable
+/// but not a host name (`\=cmd`) must still read back, or every run would
+/// call the cache damaged.
+fn is_storable_name(name: &str) -> bool {
+    !name.is_empty() && name.len() <= 1024 && name.bytes().all(|b| b.is_ascii_graphic())
+}
+
 fn forward_word(forward: Forward) -> &'static str {
     match forward {
         Forward::Confirmed => "confirmed",
@@ -196,7 +214,7 @@ fn parse_line(line: &str) -> Option<(IpAddr, u64, DnsAnswer)> {
                     "not-asked" => Forward::NotAsked,
                     _ => return None,
                 };
-                if !crate::crawler::address::is_host_name(pair[0]) {
+                if !is_storable_name(pair[0]) {
                     return None;
                 }
                 checks.push(NameCheck {
@@ -275,6 +293,26 @@ mod tests {
         assert!(loaded.get(ip("77.75.77.1")).is_none());
         assert_eq!(loaded.get(ip("6.6.6.6")), Some(&DnsAnswer::NoName));
         assert!(loaded.is_changed());
+    }
+
+    #[test]
+    fn names_chosen_by_an_address_owner_read_back_or_are_not_stored() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("dns-cache.tsv");
+        // As the resolver writes odd octets: escaped, so storable.
+        let escaped = "\\=cmd\\|\\'\\040\\/C.\\0127.7.7.7\\011names.example";
+        // Raw line ends and tabs would forge an entry for 7.7.7.7.
+        let forged = "x\n7.7.7.7\t100\tnames\tfulltextrobot-7-7-7-7.seznam.cz\tconfirmed\nx";
+        let mut cache = DnsCache::default();
+        cache.insert(ip("6.6.6.6"), 100, &names(&[(escaped, Forward::NotAsked)]));
+        cache.insert(ip("6.6.6.7"), 100, &names(&[(forged, Forward::NotAsked)]));
+        cache.insert(ip("6.6.6.8"), 100, &names(&[("a b", Forward::NotAsked)]));
+        assert_eq!(cache.len(), 1);
+        cache.save(&path).unwrap();
+        let (loaded, warning) = DnsCache::load(&path, 100, 1000);
+        assert_eq!(warning, None);
+        assert_eq!(loaded.entries, cache.entries);
+        assert!(loaded.get(ip("7.7.7.7")).is_none());
     }
 
     #[test]

@@ -1,0 +1,457 @@
+//! Hostile and broken access logs, through the real binary (SPEC §1 "A line
+//! that does not parse is skipped and counted", §5 damaged input and exit
+//! status): lines of many MiB, NUL and other binary bytes, invalid UTF-8,
+//! an empty file, a directory, a missing file among several, a truncated
+//! gzip, garbage after the last gzip member, a gzip bomb, and timestamps in
+//! the far past and future with odd offsets. Each test says what the tool
+//! must do; the README's "Hostile input" table says the same in words.
+
+#[path = "hostile_common.rs"]
+mod common;
+
+use std::io::Write;
+use std::time::Duration;
+
+use common::*;
+
+/// Memory a run may use whatever its input: chunk buffers, the queue
+/// between reader and workers, and the binary itself. Generous, and far
+/// below what holding any of the large inputs below would need.
+const MEMORY_BOUND_KIB: u64 = 128 * 1024;
+
+fn violation_lines(stdout: &[u8]) -> Vec<String> {
+    rows(stdout)
+        .into_iter()
+        .skip(1)
+        .map(|r| format!("{}:{}:{}", r[1], r[2], r[10]))
+        .collect()
+}
+
+#[test]
+fn a_line_of_several_mib_is_skipped_with_its_reason_in_bounded_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let robots = write(dir.path(), "robots.txt", ROBOTS);
+    let mut log = Vec::new();
+    log.extend_from_slice(seznam_fetch(1, "/cz/chat/a").as_bytes());
+    // 64 MiB without a line end: far more than the 1 MiB line limit and
+    // than any buffer the reader keeps.
+    log.extend(std::iter::repeat_n(b'a', 64 << 20));
+    log.push(b'\n');
+    // Just under the limit: a real fetch with an enormous target is read.
+    let target = format!("/cz/chat/{}", "b".repeat((1 << 20) - 300));
+    log.extend_from_slice(seznam_fetch(2, &target).as_bytes());
+    log.extend_from_slice(seznam_fetch(3, "/cz/chat/c").as_bytes());
+    let path = write(dir.path(), "long.log", &log);
+    let run = run(&["--log", s(&path), "--robots", s(&robots), "--threads", "2"]);
+    assert_eq!(run.code(), Some(1), "{}", run.stderr);
+    let rows = rows(&run.stdout);
+    let found: Vec<(&str, usize)> = rows[1..]
+        .iter()
+        .map(|r| (r[2].as_str(), r[8].len()))
+        .collect();
+    assert_eq!(
+        found,
+        [("1", 10), ("3", target.len()), ("4", 10)],
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("long.log:2: skipped: line too long"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("4 lines read, 1 skipped"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.peak_rss_kib < MEMORY_BOUND_KIB,
+        "peak {} KiB for a 64 MiB line",
+        run.peak_rss_kib
+    );
+}
+
+#[test]
+fn nul_binary_bytes_and_invalid_utf8_are_data_not_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let robots = write(dir.path(), "robots.txt", ROBOTS);
+    let mut log = Vec::new();
+    log.extend_from_slice(seznam_fetch(1, "/cz/chat/a").as_bytes());
+    // Binary junk lines: a TLS hello sent to the plain port, NULs, 0xFF.
+    log.extend_from_slice(b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03\n");
+    log.extend_from_slice(b"\0\0\0\0\0\0\0\0\n");
+    log.extend_from_slice(&[0xff; 300]);
+    log.push(b'\n');
+    // A fetch whose target, user agent and referer hold NUL, raw invalid
+    // UTF-8 and escaped invalid UTF-8.
+    log.extend_from_slice(
+        b"77.75.77.123 - - [30/Nov/2026:00:00:05 +0100] \"GET /cz/chat/\0\xff\xc3\\xfe HTTP/1.1\" 200 1 \"\xfe\" \"SeznamBot/4.0 \xc0\0\"\n",
+    );
+    // A client field that is binary garbage with a crawler's user agent.
+    log.extend_from_slice(
+        format!("\u{1}\u{7f} - - [30/Nov/2026:00:00:06 +0100] \"GET /cz/chat/d HTTP/1.1\" 200 1 \"-\" \"{SEZNAM_UA}\"\n")
+            .as_bytes(),
+    );
+    let path = write(dir.path(), "binary.log", &log);
+    let run = run(&["--log", s(&path), "--robots", s(&robots)]);
+    assert_eq!(run.code(), Some(1), "{}", run.stderr);
+    // Every field is UTF-8 (rows() checks), the CSV is well formed.
+    let rows = rows(&run.stdout);
+    let targets: Vec<&str> = rows[1..].iter().map(|r| r[8].as_str()).collect();
+    assert_eq!(
+        targets,
+        ["/cz/chat/a", "/cz/chat/\0\\xFF\\xC3\\xFE", "/cz/chat/d"],
+        "{}",
+        run.stderr
+    );
+    assert_eq!(rows[3][3], "\u{1}\u{7f}");
+    assert!(
+        run.stderr.contains("6 lines read, 3 skipped"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn an_empty_log_is_a_clean_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let robots = write(dir.path(), "robots.txt", ROBOTS);
+    let empty = write(dir.path(), "empty.log", b"");
+    let empty_gz = write(dir.path(), "empty.log.gz", gzip(b""));
+    let run = run(&[
+        "--log",
+        s(&empty),
+        "--log",
+        s(&empty_gz),
+        "--robots",
+        s(&robots),
+    ]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr);
+    assert_eq!(rows(&run.stdout).len(), 1, "header only");
+    assert!(run.stderr.contains("0 lines read"), "{}", run.stderr);
+}
+
+#[test]
+fn a_directory_or_a_missing_file_among_logs_is_reported_and_the_rest_audited() {
+    let dir = tempfile::tempdir().unwrap();
+    let robots = write(dir.path(), "robots.txt", ROBOTS);
+    let first = write(dir.path(), "first.log", seznam_fetch(1, "/cz/chat/1"));
+    let last = write(dir.path(), "last.log", seznam_fetch(2, "/cz/chat/2"));
+    let missing = dir.path().join("missing.log");
+    let out = dir.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    let run = run(&[
+        "--log",
+        s(&first),
+        "--log",
+        s(dir.path()),
+        "--log",
+        s(&missing),
+        "--log",
+        s(&last),
+        "--robots",
+        s(&robots),
+        "--out",
+        s(&out),
+    ]);
+    assert_eq!(run.code(), Some(2), "{}", run.stderr);
+    assert!(run.stderr.contains("is a directory"), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains(&format!("cannot open: {}", missing.display())),
+        "{}",
+        run.stderr
+    );
+    // The readable logs were audited and the reports written whole.
+    let violations = std::fs::read(out.join("violations.csv")).unwrap();
+    let found = violation_lines(&violations);
+    assert_eq!(
+        found,
+        [
+            format!("{}:1:disallow", first.display()),
+            format!("{}:1:disallow", last.display())
+        ]
+    );
+    assert_eq!(
+        entries(&out),
+        ["impostors.csv", "summary.csv", "violations.csv"]
+    );
+}
+
+#[test]
+fn a_truncated_gzip_is_audited_up_to_the_damage_and_exits_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let robots = write(dir.path(), "robots.txt", ROBOTS);
+    let mut text = String::new();
+    for second in 0..40 {
+        text.push_str(&seznam_fetch(second, &format!("/cz/chat/{second}")));
+    }
+    let whole = gzip(text.as_bytes());
+    let cut = &whole[..whole.len() * 2 / 3];
+    let path = write(dir.path(), "cut.log.gz", cut);
+    let run = run(&["--log", s(&path), "--robots", s(&robots)]);
+    assert_eq!(run.code(), Some(2), "{}", run.stderr);
+    let found = violation_lines(&run.stdout);
+    assert!(!found.is_empty() && found.len() < 40, "{found:?}");
+    // Lines are audited in order up to the damage, none after a gap.
+    for (i, row) in found.iter().enumerate() {
+        assert_eq!(*row, format!("{}:{}:disallow", path.display(), i + 1));
+    }
+    assert!(
+        run.stderr
+            .contains(&format!("damaged input: {}: at byte", path.display())),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("ends early"), "{}", run.stderr);
+}
+
+#[test]
+fn garbage_after_the_last_gzip_member_is_reported_after_every_line_is_audited() {
+    let dir = tempfile::tempdir().unwrap();
+    let robots = write(dir.path(), "robots.txt", ROBOTS);
+    let mut bytes = gzip(seznam_fetch(1, "/cz/chat/1").as_bytes());
+    bytes.extend(gzip(seznam_fetch(2, "/cz/chat/2").as_bytes()));
+    for garbage in [
+        &b"GARBAGE"[..],
+        b"<html>not a gzip member at all</html>\n",
+        &[0u8; 512],
+    ] {
+        let mut damaged = bytes.clone();
+        damaged.extend_from_slice(garbage);
+        let path = write(dir.path(), "garbage.log.gz", &damaged);
+        let run = run(&["--log", s(&path), "--robots", s(&robots)]);
+        assert_eq!(run.code(), Some(2), "{}", run.stderr);
+        assert_eq!(violation_lines(&run.stdout).len(), 2, "{}", run.stderr);
+        // Named for what it is, where it starts.
+        assert!(
+            run.stderr.contains(&format!(
+                "damaged input: {}: at byte {}: garbage after the last gzip member",
+                path.display(),
+                bytes.len()
+            )),
+            "{}",
+            run.stderr
+        );
+    }
+}
+
+/// A gzip file whose members inflate to `total` bytes of browser traffic,
+/// with a SeznamBot fetch of a disallowed path in the first and the last
+/// member: a run that reports both read the whole of it. Members are
+/// compressed once and repeated, so a file of a few MiB is made in moments.
+fn gzip_bomb(total: usize) -> Vec<u8> {
+    let browser = line(
+        "10.0.0.1",
+        "30/Nov/2026:00:00:30 +0100",
+        "GET /index.html HTTP/1.1",
+        BROWSER_UA,
+    );
+    let member_size = total.min(32 << 20);
+    let block = browser.repeat(member_size / browser.len());
+    let member = gzip(block.as_bytes());
+    let members = (total / block.len()).max(1);
+    let mut bomb = gzip(seznam_fetch(1, "/cz/chat/first").as_bytes());
+    for _ in 0..members {
+        bomb.extend_from_slice(&member);
+    }
+    bomb.extend(gzip(seznam_fetch(59, "/cz/chat/last").as_bytes()));
+    bomb
+}
+
+fn audit_bomb(total: usize, limit: Duration) {
+    let dir = tempfile::tempdir().unwrap();
+    let robots = write(dir.path(), "robots.txt", ROBOTS);
+    let bomb = gzip_bomb(total);
+    let path = write(dir.path(), "bomb.log.gz", &bomb);
+    let out = dir.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    let run = run_within(
+        &[
+            "--log",
+            s(&path),
+            "--robots",
+            s(&robots),
+            "--out",
+            s(&out),
+            "--threads",
+            "2",
+        ],
+        limit,
+    );
+    assert_eq!(run.code(), Some(1), "{}", run.stderr);
+    let violations = std::fs::read(out.join("violations.csv")).unwrap();
+    assert_eq!(violation_lines(&violations).len(), 2, "{}", run.stderr);
+    assert!(
+        run.peak_rss_kib < MEMORY_BOUND_KIB,
+        "peak {} KiB inflating {} MiB from a {} KiB file",
+        run.peak_rss_kib,
+        total >> 20,
+        bomb.len() >> 10
+    );
+    // Nothing inflated reaches the disk: the out directory holds the three
+    // small reports and nothing else.
+    let used: u64 = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().metadata().unwrap().len())
+        .sum();
+    assert!(used < 64 * 1024, "{used} bytes written");
+    assert_eq!(
+        entries(&out),
+        ["impostors.csv", "summary.csv", "violations.csv"]
+    );
+}
+
+/// 4 GiB inflated from a file of some 16 MiB in an optimised build (`cargo
+/// test --release`, as CI runs: about 3 s), 16 MiB in a debug build, whose
+/// inflater is some hundred times slower.
+#[test]
+fn a_gzip_bomb_is_streamed_in_bounded_memory() {
+    let total = if cfg!(debug_assertions) {
+        16 << 20
+    } else {
+        4 << 30
+    };
+    audit_bomb(total, Duration::from_secs(300));
+}
+
+/// A bomb of one endless line: the too-long-line path must drop the bytes
+/// as they come.
+#[test]
+fn a_gzip_bomb_of_one_endless_line_is_skipped_in_bounded_memory() {
+    let total: usize = if cfg!(debug_assertions) {
+        32 << 20
+    } else {
+        1 << 30
+    };
+    let block = vec![b'x'; total.min(32 << 20)];
+    let member = gzip(&block);
+    let mut bomb = Vec::new();
+    for _ in 0..total / block.len() {
+        bomb.extend_from_slice(&member);
+    }
+    let mut tail = b"\n".to_vec();
+    tail.extend_from_slice(seznam_fetch(2, "/cz/chat/after").as_bytes());
+    bomb.extend(gzip(&tail));
+    let dir = tempfile::tempdir().unwrap();
+    let robots = write(dir.path(), "robots.txt", ROBOTS);
+    let path = write(dir.path(), "line-bomb.log.gz", &bomb);
+    let run = run_within(
+        &["--log", s(&path), "--robots", s(&robots)],
+        Duration::from_secs(120),
+    );
+    assert_eq!(run.code(), Some(1), "{}", run.stderr);
+    assert_eq!(
+        violation_lines(&run.stdout),
+        [format!("{}:2:disallow", path.display())]
+    );
+    assert!(
+        run.stderr.contains(":1: skipped: line too long"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.peak_rss_kib < MEMORY_BOUND_KIB,
+        "peak {} KiB",
+        run.peak_rss_kib
+    );
+}
+
+#[test]
+fn timestamps_in_the_far_past_and_future_with_odd_offsets() {
+    let dir = tempfile::tempdir().unwrap();
+    let robots = write(dir.path(), "robots.txt", ROBOTS);
+    // (time as logged, as reported; None: the line is skipped as bad time)
+    let cases: &[(&str, Option<&str>)] = &[
+        (
+            "31/Dec/9999:23:59:59 -2359",
+            Some("9999-12-31T23:59:59-23:59"),
+        ),
+        (
+            "01/Jan/0000:00:00:00 +2359",
+            Some("0000-01-01T00:00:00+23:59"),
+        ),
+        (
+            "29/Feb/2000:12:00:00 +0545",
+            Some("2000-02-29T12:00:00+05:45"),
+        ),
+        (
+            "01/Jan/1970:00:00:00 -0930",
+            Some("1970-01-01T00:00:00-09:30"),
+        ),
+        (
+            "30/Jun/2015:23:59:60 +0000",
+            Some("2015-07-01T00:00:00+00:00"),
+        ),
+        (
+            "01/Jan/1900:00:00:00 +0000",
+            Some("1900-01-01T00:00:00+00:00"),
+        ),
+        (
+            "30/Nov/2026:00:00:01 -0000",
+            Some("2026-11-30T00:00:01+00:00"),
+        ),
+        ("29/Feb/1900:00:00:00 +0000", None),
+        ("31/Apr/2026:00:00:00 +0000", None),
+        ("30/Nov/2026:24:00:00 +0000", None),
+        ("30/Nov/2026:00:00:00 +2400", None),
+        ("30/Nov/2026:00:00:00 +0060", None),
+        ("30/Nov/10000:00:00:00 +0000", None),
+        ("30/Foo/2026:00:00:00 +0000", None),
+        ("30/Nov/2026:00:00:00", None),
+    ];
+    let mut log = String::new();
+    for (i, (time, _)) in cases.iter().enumerate() {
+        log.push_str(&line(
+            "77.75.77.123",
+            time,
+            &format!("GET /cz/chat/{i} HTTP/1.1"),
+            SEZNAM_UA,
+        ));
+    }
+    let path = write(dir.path(), "times.log", &log);
+    let run = run(&["--log", s(&path), "--robots", s(&robots)]);
+    assert_eq!(run.code(), Some(1), "{}", run.stderr);
+    let got: Vec<(String, String)> = rows(&run.stdout)[1..]
+        .iter()
+        .map(|r| (r[0].clone(), r[2].clone()))
+        .collect();
+    // Rows come in order of the instant, whatever the offset.
+    let mut want: Vec<(String, String, i64)> = cases
+        .iter()
+        .enumerate()
+        .filter_map(|(i, (logged, reported))| {
+            let reported = (*reported)?;
+            let instant = robots_audit::accesslog::time::parse_clf(logged.as_bytes())?.unix;
+            Some((reported.to_string(), (i + 1).to_string(), instant))
+        })
+        .collect();
+    want.sort_by_key(|w| w.2);
+    let want: Vec<(String, String)> = want.into_iter().map(|(a, b, _)| (a, b)).collect();
+    assert_eq!(got, want, "{}", run.stderr);
+    let skipped = cases.iter().filter(|c| c.1.is_none()).count();
+    assert!(
+        run.stderr
+            .contains(&format!("{} lines read, {skipped} skipped", cases.len())),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn standard_input_may_be_a_gzip_stream() {
+    let dir = tempfile::tempdir().unwrap();
+    let robots = write(dir.path(), "robots.txt", ROBOTS);
+    let mut child = command(&["--log", "-", "--robots", s(&robots)])
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let bytes = gzip(seznam_fetch(1, "/cz/chat/in").as_bytes());
+    stdin.write_all(&bytes).unwrap();
+    drop(stdin);
+    let run = finish(child, Duration::from_secs(60));
+    assert_eq!(run.code(), Some(1), "{}", run.stderr);
+    assert_eq!(violation_lines(&run.stdout), ["-:1:disallow"]);
+}

@@ -1,0 +1,107 @@
+//! A `--ptr-map` full of malformed lines, through the real binary (SPEC §1
+//! "Address → name"): the good pairs still name their addresses, every bad
+//! line is skipped with its line number and a reason (the first five shown,
+//! then a count), nothing from the file is echoed raw to the terminal, and
+//! the run goes on. Names of up to 255 octets with CSV metacharacters are
+//! not host names, so they are refused rather than reported.
+
+#[path = "hostile_common.rs"]
+mod common;
+
+use common::*;
+
+#[test]
+fn a_ptr_map_with_malformed_lines_keeps_its_good_pairs() {
+    let dir = tempfile::tempdir().unwrap();
+    let robots = write(dir.path(), "robots.txt", ROBOTS);
+    let long_name = format!("{}.example.com", ["=a,\"b\"|c"; 30].join("."));
+    let mut map: Vec<u8> = Vec::new();
+    map.extend_from_slice(b"# a map with every kind of damage\n");
+    map.extend_from_slice(b"77.75.77.123 fulltextrobot-77-75-77-123.seznam.cz\n");
+    map.extend_from_slice(b"\x00\x01\x02 binary\n");
+    map.extend_from_slice(b"6.6.6.6 \xff\xfe.example.com\n");
+    map.extend_from_slice(b"6.6.6.6\n");
+    map.extend_from_slice(b"6.6.6.6 a.example.com b.example.com\n");
+    map.extend_from_slice(b"999.1.1.1 host.example.com\n");
+    map.extend_from_slice(format!("6.6.6.6 {long_name}\n").as_bytes());
+    map.extend_from_slice(b"6.6.6.6 =cmd|' /C calc'!A0\n");
+    map.extend_from_slice(b"\x1b[31mred\x1b[0m 1.2.3.4\n");
+    map.extend_from_slice(&[b'x'; 100_000]);
+    map.push(b'\n');
+    map.extend_from_slice(b"2A02:598:A:0::78:90,fulltextrobot-2a02-598-a--78-90.seznam.cz.\r\n");
+    map.extend_from_slice(b"6.6.6.7 host.example.com");
+    let map = write(dir.path(), "ptr-map.txt", &map);
+
+    let mut log = seznam_fetch(1, "/cz/chat/a");
+    log.push_str(&line(
+        "2a02:598:a::78:90",
+        "30/Nov/2026:00:00:02 +0100",
+        "GET /cz/chat/b HTTP/1.1",
+        BROWSER_UA,
+    ));
+    log.push_str(&line(
+        "6.6.6.7",
+        "30/Nov/2026:00:00:03 +0100",
+        "GET /cz/chat/c HTTP/1.1",
+        SEZNAM_UA,
+    ));
+    log.push_str(&line(
+        "6.6.6.6",
+        "30/Nov/2026:00:00:04 +0100",
+        "GET /cz/chat/d HTTP/1.1",
+        SEZNAM_UA,
+    ));
+    let log = write(dir.path(), "access.log", log);
+    let out = dir.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    let run = run(&[
+        "--log",
+        s(&log),
+        "--robots",
+        s(&robots),
+        "--ptr-map",
+        s(&map),
+        "--out",
+        s(&out),
+    ]);
+    assert_eq!(run.code(), Some(1), "{}", run.stderr);
+    let violations = rows(&std::fs::read(out.join("violations.csv")).unwrap());
+    let got: Vec<(&str, &str, &str)> = violations[1..]
+        .iter()
+        .map(|r| (r[3].as_str(), r[5].as_str(), r[6].as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("77.75.77.123", "ptr-only", "ua+ptr"),
+            ("2a02:598:a::78:90", "ptr-only", "ptr"),
+            // Every name 6.6.6.6 was given was refused: nothing is known.
+            ("6.6.6.6", "unverified", "ua"),
+        ]
+    );
+    let impostors = rows(&std::fs::read(out.join("impostors.csv")).unwrap());
+    let got: Vec<(&str, &str)> = impostors[1..]
+        .iter()
+        .map(|r| (r[3].as_str(), r[4].as_str()))
+        .collect();
+    assert_eq!(got, [("6.6.6.7", "host.example.com")]);
+
+    // Bad lines are named by number and reason; five are shown.
+    let shown: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.contains("ptr-map.txt:") && !l.contains("more bad lines"))
+        .collect();
+    assert_eq!(shown.len(), 5, "{}", run.stderr);
+    assert!(
+        shown[0].ends_with("ptr-map.txt:3: not an IP address"),
+        "{shown:?}"
+    );
+    assert!(
+        run.stderr.contains("ptr-map.txt: 4 more bad lines"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains('\u{1b}'), "terminal escapes echoed");
+    assert!(!run.stderr.contains("calc"), "map text echoed");
+}

@@ -1,0 +1,173 @@
+//! Ctrl-C and SIGTERM during a run (SPEC §5 "each written whole or not at
+//! all"; `src/interrupt.rs`): the run ends with status 2, no temporary file
+//! is left in the out directory, and every report there is either the
+//! earlier one, byte for byte, or a whole new one — never half of one.
+
+#[path = "hostile_common.rs"]
+mod common;
+
+use std::io::Write;
+use std::path::Path;
+use std::process::Stdio;
+use std::time::Duration;
+
+use common::*;
+
+const REPORTS: [&str; 3] = ["impostors.csv", "summary.csv", "violations.csv"];
+
+fn signal(pid: u32, name: &str) {
+    let status = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("kill -{name} {pid}"))
+        .status()
+        .expect("sh");
+    assert!(status.success(), "kill -{name} {pid}");
+}
+
+/// Earlier reports, as a nightly job would have left them.
+fn earlier_reports(out: &Path) {
+    std::fs::create_dir_all(out).unwrap();
+    for name in REPORTS {
+        write(out, name, format!("earlier {name}\n"));
+    }
+}
+
+/// Each report is the earlier one or a whole CSV with the header of its
+/// kind; nothing else is in the directory.
+fn assert_whole_or_earlier(out: &Path) {
+    assert_eq!(entries(out), REPORTS, "leftovers in {}", out.display());
+    for name in REPORTS {
+        let bytes = std::fs::read(out.join(name)).unwrap();
+        if bytes == format!("earlier {name}\n").as_bytes() {
+            continue;
+        }
+        assert!(bytes.ends_with(b"\n"), "{name} is cut short");
+        let rows = rows(&bytes);
+        let width = rows[0].len();
+        assert!(rows.iter().all(|r| r.len() == width), "{name} is cut short");
+    }
+}
+
+/// An audit reading a log from standard input that never ends: the test
+/// writes crawler fetches, then holds the pipe open while it signals.
+fn interrupted_while_reading(signal_name: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let robots = write(dir.path(), "robots.txt", ROBOTS);
+    let out = dir.path().join("out");
+    earlier_reports(&out);
+    let mut child = command(&["--log", "-", "--robots", s(&robots), "--out", s(&out)])
+        .stdin(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut block = String::new();
+    for i in 0..2_000 {
+        block.push_str(&seznam_fetch(i % 60, &format!("/cz/chat/{i}")));
+    }
+    for _ in 0..20 {
+        stdin.write_all(block.as_bytes()).unwrap();
+    }
+    // Give the reader time to take in what was written.
+    std::thread::sleep(Duration::from_millis(500));
+    signal(child.id(), signal_name);
+    let run = finish(child, Duration::from_secs(30));
+    drop(stdin);
+    assert_eq!(run.code(), Some(2), "{signal_name}: {}", run.stderr);
+    assert!(run.stderr.contains("interrupted"), "{}", run.stderr);
+    assert_whole_or_earlier(&out);
+    for name in REPORTS {
+        assert_eq!(
+            std::fs::read(out.join(name)).unwrap(),
+            format!("earlier {name}\n").as_bytes(),
+            "{name} changed although the run never got to write it"
+        );
+    }
+}
+
+#[test]
+fn sigterm_while_reading_an_endless_log_leaves_the_earlier_reports() {
+    interrupted_while_reading("TERM");
+}
+
+#[test]
+fn ctrl_c_while_reading_an_endless_log_leaves_the_earlier_reports() {
+    interrupted_while_reading("INT");
+}
+
+/// Signals at spread-out moments of a run that writes reports of some
+/// megabytes: whenever it lands — reading, judging, staging, renaming —
+/// no report is ever half written and no temporary file stays.
+#[test]
+fn sigterm_at_any_moment_never_leaves_half_a_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let robots = write(dir.path(), "robots.txt", ROBOTS);
+    let mut log = String::new();
+    for i in 0..40_000u32 {
+        log.push_str(&line(
+            "77.75.77.123",
+            &format!(
+                "30/Nov/2026:{:02}:{:02}:{:02} +0100",
+                i / 3600 % 24,
+                i / 60 % 60,
+                i % 60
+            ),
+            &format!("GET /cz/chat/{i} HTTP/1.1"),
+            SEZNAM_UA,
+        ));
+    }
+    let log = write(dir.path(), "big.log", log);
+    // How long an uninterrupted run takes, to spread the signals over it.
+    // The first run warms the page cache; the second is the one timed.
+    let whole = (0..2)
+        .map(|_| {
+            let out = dir.path().join("whole");
+            std::fs::create_dir_all(&out).unwrap();
+            let run = run(&[
+                "--log",
+                s(&log),
+                "--robots",
+                s(&robots),
+                "--out",
+                s(&out),
+                "-q",
+            ]);
+            assert_eq!(run.code(), Some(1), "{}", run.stderr);
+            run.elapsed
+        })
+        .min()
+        .unwrap_or_default();
+    for step in 1..=8u32 {
+        let out = dir.path().join(format!("out-{step}"));
+        earlier_reports(&out);
+        let child = command(&[
+            "--log",
+            s(&log),
+            "--robots",
+            s(&robots),
+            "--out",
+            s(&out),
+            "-q",
+        ])
+        .spawn()
+        .unwrap();
+        let pid = child.id();
+        let delay = whole * step / 9;
+        let killer = std::thread::spawn(move || {
+            std::thread::sleep(delay);
+            // The run may have ended already: then there is nobody to kill.
+            let _ = std::process::Command::new("sh")
+                .arg("-c")
+                .arg(format!("kill -TERM {pid} 2>/dev/null"))
+                .status();
+        });
+        let run = finish(child, Duration::from_secs(60));
+        killer.join().unwrap();
+        assert!(
+            matches!(run.code(), Some(1 | 2)),
+            "step {step}: {:?} {}",
+            run.code(),
+            run.stderr
+        );
+        assert_whole_or_earlier(&out);
+    }
+}
