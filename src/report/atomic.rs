@@ -28,12 +28,12 @@ pub fn abandon() {
     std::mem::forget(pending);
 }
 
-fn temporary_path(target: &Path) -> PathBuf {
+fn temporary_path(target: &Path, kind: &str) -> PathBuf {
     let name = target
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "report".into());
-    target.with_file_name(format!(".{name}.{}.tmp", std::process::id()))
+    target.with_file_name(format!(".{name}.{}.{kind}", std::process::id()))
 }
 
 fn stage(temp: &Path, target: &Path, bytes: &[u8]) -> Result<()> {
@@ -47,38 +47,60 @@ fn stage(temp: &Path, target: &Path, bytes: &[u8]) -> Result<()> {
 }
 
 /// Writes several files so that each is whole or absent, and none is
-/// replaced unless all could be written: all are staged first, then
-/// renamed. On failure no temporary file is left behind.
+/// replaced unless all are: all are staged first; the reports they replace
+/// are kept (as hard links) until every rename has been made, and put back
+/// if one fails. On failure no temporary file is left behind.
 pub fn write_all(files: &[(PathBuf, Vec<u8>)]) -> Result<()> {
     let mut pending = PENDING
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
-    let mut result = Ok(());
-    for (target, bytes) in files {
-        let temp = temporary_path(target);
-        pending.push(temp.clone());
-        result = stage(&temp, target, bytes);
-        if result.is_err() {
-            break;
-        }
-    }
-    if result.is_ok() {
-        for (target, _) in files {
-            let temp = temporary_path(target);
-            result = fs::rename(&temp, target).map_err(|source| Error::Write {
-                path: target.clone(),
-                source,
-            });
-            if result.is_err() {
-                break;
-            }
-            pending.retain(|p| *p != temp);
-        }
-    }
+    let result = stage_and_rename(files, &mut pending);
     for temp in pending.drain(..) {
         let _ = fs::remove_file(temp);
     }
     result
+}
+
+fn stage_and_rename(files: &[(PathBuf, Vec<u8>)], pending: &mut Vec<PathBuf>) -> Result<()> {
+    for (target, bytes) in files {
+        let temp = temporary_path(target, "tmp");
+        pending.push(temp.clone());
+        stage(&temp, target, bytes)?;
+    }
+    // The earlier reports, kept under another name until the new set is
+    // complete. `None`: there was none.
+    let mut earlier: Vec<Option<PathBuf>> = Vec::with_capacity(files.len());
+    for (target, _) in files {
+        let kept = temporary_path(target, "old");
+        pending.push(kept.clone());
+        let _ = fs::remove_file(&kept);
+        earlier.push(match fs::hard_link(target, &kept) {
+            Ok(()) => Some(kept),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+            Err(source) => {
+                return Err(Error::Write {
+                    path: target.clone(),
+                    source,
+                });
+            }
+        });
+    }
+    for (done, (target, _)) in files.iter().enumerate() {
+        if let Err(source) = fs::rename(temporary_path(target, "tmp"), target) {
+            // Put back what the renames before this one replaced.
+            for ((target, _), kept) in files[..done].iter().zip(&earlier) {
+                let _ = match kept {
+                    Some(kept) => fs::rename(kept, target),
+                    None => fs::remove_file(target),
+                };
+            }
+            return Err(Error::Write {
+                path: target.clone(),
+                source,
+            });
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
