@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use crate::accesslog::request::origin_form;
 use crate::config::{CheckConfig, OutputFormat};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::report::columns::{csv_error, finish, writer};
 use crate::robots::{AgentRules, Robots, agent};
 use crate::text::{escape_non_utf8, json_string};
@@ -105,7 +105,15 @@ fn text(robots: &Robots, token: &str, answers: &[Answer]) -> String {
     } else {
         let _ = writeln!(out, "{token}: uses group {}", used.join(" + "));
     }
-    let width = answers.iter().map(|a| a.target.len()).max().unwrap_or(0);
+    // Columns line up for ordinary targets; a monster target (past 80
+    // characters) is not padded to, so the formatter's width limit and the
+    // terminal are both spared.
+    let width = answers
+        .iter()
+        .map(|a| a.target.chars().count())
+        .filter(|&n| n <= 80)
+        .max()
+        .unwrap_or(0);
     for a in answers {
         let verdict = if a.allowed {
             "allowed   "
@@ -159,11 +167,7 @@ fn json(token: &str, answers: &[Answer]) -> String {
 
 /// Runs `check`; true when every target is allowed.
 pub fn run(config: &CheckConfig) -> Result<bool> {
-    let bytes = std::fs::read(&config.robots).map_err(|source| Error::Open {
-        path: config.robots.clone(),
-        source,
-    })?;
-    let robots = Robots::new(&bytes);
+    let robots = Robots::read(&config.robots)?;
     let (token, answers) = answers(&robots, &config.user_agent, &config.targets);
     let output = match config.format {
         OutputFormat::Text => text(&robots, &token, &answers),
