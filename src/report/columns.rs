@@ -106,10 +106,12 @@ pub fn violations_csv(findings: &Findings<'_>) -> Result<Vec<u8>> {
             log(&fetch.target),
             Cow::Owned(status(fetch.status)),
             Cow::Borrowed(row.kind.as_str().as_bytes()),
-            Cow::Borrowed(row.group.as_bytes()),
+            // robots.txt text may be a stranger's too (a CMS plugin, a
+            // compromised site): the same guard.
+            log(row.group.as_bytes()),
             Cow::Owned(row.rule_line.to_string().into_bytes()),
-            Cow::Borrowed(row.rule.as_bytes()),
-            Cow::Borrowed(row.detail.as_bytes()),
+            log(row.rule.as_bytes()),
+            log(row.detail.as_bytes()),
             Cow::Borrowed(row.note.as_bytes()),
         ];
         out.write_record(&record).map_err(csv_error)?;
