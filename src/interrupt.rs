@@ -7,7 +7,7 @@
 pub fn install() {
     let _ = ctrlc::set_handler(|| {
         crate::report::atomic::abandon();
-        eprintln!("robots-audit: interrupted; no report written");
+        crate::warn!("robots-audit: interrupted; no report written");
         std::process::exit(2);
     });
 }

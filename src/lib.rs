@@ -73,6 +73,16 @@ pub fn run(command: &Command) -> Result<Outcome> {
     }
 }
 
+/// Prints a line on standard error. A closed standard error (`2>&1 | head`
+/// in a cron line) is ignored: the reports matter more than the messages.
+#[macro_export]
+macro_rules! warn {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 /// Writes to standard output; a closed pipe surfaces as a broken-pipe
 /// `Error::Write`, which the binary ends on quietly.
 pub fn write_stdout(bytes: &[u8]) -> Result<()> {

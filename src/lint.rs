@@ -8,7 +8,7 @@ use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use crate::config::{LintConfig, OutputFormat};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::robots::lint::{self, Finding, SEZNAM_FLOOR_SECS, SEZNAM_TOKEN, Severity};
 use crate::robots::parse::{Directive, Record};
 use crate::robots::{AgentRules, Group, RequestRate, Robots};
@@ -16,11 +16,7 @@ use crate::text::{escape_non_utf8, json_string};
 
 /// Runs `lint`; true when the file is clean (notes alone leave it clean).
 pub fn run(config: &LintConfig) -> Result<bool> {
-    let bytes = std::fs::read(&config.file).map_err(|source| Error::Open {
-        path: config.file.clone(),
-        source,
-    })?;
-    let robots = Robots::new(&bytes);
+    let robots = Robots::read(&config.file)?;
     let findings = lint::lint(&robots);
     let path = config.file.display().to_string();
     let output = match config.format {

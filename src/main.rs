@@ -11,7 +11,7 @@ fn main() -> ExitCode {
     let command = match Cli::parse().into_command() {
         Ok(command) => command,
         Err(err) => {
-            eprintln!("robots-audit: {err}");
+            robots_audit::warn!("robots-audit: {err}");
             return ExitCode::from(2);
         }
     };
@@ -20,7 +20,7 @@ fn main() -> ExitCode {
         Ok(outcome) => ExitCode::from(outcome.exit_code()),
         Err(err) if err.is_broken_pipe() => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("robots-audit: {err}");
+            robots_audit::warn!("robots-audit: {err}");
             ExitCode::from(2)
         }
     }

@@ -318,14 +318,6 @@ fn identifier(profiles: Option<&Path>) -> Result<Identifier> {
     Identifier::new(table)
 }
 
-fn read_robots(path: &Path) -> Result<Robots> {
-    let bytes = std::fs::read(path).map_err(|source| Error::Open {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    Ok(Robots::new(&bytes))
-}
-
 fn load_ptr_map(path: Option<&Path>, quiet: bool) -> Result<PtrMap> {
     let Some(path) = path else {
         return Ok(PtrMap::default());
@@ -333,7 +325,7 @@ fn load_ptr_map(path: Option<&Path>, quiet: bool) -> Result<PtrMap> {
     let (map, bad) = PtrMap::load(path)?;
     if !quiet {
         for line in bad.iter().take(SHOWN_SKIPS) {
-            eprintln!(
+            crate::warn!(
                 "robots-audit: {}:{}: {}",
                 path.display(),
                 line.line,
@@ -341,7 +333,7 @@ fn load_ptr_map(path: Option<&Path>, quiet: bool) -> Result<PtrMap> {
             );
         }
         if bad.len() > SHOWN_SKIPS {
-            eprintln!(
+            crate::warn!(
                 "robots-audit: {}: {} more bad lines",
                 path.display(),
                 bad.len() - SHOWN_SKIPS
@@ -353,7 +345,7 @@ fn load_ptr_map(path: Option<&Path>, quiet: bool) -> Result<PtrMap> {
 
 /// The main job: audit every log against robots.txt and write the reports.
 pub fn run(config: &AuditConfig) -> Result<Outcome> {
-    let robots = read_robots(&config.robots)?;
+    let robots = Robots::read(&config.robots)?;
     let format = LogFormat::new(&config.log_format)
         .map_err(|cause| Error::Usage(format!("--log-format: {cause}")))?;
     let ident = identifier(config.profiles.as_deref())?;
@@ -389,7 +381,7 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
     // Shown even with --quiet: a bad line is a problem for the webmaster,
     // not progress chatter.
     for &(file, line, skip) in &scan.skips {
-        eprintln!(
+        crate::warn!(
             "robots-audit: {}:{}: skipped: {}",
             config.logs[file].display(),
             line,
@@ -445,7 +437,7 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
         },
     };
     for (_, err) in &input_errors {
-        eprintln!("robots-audit: {err}");
+        crate::warn!("robots-audit: {err}");
     }
     report::write(&findings, config.out.as_deref())?;
     if !config.quiet {
@@ -455,7 +447,11 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
             dns_failures,
             outside_period: scan.outside_period,
         };
-        eprint!("{}", report::summary::human(&findings, &totals));
+        {
+            use std::io::Write as _;
+            let _ =
+                std::io::stderr().write_all(report::summary::human(&findings, &totals).as_bytes());
+        }
     }
     Ok(if !input_errors.is_empty() {
         Outcome::Incomplete
@@ -493,7 +489,7 @@ fn resolve(
     };
     let (answers, stats) = dns::resolve(&addrs, ident, &options)?;
     for warning in &stats.warnings {
-        eprintln!("robots-audit: {warning}");
+        crate::warn!("robots-audit: {warning}");
     }
     Ok((answers, stats.failures as u64))
 }

@@ -178,7 +178,6 @@ fn every_text_column_is_safe_for_a_spreadsheet() {
 /// `User-agent: SeznamBot` makes the label `=HYPERLINK(…)|SeznamBot`, which
 /// is written without the leading `'`.
 #[test]
-#[ignore = "bug: src/report/columns.rs writes row.group (and rule, detail) without Escaping::apply"]
 fn the_group_column_is_safe_for_a_spreadsheet_too() {
     let dir = tempfile::tempdir().unwrap();
     let robots = write(
@@ -252,7 +251,6 @@ fn standard_output_closed_early_ends_quietly() {
 /// panics. The skipped-line messages come before the reports are written,
 /// so the reports are lost and the run ends with status 101.
 #[test]
-#[ignore = "bug: src/pipeline.rs and src/main.rs print with eprintln!/eprint!, which panic on a closed stderr"]
 fn standard_error_closed_early_still_writes_the_reports() {
     let dir = tempfile::tempdir().unwrap();
     let robots = write(dir.path(), "robots.txt", ROBOTS);
@@ -379,7 +377,6 @@ fn a_full_filesystem_leaves_the_earlier_report_untouched() {
 /// because `impostors.csv` is a directory), the out directory holds a new
 /// violations.csv beside an old summary.csv: a mixed set of reports.
 #[test]
-#[ignore = "bug: src/report/atomic.rs renames one file after another, so a failed rename leaves earlier ones replaced"]
 fn a_failed_rename_leaves_every_earlier_report_untouched() {
     let dir = tempfile::tempdir().unwrap();
     let robots = write(dir.path(), "robots.txt", ROBOTS);

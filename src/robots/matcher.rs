@@ -6,12 +6,16 @@
 use std::borrow::Cow;
 use std::cell::RefCell;
 use std::cmp::Reverse;
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::Path;
 
 use super::compile::{Matcher, Pattern};
 use super::group::{self, Group, Grouping, Rule};
 use super::limits::{CrawlDelay, RequestRate};
 use super::normalize::{is_matching_form, matching_form_into};
 use super::parse::{self, RobotsFile};
+use crate::error::{Error, Position, Result};
 
 /// A parsed robots.txt with its groups. Immutable; share it by reference.
 #[derive(Debug, Clone)]
@@ -27,6 +31,38 @@ impl Robots {
         let file = parse::parse(bytes);
         let grouping = group::group(&file);
         Robots { file, grouping }
+    }
+
+    /// Reads a robots.txt file: at most one byte past the 500 KiB limit is
+    /// taken in, so a pipe or device that never ends cannot hang the run or
+    /// fill memory. The size the lint reports is the file's own when the
+    /// file system knows it.
+    pub fn read(path: &Path) -> Result<Robots> {
+        let open_error = |source| Error::Open {
+            path: path.to_path_buf(),
+            source,
+        };
+        let file = File::open(path).map_err(open_error)?;
+        let metadata = file.metadata().map_err(open_error)?;
+        if metadata.is_dir() {
+            return Err(open_error(io::Error::from(io::ErrorKind::IsADirectory)));
+        }
+        let mut bytes = Vec::new();
+        file.take(parse::SIZE_LIMIT as u64 + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|source| Error::Read {
+                path: path.to_path_buf(),
+                at: Position::File,
+                source,
+            })?;
+        let mut robots = Robots::new(&bytes);
+        if metadata.is_file() {
+            robots.file.size = robots
+                .file
+                .size
+                .max(usize::try_from(metadata.len()).unwrap_or(usize::MAX));
+        }
+        Ok(robots)
     }
 
     pub fn file(&self) -> &RobotsFile {
