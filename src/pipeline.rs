@@ -397,19 +397,32 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
     let knowledge = Knowledge::new(ptr_map, dns);
     let verdicts = verify(&ident, &knowledge, scan.candidates);
 
-    let rules: Vec<AgentRules> = ident
+    // One compiled selection per robots.txt token: SeznamBot, FreshBot and
+    // SeznamBot-test all read the SeznamBot groups.
+    let mut tokens: Vec<String> = Vec::new();
+    let token_of: Vec<usize> = ident
         .profiles()
         .iter()
-        .map(|p| robots.rules_for(p.token.as_bytes()))
+        .map(|p| {
+            let token = p.token.to_ascii_lowercase();
+            tokens.iter().position(|t| *t == token).unwrap_or_else(|| {
+                tokens.push(token);
+                tokens.len() - 1
+            })
+        })
+        .collect();
+    let rules: Vec<AgentRules> = tokens
+        .iter()
+        .map(|t| robots.rules_for(t.as_bytes()))
         .collect();
     let policies: Vec<Policy<'_>> = ident
         .profiles()
         .iter()
-        .zip(&rules)
-        .map(|(profile, rules)| Policy {
+        .zip(&token_of)
+        .map(|(profile, &token)| Policy {
             name: profile.name.clone(),
             token: profile.token.clone(),
-            rules,
+            rules: &rules[token],
             rate_floor: profile
                 .rate_floor
                 .map(|f| (f.fetches, u64::from(f.seconds))),
