@@ -280,7 +280,18 @@ fn ignored_limits(scope: &Scope<'_>, findings: &mut Vec<Finding>) {
         };
         for line in group.request_rates.iter().filter(|l| l.rate.is_some()) {
             let ignored = users.iter().all(|&s| !used[s].contains(&line.line));
-            let minute = line.rate.and_then(|r| r.window).map_or(0, |w| w.start_min);
+            // Name the line that holds when this one would: in its window,
+            // or, for a line without one, at a time no window covers.
+            let minute = match line.rate.and_then(|r| r.window) {
+                Some(window) => window.start_min,
+                None => (0..1440u16)
+                    .find(|&m| {
+                        first
+                            .rate_at(m)
+                            .is_some_and(|r| r.rate.is_some_and(|rate| rate.window.is_none()))
+                    })
+                    .unwrap_or(0),
+            };
             if ignored && let Some(winner) = first.rate_at(minute) {
                 findings.push(ignored_rate(line.line, &line.text, winner));
             }
@@ -445,5 +456,25 @@ mod tests {
         for &(text, name, lines) in cases {
             assert_eq!(found(text, name), lines, "{text:?} {name}");
         }
+    }
+}
+
+#[cfg(test)]
+mod winner_tests {
+    use super::super::super::matcher::Robots;
+    use super::super::lint;
+
+    #[test]
+    fn an_ignored_line_without_a_window_names_the_unwindowed_winner() {
+        let text = "User-agent: SeznamBot\nRequest-rate: 10/m\nRequest-rate: 1/5\n\
+                    Request-rate: 1/60s 2300-0100\n";
+        let findings = lint(&Robots::new(text.as_bytes()));
+        let ignored: Vec<&str> = findings
+            .iter()
+            .filter(|f| f.name == "ignored-request-rate")
+            .map(|f| f.message.as_str())
+            .collect();
+        assert_eq!(ignored.len(), 1, "{ignored:?}");
+        assert!(ignored[0].contains("(line 2)"), "{}", ignored[0]);
     }
 }
