@@ -437,11 +437,13 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
     let violations = pool.install(|| audit::judge(&robots, &policies, &verdicts.fetches, counting));
 
     let crawlers: Vec<String> = policies.iter().map(|p| p.name.clone()).collect();
+    let group_labels: Vec<String> = robots.groups().iter().map(|g| g.label()).collect();
     let findings = Findings {
         files: &config.logs,
         crawlers: &crawlers,
         fetches: &verdicts.fetches,
         violations: &violations,
+        group_labels: &group_labels,
         impostors: &verdicts.impostors,
         escaping: if config.raw_csv {
             Escaping::Raw

@@ -3,15 +3,13 @@
 //! first fetch of a count never breaks it.
 
 use super::{Fetch, Kind, Policy, Violation, seconds_text};
-use crate::robots::Robots;
 
 /// Rows for one count (`count`: fetch indices in time order).
-pub fn judge(
-    robots: &Robots,
-    policies: &[Policy<'_>],
+pub fn judge<'r>(
+    policies: &[Policy<'r>],
     fetches: &[Fetch],
     count: &[usize],
-) -> Vec<Violation> {
+) -> Vec<Violation<'r>> {
     let mut rows = Vec::new();
     let mut previous: Option<i64> = None;
     for &index in count {
@@ -32,9 +30,9 @@ pub fn judge(
                 rows.push(Violation {
                     fetch: index,
                     kind: Kind::CrawlDelay,
-                    group: robots.groups()[delay.group].label(),
+                    group: delay.group,
                     rule_line: delay.line,
-                    rule: delay.text.clone(),
+                    rule: &delay.text,
                     detail: format!(
                         "{} s after the previous fetch; allowed every {} s",
                         seconds_text(u64::try_from(gap_ms).unwrap_or(0)),

@@ -12,7 +12,11 @@ use crate::robots::Robots;
 pub const HOMEPAGE_EXCEPTION: &str = "seznam-homepage-exception";
 
 /// One row for every fetch its crawler's rules disallow, in fetch order.
-pub fn judge(robots: &Robots, policies: &[Policy<'_>], fetches: &[Fetch]) -> Vec<Violation> {
+pub fn judge<'r>(
+    robots: &Robots,
+    policies: &[Policy<'r>],
+    fetches: &[Fetch],
+) -> Vec<Violation<'r>> {
     fetches
         .par_iter()
         .enumerate()
@@ -32,9 +36,9 @@ pub fn judge(robots: &Robots, policies: &[Policy<'_>], fetches: &[Fetch]) -> Vec
             Some(Violation {
                 fetch: index,
                 kind: Kind::Disallow,
-                group: group.label(),
+                group: rule.group,
                 rule_line: rule.line,
-                rule: rule.text.clone(),
+                rule: &rule.text,
                 detail: String::new(),
                 note,
             })

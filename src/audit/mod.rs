@@ -61,14 +61,15 @@ impl Kind {
 
 /// One row of `violations.csv`, pointing at its fetch.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Violation {
+pub struct Violation<'r> {
     /// Index into the sorted fetches.
     pub fetch: usize,
     pub kind: Kind,
-    /// The user-agent values of the group holding the deciding rule.
-    pub group: String,
+    /// Index into `Robots::groups` of the group holding the deciding rule.
+    pub group: usize,
     pub rule_line: usize,
-    pub rule: String,
+    /// The deciding line as written, borrowed from the compiled rules.
+    pub rule: &'r str,
     pub detail: String,
     pub note: &'static str,
 }
@@ -96,23 +97,17 @@ pub struct Counting {
 
 /// Judges every fetch, which must be sorted by `Fetch::key`. Returns the
 /// violations sorted as SPEC §5 orders the rows.
-pub fn judge(
+pub fn judge<'r>(
     robots: &Robots,
-    policies: &[Policy<'_>],
+    policies: &[Policy<'r>],
     fetches: &[Fetch],
     counting: Counting,
-) -> Vec<Violation> {
+) -> Vec<Violation<'r>> {
     debug_assert!(fetches.windows(2).all(|w| w[0].key() <= w[1].key()));
     let mut rows = disallow::judge(robots, policies, fetches);
     for count in counts(policies, fetches, counting.rate_by) {
-        rows.extend(rate::judge(
-            robots,
-            policies,
-            fetches,
-            &count,
-            counting.window_tz,
-        ));
-        rows.extend(delay::judge(robots, policies, fetches, &count));
+        rows.extend(rate::judge(policies, fetches, &count, counting.window_tz));
+        rows.extend(delay::judge(policies, fetches, &count));
     }
     rows.sort_by(|a, b| {
         fetches[a.fetch]

@@ -8,7 +8,6 @@ use std::collections::VecDeque;
 
 use super::{Fetch, Kind, Policy, Violation};
 use crate::config::WindowTz;
-use crate::robots::Robots;
 
 /// The rate that holds: what is written, or the crawler's floor when the
 /// written rate is slower.
@@ -42,13 +41,12 @@ pub fn effective(requests: u32, period_secs: u64, floor: Option<(u32, u64)>) -> 
 }
 
 /// Rows for one count (`count`: fetch indices in time order).
-pub fn judge(
-    robots: &Robots,
-    policies: &[Policy<'_>],
+pub fn judge<'r>(
+    policies: &[Policy<'r>],
     fetches: &[Fetch],
     count: &[usize],
     window_tz: WindowTz,
-) -> Vec<Violation> {
+) -> Vec<Violation<'r>> {
     let Some(&first) = count.first() else {
         return Vec::new();
     };
@@ -118,9 +116,9 @@ pub fn judge(
             rows.push(Violation {
                 fetch: index,
                 kind: Kind::RequestRate,
-                group: robots.groups()[line.group].label(),
+                group: line.group,
                 rule_line: line.line,
-                rule: line.text.clone(),
+                rule: &line.text,
                 detail,
                 note: "",
             });

@@ -4,10 +4,11 @@
 //! report untouched and no temporary file behind.
 
 use std::fs::{self, File};
-use std::io::{self, Write};
+use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
+use super::columns::Report;
 use crate::error::{Error, Result};
 
 /// Temporary files not yet renamed. The lock is held for the whole of
@@ -36,13 +37,13 @@ fn temporary_path(target: &Path, kind: &str) -> PathBuf {
     target.with_file_name(format!(".{name}.{}.{kind}", std::process::id()))
 }
 
-fn stage(temp: &Path, target: &Path, bytes: &[u8]) -> Result<()> {
+fn stage(temp: &Path, target: &Path, report: &Report<'_>) -> Result<()> {
     let fail = |source: io::Error| Error::Write {
         path: target.to_path_buf(),
         source,
     };
     let mut file = File::create(temp).map_err(fail)?;
-    file.write_all(bytes).map_err(fail)?;
+    report(&mut file).map_err(fail)?;
     file.sync_all().map_err(fail)
 }
 
@@ -50,7 +51,7 @@ fn stage(temp: &Path, target: &Path, bytes: &[u8]) -> Result<()> {
 /// replaced unless all are: all are staged first; the reports they replace
 /// are kept (as hard links) until every rename has been made, and put back
 /// if one fails. On failure no temporary file is left behind.
-pub fn write_all(files: &[(PathBuf, Vec<u8>)]) -> Result<()> {
+pub fn write_all(files: &[(PathBuf, &Report<'_>)]) -> Result<()> {
     let mut pending = PENDING
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
@@ -61,11 +62,11 @@ pub fn write_all(files: &[(PathBuf, Vec<u8>)]) -> Result<()> {
     result
 }
 
-fn stage_and_rename(files: &[(PathBuf, Vec<u8>)], pending: &mut Vec<PathBuf>) -> Result<()> {
-    for (target, bytes) in files {
+fn stage_and_rename(files: &[(PathBuf, &Report<'_>)], pending: &mut Vec<PathBuf>) -> Result<()> {
+    for (target, report) in files {
         let temp = temporary_path(target, "tmp");
         pending.push(temp.clone());
-        stage(&temp, target, bytes)?;
+        stage(&temp, target, report)?;
     }
     // The earlier reports, kept under another name until the new set is
     // complete. `None`: there was none.
@@ -106,6 +107,7 @@ fn stage_and_rename(files: &[(PathBuf, Vec<u8>)], pending: &mut Vec<PathBuf>) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io::Write;
 
     #[test]
     fn writes_whole_files_and_leaves_no_temporaries() {
@@ -113,8 +115,8 @@ mod tests {
         let a = dir.path().join("a.csv");
         let b = dir.path().join("b.csv");
         write_all(&[
-            (a.clone(), b"one\n".to_vec()),
-            (b.clone(), b"two\n".to_vec()),
+            (a.clone(), &|w: &mut dyn Write| w.write_all(b"one\n")),
+            (b.clone(), &|w: &mut dyn Write| w.write_all(b"two\n")),
         ])
         .unwrap();
         assert_eq!(fs::read(&a).unwrap(), b"one\n");
@@ -132,7 +134,10 @@ mod tests {
         let a = dir.path().join("a.csv");
         fs::write(&a, b"old\n").unwrap();
         let missing = dir.path().join("no-such-dir").join("b.csv");
-        let err = write_all(&[(a.clone(), b"new\n".to_vec()), (missing, b"x".to_vec())]);
+        let err = write_all(&[
+            (a.clone(), &|w: &mut dyn Write| w.write_all(b"new\n")),
+            (missing, &|w: &mut dyn Write| w.write_all(b"x")),
+        ]);
         assert!(err.is_err());
         assert_eq!(fs::read(&a).unwrap(), b"old\n");
         let names: Vec<_> = fs::read_dir(dir.path())

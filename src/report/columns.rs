@@ -2,6 +2,7 @@
 //! place: their names, their order, and how each cell is written.
 
 use std::borrow::Cow;
+use std::io;
 
 use super::Findings;
 use crate::error::{Error, Result};
@@ -88,9 +89,30 @@ fn status(value: Option<u16>) -> Vec<u8> {
         .into_bytes()
 }
 
-pub fn violations_csv(findings: &Findings<'_>) -> Result<Vec<u8>> {
-    let mut out = writer();
-    out.write_record(VIOLATIONS).map_err(csv_error)?;
+/// Writes one report into `out`; the caller decides where the bytes go.
+pub type Report<'f> = dyn Fn(&mut dyn io::Write) -> io::Result<()> + 'f;
+
+/// The I/O error inside a CSV error, kept as it is so that a closed pipe
+/// still reads as one.
+pub(crate) fn io_error(e: csv::Error) -> io::Error {
+    match e.into_kind() {
+        csv::ErrorKind::Io(e) => e,
+        other => io::Error::other(format!("{other:?}")),
+    }
+}
+
+/// A CSV writer straight into `out`, so a large report is never held whole
+/// in memory.
+fn stream(out: &mut dyn io::Write) -> csv::Writer<&mut dyn io::Write> {
+    csv::WriterBuilder::new()
+        .quote_style(csv::QuoteStyle::Necessary)
+        .terminator(csv::Terminator::Any(b'\n'))
+        .from_writer(out)
+}
+
+pub fn write_violations(findings: &Findings<'_>, out: &mut dyn io::Write) -> io::Result<()> {
+    let mut out = stream(out);
+    out.write_record(VIOLATIONS).map_err(io_error)?;
     let log = |bytes| findings.escaping.apply(bytes);
     for row in findings.violations {
         let fetch = &findings.fetches[row.fetch];
@@ -108,20 +130,20 @@ pub fn violations_csv(findings: &Findings<'_>) -> Result<Vec<u8>> {
             Cow::Borrowed(row.kind.as_str().as_bytes()),
             // robots.txt text may be a stranger's too (a CMS plugin, a
             // compromised site): the same guard.
-            log(row.group.as_bytes()),
+            log(findings.group_labels[row.group].as_bytes()),
             Cow::Owned(row.rule_line.to_string().into_bytes()),
             log(row.rule.as_bytes()),
             log(row.detail.as_bytes()),
             Cow::Borrowed(row.note.as_bytes()),
         ];
-        out.write_record(&record).map_err(csv_error)?;
+        out.write_record(&record).map_err(io_error)?;
     }
-    finish(out)
+    out.flush()
 }
 
-pub fn impostors_csv(findings: &Findings<'_>) -> Result<Vec<u8>> {
-    let mut out = writer();
-    out.write_record(IMPOSTORS).map_err(csv_error)?;
+pub fn write_impostors(findings: &Findings<'_>, out: &mut dyn io::Write) -> io::Result<()> {
+    let mut out = stream(out);
+    out.write_record(IMPOSTORS).map_err(io_error)?;
     let log = |bytes| findings.escaping.apply(bytes);
     for row in findings.impostors {
         let record: [Cow<'_, [u8]>; 10] = [
@@ -136,7 +158,7 @@ pub fn impostors_csv(findings: &Findings<'_>) -> Result<Vec<u8>> {
             Cow::Owned(status(row.status)),
             log(&row.user_agent),
         ];
-        out.write_record(&record).map_err(csv_error)?;
+        out.write_record(&record).map_err(io_error)?;
     }
-    finish(out)
+    out.flush()
 }

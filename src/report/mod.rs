@@ -7,10 +7,11 @@ pub mod columns;
 pub mod escape;
 pub mod summary;
 
+use std::io;
 use std::path::{Path, PathBuf};
 
 use crate::audit::{Fetch, Impostor, Violation};
-use crate::error::Result;
+use crate::error::{Error, Result};
 pub use escape::Escaping;
 
 /// Everything the reports are made from, sorted as SPEC §5 orders rows.
@@ -20,7 +21,10 @@ pub struct Findings<'a> {
     /// Crawler names, indexed like `Fetch::crawler`.
     pub crawlers: &'a [String],
     pub fetches: &'a [Fetch],
-    pub violations: &'a [Violation],
+    pub violations: &'a [Violation<'a>],
+    /// Each robots.txt group's user-agent values, `|`-joined, indexed like
+    /// `Violation::group`.
+    pub group_labels: &'a [String],
     pub impostors: &'a [Impostor],
     pub escaping: Escaping,
 }
@@ -30,21 +34,31 @@ pub struct Findings<'a> {
 /// first, parents and all, so that a nightly job can name a fresh
 /// directory per run.
 pub fn write(findings: &Findings<'_>, dir: Option<&Path>) -> Result<()> {
-    let violations = columns::violations_csv(findings)?;
     match dir {
         Some(dir) => {
-            let impostors = columns::impostors_csv(findings)?;
-            let summary = summary::summary_csv(findings)?;
-            std::fs::create_dir_all(dir).map_err(|source| crate::error::Error::Write {
+            std::fs::create_dir_all(dir).map_err(|source| Error::Write {
                 path: dir.to_path_buf(),
                 source,
             })?;
             atomic::write_all(&[
-                (dir.join("violations.csv"), violations),
-                (dir.join("impostors.csv"), impostors),
-                (dir.join("summary.csv"), summary),
+                (dir.join("violations.csv"), &|out: &mut dyn io::Write| {
+                    columns::write_violations(findings, out)
+                }),
+                (dir.join("impostors.csv"), &|out: &mut dyn io::Write| {
+                    columns::write_impostors(findings, out)
+                }),
+                (dir.join("summary.csv"), &|out: &mut dyn io::Write| {
+                    summary::write_summary(findings, out)
+                }),
             ])
         }
-        None => crate::write_stdout(&violations),
+        None => {
+            let stdout = io::stdout();
+            let mut lock = stdout.lock();
+            columns::write_violations(findings, &mut lock).map_err(|source| Error::Write {
+                path: PathBuf::from("-"),
+                source,
+            })
+        }
     }
 }

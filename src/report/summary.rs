@@ -4,12 +4,12 @@
 
 use std::collections::{BTreeMap, HashSet};
 use std::fmt::Write as _;
+use std::io;
 
 use super::Findings;
-use super::columns::{SUMMARY, csv_error, finish, writer};
+use super::columns::{SUMMARY, io_error};
 use crate::audit::{Kind, Violation};
 use crate::crawler::verify::Verification;
-use crate::error::Result;
 
 /// What the run saw, beyond the findings, for the human summary.
 #[derive(Debug, Clone, Default)]
@@ -74,9 +74,11 @@ pub fn lines(findings: &Findings<'_>) -> Vec<Line> {
     out
 }
 
-pub fn summary_csv(findings: &Findings<'_>) -> Result<Vec<u8>> {
-    let mut out = writer();
-    out.write_record(SUMMARY).map_err(csv_error)?;
+pub fn write_summary(findings: &Findings<'_>, out: &mut dyn io::Write) -> io::Result<()> {
+    let mut out = csv::WriterBuilder::new()
+        .terminator(csv::Terminator::Any(b'\n'))
+        .from_writer(out);
+    out.write_record(SUMMARY).map_err(io_error)?;
     for line in lines(findings) {
         out.write_record([
             line.crawler,
@@ -87,9 +89,9 @@ pub fn summary_csv(findings: &Findings<'_>) -> Result<Vec<u8>> {
             line.first_time,
             line.last_time,
         ])
-        .map_err(csv_error)?;
+        .map_err(io_error)?;
     }
-    finish(out)
+    out.flush()
 }
 
 /// A few lines for a person reading the cron mail.
@@ -142,7 +144,7 @@ pub fn human(findings: &Findings<'_>, totals: &Totals) -> String {
     }
     let mut rules: BTreeMap<(usize, &str), u64> = BTreeMap::new();
     for v in findings.violations {
-        *rules.entry((v.rule_line, v.rule.as_str())).or_default() += 1;
+        *rules.entry((v.rule_line, v.rule)).or_default() += 1;
     }
     let mut top: Vec<_> = rules.into_iter().collect();
     top.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
