@@ -5,6 +5,7 @@
 //!
 //! Run: `cargo bench --bench rates`
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use robots_audit::accesslog::Timestamp;
@@ -40,11 +41,11 @@ fn fetches(days: i64, gap: i64) -> Vec<Fetch> {
             },
             file: 0,
             line,
-            client: b"77.75.77.123".to_vec(),
+            client: Arc::from(&b"77.75.77.123"[..]),
             crawler: 0,
             verification: Verification::Verified,
             identified_by: IdentifiedBy::UaPtr,
-            method: b"GET".to_vec(),
+            method: Arc::from(&b"GET"[..]),
             target: format!("/clanek/{}", state % 100_000).into_bytes(),
             status: Some(200),
         });

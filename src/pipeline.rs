@@ -15,7 +15,7 @@ use std::collections::{HashMap, HashSet};
 use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, mpsc};
+use std::sync::{Arc, Mutex, mpsc};
 
 use rayon::prelude::*;
 
@@ -41,13 +41,38 @@ struct Candidate {
     time: Timestamp,
     file: usize,
     line: u64,
-    client_raw: Vec<u8>,
+    client_raw: Arc<[u8]>,
     client: Client,
     ua_claim: Option<CrawlerId>,
-    method: Vec<u8>,
+    method: Arc<[u8]>,
     target: Vec<u8>,
     status: Option<u16>,
-    user_agent: Vec<u8>,
+    user_agent: Arc<[u8]>,
+}
+
+/// Shares the text that crawler lines repeat (their address, method and
+/// user agent) among the fetches of one chunk, so that a million fetches
+/// do not hold a million copies of the same user agent.
+#[derive(Default)]
+struct Interner {
+    recent: Vec<Arc<[u8]>>,
+}
+
+impl Interner {
+    /// How many distinct values are remembered; crawlers use few.
+    const RECENT: usize = 16;
+
+    fn share(&mut self, bytes: &[u8]) -> Arc<[u8]> {
+        if let Some(found) = self.recent.iter().find(|r| ***r == *bytes) {
+            return Arc::clone(found);
+        }
+        let made: Arc<[u8]> = Arc::from(bytes);
+        if self.recent.len() == Self::RECENT {
+            self.recent.remove(0);
+        }
+        self.recent.push(Arc::clone(&made));
+        made
+    }
 }
 
 /// What the workers found in the lines they read.
@@ -87,6 +112,7 @@ struct Scanner<'a> {
 impl Scanner<'_> {
     fn scan(&self, file: usize, chunk: &Chunk) -> Scan {
         let mut scan = Scan::default();
+        let mut interner = Interner::default();
         for line in chunk.lines() {
             scan.lines += 1;
             let entry = if line.too_long {
@@ -96,7 +122,9 @@ impl Scanner<'_> {
             };
             match entry {
                 Ok(entry) => {
-                    if let Some(candidate) = self.candidate(file, line.number, line.text, &entry) {
+                    if let Some(candidate) =
+                        self.candidate(file, line.number, line.text, &entry, &mut interner)
+                    {
                         let inside = self.since.is_none_or(|s| candidate.time.unix >= s)
                             && self.until.is_none_or(|u| candidate.time.unix < u);
                         if inside {
@@ -126,6 +154,7 @@ impl Scanner<'_> {
         number: u64,
         text: &[u8],
         entry: &Entry<'_>,
+        interner: &mut Interner,
     ) -> Option<Candidate> {
         // The cheap test first: most lines name no crawler anywhere. Only
         // then, when a PTR map names crawler hosts, the address itself.
@@ -162,13 +191,13 @@ impl Scanner<'_> {
             time: entry.time,
             file,
             line: number,
-            client_raw: entry.client.to_vec(),
+            client_raw: interner.share(entry.client),
             client,
             ua_claim,
-            method: request.method.to_vec(),
+            method: interner.share(request.method),
             target: request.target.into_owned(),
             status: entry.status,
-            user_agent: user_agent.into_owned(),
+            user_agent: interner.share(&user_agent),
         })
     }
 }

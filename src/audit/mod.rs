@@ -6,6 +6,8 @@ pub mod delay;
 pub mod disallow;
 pub mod rate;
 
+use std::sync::Arc;
+
 use crate::accesslog::time::Timestamp;
 use crate::config::{RateBy, WindowTz};
 use crate::crawler::verify::{IdentifiedBy, Verification};
@@ -20,12 +22,12 @@ pub struct Fetch {
     /// 1-based line in that file.
     pub line: u64,
     /// The client field as logged.
-    pub client: Vec<u8>,
+    pub client: Arc<[u8]>,
     /// Index into the audit's `Policy` list.
     pub crawler: usize,
     pub verification: Verification,
     pub identified_by: IdentifiedBy,
-    pub method: Vec<u8>,
+    pub method: Arc<[u8]>,
     /// Path and query as logged, escapes decoded, an absolute URL cut.
     pub target: Vec<u8>,
     pub status: Option<u16>,
@@ -165,15 +167,15 @@ pub struct Impostor {
     pub time: Timestamp,
     pub file: usize,
     pub line: u64,
-    pub client: Vec<u8>,
+    pub client: Arc<[u8]>,
     /// The address's PTR name when one is known.
     pub ptr: Option<String>,
     /// Index into the audit's `Policy` list: the crawler claimed.
     pub claimed: usize,
-    pub method: Vec<u8>,
+    pub method: Arc<[u8]>,
     pub target: Vec<u8>,
     pub status: Option<u16>,
-    pub user_agent: Vec<u8>,
+    pub user_agent: Arc<[u8]>,
 }
 
 impl Impostor {
