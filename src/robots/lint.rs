@@ -178,6 +178,16 @@ fn edit_distance(a: &[u8], b: &[u8]) -> usize {
     previous[b.len()]
 }
 
+/// The lines of every finding of one name, for the checks' own tests.
+#[cfg(test)]
+fn found(text: &str, name: &str) -> Vec<usize> {
+    lint(&Robots::new(text.as_bytes()))
+        .into_iter()
+        .filter(|f| f.name == name)
+        .filter_map(|f| f.line)
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -332,16 +332,7 @@ fn ignored_rate(line: usize, text: &str, winner: &RequestRate) -> Finding {
 
 #[cfg(test)]
 mod tests {
-    use super::super::super::matcher::Robots;
-    use super::super::lint;
-
-    fn found(text: &str, name: &str) -> Vec<usize> {
-        lint(&Robots::new(text.as_bytes()))
-            .into_iter()
-            .filter(|f| f.name == name)
-            .filter_map(|f| f.line)
-            .collect()
-    }
+    use super::super::found;
 
     #[test]
     fn group_findings() {
@@ -457,18 +448,13 @@ mod tests {
             assert_eq!(found(text, name), lines, "{text:?} {name}");
         }
     }
-}
-
-#[cfg(test)]
-mod winner_tests {
-    use super::super::super::matcher::Robots;
-    use super::super::lint;
 
     #[test]
     fn an_ignored_line_without_a_window_names_the_unwindowed_winner() {
+        use super::super::super::matcher::Robots;
         let text = "User-agent: SeznamBot\nRequest-rate: 10/m\nRequest-rate: 1/5\n\
                     Request-rate: 1/60s 2300-0100\n";
-        let findings = lint(&Robots::new(text.as_bytes()));
+        let findings = super::super::lint(&Robots::new(text.as_bytes()));
         let ignored: Vec<&str> = findings
             .iter()
             .filter(|f| f.name == "ignored-request-rate")

@@ -359,15 +359,7 @@ fn shadows(rules: &[Rule], globs: &HashMap<usize, Glob>) -> HashMap<usize, Shado
 #[cfg(test)]
 mod tests {
     use super::super::super::matcher::Robots;
-    use super::super::lint;
-
-    fn found(text: &str, name: &str) -> Vec<usize> {
-        lint(&Robots::new(text.as_bytes()))
-            .into_iter()
-            .filter(|f| f.name == name)
-            .filter_map(|f| f.line)
-            .collect()
-    }
+    use super::super::{found, lint};
 
     #[test]
     fn rule_findings() {
