@@ -4,6 +4,8 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::accesslog::time::{Timestamp, parse_offset};
+
 #[derive(Debug, Clone)]
 pub enum Command {
     Audit(Box<AuditConfig>),
@@ -25,48 +27,33 @@ pub enum RateBy {
 pub enum WindowTz {
     Utc,
     /// A fixed offset from UTC, in minutes.
-    Fixed(i32),
+    Fixed(i16),
     /// The offset written in each log timestamp.
     Local,
 }
 
 impl WindowTz {
-    /// Reads `local`, `UTC`, `+HHMM`, `-HHMM` or `+HH:MM`.
+    /// Reads `local`, `UTC`, or an offset as the log reader reads one:
+    /// `+HHMM`, `-HHMM`, `+HH:MM`, `Z`.
     pub fn parse(s: &str) -> Option<WindowTz> {
         let s = s.trim();
         if s.eq_ignore_ascii_case("local") {
             return Some(WindowTz::Local);
         }
-        if s.eq_ignore_ascii_case("utc") || s == "Z" {
+        if s.eq_ignore_ascii_case("utc") {
             return Some(WindowTz::Utc);
         }
-        let (sign, rest) = match s.as_bytes().first()? {
-            b'+' => (1, &s[1..]),
-            b'-' => (-1, &s[1..]),
-            _ => return None,
-        };
-        let digits: String = rest.chars().filter(|&c| c != ':').collect();
-        if digits.len() != 4 || !digits.bytes().all(|b| b.is_ascii_digit()) {
-            return None;
-        }
-        let hours: i32 = digits[..2].parse().ok()?;
-        let minutes: i32 = digits[2..].parse().ok()?;
-        if hours > 23 || minutes > 59 {
-            return None;
-        }
-        Some(WindowTz::Fixed(sign * (hours * 60 + minutes)))
+        parse_offset(s).map(WindowTz::Fixed)
     }
 
-    /// The minute of the day (0..1440) at which a window is read, for an
-    /// instant given in UTC seconds with the log's own offset in minutes.
-    pub fn minute_of_day(self, unix: i64, log_offset_min: i32) -> u16 {
-        let offset = match self {
+    /// The minute of the day (0..1440) at which a window is read for a
+    /// fetch at `time`.
+    pub fn minute_of_day(self, time: &Timestamp) -> u16 {
+        time.minute_of_day(match self {
             WindowTz::Utc => 0,
             WindowTz::Fixed(m) => m,
-            WindowTz::Local => log_offset_min,
-        };
-        let local = unix + i64::from(offset) * 60;
-        (local.rem_euclid(86_400) / 60) as u16
+            WindowTz::Local => time.offset_min,
+        })
     }
 }
 
@@ -142,10 +129,14 @@ mod tests {
 
     #[test]
     fn minute_of_day_in_each_clock() {
-        // 2026-11-30T23:30:00Z
-        let t = 1_796_081_400;
-        assert_eq!(WindowTz::Utc.minute_of_day(t, 60), 23 * 60 + 30);
-        assert_eq!(WindowTz::Local.minute_of_day(t, 60), 30);
-        assert_eq!(WindowTz::Fixed(-60).minute_of_day(t, 60), 22 * 60 + 30);
+        // 2026-11-30T23:30:00Z, logged at +01:00
+        let t = Timestamp {
+            unix: 1_796_081_400,
+            millis: 0,
+            offset_min: 60,
+        };
+        assert_eq!(WindowTz::Utc.minute_of_day(&t), 23 * 60 + 30);
+        assert_eq!(WindowTz::Local.minute_of_day(&t), 30);
+        assert_eq!(WindowTz::Fixed(-60).minute_of_day(&t), 22 * 60 + 30);
     }
 }

@@ -89,7 +89,7 @@ pub fn judge<'r>(
         window.push_back(now);
 
         let policy = &policies[fetch.crawler];
-        let minute = window_tz.minute_of_day(fetch.time.unix, i32::from(fetch.time.offset_min));
+        let minute = window_tz.minute_of_day(&fetch.time);
         let Some(line) = policy.rules.rate_at(minute) else {
             continue;
         };
