@@ -117,7 +117,7 @@ fn rate_remark(line: &RequestRate, seznam_reads: bool) -> Option<String> {
         return Some("unreadable: ignored".into());
     };
     let floored = seznam_reads
-        .then(|| rate.floored(SEZNAM_FLOOR_SECS))
+        .then(|| rate.floored(1, SEZNAM_FLOOR_SECS))
         .flatten();
     floored.map(|effective| format!("effective {} for Seznam", effective.canonical()))
 }
@@ -127,7 +127,7 @@ fn rate_remark(line: &RequestRate, seznam_reads: bool) -> Option<String> {
 fn effective(line: &RequestRate, seznam_reads: bool) -> Option<String> {
     let rate = line.rate?;
     let floored = seznam_reads
-        .then(|| rate.floored(SEZNAM_FLOOR_SECS))
+        .then(|| rate.floored(1, SEZNAM_FLOOR_SECS))
         .flatten();
     Some(floored.unwrap_or(rate).canonical())
 }

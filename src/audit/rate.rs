@@ -9,37 +9,6 @@ use std::collections::VecDeque;
 use super::{Fetch, Kind, Policy, Violation};
 use crate::config::WindowTz;
 
-/// The rate that holds: what is written, or the crawler's floor when the
-/// written rate is slower.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Effective {
-    pub requests: u32,
-    pub period_secs: u64,
-    /// True when the floor replaced the written rate.
-    pub floored: bool,
-}
-
-/// Applies a floor `(fetches, seconds)`: N/T slower than F/S means
-/// N × S < F × T.
-pub fn effective(requests: u32, period_secs: u64, floor: Option<(u32, u64)>) -> Effective {
-    match floor {
-        Some((f, s))
-            if u128::from(requests) * u128::from(s) < u128::from(f) * u128::from(period_secs) =>
-        {
-            Effective {
-                requests: f,
-                period_secs: s,
-                floored: true,
-            }
-        }
-        _ => Effective {
-            requests,
-            period_secs,
-            floored: false,
-        },
-    }
-}
-
 /// Rows for one count (`count`: fetch indices in time order).
 pub fn judge<'r>(
     policies: &[Policy<'r>],
@@ -96,7 +65,10 @@ pub fn judge<'r>(
         let Some(rate) = line.rate.as_ref() else {
             continue;
         };
-        let holds = effective(rate.requests, rate.period_secs, policy.rate_floor);
+        let floored = policy
+            .rate_floor
+            .and_then(|(fetches, secs)| rate.floored(fetches, secs));
+        let holds = floored.unwrap_or(*rate);
         let period = i64::try_from(holds.period_secs)
             .unwrap_or(i64::MAX)
             .saturating_mul(1000);
@@ -107,7 +79,7 @@ pub fn judge<'r>(
                 "{inside} fetches in {} s; allowed {}",
                 holds.period_secs, line.written
             );
-            if holds.floored {
+            if floored.is_some() {
                 detail.push_str(&format!(
                     "; effective {}/{}s (written {})",
                     holds.requests, holds.period_secs, line.written
@@ -129,11 +101,11 @@ pub fn judge<'r>(
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::robots::Rate;
 
     #[test]
     fn floor_applies_only_to_slower_rates() {
-        let floor = Some((1, 30));
+        let floor = (1, 30);
         let cases = [
             ((1, 60), (1, 30, true)),
             ((1, 30), (1, 30, false)),
@@ -144,16 +116,18 @@ mod tests {
             ((0, 10), (1, 30, true)),
         ];
         for ((n, t), (en, et, floored)) in cases {
+            let written = Rate {
+                requests: n,
+                period_secs: t,
+                window: None,
+            };
+            let got = written.floored(floor.0, floor.1);
+            let holds = got.unwrap_or(written);
             assert_eq!(
-                effective(n, t, floor),
-                Effective {
-                    requests: en,
-                    period_secs: et,
-                    floored
-                },
+                (holds.requests, holds.period_secs, got.is_some()),
+                (en, et, floored),
                 "{n}/{t}s"
             );
         }
-        assert!(!effective(1, 3600, None).floored);
     }
 }

@@ -47,16 +47,17 @@ pub struct Rate {
 }
 
 impl Rate {
-    /// Seznam treats a rate slower than one fetch per `min_period_per_fetch`
-    /// seconds as exactly that (SPEC §3: `1/60s` acts as `1/30s`). Gives the
-    /// effective rate when the floor applies, `None` when the written rate
-    /// stands.
-    pub fn floored(&self, min_period_per_fetch: u64) -> Option<Rate> {
-        let slower = u128::from(self.period_secs)
-            > u128::from(min_period_per_fetch) * u128::from(self.requests);
+    /// A crawler that reads any rate slower than `fetches` per
+    /// `period_secs` as exactly that (Seznam: 1 per 30 s, so `1/60s` acts
+    /// as `1/30s`, SPEC §3). Gives the effective rate when the floor
+    /// applies, `None` when the written rate stands. N/T is slower than F/S
+    /// when N × S < F × T.
+    pub fn floored(&self, fetches: u32, period_secs: u64) -> Option<Rate> {
+        let slower = u128::from(self.requests) * u128::from(period_secs)
+            < u128::from(fetches) * u128::from(self.period_secs);
         slower.then_some(Rate {
-            requests: 1,
-            period_secs: min_period_per_fetch,
+            requests: fetches,
+            period_secs,
             window: self.window,
         })
     }
@@ -376,7 +377,7 @@ mod tests {
             ),
         ];
         for (written, effective) in cases {
-            assert_eq!(written.floored(30), effective, "{}", written.canonical());
+            assert_eq!(written.floored(1, 30), effective, "{}", written.canonical());
         }
     }
 

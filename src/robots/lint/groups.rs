@@ -194,7 +194,7 @@ fn request_rates(scope: &Scope<'_>, index: usize, findings: &mut Vec<Finding>) {
                 continue;
             }
         };
-        if scope.seznam_reads(index) && rate.floored(SEZNAM_FLOOR_SECS).is_some() {
+        if scope.seznam_reads(index) && rate.floored(1, SEZNAM_FLOOR_SECS).is_some() {
             findings.push(Finding::new(
                 line.line,
                 "slow-request-rate",
