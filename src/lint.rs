@@ -533,7 +533,7 @@ mod tests {
         assert!(out.starts_with("{\"file\":\"r\\\"obots.txt\","));
         assert!(out.ends_with("}\n"));
         assert_eq!(out.matches('\n').count(), 1);
-        assert!(out.contains("\"pattern\":\"/a\\\"b\""), "{out}");
+        assert!(out.contains("\"pattern\":\"/a%22b\""), "{out}");
         assert!(out.contains("\"effective\":null"), "{out}");
         assert!(out.contains("\"name\":\"bad-request-rate\",\"severity\":\"error\""));
         assert!(out.contains("\"clean\":false"));

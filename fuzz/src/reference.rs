@@ -1,30 +1,26 @@
 //! A slow, obviously-correct robots.txt matcher written from SPEC §3 and
 //! RFC 9309 alone, for the property tests (`tests/props_matcher.rs`) and
 //! the `robots_matcher` fuzz target to hold the compiled matcher against.
-//! Takes a robots.txt, a product token and a target (a path starting with
-//! `/`, no fragment); gives allowed or not and the deciding line.
+//! Takes a robots.txt, a product token, the extension records the crawler
+//! reads and a target (a path starting with `/`, no fragment); gives allowed
+//! or not and the deciding line.
 //!
-//! Everything is read into symbols first: an octet that stands for itself,
-//! or an octet that stays percent-encoded and so equals only the same
-//! escape. Matching is then a plain recursive glob over symbols, which is
-//! exponential in the worst case: keep its inputs small.
+//! It follows SPEC §3 word for word, with no cleverness: both the pattern
+//! and the target are rewritten into one percent-encoding (`normal`), a
+//! literal `*` and `$` of the target and a `$` inside a pattern are escaped
+//! so that they equal a pattern's `%2A` and `%24`, and matching is then a
+//! plain recursive glob over octets, exponential in the worst case: keep
+//! its inputs small.
 //!
 //! Only `std` is used, so that the tests can include this file by path.
 
-/// One octet of a normalised path.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Symbol {
-    /// Written as itself in the matching form.
-    Plain(u8),
-    /// Written `%XX` in the matching form.
-    Escaped(u8),
-}
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Token {
+    /// `*`: any run of octets.
     Star,
+    /// A final `$`: the end of the target.
     End,
-    Octet(Symbol),
+    Octet(u8),
 }
 
 /// A rule as the reference reads it.
@@ -55,92 +51,91 @@ fn hex(b: u8) -> Option<u8> {
     }
 }
 
+/// RFC 3986 §2.3.
 fn unreserved(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~')
 }
 
-/// Reads a pattern (`pattern` true: `*` is a wildcard, a last `$` the end)
-/// or a target into tokens, with the length of its written normal form.
-fn read(text: &[u8], pattern: bool) -> (Vec<Token>, usize) {
-    let mut tokens = Vec::new();
-    let mut length = 0;
-    let mut in_query = false;
-    let mut i = 0;
-    while i < text.len() {
-        let b = text[i];
-        if b == b'%'
-            && let (Some(h), Some(l)) = (
-                text.get(i + 1).copied().and_then(hex),
-                text.get(i + 2).copied().and_then(hex),
-            )
-        {
-            let octet = h * 16 + l;
-            i += 3;
-            if unreserved(octet) {
-                length += 1;
-                tokens.push(Token::Octet(Symbol::Plain(octet)));
-            } else {
-                // Written as an escape, but compared as the octet itself
-                // for `*` and `$` (RFC 9309 §2.2.3) and for the query's
-                // `: / ? @` (RFC 9309 §2.2.2 table, row 2).
-                length += 3;
-                let plain = matches!(octet, b'*' | b'$')
-                    || (in_query && matches!(octet, b':' | b'/' | b'?' | b'@'));
-                tokens.push(Token::Octet(if plain {
-                    Symbol::Plain(octet)
-                } else {
-                    Symbol::Escaped(octet)
-                }));
-            }
-            continue;
-        }
-        i += 1;
-        if pattern && b == b'*' {
-            length += 1;
-            tokens.push(Token::Star);
-        } else if pattern && b == b'$' && i == text.len() {
-            length += 1;
-            tokens.push(Token::End);
-        } else if b == b'%' || !(0x21..=0x7E).contains(&b) {
-            // A `%` that starts no escape is a literal percent sign.
-            length += 3;
-            tokens.push(Token::Octet(Symbol::Escaped(b)));
-        } else {
-            length += 1;
-            in_query |= b == b'?';
-            tokens.push(Token::Octet(Symbol::Plain(b)));
-        }
-    }
-    (tokens, length)
+/// SPEC §3: octets outside printable ASCII, and space `"` `<` `>` `\` `^`
+/// backquote `{` `|` `}`, which RFC 3986 allows nowhere, are escaped.
+fn must_escape(b: u8) -> bool {
+    !(0x21..=0x7E).contains(&b) || b"\"<>\\^`{|}".contains(&b)
 }
 
-/// The target as symbols.
-pub fn symbols(target: &[u8]) -> Vec<Symbol> {
-    read(target, false)
-        .0
-        .into_iter()
-        .filter_map(|t| match t {
-            Token::Octet(s) => Some(s),
+/// SPEC §3 normalisation, one octet at a time: `%XX` of an unreserved
+/// character decoded, every other `%XX` in upper-case hex, a `%` that
+/// starts no escape and every octet that must be escaped written `%XX`.
+pub fn normal(text: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < text.len() {
+        let escape = match (text[i], text.get(i + 1), text.get(i + 2)) {
+            (b'%', Some(&h), Some(&l)) => hex(h).zip(hex(l)).map(|(h, l)| h * 16 + l),
             _ => None,
-        })
-        .collect()
+        };
+        match escape {
+            Some(octet) if unreserved(octet) => out.push(octet),
+            Some(octet) => out.extend(format!("%{octet:02X}").bytes()),
+            None if text[i] == b'%' || must_escape(text[i]) => {
+                out.extend(format!("%{:02X}", text[i]).bytes())
+            }
+            None => out.push(text[i]),
+        }
+        i += if escape.is_some() { 3 } else { 1 };
+    }
+    out
+}
+
+/// `%2A` and `%24` in a pattern match a literal `*` and `$` (RFC 9309
+/// §2.2.3): the target's are escaped to meet them.
+fn escape_star_and_dollar(octets: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for &b in octets {
+        match b {
+            b'*' => out.extend(b"%2A"),
+            b'$' => out.extend(b"%24"),
+            _ => out.push(b),
+        }
+    }
+    out
+}
+
+/// The target as the matcher compares it.
+pub fn target_octets(target: &[u8]) -> Vec<u8> {
+    escape_star_and_dollar(&normal(target))
 }
 
 /// True when the pattern matches a prefix of the target (all of it once
 /// `End` is reached).
-fn glob(pattern: &[Token], target: &[Symbol]) -> bool {
+fn glob(pattern: &[Token], target: &[u8]) -> bool {
     match pattern.split_first() {
         None => true,
         Some((Token::End, _)) => target.is_empty(),
         Some((Token::Star, rest)) => (0..=target.len()).any(|skip| glob(rest, &target[skip..])),
-        Some((Token::Octet(s), rest)) => target.first() == Some(s) && glob(rest, &target[1..]),
+        Some((Token::Octet(b), rest)) => target.first() == Some(b) && glob(rest, &target[1..]),
     }
 }
 
 impl ReferenceRule {
     pub fn new(line: usize, allow: bool, pattern: &[u8], whole_path: bool) -> ReferenceRule {
-        let (mut tokens, length) = read(pattern, true);
-        if whole_path && !matches!(tokens.last(), Some(Token::Star | Token::End)) {
+        let written = normal(pattern);
+        let length = written.len();
+        let (body, end) = match written.strip_suffix(b"$") {
+            Some(body) => (body, true),
+            None => (&written[..], false),
+        };
+        let mut tokens = Vec::new();
+        for &b in body {
+            match b {
+                b'*' => tokens.push(Token::Star),
+                // A `$` anywhere but at the end is a literal `$`.
+                b'$' => tokens.extend(b"%24".iter().map(|&o| Token::Octet(o))),
+                _ => tokens.push(Token::Octet(b)),
+            }
+        }
+        // Seznam Robot-version 2.0: the whole path and query, unless the
+        // pattern ends with `*`.
+        if end || (whole_path && !written.ends_with(b"*")) {
             tokens.push(Token::End);
         }
         ReferenceRule {
@@ -151,7 +146,8 @@ impl ReferenceRule {
         }
     }
 
-    pub fn matches(&self, target: &[Symbol]) -> bool {
+    /// `target` as [`target_octets`] gives it.
+    pub fn matches(&self, target: &[u8]) -> bool {
         glob(&self.tokens, target)
     }
 }
@@ -205,9 +201,16 @@ struct Group {
 }
 
 /// The rules a crawler with product token `token` obeys in a robots.txt
-/// (which must be shorter than the 500 KiB limit).
-pub fn rules_for(robots: &[u8], token: &[u8]) -> Vec<ReferenceRule> {
-    let robots = robots.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(robots);
+/// (which must be shorter than the 500 KiB limit). `reads` lists, lower
+/// case, the extension records the crawler reads (Seznam's:
+/// `request-rate`, `robot-version`): with `allow` and `disallow` they end a
+/// run of user-agent lines; every other record is passed over (SPEC §3).
+pub fn rules_for(robots: &[u8], token: &[u8], reads: &[&str]) -> Vec<ReferenceRule> {
+    // A byte-order mark, whole or cut (SPEC §1).
+    let robots = [&b"\xEF\xBB\xBF"[..], b"\xEF\xBB", b"\xEF"]
+        .iter()
+        .find_map(|bom| robots.strip_prefix(*bom))
+        .unwrap_or(robots);
     let mut groups: Vec<Group> = Vec::new();
     // True while the last group-relevant line was a user-agent line.
     let mut in_agents = false;
@@ -239,8 +242,10 @@ pub fn rules_for(robots: &[u8], token: &[u8]) -> Vec<ReferenceRule> {
                         || (value.first() == Some(&b'*') && value[1].is_ascii_whitespace());
                 }
             }
-            b"allow" | b"disallow" | b"crawl-delay" | b"request-rate" | b"robot-version"
-            | b"visit-time" => {
+            _ if key == b"allow"
+                || key == b"disallow"
+                || reads.iter().any(|r| r.as_bytes() == key.as_slice()) =>
+            {
                 let Some(group) = groups.last_mut() else {
                     continue;
                 };
@@ -281,22 +286,17 @@ fn is_two(value: &[u8]) -> bool {
     parts.next() == Some(b"2") && parts.all(|p| !p.is_empty() && p.iter().all(|&b| b == b'0'))
 }
 
-/// The verdict on a target: `/robots.txt` is always allowed; otherwise the
-/// longest matching pattern decides, Allow winning a tie, the earlier line
-/// among equals; no match means allowed.
+/// The verdict on a target: `/robots.txt` (that path, no query) is always
+/// allowed; otherwise the longest matching pattern decides, Allow winning a
+/// tie, the earlier line among equals; no match means allowed.
 pub fn judge(rules: &[ReferenceRule], target: &[u8]) -> ReferenceVerdict {
-    let target = symbols(target);
-    let path_end = target
-        .iter()
-        .position(|s| *s == Symbol::Plain(b'?'))
-        .unwrap_or(target.len());
-    let robots_txt: Vec<Symbol> = symbols(b"/robots.txt");
-    if target[..path_end] == robots_txt[..] {
+    if normal(target) == b"/robots.txt" {
         return ReferenceVerdict {
             allowed: true,
             line: None,
         };
     }
+    let target = target_octets(target);
     let mut best: Option<&ReferenceRule> = None;
     for rule in rules.iter().filter(|r| r.matches(&target)) {
         let better = match best {

@@ -8,9 +8,10 @@
 //! the trie visits exactly the patterns whose prefix it starts with, and only
 //! those are checked further, piece by piece with memchr's substring search.
 //! Taking each piece at its leftmost place is exact for `*`-only globs: a
-//! leftmost place leaves the longest remainder for the pieces after it. A
-//! piece only counts where it starts on an octet, never inside a `%XX`
-//! escape of the target.
+//! leftmost place leaves the longest remainder for the pieces after it.
+//! Both sides are in matching form and compared octet by octet, so a piece
+//! may start inside a `%XX` escape of the target (SPEC §3: `/*A` matches
+//! `/%2A`).
 //! Patterns that share a short prefix (`/*?*sort=`) would all be checked
 //! for every target, so one Aho-Corasick pass over the target first finds
 //! which of their longest pieces occur at all; a pattern whose piece is
@@ -50,10 +51,9 @@ impl Pattern {
             None => (written, false),
         };
         let anchored = dollar || (whole_path && !written.ends_with(b"*"));
-        let mut in_query = false;
         let mut literals = body.split(|&b| b == b'*').map(|piece| {
             let mut out = Vec::with_capacity(piece.len());
-            matching_form_into(piece, &mut in_query, &mut out);
+            matching_form_into(piece, &mut out);
             out
         });
         let prefix = literals.next().unwrap_or_default().into_boxed_slice();
@@ -84,18 +84,16 @@ impl Pattern {
             return !self.anchored || at == target.len();
         };
         for piece in middle {
-            match find_octet(piece, target, at) {
-                Some(found) => at = found + piece.needle().len(),
+            match piece.find(&target[at..]) {
+                Some(found) => at += found + piece.needle().len(),
                 None => return false,
             }
         }
         if self.anchored {
             let needle = last.needle();
-            target.len() - at >= needle.len()
-                && target.ends_with(needle)
-                && starts_octet(target, target.len() - needle.len())
+            target.len() - at >= needle.len() && target.ends_with(needle)
         } else {
-            find_octet(last, target, at).is_some()
+            last.find(&target[at..]).is_some()
         }
     }
 
@@ -112,26 +110,6 @@ impl Pattern {
     /// True when the pattern matches the whole target (in matching form).
     pub(crate) fn matches(&self, target: &[u8]) -> bool {
         target.starts_with(&self.prefix) && self.matches_from(target, self.prefix.len())
-    }
-}
-
-/// True when `at` starts an octet of a normalised target rather than
-/// falling inside a `%XX` escape: a `*A` must not match the `A` of `%A3`.
-/// In normal form every `%` starts an escape, so looking back two is enough.
-fn starts_octet(target: &[u8], at: usize) -> bool {
-    let before = &target[at.saturating_sub(2)..at];
-    !before.contains(&b'%')
-}
-
-/// The leftmost place at or after `from` where `piece` occurs starting on
-/// an octet.
-fn find_octet(piece: &Finder<'_>, target: &[u8], mut from: usize) -> Option<usize> {
-    loop {
-        let found = from + piece.find(&target[from..])?;
-        if starts_octet(target, found) {
-            return Some(found);
-        }
-        from = found + 1;
     }
 }
 
@@ -379,6 +357,7 @@ mod tests {
             ("/fish*.php", false, "/Fish.PHP", false),
             ("/a$b", false, "/a$b", true),
             ("/a$b", false, "/a%24b", true),
+            ("/a%24b", false, "/a$b", true),
             ("/a$$", false, "/a$", true),
             ("/a$$", false, "/a$b", false),
             ("*", false, "/x", true),
@@ -403,13 +382,35 @@ mod tests {
             ),
             ("/path/foo-%24", false, "/path/foo-$", true),
             ("/path/foo-%24", false, "/path/foo-", false),
-            // A literal after `*` never starts inside an escape.
-            ("*A", false, "/%C3%A3", false),
-            ("/*A3$", false, "/%C3%A3", false),
+            (
+                "/path/file-with-a-%2A.html",
+                false,
+                "/path/file-with-a-%2a.html",
+                true,
+            ),
+            (
+                "/path/file-with-a-*.html",
+                false,
+                "/path/file-with-a-%2A.html",
+                true,
+            ),
+            // Octet by octet: a `*` may end inside an escape (SPEC §3).
+            ("/*A", false, "/%2A", true),
+            ("/*A", false, "/*", true),
+            ("*A", false, "/%C3%A3", true),
+            ("/*A3$", false, "/%C3%A3", true),
             ("/*%A3$", false, "/%C3%A3", true),
-            ("/*3", false, "/%C3", false),
-            ("/*25", false, "/%25", false),
+            ("/*3", false, "/%C3", true),
+            ("/*25", false, "/%25", true),
             ("/*%25", false, "/%", true),
+            ("/*url=http%3A", false, "/out?url=http%3A//x", true),
+            ("/*url=http%3A", false, "/out?url=http%3a//x", true),
+            ("/*url=http:", false, "/out?url=http%3A//x", false),
+            ("/*url=http%3A", false, "/out?url=http://x", false),
+            ("/a b", false, "/a%20b", true),
+            ("/a|b", false, "/a%7cb", true),
+            ("/a%7C", false, "/a|b", true),
+            ("/a\"b", false, "/a%22b", true),
             // Seznam Robot-version 2.0: whole path unless it ends with `*`.
             ("/fish", true, "/fish", true),
             ("/fish", true, "/fish.html", false),
@@ -460,7 +461,8 @@ mod tests {
             ("/a***b$", "/axb", true),
             ("/a***b$", "/axbc", false),
             ("/***%A3", "/%C3%A3", true),
-            ("/***A3", "/%C3%A3", false),
+            ("/***A3", "/%C3%A3", true),
+            ("/***A3", "/%C3%B3", false),
         ];
         for &(pattern, target, expected) in cases {
             assert_eq!(

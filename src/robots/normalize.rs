@@ -2,12 +2,16 @@
 //! so that both sides of a comparison spell the same octets the same way.
 //! Takes raw bytes, gives the normal form (RFC 9309 §2.2.2, §2.2.3; SPEC §3).
 //!
-//! Two forms exist. The *written* form is RFC 9309's: it is how a rule is
-//! shown and how its length is counted. The *matching* form is what the
-//! matcher compares; it also makes an escaped `*`, `$` equal to the literal
-//! octet (RFC 9309 §2.2.3) and, inside the query, `%3A %2F %3F %40` equal to
-//! `: / ? @` (the RFC 9309 §2.2.2 example table, row 2). In the path `%2F`
-//! stays distinct from `/`.
+//! Two forms exist. The *written* form is RFC 9309's: escapes of unreserved
+//! characters decoded, every other escape in upper-case hex, and octets
+//! outside printable ASCII or that RFC 3986 allows nowhere in a URI escaped.
+//! It is how a rule is shown and how its length is counted. The *matching*
+//! form is what the matcher compares octet by octet: the written form with a
+//! literal `*` and `$` escaped too, so that a pattern's `%2A` and `%24`
+//! (RFC 9309 §2.2.3) match a target's literal `*` and `$`, while a pattern's
+//! `*` and final `$` stay its wildcard and anchor. Nothing else is decoded:
+//! `%2F` stays distinct from `/`, in the path and in the query alike, and a
+//! `*` may end inside an escape (`/*A` matches `/%2A`).
 
 use std::borrow::Cow;
 
@@ -18,9 +22,16 @@ pub fn is_unreserved(octet: u8) -> bool {
     octet.is_ascii_alphanumeric() || matches!(octet, b'-' | b'.' | b'_' | b'~')
 }
 
-/// Printable ASCII other than space passes through unescaped.
+/// Printable ASCII that RFC 3986 allows somewhere in a URI passes through
+/// unescaped; space, `"`, `<`, `>`, `\`, `^`, the backquote, `{`, `|` and
+/// `}` are allowed nowhere, so a
+/// logged target or a pattern holding one is compared in its escaped form.
 fn is_plain(octet: u8) -> bool {
     (0x21..=0x7E).contains(&octet)
+        && !matches!(
+            octet,
+            b'"' | b'<' | b'>' | b'\\' | b'^' | b'`' | b'{' | b'|' | b'}'
+        )
 }
 
 fn hex_value(digit: u8) -> Option<u8> {
@@ -39,12 +50,9 @@ enum Form {
     Matching,
 }
 
-/// Whether an escaped octet is written decoded in the given form.
-fn decodes(octet: u8, form: Form, in_query: bool) -> bool {
-    is_unreserved(octet)
-        || (form == Form::Matching
-            && (matches!(octet, b'*' | b'$')
-                || (in_query && matches!(octet, b':' | b'/' | b'?' | b'@'))))
+/// Whether an octet written as itself stays itself in the given form.
+fn stays_plain(octet: u8, form: Form) -> bool {
+    is_plain(octet) && !(form == Form::Matching && matches!(octet, b'*' | b'$'))
 }
 
 /// Reads a `%XX` escape at the start of `bytes`.
@@ -64,7 +72,7 @@ fn push_escaped(out: &mut Vec<u8>, octet: u8) {
 }
 
 /// True when `bytes` is already in `form`, so it can be borrowed.
-fn is_normal(bytes: &[u8], form: Form, mut in_query: bool) -> bool {
+fn is_normal(bytes: &[u8], form: Form) -> bool {
     let mut i = 0;
     while i < bytes.len() {
         let octet = bytes[i];
@@ -72,7 +80,7 @@ fn is_normal(bytes: &[u8], form: Form, mut in_query: bool) -> bool {
             match escape_at(&bytes[i..]) {
                 // Lower-case hex or an escape that decodes is not normal.
                 Some(value)
-                    if !decodes(value, form, in_query)
+                    if !is_unreserved(value)
                         && !bytes[i + 1..i + 3].iter().any(u8::is_ascii_lowercase) =>
                 {
                     i += 3;
@@ -81,25 +89,22 @@ fn is_normal(bytes: &[u8], form: Form, mut in_query: bool) -> bool {
                 _ => return false,
             }
         }
-        if !is_plain(octet) {
+        if !stays_plain(octet, form) {
             return false;
         }
-        in_query |= octet == b'?';
         i += 1;
     }
     true
 }
 
-/// Appends the normal form of `bytes` to `out`. `in_query` says whether a
-/// literal `?` has been seen before `bytes`, and is updated, so that a
-/// pattern cut at its wildcards keeps track of where its query starts.
-fn normalize_into(bytes: &[u8], form: Form, in_query: &mut bool, out: &mut Vec<u8>) {
+/// Appends the normal form of `bytes` to `out`.
+fn normalize_into(bytes: &[u8], form: Form, out: &mut Vec<u8>) {
     let mut i = 0;
     while i < bytes.len() {
         let octet = bytes[i];
         if octet == b'%' {
             if let Some(value) = escape_at(&bytes[i..]) {
-                if decodes(value, form, *in_query) {
+                if is_unreserved(value) {
                     out.push(value);
                 } else {
                     push_escaped(out, value);
@@ -112,8 +117,7 @@ fn normalize_into(bytes: &[u8], form: Form, in_query: &mut bool, out: &mut Vec<u
             i += 1;
             continue;
         }
-        if is_plain(octet) {
-            *in_query |= octet == b'?';
+        if stays_plain(octet, form) {
             out.push(octet);
         } else {
             push_escaped(out, octet);
@@ -123,25 +127,26 @@ fn normalize_into(bytes: &[u8], form: Form, in_query: &mut bool, out: &mut Vec<u
 }
 
 fn normalize_form(bytes: &[u8], form: Form) -> Cow<'_, [u8]> {
-    if is_normal(bytes, form, false) {
+    if is_normal(bytes, form) {
         Cow::Borrowed(bytes)
     } else {
         let mut out = Vec::with_capacity(bytes.len() + 8);
-        normalize_into(bytes, form, &mut false, &mut out);
+        normalize_into(bytes, form, &mut out);
         Cow::Owned(out)
     }
 }
 
 /// RFC 9309 normalisation, as a rule is shown and measured: escapes of
 /// unreserved characters decoded, other escapes in upper-case hex, octets
-/// outside printable ASCII (and space) escaped, a `%` that starts no escape
-/// written `%25`. Borrows when nothing changes.
+/// outside printable ASCII, space and the ASCII that RFC 3986 allows nowhere
+/// escaped, a `%` that starts no escape written `%25`. Borrows when nothing
+/// changes.
 pub fn normalize(bytes: &[u8]) -> Cow<'_, [u8]> {
     normalize_form(bytes, Form::Written)
 }
 
-/// The form a target is compared in: [`normalize`], then `%2A` and `%24`
-/// decoded to `*` and `$`, and in the query `%3A %2F %3F %40` decoded.
+/// The form a target, or a literal piece of a pattern, is compared in:
+/// [`normalize`], then a literal `*` and `$` escaped as `%2A` and `%24`.
 /// Borrows when nothing changes, as for nearly every logged target.
 pub fn matching_form(bytes: &[u8]) -> Cow<'_, [u8]> {
     normalize_form(bytes, Form::Matching)
@@ -149,13 +154,13 @@ pub fn matching_form(bytes: &[u8]) -> Cow<'_, [u8]> {
 
 /// True when [`matching_form`] would borrow.
 pub(crate) fn is_matching_form(bytes: &[u8]) -> bool {
-    is_normal(bytes, Form::Matching, false)
+    is_normal(bytes, Form::Matching)
 }
 
 /// [`matching_form`] appended to a caller's buffer, for a literal piece of a
 /// pattern (between wildcards) or a target that needs rewriting.
-pub(crate) fn matching_form_into(bytes: &[u8], in_query: &mut bool, out: &mut Vec<u8>) {
-    normalize_into(bytes, Form::Matching, in_query, out);
+pub(crate) fn matching_form_into(bytes: &[u8], out: &mut Vec<u8>) {
+    normalize_into(bytes, Form::Matching, out);
 }
 
 #[cfg(test)]
@@ -202,11 +207,11 @@ mod tests {
                 String::from_utf8_lossy(path)
             );
         }
-        // Row 2 as the RFC writes its "Encoded Path": the escaped query
-        // compares equal to the plain one.
+        // Escapes of reserved characters stay escapes, in the query too:
+        // matching is octet by octet (SPEC §3).
         assert_eq!(
-            &*matching_form(b"/foo/bar?baz=https%3A%2F%2Ffoo.bar"),
-            b"/foo/bar?baz=https://foo.bar"
+            &*matching_form(b"/foo/bar?baz=https%3a%2F%2Ffoo.bar"),
+            b"/foo/bar?baz=https%3A%2F%2Ffoo.bar"
         );
     }
 
@@ -232,6 +237,9 @@ mod tests {
             (b"/*%2a$", b"/*%2A$"),
             (b"/%24", b"/%24"),
             (b"/a?b=%2f", b"/a?b=%2F"),
+            (b"/a\"b<c>d", b"/a%22b%3Cc%3Ed"),
+            (b"/\\^`{|}", b"/%5C%5E%60%7B%7C%7D"),
+            (b"/a*b$", b"/a*b$"),
         ];
         for &(input, expected) in cases {
             assert_eq!(
@@ -246,11 +254,14 @@ mod tests {
     #[test]
     fn matching_form_cases() {
         let cases: &[(&[u8], &[u8])] = &[
-            (b"/path/file-with-a-%2A.html", b"/path/file-with-a-*.html"),
-            (b"/path/foo-%24", b"/path/foo-$"),
-            (b"/path/foo-$", b"/path/foo-$"),
+            (b"/path/file-with-a-%2A.html", b"/path/file-with-a-%2A.html"),
+            (b"/path/file-with-a-*.html", b"/path/file-with-a-%2A.html"),
+            (b"/path/foo-%24", b"/path/foo-%24"),
+            (b"/path/foo-$", b"/path/foo-%24"),
             (b"/a%2Fb", b"/a%2Fb"),
-            (b"/a%2F?b%2Fc%3a%40%3F", b"/a%2F?b/c:@?"),
+            (b"/a%2F?b%2Fc%3a%40%3F", b"/a%2F?b%2Fc%3A%40%3F"),
+            (b"/out?url=http%3a//x", b"/out?url=http%3A//x"),
+            (b"/a|b", b"/a%7Cb"),
             (b"/a%3Fb?c", b"/a%3Fb?c"),
             (b"/a?b=%26&c=%3D", b"/a?b=%26&c=%3D"),
             (b"/a%20b", b"/a%20b"),
@@ -272,7 +283,7 @@ mod tests {
             b"/cz/chat/?page=2&sort=asc",
             b"/a%2Fb",
             b"/%E3%83%84",
-            b"/*.php$",
+            b"/a%2A.php%24",
         ] {
             assert!(matches!(normalize(input), Cow::Borrowed(_)));
             assert!(matches!(matching_form(input), Cow::Borrowed(_)));
@@ -283,11 +294,14 @@ mod tests {
             b"/a b",
             b"/\xc3\xa1",
             b"/%",
-            b"/%2A",
+            b"/*",
+            b"/a$",
+            b"/a|b",
         ] {
             assert!(matches!(matching_form(input), Cow::Owned(_)), "{input:?}");
         }
         assert!(matches!(normalize(b"/%2A"), Cow::Borrowed(_)));
+        assert!(matches!(normalize(b"/*.php$"), Cow::Borrowed(_)));
     }
 
     #[test]

@@ -152,14 +152,22 @@ fn lines(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
 /// Reads a robots.txt. Never fails.
 pub fn parse(input: &[u8]) -> RobotsFile {
     let size = input.len();
-    let bom = input.starts_with(b"\xEF\xBB\xBF");
-    let mut bytes = if bom { &input[3..] } else { input };
+    // A byte-order mark, whole or cut after one or two of its octets
+    // (SPEC §1): none of them can start a record.
+    let bom_len = match input {
+        [0xEF, 0xBB, 0xBF, ..] => 3,
+        [0xEF, 0xBB, ..] => 2,
+        [0xEF, ..] => 1,
+        _ => 0,
+    };
+    let bom = bom_len > 0;
+    let mut bytes = &input[bom_len..];
     let truncated = size > SIZE_LIMIT;
     if truncated {
         // Keep only whole lines inside the limit: a line cut in half could
         // turn `Disallow: /private-area` into a broader `Disallow: /pri`.
         let kept = &input[..SIZE_LIMIT];
-        let kept = if bom { &kept[3..] } else { kept };
+        let kept = &kept[bom_len.min(kept.len())..];
         let end = memchr::memrchr2(b'\n', b'\r', kept).map_or(0, |i| i + 1);
         bytes = &kept[..end];
     }
@@ -248,10 +256,17 @@ mod tests {
 
     #[test]
     fn bom_is_ignored() {
-        let file = parse(b"\xEF\xBB\xBFUser-agent: *\nDisallow: /\n");
-        assert!(file.bom);
-        assert_eq!(file.records[0].directive, Directive::UserAgent);
-        assert_eq!(file.records[0].value, b"*");
+        // Whole, or cut after one or two of its octets (SPEC §1).
+        for bom in [&b"\xEF\xBB\xBF"[..], b"\xEF\xBB", b"\xEF"] {
+            let mut input = bom.to_vec();
+            input.extend_from_slice(b"User-agent: *\nDisallow: /\n");
+            let file = parse(&input);
+            assert!(file.bom, "{bom:?}");
+            assert_eq!(file.records[0].directive, Directive::UserAgent, "{bom:?}");
+            assert_eq!(file.records[0].value, b"*");
+            assert_eq!(file.records[1].value, b"/");
+        }
+        assert!(!parse(b"User-agent: *\n").bom);
     }
 
     #[test]

@@ -36,12 +36,11 @@ impl Glob {
             None => (written, false),
         };
         let anchored = dollar || (whole_path && !written.ends_with(b"*"));
-        let mut in_query = false;
         let pieces = body
             .split(|&b| b == b'*')
             .map(|piece| {
                 let mut out = Vec::with_capacity(piece.len());
-                matching_form_into(piece, &mut in_query, &mut out);
+                matching_form_into(piece, &mut out);
                 out
             })
             .collect();
