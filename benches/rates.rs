@@ -11,7 +11,7 @@ use std::time::Instant;
 use robots_audit::accesslog::Timestamp;
 use robots_audit::audit::{self, Counting, Fetch, Policy};
 use robots_audit::config::{RateBy, WindowTz};
-use robots_audit::crawler::{IdentifiedBy, Verification};
+use robots_audit::crawler::{IdentifiedBy, Verification, profile};
 use robots_audit::robots::Robots;
 
 const ROBOTS: &[u8] = b"User-agent: SeznamBot\n\
@@ -54,15 +54,13 @@ fn fetches(days: i64, gap: i64) -> Vec<Fetch> {
 }
 
 fn main() {
-    let robots = Robots::new(ROBOTS);
+    let seznam = profile::builtin()
+        .into_iter()
+        .find(|p| p.name == "SeznamBot")
+        .expect("SeznamBot is built in");
+    let robots = Robots::new(ROBOTS).read_as(seznam.reads);
     let rules = robots.rules_for(b"SeznamBot");
-    let policies = [Policy {
-        name: "SeznamBot".into(),
-        token: "SeznamBot".into(),
-        rules: &rules,
-        rate_floor: Some((1, 30)),
-        homepage_exception: true,
-    }];
+    let policies = [Policy::new(&seznam, &rules)];
     let counting = Counting {
         rate_by: RateBy::Token,
         window_tz: WindowTz::Utc,
@@ -74,7 +72,7 @@ fn main() {
     for days in [15, 30, 60] {
         let fetches = fetches(days, 6);
         let started = Instant::now();
-        let rows = audit::judge(&robots, &policies, &fetches, counting);
+        let rows = audit::judge(&policies, &fetches, counting);
         let secs = started.elapsed().as_secs_f64();
         println!(
             "{days:>6} {:>10} {:>10} {secs:>12.3} {:>10.0}",

@@ -6,8 +6,11 @@ use std::fmt::Write as _;
 
 use crate::accesslog::request::origin_form;
 use crate::config::{CheckConfig, OutputFormat};
+use crate::crawler::identify::Identifier;
 use crate::error::Result;
 use crate::report::columns::{csv_error, finish, writer};
+use crate::robots::group::Reads;
+use crate::robots::matcher::is_robots_txt;
 use crate::robots::{AgentRules, Robots, agent};
 use crate::text::{escape_non_utf8, json_string};
 
@@ -39,29 +42,74 @@ pub fn path_of(target: &str) -> String {
     }
 }
 
-/// Judges every target for the crawler named by `user_agent`.
-pub fn answers(robots: &Robots, user_agent: &str, targets: &[String]) -> (String, Vec<Answer>) {
-    let token = agent::user_agent_token(user_agent.as_bytes());
-    let rules: AgentRules = robots.rules_for(token.as_bytes());
+/// The crawler `check` judges for: the token whose groups it reads, the
+/// records it reads and whether its homepage habit applies.
+pub struct Reader {
+    pub token: String,
+    pub reads: Reads,
+    pub homepage_exception: bool,
+}
+
+impl Reader {
+    /// Identifies a user agent exactly as the audit identifies a log's
+    /// (SPEC §3): a known crawler's profile decides its token and what it
+    /// reads; anything else is reduced to its product token and reads only
+    /// `Allow` and `Disallow`.
+    pub fn of(ident: &Identifier, user_agent: &str) -> Reader {
+        match ident.by_user_agent(user_agent.as_bytes()) {
+            Some(id) => {
+                let profile = ident.profile(id);
+                Reader {
+                    token: profile.token.clone(),
+                    reads: profile.reads,
+                    homepage_exception: profile.homepage_exception,
+                }
+            }
+            None => Reader {
+                token: agent::user_agent_token(user_agent.as_bytes()),
+                reads: Reads::RULES_ONLY,
+                homepage_exception: false,
+            },
+        }
+    }
+}
+
+/// Judges every target for `reader`; `robots` is grouped as it reads.
+pub fn answers(robots: &Robots, reader: &Reader, targets: &[String]) -> Vec<Answer> {
+    let robots = robots.read_as(reader.reads);
+    let rules: AgentRules = robots.rules_for(reader.token.as_bytes());
     let groups: Vec<String> = rules
         .groups()
         .iter()
         .map(|&g| robots.groups()[g].label())
         .collect();
-    let answers = targets
+    targets
         .iter()
         .map(|target| {
             let path = path_of(target);
             let verdict = rules.judge(path.as_bytes());
             let (group, rule_line, rule, reason) = match verdict.rule {
-                Some(rule) => (
-                    robots.groups()[rule.group].label(),
-                    Some(rule.line),
-                    rule.text.clone(),
-                    format!("{} (line {})", rule.text, rule.line),
-                ),
+                Some(rule) => {
+                    let mut reason = format!("{} (line {})", rule.text, rule.line);
+                    if !verdict.allowed
+                        && reader.homepage_exception
+                        && path == "/"
+                        && rules.is_default_group(rule.group)
+                    {
+                        // The audit's row for this fetch only informs.
+                        reason.push_str(
+                            "; the crawler documents fetching / anyway (seznam-homepage-exception)",
+                        );
+                    }
+                    (
+                        rules.group_label(rule.group).to_string(),
+                        Some(rule.line),
+                        rule.text.clone(),
+                        reason,
+                    )
+                }
                 None => {
-                    let why = if is_robots_txt(&path) {
+                    let why = if is_robots_txt(path.as_bytes()) {
                         "/robots.txt is always allowed"
                     } else if groups.is_empty() {
                         "no group applies"
@@ -81,15 +129,12 @@ pub fn answers(robots: &Robots, user_agent: &str, targets: &[String]) -> (String
                 reason,
             }
         })
-        .collect();
-    (token, answers)
+        .collect()
 }
 
-fn is_robots_txt(path: &str) -> bool {
-    path == "/robots.txt" || path.starts_with("/robots.txt?")
-}
-
-fn text(robots: &Robots, token: &str, answers: &[Answer]) -> String {
+fn text(robots: &Robots, reader: &Reader, answers: &[Answer]) -> String {
+    let robots = robots.read_as(reader.reads);
+    let token = &reader.token;
     let rules = robots.rules_for(token.as_bytes());
     let mut out = String::new();
     let used: Vec<String> = rules
@@ -168,11 +213,13 @@ fn json(token: &str, answers: &[Answer]) -> String {
 /// Runs `check`; true when every target is allowed.
 pub fn run(config: &CheckConfig) -> Result<bool> {
     let robots = Robots::read(&config.robots)?;
-    let (token, answers) = answers(&robots, &config.user_agent, &config.targets);
+    let ident = Identifier::with_profiles(config.profiles.as_deref())?;
+    let reader = Reader::of(&ident, &config.user_agent);
+    let answers = answers(&robots, &reader, &config.targets);
     let output = match config.format {
-        OutputFormat::Text => text(&robots, &token, &answers),
+        OutputFormat::Text => text(&robots, &reader, &answers),
         OutputFormat::Csv => csv(&answers)?,
-        OutputFormat::Json => json(&token, &answers),
+        OutputFormat::Json => json(&reader.token, &answers),
     };
     crate::write_stdout(output.as_bytes())?;
     Ok(answers.iter().all(|a| a.allowed))
@@ -203,12 +250,13 @@ mod tests {
         let targets: Vec<String> = ["/cz/chat/x", "/cz/a", "/robots.txt", "/other"]
             .map(String::from)
             .to_vec();
-        let (token, got) = answers(
-            &robots,
+        let ident = Identifier::builtin().unwrap();
+        let reader = Reader::of(
+            &ident,
             "Mozilla/5.0 (compatible; SeznamBot/4.0; +http://napoveda.seznam.cz/seznambot-intro/)",
-            &targets,
         );
-        assert_eq!(token, "SeznamBot");
+        assert_eq!(reader.token, "SeznamBot");
+        let got = answers(&robots, &reader, &targets);
         let summary: Vec<(bool, Option<usize>)> =
             got.iter().map(|a| (a.allowed, a.rule_line)).collect();
         assert_eq!(

@@ -162,9 +162,15 @@ pub struct CheckArgs {
     pub robots: PathBuf,
 
     /// The crawler: a robots.txt token (`SeznamBot`) or a full user-agent
-    /// string, which is first reduced to its product token.
+    /// string, identified as the audit identifies a log's user agent (a
+    /// FreshBot user agent reads the SeznamBot groups); one that names no
+    /// known crawler is reduced to its product token.
     #[arg(long, value_name = "UA", default_value = "SeznamBot")]
     pub user_agent: String,
+
+    /// A file of crawler profiles, as the audit's `--profiles`.
+    #[arg(long, value_name = "FILE")]
+    pub profiles: Option<PathBuf>,
 
     /// Output format.
     #[arg(long, value_enum, default_value_t = FormatArg::Text)]
@@ -193,6 +199,7 @@ impl Cli {
             Some(Sub::Check(args)) => Ok(Command::Check(CheckConfig {
                 robots: args.robots,
                 user_agent: args.user_agent,
+                profiles: args.profiles,
                 targets: args.targets,
                 format: match args.format {
                     FormatArg::Text => OutputFormat::Text,

@@ -96,6 +96,8 @@ pub struct AuditConfig {
 pub struct CheckConfig {
     pub robots: PathBuf,
     pub user_agent: String,
+    /// Extra crawler profiles (`--profiles`), as the audit takes them.
+    pub profiles: Option<PathBuf>,
     pub targets: Vec<String>,
     pub format: OutputFormat,
 }

@@ -21,7 +21,7 @@ use rayon::prelude::*;
 
 use crate::Outcome;
 use crate::accesslog::{self, Chunk, ChunkReader, Entry, LogFormat, Recycler, Skip, Timestamp};
-use crate::audit::{self, Counting, Fetch, Impostor, Policy};
+use crate::audit::{self, Counting, Fetch, Impostor, Policy, Violation};
 use crate::config::AuditConfig;
 use crate::crawler::dns::{self, DnsOptions};
 use crate::crawler::{
@@ -30,6 +30,7 @@ use crate::crawler::{
 use crate::error::{Error, Position, Result};
 use crate::progress::Progress;
 use crate::report::{self, Escaping, Findings, summary::Totals};
+use crate::robots::group::Reads;
 use crate::robots::{AgentRules, Robots};
 
 /// How many unparsable lines are shown on standard error.
@@ -338,15 +339,6 @@ fn verify(ident: &Identifier, knowledge: &Knowledge, candidates: Vec<Candidate>)
     Verdicts { fetches, impostors }
 }
 
-/// The built-in crawler table, with `--profiles` entries added or replacing.
-fn identifier(profiles: Option<&Path>) -> Result<Identifier> {
-    let mut table = crawler::profile::builtin();
-    if let Some(path) = profiles {
-        crawler::profile_file::load_profiles(path, &mut table)?;
-    }
-    Identifier::new(table)
-}
-
 fn load_ptr_map(path: Option<&Path>, quiet: bool) -> Result<PtrMap> {
     let Some(path) = path else {
         return Ok(PtrMap::default());
@@ -377,7 +369,7 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
     let robots = Robots::read(&config.robots)?;
     let format = LogFormat::new(&config.log_format)
         .map_err(|cause| Error::Usage(format!("--log-format: {cause}")))?;
-    let ident = identifier(config.profiles.as_deref())?;
+    let ident = Identifier::with_profiles(config.profiles.as_deref())?;
     let ptr_map = load_ptr_map(config.ptr_map.as_deref(), config.quiet)?;
     let crawler_addrs = ptr_map.crawler_addresses(&ident);
 
@@ -426,53 +418,46 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
     let knowledge = Knowledge::new(ptr_map, dns);
     let verdicts = verify(&ident, &knowledge, scan.candidates);
 
-    // One compiled selection per robots.txt token: SeznamBot, FreshBot and
-    // SeznamBot-test all read the SeznamBot groups.
-    let mut tokens: Vec<String> = Vec::new();
+    // One compiled selection per robots.txt token and the records read:
+    // SeznamBot, FreshBot and SeznamBot-test all read the SeznamBot groups
+    // alike.
+    let mut selections: Vec<(String, Reads)> = Vec::new();
     let token_of: Vec<usize> = ident
         .profiles()
         .iter()
         .map(|p| {
-            let token = p.token.to_ascii_lowercase();
-            tokens.iter().position(|t| *t == token).unwrap_or_else(|| {
-                tokens.push(token);
-                tokens.len() - 1
-            })
+            let key = (p.token.to_ascii_lowercase(), p.reads);
+            selections
+                .iter()
+                .position(|s| *s == key)
+                .unwrap_or_else(|| {
+                    selections.push(key);
+                    selections.len() - 1
+                })
         })
         .collect();
-    let rules: Vec<AgentRules> = tokens
+    let rules: Vec<AgentRules> = selections
         .iter()
-        .map(|t| robots.rules_for(t.as_bytes()))
+        .map(|(token, reads)| robots.read_as(*reads).rules_for(token.as_bytes()))
         .collect();
     let policies: Vec<Policy<'_>> = ident
         .profiles()
         .iter()
         .zip(&token_of)
-        .map(|(profile, &token)| Policy {
-            name: profile.name.clone(),
-            token: profile.token.clone(),
-            rules: &rules[token],
-            rate_floor: profile
-                .rate_floor
-                .map(|f| (f.fetches, u64::from(f.seconds))),
-            // Seznam's crawlers share the SeznamBot token; the habit is theirs.
-            homepage_exception: profile.token.eq_ignore_ascii_case("SeznamBot"),
-        })
+        .map(|(profile, &selection)| Policy::new(profile, &rules[selection]))
         .collect();
     let counting = Counting {
         rate_by: config.rate_by,
         window_tz: config.window_tz,
     };
-    let violations = pool.install(|| audit::judge(&robots, &policies, &verdicts.fetches, counting));
+    let violations = pool.install(|| audit::judge(&policies, &verdicts.fetches, counting));
 
     let crawlers: Vec<String> = policies.iter().map(|p| p.name.clone()).collect();
-    let group_labels: Vec<String> = robots.groups().iter().map(|g| g.label()).collect();
     let findings = Findings {
         files: &config.logs,
         crawlers: &crawlers,
         fetches: &verdicts.fetches,
         violations: &violations,
-        group_labels: &group_labels,
         impostors: &verdicts.impostors,
         escaping: if config.raw_csv {
             Escaping::Raw
@@ -499,7 +484,8 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
     }
     Ok(if !input_errors.is_empty() {
         Outcome::Incomplete
-    } else if violations.is_empty() {
+    } else if !violations.iter().any(Violation::accuses) {
+        // Rows whose note only informs (SPEC §5) are no finding.
         Outcome::Clean
     } else {
         Outcome::Findings

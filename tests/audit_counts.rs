@@ -30,7 +30,9 @@ fn crawl_delay_with_decimals() {
         detail: delay_detail(gap, "2.5"),
     };
     let report = audit_log(robots, &log, &[]);
-    report.assert_code(1);
+    // Seznam's crawlers do not read Crawl-delay (SPEC §3): the rows are
+    // written with a note and accuse no one.
+    report.assert_code(0);
     assert_text(
         "violations.csv",
         &report.violations,
@@ -40,9 +42,13 @@ fn crawl_delay_with_decimals() {
 
 #[test]
 fn merged_groups_use_the_first_delay_and_rate_in_the_file() {
+    // The empty `Disallow:` ends the `*` group's run for every crawler;
+    // without it, Crawl-delay (which Seznam does not read) would not, and
+    // `*` and `SeznamBot` would be one group (SPEC §3).
     let robots = "\
 User-agent: *
 Crawl-delay: 60
+Disallow:
 
 User-agent: SeznamBot
 Crawl-delay: 5
@@ -74,21 +80,21 @@ Request-rate: 5/10s
                 2,
                 2,
                 "crawl-delay",
-                (5, "Crawl-delay: 5"),
+                (6, "Crawl-delay: 5"),
                 delay_detail(2, "5"),
             ),
             row(
                 2,
                 2,
                 "request-rate",
-                (6, "Request-rate: 1/10s"),
+                (7, "Request-rate: 1/10s"),
                 rate_detail(2, 10, "1/10s"),
             ),
             row(
                 8,
                 3,
                 "request-rate",
-                (6, "Request-rate: 1/10s"),
+                (7, "Request-rate: 1/10s"),
                 rate_detail(3, 10, "1/10s"),
             ),
         ]),
@@ -217,13 +223,14 @@ fn interleaved_csv(place: &dyn Fn(usize) -> (&'static str, u32)) -> String {
         .into_iter()
         .map(|(fetch, kind, detail)| {
             let (file, line) = place(fetch);
-            let rule = if kind == "crawl-delay" {
-                "3,Crawl-delay: 3"
+            // Seznam does not read Crawl-delay: those rows only inform.
+            let (rule, note) = if kind == "crawl-delay" {
+                ("3,Crawl-delay: 3", "not-read-by-crawler")
             } else {
-                "2,Request-rate: 2/10s"
+                ("2,Request-rate: 2/10s", "")
             };
             format!(
-                "{},{file},{line},{GENUINE},SeznamBot,unverified,ua,GET,/f{fetch},200,{kind},SeznamBot,{rule},{detail},",
+                "{},{file},{line},{GENUINE},SeznamBot,unverified,ua,GET,/f{fetch},200,{kind},SeznamBot,{rule},{detail},{note}",
                 rfc3339(INTERLEAVED_TIMES[fetch])
             )
         })
@@ -319,9 +326,14 @@ fn spoofed_fetches_are_never_counted() {
         "ptr-map.txt",
     ]);
     report.assert_code(1);
-    let unverified = |kind, rule, detail| {
+    let unverified = |kind: &str, rule, detail| {
+        let note = if kind == "crawl-delay" {
+            "not-read-by-crawler"
+        } else {
+            ""
+        };
         format!(
-            "{},access.log,6,198.51.100.7,SeznamBot,unverified,ua,GET,/page/6,200,{kind},SeznamBot,{rule},{detail},",
+            "{},access.log,6,198.51.100.7,SeznamBot,unverified,ua,GET,/page/6,200,{kind},SeznamBot,{rule},{detail},{note}",
             rfc3339(12)
         )
     };

@@ -105,23 +105,33 @@ fn a_group_is_named_by_all_its_user_agent_lines_in_file_order() {
 }
 
 #[test]
-fn robots_txt_is_always_allowed() {
+fn robots_txt_is_always_allowed_but_not_with_a_query() {
+    // SPEC §3: `/robots.txt`, that path without a query, is always
+    // allowed; `/robots.txt?x=1` is another resource and judged.
     let robots = "User-agent: SeznamBot\nDisallow: /\nDisallow: /robots.txt\n";
     let report = audit_text(
         robots,
         &fetches(1, SEZNAM_UA, &["/robots.txt", "/robots.txt?x=1"]),
     );
-    report.assert_code(0);
+    report.assert_code(1);
+    let rows = [row(
+        2,
+        "SeznamBot",
+        "/robots.txt?x=1",
+        "SeznamBot",
+        (3, "Disallow: /robots.txt"),
+        "",
+    )];
     let summary = csv(
         SUMMARY_HEADER,
         &[
-            "SeznamBot,crawl-delay,2,0,0,,",
-            "SeznamBot,disallow,2,0,0,,",
-            "SeznamBot,request-rate,2,0,0,,",
+            "SeznamBot,crawl-delay,2,0,0,,".to_string(),
+            format!("SeznamBot,disallow,2,1,1,{},{}", rfc3339(2), rfc3339(2)),
+            "SeznamBot,request-rate,2,0,0,,".to_string(),
         ],
     );
     report.assert_reports(
-        &csv::<&str>(VIOLATIONS_HEADER, &[]),
+        &csv(VIOLATIONS_HEADER, &rows),
         &csv::<&str>(IMPOSTORS_HEADER, &[]),
         &summary,
     );
@@ -263,4 +273,135 @@ fn rules_past_500_kib_are_ignored() {
         &report.violations,
         &csv(VIOLATIONS_HEADER, &rows),
     );
+}
+
+#[test]
+fn rows_whose_note_only_informs_leave_the_exit_status_zero() {
+    // Seznam's documented homepage habit alone.
+    let report = audit_text(
+        "User-agent: *\nDisallow: /\n",
+        &fetches(1, SEZNAM_UA, &["/"]),
+    );
+    report.assert_code(0);
+    assert!(
+        String::from_utf8_lossy(&report.violations).contains("seznam-homepage-exception"),
+        "{}",
+        String::from_utf8_lossy(&report.violations)
+    );
+    // Crawl-delay, which Seznam's crawlers do not read (SPEC §3): the rows
+    // are written, marked, and accuse no one.
+    let robots = "User-agent: SeznamBot\nCrawl-delay: 10\nDisallow: /private/\n";
+    let report = audit_text(robots, &fetches(1, SEZNAM_UA, &["/a", "/b", "/c"]));
+    report.assert_code(0);
+    let text = String::from_utf8_lossy(&report.violations).into_owned();
+    let rows: Vec<&str> = text.lines().skip(1).collect();
+    assert_eq!(rows.len(), 2, "{text}");
+    assert!(
+        rows.iter()
+            .all(|r| r.contains(",crawl-delay,SeznamBot,2,Crawl-delay: 10,")
+                && r.ends_with(",not-read-by-crawler")),
+        "{text}"
+    );
+    // The same night with one real violation exits 1.
+    let report = audit_text(robots, &fetches(1, SEZNAM_UA, &["/a", "/private/x"]));
+    report.assert_code(1);
+}
+
+#[test]
+fn a_seznam_group_run_ends_at_request_rate_but_not_at_crawl_delay() {
+    // SPEC §3: Seznam reads Request-rate, so `*` is a group of its own and
+    // its Disallow is not SeznamBot's; it does not read Crawl-delay, so
+    // there the run goes on and `Disallow: /b` is SeznamBot's.
+    let robots = "User-agent: SeznamBot\nRequest-rate: 100/1m\nUser-agent: *\nDisallow: /a\n\n\
+                  User-agent: Googlebot\nCrawl-delay: 5\nUser-agent: SeznamBot\nDisallow: /b\n";
+    let report = audit_text(robots, &fetches(1, SEZNAM_UA, &["/a", "/b"]));
+    report.assert_code(1);
+    let rows = [
+        // The merged group's Crawl-delay, which SeznamBot does not read.
+        format!(
+            "{},access.log,2,77.75.77.1,SeznamBot,unverified,ua,GET,/b,200,crawl-delay,\
+             Googlebot|SeznamBot,7,Crawl-delay: 5,1 s after the previous fetch; allowed every 5 s,\
+             not-read-by-crawler",
+            rfc3339(2)
+        ),
+        row(
+            2,
+            "SeznamBot",
+            "/b",
+            "Googlebot|SeznamBot",
+            (9, "Disallow: /b"),
+            "",
+        ),
+    ];
+    common::assert_text(
+        "violations.csv",
+        &report.violations,
+        &csv(VIOLATIONS_HEADER, &rows),
+    );
+}
+
+/// SPEC §3: `check --user-agent` identifies a full user agent exactly as
+/// the audit identifies a log's, so the two never disagree on a verdict:
+/// for every crawler of the built-in table, the targets the audit reports
+/// as `disallow` rows are exactly those `check` calls disallowed, decided
+/// by the same line.
+#[test]
+fn check_and_the_audit_agree_for_every_crawler_of_the_table() {
+    let robots = "User-agent: *\nDisallow: /\n\n\
+                  User-agent: SeznamBot\nRequest-rate: 10/1m\nUser-agent: Googlebot\nDisallow: /google-only/\n\n\
+                  User-agent: Bingbot\nCrawl-delay: 4\nUser-agent: SeznamBot/4.0\nRobot-version: 2.0\n\
+                  Disallow: /exact\nDisallow: /*url=http%3A\nDisallow: /a%2A\nAllow: /pub*\nDisallow: /pub/x$\n";
+    let targets = [
+        "/",
+        "/exact",
+        "/exact/more",
+        "/google-only/x",
+        "/out?url=http%3A//x",
+        "/out?url=http://x",
+        "/a*",
+        "/a%2A",
+        "/pub/x",
+        "/pub/y",
+        "/robots.txt",
+        "/robots.txt?x",
+        "/other",
+    ];
+    for ua in [SEZNAM_UA, FRESH_UA, common::TEST_UA] {
+        let report = audit_text(robots, &fetches(1, ua, &targets));
+        let text = String::from_utf8_lossy(&report.violations).into_owned();
+        let mut from_audit: Vec<(String, String)> = text
+            .lines()
+            .skip(1)
+            .map(|r| r.split(',').collect::<Vec<_>>())
+            .filter(|f| f[10] == "disallow")
+            .map(|f| (f[8].to_string(), f[12].to_string()))
+            .collect();
+        from_audit.sort();
+
+        let site = common::Site::new().with("robots.txt", robots);
+        let mut args = vec![
+            "check",
+            "--format",
+            "csv",
+            "--user-agent",
+            ua,
+            "--robots",
+            "robots.txt",
+        ];
+        args.extend(targets);
+        let answer = String::from_utf8_lossy(&site.run(&args).stdout).into_owned();
+        let mut from_check: Vec<(String, String)> = answer
+            .lines()
+            .skip(1)
+            .map(|r| r.split(',').collect::<Vec<_>>())
+            .filter(|f| f[2] == "disallowed")
+            .map(|f| (f[0].to_string(), f[4].to_string()))
+            .collect();
+        from_check.sort();
+        assert!(!from_check.is_empty(), "{ua}: {answer}");
+        assert_eq!(
+            from_audit, from_check,
+            "{ua}\naudit:\n{text}\ncheck:\n{answer}"
+        );
+    }
 }

@@ -141,7 +141,8 @@ fn a_large_shuffled_audit_matches_the_model() {
     counted.sort_by_key(key);
     spoofed.sort_by_key(key);
 
-    // (fetch index, kind, rule line, rule, detail)
+    // (fetch index, kind, rule line, rule, detail). Seznam's crawlers do
+    // not read Crawl-delay: its rows carry a note (SPEC §3).
     let mut rows: Vec<(usize, &str, u32, &str, String)> = Vec::new();
     for (i, fetch) in counted.iter().enumerate() {
         if i > 0 {
@@ -174,8 +175,13 @@ fn a_large_shuffled_audit_matches_the_model() {
         .iter()
         .map(|(i, kind, rule_line, rule, detail)| {
             let f = &counted[*i];
+            let note = if *kind == "crawl-delay" {
+                "not-read-by-crawler"
+            } else {
+                ""
+            };
             format!(
-                "{},{},{},{},{},unverified,ua,GET,{},200,{kind},SeznamBot,{rule_line},{rule},{detail},",
+                "{},{},{},{},{},unverified,ua,GET,{},200,{kind},SeznamBot,{rule_line},{rule},{detail},{note}",
                 rfc3339(f.t),
                 names[f.file],
                 f.number,

@@ -13,7 +13,31 @@
 mod reference;
 
 use proptest::prelude::*;
+use robots_audit::crawler::profile;
 use robots_audit::robots::Robots;
+use robots_audit::robots::group::Reads;
+
+/// The records Seznam's crawlers read, from their built-in profile, and the
+/// same as the reference spells them.
+fn seznam_reads() -> Reads {
+    profile::builtin()
+        .into_iter()
+        .find(|p| p.name == "SeznamBot")
+        .map(|p| p.reads)
+        .expect("SeznamBot is built in")
+}
+
+const SEZNAM_READS: &[&str] = &["request-rate", "robot-version"];
+
+/// How a crawler with this token reads records: Seznam's reads its
+/// extensions, the others only Allow and Disallow.
+fn reads_of(token: &str) -> (Reads, &'static [&'static str]) {
+    if token.eq_ignore_ascii_case("SeznamBot") {
+        (seznam_reads(), SEZNAM_READS)
+    } else {
+        (Reads::RULES_ONLY, &[])
+    }
+}
 
 fn config() -> ProptestConfig {
     ProptestConfig {
@@ -126,8 +150,9 @@ proptest! {
         let text = robots_text(&lines, ending, bom);
         let robots = Robots::new(text.as_bytes());
         for token in ["SeznamBot", "Googlebot", "nobody"] {
-            let compiled = robots.rules_for(token.as_bytes());
-            let rules = reference::rules_for(text.as_bytes(), token.as_bytes());
+            let (reads, names) = reads_of(token);
+            let compiled = robots.read_as(reads).rules_for(token.as_bytes());
+            let rules = reference::rules_for(text.as_bytes(), token.as_bytes(), names);
             for target in &targets {
                 let got = compiled.judge(target.as_bytes());
                 let want = reference::judge(&rules, target.as_bytes());
@@ -171,7 +196,7 @@ proptest! {
             one.judge(target.as_bytes()).allowed,
             "{} vs {} on {}", pattern, plain, target
         );
-        let rules = reference::rules_for(format!("User-agent: *\nDisallow: {plain}\n").as_bytes(), b"SeznamBot");
+        let rules = reference::rules_for(format!("User-agent: *\nDisallow: {plain}\n").as_bytes(), b"SeznamBot", SEZNAM_READS);
         prop_assert_eq!(one.judge(target.as_bytes()).allowed, reference::judge(&rules, target.as_bytes()).allowed);
     }
 }
@@ -191,9 +216,93 @@ fn reference_agrees_on_known_cases() {
         (
             "User-agent: *\nDisallow: /\n",
             "SeznamBot",
-            "/robots%2Etxt?x",
+            "/robots%2Etxt",
             true,
             None,
+        ),
+        // Exempt only without a query (SPEC §3).
+        (
+            "User-agent: *\nDisallow: /\n",
+            "SeznamBot",
+            "/robots.txt?x",
+            false,
+            Some(2),
+        ),
+        // Octet by octet after normalisation (SPEC §3).
+        (
+            "User-agent: *\nDisallow: /*url=http%3A\n",
+            "SeznamBot",
+            "/out?url=http%3A//x",
+            false,
+            Some(2),
+        ),
+        (
+            "User-agent: *\nDisallow: /*url=http%3A\n",
+            "SeznamBot",
+            "/out?url=http://x",
+            true,
+            None,
+        ),
+        (
+            "User-agent: *\nDisallow: /*A\n",
+            "SeznamBot",
+            "/%2A",
+            false,
+            Some(2),
+        ),
+        (
+            "User-agent: *\nDisallow: /a%2A\n",
+            "SeznamBot",
+            "/a*b",
+            false,
+            Some(2),
+        ),
+        (
+            "User-agent: *\nDisallow: /a|b\n",
+            "SeznamBot",
+            "/a%7Cb",
+            false,
+            Some(2),
+        ),
+        (
+            "User-agent: *\nDisallow: /a%7cb\n",
+            "SeznamBot",
+            "/a|b",
+            false,
+            Some(2),
+        ),
+        // A cut byte-order mark is ignored (SPEC §1).
+        (
+            "\u{00EF}User-agent: *\nDisallow: /x\n",
+            "SeznamBot",
+            "/x",
+            false,
+            Some(2),
+        ),
+        // SPEC §3's group runs: SeznamBot reads Request-rate, so its run
+        // ends there and `*` is a group of its own; Googlebot does not, so
+        // both user-agent lines are one group.
+        (
+            "User-agent: SeznamBot\nRequest-rate: 1/10s\nUser-agent: *\nDisallow: /admin\n",
+            "SeznamBot",
+            "/admin",
+            true,
+            None,
+        ),
+        (
+            "User-agent: Googlebot\nRequest-rate: 1/10s\nUser-agent: SeznamBot\nDisallow: /admin\n",
+            "Googlebot",
+            "/admin",
+            false,
+            Some(4),
+        ),
+        // Crawl-delay is no record Seznam reads: it does not end the run.
+        (
+            "User-agent: Googlebot\nCrawl-delay: 5\nUser-agent: SeznamBot\nDisallow: /admin\n",
+            "SeznamBot",
+            "/admin",
+            false,
+            Some(4),
         ),
         (
             "User-agent: *\nDisallow: /\n\nUser-agent: SeznamBot\nDisallow: /cz/chat/\nAllow: /cz/\n",
@@ -246,20 +355,27 @@ fn reference_agrees_on_known_cases() {
         ),
     ];
     for &(text, token, target, allowed, line) in cases {
-        let rules = reference::rules_for(text.as_bytes(), token.as_bytes());
+        // The cut mark is the octet EF alone, not the character U+00EF.
+        let text: Vec<u8> = match text.strip_prefix('\u{00EF}') {
+            Some(rest) => [&[0xEF][..], rest.as_bytes()].concat(),
+            None => text.as_bytes().to_vec(),
+        };
+        let (reads, names) = reads_of(token);
+        let rules = reference::rules_for(&text, token.as_bytes(), names);
         let want = reference::judge(&rules, target.as_bytes());
+        let shown = String::from_utf8_lossy(&text);
         assert_eq!(
             (want.allowed, want.line),
             (allowed, line),
-            "reference: {target} on {text}"
+            "reference: {target} on {shown}"
         );
-        let robots = Robots::new(text.as_bytes());
+        let robots = Robots::new(&text).read_as(reads);
         let compiled = robots.rules_for(token.as_bytes());
         let got = compiled.judge(target.as_bytes());
         assert_eq!(
             (got.allowed, got.rule.map(|r| r.line)),
             (allowed, line),
-            "{target} on {text}"
+            "{target} on {shown}"
         );
     }
 }

@@ -5,7 +5,9 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use robots_audit::crawler::profile;
 use robots_audit::robots::Robots;
+use robots_audit::robots::group::Reads;
 use robots_audit_fuzz::reference;
 
 fuzz_target!(|data: &[u8]| {
@@ -24,11 +26,23 @@ fuzz_target!(|data: &[u8]| {
     if robots.iter().filter(|&&b| b == b'*').count() > 12 {
         return;
     }
-    let compiled = Robots::new(robots);
-    for token in [&b"SeznamBot"[..], b"x"] {
+    let plain = Robots::new(robots);
+    let seznam = profile::builtin()
+        .into_iter()
+        .find(|p| p.name == "SeznamBot")
+        .map(|p| p.reads)
+        .unwrap_or_default();
+    // SeznamBot reads its extensions; `x` names no crawler and reads only
+    // Allow and Disallow.
+    let readers: [(&[u8], _, &[&str]); 2] = [
+        (b"SeznamBot", seznam, &["request-rate", "robot-version"]),
+        (b"x", Reads::RULES_ONLY, &[]),
+    ];
+    for (token, reads, names) in readers {
+        let compiled = plain.read_as(reads);
         let rules = compiled.rules_for(token);
         let got = rules.judge(target);
-        let want = reference::judge(&reference::rules_for(robots, token), target);
+        let want = reference::judge(&reference::rules_for(robots, token, names), target);
         assert_eq!(
             (got.allowed, got.rule.map(|r| r.line)),
             (want.allowed, want.line),

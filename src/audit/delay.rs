@@ -3,6 +3,7 @@
 //! first fetch of a count never breaks it.
 
 use super::{Fetch, Kind, Policy, Violation, seconds_text};
+use crate::robots::parse::Directive;
 
 /// Rows for one count (`count`: fetch indices in time order).
 pub fn judge<'r>(
@@ -30,7 +31,7 @@ pub fn judge<'r>(
                 rows.push(Violation {
                     fetch: index,
                     kind: Kind::CrawlDelay,
-                    group: delay.group,
+                    group: policy.rules.group_label(delay.group),
                     rule_line: delay.line,
                     rule: &delay.text,
                     detail: format!(
@@ -38,7 +39,7 @@ pub fn judge<'r>(
                         seconds_text(u64::try_from(gap_ms).unwrap_or(0)),
                         seconds_text(millis)
                     ),
-                    note: "",
+                    note: policy.limit_note(Directive::CrawlDelay),
                 });
             }
         }

@@ -6,17 +6,12 @@
 use rayon::prelude::*;
 
 use super::{Fetch, Kind, Policy, Violation};
-use crate::robots::Robots;
 
 /// The note on a fetch of `/` that Seznam documents it makes anyway.
 pub const HOMEPAGE_EXCEPTION: &str = "seznam-homepage-exception";
 
 /// One row for every fetch its crawler's rules disallow, in fetch order.
-pub fn judge<'r>(
-    robots: &Robots,
-    policies: &[Policy<'r>],
-    fetches: &[Fetch],
-) -> Vec<Violation<'r>> {
+pub fn judge<'r>(policies: &[Policy<'r>], fetches: &[Fetch]) -> Vec<Violation<'r>> {
     fetches
         .par_iter()
         .enumerate()
@@ -27,8 +22,10 @@ pub fn judge<'r>(
                 return None;
             }
             let rule = verdict.rule?;
-            let group = &robots.groups()[rule.group];
-            let note = if policy.homepage_exception && fetch.target == b"/" && group.is_default() {
+            let note = if policy.homepage_exception
+                && fetch.target == b"/"
+                && policy.rules.is_default_group(rule.group)
+            {
                 HOMEPAGE_EXCEPTION
             } else {
                 ""
@@ -36,7 +33,7 @@ pub fn judge<'r>(
             Some(Violation {
                 fetch: index,
                 kind: Kind::Disallow,
-                group: rule.group,
+                group: policy.rules.group_label(rule.group),
                 rule_line: rule.line,
                 rule: &rule.text,
                 detail: String::new(),

@@ -10,8 +10,11 @@ use std::sync::Arc;
 
 use crate::accesslog::time::Timestamp;
 use crate::config::{RateBy, WindowTz};
+use crate::crawler::profile::Profile;
 use crate::crawler::verify::{IdentifiedBy, Verification};
-use crate::robots::{AgentRules, Robots};
+use crate::robots::AgentRules;
+use crate::robots::group::Reads;
+use crate::robots::parse::Directive;
 
 /// One counted fetch of a crawler: identified, not spoofed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -67,13 +70,30 @@ pub struct Violation<'r> {
     /// Index into the sorted fetches.
     pub fetch: usize,
     pub kind: Kind,
-    /// Index into `Robots::groups` of the group holding the deciding rule.
-    pub group: usize,
+    /// The group holding the deciding rule, as reports name it (its
+    /// user-agent values, `|`-joined), borrowed from the compiled rules.
+    pub group: &'r str,
     pub rule_line: usize,
     /// The deciding line as written, borrowed from the compiled rules.
     pub rule: &'r str,
     pub detail: String,
     pub note: &'static str,
+}
+
+/// The note on a row of a rule the crawler does not read (SPEC §3): it
+/// informs, it does not accuse.
+pub const NOT_READ_BY_CRAWLER: &str = "not-read-by-crawler";
+
+/// Notes that mark a row as information rather than an accusation: such a
+/// row never makes the exit status 1 (SPEC §5).
+pub const INFORMING_NOTES: [&str; 2] = [disallow::HOMEPAGE_EXCEPTION, NOT_READ_BY_CRAWLER];
+
+impl Violation<'_> {
+    /// True when the row accuses the crawler; false when its note only
+    /// informs.
+    pub fn accuses(&self) -> bool {
+        !INFORMING_NOTES.contains(&self.note)
+    }
 }
 
 /// How one crawler is judged: its name, the robots.txt rules for its token,
@@ -88,6 +108,35 @@ pub struct Policy<'r> {
     pub rate_floor: Option<(u32, u64)>,
     /// Seznam fetches `/` even under `User-agent: *` + `Disallow: /`.
     pub homepage_exception: bool,
+    /// The extension records the crawler reads; rows of a limit it does
+    /// not read carry [`NOT_READ_BY_CRAWLER`].
+    pub reads: Reads,
+}
+
+impl<'r> Policy<'r> {
+    /// How the crawler of `profile` is judged by `rules`, the rules
+    /// compiled for its token and the records it reads.
+    pub fn new(profile: &Profile, rules: &'r AgentRules) -> Policy<'r> {
+        Policy {
+            name: profile.name.clone(),
+            token: profile.token.clone(),
+            rules,
+            rate_floor: profile
+                .rate_floor
+                .map(|f| (f.fetches, u64::from(f.seconds))),
+            homepage_exception: profile.homepage_exception,
+            reads: profile.reads,
+        }
+    }
+
+    /// The note for a row decided by a `directive` line.
+    pub(crate) fn limit_note(&self, directive: Directive) -> &'static str {
+        if self.reads.reads(directive) {
+            ""
+        } else {
+            NOT_READ_BY_CRAWLER
+        }
+    }
 }
 
 /// Settings of the rate and delay counts.
@@ -100,13 +149,12 @@ pub struct Counting {
 /// Judges every fetch, which must be sorted by `Fetch::key`. Returns the
 /// violations sorted as SPEC §5 orders the rows.
 pub fn judge<'r>(
-    robots: &Robots,
     policies: &[Policy<'r>],
     fetches: &[Fetch],
     counting: Counting,
 ) -> Vec<Violation<'r>> {
     debug_assert!(fetches.windows(2).all(|w| w[0].key() <= w[1].key()));
-    let mut rows = disallow::judge(robots, policies, fetches);
+    let mut rows = disallow::judge(policies, fetches);
     for count in counts(policies, fetches, counting.rate_by) {
         rows.extend(rate::judge(policies, fetches, &count, counting.window_tz));
         rows.extend(delay::judge(policies, fetches, &count));

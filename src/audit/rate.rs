@@ -8,6 +8,7 @@ use std::collections::VecDeque;
 
 use super::{Fetch, Kind, Policy, Violation};
 use crate::config::WindowTz;
+use crate::robots::parse::Directive;
 
 /// Rows for one count (`count`: fetch indices in time order).
 pub fn judge<'r>(
@@ -88,11 +89,11 @@ pub fn judge<'r>(
             rows.push(Violation {
                 fetch: index,
                 kind: Kind::RequestRate,
-                group: line.group,
+                group: policy.rules.group_label(line.group),
                 rule_line: line.line,
                 rule: &line.text,
                 detail,
-                note: "",
+                note: policy.limit_note(Directive::RequestRate),
             });
         }
     }

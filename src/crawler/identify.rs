@@ -127,6 +127,16 @@ impl Identifier {
         })
     }
 
+    /// The built-in table, with the entries of a `--profiles` file added
+    /// or replacing: what the audit and `check` both identify with.
+    pub fn with_profiles(file: Option<&std::path::Path>) -> Result<Identifier> {
+        let mut table = super::profile::builtin();
+        if let Some(path) = file {
+            super::profile_file::load_profiles(path, &mut table)?;
+        }
+        Identifier::new(table)
+    }
+
     /// The built-in table of SPEC §2.
     pub fn builtin() -> Result<Identifier> {
         Identifier::new(crate::crawler::profile::builtin())

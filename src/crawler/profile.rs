@@ -6,6 +6,8 @@
 //! Adding a crawler is a table entry, never new code.
 
 use crate::error::Result;
+use crate::robots::group::Reads;
+use crate::robots::parse::Directive;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 /// The slowest rate a crawler honours: written rates slower than this are
@@ -172,32 +174,56 @@ impl HostPattern {
     }
 }
 
+/// The longest run an `<address>` can take: an IPv6 address written with
+/// dashes is at most 39 characters, an IPv4 one 15.
+const LONGEST_DASHED_ADDRESS: usize = 39;
+
+/// True when `name` has the form of `parts`. Dynamic programming over
+/// (part, position), so that a pattern of many `*` costs time linear in
+/// the name times the parts, never exponential (a profile file is input
+/// from a stranger too).
 fn match_parts(parts: &[HostPart], name: &[u8], addr: Option<IpAddr>) -> bool {
-    let Some((first, rest)) = parts.split_first() else {
-        return name.is_empty();
-    };
-    match first {
-        HostPart::Literal(lit) => name
-            .strip_prefix(lit.as_bytes())
-            .is_some_and(|tail| match_parts(rest, tail, addr)),
-        HostPart::Any => (1..=name.len()).any(|i| match_parts(rest, &name[i..], addr)),
-        HostPart::Address => {
-            let run = name
-                .iter()
-                .take_while(|b| b.is_ascii_hexdigit() || **b == b'-')
-                .count();
-            // Longest first; a shorter run may still be the address when the
-            // pattern goes on with a dash (`crawl-<address>-x.example`).
-            (1..=run).rev().any(|len| {
-                let Ok(text) = std::str::from_utf8(&name[..len]) else {
-                    return false;
-                };
-                parse_dashed_address(text)
-                    .is_some_and(|a| addr.is_none_or(|want| a.to_canonical() == want))
-                    && match_parts(rest, &name[len..], addr)
-            })
+    let len = name.len();
+    // `after[i]`: the parts after the current one match `name[i..]`;
+    // starts as "nothing left matches only the end".
+    let mut after: Vec<bool> = (0..=len).map(|i| i == len).collect();
+    let mut here = vec![false; len + 1];
+    for part in parts.iter().rev() {
+        match part {
+            HostPart::Literal(lit) => {
+                let lit = lit.as_bytes();
+                for i in 0..=len {
+                    here[i] = name[i..].starts_with(lit) && after[i + lit.len()];
+                }
+            }
+            HostPart::Any => {
+                // One or more characters: some j > i where the rest matches.
+                let mut later = false;
+                for i in (0..=len).rev() {
+                    here[i] = later;
+                    later |= after[i];
+                }
+            }
+            HostPart::Address => {
+                for i in 0..=len {
+                    let run = name[i..]
+                        .iter()
+                        .take(LONGEST_DASHED_ADDRESS)
+                        .take_while(|b| b.is_ascii_hexdigit() || **b == b'-')
+                        .count();
+                    here[i] = (1..=run).any(|n| {
+                        after[i + n]
+                            && std::str::from_utf8(&name[i..i + n])
+                                .ok()
+                                .and_then(parse_dashed_address)
+                                .is_some_and(|a| addr.is_none_or(|want| a.to_canonical() == want))
+                    });
+                }
+            }
         }
+        std::mem::swap(&mut after, &mut here);
     }
+    after[0]
 }
 
 /// Reads an address as written inside a host name: `77-75-77-123` or
@@ -224,6 +250,13 @@ pub struct Profile {
     pub user_agents: Vec<UaPattern>,
     pub hosts: Vec<HostPattern>,
     pub rate_floor: Option<RateFloor>,
+    /// The robots.txt extension records the crawler reads as rules of its
+    /// group (SPEC §3): they end a run of user-agent lines for it, and rows
+    /// of a limit it does not read only inform.
+    pub reads: Reads,
+    /// The crawler fetches `/` even under `User-agent: *` + `Disallow: /`
+    /// and documents it (Seznam, SPEC §4): such rows only inform.
+    pub homepage_exception: bool,
 }
 
 /// A profile as written in the built-in table.
@@ -233,7 +266,14 @@ struct ProfileText {
     user_agents: &'static [&'static str],
     hosts: &'static [&'static str],
     rate_floor: Option<RateFloor>,
+    reads: Reads,
+    homepage_exception: bool,
 }
+
+/// Seznam documents `Request-rate` and `Robot-version`, not `Crawl-delay`.
+const SEZNAM_READS: Reads = Reads::RULES_ONLY
+    .with(Directive::RequestRate)
+    .with(Directive::RobotVersion);
 
 const SEZNAM_FLOOR: Option<RateFloor> = Some(RateFloor {
     fetches: 1,
@@ -249,6 +289,8 @@ const BUILTIN: &[ProfileText] = &[
         user_agents: &["FreshBot"],
         hosts: &["fulltextrobot-fresh-<address>.seznam.cz"],
         rate_floor: SEZNAM_FLOOR,
+        reads: SEZNAM_READS,
+        homepage_exception: true,
     },
     ProfileText {
         name: "SeznamBot-test",
@@ -256,6 +298,8 @@ const BUILTIN: &[ProfileText] = &[
         user_agents: &["SeznamBot/<version>-test", "SeznamBot-test"],
         hosts: &["fulltextrobot-test-<address>.seznam.cz"],
         rate_floor: SEZNAM_FLOOR,
+        reads: SEZNAM_READS,
+        homepage_exception: true,
     },
     ProfileText {
         name: "SeznamBot",
@@ -263,6 +307,8 @@ const BUILTIN: &[ProfileText] = &[
         user_agents: &["SeznamBot"],
         hosts: &["fulltextrobot-<address>.seznam.cz"],
         rate_floor: SEZNAM_FLOOR,
+        reads: SEZNAM_READS,
+        homepage_exception: true,
     },
 ];
 
@@ -287,6 +333,8 @@ pub fn builtin() -> Vec<Profile> {
                     .collect::<Result<_, _>>()
                     .ok()?,
                 rate_floor: p.rate_floor,
+                reads: p.reads,
+                homepage_exception: p.homepage_exception,
             })
         })
         .collect()
@@ -304,11 +352,10 @@ mod tests {
     fn builtin_table_is_complete() {
         let names: Vec<_> = builtin().into_iter().map(|p| p.name).collect();
         assert_eq!(names, ["FreshBot", "SeznamBot-test", "SeznamBot"]);
-        assert!(
-            builtin()
-                .iter()
-                .all(|p| p.token == "SeznamBot" && p.rate_floor == SEZNAM_FLOOR)
-        );
+        assert!(builtin().iter().all(|p| p.token == "SeznamBot"
+            && p.rate_floor == SEZNAM_FLOOR
+            && p.reads == SEZNAM_READS
+            && p.homepage_exception));
     }
 
     #[test]
@@ -400,6 +447,57 @@ mod tests {
         }
         assert_eq!(seznam.longest_literal(), "fulltextrobot-");
         assert_eq!(google.longest_literal(), ".googlebot.com");
+    }
+
+    /// The plain recursive reading of a host pattern, exponential in the
+    /// number of `*`: what `match_parts` must agree with on small inputs.
+    fn naive(parts: &[HostPart], name: &[u8], addr: Option<IpAddr>) -> bool {
+        let Some((first, rest)) = parts.split_first() else {
+            return name.is_empty();
+        };
+        match first {
+            HostPart::Literal(lit) => name
+                .strip_prefix(lit.as_bytes())
+                .is_some_and(|tail| naive(rest, tail, addr)),
+            HostPart::Any => (1..=name.len()).any(|i| naive(rest, &name[i..], addr)),
+            HostPart::Address => (1..=name.len()).any(|n| {
+                std::str::from_utf8(&name[..n])
+                    .ok()
+                    .and_then(parse_dashed_address)
+                    .is_some_and(|a| addr.is_none_or(|w| a.to_canonical() == w))
+                    && naive(rest, &name[n..], addr)
+            }),
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn host_patterns_agree_with_the_plain_reading(
+            pattern in "([a-c.-]{1,3}|\\*|<address>){1,6}",
+            name in "[a-c0-9.-]{0,24}",
+        ) {
+            if let Ok(parsed) = HostPattern::parse(&pattern) {
+                for addr in [None, Some(ip("1.2.3.4"))] {
+                    proptest::prop_assert_eq!(
+                        parsed.matches(&name, addr),
+                        naive(&parsed.parts, name.as_bytes(), addr.map(|a| a.to_canonical())),
+                        "{} on {}", pattern, name
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn many_stars_cost_linear_time() {
+        // Exponential before: seven `*` against a 249-octet name that
+        // almost fits took minutes.
+        let pattern = HostPattern::parse("a*a*a*a*a*a*a*b.cz").unwrap();
+        let name = "a".repeat(249);
+        assert!(!pattern.matches(&name, None));
+        let pattern = HostPattern::parse(&"*a".repeat(100)).unwrap();
+        assert!(!pattern.matches(&format!("{}b", "a".repeat(250)), None));
+        assert!(pattern.matches(&"a".repeat(200), None));
     }
 
     #[test]

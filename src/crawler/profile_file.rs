@@ -10,12 +10,18 @@
 //! host: crawl-<address>.googlebot.com
 //! host: *.google.com               (any number)
 //! rate-floor: none                 (or N/T[s|m|h|d]; default none)
+//! reads: Crawl-delay, Request-rate (extension records it reads besides
+//!                                   Allow and Disallow; default none)
+//! homepage-exception: no           (yes: fetches of `/` under a `*`
+//!                                   group's Disallow only inform)
 //! ```
 
 use std::path::Path;
 
 use crate::crawler::profile::{HostPattern, Profile, RateFloor, UaPattern};
 use crate::error::{Error, Position, Result};
+use crate::robots::group::Reads;
+use crate::robots::parse::Directive;
 
 /// Reads `N/T[s|m|h|d]` (`1/30s`), or `none`.
 pub fn parse_rate_floor(text: &str) -> Result<Option<RateFloor>, String> {
@@ -48,6 +54,31 @@ pub fn parse_rate_floor(text: &str) -> Result<Option<RateFloor>, String> {
         return Err(bad());
     }
     Ok(Some(RateFloor { fetches, seconds }))
+}
+
+/// Reads `reads:`: robots.txt extension record names, separated by commas
+/// or spaces, or `none`.
+pub fn parse_reads(text: &str) -> Result<Reads, String> {
+    let mut reads = Reads::RULES_ONLY;
+    for name in text.split([',', ' ', '\t']).filter(|n| !n.is_empty()) {
+        if name.eq_ignore_ascii_case("none") {
+            continue;
+        }
+        let directive = Directive::from_key(name.as_bytes());
+        match directive {
+            Directive::CrawlDelay
+            | Directive::RequestRate
+            | Directive::RobotVersion
+            | Directive::VisitTime => reads = reads.with(directive),
+            Directive::Allow | Directive::Disallow => {}
+            _ => {
+                return Err(format!(
+                    "{name:?} is no robots.txt extension record (Crawl-delay, Request-rate, Robot-version, Visit-time)"
+                ));
+            }
+        }
+    }
+    Ok(reads)
 }
 
 /// Reads a profile file into `profiles`: a profile named like an existing
@@ -112,6 +143,8 @@ pub fn parse_profiles(text: &str) -> Result<Vec<Profile>, (u64, String)> {
                     user_agents: Vec::new(),
                     hosts: Vec::new(),
                     rate_floor: None,
+                    reads: Reads::RULES_ONLY,
+                    homepage_exception: false,
                 },
             ));
             continue;
@@ -129,6 +162,19 @@ pub fn parse_profiles(text: &str) -> Result<Vec<Profile>, (u64, String)> {
                 .push(HostPattern::parse(value).map_err(|e| (number, e))?),
             "rate-floor" => {
                 profile.rate_floor = parse_rate_floor(value).map_err(|e| (number, e))?
+            }
+            "reads" => profile.reads = parse_reads(value).map_err(|e| (number, e))?,
+            "homepage-exception" => {
+                profile.homepage_exception = match value.to_ascii_lowercase().as_str() {
+                    "yes" | "true" => true,
+                    "no" | "false" => false,
+                    _ => {
+                        return Err((
+                            number,
+                            format!("homepage-exception {value:?} is not yes or no"),
+                        ));
+                    }
+                }
             }
             _ => return Err((number, format!("unknown or empty key {key:?}"))),
         }
@@ -190,7 +236,9 @@ mod tests {
             token: SeznamBot\n\
             user-agent: SeznamBot\n\
             host: robot-<address>.seznam.cz   # renamed\n\
-            rate-floor: 1/10s\n";
+            rate-floor: 1/10s\n\
+            reads: Request-rate, crawl-delay\n\
+            homepage-exception: yes\n";
         let mut profiles = builtin();
         merge_profiles(&mut profiles, parse_profiles(text).unwrap());
         assert_eq!(profiles.len(), 4);
@@ -206,6 +254,17 @@ mod tests {
         assert_eq!(profiles[3].token, "Googlebot");
         assert_eq!(profiles[3].hosts.len(), 2);
         assert_eq!(profiles[3].rate_floor, None);
+        assert_eq!(profiles[3].reads, Reads::RULES_ONLY);
+        assert!(!profiles[3].homepage_exception);
+        assert_eq!(
+            profiles[2].reads,
+            Reads::RULES_ONLY
+                .with(Directive::RequestRate)
+                .with(Directive::CrawlDelay)
+        );
+        assert!(profiles[2].homepage_exception);
+        assert!(parse_reads("Sitemap").is_err());
+        assert!(parse_reads("Request-rate Robot-version").is_ok());
     }
 
     #[test]

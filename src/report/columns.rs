@@ -130,7 +130,7 @@ pub fn write_violations(findings: &Findings<'_>, out: &mut dyn io::Write) -> io:
             Cow::Borrowed(row.kind.as_str().as_bytes()),
             // robots.txt text may be a stranger's too (a CMS plugin, a
             // compromised site): the same guard.
-            log(findings.group_labels[row.group].as_bytes()),
+            log(row.group.as_bytes()),
             Cow::Owned(row.rule_line.to_string().into_bytes()),
             log(row.rule.as_bytes()),
             log(row.detail.as_bytes()),

@@ -22,9 +22,6 @@ pub struct Findings<'a> {
     pub crawlers: &'a [String],
     pub fetches: &'a [Fetch],
     pub violations: &'a [Violation<'a>],
-    /// Each robots.txt group's user-agent values, `|`-joined, indexed like
-    /// `Violation::group`.
-    pub group_labels: &'a [String],
     pub impostors: &'a [Impostor],
     pub escaping: Escaping,
 }

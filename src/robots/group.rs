@@ -92,6 +92,77 @@ pub struct Grouping {
     pub orphans: Vec<usize>,
 }
 
+/// The extension records a crawler reads as rules of its group, beside
+/// `Allow` and `Disallow` which every crawler reads (SPEC §3). A record the
+/// crawler reads ends a run of user-agent lines; one it does not read
+/// neither ends the run nor the group, as Google's parser treats every
+/// record it does not know. A crawler's profile says which it reads
+/// (Seznam's: `Request-rate` and `Robot-version`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Reads {
+    request_rate: bool,
+    robot_version: bool,
+    crawl_delay: bool,
+    visit_time: bool,
+}
+
+impl Reads {
+    /// Only `Allow` and `Disallow`: what a crawler without a profile reads.
+    pub const RULES_ONLY: Reads = Reads {
+        request_rate: false,
+        robot_version: false,
+        crawl_delay: false,
+        visit_time: false,
+    };
+
+    /// Every extension record this tool knows: the reading of the 1996
+    /// extended robot exclusion proposal, where each record of a group ends
+    /// its user-agent lines. The lint's view of a file.
+    pub const ALL: Reads = Reads {
+        request_rate: true,
+        robot_version: true,
+        crawl_delay: true,
+        visit_time: true,
+    };
+
+    /// Adds an extension record; `Allow`, `Disallow` and directives that
+    /// are no group records change nothing.
+    pub const fn with(mut self, directive: Directive) -> Reads {
+        match directive {
+            Directive::RequestRate => self.request_rate = true,
+            Directive::RobotVersion => self.robot_version = true,
+            Directive::CrawlDelay => self.crawl_delay = true,
+            Directive::VisitTime => self.visit_time = true,
+            _ => {}
+        }
+        self
+    }
+
+    /// True when the crawler reads `directive` as a rule of its group.
+    pub fn reads(self, directive: Directive) -> bool {
+        match directive {
+            Directive::Allow | Directive::Disallow => true,
+            Directive::RequestRate => self.request_rate,
+            Directive::RobotVersion => self.robot_version,
+            Directive::CrawlDelay => self.crawl_delay,
+            Directive::VisitTime => self.visit_time,
+            _ => false,
+        }
+    }
+
+    /// The extension records read, in the order `Directive` lists them.
+    pub fn extensions(self) -> impl Iterator<Item = Directive> {
+        [
+            Directive::CrawlDelay,
+            Directive::RequestRate,
+            Directive::RobotVersion,
+            Directive::VisitTime,
+        ]
+        .into_iter()
+        .filter(move |&d| self.reads(d))
+    }
+}
+
 /// True when a `Robot-version` value asks for version 2.0 (`2.0`, `2`, `2.00`).
 fn is_version_two(value: &[u8]) -> bool {
     let mut parts = value.split(|&b| b == b'.');
@@ -105,10 +176,13 @@ fn note(record: &Record) -> Note {
     }
 }
 
-/// Sorts the records into groups. A run of user-agent lines opens a group
-/// (blank lines, comments, `Sitemap` and unknown lines inside the run do
-/// not break it); a user-agent line after a member line opens the next.
-pub fn group(file: &RobotsFile) -> Grouping {
+/// Sorts the records into groups as a crawler that reads `reads` does. A
+/// run of user-agent lines opens a group (blank lines, comments, `Sitemap`,
+/// unknown lines and extension records the crawler does not read inside
+/// the run do not break it); a user-agent line after a record the crawler
+/// reads opens the next. Records the crawler does not read still join the
+/// group they stand in, so that the audit can show what they ask for.
+pub fn group(file: &RobotsFile, reads: Reads) -> Grouping {
     let mut grouping = Grouping::default();
     // True while the current group is still reading user-agent lines.
     let mut opening = false;
@@ -142,9 +216,10 @@ pub fn group(file: &RobotsFile) -> Grouping {
                     continue;
                 };
                 let group = &mut grouping.groups[group_index];
-                opening = false;
+                let read = reads.reads(record.directive);
+                opening &= !read;
                 group.members.push(index);
-                add_member(group, group_index, record, was_after_agent);
+                add_member(group, group_index, record, was_after_agent && read);
             }
             // Sitemap and unknown lines neither open nor close a group.
             _ => {}
@@ -193,6 +268,7 @@ fn add_member(group: &mut Group, group_index: usize, record: &Record, after_agen
                 error,
             });
         }
+        // `after_agent` is false for a crawler that does not read it.
         Directive::RobotVersion if after_agent && is_version_two(&record.value) => {
             group.robot_version = Some(note(record));
         }
@@ -224,8 +300,17 @@ mod tests {
     use super::super::parse::parse;
     use super::*;
 
+    /// What Seznam's crawlers read.
+    const SEZNAM: Reads = Reads::RULES_ONLY
+        .with(Directive::RequestRate)
+        .with(Directive::RobotVersion);
+
     fn labels(input: &str) -> Vec<String> {
-        group(&parse(input.as_bytes()))
+        labels_read(input, SEZNAM)
+    }
+
+    fn labels_read(input: &str, reads: Reads) -> Vec<String> {
+        group(&parse(input.as_bytes()), reads)
             .groups
             .iter()
             .map(Group::label)
@@ -267,10 +352,15 @@ mod tests {
                 "User-agent: *\nUser-agent: SeznamBot\nCrawl-delay: 1\n",
                 &["*|SeznamBot"],
             ),
-            // Every extension member ends the user-agent run.
+            // The extension records Seznam reads end the user-agent run;
+            // those it does not read (Visit-time, Crawl-delay) do not.
             (
                 "User-agent: a\nRequest-rate: 1/10s\nUser-agent: b\nVisit-time: 0100-0200\nUser-agent: c\nRobot-version: 2.0\nUser-agent: d\n",
-                &["a", "b", "c", "d"],
+                &["a", "b|c", "d"],
+            ),
+            (
+                "User-agent: a\nCrawl-delay: 5\nUser-agent: b\nDisallow: /\n",
+                &["a|b"],
             ),
             ("", &[]),
             ("Disallow: /\n", &[]),
@@ -284,7 +374,7 @@ mod tests {
     fn members_before_any_agent_are_orphans() {
         let file =
             parse(b"Disallow: /a\nCrawl-delay: 5\nSitemap: /s\nUser-agent: *\nDisallow: /b\n");
-        let grouping = group(&file);
+        let grouping = group(&file, SEZNAM);
         assert_eq!(grouping.orphans, vec![0, 1]);
         assert_eq!(grouping.groups.len(), 1);
         assert_eq!(grouping.groups[0].rules.len(), 1);
@@ -298,7 +388,7 @@ mod tests {
               Request-rate: 300/1m\nRequest-rate: 1/x\nCrawl-delay: 0.5\nVisit-time: 0100-0600\n\
               Allow: /%7ecz\n",
         );
-        let g = &group(&file).groups[0];
+        let g = &group(&file, SEZNAM).groups[0];
         assert_eq!(g.label(), "SeznamBot/4.0");
         assert_eq!(g.agents[0].token, b"SeznamBot");
         let rules: Vec<(usize, bool, &[u8], &str)> = g
@@ -348,7 +438,7 @@ mod tests {
             ("Robot-version: 2.0\nUser-agent: a\nDisallow: /x\n", false),
         ];
         for (input, expected) in cases {
-            let grouping = group(&parse(input.as_bytes()));
+            let grouping = group(&parse(input.as_bytes()), SEZNAM);
             let g = &grouping.groups[0];
             assert_eq!(g.robot_version.is_some(), *expected, "{input:?}");
             assert!(
@@ -363,7 +453,7 @@ mod tests {
         let text = "User-agent: SeznamBot\nDisallow: /a\n\nUser-agent: *\nDisallow: /b\n\n\
                     User-agent: Googlebot\nUser-agent: seznambot/4.0\nDisallow: /c\n\n\
                     User-agent: SeznamBot-test\nDisallow: /d\n\nUser-agent: *\nDisallow: /e\n";
-        let groups = group(&parse(text.as_bytes())).groups;
+        let groups = group(&parse(text.as_bytes()), SEZNAM).groups;
         let cases: &[(&[u8], &[usize])] = &[
             (b"SeznamBot", &[0, 2]),
             (b"SEZNAMBOT", &[0, 2]),
@@ -376,7 +466,33 @@ mod tests {
         for (token, expected) in cases {
             assert_eq!(&select(&groups, token), expected, "{token:?}");
         }
-        let none = group(&parse(b"User-agent: Googlebot\nDisallow: /\n")).groups;
+        let none = group(&parse(b"User-agent: Googlebot\nDisallow: /\n"), SEZNAM).groups;
         assert!(select(&none, b"SeznamBot").is_empty());
+    }
+
+    #[test]
+    fn the_two_readings_of_spec_3() {
+        // SPEC §3's example: two groups for a crawler that reads
+        // Request-rate, one group of both agents for one that does not.
+        let text = "User-agent: SeznamBot\nRequest-rate: 1/10s\nUser-agent: *\nDisallow: /admin\n";
+        assert_eq!(labels_read(text, SEZNAM), ["SeznamBot", "*"]);
+        assert_eq!(labels_read(text, Reads::RULES_ONLY), ["SeznamBot|*"]);
+        // The record not read still joins its group (for the audit's
+        // not-read-by-crawler rows), without ending the run.
+        let grouping = group(&parse(text.as_bytes()), Reads::RULES_ONLY);
+        assert_eq!(grouping.groups[0].request_rates.len(), 1);
+        assert_eq!(grouping.groups[0].rules.len(), 1);
+        // Robot-version only for a crawler that reads it.
+        let text = "User-agent: a\nRobot-version: 2.0\nDisallow: /x\n";
+        let read = group(&parse(text.as_bytes()), SEZNAM);
+        assert!(read.groups[0].rules[0].whole_path);
+        let unread = group(&parse(text.as_bytes()), Reads::RULES_ONLY);
+        assert!(!unread.groups[0].rules[0].whole_path);
+        assert!(unread.groups[0].robot_version.is_none());
+        let extensions: Vec<Directive> = SEZNAM.extensions().collect();
+        assert_eq!(
+            extensions,
+            [Directive::RequestRate, Directive::RobotVersion]
+        );
     }
 }

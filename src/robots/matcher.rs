@@ -9,28 +9,58 @@ use std::cmp::Reverse;
 use std::fs::File;
 use std::io::{self, Read};
 use std::path::Path;
+use std::sync::Arc;
 
 use super::compile::{Matcher, Pattern};
-use super::group::{self, Group, Grouping, Rule};
+use super::group::{self, Group, Grouping, Reads, Rule};
 use super::limits::{CrawlDelay, RequestRate};
 use super::normalize::{is_matching_form, matching_form_into};
 use super::parse::{self, RobotsFile};
 use crate::error::{Error, Position, Result};
 
-/// A parsed robots.txt with its groups. Immutable; share it by reference.
+/// A parsed robots.txt with its groups as one kind of crawler reads them
+/// (SPEC §3: which extension records end a run of user-agent lines depends
+/// on the records the crawler reads). Immutable; share it by reference.
 #[derive(Debug, Clone)]
 pub struct Robots {
-    file: RobotsFile,
+    file: Arc<RobotsFile>,
     grouping: Grouping,
+    reads: Reads,
 }
 
 impl Robots {
-    /// Reads a robots.txt. Never fails: whatever does not make sense is kept
+    /// Reads a robots.txt, grouped as a crawler that reads every extension
+    /// record does ([`Reads::ALL`]); [`Robots::read_as`] regroups it for a
+    /// crawler's profile. Never fails: whatever does not make sense is kept
     /// for the lint and has no effect.
     pub fn new(bytes: &[u8]) -> Robots {
-        let file = parse::parse(bytes);
-        let grouping = group::group(&file);
-        Robots { file, grouping }
+        Robots::from_file(parse::parse(bytes))
+    }
+
+    fn from_file(file: RobotsFile) -> Robots {
+        let grouping = group::group(&file, Reads::ALL);
+        Robots {
+            file: Arc::new(file),
+            grouping,
+            reads: Reads::ALL,
+        }
+    }
+
+    /// The same file, grouped as a crawler that reads `reads` groups it.
+    pub fn read_as(&self, reads: Reads) -> Robots {
+        if reads == self.reads {
+            return self.clone();
+        }
+        Robots {
+            file: Arc::clone(&self.file),
+            grouping: group::group(&self.file, reads),
+            reads,
+        }
+    }
+
+    /// The extension records this grouping reads.
+    pub fn reads(&self) -> Reads {
+        self.reads
     }
 
     /// Reads a robots.txt file: at most one byte past the 500 KiB limit is
@@ -55,14 +85,13 @@ impl Robots {
                 at: Position::File,
                 source,
             })?;
-        let mut robots = Robots::new(&bytes);
+        let mut file = parse::parse(&bytes);
         if metadata.is_file() {
-            robots.file.size = robots
-                .file
+            file.size = file
                 .size
                 .max(usize::try_from(metadata.len()).unwrap_or(usize::MAX));
         }
-        Ok(robots)
+        Ok(Robots::from_file(file))
     }
 
     pub fn file(&self) -> &RobotsFile {
@@ -102,8 +131,10 @@ impl Robots {
             .flat_map(|g| g.crawl_delays.iter())
             .find(|d| d.millis.is_some())
             .cloned();
+        let labels = chosen().map(|g| (g.label(), g.is_default())).collect();
         AgentRules {
             groups,
+            labels,
             rules,
             matcher,
             request_rates,
@@ -117,6 +148,8 @@ impl Robots {
 #[derive(Debug, Clone)]
 pub struct AgentRules {
     groups: Vec<usize>,
+    /// For each of `groups`: its label and whether it is a `*` group.
+    labels: Vec<(String, bool)>,
     /// In precedence order, parallel to the matcher's patterns.
     rules: Vec<Rule>,
     matcher: Matcher,
@@ -174,13 +207,17 @@ fn path_and_query(target: &[u8]) -> Cow<'_, [u8]> {
     }
 }
 
-/// True for the robots.txt file itself, always allowed (RFC 9309 §2.2.2).
-fn is_robots_txt(target: &[u8]) -> bool {
-    let path = match memchr::memchr(b'?', target) {
-        Some(query) => &target[..query],
-        None => target,
-    };
-    path == b"/robots.txt"
+/// True for the robots.txt file itself, always allowed (RFC 9309 §2.2.2):
+/// that path in matching form, without a query. `/robots.txt?x` is another
+/// resource, judged like any other.
+fn is_robots_txt_normal(target: &[u8]) -> bool {
+    target == b"/robots.txt"
+}
+
+/// True when a request target (as logged, or an absolute URL) is the
+/// robots.txt file itself, which every crawler may always fetch.
+pub fn is_robots_txt(target: &[u8]) -> bool {
+    is_robots_txt_normal(&super::normalize::matching_form(&path_and_query(target)))
 }
 
 impl AgentRules {
@@ -203,7 +240,7 @@ impl AgentRules {
     fn judge_with(&self, target: &[u8], decide: impl Fn(&[u8]) -> Option<usize>) -> Verdict<'_> {
         let target = path_and_query(target);
         let decide = |normal: &[u8]| {
-            if is_robots_txt(normal) {
+            if is_robots_txt_normal(normal) {
                 None
             } else {
                 decide(normal)
@@ -215,13 +252,13 @@ impl AgentRules {
             SCRATCH.with(|scratch| match scratch.try_borrow_mut() {
                 Ok(mut buffer) => {
                     buffer.clear();
-                    matching_form_into(&target, &mut false, &mut buffer);
+                    matching_form_into(&target, &mut buffer);
                     decide(&buffer)
                 }
                 // Only if `decide` were to judge again on this thread.
                 Err(_) => {
                     let mut buffer = Vec::new();
-                    matching_form_into(&target, &mut false, &mut buffer);
+                    matching_form_into(&target, &mut buffer);
                     decide(&buffer)
                 }
             })
@@ -237,6 +274,22 @@ impl AgentRules {
     /// and everything is allowed.
     pub fn groups(&self) -> &[usize] {
         &self.groups
+    }
+
+    /// How reports name group `index` (one of [`AgentRules::groups`]):
+    /// its user-agent values as written, `|`-joined.
+    pub fn group_label(&self, index: usize) -> &str {
+        self.group_position(index)
+            .map_or("", |i| self.labels[i].0.as_str())
+    }
+
+    /// True when group `index` is a default (`*`) group.
+    pub fn is_default_group(&self, index: usize) -> bool {
+        self.group_position(index).is_some_and(|i| self.labels[i].1)
+    }
+
+    fn group_position(&self, index: usize) -> Option<usize> {
+        self.groups.iter().position(|&g| g == index)
     }
 
     /// The rules of the merged groups, in precedence order.
@@ -332,7 +385,8 @@ mod tests {
                 "/robots.txt",
                 true,
             ),
-            ("User-agent: *\nDisallow: /\n", "/robots.txt?x=1", true),
+            // A query makes it another resource (SPEC §3).
+            ("User-agent: *\nDisallow: /\n", "/robots.txt?x=1", false),
             ("User-agent: *\nDisallow: /\n", "/robots.txt.bak", false),
             // Paths are case-sensitive, field names are not.
             ("User-agent: *\nDisallow: /Fish\n", "/fish", true),
@@ -416,11 +470,14 @@ mod tests {
         let robots = Robots::new(
             b"User-agent: SeznamBot\nRequest-rate: 1/x\nRequest-rate: 300/1m\n\
               Request-rate: 10/1m 2200-0600\nCrawl-delay: soon\nCrawl-delay: 2.5\n\
-              User-agent: *\nCrawl-delay: 9\n\
+              User-agent: *\nDisallow: /tmp/\nCrawl-delay: 9\n\
               User-agent: SeznamBot\nRequest-rate: 100/1m\nRequest-rate: 20/1m 2300-0100\n\
               Crawl-delay: 1\n",
         );
-        let rules = robots.rules_for(b"SeznamBot");
+        let seznam = Reads::RULES_ONLY
+            .with(super::super::parse::Directive::RequestRate)
+            .with(super::super::parse::Directive::RobotVersion);
+        let rules = robots.read_as(seznam).rules_for(b"SeznamBot");
         assert_eq!(rules.request_rates().len(), 5);
         assert_eq!(
             rules.crawl_delay().map(|d| (d.line, d.millis)),
@@ -432,6 +489,12 @@ mod tests {
         assert_eq!(line_at(23 * 60 + 30), Some(4));
         assert_eq!(line_at(5 * 60), Some(4));
         assert_eq!(line_at(6 * 60), Some(3));
+        // A crawler that reads no extension: the run of user-agent lines
+        // goes on to `Disallow: /tmp/`, so its `*` group opens at line 1.
+        let other = robots.read_as(Reads::RULES_ONLY).rules_for(b"Bingbot");
+        assert_eq!(other.crawl_delay().and_then(|d| d.millis), Some(2500));
+        assert_eq!(other.rate_at(0).map(|r| r.line), Some(4));
+        // Read with every extension record, each ends its run.
         let other = robots.rules_for(b"Bingbot");
         assert_eq!(other.crawl_delay().and_then(|d| d.millis), Some(9000));
         assert!(other.rate_at(0).is_none());

@@ -407,10 +407,17 @@ pub struct Row<'a> {
 }
 
 impl Row<'_> {
-    /// The row as violations.csv writes it, for a log named `file`.
+    /// The row as violations.csv writes it, for a log named `file`. Every
+    /// crawler of these rows is one of Seznam's, which do not read
+    /// Crawl-delay: its rows carry the note `not-read-by-crawler` (SPEC §3).
     pub fn text(&self, file: &str) -> String {
+        let note = if self.kind == "crawl-delay" {
+            "not-read-by-crawler"
+        } else {
+            ""
+        };
         format!(
-            "{},{file},{},{GENUINE},{},unverified,ua,GET,/page/{},200,{},{},{},{},{},",
+            "{},{file},{},{GENUINE},{},unverified,ua,GET,/page/{},200,{},{},{},{},{},{note}",
             self.time,
             self.line,
             self.crawler,
