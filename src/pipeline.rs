@@ -195,9 +195,11 @@ impl Scanner<'_> {
             client,
             ua_claim,
             method: interner.share(request.method),
-            target: request.target.into_owned(),
+            // Kept text is bounded (SPEC §5); the user agent was already
+            // read whole to identify the crawler.
+            target: crate::text::bound(&request.target).into_owned(),
             status: entry.status,
-            user_agent: interner.share(&user_agent),
+            user_agent: interner.share(&crate::text::bound(&user_agent)),
         })
     }
 }

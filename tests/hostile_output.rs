@@ -309,6 +309,53 @@ fn log_text_reads_back_and_runs_no_terminal_escape() {
     assert_eq!(impostors[3][9], r"'SeznamBot/4.0 a\\b\x3B-2\x9B");
 }
 
+/// A target or user agent of 20,000 bytes was kept whole for every fetch;
+/// now what is kept and written is its first 8 KiB and how much was cut.
+#[test]
+fn long_targets_and_user_agents_are_cut_and_marked() {
+    let dir = tempfile::tempdir().unwrap();
+    let robots = write(dir.path(), "robots.txt", ROBOTS);
+    let target = format!("/cz/chat/{}", "č".repeat(10_000));
+    let ua = format!("SeznamBot/4.0 {}", "x".repeat(20_000));
+    let mut log = seznam_fetch(1, &target);
+    log.push_str(&line(
+        "6.6.6.6",
+        "30/Nov/2026:00:00:02 +0100",
+        &format!("GET {target} HTTP/1.1"),
+        &ua,
+    ));
+    let log = write(dir.path(), "access.log", log);
+    let ptr = write(dir.path(), "ptr.txt", "6.6.6.6 evil.example.com\n");
+    let out = dir.path().join("out");
+    let run = run(&[
+        "--log",
+        s(&log),
+        "--robots",
+        s(&robots),
+        "--ptr-map",
+        s(&ptr),
+        "--out",
+        s(&out),
+    ]);
+    assert_eq!(run.code(), Some(1), "{}", run.stderr);
+    // `/cz/chat/` is 9 bytes, so the limit falls inside a `č`.
+    let kept_target = format!(
+        "/cz/chat/{}…[cut {} bytes]",
+        "č".repeat(4091),
+        target.len() - 8191
+    );
+    let kept_ua = format!(
+        "SeznamBot/4.0 {}…[cut {} bytes]",
+        "x".repeat(8192 - 14),
+        ua.len() - 8192
+    );
+    let violations = rows(&std::fs::read(out.join("violations.csv")).unwrap());
+    assert_eq!(violations[1][8], kept_target);
+    let impostors = rows(&std::fs::read(out.join("impostors.csv")).unwrap());
+    assert_eq!(impostors[1][7], kept_target);
+    assert_eq!(impostors[1][9], kept_ua);
+}
+
 /// A log with enough violations to fill any pipe buffer.
 fn big_log(dir: &Path, rows: u32) -> std::path::PathBuf {
     let mut log = String::new();
