@@ -195,6 +195,32 @@ fn the_group_column_is_safe_for_a_spreadsheet_too() {
     }
 }
 
+/// The summary on standard error names the rules broken most, as written
+/// in robots.txt: an ESC sequence there reached the terminal as it was.
+#[test]
+fn rules_on_standard_error_run_no_terminal_escape() {
+    let dir = tempfile::tempdir().unwrap();
+    let robots = write(
+        dir.path(),
+        "robots.txt",
+        "User-agent: SeznamBot\nDisallow: /cz/\x1b]0;owned\x07\u{202E}\n",
+    );
+    let log = write(
+        dir.path(),
+        "access.log",
+        seznam_fetch(1, "/cz/\\x1b]0;owned\\x07\u{202E}"),
+    );
+    let run = run(&["--log", s(&log), "--robots", s(&robots)]);
+    assert_eq!(run.code(), Some(1), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains(r"line 2: Disallow: /cz/\x1B]0;owned\x07\u{202E} (1)"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(terminal_controls(&run.stderr), [] as [char; 0]);
+}
+
 /// Whether a report holds anything a terminal would act on: C0 controls
 /// but the line feed, DEL, C1 controls and bidi controls.
 fn terminal_controls(report: &str) -> Vec<char> {
