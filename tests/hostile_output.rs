@@ -335,15 +335,18 @@ fn log_text_reads_back_and_runs_no_terminal_escape() {
     assert_eq!(impostors[3][9], r"'SeznamBot/4.0 a\\b\x3B-2\x9B");
 }
 
-/// A target or user agent of 20,000 bytes was kept whole for every fetch;
-/// now what is kept and written is its first 8 KiB and how much was cut.
+/// A target, user agent or method of 9,000 bytes or more was kept whole for
+/// every fetch; now what is kept and written is its first 8 KiB and how
+/// much was cut.
 #[test]
 fn long_targets_and_user_agents_are_cut_and_marked() {
     let dir = tempfile::tempdir().unwrap();
     let robots = write(dir.path(), "robots.txt", ROBOTS);
     let target = format!("/cz/chat/{}", "č".repeat(10_000));
     let ua = format!("SeznamBot/4.0 {}", "x".repeat(20_000));
+    let method = "M".repeat(9_000);
     let mut log = seznam_fetch(1, &target);
+    log.push_str(&seznam_fetch(3, "/cz/chat/m").replacen("GET", &method, 1));
     log.push_str(&line(
         "6.6.6.6",
         "30/Nov/2026:00:00:02 +0100",
@@ -377,6 +380,11 @@ fn long_targets_and_user_agents_are_cut_and_marked() {
     );
     let violations = rows(&std::fs::read(out.join("violations.csv")).unwrap());
     assert_eq!(violations[1][8], kept_target);
+    // A method is a token of any length: bounded as well.
+    assert_eq!(
+        violations[2][7],
+        format!("{}…[cut 808 bytes]", "M".repeat(8192))
+    );
     let impostors = rows(&std::fs::read(out.join("impostors.csv")).unwrap());
     assert_eq!(impostors[1][7], kept_target);
     assert_eq!(impostors[1][9], kept_ua);
