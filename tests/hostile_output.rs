@@ -390,6 +390,47 @@ fn long_targets_and_user_agents_are_cut_and_marked() {
     assert_eq!(impostors[1][9], kept_ua);
 }
 
+/// A spoofer whose every fetch has a target of 900 KiB: each impostor kept
+/// its own copy until the reports were written, so 120 of them took over
+/// 100 MiB. Kept text is now 8 KiB a fetch.
+#[test]
+fn many_long_targets_stay_within_bounded_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let robots = write(dir.path(), "robots.txt", ROBOTS);
+    let target = format!("/cz/chat/{}", "t".repeat(900 << 10));
+    let fetch = line(
+        "6.6.6.6",
+        "30/Nov/2026:00:00:01 +0100",
+        &format!("GET {target} HTTP/1.1"),
+        SEZNAM_UA,
+    );
+    let log = write(dir.path(), "access.log", fetch.repeat(120));
+    let ptr = write(dir.path(), "ptr.txt", "6.6.6.6 evil.example.com\n");
+    let out = dir.path().join("out");
+    let run = run(&[
+        "--log",
+        s(&log),
+        "--robots",
+        s(&robots),
+        "--ptr-map",
+        s(&ptr),
+        "--out",
+        s(&out),
+        "--threads",
+        "2",
+    ]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr);
+    assert_eq!(
+        rows(&std::fs::read(out.join("impostors.csv")).unwrap()).len(),
+        121
+    );
+    assert!(
+        run.peak_rss_kib < 48 * 1024,
+        "peak {} KiB for 120 fetches of 900 KiB",
+        run.peak_rss_kib
+    );
+}
+
 /// A log with enough violations to fill any pipe buffer.
 fn big_log(dir: &Path, rows: u32) -> std::path::PathBuf {
     let mut log = String::new();
