@@ -74,8 +74,9 @@ pub struct AuditArgs {
     #[arg(long, short)]
     pub quiet: bool,
 
-    /// Write log text to the CSV as it is: no `\xNN` escaping of bytes that
-    /// are not UTF-8 and no leading `'` before spreadsheet formulas.
+    /// Write log text to the CSV as it is: no `\xNN` / `\u{NNNN}` escaping
+    /// of control characters and bytes that are not UTF-8, and no guard
+    /// against spreadsheet formulas.
     #[arg(long)]
     pub raw_csv: bool,
 

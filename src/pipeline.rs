@@ -195,10 +195,13 @@ impl Scanner<'_> {
             client_raw: interner.share(entry.client),
             client,
             ua_claim,
-            method: interner.share(request.method),
-            target: request.target.into_owned(),
+            // Kept text is bounded (SPEC §5): a method is as long as the
+            // attacker likes too. The user agent was already read whole to
+            // identify the crawler.
+            method: interner.share(&crate::text::bound(request.method)),
+            target: crate::text::bound(&request.target).into_owned(),
             status: entry.status,
-            user_agent: interner.share(&user_agent),
+            user_agent: interner.share(&crate::text::bound(&user_agent)),
         })
     }
 }

@@ -1,5 +1,6 @@
 //! Turning bytes written by strangers into text that can be printed: valid
-//! UTF-8 passes through, every other byte becomes `\xNN` (SPEC §5).
+//! UTF-8 passes through, every other byte becomes `\xNN` (SPEC §5); and
+//! bounding the log text the tool keeps (`bound`, SPEC §5 "Kept log text").
 
 use std::borrow::Cow;
 use std::fmt::Write;
@@ -22,9 +23,93 @@ pub fn escape_non_utf8(bytes: &[u8]) -> Cow<'_, str> {
     }
 }
 
+/// How many bytes of a target or user agent are kept (SPEC §5: 8 KiB).
+/// Apache refuses request lines over 8190 bytes and nginx over its 8 KiB
+/// header buffers, so a longer one in a log is junk or an attack.
+pub const KEPT_TEXT: usize = 8192;
+
+/// A target or user agent as kept: its first `KEPT_TEXT` bytes, then
+/// `…[cut N bytes]` (N the bytes removed) when it was longer. The cut
+/// backs off to a character boundary when it would split a valid UTF-8
+/// character, so the kept text never ends in a broken one. A kept text is
+/// longer than `KEPT_TEXT` exactly when it was cut.
+pub fn bound(bytes: &[u8]) -> Cow<'_, [u8]> {
+    if bytes.len() <= KEPT_TEXT {
+        return Cow::Borrowed(bytes);
+    }
+    let at = char_boundary(bytes, KEPT_TEXT);
+    let marker = format!("…[cut {} bytes]", bytes.len() - at);
+    let mut kept = Vec::with_capacity(at + marker.len());
+    kept.extend_from_slice(&bytes[..at]);
+    kept.extend_from_slice(marker.as_bytes());
+    Cow::Owned(kept)
+}
+
+/// `limit`, or the start of the valid UTF-8 character that `limit` would
+/// split.
+fn char_boundary(bytes: &[u8], limit: usize) -> usize {
+    for start in limit.saturating_sub(3)..limit {
+        if let Some(first) = bytes[start..(start + 4).min(bytes.len())]
+            .utf8_chunks()
+            .next()
+            && let Some(c) = first.valid().chars().next()
+            && start + c.len_utf8() > limit
+        {
+            return start;
+        }
+    }
+    limit
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn short_text_is_kept_whole() {
+        let text = vec![b'a'; KEPT_TEXT];
+        assert!(matches!(bound(&text), Cow::Borrowed(t) if t == &text[..]));
+    }
+
+    #[test]
+    fn long_text_is_cut_and_marked() {
+        let mut text = vec![b'a'; KEPT_TEXT];
+        text.extend_from_slice(b"0123456789");
+        let mut want = vec![b'a'; KEPT_TEXT];
+        want.extend_from_slice("…[cut 10 bytes]".as_bytes());
+        assert_eq!(bound(&text).into_owned(), want);
+    }
+
+    #[test]
+    fn the_cut_never_splits_a_character() {
+        // `č` is two bytes; with one `a` in front, one of them straddles
+        // the limit.
+        let mut text = b"a".to_vec();
+        text.extend("č".repeat(KEPT_TEXT).as_bytes());
+        let kept = bound(&text).into_owned();
+        let kept = std::str::from_utf8(&kept).expect("cut on a boundary");
+        let removed = text.len() - (KEPT_TEXT - 1);
+        assert_eq!(
+            kept,
+            format!("a{}…[cut {removed} bytes]", "č".repeat(KEPT_TEXT / 2 - 1))
+        );
+        // A four-byte character at every offset across the limit.
+        for pad in 0..4 {
+            let mut text = vec![b'a'; KEPT_TEXT - pad];
+            text.extend("😀".repeat(4).as_bytes());
+            let kept = bound(&text).into_owned();
+            assert!(std::str::from_utf8(&kept).is_ok(), "pad {pad}");
+            assert!(kept.len() > KEPT_TEXT, "pad {pad}");
+        }
+    }
+
+    #[test]
+    fn bytes_that_are_not_utf8_are_cut_at_the_limit() {
+        let text = vec![0xFFu8; KEPT_TEXT + 5];
+        let kept = bound(&text).into_owned();
+        assert_eq!(&kept[..KEPT_TEXT], &text[..KEPT_TEXT]);
+        assert_eq!(&kept[KEPT_TEXT..], "…[cut 5 bytes]".as_bytes());
+    }
 
     #[test]
     fn valid_utf8_is_borrowed() {

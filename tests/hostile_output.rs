@@ -149,9 +149,9 @@ fn every_text_column_is_safe_for_a_spreadsheet() {
                 "GET",
                 "'=HYPERLINK(\"http://evil.example/\",\"x\") SeznamBot/4.0"
             ),
-            ("GET", "'\tSeznamBot/4.0"),
+            ("GET", "'\\x09SeznamBot/4.0"),
             ("GET", "'-SeznamBot/4.0 \\xFE"),
-            ("GET", "'+SeznamBot/4.0\r"),
+            ("GET", "'+SeznamBot/4.0\\x0D"),
         ]
     );
 
@@ -193,6 +193,242 @@ fn the_group_column_is_safe_for_a_spreadsheet_too() {
             assert!(!is_formula(field), "{field:?} in {row:?}");
         }
     }
+}
+
+/// The summary on standard error names the rules broken most, as written
+/// in robots.txt: an ESC sequence there reached the terminal as it was.
+#[test]
+fn rules_on_standard_error_run_no_terminal_escape() {
+    let dir = tempfile::tempdir().unwrap();
+    let robots = write(
+        dir.path(),
+        "robots.txt",
+        "User-agent: SeznamBot\nDisallow: /cz/\x1b]0;owned\x07\u{202E}\n",
+    );
+    let log = write(
+        dir.path(),
+        "access.log",
+        seznam_fetch(1, "/cz/\\x1b]0;owned\\x07\u{202E}"),
+    );
+    let run = run(&["--log", s(&log), "--robots", s(&robots)]);
+    assert_eq!(run.code(), Some(1), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains(r"line 2: Disallow: /cz/\x1B]0;owned\x07\u{202E} (1)"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(terminal_controls(&run.stderr), [] as [char; 0]);
+}
+
+/// Whether a report holds anything a terminal would act on: C0 controls
+/// but the line feed, DEL, C1 controls and bidi controls.
+fn terminal_controls(report: &str) -> Vec<char> {
+    report
+        .chars()
+        .filter(|&c| {
+            matches!(c, '\0'..='\x09' | '\x0B'..='\x1F' | '\x7F' | '\u{80}'..='\u{9F}')
+                || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+        })
+        .collect()
+}
+
+/// The bytes a server's `\xHH` and `\\` escapes stand for.
+fn log_decoded(logged: &str) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut rest = logged.as_bytes();
+    while let Some((&b, tail)) = rest.split_first() {
+        rest = match (b, tail) {
+            (b'\\', [b'\\', tail @ ..]) => {
+                out.push(b'\\');
+                tail
+            }
+            (b'\\', [b'x', hi, lo, tail @ ..]) => {
+                let hex = std::str::from_utf8(&[*hi, *lo]).unwrap().to_string();
+                out.push(u8::from_str_radix(&hex, 16).unwrap());
+                tail
+            }
+            _ => {
+                out.push(b);
+                tail
+            }
+        };
+    }
+    out
+}
+
+/// `cat violations.csv` used to run the log's ESC sequences (clear the
+/// screen, retitle the window) and its bidi overrides; a logged backslash
+/// and a `\xNN` written by the escaping could not be told apart; and a
+/// `;` before `=` opened a formula cell in Calc or Excel with `;` as the
+/// list separator. Every written value now reads back to the bytes logged.
+#[test]
+fn log_text_reads_back_and_runs_no_terminal_escape() {
+    use robots_audit::report::escape::read_back;
+
+    let dir = tempfile::tempdir().unwrap();
+    let robots = write(dir.path(), "robots.txt", ROBOTS);
+    // As Apache and nginx log them: control bytes as `\xHH`, a backslash
+    // as `\\`; UTF-8 (C1 and bidi controls are UTF-8) as it came.
+    let targets = [
+        r"/cz/chat/\x1b[2J\x1b]0;owned\x07",
+        "/cz/chat/\u{202E}gpj.exe\u{85}\u{9b}31m",
+        r"/cz/chat/a\\xFF;=1+1;@SUM(A1)\x7f",
+    ];
+    let uas = [
+        r"\x1b[31mSeznamBot/4.0\x00",
+        "SeznamBot/4.0 \u{2066}a;\u{FF1D}1\u{2069}",
+        r"SeznamBot/4.0 a\\b;-2\x9b",
+    ];
+    let mut log = String::new();
+    for (i, (target, ua)) in targets.iter().zip(uas).enumerate() {
+        log.push_str(&seznam_fetch(i as u32 + 1, target));
+        log.push_str(&line(
+            "6.6.6.6",
+            &format!("30/Nov/2026:00:01:{i:02} +0100"),
+            &format!("GET {target} HTTP/1.1"),
+            ua,
+        ));
+    }
+    let log = write(dir.path(), "access.log", log);
+    let ptr = write(dir.path(), "ptr.txt", "6.6.6.6 evil.example.com\n");
+    let out = dir.path().join("out");
+    let run = run(&[
+        "--log",
+        s(&log),
+        "--robots",
+        s(&robots),
+        "--ptr-map",
+        s(&ptr),
+        "--out",
+        s(&out),
+    ]);
+    assert_eq!(run.code(), Some(1), "{}", run.stderr);
+
+    let want_targets: Vec<Vec<u8>> = targets.iter().map(|t| log_decoded(t)).collect();
+    let want_uas: Vec<Vec<u8>> = uas.iter().map(|u| log_decoded(u)).collect();
+
+    for name in ["violations.csv", "impostors.csv"] {
+        let bytes = std::fs::read(out.join(name)).unwrap();
+        let text = String::from_utf8(bytes.clone()).expect("the report is UTF-8");
+        assert_eq!(terminal_controls(&text), [] as [char; 0], "{name}: {text}");
+        let rows = rows(&bytes);
+        let target_column = 8 - usize::from(name == "impostors.csv");
+        let got: Vec<Vec<u8>> = rows[1..]
+            .iter()
+            .map(|r| read_back(&r[target_column]).expect("reads back"))
+            .collect();
+        assert_eq!(got, want_targets, "{name} targets");
+        // Calc and Excel with `;` as list separator start a cell after
+        // every `;`: none may start a formula.
+        for field in text.split([';', ',', '\n']) {
+            assert!(!field.starts_with('='), "{name}: {field:?} in {text}");
+        }
+    }
+    let impostors = rows(&std::fs::read(out.join("impostors.csv")).unwrap());
+    let got: Vec<Vec<u8>> = impostors[1..]
+        .iter()
+        .map(|r| read_back(&r[9]).expect("reads back"))
+        .collect();
+    assert_eq!(got, want_uas);
+    assert_eq!(impostors[1][9], r"\x1B[31mSeznamBot/4.0\x00");
+    assert_eq!(impostors[3][9], r"'SeznamBot/4.0 a\\b\x3B-2\x9B");
+}
+
+/// A target, user agent or method of 9,000 bytes or more was kept whole for
+/// every fetch; now what is kept and written is its first 8 KiB and how
+/// much was cut.
+#[test]
+fn long_targets_and_user_agents_are_cut_and_marked() {
+    let dir = tempfile::tempdir().unwrap();
+    let robots = write(dir.path(), "robots.txt", ROBOTS);
+    let target = format!("/cz/chat/{}", "č".repeat(10_000));
+    let ua = format!("SeznamBot/4.0 {}", "x".repeat(20_000));
+    let method = "M".repeat(9_000);
+    let mut log = seznam_fetch(1, &target);
+    log.push_str(&seznam_fetch(3, "/cz/chat/m").replacen("GET", &method, 1));
+    log.push_str(&line(
+        "6.6.6.6",
+        "30/Nov/2026:00:00:02 +0100",
+        &format!("GET {target} HTTP/1.1"),
+        &ua,
+    ));
+    let log = write(dir.path(), "access.log", log);
+    let ptr = write(dir.path(), "ptr.txt", "6.6.6.6 evil.example.com\n");
+    let out = dir.path().join("out");
+    let run = run(&[
+        "--log",
+        s(&log),
+        "--robots",
+        s(&robots),
+        "--ptr-map",
+        s(&ptr),
+        "--out",
+        s(&out),
+    ]);
+    assert_eq!(run.code(), Some(1), "{}", run.stderr);
+    // `/cz/chat/` is 9 bytes, so the limit falls inside a `č`.
+    let kept_target = format!(
+        "/cz/chat/{}…[cut {} bytes]",
+        "č".repeat(4091),
+        target.len() - 8191
+    );
+    let kept_ua = format!(
+        "SeznamBot/4.0 {}…[cut {} bytes]",
+        "x".repeat(8192 - 14),
+        ua.len() - 8192
+    );
+    let violations = rows(&std::fs::read(out.join("violations.csv")).unwrap());
+    assert_eq!(violations[1][8], kept_target);
+    // A method is a token of any length: bounded as well.
+    assert_eq!(
+        violations[2][7],
+        format!("{}…[cut 808 bytes]", "M".repeat(8192))
+    );
+    let impostors = rows(&std::fs::read(out.join("impostors.csv")).unwrap());
+    assert_eq!(impostors[1][7], kept_target);
+    assert_eq!(impostors[1][9], kept_ua);
+}
+
+/// A spoofer whose every fetch has a target of 900 KiB: each impostor kept
+/// its own copy until the reports were written, so 120 of them took over
+/// 100 MiB. Kept text is now 8 KiB a fetch.
+#[test]
+fn many_long_targets_stay_within_bounded_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let robots = write(dir.path(), "robots.txt", ROBOTS);
+    let target = format!("/cz/chat/{}", "t".repeat(900 << 10));
+    let fetch = line(
+        "6.6.6.6",
+        "30/Nov/2026:00:00:01 +0100",
+        &format!("GET {target} HTTP/1.1"),
+        SEZNAM_UA,
+    );
+    let log = write(dir.path(), "access.log", fetch.repeat(120));
+    let ptr = write(dir.path(), "ptr.txt", "6.6.6.6 evil.example.com\n");
+    let out = dir.path().join("out");
+    let run = run(&[
+        "--log",
+        s(&log),
+        "--robots",
+        s(&robots),
+        "--ptr-map",
+        s(&ptr),
+        "--out",
+        s(&out),
+        "--threads",
+        "2",
+    ]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr);
+    assert_eq!(
+        rows(&std::fs::read(out.join("impostors.csv")).unwrap()).len(),
+        121
+    );
+    assert!(
+        run.peak_rss_kib < 48 * 1024,
+        "peak {} KiB for 120 fetches of 900 KiB",
+        run.peak_rss_kib
+    );
 }
 
 /// A log with enough violations to fill any pipe buffer.

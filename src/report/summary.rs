@@ -152,6 +152,9 @@ pub fn human(findings: &Findings<'_>, totals: &Totals) -> String {
         let _ = writeln!(text, "  most broken rules:");
     }
     for ((line, rule), count) in top.into_iter().take(5) {
+        // Standard error is often a terminal, and robots.txt may be a
+        // stranger's text too: escaped as the CSV escapes it.
+        let rule = super::escape::escape(rule.as_bytes());
         let _ = writeln!(text, "    line {line}: {rule} ({count})");
     }
     if totals.outside_period > 0 {
