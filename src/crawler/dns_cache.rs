@@ -12,9 +12,11 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::net::IpAddr;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use crate::crawler::address::parse_address;
+use crate::crawler::side_file::{self, Refusal};
 use crate::crawler::verify::{DnsAnswer, Forward, NameCheck};
 
 const HEADER: &str = "# robots-audit dns cache 1";
@@ -33,18 +35,22 @@ impl DnsCache {
     /// one gives an empty (or partial) cache and a warning, never an error:
     /// the cache only saves time.
     pub fn load(path: &Path, now: u64, max_age: u64) -> (DnsCache, Option<String>) {
-        let text = match std::fs::read(path) {
-            Ok(bytes) => bytes,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+        let ignored = |why: String| {
+            (
+                DnsCache::default(),
+                Some(format!("DNS cache {} ignored: {why}", path.display())),
+            )
+        };
+        let (text, meta) = match side_file::read(path) {
+            Ok(read) => read,
+            Err(Refusal::Unreadable(e)) if e.kind() == std::io::ErrorKind::NotFound => {
                 return (DnsCache::default(), None);
             }
-            Err(e) => {
-                return (
-                    DnsCache::default(),
-                    Some(format!("DNS cache {} ignored: {e}", path.display())),
-                );
-            }
+            Err(refusal) => return ignored(refusal.to_string()),
         };
+        if let Some(why) = untrusted(&meta) {
+            return ignored(why.to_string());
+        }
         let Ok(text) = String::from_utf8(text) else {
             return (
                 DnsCache::default(),
@@ -161,17 +167,30 @@ impl DnsCache {
         let file_name = path
             .file_name()
             .map_or_else(|| "dns-cache".into(), |n| n.to_string_lossy().into_owned());
-        let temp = dir.join(format!(".{file_name}.{}.tmp", std::process::id()));
-        let result = (|| {
-            let mut file = std::fs::File::create(&temp)?;
-            file.write_all(self.to_text().as_bytes())?;
-            file.sync_all()?;
-            std::fs::rename(&temp, path)
-        })();
-        if result.is_err() {
-            let _ = std::fs::remove_file(&temp);
-        }
-        result
+        // Created exclusively under a name nobody can guess (SPEC §5
+        // "Temporary files"): a link planted at a predictable name would
+        // have let another user choose which file the cache overwrites.
+        let mut temp = tempfile::Builder::new()
+            .prefix(&format!(".{file_name}."))
+            .suffix(".tmp")
+            .tempfile_in(&dir)?;
+        temp.write_all(self.to_text().as_bytes())?;
+        temp.as_file().sync_all()?;
+        temp.persist(path).map_err(|e| e.error)?;
+        Ok(())
+    }
+}
+
+/// Why a cache file cannot be trusted, if it cannot (SPEC §1 "one that
+/// other users may write … is not trusted"): whoever may write it may
+/// plant an answer that verifies an impostor.
+fn untrusted(meta: &std::fs::Metadata) -> Option<&'static str> {
+    if meta.uid() != rustix::process::geteuid().as_raw() {
+        Some("owned by another user")
+    } else if meta.mode() & 0o022 != 0 {
+        Some("writable by other users")
+    } else {
+        None
     }
 }
 
@@ -354,5 +373,71 @@ mod tests {
             cache.is_empty() && warning.is_some(),
             "a directory is unreadable"
         );
+    }
+
+    /// A cache another user could write would let them verify an impostor
+    /// (SPEC §1): it is ignored, with a warning naming it.
+    #[test]
+    fn a_cache_others_may_write_is_ignored_with_a_warning() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("dns-cache.tsv");
+        let mut cache = DnsCache::default();
+        cache.insert(ip("6.6.6.6"), 100, &DnsAnswer::NoName);
+        cache.save(&path).unwrap();
+        assert_eq!(DnsCache::load(&path, 100, 1000).0.len(), 1);
+        for mode in [0o620, 0o602, 0o666] {
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).unwrap();
+            let (loaded, warning) = DnsCache::load(&path, 100, 1000);
+            assert!(loaded.is_empty(), "{mode:o}");
+            let warning = warning.unwrap_or_default();
+            assert!(warning.contains(&path.display().to_string()), "{warning}");
+            assert!(warning.contains("writable by other users"), "{warning}");
+        }
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+        assert_eq!(DnsCache::load(&path, 100, 1000).0.len(), 1);
+        // Another owner: only root can hand a file over; others skip this.
+        let nobody = Some(rustix::process::Uid::from_raw(65_534));
+        if rustix::fs::chown(&path, nobody, None).is_ok() {
+            let (loaded, warning) = DnsCache::load(&path, 100, 1000);
+            assert!(loaded.is_empty());
+            assert!(
+                warning
+                    .unwrap_or_default()
+                    .contains("owned by another user")
+            );
+        }
+    }
+
+    #[test]
+    fn a_fifo_as_cache_is_ignored_without_waiting() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("dns-cache.tsv");
+        let made = std::process::Command::new("mkfifo").arg(&path).status();
+        assert!(made.unwrap().success());
+        let (loaded, warning) = DnsCache::load(&path, 100, 1000);
+        assert!(loaded.is_empty());
+        assert!(warning.unwrap_or_default().contains("FIFO"));
+    }
+
+    /// The temporary file is made exclusively under a random name: links
+    /// planted at every name the earlier version would have used are left
+    /// alone, and so are the files they point to.
+    #[test]
+    fn save_never_writes_through_a_planted_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, b"keep\n").unwrap();
+        let path = dir.path().join("dns-cache.tsv");
+        let planted = dir
+            .path()
+            .join(format!(".dns-cache.tsv.{}.tmp", std::process::id()));
+        std::os::unix::fs::symlink(&victim, &planted).unwrap();
+        let mut cache = DnsCache::default();
+        cache.insert(ip("6.6.6.6"), 100, &DnsAnswer::NoName);
+        cache.save(&path).unwrap();
+        assert_eq!(std::fs::read(&victim).unwrap(), b"keep\n");
+        assert!(planted.symlink_metadata().unwrap().file_type().is_symlink());
+        assert_eq!(DnsCache::load(&path, 100, 1000).0.len(), 1);
     }
 }
