@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use common::*;
 
-const REPORTS: [&str; 3] = ["impostors.csv", "summary.csv", "violations.csv"];
+const REPORTS: [&str; 3] = REPORT_FILES;
 
 fn signal(pid: u32, name: &str) {
     let status = std::process::Command::new("sh")
@@ -35,7 +35,7 @@ fn earlier_reports(out: &Path) {
 /// Each report is the earlier one or a whole CSV with the header of its
 /// kind; nothing else is in the directory.
 fn assert_whole_or_earlier(out: &Path) {
-    assert_eq!(entries(out), REPORTS, "leftovers in {}", out.display());
+    assert_no_leftovers(out);
     for name in REPORTS {
         let bytes = std::fs::read(out.join(name)).unwrap();
         if bytes == format!("earlier {name}\n").as_bytes() {
@@ -169,5 +169,15 @@ fn sigterm_at_any_moment_never_leaves_half_a_report() {
             run.stderr
         );
         assert_whole_or_earlier(&out);
+        // What the run says about the reports is true (SPEC §5).
+        let earlier = REPORTS.iter().all(|name| {
+            std::fs::read(out.join(name)).unwrap() == format!("earlier {name}\n").as_bytes()
+        });
+        if run.stderr.contains("no report written") {
+            assert!(earlier, "step {step}: said no report, wrote one");
+        } else if run.code() == Some(2) {
+            assert!(!earlier, "step {step}: {}", run.stderr);
+            assert!(run.stderr.contains("written whole"), "{}", run.stderr);
+        }
     }
 }
