@@ -181,3 +181,93 @@ fn sigterm_at_any_moment_never_leaves_half_a_report() {
         }
     }
 }
+
+/// The three reports are the earlier set or one whole new set, never a mix
+/// of two; true when they are the earlier one.
+fn assert_one_set(out: &Path) -> bool {
+    let earlier: Vec<bool> = REPORTS
+        .iter()
+        .map(|name| {
+            std::fs::read(out.join(name)).unwrap() == format!("earlier {name}\n").as_bytes()
+        })
+        .collect();
+    if earlier.iter().all(|e| *e) {
+        return true;
+    }
+    assert!(
+        earlier.iter().all(|e| !e),
+        "a mix of two sets in {}: {earlier:?}",
+        out.display()
+    );
+    assert_whole_or_earlier_files(out);
+    false
+}
+
+/// Each report is whole: it ends with a line end and every row is as wide
+/// as the header.
+fn assert_whole_or_earlier_files(out: &Path) {
+    for name in REPORTS {
+        let bytes = std::fs::read(out.join(name)).unwrap();
+        assert!(bytes.ends_with(b"\n"), "{name} is cut short");
+        let rows = rows(&bytes);
+        let width = rows[0].len();
+        assert!(rows.iter().all(|r| r.len() == width), "{name} is cut short");
+    }
+}
+
+/// `kill -9` leaves no handler a chance: wherever it lands in the switch of
+/// the set — earlier reports adopted as a set, links placed, a report
+/// staged, all staged, the new set in force — DIR shows one whole set, and
+/// the next run removes what the killed one left.
+#[test]
+fn kill_9_at_every_step_of_the_switch_leaves_one_whole_set() {
+    use std::io::BufRead;
+    let dir = tempfile::tempdir().unwrap();
+    let robots = write(dir.path(), "robots.txt", ROBOTS);
+    let mut log = String::new();
+    for i in 0..50 {
+        log.push_str(&seznam_fetch(i % 60, &format!("/cz/chat/{i}")));
+    }
+    let log = write(dir.path(), "access.log", log);
+    let steps = [
+        ("adopted", true),
+        ("linked", true),
+        ("staging", true),
+        ("staged", true),
+        ("switched", false),
+    ];
+    for (step, earlier) in steps {
+        let out = dir.path().join(step);
+        earlier_reports(&out);
+        let args = ["--log", s(&log), "--robots", s(&robots), "--out", s(&out)];
+        let mut child = command(&args)
+            .env("ROBOTS_AUDIT_PAUSE_AT", step)
+            .spawn()
+            .unwrap();
+        let stderr = child.stderr.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stderr).lines() {
+                let Ok(line) = line else { break };
+                if line.contains("paused at") {
+                    let _ = tx.send(line);
+                }
+            }
+        });
+        let paused = rx.recv_timeout(Duration::from_secs(60));
+        assert_eq!(
+            paused.as_deref(),
+            Ok(format!("robots-audit: paused at {step}").as_str())
+        );
+        // A reader while the run stands there, then after it is killed.
+        assert_eq!(assert_one_set(&out), earlier, "{step}: while paused");
+        signal(child.id(), "KILL");
+        let _ = child.wait();
+        assert_eq!(assert_one_set(&out), earlier, "{step}: after kill -9");
+
+        let next = run(&args);
+        assert_eq!(next.code(), Some(1), "{step}: {}", next.stderr);
+        assert!(!assert_one_set(&out), "{step}: the next run's set");
+        assert_no_leftovers(&out);
+    }
+}

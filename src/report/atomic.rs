@@ -108,12 +108,20 @@ pub fn write_set(out: &OutDir, files: &[(&str, &Report<'_>)]) -> Result<()> {
     let names: Vec<&str> = files.iter().map(|(name, _)| *name).collect();
     check_names(out, &names)?;
     adopt_earlier(out, &names)?;
+    pause_at("adopted");
     place_links(out, &names)?;
+    pause_at("linked");
     let set = make_set(out)?;
     let done = Phase::Done(Some(out.path().to_path_buf()));
-    let result = stage(&set, out, files).and_then(|()| switch(out, &set, done));
+    let result = stage(&set, out, files).and_then(|()| {
+        pause_at("staged");
+        switch(out, &set, done)
+    });
     match result {
-        Ok(()) => remove_other_sets(out, &set),
+        Ok(()) => {
+            pause_at("switched");
+            remove_other_sets(out, &set);
+        }
         Err(_) => {
             let mut phase = phase();
             let _ = fs::remove_dir_all(&set);
@@ -121,6 +129,20 @@ pub fn write_set(out: &OutDir, files: &[(&str, &Report<'_>)]) -> Result<()> {
         }
     }
     result
+}
+
+/// Where a test may stop the run to kill it there (`kill -9` leaves no
+/// chance to clean up: tests/hostile_signals.rs). With
+/// `ROBOTS_AUDIT_PAUSE_AT=POINT` in the environment the run says
+/// `paused at POINT` on standard error and sleeps until killed; without
+/// it, nothing happens.
+fn pause_at(point: &str) {
+    if std::env::var_os("ROBOTS_AUDIT_PAUSE_AT").is_some_and(|p| p == point) {
+        crate::warn!("robots-audit: paused at {point}");
+        loop {
+            std::thread::sleep(std::time::Duration::from_secs(3600));
+        }
+    }
 }
 
 fn write_error(path: &Path) -> impl FnOnce(io::Error) -> Error + use<> {
@@ -240,6 +262,7 @@ fn stage(set: &Path, out: &OutDir, files: &[(&str, &Report<'_>)]) -> Result<()> 
             file.sync_all()
         })();
         result.map_err(fail)?;
+        pause_at("staging");
     }
     File::open(set)
         .and_then(|dir| dir.sync_all())
