@@ -522,3 +522,37 @@ fn a_second_run_on_the_same_out_waits_for_the_lock_or_exits_2() {
     assert!(!violations.contains("/cz/chat/first"), "{violations}");
     assert_no_leftovers(&out);
 }
+
+/// With a umask of 002 (usual where each user has a group of their own)
+/// the state folder would come out group-writable, which the run itself
+/// refuses to trust; its mode is set whatever the umask.
+#[test]
+fn a_umask_of_002_still_gives_a_trusted_state_folder() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let robots = write(dir.path(), "robots.txt", ROBOTS);
+    let log = write(dir.path(), "access.log", seznam_fetch(1, "/cz/chat/a"));
+    let out = dir.path().join("out");
+    let script = format!(
+        "umask 002; exec {BIN} --log {} --robots {} --out {}",
+        s(&log),
+        s(&robots),
+        s(&out)
+    );
+    for _ in 0..2 {
+        let child = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(&script)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let run = finish(child, Duration::from_secs(60));
+        assert_eq!(run.code(), Some(1), "{}", run.stderr);
+    }
+    let state = out.join(".robots-audit");
+    let mode = std::fs::metadata(&state).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o755);
+    assert_no_leftovers(&out);
+}

@@ -10,7 +10,7 @@
 
 use std::fs::{self, DirBuilder, File, OpenOptions};
 use std::io;
-use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -43,8 +43,12 @@ impl OutDir {
         fs::create_dir_all(dir).map_err(fail(dir))?;
         let state = dir.join(STATE_DIR);
         match DirBuilder::new().mode(0o755).create(&state) {
-            Err(e) if e.kind() != io::ErrorKind::AlreadyExists => return Err(fail(&state)(e)),
-            _ => {}
+            // A umask of 002 would make it group-writable, which the check
+            // below refuses: the mode is set whatever the umask.
+            Ok(()) => fs::set_permissions(&state, fs::Permissions::from_mode(0o755))
+                .map_err(fail(&state))?,
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(fail(&state)(e)),
         }
         check_state_dir(&state).map_err(fail(&state))?;
         let lock_path = state.join("lock");
