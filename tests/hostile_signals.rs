@@ -271,3 +271,46 @@ fn kill_9_at_every_step_of_the_switch_leaves_one_whole_set() {
         assert_no_leftovers(&out);
     }
 }
+
+/// Without `--out` the report streams to standard output. A SIGTERM while
+/// it does must not claim "no report written": part of one was.
+#[test]
+fn sigterm_while_streaming_to_standard_output_says_the_report_is_incomplete() {
+    use std::io::Read;
+    let dir = tempfile::tempdir().unwrap();
+    let robots = write(dir.path(), "robots.txt", ROBOTS);
+    let mut log = String::new();
+    for i in 0..20_000u32 {
+        log.push_str(&line(
+            "77.75.77.123",
+            &format!(
+                "30/Nov/2026:{:02}:{:02}:{:02} +0100",
+                i / 3600 % 24,
+                i / 60 % 60,
+                i % 60
+            ),
+            &format!("GET /cz/chat/{i} HTTP/1.1"),
+            SEZNAM_UA,
+        ));
+    }
+    let log = write(dir.path(), "big.log", log);
+    let mut child = command(&["--log", s(&log), "--robots", s(&robots), "-q"])
+        .spawn()
+        .unwrap();
+    // The first bytes prove the report has begun; some 3 MB cannot fit in
+    // the pipe, so the run is still writing when the signal comes.
+    let mut stdout = child.stdout.take().unwrap();
+    let mut first = [0u8; 100];
+    stdout.read_exact(&mut first).unwrap();
+    signal(child.id(), "TERM");
+    let drain = std::thread::spawn(move || std::io::copy(&mut stdout, &mut std::io::sink()));
+    let run = finish(child, Duration::from_secs(60));
+    let _ = drain.join();
+    assert_eq!(run.code(), Some(2), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("interrupted; the report on standard output is incomplete"),
+        "{}",
+        run.stderr
+    );
+}

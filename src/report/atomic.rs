@@ -46,9 +46,10 @@ enum Phase {
     Staging(PathBuf),
     /// The report is being written to standard output.
     Streaming,
-    /// The new set is in force in this directory, or (`None`) the report
-    /// went whole to standard output.
-    Done(Option<PathBuf>),
+    /// The new set, this folder, is in force in this directory.
+    Switched { dir: PathBuf, set: PathBuf },
+    /// The report went whole to standard output.
+    Streamed,
 }
 
 /// The phase; held across the switch, so that the handler sees the set
@@ -68,7 +69,7 @@ pub enum Abandoned {
     WrittenToStdout,
 }
 
-fn phase() -> std::sync::MutexGuard<'static, Phase> {
+fn hold_phase() -> std::sync::MutexGuard<'static, Phase> {
     PHASE
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
@@ -78,7 +79,7 @@ fn phase() -> std::sync::MutexGuard<'static, Phase> {
 /// is put in force after; says what the run leaves. For the interrupt
 /// handler, which ends the process right after.
 pub fn abandon() -> Abandoned {
-    let phase = phase();
+    let phase = hold_phase();
     let left = match &*phase {
         Phase::Idle => Abandoned::Nothing,
         Phase::Staging(set) => {
@@ -86,20 +87,25 @@ pub fn abandon() -> Abandoned {
             Abandoned::Nothing
         }
         Phase::Streaming => Abandoned::PartOfStdout,
-        Phase::Done(Some(dir)) => Abandoned::Written(dir.clone()),
-        Phase::Done(None) => Abandoned::WrittenToStdout,
+        Phase::Switched { dir, set } => {
+            // The earlier sets may still be there; nobody needs them.
+            remove_other_sets(set);
+            Abandoned::Written(dir.clone())
+        }
+        Phase::Streamed => Abandoned::WrittenToStdout,
     };
     std::mem::forget(phase);
     left
 }
 
-/// Marks the start and the end of writing the report to standard output.
-pub fn streaming(done: bool) {
-    *phase() = if done {
-        Phase::Done(None)
-    } else {
-        Phase::Streaming
-    };
+/// Marks the start of writing the report to standard output.
+pub fn begin_streaming() {
+    *hold_phase() = Phase::Streaming;
+}
+
+/// Marks the report on standard output as whole.
+pub fn end_streaming() {
+    *hold_phase() = Phase::Streamed;
 }
 
 /// Writes the reports as one new set and puts it in force. On failure the
@@ -112,7 +118,10 @@ pub fn write_set(out: &OutDir, files: &[(&str, &Report<'_>)]) -> Result<()> {
     place_links(out, &names)?;
     pause_at("linked");
     let set = make_set(out)?;
-    let done = Phase::Done(Some(out.path().to_path_buf()));
+    let done = Phase::Switched {
+        dir: out.path().to_path_buf(),
+        set: set.clone(),
+    };
     let result = stage(&set, out, files).and_then(|()| {
         pause_at("staged");
         switch(out, &set, done)
@@ -120,10 +129,10 @@ pub fn write_set(out: &OutDir, files: &[(&str, &Report<'_>)]) -> Result<()> {
     match result {
         Ok(()) => {
             pause_at("switched");
-            remove_other_sets(out, &set);
+            remove_other_sets(&set);
         }
         Err(_) => {
-            let mut phase = phase();
+            let mut phase = hold_phase();
             let _ = fs::remove_dir_all(&set);
             *phase = Phase::Idle;
         }
@@ -204,7 +213,7 @@ fn adopt_earlier(out: &OutDir, names: &[&str]) -> Result<()> {
     // or an interrupt can tell, nothing of this run is written yet.
     let result = result.and_then(|()| switch(out, &set, Phase::Idle));
     if result.is_err() {
-        let mut phase = phase();
+        let mut phase = hold_phase();
         let _ = fs::remove_dir_all(&set);
         *phase = Phase::Idle;
     }
@@ -214,6 +223,9 @@ fn adopt_earlier(out: &OutDir, names: &[&str]) -> Result<()> {
 /// Makes each report name in DIR the link to its file in the set in force,
 /// where it is not that link already.
 fn place_links(out: &OutDir, names: &[&str]) -> Result<()> {
+    // Held so that an interrupt never ends the process between making a
+    // temporary link and renaming it: no link is left behind.
+    let _phase = hold_phase();
     for name in names {
         let path = out.path().join(name);
         let target = link_target(name);
@@ -234,7 +246,7 @@ fn place_links(out: &OutDir, names: &[&str]) -> Result<()> {
 /// A fresh, empty set folder, under a name nobody can guess, registered
 /// so that an interrupt removes it.
 fn make_set(out: &OutDir) -> Result<PathBuf> {
-    let mut phase = phase();
+    let mut phase = hold_phase();
     let set = tempfile::Builder::new()
         .prefix(SET_PREFIX)
         .rand_bytes(RANDOM_LEN)
@@ -276,7 +288,7 @@ fn stage(set: &Path, out: &OutDir, files: &[(&str, &Report<'_>)]) -> Result<()> 
 /// `current`. Holds the phase throughout, so an interrupt waits for the
 /// rename or prevents it; `then` is the phase once it is made.
 fn switch(out: &OutDir, set: &Path, then: Phase) -> Result<()> {
-    let mut phase = phase();
+    let mut phase = hold_phase();
     let current = out.state().join(CURRENT);
     let fail = write_error(out.path());
     let Some(name) = set.file_name() else {
@@ -295,16 +307,17 @@ fn switch(out: &OutDir, set: &Path, then: Phase) -> Result<()> {
     Ok(())
 }
 
-/// Removes the sets no longer in force.
-fn remove_other_sets(out: &OutDir, keep: &Path) {
-    let Ok(entries) = fs::read_dir(out.state()) else {
+/// Removes the sets beside `keep`, the one in force.
+fn remove_other_sets(keep: &Path) {
+    let (Some(state), Some(keep)) = (keep.parent(), keep.file_name()) else {
         return;
     };
-    // By name: `keep` may be absolute where DIR was given relative.
-    let keep = keep.file_name();
+    let Ok(entries) = fs::read_dir(state) else {
+        return;
+    };
     for entry in entries.flatten() {
         let name = entry.file_name();
-        if name.to_string_lossy().starts_with(SET_PREFIX) && Some(name.as_os_str()) != keep {
+        if name.to_string_lossy().starts_with(SET_PREFIX) && name.as_os_str() != keep {
             let _ = fs::remove_dir_all(entry.path());
         }
     }

@@ -53,14 +53,14 @@ pub fn write(findings: &Findings<'_>, out: Option<&OutDir>) -> Result<()> {
         None => {
             let stdout = io::stdout();
             let mut lock = stdout.lock();
-            atomic::streaming(false);
+            atomic::begin_streaming();
             columns::write_violations(findings, &mut lock)
                 .and_then(|()| io::Write::flush(&mut lock))
                 .map_err(|source| Error::Write {
                     path: PathBuf::from("-"),
                     source,
                 })?;
-            atomic::streaming(true);
+            atomic::end_streaming();
             Ok(())
         }
     }
