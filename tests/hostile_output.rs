@@ -3,6 +3,8 @@
 //! that are not UTF-8) unless `--raw-csv`; a standard output closed early
 //! ends the run quietly; an `--out` that cannot be written exits 2 and
 //! leaves any earlier report as it was, with no temporary file behind.
+//! No link planted by another user is written through, and a second run on
+//! the same `--out` waits for the lock (`--lock-wait`) or exits 2.
 
 #[path = "hostile_common.rs"]
 mod common;

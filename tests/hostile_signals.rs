@@ -2,6 +2,8 @@
 //! all"; `src/interrupt.rs`): the run ends with status 2, no temporary file
 //! is left in the out directory, and every report there is either the
 //! earlier one, byte for byte, or a whole new one — never half of one.
+//! `kill -9` at each step of the switch leaves one whole set (never a mix),
+//! and what the run says about the reports when interrupted is true.
 
 #[path = "hostile_common.rs"]
 mod common;

@@ -1,7 +1,8 @@
 //! `--resolve` through the binary, against a DNS server the test starts on
 //! 127.0.0.1: genuine crawlers become `verified`, a forged PTR and an
 //! address with no name become impostors, silence leaves a fetch
-//! `unverified`, and the cache spares the second night's queries.
+//! `unverified`, and the cache spares the second night's queries; a cache
+//! that other users may write is not trusted.
 
 mod support;
 
