@@ -254,10 +254,13 @@ fn make_set(out: &OutDir) -> Result<PathBuf> {
         .tempdir_in(out.state())
         .map_err(write_error(out.path()))?
         .keep();
-    // Whatever the umask: nobody else may add to or replace a report.
-    fs::set_permissions(&set, fs::Permissions::from_mode(0o755))
-        .map_err(write_error(out.path()))?;
     *phase = Phase::Staging(set.clone());
+    // Whatever the umask: nobody else may add to or replace a report.
+    if let Err(e) = fs::set_permissions(&set, fs::Permissions::from_mode(0o755)) {
+        let _ = fs::remove_dir_all(&set);
+        *phase = Phase::Idle;
+        return Err(write_error(out.path())(e));
+    }
     Ok(set)
 }
 
