@@ -170,8 +170,10 @@ impl DnsCache {
         // Created exclusively under a name nobody can guess (SPEC §5
         // "Temporary files"): a link planted at a predictable name would
         // have let another user choose which file the cache overwrites.
+        let prefix = format!(".{file_name}.");
+        remove_leftovers(&dir, &prefix);
         let mut temp = tempfile::Builder::new()
-            .prefix(&format!(".{file_name}."))
+            .prefix(&prefix)
             .suffix(".tmp")
             .tempfile_in(&dir)?;
         temp.write_all(self.to_text().as_bytes())?;
@@ -180,6 +182,38 @@ impl DnsCache {
         Ok(())
     }
 }
+
+/// Removes the temporary files that killed runs left beside the cache
+/// (SPEC §5: "leftovers of a killed run are removed by the next"). The
+/// cache has no lock, so only those older than an hour go: no run spends
+/// that long writing a cache, and a younger one may be another run's.
+fn remove_leftovers(dir: &Path, prefix: &str) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let Some(hour_ago) = std::time::SystemTime::now().checked_sub(LEFTOVER_AGE) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if !name.starts_with(prefix) || !name.ends_with(".tmp") {
+            continue;
+        }
+        // `DirEntry::metadata` does not follow a link: a planted link is
+        // judged (and removed) itself.
+        if entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .is_ok_and(|t| t < hour_ago)
+        {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// How old a temporary file beside the cache must be to count as left over.
+const LEFTOVER_AGE: std::time::Duration = std::time::Duration::from_secs(3600);
 
 /// Why a cache file cannot be trusted, if it cannot (SPEC §1 "one that
 /// other users may write … is not trusted"): whoever may write it may
@@ -439,5 +473,31 @@ mod tests {
         assert_eq!(std::fs::read(&victim).unwrap(), b"keep\n");
         assert!(planted.symlink_metadata().unwrap().file_type().is_symlink());
         assert_eq!(DnsCache::load(&path, 100, 1000).0.len(), 1);
+    }
+
+    #[test]
+    fn old_leftovers_of_killed_runs_are_removed_young_ones_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("dns-cache.tsv");
+        let old = dir.path().join(".dns-cache.tsv.4242.tmp");
+        let young = dir.path().join(".dns-cache.tsv.AbCdEf.tmp");
+        let other = dir.path().join(".notes.tmp");
+        for file in [&old, &young, &other] {
+            std::fs::write(file, b"x").unwrap();
+        }
+        let two_hours_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(7200);
+        for file in [&old, &other] {
+            std::fs::File::options()
+                .write(true)
+                .open(file)
+                .unwrap()
+                .set_modified(two_hours_ago)
+                .unwrap();
+        }
+        let mut cache = DnsCache::default();
+        cache.insert(ip("6.6.6.6"), 100, &DnsAnswer::NoName);
+        cache.save(&path).unwrap();
+        assert!(!old.exists());
+        assert!(young.exists() && other.exists());
     }
 }
