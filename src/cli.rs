@@ -57,10 +57,15 @@ pub struct AuditArgs {
     pub log_format: String,
 
     /// Write violations.csv, impostors.csv and summary.csv into DIR
-    /// (each whole or not at all). Without it, violations.csv goes to
-    /// standard output.
+    /// as one set: a reader sees the earlier set or the new one, whole.
+    /// Without it, violations.csv goes to standard output.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+
+    /// Seconds to wait while another run writes reports into the same
+    /// --out DIR; then exit 2.
+    #[arg(long, value_name = "SECONDS", default_value_t = 0)]
+    pub lock_wait: u64,
 
     /// Worker threads (default: all cores). The output never depends on it.
     #[arg(long, value_name = "N")]
@@ -258,6 +263,7 @@ impl AuditArgs {
             robots,
             log_format: self.log_format,
             out: self.out,
+            lock_wait: std::time::Duration::from_secs(self.lock_wait),
             threads: self.threads,
             strict: self.strict,
             quiet: self.quiet,

@@ -71,6 +71,8 @@ pub struct AuditConfig {
     pub robots: PathBuf,
     pub log_format: String,
     pub out: Option<PathBuf>,
+    /// How long to wait for another run's lock on `out` (`--lock-wait`).
+    pub lock_wait: Duration,
     pub threads: Option<usize>,
     pub strict: bool,
     pub quiet: bool,

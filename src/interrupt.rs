@@ -1,13 +1,30 @@
-//! Ctrl-C and SIGTERM: a report being written is abandoned, its temporary
-//! files removed, and the process ends with status 2 (the run could not be
-//! done). Earlier reports stay as they were (SPEC §5, "whole or not at all").
+//! Ctrl-C and SIGTERM: a set of reports being written is abandoned, its
+//! folder removed, and the process ends with status 2 (the run could not
+//! be done). What it prints about the reports is true (SPEC §5): "no report
+//! written" only when the earlier set is untouched.
+
+use crate::report::atomic::{self, Abandoned};
 
 /// Installs the handler once, at start-up. Failure to install leaves the
-/// default behaviour, which at worst leaves a hidden temporary file.
+/// default behaviour, which at worst leaves a set folder that the next run
+/// removes.
 pub fn install() {
     let _ = ctrlc::set_handler(|| {
-        crate::report::atomic::abandon();
-        crate::warn!("robots-audit: interrupted; no report written");
+        match atomic::abandon() {
+            Abandoned::Nothing => {
+                crate::warn!("robots-audit: interrupted; no report written");
+            }
+            Abandoned::PartOfStdout => crate::warn!(
+                "robots-audit: interrupted; the report on standard output is incomplete"
+            ),
+            Abandoned::Written(dir) => crate::warn!(
+                "robots-audit: interrupted after the reports were written whole to {}",
+                dir.display()
+            ),
+            Abandoned::WrittenToStdout => crate::warn!(
+                "robots-audit: interrupted after the report was written whole to standard output"
+            ),
+        }
         std::process::exit(2);
     });
 }

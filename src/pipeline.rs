@@ -392,6 +392,14 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
         since: config.since,
         until: config.until,
     };
+    // The lock on --out comes before the first log line is read and is
+    // held to the end (SPEC §5): a second run waits or gives up before it
+    // has done any work.
+    let out = config
+        .out
+        .as_deref()
+        .map(|dir| report::OutDir::lock(dir, config.lock_wait))
+        .transpose()?;
     let (scan, input_errors) = read_logs(config, &scanner, &pool, &progress);
     progress.finish();
 
@@ -471,7 +479,7 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
     for (_, err) in &input_errors {
         crate::warn!("robots-audit: {err}");
     }
-    report::write(&findings, config.out.as_deref())?;
+    report::write(&findings, out.as_ref())?;
     if !config.quiet {
         let totals = Totals {
             lines: scan.lines,

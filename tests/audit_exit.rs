@@ -157,7 +157,15 @@ fn reports_replace_old_ones_whole() {
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     names.sort();
-    assert_eq!(names, ["impostors.csv", "summary.csv", "violations.csv"]);
+    assert_eq!(
+        names,
+        [
+            ".robots-audit",
+            "impostors.csv",
+            "summary.csv",
+            "violations.csv"
+        ]
+    );
     let violations = std::fs::read_to_string(site.path("out/violations.csv")).unwrap();
     assert!(violations.starts_with(VIOLATIONS_HEADER), "{violations}");
     assert_eq!(violations.lines().count(), 2);

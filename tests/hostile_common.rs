@@ -179,3 +179,33 @@ pub fn entries(dir: &Path) -> Vec<String> {
     names.sort();
     names
 }
+
+/// The report files of an `--out` directory, sorted.
+pub const REPORT_FILES: [&str; 3] = ["impostors.csv", "summary.csv", "violations.csv"];
+
+/// An `--out` directory holds the reports and the tool's state folder, and
+/// that folder nothing but the lock and at most one set with the link that
+/// puts it in force: nothing a run left half made (SPEC §5).
+pub fn assert_no_leftovers(out: &Path) {
+    let mut want = vec![".robots-audit".to_string()];
+    want.extend(REPORT_FILES.iter().map(|n| n.to_string()));
+    assert_eq!(entries(out), want, "in {}", out.display());
+    let state = out.join(".robots-audit");
+    let names = entries(&state);
+    let sets: Vec<&String> = names.iter().filter(|n| n.starts_with("set-")).collect();
+    let others: Vec<&String> = names.iter().filter(|n| !n.starts_with("set-")).collect();
+    match sets[..] {
+        [] => assert_eq!(others, ["lock"], "in {}", state.display()),
+        [set] => {
+            assert_eq!(others, ["current", "lock"], "in {}", state.display());
+            assert_eq!(
+                std::fs::read_link(state.join("current")).expect("current"),
+                Path::new(set)
+            );
+            for name in entries(&state.join(set)) {
+                assert!(REPORT_FILES.contains(&name.as_str()), "{set}/{name}");
+            }
+        }
+        _ => panic!("several sets in {}: {names:?}", state.display()),
+    }
+}

@@ -3,11 +3,13 @@
 //! that are not UTF-8) unless `--raw-csv`; a standard output closed early
 //! ends the run quietly; an `--out` that cannot be written exits 2 and
 //! leaves any earlier report as it was, with no temporary file behind.
+//! No link planted by another user is written through, and a second run on
+//! the same `--out` waits for the lock (`--lock-wait`) or exits 2.
 
 #[path = "hostile_common.rs"]
 mod common;
 
-use std::io::Read;
+use std::io::{Read, Write};
 use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
@@ -502,10 +504,7 @@ fn standard_error_closed_early_still_writes_the_reports() {
     drop(child.stderr.take());
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(1));
-    assert_eq!(
-        entries(&out),
-        ["impostors.csv", "summary.csv", "violations.csv"]
-    );
+    assert_no_leftovers(&out);
 }
 
 #[test]
@@ -603,10 +602,7 @@ fn a_full_filesystem_leaves_the_earlier_report_untouched() {
         .map(|n| std::fs::read(fs.path().join(n)).unwrap())
         .collect();
     assert!(before == after, "the earlier report changed");
-    assert_eq!(
-        entries(fs.path()),
-        ["impostors.csv", "summary.csv", "violations.csv"]
-    );
+    assert_no_leftovers(fs.path());
 }
 
 /// When a rename fails after another report file was already renamed (here
@@ -625,4 +621,176 @@ fn a_failed_rename_leaves_every_earlier_report_untouched() {
     assert_eq!(run.code(), Some(2), "{}", run.stderr);
     assert_eq!(std::fs::read(out.join("violations.csv")).unwrap(), b"old\n");
     assert_eq!(std::fs::read(out.join("summary.csv")).unwrap(), b"old\n");
+}
+
+/// Every name the earlier version wrote through, planted by "another user"
+/// as a link to a file of theirs choosing, before the run starts: the run
+/// writes its reports and leaves the victims alone. The names held the
+/// PID, so the links are planted by a shell that then becomes the run
+/// (`exec` keeps the PID).
+#[test]
+fn links_planted_at_predictable_temporary_names_are_never_written_through() {
+    let dir = tempfile::tempdir().unwrap();
+    let robots = write(dir.path(), "robots.txt", ROBOTS);
+    let log = write(dir.path(), "access.log", seznam_fetch(1, "/cz/chat/a"));
+    let victim = write(dir.path(), "victim", "keep me\n");
+    let out = dir.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    write(&out, "violations.csv", "earlier\n");
+    let mut plant = String::new();
+    for name in REPORT_FILES {
+        for kind in ["tmp", "old"] {
+            plant.push_str(&format!(
+                "ln -s {victim} {out}/.{name}.$$.{kind}; ",
+                victim = s(&victim),
+                out = s(&out)
+            ));
+        }
+    }
+    let script = format!(
+        "{plant}exec {BIN} --log {} --robots {} --out {}",
+        s(&log),
+        s(&robots),
+        s(&out)
+    );
+    let child = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(script)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let run = finish(child, Duration::from_secs(60));
+    assert_eq!(run.code(), Some(1), "{}", run.stderr);
+    assert_eq!(std::fs::read(&victim).unwrap(), b"keep me\n");
+    let violations = std::fs::read_to_string(out.join("violations.csv")).unwrap();
+    assert!(violations.contains("/cz/chat/a"), "{violations}");
+    // The planted links were leftovers of nobody's run; they are gone.
+    assert_no_leftovers(&out);
+}
+
+/// A link planted in place of the state folder or of its lock file is
+/// never followed: the run refuses, exits 2 naming it, and the directory
+/// the link points to stays empty.
+#[test]
+fn a_link_planted_as_the_state_folder_or_the_lock_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let robots = write(dir.path(), "robots.txt", ROBOTS);
+    let log = write(dir.path(), "access.log", seznam_fetch(1, "/cz/chat/a"));
+    let elsewhere = dir.path().join("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    let victim = write(dir.path(), "victim", "keep me\n");
+
+    let out = dir.path().join("out-state");
+    std::fs::create_dir(&out).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, out.join(".robots-audit")).unwrap();
+    let run = run(&["--log", s(&log), "--robots", s(&robots), "--out", s(&out)]);
+    assert_eq!(run.code(), Some(2), "{}", run.stderr);
+    assert!(run.stderr.contains(".robots-audit"), "{}", run.stderr);
+    assert!(entries(&elsewhere).is_empty());
+
+    let out = dir.path().join("out-lock");
+    std::fs::create_dir_all(out.join(".robots-audit")).unwrap();
+    std::os::unix::fs::symlink(&victim, out.join(".robots-audit").join("lock")).unwrap();
+    let run = common::run(&["--log", s(&log), "--robots", s(&robots), "--out", s(&out)]);
+    assert_eq!(run.code(), Some(2), "{}", run.stderr);
+    assert!(run.stderr.contains("lock"), "{}", run.stderr);
+    assert_eq!(std::fs::read(&victim).unwrap(), b"keep me\n");
+    assert_eq!(entries(&out), [".robots-audit"]);
+}
+
+/// Waits until another process holds the lock of `out`.
+fn wait_for_holder(out: &Path) {
+    let lock = out.join(".robots-audit").join("lock");
+    for _ in 0..6000 {
+        if let Ok(file) = std::fs::File::open(&lock)
+            && let Err(std::fs::TryLockError::WouldBlock) = file.try_lock()
+        {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    panic!("the first run never took the lock of {}", out.display());
+}
+
+/// Two runs on one `--out`: the lock, taken before the first log line is
+/// read, keeps the second out. With `--lock-wait 0` it exits 2 at once,
+/// saying why and leaving DIR as it was; with time to wait it gets the
+/// lock when the first run ends and writes its own set.
+#[test]
+fn a_second_run_on_the_same_out_waits_for_the_lock_or_exits_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let robots = write(dir.path(), "robots.txt", ROBOTS);
+    let log = write(dir.path(), "second.log", seznam_fetch(2, "/cz/chat/second"));
+    let out = dir.path().join("out");
+    // The first run reads a log from a pipe that the test holds open.
+    let mut holder = command(&["--log", "-", "--robots", s(&robots), "--out", s(&out)])
+        .stdin(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for_holder(&out);
+    let args = ["--log", s(&log), "--robots", s(&robots), "--out", s(&out)];
+
+    let mut refused = args.to_vec();
+    refused.extend(["--lock-wait", "0"]);
+    let second = run_within(&refused, Duration::from_secs(30));
+    assert_eq!(second.code(), Some(2), "{}", second.stderr);
+    assert!(second.stderr.contains("another run"), "{}", second.stderr);
+    assert!(second.stderr.contains(s(&out)), "{}", second.stderr);
+    assert_eq!(entries(&out), [".robots-audit"], "the second run wrote");
+
+    // The first run ends a moment after the second starts waiting.
+    let mut stdin = holder.stdin.take().unwrap();
+    let releaser = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(500));
+        stdin
+            .write_all(seznam_fetch(1, "/cz/chat/first").as_bytes())
+            .unwrap();
+    });
+    let mut patient = args.to_vec();
+    patient.extend(["--lock-wait", "30"]);
+    let second = run_within(&patient, Duration::from_secs(60));
+    releaser.join().unwrap();
+    let first = finish(holder, Duration::from_secs(60));
+    assert_eq!(first.code(), Some(1), "{}", first.stderr);
+    assert_eq!(second.code(), Some(1), "{}", second.stderr);
+    let violations = std::fs::read_to_string(out.join("violations.csv")).unwrap();
+    assert!(violations.contains("/cz/chat/second"), "{violations}");
+    assert!(!violations.contains("/cz/chat/first"), "{violations}");
+    assert_no_leftovers(&out);
+}
+
+/// With a umask of 002 (usual where each user has a group of their own)
+/// the state folder would come out group-writable, which the run itself
+/// refuses to trust; its mode is set whatever the umask.
+#[test]
+fn a_umask_of_002_still_gives_a_trusted_state_folder() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let robots = write(dir.path(), "robots.txt", ROBOTS);
+    let log = write(dir.path(), "access.log", seznam_fetch(1, "/cz/chat/a"));
+    let out = dir.path().join("out");
+    let script = format!(
+        "umask 002; exec {BIN} --log {} --robots {} --out {}",
+        s(&log),
+        s(&robots),
+        s(&out)
+    );
+    for _ in 0..2 {
+        let child = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(&script)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let run = finish(child, Duration::from_secs(60));
+        assert_eq!(run.code(), Some(1), "{}", run.stderr);
+    }
+    let state = out.join(".robots-audit");
+    let mode = std::fs::metadata(&state).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o755);
+    assert_no_leftovers(&out);
 }

@@ -3,7 +3,9 @@
 //! line is skipped with its line number and a reason (the first five shown,
 //! then a count), nothing from the file is echoed raw to the terminal, and
 //! the run goes on. Names of up to 255 octets with CSV metacharacters are
-//! not host names, so they are refused rather than reported.
+//! not host names, so they are refused rather than reported. A side file
+//! (`--ptr-map`, `--profiles`) that is a FIFO, a device or past 16 MiB is
+//! an error naming it, at once: the run never hangs on it.
 
 #[path = "hostile_common.rs"]
 mod common;
@@ -104,4 +106,45 @@ fn a_ptr_map_with_malformed_lines_keeps_its_good_pairs() {
     );
     assert!(!run.stderr.contains('\u{1b}'), "terminal escapes echoed");
     assert!(!run.stderr.contains("calc"), "map text echoed");
+}
+
+/// SPEC §1: side files are read to 16 MiB and never hang on a FIFO or a
+/// device. A FIFO nobody writes to held the run forever; `/dev/zero` and a
+/// file of 17 MiB were read whole into memory first.
+#[test]
+fn a_side_file_that_is_a_fifo_a_device_or_too_big_is_an_error_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let robots = write(dir.path(), "robots.txt", ROBOTS);
+    let log = write(dir.path(), "access.log", seznam_fetch(1, "/cz/chat/a"));
+    let fifo = dir.path().join("fifo");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    assert!(made.unwrap().success());
+    let big = dir.path().join("big-map");
+    std::fs::File::create(&big)
+        .unwrap()
+        .set_len(17 << 20)
+        .unwrap();
+    let cases = [
+        (fifo.as_path(), "FIFO"),
+        (std::path::Path::new("/dev/zero"), "device"),
+        (big.as_path(), "larger than 16 MiB"),
+    ];
+    for flag in ["--ptr-map", "--profiles"] {
+        for (path, why) in cases {
+            let run = run_within(
+                &["--log", s(&log), "--robots", s(&robots), flag, s(path)],
+                std::time::Duration::from_secs(30),
+            );
+            assert_eq!(
+                run.code(),
+                Some(2),
+                "{flag} {}: {}",
+                path.display(),
+                run.stderr
+            );
+            assert!(run.stderr.contains(s(path)), "{flag}: {}", run.stderr);
+            assert!(run.stderr.contains(why), "{flag}: {}", run.stderr);
+            assert!(run.stdout.is_empty());
+        }
+    }
 }

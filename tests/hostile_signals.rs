@@ -2,6 +2,8 @@
 //! all"; `src/interrupt.rs`): the run ends with status 2, no temporary file
 //! is left in the out directory, and every report there is either the
 //! earlier one, byte for byte, or a whole new one — never half of one.
+//! `kill -9` at each step of the switch leaves one whole set (never a mix),
+//! and what the run says about the reports when interrupted is true.
 
 #[path = "hostile_common.rs"]
 mod common;
@@ -13,7 +15,7 @@ use std::time::Duration;
 
 use common::*;
 
-const REPORTS: [&str; 3] = ["impostors.csv", "summary.csv", "violations.csv"];
+const REPORTS: [&str; 3] = REPORT_FILES;
 
 fn signal(pid: u32, name: &str) {
     let status = std::process::Command::new("sh")
@@ -35,7 +37,7 @@ fn earlier_reports(out: &Path) {
 /// Each report is the earlier one or a whole CSV with the header of its
 /// kind; nothing else is in the directory.
 fn assert_whole_or_earlier(out: &Path) {
-    assert_eq!(entries(out), REPORTS, "leftovers in {}", out.display());
+    assert_no_leftovers(out);
     for name in REPORTS {
         let bytes = std::fs::read(out.join(name)).unwrap();
         if bytes == format!("earlier {name}\n").as_bytes() {
@@ -169,5 +171,148 @@ fn sigterm_at_any_moment_never_leaves_half_a_report() {
             run.stderr
         );
         assert_whole_or_earlier(&out);
+        // What the run says about the reports is true (SPEC §5).
+        let earlier = REPORTS.iter().all(|name| {
+            std::fs::read(out.join(name)).unwrap() == format!("earlier {name}\n").as_bytes()
+        });
+        if run.stderr.contains("no report written") {
+            assert!(earlier, "step {step}: said no report, wrote one");
+        } else if run.code() == Some(2) {
+            assert!(!earlier, "step {step}: {}", run.stderr);
+            assert!(run.stderr.contains("written whole"), "{}", run.stderr);
+        }
     }
+}
+
+/// The three reports are the earlier set or one whole new set, never a mix
+/// of two; true when they are the earlier one.
+fn assert_one_set(out: &Path) -> bool {
+    let earlier: Vec<bool> = REPORTS
+        .iter()
+        .map(|name| {
+            std::fs::read(out.join(name)).unwrap() == format!("earlier {name}\n").as_bytes()
+        })
+        .collect();
+    if earlier.iter().all(|e| *e) {
+        return true;
+    }
+    assert!(
+        earlier.iter().all(|e| !e),
+        "a mix of two sets in {}: {earlier:?}",
+        out.display()
+    );
+    assert_whole_or_earlier_files(out);
+    false
+}
+
+/// Each report is whole: it ends with a line end and every row is as wide
+/// as the header.
+fn assert_whole_or_earlier_files(out: &Path) {
+    for name in REPORTS {
+        let bytes = std::fs::read(out.join(name)).unwrap();
+        assert!(bytes.ends_with(b"\n"), "{name} is cut short");
+        let rows = rows(&bytes);
+        let width = rows[0].len();
+        assert!(rows.iter().all(|r| r.len() == width), "{name} is cut short");
+    }
+}
+
+/// `kill -9` leaves no handler a chance: wherever it lands in the switch of
+/// the set — earlier reports adopted as a set, links placed, a report
+/// staged, all staged, the new set in force — DIR shows one whole set, and
+/// the next run removes what the killed one left.
+#[test]
+fn kill_9_at_every_step_of_the_switch_leaves_one_whole_set() {
+    use std::io::BufRead;
+    let dir = tempfile::tempdir().unwrap();
+    let robots = write(dir.path(), "robots.txt", ROBOTS);
+    let mut log = String::new();
+    for i in 0..50 {
+        log.push_str(&seznam_fetch(i % 60, &format!("/cz/chat/{i}")));
+    }
+    let log = write(dir.path(), "access.log", log);
+    let steps = [
+        ("adopted", true),
+        ("linked", true),
+        ("staging", true),
+        ("staged", true),
+        ("switched", false),
+    ];
+    for (step, earlier) in steps {
+        let out = dir.path().join(step);
+        earlier_reports(&out);
+        let args = ["--log", s(&log), "--robots", s(&robots), "--out", s(&out)];
+        let mut child = command(&args)
+            .env("ROBOTS_AUDIT_PAUSE_AT", step)
+            .spawn()
+            .unwrap();
+        let stderr = child.stderr.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stderr).lines() {
+                let Ok(line) = line else { break };
+                if line.contains("paused at") {
+                    let _ = tx.send(line);
+                }
+            }
+        });
+        let paused = rx.recv_timeout(Duration::from_secs(60));
+        assert_eq!(
+            paused.as_deref(),
+            Ok(format!("robots-audit: paused at {step}").as_str())
+        );
+        // A reader while the run stands there, then after it is killed.
+        assert_eq!(assert_one_set(&out), earlier, "{step}: while paused");
+        signal(child.id(), "KILL");
+        let _ = child.wait();
+        assert_eq!(assert_one_set(&out), earlier, "{step}: after kill -9");
+
+        let next = run(&args);
+        assert_eq!(next.code(), Some(1), "{step}: {}", next.stderr);
+        assert!(!assert_one_set(&out), "{step}: the next run's set");
+        assert_no_leftovers(&out);
+    }
+}
+
+/// Without `--out` the report streams to standard output. A SIGTERM while
+/// it does must not claim "no report written": part of one was.
+#[test]
+fn sigterm_while_streaming_to_standard_output_says_the_report_is_incomplete() {
+    use std::io::Read;
+    let dir = tempfile::tempdir().unwrap();
+    let robots = write(dir.path(), "robots.txt", ROBOTS);
+    let mut log = String::new();
+    for i in 0..20_000u32 {
+        log.push_str(&line(
+            "77.75.77.123",
+            &format!(
+                "30/Nov/2026:{:02}:{:02}:{:02} +0100",
+                i / 3600 % 24,
+                i / 60 % 60,
+                i % 60
+            ),
+            &format!("GET /cz/chat/{i} HTTP/1.1"),
+            SEZNAM_UA,
+        ));
+    }
+    let log = write(dir.path(), "big.log", log);
+    let mut child = command(&["--log", s(&log), "--robots", s(&robots), "-q"])
+        .spawn()
+        .unwrap();
+    // The first bytes prove the report has begun; some 3 MB cannot fit in
+    // the pipe, so the run is still writing when the signal comes.
+    let mut stdout = child.stdout.take().unwrap();
+    let mut first = [0u8; 100];
+    stdout.read_exact(&mut first).unwrap();
+    signal(child.id(), "TERM");
+    let drain = std::thread::spawn(move || std::io::copy(&mut stdout, &mut std::io::sink()));
+    let run = finish(child, Duration::from_secs(60));
+    let _ = drain.join();
+    assert_eq!(run.code(), Some(2), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("interrupted; the report on standard output is incomplete"),
+        "{}",
+        run.stderr
+    );
 }

@@ -1,7 +1,8 @@
 //! `--resolve` through the binary, against a DNS server the test starts on
 //! 127.0.0.1: genuine crawlers become `verified`, a forged PTR and an
 //! address with no name become impostors, silence leaves a fetch
-//! `unverified`, and the cache spares the second night's queries.
+//! `unverified`, and the cache spares the second night's queries; a cache
+//! that other users may write is not trusted.
 
 mod support;
 
@@ -118,7 +119,12 @@ fn live_dns_verifies_and_exposes() {
     // the address that failed is asked again.
     let before = server.queries();
     let again = audit(&server, dir.path(), &log);
-    assert_eq!(again.status.code(), Some(1));
+    assert_eq!(
+        again.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
     let asked: Vec<String> = server.log()[before..]
         .iter()
         .map(|(name, _)| name.clone())
@@ -131,4 +137,43 @@ fn live_dns_verifies_and_exposes() {
         std::fs::read_to_string(dir.path().join("out/violations.csv")).unwrap(),
         violations
     );
+}
+
+/// SPEC §1: a DNS cache that other users may write is not trusted. A line
+/// planted in it would make an impostor's address verified without asking
+/// anybody; it is ignored with a warning naming it, and DNS is asked.
+#[test]
+fn a_dns_cache_others_may_write_is_ignored_with_a_warning() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("access.log");
+    std::fs::write(&log, line("6.6.6.6", 3, "/cz/chat/c", SEZNAM_UA)).unwrap();
+    let server = DnsServer::start(zone());
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let cache = dir.path().join("cache.tsv");
+    let forged = format!(
+        "# robots-audit dns cache 1\n6.6.6.6\t{now}\tnames\tfulltextrobot-6-6-6-6.seznam.cz\tconfirmed\n"
+    );
+    // Trusted (this user's, nobody else may write it), the planted line
+    // is believed: the cache does what it is for.
+    for (mode, trusted) in [(0o644, true), (0o664, false), (0o646, false)] {
+        std::fs::write(&cache, &forged).unwrap();
+        std::fs::set_permissions(&cache, std::fs::Permissions::from_mode(mode)).unwrap();
+        let out = audit(&server, dir.path(), &log);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let impostors = std::fs::read_to_string(dir.path().join("out/impostors.csv")).unwrap();
+        let warned = stderr.contains(&format!(
+            "DNS cache {} ignored: writable by other users",
+            cache.display()
+        ));
+        assert_eq!(warned, !trusted, "{mode:o}: {stderr}");
+        assert_eq!(
+            impostors.contains("6.6.6.6"),
+            !trusted,
+            "{mode:o}: {impostors}"
+        );
+    }
 }

@@ -12,9 +12,11 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::net::IpAddr;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use crate::crawler::address::parse_address;
+use crate::crawler::side_file::{self, Refusal};
 use crate::crawler::verify::{DnsAnswer, Forward, NameCheck};
 
 const HEADER: &str = "# robots-audit dns cache 1";
@@ -33,18 +35,22 @@ impl DnsCache {
     /// one gives an empty (or partial) cache and a warning, never an error:
     /// the cache only saves time.
     pub fn load(path: &Path, now: u64, max_age: u64) -> (DnsCache, Option<String>) {
-        let text = match std::fs::read(path) {
-            Ok(bytes) => bytes,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+        let ignored = |why: String| {
+            (
+                DnsCache::default(),
+                Some(format!("DNS cache {} ignored: {why}", path.display())),
+            )
+        };
+        let (text, meta) = match side_file::read(path) {
+            Ok(read) => read,
+            Err(Refusal::Unreadable(e)) if e.kind() == std::io::ErrorKind::NotFound => {
                 return (DnsCache::default(), None);
             }
-            Err(e) => {
-                return (
-                    DnsCache::default(),
-                    Some(format!("DNS cache {} ignored: {e}", path.display())),
-                );
-            }
+            Err(refusal) => return ignored(refusal.to_string()),
         };
+        if let Some(why) = untrusted(&meta) {
+            return ignored(why.to_string());
+        }
         let Ok(text) = String::from_utf8(text) else {
             return (
                 DnsCache::default(),
@@ -161,17 +167,64 @@ impl DnsCache {
         let file_name = path
             .file_name()
             .map_or_else(|| "dns-cache".into(), |n| n.to_string_lossy().into_owned());
-        let temp = dir.join(format!(".{file_name}.{}.tmp", std::process::id()));
-        let result = (|| {
-            let mut file = std::fs::File::create(&temp)?;
-            file.write_all(self.to_text().as_bytes())?;
-            file.sync_all()?;
-            std::fs::rename(&temp, path)
-        })();
-        if result.is_err() {
-            let _ = std::fs::remove_file(&temp);
+        // Created exclusively under a name nobody can guess (SPEC §5
+        // "Temporary files"): a link planted at a predictable name would
+        // have let another user choose which file the cache overwrites.
+        let prefix = format!(".{file_name}.");
+        remove_leftovers(&dir, &prefix);
+        let mut temp = tempfile::Builder::new()
+            .prefix(&prefix)
+            .suffix(".tmp")
+            .tempfile_in(&dir)?;
+        temp.write_all(self.to_text().as_bytes())?;
+        temp.as_file().sync_all()?;
+        temp.persist(path).map_err(|e| e.error)?;
+        Ok(())
+    }
+}
+
+/// Removes the temporary files that killed runs left beside the cache
+/// (SPEC §5: "leftovers of a killed run are removed by the next"). The
+/// cache has no lock, so only those older than an hour go: no run spends
+/// that long writing a cache, and a younger one may be another run's.
+fn remove_leftovers(dir: &Path, prefix: &str) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let Some(hour_ago) = std::time::SystemTime::now().checked_sub(LEFTOVER_AGE) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if !name.starts_with(prefix) || !name.ends_with(".tmp") {
+            continue;
         }
-        result
+        // `DirEntry::metadata` does not follow a link: a planted link is
+        // judged (and removed) itself.
+        if entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .is_ok_and(|t| t < hour_ago)
+        {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// How old a temporary file beside the cache must be to count as left over.
+const LEFTOVER_AGE: std::time::Duration = std::time::Duration::from_secs(3600);
+
+/// Why a cache file cannot be trusted, if it cannot (SPEC §1 "one that
+/// other users may write … is not trusted"): whoever may write it may
+/// plant an answer that verifies an impostor.
+fn untrusted(meta: &std::fs::Metadata) -> Option<&'static str> {
+    if meta.uid() != rustix::process::geteuid().as_raw() {
+        Some("owned by another user")
+    } else if meta.mode() & 0o022 != 0 {
+        Some("writable by other users")
+    } else {
+        None
     }
 }
 
@@ -354,5 +407,97 @@ mod tests {
             cache.is_empty() && warning.is_some(),
             "a directory is unreadable"
         );
+    }
+
+    /// A cache another user could write would let them verify an impostor
+    /// (SPEC §1): it is ignored, with a warning naming it.
+    #[test]
+    fn a_cache_others_may_write_is_ignored_with_a_warning() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("dns-cache.tsv");
+        let mut cache = DnsCache::default();
+        cache.insert(ip("6.6.6.6"), 100, &DnsAnswer::NoName);
+        cache.save(&path).unwrap();
+        assert_eq!(DnsCache::load(&path, 100, 1000).0.len(), 1);
+        for mode in [0o620, 0o602, 0o666] {
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).unwrap();
+            let (loaded, warning) = DnsCache::load(&path, 100, 1000);
+            assert!(loaded.is_empty(), "{mode:o}");
+            let warning = warning.unwrap_or_default();
+            assert!(warning.contains(&path.display().to_string()), "{warning}");
+            assert!(warning.contains("writable by other users"), "{warning}");
+        }
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+        assert_eq!(DnsCache::load(&path, 100, 1000).0.len(), 1);
+        // Another owner: only root can hand a file over; others skip this.
+        let nobody = Some(rustix::process::Uid::from_raw(65_534));
+        if rustix::fs::chown(&path, nobody, None).is_ok() {
+            let (loaded, warning) = DnsCache::load(&path, 100, 1000);
+            assert!(loaded.is_empty());
+            assert!(
+                warning
+                    .unwrap_or_default()
+                    .contains("owned by another user")
+            );
+        }
+    }
+
+    #[test]
+    fn a_fifo_as_cache_is_ignored_without_waiting() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("dns-cache.tsv");
+        let made = std::process::Command::new("mkfifo").arg(&path).status();
+        assert!(made.unwrap().success());
+        let (loaded, warning) = DnsCache::load(&path, 100, 1000);
+        assert!(loaded.is_empty());
+        assert!(warning.unwrap_or_default().contains("FIFO"));
+    }
+
+    /// The temporary file is made exclusively under a random name: links
+    /// planted at every name the earlier version would have used are left
+    /// alone, and so are the files they point to.
+    #[test]
+    fn save_never_writes_through_a_planted_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, b"keep\n").unwrap();
+        let path = dir.path().join("dns-cache.tsv");
+        let planted = dir
+            .path()
+            .join(format!(".dns-cache.tsv.{}.tmp", std::process::id()));
+        std::os::unix::fs::symlink(&victim, &planted).unwrap();
+        let mut cache = DnsCache::default();
+        cache.insert(ip("6.6.6.6"), 100, &DnsAnswer::NoName);
+        cache.save(&path).unwrap();
+        assert_eq!(std::fs::read(&victim).unwrap(), b"keep\n");
+        assert!(planted.symlink_metadata().unwrap().file_type().is_symlink());
+        assert_eq!(DnsCache::load(&path, 100, 1000).0.len(), 1);
+    }
+
+    #[test]
+    fn old_leftovers_of_killed_runs_are_removed_young_ones_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("dns-cache.tsv");
+        let old = dir.path().join(".dns-cache.tsv.4242.tmp");
+        let young = dir.path().join(".dns-cache.tsv.AbCdEf.tmp");
+        let other = dir.path().join(".notes.tmp");
+        for file in [&old, &young, &other] {
+            std::fs::write(file, b"x").unwrap();
+        }
+        let two_hours_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(7200);
+        for file in [&old, &other] {
+            std::fs::File::options()
+                .write(true)
+                .open(file)
+                .unwrap()
+                .set_modified(two_hours_ago)
+                .unwrap();
+        }
+        let mut cache = DnsCache::default();
+        cache.insert(ip("6.6.6.6"), 100, &DnsAnswer::NoName);
+        cache.save(&path).unwrap();
+        assert!(!old.exists());
+        assert!(young.exists() && other.exists());
     }
 }

@@ -19,6 +19,7 @@
 use std::path::Path;
 
 use crate::crawler::profile::{HostPattern, Profile, RateFloor, UaPattern};
+use crate::crawler::side_file;
 use crate::error::{Error, Position, Result};
 use crate::robots::group::Reads;
 use crate::robots::parse::Directive;
@@ -84,9 +85,10 @@ pub fn parse_reads(text: &str) -> Result<Reads, String> {
 /// Reads a profile file into `profiles`: a profile named like an existing
 /// one replaces it in place, others are added after (lowest precedence).
 pub fn load_profiles(path: &Path, profiles: &mut Vec<Profile>) -> Result<()> {
-    let bytes = std::fs::read(path).map_err(|source| Error::Open {
+    // A FIFO, a device or a file past 16 MiB is refused (SPEC §1).
+    let (bytes, _) = side_file::read(path).map_err(|refusal| Error::Open {
         path: path.to_path_buf(),
-        source,
+        source: refusal.into_io(),
     })?;
     let text = String::from_utf8_lossy(&bytes);
     let extra = parse_profiles(&text).map_err(|(line, cause)| Error::Format {

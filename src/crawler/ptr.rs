@@ -9,6 +9,7 @@ use std::path::Path;
 
 use crate::crawler::address::{is_host_name, parse_address};
 use crate::crawler::identify::Identifier;
+use crate::crawler::side_file;
 use crate::error::{Error, Result};
 use crate::text::escape_non_utf8;
 
@@ -30,11 +31,12 @@ pub struct BadLine {
 }
 
 impl PtrMap {
-    /// Reads a PTR map file. Only an unreadable file is an error.
+    /// Reads a PTR map file. Only an unreadable file is an error, and so
+    /// is a FIFO, a device or one past 16 MiB (SPEC §1).
     pub fn load(path: &Path) -> Result<(PtrMap, Vec<BadLine>)> {
-        let bytes = std::fs::read(path).map_err(|source| Error::Open {
+        let (bytes, _) = side_file::read(path).map_err(|refusal| Error::Open {
             path: path.to_path_buf(),
-            source,
+            source: refusal.into_io(),
         })?;
         Ok(PtrMap::parse(&bytes))
     }

@@ -1,149 +1,492 @@
-//! Writing a report file whole or not at all (SPEC §5): the bytes go to a
-//! temporary file beside the target, are flushed to disk, and only then
-//! renamed over it. A run that fails or is interrupted leaves any earlier
-//! report untouched and no temporary file behind.
+//! Switching the set of reports in `--out DIR` as one (SPEC §5: "a reader
+//! of DIR sees the whole earlier set or the whole new one, never a mix,
+//! never half a file — also when the run is killed"). Takes the locked
+//! `OutDir` and the reports; gives a new set in place, or the earlier one
+//! untouched.
+//!
+//! Layout: each set is a folder `DIR/.robots-audit/set-<random>`; the link
+//! `DIR/.robots-audit/current` names the set in force; `DIR/violations.csv`
+//! and the others are links to `.robots-audit/current/violations.csv` and
+//! so on. A new set is written whole into a fresh folder (made with mkdir,
+//! under a name nobody can guess, its files created exclusively), flushed,
+//! and put in force by renaming one new link over `current`: rename(2) is
+//! atomic, so at every instant `current` names one whole set. Every name
+//! this code creates in DIR or in the state folder is new and random, so a
+//! link planted by someone else is never written through; renaming over a
+//! planted link replaces the link, not what it points to.
 
-use std::fs::{self, File};
+use std::fs::{self, File, OpenOptions};
 use std::io;
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use super::columns::Report;
+use super::lock::{OutDir, STATE_DIR};
 use crate::error::{Error, Result};
 
-/// Temporary files not yet renamed. The lock is held for the whole of
-/// `write_all`, so an interrupt handler that takes it sees every temporary
-/// file either still pending or already renamed, never half made.
-static PENDING: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+/// The link in the state folder that names the set in force.
+const CURRENT: &str = "current";
+/// Prefixes of what this code creates; the sweep removes what a killed
+/// run left of them.
+const SET_PREFIX: &str = "set-";
+const CURRENT_TEMP_PREFIX: &str = ".current-";
+const LINK_TEMP_PREFIX: &str = ".robots-audit-link-";
+/// Random characters in each name: guessing one is hopeless.
+const RANDOM_LEN: usize = 16;
 
-/// Removes every temporary file not yet renamed and keeps the lock held, so
-/// that no further report file is made. For the interrupt handler, which
-/// ends the process right after.
-pub fn abandon() {
-    let pending = PENDING
+/// How far the reports of this run got, for the interrupt handler, which
+/// must say only what is true.
+#[derive(Debug)]
+enum Phase {
+    /// Nothing of this run's reports has been made yet.
+    Idle,
+    /// A new set is being written into this folder; the earlier set is in
+    /// force.
+    Staging(PathBuf),
+    /// The report is being written to standard output.
+    Streaming,
+    /// The new set, this folder, is in force in this directory.
+    Switched { dir: PathBuf, set: PathBuf },
+    /// The report went whole to standard output.
+    Streamed,
+}
+
+/// The phase; held across the switch, so that the handler sees the set
+/// either not yet in force or in force, never half switched.
+static PHASE: Mutex<Phase> = Mutex::new(Phase::Idle);
+
+/// What an interrupted run leaves, as the handler found it.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Abandoned {
+    /// No report of this run was made; the earlier ones are untouched.
+    Nothing,
+    /// Part of the report went to standard output.
+    PartOfStdout,
+    /// The whole new set is in force in this directory.
+    Written(PathBuf),
+    /// The whole report went to standard output.
+    WrittenToStdout,
+}
+
+fn hold_phase() -> std::sync::MutexGuard<'static, Phase> {
+    PHASE
         .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
-    for path in pending.iter() {
-        let _ = fs::remove_file(path);
-    }
-    std::mem::forget(pending);
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-fn temporary_path(target: &Path, kind: &str) -> PathBuf {
-    let name = target
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "report".into());
-    target.with_file_name(format!(".{name}.{}.{kind}", std::process::id()))
-}
-
-fn stage(temp: &Path, target: &Path, report: &Report<'_>) -> Result<()> {
-    let fail = |source: io::Error| Error::Write {
-        path: target.to_path_buf(),
-        source,
+/// Removes a set being written and keeps the phase locked, so that no set
+/// is put in force after; says what the run leaves. For the interrupt
+/// handler, which ends the process right after.
+pub fn abandon() -> Abandoned {
+    let phase = hold_phase();
+    let left = match &*phase {
+        Phase::Idle => Abandoned::Nothing,
+        Phase::Staging(set) => {
+            let _ = fs::remove_dir_all(set);
+            Abandoned::Nothing
+        }
+        Phase::Streaming => Abandoned::PartOfStdout,
+        Phase::Switched { dir, set } => {
+            // The earlier sets may still be there; nobody needs them.
+            remove_other_sets(set);
+            Abandoned::Written(dir.clone())
+        }
+        Phase::Streamed => Abandoned::WrittenToStdout,
     };
-    let mut file = File::create(temp).map_err(fail)?;
-    report(&mut file).map_err(fail)?;
-    file.sync_all().map_err(fail)
+    std::mem::forget(phase);
+    left
 }
 
-/// Writes several files so that each is whole or absent, and none is
-/// replaced unless all are: all are staged first; the reports they replace
-/// are kept (as hard links) until every rename has been made, and put back
-/// if one fails. On failure no temporary file is left behind.
-pub fn write_all(files: &[(PathBuf, &Report<'_>)]) -> Result<()> {
-    let mut pending = PENDING
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
-    let result = stage_and_rename(files, &mut pending);
-    for temp in pending.drain(..) {
-        let _ = fs::remove_file(temp);
+/// Marks the start of writing the report to standard output.
+pub fn begin_streaming() {
+    *hold_phase() = Phase::Streaming;
+}
+
+/// Marks the report on standard output as whole.
+pub fn end_streaming() {
+    *hold_phase() = Phase::Streamed;
+}
+
+/// Writes the reports as one new set and puts it in force. On failure the
+/// earlier set stays in force and nothing of the new one is left behind.
+pub fn write_set(out: &OutDir, files: &[(&str, &Report<'_>)]) -> Result<()> {
+    let names: Vec<&str> = files.iter().map(|(name, _)| *name).collect();
+    check_names(out, &names)?;
+    adopt_earlier(out, &names)?;
+    pause_at("adopted");
+    place_links(out, &names)?;
+    pause_at("linked");
+    let set = make_set(out)?;
+    let done = Phase::Switched {
+        dir: out.path().to_path_buf(),
+        set: set.clone(),
+    };
+    let result = stage(&set, out, files).and_then(|()| {
+        pause_at("staged");
+        switch(out, &set, done)
+    });
+    match result {
+        Ok(()) => {
+            pause_at("switched");
+            remove_other_sets(&set);
+        }
+        Err(_) => {
+            let mut phase = hold_phase();
+            let _ = fs::remove_dir_all(&set);
+            *phase = Phase::Idle;
+        }
     }
     result
 }
 
-fn stage_and_rename(files: &[(PathBuf, &Report<'_>)], pending: &mut Vec<PathBuf>) -> Result<()> {
-    for (target, report) in files {
-        let temp = temporary_path(target, "tmp");
-        pending.push(temp.clone());
-        stage(&temp, target, report)?;
+/// Where a test may stop the run to kill it there (`kill -9` leaves no
+/// chance to clean up: tests/hostile_signals.rs). With
+/// `ROBOTS_AUDIT_PAUSE_AT=POINT` in the environment the run says
+/// `paused at POINT` on standard error and sleeps until killed; without
+/// it, nothing happens.
+fn pause_at(point: &str) {
+    if std::env::var_os("ROBOTS_AUDIT_PAUSE_AT").is_some_and(|p| p == point) {
+        crate::warn!("robots-audit: paused at {point}");
+        loop {
+            std::thread::sleep(std::time::Duration::from_secs(3600));
+        }
     }
-    // The earlier reports, kept under another name until the new set is
-    // complete. `None`: there was none.
-    let mut earlier: Vec<Option<PathBuf>> = Vec::with_capacity(files.len());
-    for (target, _) in files {
-        let kept = temporary_path(target, "old");
-        pending.push(kept.clone());
-        let _ = fs::remove_file(&kept);
-        earlier.push(match fs::hard_link(target, &kept) {
-            Ok(()) => Some(kept),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => None,
-            Err(source) => {
-                return Err(Error::Write {
-                    path: target.clone(),
-                    source,
-                });
+}
+
+fn write_error(path: &Path) -> impl FnOnce(io::Error) -> Error + use<> {
+    let path = path.to_path_buf();
+    move |source| Error::Write { path, source }
+}
+
+/// The link each report name in DIR holds.
+fn link_target(name: &str) -> PathBuf {
+    Path::new(STATE_DIR).join(CURRENT).join(name)
+}
+
+/// Refuses, before anything changes, a report name that is a directory
+/// or anything else no link may replace.
+fn check_names(out: &OutDir, names: &[&str]) -> Result<()> {
+    for name in names {
+        let path = out.path().join(name);
+        match fs::symlink_metadata(&path) {
+            Ok(meta) if meta.is_file() || meta.is_symlink() => {}
+            Ok(_) => {
+                return Err(write_error(&path)(io::Error::new(
+                    io::ErrorKind::AlreadyExists,
+                    "in the way: not a report file, not replaced",
+                )));
             }
-        });
-    }
-    for (done, (target, _)) in files.iter().enumerate() {
-        if let Err(source) = fs::rename(temporary_path(target, "tmp"), target) {
-            // Put back what the renames before this one replaced.
-            for ((target, _), kept) in files[..done].iter().zip(&earlier) {
-                let _ = match kept {
-                    Some(kept) => fs::rename(kept, target),
-                    None => fs::remove_file(target),
-                };
-            }
-            return Err(Error::Write {
-                path: target.clone(),
-                source,
-            });
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => return Err(write_error(&path)(e)),
         }
     }
     Ok(())
+}
+
+/// Reports of an earlier version of the tool are plain files in DIR. Before
+/// they are replaced by links one at a time, they become a set of their
+/// own (hard links, so nothing is copied) and that set is put in force:
+/// readers then see the earlier set throughout, never old and new mixed.
+fn adopt_earlier(out: &OutDir, names: &[&str]) -> Result<()> {
+    let current = out.state().join(CURRENT);
+    if fs::symlink_metadata(&current).is_ok() {
+        return Ok(());
+    }
+    let plain: Vec<&str> = names
+        .iter()
+        .copied()
+        .filter(|name| fs::symlink_metadata(out.path().join(name)).is_ok_and(|meta| meta.is_file()))
+        .collect();
+    if plain.is_empty() {
+        return Ok(());
+    }
+    let set = make_set(out)?;
+    let mut result = Ok(());
+    for name in plain {
+        if let Err(e) = fs::hard_link(out.path().join(name), set.join(name)) {
+            result = Err(write_error(&out.path().join(name))(e));
+            break;
+        }
+    }
+    // The adopted set says what the earlier files said: as far as a reader
+    // or an interrupt can tell, nothing of this run is written yet.
+    let result = result.and_then(|()| switch(out, &set, Phase::Idle));
+    if result.is_err() {
+        let mut phase = hold_phase();
+        let _ = fs::remove_dir_all(&set);
+        *phase = Phase::Idle;
+    }
+    result
+}
+
+/// Makes each report name in DIR the link to its file in the set in force,
+/// where it is not that link already.
+fn place_links(out: &OutDir, names: &[&str]) -> Result<()> {
+    // Held so that an interrupt never ends the process between making a
+    // temporary link and renaming it: no link is left behind.
+    let _phase = hold_phase();
+    for name in names {
+        let path = out.path().join(name);
+        let target = link_target(name);
+        if fs::read_link(&path).is_ok_and(|t| t == target) {
+            continue;
+        }
+        let link = tempfile::Builder::new()
+            .prefix(LINK_TEMP_PREFIX)
+            .rand_bytes(RANDOM_LEN)
+            .make_in(out.path(), |temp| std::os::unix::fs::symlink(&target, temp))
+            .map_err(write_error(&path))?;
+        link.persist(&path)
+            .map_err(|e| write_error(&path)(e.error))?;
+    }
+    Ok(())
+}
+
+/// A fresh, empty set folder, under a name nobody can guess, registered
+/// so that an interrupt removes it.
+fn make_set(out: &OutDir) -> Result<PathBuf> {
+    let mut phase = hold_phase();
+    let set = tempfile::Builder::new()
+        .prefix(SET_PREFIX)
+        .rand_bytes(RANDOM_LEN)
+        .permissions(fs::Permissions::from_mode(0o755))
+        .tempdir_in(out.state())
+        .map_err(write_error(out.path()))?
+        .keep();
+    *phase = Phase::Staging(set.clone());
+    // Whatever the umask: nobody else may add to or replace a report.
+    if let Err(e) = fs::set_permissions(&set, fs::Permissions::from_mode(0o755)) {
+        let _ = fs::remove_dir_all(&set);
+        *phase = Phase::Idle;
+        return Err(write_error(out.path())(e));
+    }
+    Ok(set)
+}
+
+/// Writes every report into the set folder, each created exclusively, and
+/// flushes files and folder to disk before the set may be put in force.
+fn stage(set: &Path, out: &OutDir, files: &[(&str, &Report<'_>)]) -> Result<()> {
+    for (name, report) in files {
+        // Errors name the report as the user knows it.
+        let fail = write_error(&out.path().join(name));
+        let result = (|| {
+            let mut file = OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
+                .open(set.join(name))?;
+            report(&mut file)?;
+            file.sync_all()
+        })();
+        result.map_err(fail)?;
+        pause_at("staging");
+    }
+    File::open(set)
+        .and_then(|dir| dir.sync_all())
+        .map_err(write_error(out.path()))
+}
+
+/// Puts the set in force: a new link under a random name, renamed over
+/// `current`. Holds the phase throughout, so an interrupt waits for the
+/// rename or prevents it; `then` is the phase once it is made.
+fn switch(out: &OutDir, set: &Path, then: Phase) -> Result<()> {
+    let mut phase = hold_phase();
+    let current = out.state().join(CURRENT);
+    let fail = write_error(out.path());
+    let Some(name) = set.file_name() else {
+        return Err(fail(io::Error::other("set folder without a name")));
+    };
+    let link = tempfile::Builder::new()
+        .prefix(CURRENT_TEMP_PREFIX)
+        .rand_bytes(RANDOM_LEN)
+        .make_in(out.state(), |temp| std::os::unix::fs::symlink(name, temp))
+        .map_err(write_error(out.path()))?;
+    link.persist(&current)
+        .map_err(|e| write_error(out.path())(e.error))?;
+    // The rename is on disk before the run says the reports are written.
+    let _ = File::open(out.state()).and_then(|dir| dir.sync_all());
+    *phase = then;
+    Ok(())
+}
+
+/// Removes the sets beside `keep`, the one in force.
+fn remove_other_sets(keep: &Path) {
+    let (Some(state), Some(keep)) = (keep.parent(), keep.file_name()) else {
+        return;
+    };
+    let Ok(entries) = fs::read_dir(state) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        if name.to_string_lossy().starts_with(SET_PREFIX) && name.as_os_str() != keep {
+            let _ = fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
+/// Removes what runs killed part way left behind (SPEC §5: "leftovers of a
+/// killed run are removed by the next"): sets not in force, temporary
+/// links, and the temporary files of the earlier version of this code
+/// (`.violations.csv.<pid>.tmp` and `.old`). Runs under the lock, so no
+/// other run is writing them.
+pub(super) fn sweep(out: &OutDir) {
+    let in_force = fs::read_link(out.state().join(CURRENT)).ok();
+    if let Ok(entries) = fs::read_dir(out.state()) {
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if name.starts_with(SET_PREFIX) {
+                if in_force.as_deref() != Some(Path::new(&entry.file_name())) {
+                    let _ = fs::remove_dir_all(entry.path());
+                }
+            } else if name.starts_with(CURRENT_TEMP_PREFIX) {
+                let _ = fs::remove_file(entry.path());
+            }
+        }
+    }
+    if let Ok(entries) = fs::read_dir(out.path()) {
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            let ours = name.starts_with(LINK_TEMP_PREFIX)
+                && entry.file_type().is_ok_and(|t| t.is_symlink());
+            if ours || is_earlier_temporary(&name) {
+                // Removes the entry itself; a link is never followed.
+                let _ = fs::remove_file(entry.path());
+            }
+        }
+    }
+}
+
+/// `.NAME.csv.PID.tmp` or `.NAME.csv.PID.old`, as the earlier version named
+/// its temporary files.
+fn is_earlier_temporary(name: &str) -> bool {
+    let Some(rest) = name.strip_prefix('.') else {
+        return false;
+    };
+    let Some(rest) = rest
+        .strip_suffix(".tmp")
+        .or_else(|| rest.strip_suffix(".old"))
+    else {
+        return false;
+    };
+    rest.rsplit_once('.').is_some_and(|(report, pid)| {
+        report.ends_with(".csv") && !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit())
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::io::Write;
+    use std::time::Duration;
+
+    fn names(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
 
     #[test]
     fn writes_whole_files_and_leaves_no_temporaries() {
         let dir = tempfile::tempdir().unwrap();
-        let a = dir.path().join("a.csv");
-        let b = dir.path().join("b.csv");
-        write_all(&[
-            (a.clone(), &|w: &mut dyn Write| w.write_all(b"one\n")),
-            (b.clone(), &|w: &mut dyn Write| w.write_all(b"two\n")),
-        ])
-        .unwrap();
-        assert_eq!(fs::read(&a).unwrap(), b"one\n");
-        assert_eq!(fs::read(&b).unwrap(), b"two\n");
-        let names: Vec<_> = fs::read_dir(dir.path())
-            .unwrap()
-            .map(|e| e.unwrap().file_name())
-            .collect();
-        assert_eq!(names.len(), 2, "{names:?}");
+        let out = OutDir::lock(dir.path(), Duration::ZERO).unwrap();
+        for round in ["one", "two"] {
+            write_set(
+                &out,
+                &[
+                    ("a.csv", &|w: &mut dyn Write| writeln!(w, "a {round}")),
+                    ("b.csv", &|w: &mut dyn Write| writeln!(w, "b {round}")),
+                ],
+            )
+            .unwrap();
+            assert_eq!(
+                fs::read_to_string(dir.path().join("a.csv")).unwrap(),
+                format!("a {round}\n")
+            );
+            assert_eq!(
+                fs::read_to_string(dir.path().join("b.csv")).unwrap(),
+                format!("b {round}\n")
+            );
+            assert_eq!(names(dir.path()), [STATE_DIR, "a.csv", "b.csv"]);
+            let state = names(out.state());
+            assert_eq!(state.len(), 3, "{state:?}");
+            assert_eq!(&state[..2], [CURRENT, "lock"]);
+        }
     }
 
     #[test]
-    fn a_failed_write_leaves_the_old_report() {
+    fn a_failed_write_leaves_the_earlier_set() {
         let dir = tempfile::tempdir().unwrap();
-        let a = dir.path().join("a.csv");
-        fs::write(&a, b"old\n").unwrap();
-        let missing = dir.path().join("no-such-dir").join("b.csv");
-        let err = write_all(&[
-            (a.clone(), &|w: &mut dyn Write| w.write_all(b"new\n")),
-            (missing, &|w: &mut dyn Write| w.write_all(b"x")),
-        ]);
+        let out = OutDir::lock(dir.path(), Duration::ZERO).unwrap();
+        let old = |w: &mut dyn Write| w.write_all(b"old\n");
+        write_set(&out, &[("a.csv", &old), ("b.csv", &old)]).unwrap();
+        let before = names(out.state());
+        let err = write_set(
+            &out,
+            &[
+                ("a.csv", &|w: &mut dyn Write| w.write_all(b"new\n")),
+                ("b.csv", &|_: &mut dyn Write| {
+                    Err(io::Error::other("disk full"))
+                }),
+            ],
+        );
         assert!(err.is_err());
-        assert_eq!(fs::read(&a).unwrap(), b"old\n");
-        let names: Vec<_> = fs::read_dir(dir.path())
-            .unwrap()
-            .map(|e| e.unwrap().file_name())
-            .collect();
-        assert_eq!(names.len(), 1, "{names:?}");
+        for name in ["a.csv", "b.csv"] {
+            assert_eq!(fs::read(dir.path().join(name)).unwrap(), b"old\n");
+        }
+        assert_eq!(names(out.state()), before);
+    }
+
+    #[test]
+    fn plain_reports_of_the_earlier_version_are_adopted_as_a_set() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("a.csv"), b"old a\n").unwrap();
+        fs::write(dir.path().join("b.csv"), b"old b\n").unwrap();
+        let out = OutDir::lock(dir.path(), Duration::ZERO).unwrap();
+        adopt_earlier(&out, &["a.csv", "b.csv"]).unwrap();
+        place_links(&out, &["a.csv", "b.csv"]).unwrap();
+        assert_eq!(fs::read(dir.path().join("a.csv")).unwrap(), b"old a\n");
+        assert_eq!(fs::read(dir.path().join("b.csv")).unwrap(), b"old b\n");
+        assert!(
+            fs::symlink_metadata(dir.path().join("a.csv"))
+                .unwrap()
+                .is_symlink()
+        );
+    }
+
+    #[test]
+    fn leftovers_are_swept_and_nothing_else() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = OutDir::lock(dir.path(), Duration::ZERO).unwrap();
+        let one = |w: &mut dyn Write| w.write_all(b"1\n");
+        write_set(&out, &[("a.csv", &one)]).unwrap();
+        let kept = names(out.state());
+        fs::create_dir(out.state().join("set-leftover")).unwrap();
+        fs::write(out.state().join("set-leftover").join("a.csv"), b"x").unwrap();
+        std::os::unix::fs::symlink("set-leftover", out.state().join(".current-x")).unwrap();
+        std::os::unix::fs::symlink("/etc/passwd", dir.path().join(".robots-audit-link-x")).unwrap();
+        std::os::unix::fs::symlink("/etc/passwd", dir.path().join(".a.csv.123.tmp")).unwrap();
+        fs::write(dir.path().join(".a.csv.123.old"), b"x").unwrap();
+        fs::write(dir.path().join("notes.txt"), b"mine").unwrap();
+        drop(out);
+        let out = OutDir::lock(dir.path(), Duration::ZERO).unwrap();
+        assert_eq!(names(out.state()), kept);
+        assert_eq!(names(dir.path()), [STATE_DIR, "a.csv", "notes.txt"]);
+        assert_eq!(fs::read(dir.path().join("a.csv")).unwrap(), b"1\n");
+    }
+
+    #[test]
+    fn earlier_temporary_names() {
+        assert!(is_earlier_temporary(".violations.csv.4242.tmp"));
+        assert!(is_earlier_temporary(".summary.csv.1.old"));
+        assert!(!is_earlier_temporary(".summary.csv.x1.old"));
+        assert!(!is_earlier_temporary("violations.csv.1.tmp"));
+        assert!(!is_earlier_temporary(".notes.txt.1.tmp"));
     }
 }

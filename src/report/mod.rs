@@ -1,18 +1,21 @@
 //! The reports of SPEC §5: `violations.csv`, `impostors.csv`, `summary.csv`
 //! and the short human summary on standard error. `columns` holds the
-//! column lists in one place; `atomic` writes files whole or not at all.
+//! column lists in one place; `lock` keeps two runs out of one `--out`
+//! directory and `atomic` switches the set of reports there as one.
 
 pub mod atomic;
 pub mod columns;
 pub mod escape;
+pub mod lock;
 pub mod summary;
 
 use std::io;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use crate::audit::{Fetch, Impostor, Violation};
 use crate::error::{Error, Result};
 pub use escape::Escaping;
+pub use lock::OutDir;
 
 /// Everything the reports are made from, sorted as SPEC §5 orders rows.
 pub struct Findings<'a> {
@@ -26,36 +29,36 @@ pub struct Findings<'a> {
     pub escaping: Escaping,
 }
 
-/// Writes the reports: into `dir` (all three, each atomically), or
-/// `violations.csv` alone to standard output. A missing `dir` is made
-/// first, parents and all, so that a nightly job can name a fresh
-/// directory per run.
-pub fn write(findings: &Findings<'_>, dir: Option<&Path>) -> Result<()> {
-    match dir {
-        Some(dir) => {
-            std::fs::create_dir_all(dir).map_err(|source| Error::Write {
-                path: dir.to_path_buf(),
-                source,
-            })?;
-            atomic::write_all(&[
-                (dir.join("violations.csv"), &|out: &mut dyn io::Write| {
+/// Writes the reports: into the locked `--out` directory as one set
+/// (`atomic`), or `violations.csv` alone to standard output.
+pub fn write(findings: &Findings<'_>, out: Option<&OutDir>) -> Result<()> {
+    match out {
+        Some(out) => atomic::write_set(
+            out,
+            &[
+                ("violations.csv", &|out: &mut dyn io::Write| {
                     columns::write_violations(findings, out)
                 }),
-                (dir.join("impostors.csv"), &|out: &mut dyn io::Write| {
+                ("impostors.csv", &|out: &mut dyn io::Write| {
                     columns::write_impostors(findings, out)
                 }),
-                (dir.join("summary.csv"), &|out: &mut dyn io::Write| {
+                ("summary.csv", &|out: &mut dyn io::Write| {
                     summary::write_summary(findings, out)
                 }),
-            ])
-        }
+            ],
+        ),
         None => {
             let stdout = io::stdout();
             let mut lock = stdout.lock();
-            columns::write_violations(findings, &mut lock).map_err(|source| Error::Write {
-                path: PathBuf::from("-"),
-                source,
-            })
+            atomic::begin_streaming();
+            columns::write_violations(findings, &mut lock)
+                .and_then(|()| io::Write::flush(&mut lock))
+                .map_err(|source| Error::Write {
+                    path: PathBuf::from("-"),
+                    source,
+                })?;
+            atomic::end_streaming();
+            Ok(())
         }
     }
 }

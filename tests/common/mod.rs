@@ -329,7 +329,12 @@ impl Site {
             if report.code != 2 {
                 assert_eq!(
                     names,
-                    ["impostors.csv", "summary.csv", "violations.csv"],
+                    [
+                        ".robots-audit",
+                        "impostors.csv",
+                        "summary.csv",
+                        "violations.csv"
+                    ],
                     "the out directory; stderr:\n{}",
                     report.stderr
                 );

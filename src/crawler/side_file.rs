@@ -1,0 +1,125 @@
+//! Reading a side file (`--ptr-map`, `--profiles`, the DNS cache; SPEC §1
+//! "Side files … are read to a size limit (16 MiB) and never hang on a
+//! FIFO or a device"). Takes a path; gives its bytes and the metadata of
+//! the very file that was read, or why it was refused.
+//!
+//! The file is opened with `O_NONBLOCK` and judged by `fstat` on the open
+//! descriptor, not by a `stat` of the path before: a FIFO then opens at
+//! once instead of waiting for a writer, and a path swapped between the
+//! check and the read cannot slip another file in.
+
+use std::fs::{File, Metadata, OpenOptions};
+use std::io::{self, Read};
+use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+use std::path::Path;
+
+/// The most a side file may hold (SPEC §1).
+pub const LIMIT: u64 = 16 * 1024 * 1024;
+
+/// Why a side file was not read.
+#[derive(Debug)]
+pub enum Refusal {
+    /// It could not be opened or read (missing, no permission).
+    Unreadable(io::Error),
+    /// It is no regular file: a FIFO, a device, a directory, a socket.
+    NotRegular(&'static str),
+    /// It holds more than `LIMIT` bytes.
+    TooLarge,
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Refusal::Unreadable(e) => write!(f, "{e}"),
+            Refusal::NotRegular(kind) => write!(f, "is {kind}, not a regular file"),
+            Refusal::TooLarge => write!(f, "larger than {} MiB", LIMIT >> 20),
+        }
+    }
+}
+
+impl Refusal {
+    /// As an I/O error, for the `Error::Open` that names the file.
+    pub fn into_io(self) -> io::Error {
+        match self {
+            Refusal::Unreadable(e) => e,
+            other => io::Error::new(io::ErrorKind::InvalidInput, other.to_string()),
+        }
+    }
+}
+
+fn kind_of(meta: &Metadata) -> &'static str {
+    let kind = meta.file_type();
+    if kind.is_dir() {
+        "a directory"
+    } else if kind.is_fifo() {
+        "a FIFO"
+    } else if kind.is_char_device() || kind.is_block_device() {
+        "a device"
+    } else if kind.is_socket() {
+        "a socket"
+    } else {
+        "not a regular file"
+    }
+}
+
+/// Reads a side file whole, or refuses it.
+pub fn read(path: &Path) -> Result<(Vec<u8>, Metadata), Refusal> {
+    let file = OpenOptions::new()
+        .read(true)
+        .custom_flags((rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::NOCTTY).bits() as i32)
+        .open(path)
+        .map_err(Refusal::Unreadable)?;
+    let meta = file.metadata().map_err(Refusal::Unreadable)?;
+    if !meta.is_file() {
+        return Err(Refusal::NotRegular(kind_of(&meta)));
+    }
+    if meta.len() > LIMIT {
+        return Err(Refusal::TooLarge);
+    }
+    // The size said may be wrong (a file still growing, or one of /proc
+    // that says 0): the limit holds for what is read.
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    (&file as &File)
+        .take(LIMIT + 1)
+        .read_to_end(&mut bytes)
+        .map_err(Refusal::Unreadable)?;
+    if bytes.len() as u64 > LIMIT {
+        return Err(Refusal::TooLarge);
+    }
+    Ok((bytes, meta))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fifos_devices_and_directories_are_refused_without_waiting() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(made.unwrap().success());
+        let cases = [
+            (fifo.as_path(), "a FIFO"),
+            (Path::new("/dev/zero"), "a device"),
+            (dir.path(), "a directory"),
+        ];
+        for (path, kind) in cases {
+            match read(path) {
+                Err(Refusal::NotRegular(k)) => assert_eq!(k, kind, "{}", path.display()),
+                other => panic!("{}: {other:?}", path.display()),
+            }
+        }
+    }
+
+    #[test]
+    fn the_limit_is_16_mib() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("big");
+        let file = File::create(&path).unwrap();
+        file.set_len(LIMIT).unwrap();
+        assert_eq!(read(&path).unwrap().0.len() as u64, LIMIT);
+        file.set_len(LIMIT + 1).unwrap();
+        assert!(matches!(read(&path), Err(Refusal::TooLarge)));
+    }
+}

@@ -1,0 +1,157 @@
+//! The lock on `--out DIR` (SPEC §5: "a lock, taken before the first log
+//! line is read and held until exit, keeps them apart; the second waits up
+//! to `--lock-wait` seconds, default 0, then exits 2"). Takes the directory
+//! and how long to wait; gives an `OutDir` that proves the lock is held,
+//! after removing what a killed run left behind.
+//!
+//! The lock is an `flock` on `DIR/.robots-audit/lock`. That folder holds
+//! the report sets (see `atomic`); it must be a real directory of this
+//! user that nobody else may write, or anyone could plant links in it.
+
+use std::fs::{self, DirBuilder, File, OpenOptions};
+use std::io;
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use crate::error::{Error, Result};
+
+/// The folder inside DIR that holds the lock and the report sets.
+pub const STATE_DIR: &str = ".robots-audit";
+
+/// How often a waiting run tries the lock again.
+const RETRY: Duration = Duration::from_millis(100);
+
+/// An `--out` directory whose lock this process holds; the lock goes with
+/// the value (or with the process, however it ends).
+#[derive(Debug)]
+pub struct OutDir {
+    dir: PathBuf,
+    state: PathBuf,
+    _lock: File,
+}
+
+impl OutDir {
+    /// Makes DIR (parents and all: a nightly job may name a fresh folder
+    /// per run) and takes its lock, waiting up to `wait`; then removes the
+    /// leftovers of earlier runs that were killed.
+    pub fn lock(dir: &Path, wait: Duration) -> Result<OutDir> {
+        let fail = |path: &Path| {
+            let path = path.to_path_buf();
+            move |source: io::Error| Error::Write { path, source }
+        };
+        fs::create_dir_all(dir).map_err(fail(dir))?;
+        let state = dir.join(STATE_DIR);
+        match DirBuilder::new().mode(0o755).create(&state) {
+            // A umask of 002 would make it group-writable, which the check
+            // below refuses: the mode is set whatever the umask.
+            Ok(()) => fs::set_permissions(&state, fs::Permissions::from_mode(0o755))
+                .map_err(fail(&state))?,
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(fail(&state)(e)),
+        }
+        check_state_dir(&state).map_err(fail(&state))?;
+        let lock_path = state.join("lock");
+        let lock = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .mode(0o600)
+            // Never through a link, whoever put it there.
+            .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
+            .open(&lock_path)
+            .map_err(fail(&lock_path))?;
+        let started = Instant::now();
+        loop {
+            match lock.try_lock() {
+                Ok(()) => break,
+                Err(fs::TryLockError::WouldBlock) => {
+                    let waited = started.elapsed();
+                    if waited >= wait {
+                        return Err(fail(dir)(io::Error::new(
+                            io::ErrorKind::WouldBlock,
+                            format!(
+                                "another run is writing reports here; gave up after {} s \
+                                 (see --lock-wait)",
+                                wait.as_secs()
+                            ),
+                        )));
+                    }
+                    std::thread::sleep(RETRY.min(wait - waited));
+                }
+                Err(fs::TryLockError::Error(e)) => return Err(fail(&lock_path)(e)),
+            }
+        }
+        let out = OutDir {
+            dir: dir.to_path_buf(),
+            state,
+            _lock: lock,
+        };
+        super::atomic::sweep(&out);
+        Ok(out)
+    }
+
+    /// DIR as given.
+    pub fn path(&self) -> &Path {
+        &self.dir
+    }
+
+    /// `DIR/.robots-audit`.
+    pub fn state(&self) -> &Path {
+        &self.state
+    }
+}
+
+/// The state folder must be a directory (not a link to one) of this user
+/// that no other user may write.
+fn check_state_dir(state: &Path) -> io::Result<()> {
+    let meta = fs::symlink_metadata(state)?;
+    let why = if !meta.is_dir() {
+        "is not a directory"
+    } else if meta.uid() != rustix::process::geteuid().as_raw() {
+        "is owned by another user"
+    } else if meta.mode() & 0o022 != 0 {
+        "is writable by other users"
+    } else {
+        return Ok(());
+    };
+    Err(io::Error::new(
+        io::ErrorKind::PermissionDenied,
+        format!("{why}; not trusted"),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_second_lock_waits_then_gives_up() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = OutDir::lock(dir.path(), Duration::ZERO).unwrap();
+        let second = OutDir::lock(dir.path(), Duration::ZERO).unwrap_err();
+        assert!(second.to_string().contains("another run"), "{second}");
+        drop(first);
+        OutDir::lock(dir.path(), Duration::ZERO).unwrap();
+    }
+
+    #[test]
+    fn a_state_folder_others_may_write_or_a_link_is_refused() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out");
+        fs::create_dir_all(out.join(STATE_DIR)).unwrap();
+        fs::set_permissions(out.join(STATE_DIR), fs::Permissions::from_mode(0o777)).unwrap();
+        let err = OutDir::lock(&out, Duration::ZERO).unwrap_err();
+        assert!(err.to_string().contains("writable by other users"), "{err}");
+
+        let elsewhere = dir.path().join("elsewhere");
+        fs::create_dir(&elsewhere).unwrap();
+        let linked = dir.path().join("linked");
+        fs::create_dir(&linked).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, linked.join(STATE_DIR)).unwrap();
+        let err = OutDir::lock(&linked, Duration::ZERO).unwrap_err();
+        assert!(err.to_string().contains("not a directory"), "{err}");
+        assert_eq!(fs::read_dir(&elsewhere).unwrap().count(), 0);
+    }
+}
