@@ -1,11 +1,13 @@
 //! The table of crawlers as data (SPEC §2 "Who is a crawler"): each profile
 //! gives a name, the user-agent patterns that claim it, the reverse-DNS name
-//! patterns that prove it, its robots.txt token and a rate floor. Gives the
+//! patterns that prove it, its robots.txt token, a rate floor and the
+//! networks its operator crawls from. Gives the
 //! built-in table as `Vec<Profile>` in precedence order (`profile_file`
 //! reads more from a file).
 //! Adding a crawler is a table entry, never new code.
 
 use crate::error::Result;
+use ipnet::IpNet;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 /// The slowest rate a crawler honours: written rates slower than this are
@@ -224,6 +226,18 @@ pub struct Profile {
     pub user_agents: Vec<UaPattern>,
     pub hosts: Vec<HostPattern>,
     pub rate_floor: Option<RateFloor>,
+    /// Where the operator's crawlers live (SPEC §2): a "no name" answer
+    /// for an address in them is a broken resolver, not an impostor, and
+    /// these addresses are looked up first.
+    pub networks: Vec<IpNet>,
+}
+
+impl Profile {
+    /// True when the address lies in one of the operator's networks.
+    pub fn owns(&self, addr: IpAddr) -> bool {
+        let addr = addr.to_canonical();
+        self.networks.iter().any(|n| n.contains(&addr))
+    }
 }
 
 /// A profile as written in the built-in table.
@@ -233,12 +247,16 @@ struct ProfileText {
     user_agents: &'static [&'static str],
     hosts: &'static [&'static str],
     rate_floor: Option<RateFloor>,
+    networks: &'static [&'static str],
 }
 
 const SEZNAM_FLOOR: Option<RateFloor> = Some(RateFloor {
     fetches: 1,
     seconds: 30,
 });
+
+/// The networks Seznam documents for its crawlers.
+const SEZNAM_NETWORKS: &[&str] = &["77.75.72.0/21", "2a02:598::/32"];
 
 /// SPEC §2. Order is precedence: when a user agent or a name fits several
 /// profiles, the first wins, so fresh and test come before plain SeznamBot.
@@ -249,6 +267,7 @@ const BUILTIN: &[ProfileText] = &[
         user_agents: &["FreshBot"],
         hosts: &["fulltextrobot-fresh-<address>.seznam.cz"],
         rate_floor: SEZNAM_FLOOR,
+        networks: SEZNAM_NETWORKS,
     },
     ProfileText {
         name: "SeznamBot-test",
@@ -256,6 +275,7 @@ const BUILTIN: &[ProfileText] = &[
         user_agents: &["SeznamBot/<version>-test", "SeznamBot-test"],
         hosts: &["fulltextrobot-test-<address>.seznam.cz"],
         rate_floor: SEZNAM_FLOOR,
+        networks: SEZNAM_NETWORKS,
     },
     ProfileText {
         name: "SeznamBot",
@@ -263,6 +283,7 @@ const BUILTIN: &[ProfileText] = &[
         user_agents: &["SeznamBot"],
         hosts: &["fulltextrobot-<address>.seznam.cz"],
         rate_floor: SEZNAM_FLOOR,
+        networks: SEZNAM_NETWORKS,
     },
 ];
 
@@ -287,6 +308,12 @@ pub fn builtin() -> Vec<Profile> {
                     .collect::<Result<_, _>>()
                     .ok()?,
                 rate_floor: p.rate_floor,
+                networks: p
+                    .networks
+                    .iter()
+                    .map(|n| n.parse::<IpNet>().map(|n| n.trunc()))
+                    .collect::<Result<_, _>>()
+                    .ok()?,
             })
         })
         .collect()
@@ -309,6 +336,27 @@ mod tests {
                 .iter()
                 .all(|p| p.token == "SeznamBot" && p.rate_floor == SEZNAM_FLOOR)
         );
+    }
+
+    #[test]
+    fn seznam_owns_its_networks() {
+        let cases: &[(&str, bool)] = &[
+            ("77.75.72.0", true),
+            ("77.75.77.123", true),
+            ("77.75.79.255", true),
+            ("::ffff:77.75.74.1", true),
+            ("77.75.80.0", false),
+            ("77.75.71.255", false),
+            ("2a02:598:64:8a00::3100:0", true),
+            ("2a02:599::1", false),
+            ("6.6.6.6", false),
+        ];
+        for profile in builtin() {
+            assert_eq!(profile.networks.len(), 2, "{}", profile.name);
+            for (addr, want) in cases {
+                assert_eq!(profile.owns(ip(addr)), *want, "{} {addr}", profile.name);
+            }
+        }
     }
 
     #[test]

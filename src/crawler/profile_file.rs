@@ -10,9 +10,12 @@
 //! host: crawl-<address>.googlebot.com
 //! host: *.google.com               (any number)
 //! rate-floor: none                 (or N/T[s|m|h|d]; default none)
+//! network: 66.249.64.0/19          (any number; CIDR, the operator's own)
 //! ```
 
 use std::path::Path;
+
+use ipnet::IpNet;
 
 use crate::crawler::profile::{HostPattern, Profile, RateFloor, UaPattern};
 use crate::error::{Error, Position, Result};
@@ -112,6 +115,7 @@ pub fn parse_profiles(text: &str) -> Result<Vec<Profile>, (u64, String)> {
                     user_agents: Vec::new(),
                     hosts: Vec::new(),
                     rate_floor: None,
+                    networks: Vec::new(),
                 },
             ));
             continue;
@@ -130,6 +134,9 @@ pub fn parse_profiles(text: &str) -> Result<Vec<Profile>, (u64, String)> {
             "rate-floor" => {
                 profile.rate_floor = parse_rate_floor(value).map_err(|e| (number, e))?
             }
+            "network" => profile
+                .networks
+                .push(parse_network(value).map_err(|e| (number, e))?),
             _ => return Err((number, format!("unknown or empty key {key:?}"))),
         }
     }
@@ -140,6 +147,14 @@ pub fn parse_profiles(text: &str) -> Result<Vec<Profile>, (u64, String)> {
         return Err((last_line.max(1), "no `crawler:` entry".to_string()));
     }
     Ok(out.into_iter().map(|(_, p)| p).collect())
+}
+
+/// Reads `ADDRESS/PREFIX` (`77.75.72.0/21`, `2a02:598::/32`); host bits
+/// written after the prefix are dropped, as routers read them.
+pub fn parse_network(text: &str) -> Result<IpNet, String> {
+    text.parse::<IpNet>()
+        .map(|n| n.trunc())
+        .map_err(|_| format!("network {text:?} is not ADDRESS/PREFIX"))
 }
 
 fn check_profile(p: &Profile) -> Result<(), String> {
@@ -185,6 +200,8 @@ mod tests {
             user-agent: Googlebot\n\
             host: crawl-<address>.googlebot.com\n\
             host: *.google.com\n\
+            network: 66.249.64.0/19\n\
+            network: 2001:4860:4801::1/48\n\
             \n\
             crawler: seznambot\n\
             token: SeznamBot\n\
@@ -206,6 +223,12 @@ mod tests {
         assert_eq!(profiles[3].token, "Googlebot");
         assert_eq!(profiles[3].hosts.len(), 2);
         assert_eq!(profiles[3].rate_floor, None);
+        assert_eq!(
+            profiles[3].networks,
+            ["66.249.64.0/19", "2001:4860:4801::/48"].map(|n| n.parse::<IpNet>().unwrap())
+        );
+        // A profile that replaces a built-in one says its own networks.
+        assert!(profiles[2].networks.is_empty());
     }
 
     #[test]
@@ -216,6 +239,8 @@ mod tests {
             ("crawler: X\nuser-agent: X\nhost: a b\n", 3),
             ("crawler: X\nuser-agent: X\ncolour: red\n", 3),
             ("crawler: X\nno colon\n", 2),
+            ("crawler: X\nuser-agent: X\nnetwork: 77.75.72.0\n", 3),
+            ("crawler: X\nuser-agent: X\nnetwork: 77.75.72.0/33\n", 3),
             ("\n# nothing\n", 2),
         ];
         for (text, line) in cases {
