@@ -201,6 +201,10 @@ impl Knowledge {
                 }
                 match answer {
                     None | Some(DnsAnswer::Failed) => unverified(),
+                    // Every address a crawler operator names as its own has
+                    // a name: a resolver that denies it one is broken, and a
+                    // broken resolver never makes an impostor.
+                    Some(DnsAnswer::NoName) if ident.in_networks(addr) => unverified(),
                     Some(DnsAnswer::NoName) => ua_claim.map(|crawler| Identity {
                         crawler,
                         verification: Verification::Spoofed,
@@ -231,6 +235,10 @@ fn forward_from(answer: Option<&DnsAnswer>, name: &str) -> Forward {
 /// Judges a non-empty list of names for one client. A matching name decides
 /// the crawler (the first in the table among several); a confirmed one is
 /// preferred to an unconfirmed one, which is preferred to a refuted one.
+/// A user agent that claims a crawler is judged only by names of crawlers
+/// that share its token: a name of another crawler (a Seznam user agent
+/// from a `googlebot.com` name) refutes the claim, and the fetch is counted
+/// for neither (SPEC §2).
 fn judge_names(
     ident: &Identifier,
     checks: &[NameCheck],
@@ -242,10 +250,18 @@ fn judge_names(
         Forward::NotAsked | Forward::Failed => 1,
         Forward::Elsewhere => 2,
     };
-    let best = checks
+    let matching: Vec<(CrawlerId, &NameCheck)> = checks
         .iter()
         .filter_map(|c| ident.by_name(&c.name, addr).map(|id| (id, c)))
-        .min_by_key(|(id, c)| (strength(c.forward), *id));
+        .collect();
+    let best = matching
+        .iter()
+        .filter(|(id, _)| ua_claim.is_none_or(|ua| ident.same_token(ua, *id)))
+        .min_by_key(|(id, c)| (strength(c.forward), *id))
+        .copied();
+    // Without a name of the claimed crawler, the name shown is the one that
+    // refutes the claim: another crawler's if there is one.
+    let refuting = matching.first().map(|(_, c)| *c).or_else(|| checks.first());
     match best {
         Some((crawler, check)) => Some(Identity {
             crawler,
@@ -265,7 +281,7 @@ fn judge_names(
             crawler,
             verification: Verification::Spoofed,
             identified_by: IdentifiedBy::Ua,
-            ptr: checks.first().map(|c| c.name.clone()),
+            ptr: refuting.map(|c| c.name.clone()),
         }),
     }
 }
@@ -322,6 +338,9 @@ mod tests {
                 checks(&[("host.example.com", Forward::NotAsked)]),
             ),
             (ip("6.6.6.9"), DnsAnswer::NoName),
+            // Inside Seznam's networks: the resolver is broken.
+            (ip("77.75.77.20"), DnsAnswer::NoName),
+            (ip("2a02:598:a::20"), DnsAnswer::NoName),
             (ip("6.6.6.10"), DnsAnswer::Failed),
             // Two names: the confirmed one decides.
             (
@@ -438,6 +457,17 @@ mod tests {
             // NXDOMAIN: every genuine address has a name.
             ("6.6.6.9", "FreshBot", Some(("FreshBot", Spoofed, Ua, None))),
             ("6.6.6.9", "curl/8", None),
+            (
+                "77.75.77.20",
+                "SeznamBot/4.0",
+                Some(("SeznamBot", Unverified, Ua, None)),
+            ),
+            (
+                "2a02:598:a::20",
+                "FreshBot",
+                Some(("FreshBot", Unverified, Ua, None)),
+            ),
+            ("77.75.77.20", "curl/8", None),
             // DNS failure proves nothing.
             (
                 "6.6.6.10",
@@ -546,6 +576,98 @@ mod tests {
             });
             let want = want.map(|(c, v, b, p)| (c.to_string(), v, b, p.map(str::to_string)));
             assert_eq!(got, want, "{field} / {ua}");
+        }
+    }
+
+    #[test]
+    fn another_crawlers_name_refutes_the_claim() {
+        use crate::crawler::profile::builtin;
+        use crate::crawler::profile_file::{merge_profiles, parse_profiles};
+        let mut profiles = builtin();
+        let google =
+            "crawler: Googlebot\nuser-agent: Googlebot\nhost: crawl-<address>.googlebot.com\n";
+        merge_profiles(&mut profiles, parse_profiles(google).unwrap());
+        let ident = Identifier::new(profiles).unwrap();
+        const GOOGLE: &str = "crawl-66-249-66-1.googlebot.com";
+        let (ptr_map, _) = PtrMap::parse(b"66.249.66.2 crawl-66-249-66-2.googlebot.com\n");
+        let dns = [
+            (ip("66.249.66.1"), checks(&[(GOOGLE, Forward::Confirmed)])),
+            (
+                ip("77.75.77.1"),
+                checks(&[(GOOGLE, Forward::Elsewhere), (PLAIN, Forward::Confirmed)]),
+            ),
+        ]
+        .into_iter()
+        .collect();
+        let k = Knowledge::new(ptr_map, dns);
+        use IdentifiedBy::*;
+        use Verification::*;
+        type Want = (
+            &'static str,
+            Verification,
+            IdentifiedBy,
+            Option<&'static str>,
+        );
+        let cases: &[(&str, &str, Want)] = &[
+            // A Seznam claim from Google's name: SeznamBot's impostor.
+            (
+                "66.249.66.1",
+                "SeznamBot/4.0",
+                ("SeznamBot", Spoofed, Ua, Some(GOOGLE)),
+            ),
+            (
+                "66.249.66.2",
+                "FreshBot/1.0",
+                (
+                    "FreshBot",
+                    Spoofed,
+                    Ua,
+                    Some("crawl-66-249-66-2.googlebot.com"),
+                ),
+            ),
+            (
+                "crawl-66-249-66-3.googlebot.com",
+                "SeznamBot/4.0",
+                (
+                    "SeznamBot",
+                    Spoofed,
+                    Ua,
+                    Some("crawl-66-249-66-3.googlebot.com"),
+                ),
+            ),
+            // Without a claim, or with Google's own, the name decides.
+            (
+                "66.249.66.1",
+                "curl/8",
+                ("Googlebot", Verified, Ptr, Some(GOOGLE)),
+            ),
+            (
+                "66.249.66.1",
+                "Googlebot/2.1",
+                ("Googlebot", Verified, UaPtr, Some(GOOGLE)),
+            ),
+            // A name of the claimed crawler among others still decides.
+            (
+                "77.75.77.1",
+                "SeznamBot/4.0",
+                ("SeznamBot", Verified, UaPtr, Some(PLAIN)),
+            ),
+        ];
+        for (field, ua, (crawler, verification, by, ptr)) in cases {
+            let client = parse_client(field.as_bytes());
+            let got = k
+                .decide(&ident, &client, ident.by_user_agent(ua.as_bytes()))
+                .unwrap();
+            assert_eq!(
+                (
+                    ident.profile(got.crawler).name.as_str(),
+                    got.verification,
+                    got.identified_by,
+                    got.ptr.as_deref()
+                ),
+                (*crawler, *verification, *by, *ptr),
+                "{field} / {ua}"
+            );
         }
     }
 
