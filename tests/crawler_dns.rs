@@ -312,6 +312,14 @@ fn a_dead_server_cannot_outlast_the_deadline() {
     );
     assert!(stats.deadline_hit);
     assert_eq!(stats.failures, 3);
+    assert!(
+        stats
+            .warnings
+            .iter()
+            .any(|w| w.contains("--dns-deadline with 3 address(es) unanswered")),
+        "{:?}",
+        stats.warnings
+    );
     let want: HashMap<IpAddr, DnsAnswer> = addrs.iter().map(|a| (*a, DnsAnswer::Failed)).collect();
     assert_eq!(answers, want);
 }

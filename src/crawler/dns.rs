@@ -189,6 +189,13 @@ pub fn resolve(
                 HashMap::new()
             }
         };
+        if stats.deadline_hit {
+            let unanswered = to_ask.iter().filter(|a| !asked.contains_key(a)).count();
+            stats.warnings.push(format!(
+                "DNS lookups stopped at the --dns-deadline with {unanswered} address(es) \
+                 unanswered; their fetches stay unverified"
+            ));
+        }
         for addr in to_ask {
             let mut answer = asked.get(&addr).cloned().unwrap_or(DnsAnswer::Failed);
             if answer == DnsAnswer::NoName && ident.in_networks(addr) {
