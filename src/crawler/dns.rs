@@ -159,8 +159,7 @@ pub fn resolve(
     let mut to_ask = Vec::new();
     for addr in wanted {
         match cache.get(addr) {
-            // A name stored unchecked may fit a pattern added since.
-            Some(answer) if !needs_forward_check(answer, ident, addr) => {
+            Some(answer) if !must_ask_again(answer, ident, addr) => {
                 stats.cache_hits += 1;
                 answers.insert(addr, answer.clone());
             }
@@ -230,7 +229,7 @@ pub fn resolve(
 /// True when a cached answer must be asked again: a name stored unchecked
 /// may fit a pattern added since, and "no name" inside an operator's
 /// networks (cached by an older version) is a broken resolver's.
-fn needs_forward_check(answer: &DnsAnswer, ident: &Identifier, addr: IpAddr) -> bool {
+fn must_ask_again(answer: &DnsAnswer, ident: &Identifier, addr: IpAddr) -> bool {
     match answer {
         DnsAnswer::Names(checks) => checks.iter().any(|c| {
             c.forward == Forward::NotAsked && ident.by_name(&c.name, Some(addr)).is_some()
