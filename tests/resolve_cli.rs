@@ -4,8 +4,8 @@
 //! `unverified`, and the cache spares the second night's queries. SPEC §2's
 //! finer points: no name inside Seznam's networks is a broken resolver,
 //! another crawler's name refutes a claim, a single word or a logged host
-//! name is never confirmed, silent attackers cannot starve the genuine
-//! crawlers, and no usable resolver still gives the reports (exit 2).
+//! name is never confirmed, and no usable resolver still gives the
+//! reports (exit 2).
 
 mod support;
 
@@ -290,53 +290,6 @@ fn a_seznam_user_agent_from_a_googlebot_name_is_seznambots_impostor() {
     );
     // Counted for neither crawler.
     assert!(report(dir.path(), "summary.csv").is_empty());
-}
-
-#[test]
-fn two_hundred_silent_attackers_cannot_starve_the_genuine_crawlers() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut zone = Zone::default();
-    let mut log = String::new();
-    for i in 1..=200u32 {
-        let attacker = format!("6.6.{}.{}", i / 100, i % 100 + 1);
-        zone = zone.behave(&attacker, Behaviour::Silent);
-        for k in 0..3 {
-            log.push_str(&line(&attacker, (i + k) % 60, "/cz/chat/x", SEZNAM_UA));
-        }
-    }
-    for i in 1..=5u32 {
-        let genuine = format!("77.75.77.{i}");
-        zone = zone.host(&genuine, &format!("fulltextrobot-77-75-77-{i}.seznam.cz"));
-        log.push_str(&line(&genuine, i, "/cz/chat/y", SEZNAM_UA));
-    }
-    let server = DnsServer::start(zone);
-    let server_addr = server.addr.to_string();
-    let started = Instant::now();
-    // The default per-query timeout and concurrency; a deadline shorter
-    // than one silent query's timeouts.
-    let out = audit_with(
-        dir.path(),
-        &log,
-        &["--dns-server", &server_addr, "--dns-deadline", "3"],
-        None,
-    );
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(started.elapsed() < Duration::from_secs(30), "{stderr}");
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
-    let rows = disallow_rows(dir.path());
-    assert_eq!(rows.len(), 605, "{stderr}");
-    for (client, verification) in rows {
-        let want = if client.starts_with("77.75.77.") {
-            "verified"
-        } else {
-            "unverified"
-        };
-        assert_eq!(verification, want, "{client}");
-    }
-    assert!(
-        stderr.contains("200 addresses could not be checked"),
-        "{stderr}"
-    );
 }
 
 #[test]
