@@ -1,7 +1,9 @@
 //! Forward-confirmed reverse DNS against a real DNS server on 127.0.0.1
 //! (SPEC §1 "Address → name", §2 "Verification"): genuine crawlers over
 //! IPv4 and IPv6, spoofers, NXDOMAIN, silence, SERVFAIL and REFUSED, the
-//! overall deadline, and the cache file that spares a second run.
+//! overall deadline, the cache file that spares a second run, "no name"
+//! inside Seznam's networks (a broken resolver, never cached), and the
+//! order of asking (those networks first, then the most fetched).
 
 mod support;
 
