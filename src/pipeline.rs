@@ -531,7 +531,8 @@ fn resolve(
     let (answers, stats) = dns::resolve(addrs, ident, &options);
     if let Some(cause) = &stats.unusable {
         crate::warn!(
-            "robots-audit: --resolve: {cause}; fetches not in the DNS cache left unverified"
+            "robots-audit: --resolve: {cause}; fetches not in the DNS cache are left \
+             unverified (give --dns-server)"
         );
     }
     for warning in &stats.warnings {

@@ -258,7 +258,7 @@ fn system_resolver(
         .map_or_else(|| PathBuf::from("/etc/resolv.conf"), PathBuf::from);
     let unusable = |cause: String| {
         Error::Usage(format!(
-            "no usable DNS resolver: {}: {cause}; give --dns-server",
+            "no usable DNS resolver ({}: {cause})",
             path.display()
         ))
     };
@@ -266,8 +266,11 @@ fn system_resolver(
     std::fs::File::open(&path)
         .and_then(|f| f.take(RESOLV_CONF_LIMIT).read_to_end(&mut bytes))
         .map_err(|e| unusable(e.to_string()))?;
-    let (config, options) = hickory_resolver::system_conf::parse_resolv_conf(&bytes)
-        .map_err(|e| unusable(e.to_string()))?;
+    let (config, options) =
+        hickory_resolver::system_conf::parse_resolv_conf(&bytes).map_err(|e| match e {
+            NetError::Io(io) => unusable(io.to_string()),
+            other => unusable(other.to_string()),
+        })?;
     let mut builder = TokioResolver::builder_with_config(config, provider);
     *builder.options_mut() = options;
     Ok(builder)
@@ -280,7 +283,7 @@ fn system_resolver(
     let _ = (RESOLV_CONF_VARIABLE, RESOLV_CONF_LIMIT);
     TokioResolver::builder(provider).map_err(|e| {
         Error::Usage(format!(
-            "no usable DNS resolver: cannot read the system's DNS configuration ({e}); give --dns-server"
+            "no usable DNS resolver (the system's DNS configuration: {e})"
         ))
     })
 }
