@@ -421,10 +421,10 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
         );
     }
 
-    let (dns, dns_failures) = if config.resolve {
-        resolve(config, &ident, &scan.candidates)?
+    let (dns, dns_failures, dns_unusable) = if config.resolve {
+        resolve(config, &ident, &scan.candidates)
     } else {
-        (Default::default(), 0)
+        (Default::default(), 0, false)
     };
     let knowledge = Knowledge::new(ptr_map, dns);
     let verdicts = verify(&ident, &knowledge, scan.candidates);
@@ -493,7 +493,7 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
                 std::io::stderr().write_all(report::summary::human(&findings, &totals).as_bytes());
         }
     }
-    Ok(if !input_errors.is_empty() {
+    Ok(if !input_errors.is_empty() || dns_unusable {
         Outcome::Incomplete
     } else if !violations.iter().any(Violation::accuses) {
         // Rows whose note only informs (SPEC §5) are no finding.
@@ -504,22 +504,19 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
 }
 
 /// Live DNS for the addresses that claim a crawler or are named crawler
-/// hosts; never for browsers. Returns the answers and how many addresses
-/// could not be checked.
+/// hosts; never for browsers. Returns the answers, how many addresses
+/// could not be checked, and whether no resolver could be used at all (the
+/// run then goes on, unverified, and exits 2).
 fn resolve(
     config: &AuditConfig,
     ident: &Identifier,
     candidates: &[Candidate],
-) -> Result<(HashMap<IpAddr, DnsAnswer>, u64)> {
-    let mut addrs: Vec<IpAddr> = candidates
-        .iter()
-        .filter_map(|c| match c.client {
-            Client::Addr(addr) => Some(addr),
-            _ => None,
-        })
-        .collect();
-    addrs.sort_unstable();
-    addrs.dedup();
+) -> (HashMap<IpAddr, DnsAnswer>, u64, bool) {
+    // One address per fetch: the most fetched are asked first.
+    let addrs = candidates.iter().filter_map(|c| match c.client {
+        Client::Addr(addr) => Some(addr),
+        _ => None,
+    });
     let options = DnsOptions {
         server: config.dns_server,
         timeout: config.dns_timeout,
@@ -528,9 +525,15 @@ fn resolve(
         max_age: config.dns_cache_max_age,
         ..DnsOptions::default()
     };
-    let (answers, stats) = dns::resolve(&addrs, ident, &options)?;
+    let (answers, stats) = dns::resolve(addrs, ident, &options);
+    if let Some(cause) = &stats.unusable {
+        crate::warn!(
+            "robots-audit: --resolve: {cause}; fetches not in the DNS cache are left \
+             unverified (give --dns-server)"
+        );
+    }
     for warning in &stats.warnings {
         crate::warn!("robots-audit: {warning}");
     }
-    Ok((answers, stats.failures as u64))
+    (answers, stats.failures as u64, stats.unusable.is_some())
 }

@@ -1,7 +1,9 @@
 //! Forward-confirmed reverse DNS against a real DNS server on 127.0.0.1
 //! (SPEC §1 "Address → name", §2 "Verification"): genuine crawlers over
 //! IPv4 and IPv6, spoofers, NXDOMAIN, silence, SERVFAIL and REFUSED, the
-//! overall deadline, and the cache file that spares a second run.
+//! overall deadline, the cache file that spares a second run, "no name"
+//! inside Seznam's networks (a broken resolver, never cached), and the
+//! order of asking (those networks first, then the most fetched).
 
 mod support;
 
@@ -159,7 +161,7 @@ fn verdicts_from_live_dns() {
             _ => None,
         })
         .collect();
-    let (answers, stats) = resolve(&addrs, &ident, &options(&server, None)).unwrap();
+    let (answers, stats) = resolve(addrs.iter().copied(), &ident, &options(&server, None));
     assert_eq!(stats.addresses, 14);
     assert_eq!(stats.cache_hits, 0);
     assert_eq!(
@@ -188,7 +190,7 @@ fn forward_lookups_ask_the_address_family_only_for_crawler_names() {
     let server = DnsServer::start(zone());
     let ident = Identifier::builtin().unwrap();
     let addrs = [ip("77.75.77.1"), ip("2a02:598:a::78:90"), ip("6.6.6.11")];
-    let (_, stats) = resolve(&addrs, &ident, &options(&server, None)).unwrap();
+    let (_, stats) = resolve(addrs.iter().copied(), &ident, &options(&server, None));
     let mut log = server.log();
     log.sort();
     let mut want = vec![
@@ -225,7 +227,7 @@ fn second_run_is_served_from_the_cache() {
     .collect();
     let opts = options(&server, Some(cache.clone()));
 
-    let (first, stats) = resolve(&addrs, &ident, &opts).unwrap();
+    let (first, stats) = resolve(addrs.iter().copied(), &ident, &opts);
     // Four crawler names: PTR + forward each; two more PTR queries.
     assert_eq!(server.queries(), 10);
     assert_eq!(stats.queries, 10);
@@ -233,7 +235,7 @@ fn second_run_is_served_from_the_cache() {
     assert!(stats.warnings.is_empty(), "{:?}", stats.warnings);
     assert!(cache.exists());
 
-    let (second, stats) = resolve(&addrs, &ident, &opts).unwrap();
+    let (second, stats) = resolve(addrs.iter().copied(), &ident, &opts);
     assert_eq!(server.queries(), 10, "nothing asked again");
     assert_eq!(stats.queries, 0);
     assert_eq!(stats.cache_hits, 6);
@@ -245,7 +247,7 @@ fn second_run_is_served_from_the_cache() {
         ..opts.clone()
     };
     std::thread::sleep(Duration::from_millis(1100));
-    let (_, stats) = resolve(&addrs, &ident, &stale).unwrap();
+    let (_, stats) = resolve(addrs.iter().copied(), &ident, &stale);
     assert_eq!(stats.cache_hits, 0);
     assert_eq!(server.queries(), 20);
 }
@@ -257,11 +259,11 @@ fn failures_are_asked_again() {
     let dir = tempfile::tempdir().unwrap();
     let opts = options(&server, Some(dir.path().join("cache.tsv")));
     let addrs = [ip("6.6.6.10"), ip("77.75.77.1")];
-    let (answers, stats) = resolve(&addrs, &ident, &opts).unwrap();
+    let (answers, stats) = resolve(addrs.iter().copied(), &ident, &opts);
     assert_eq!(answers.get(&ip("6.6.6.10")), Some(&DnsAnswer::Failed));
     assert_eq!(stats.failures, 1);
     let before = server.queries();
-    let (_, stats) = resolve(&addrs, &ident, &opts).unwrap();
+    let (_, stats) = resolve(addrs.iter().copied(), &ident, &opts);
     assert_eq!(stats.cache_hits, 1);
     assert_eq!(stats.failures, 1);
     assert!(
@@ -278,11 +280,11 @@ fn damaged_cache_is_ignored_with_a_warning() {
     let path = dir.path().join("cache.tsv");
     std::fs::write(&path, b"\x00\x01 not a cache").unwrap();
     let opts = options(&server, Some(path.clone()));
-    let (answers, stats) = resolve(&[ip("77.75.77.1")], &ident, &opts).unwrap();
+    let (answers, stats) = resolve([ip("77.75.77.1")], &ident, &opts);
     assert_eq!(stats.warnings.len(), 1, "{:?}", stats.warnings);
     assert!(!answers[&ip("77.75.77.1")].has_failure());
     // The damaged file was replaced by a good one.
-    let (_, stats) = resolve(&[ip("77.75.77.1")], &ident, &opts).unwrap();
+    let (_, stats) = resolve([ip("77.75.77.1")], &ident, &opts);
     assert!(stats.warnings.is_empty());
     assert_eq!(stats.cache_hits, 1);
 }
@@ -304,7 +306,7 @@ fn a_dead_server_cannot_outlast_the_deadline() {
     };
     let addrs = [ip("77.75.77.1"), ip("77.75.77.2"), ip("2a02:598:a::78:90")];
     let started = Instant::now();
-    let (answers, stats) = resolve(&addrs, &ident, &opts).unwrap();
+    let (answers, stats) = resolve(addrs.iter().copied(), &ident, &opts);
     assert!(
         started.elapsed() < Duration::from_secs(5),
         "{:?}",
@@ -312,6 +314,102 @@ fn a_dead_server_cannot_outlast_the_deadline() {
     );
     assert!(stats.deadline_hit);
     assert_eq!(stats.failures, 3);
+    assert!(
+        stats
+            .warnings
+            .iter()
+            .any(|w| w.contains("--dns-deadline with 3 address(es) unanswered")),
+        "{:?}",
+        stats.warnings
+    );
     let want: HashMap<IpAddr, DnsAnswer> = addrs.iter().map(|a| (*a, DnsAnswer::Failed)).collect();
     assert_eq!(answers, want);
+}
+
+#[test]
+fn no_name_inside_the_operators_networks_is_a_broken_resolver_and_not_cached() {
+    // Neither has a PTR record: NXDOMAIN for both.
+    let server = DnsServer::start(zone());
+    let ident = Identifier::builtin().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let opts = options(&server, Some(dir.path().join("cache.tsv")));
+    let inside = [ip("77.75.77.50"), ip("2a02:598:a::50")];
+    let addrs = [inside[0], inside[1], ip("6.6.6.8")];
+    let (answers, stats) = resolve(addrs, &ident, &opts);
+    assert_eq!(answers[&inside[0]], DnsAnswer::Failed);
+    assert_eq!(answers[&inside[1]], DnsAnswer::Failed);
+    assert_eq!(answers[&ip("6.6.6.8")], DnsAnswer::NoName);
+    assert_eq!(stats.failures, 2);
+    assert_eq!(stats.denied_in_networks, inside);
+    assert!(
+        stats.warnings.iter().any(|w| w.contains("looks broken")),
+        "{:?}",
+        stats.warnings
+    );
+
+    let knowledge = Knowledge::new(PtrMap::default(), answers);
+    let claim = ident.by_user_agent(b"SeznamBot/4.0");
+    for (field, want) in [
+        ("77.75.77.50", Verification::Unverified),
+        ("2a02:598:a::50", Verification::Unverified),
+        ("6.6.6.8", Verification::Spoofed),
+    ] {
+        let got = knowledge
+            .decide(&ident, &parse_client(field.as_bytes()), claim)
+            .map(|i| i.verification);
+        assert_eq!(got, Some(want), "{field}");
+    }
+
+    // Not cached: the next run asks the two again, and only them.
+    let before = server.log().len();
+    let (_, stats) = resolve(addrs, &ident, &opts);
+    assert_eq!(stats.cache_hits, 1);
+    let mut asked: Vec<String> = server.log()[before..]
+        .iter()
+        .map(|(name, _)| name.clone())
+        .collect();
+    asked.sort();
+    let mut want: Vec<String> = inside.iter().map(|a| reverse_name(*a)).collect();
+    want.sort();
+    assert_eq!(asked, want);
+}
+
+#[test]
+fn lookups_go_first_inside_the_networks_then_by_fetches() {
+    let server = DnsServer::start(zone());
+    let ident = Identifier::builtin().unwrap();
+    let opts = DnsOptions {
+        // One at a time: the order of the queries is the order of asking.
+        concurrency: 1,
+        ..options(&server, None)
+    };
+    // One item per fetch.
+    let mut fetches = Vec::new();
+    for (addr, count) in [
+        ("6.6.6.8", 2),
+        ("6.6.6.11", 5),
+        ("77.75.77.1", 1),
+        ("1.2.3.4", 3),
+        ("2a02:598:a::78:90", 1),
+    ] {
+        fetches.extend(std::iter::repeat_n(ip(addr), count));
+    }
+    resolve(fetches, &ident, &opts);
+    let reverse: Vec<String> = server
+        .log()
+        .into_iter()
+        .filter(|(_, qtype)| *qtype == QTYPE_PTR)
+        .map(|(name, _)| name)
+        .collect();
+    let want: Vec<String> = [
+        "77.75.77.1",
+        "2a02:598:a::78:90",
+        "6.6.6.11",
+        "1.2.3.4",
+        "6.6.6.8",
+    ]
+    .iter()
+    .map(|a| reverse_name(ip(a)))
+    .collect();
+    assert_eq!(reverse, want);
 }

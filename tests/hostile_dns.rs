@@ -4,9 +4,11 @@
 //! failures"). Resolvers here drop every packet, answer late, answer
 //! garbage, or set the truncation bit and then hang on TCP: the run ends
 //! within its `--dns-deadline`, every such fetch is `unverified`, and the
-//! summary says how many addresses could not be checked. PTR names of 255
-//! octets full of CSV and formula metacharacters reach the reports escaped
-//! and cannot forge an entry of the DNS cache.
+//! summary says how many addresses could not be checked. Two hundred
+//! attacker addresses with silent reverse zones cannot spend the deadline
+//! before Seznam's own addresses are asked. PTR names of 255 octets full of
+//! CSV and formula metacharacters reach the reports escaped and cannot
+//! forge an entry of the DNS cache.
 
 #[path = "hostile_common.rs"]
 mod common;
@@ -207,6 +209,80 @@ fn a_resolver_that_drops_answers_late_or_answers_garbage_cannot_hold_the_run() {
             run.stderr
         );
     }
+}
+
+#[test]
+fn two_hundred_silent_attackers_cannot_starve_the_genuine_crawlers() {
+    let dir = tempfile::tempdir().unwrap();
+    let robots = write(dir.path(), "robots.txt", ROBOTS);
+    let mut zone = Zone::default();
+    let mut log = String::new();
+    // Attackers outnumber and outfetch the genuine crawlers, and their
+    // addresses sort first; their reverse zones never answer.
+    for i in 0..200u32 {
+        let attacker = format!("6.6.{}.{}", i / 100, i % 100 + 1);
+        zone = zone.behave(&attacker, Behaviour::Silent);
+        for k in 0..3 {
+            log.push_str(&line(
+                &attacker,
+                &format!("30/Nov/2026:00:{:02}:00 +0100", (i + k) % 60),
+                "GET /cz/chat/x HTTP/1.1",
+                SEZNAM_UA,
+            ));
+        }
+    }
+    // Genuine SeznamBot addresses inside 77.75.72.0/21, one fetch each.
+    for i in 1..=5u32 {
+        let genuine = format!("77.75.77.{i}");
+        zone = zone.host(&genuine, &format!("fulltextrobot-77-75-77-{i}.seznam.cz"));
+        log.push_str(&line(
+            &genuine,
+            &format!("30/Nov/2026:00:00:{i:02} +0100"),
+            "GET /cz/chat/y HTTP/1.1",
+            SEZNAM_UA,
+        ));
+    }
+    let log = write(dir.path(), "access.log", log);
+    let server = DnsServer::start(zone);
+    let server_addr = server.addr.to_string();
+    // The default per-query timeout (2 s, twice) and concurrency (32); a
+    // deadline that one round of silent queries would use up.
+    let run = run_within(
+        &[
+            "--log",
+            s(&log),
+            "--robots",
+            s(&robots),
+            "--resolve",
+            "--dns-server",
+            &server_addr,
+            "--dns-deadline",
+            "3",
+            "--no-dns-cache",
+        ],
+        Duration::from_secs(60),
+    );
+    assert_eq!(run.code(), Some(1), "{}", run.stderr);
+    let rows = rows(&run.stdout);
+    let verdicts: Vec<(&str, &str)> = rows[1..]
+        .iter()
+        .filter(|r| r[10] == "disallow")
+        .map(|r| (r[3].as_str(), r[5].as_str()))
+        .collect();
+    assert_eq!(verdicts.len(), 605, "{}", run.stderr);
+    for (client, verification) in verdicts {
+        let want = if client.starts_with("77.75.77.") {
+            "verified"
+        } else {
+            "unverified"
+        };
+        assert_eq!(verification, want, "{client}");
+    }
+    assert!(
+        run.stderr.contains("200 addresses could not be checked"),
+        "{}",
+        run.stderr
+    );
 }
 
 /// A PTR name of 255 octets on the wire: labels of `=`, `+`, `-`, `@`,

@@ -2,11 +2,16 @@
 //! 127.0.0.1: genuine crawlers become `verified`, a forged PTR and an
 //! address with no name become impostors, silence leaves a fetch
 //! `unverified`, and the cache spares the second night's queries; a cache
-//! that other users may write is not trusted.
+//! that other users may write is not trusted. SPEC §2's finer points: no
+//! name inside Seznam's networks is a broken resolver, another crawler's
+//! name refutes a claim, a single word or a logged host name is never
+//! confirmed, and no usable resolver still gives the reports (exit 2).
 
 mod support;
 
-use std::process::Command;
+use std::path::Path;
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
 
 use support::dns_server::{Behaviour, DnsServer, Zone};
 
@@ -176,4 +181,223 @@ fn a_dns_cache_others_may_write_is_ignored_with_a_warning() {
             "{mode:o}: {impostors}"
         );
     }
+}
+/// Runs an audit with `--resolve` and no DNS cache; `extra` says how to
+/// reach DNS.
+fn audit_with(dir: &Path, log: &str, extra: &[&str], env: Option<(&str, &Path)>) -> Output {
+    let path = dir.join("access.log");
+    std::fs::write(&path, log).unwrap();
+    let out = dir.join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    let mut command = Command::new(env!("CARGO_BIN_EXE_robots-audit"));
+    command
+        .arg("--log")
+        .arg(&path)
+        .args([
+            "--robots",
+            "tests/data/check/robots.txt",
+            "--resolve",
+            "--no-dns-cache",
+        ])
+        .args(extra)
+        .arg("--out")
+        .arg(&out);
+    if let Some((name, value)) = env {
+        command.env(name, value);
+    }
+    command.output().expect("run robots-audit")
+}
+
+/// The rows of a report, split on commas (the values used here hold none).
+fn report(dir: &Path, name: &str) -> Vec<Vec<String>> {
+    std::fs::read_to_string(dir.join("out").join(name))
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').map(str::to_string).collect())
+        .collect()
+}
+
+/// (client, verification) of every `disallow` row, in report order.
+fn disallow_rows(dir: &Path) -> Vec<(String, String)> {
+    report(dir, "violations.csv")
+        .into_iter()
+        .filter(|r| r[10] == "disallow")
+        .map(|r| (r[3].clone(), r[5].clone()))
+        .collect()
+}
+
+#[test]
+fn single_words_host_names_and_denied_seznam_addresses_are_never_impostors() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = DnsServer::start(
+        Zone::default()
+            .host("77.75.77.1", "fulltextrobot-77-75-77-1.seznam.cz")
+            .host("77.75.77.2", "fulltextrobot-77-75-77-2.seznam.cz"),
+    );
+    let log = [
+        line("unknown", 1, "/cz/chat/a", SEZNAM_UA),
+        line("localhost", 2, "/cz/chat/b", SEZNAM_UA),
+        // The server logged a name; DNS would confirm it, but the address
+        // it stood for is not in the log.
+        line(
+            "fulltextrobot-77-75-77-1.seznam.cz",
+            3,
+            "/cz/chat/c",
+            SEZNAM_UA,
+        ),
+        // Inside 77.75.72.0/21 and 2a02:598::/32, yet "no such name".
+        line("77.75.77.9", 4, "/cz/chat/d", SEZNAM_UA),
+        line("2a02:598:a::9", 5, "/cz/chat/e", SEZNAM_UA),
+        line("77.75.77.2", 6, "/cz/chat/f", SEZNAM_UA),
+    ]
+    .concat();
+    let server_addr = server.addr.to_string();
+    let out = audit_with(
+        dir.path(),
+        &log,
+        &["--dns-server", &server_addr, "--dns-timeout", "0.3"],
+        None,
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert_eq!(
+        disallow_rows(dir.path()),
+        [
+            ("unknown", "unverified"),
+            ("localhost", "unverified"),
+            ("fulltextrobot-77-75-77-1.seznam.cz", "ptr-only"),
+            ("77.75.77.9", "unverified"),
+            ("2a02:598:a::9", "unverified"),
+            ("77.75.77.2", "verified"),
+        ]
+        .map(|(c, v)| (c.to_string(), v.to_string()))
+    );
+    assert!(report(dir.path(), "impostors.csv").is_empty());
+    assert!(stderr.contains("looks broken"), "{stderr}");
+    assert!(
+        stderr.contains("2 addresses could not be checked"),
+        "{stderr}"
+    );
+    // Neither a single word nor a logged name is asked about.
+    let asked: Vec<String> = server.log().into_iter().map(|(name, _)| name).collect();
+    assert!(
+        asked
+            .iter()
+            .all(|n| n.ends_with(".arpa") || n == "fulltextrobot-77-75-77-2.seznam.cz"),
+        "{asked:?}"
+    );
+}
+
+#[test]
+fn a_seznam_user_agent_from_a_googlebot_name_is_seznambots_impostor() {
+    let dir = tempfile::tempdir().unwrap();
+    let profiles = dir.path().join("profiles.txt");
+    std::fs::write(
+        &profiles,
+        "crawler: Googlebot\nuser-agent: Googlebot\nhost: crawl-<address>.googlebot.com\nnetwork: 66.249.64.0/19\n",
+    )
+    .unwrap();
+    let server =
+        DnsServer::start(Zone::default().host("66.249.66.1", "crawl-66-249-66-1.googlebot.com"));
+    let log = line("66.249.66.1", 1, "/cz/chat/a", SEZNAM_UA);
+    let server_addr = server.addr.to_string();
+    let out = audit_with(
+        dir.path(),
+        &log,
+        &[
+            "--dns-server",
+            &server_addr,
+            "--dns-timeout",
+            "0.3",
+            "--profiles",
+            profiles.to_str().unwrap(),
+        ],
+        None,
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(report(dir.path(), "violations.csv").is_empty());
+    let impostors = report(dir.path(), "impostors.csv");
+    let got: Vec<[&str; 3]> = impostors
+        .iter()
+        .map(|r| [r[3].as_str(), r[4].as_str(), r[5].as_str()])
+        .collect();
+    assert_eq!(
+        got,
+        [[
+            "66.249.66.1",
+            "crawl-66-249-66-1.googlebot.com",
+            "SeznamBot"
+        ]]
+    );
+    // Counted for neither crawler.
+    assert!(report(dir.path(), "summary.csv").is_empty());
+}
+
+#[test]
+fn no_usable_system_resolver_still_writes_the_reports() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = [
+        line("77.75.77.1", 1, "/cz/chat/a", SEZNAM_UA),
+        line("6.6.6.6", 2, "/cz/chat/b", SEZNAM_UA),
+    ]
+    .concat();
+    let no_server = dir.path().join("resolv.conf");
+    std::fs::write(&no_server, "# no nameserver line\nsearch example.com\n").unwrap();
+    for conf in [no_server, dir.path().join("missing/resolv.conf")] {
+        std::fs::remove_dir_all(dir.path().join("out")).ok();
+        let out = audit_with(
+            dir.path(),
+            &log,
+            &[],
+            Some(("ROBOTS_AUDIT_RESOLV_CONF", &conf)),
+        );
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains("no usable DNS resolver"), "{stderr}");
+        assert!(stderr.contains(&conf.display().to_string()), "{stderr}");
+        assert_eq!(
+            disallow_rows(dir.path()),
+            [("77.75.77.1", "unverified"), ("6.6.6.6", "unverified")]
+                .map(|(c, v)| (c.to_string(), v.to_string()))
+        );
+        assert!(
+            stderr.contains("2 addresses could not be checked"),
+            "{stderr}"
+        );
+    }
+}
+
+#[test]
+fn a_closed_dns_port_ends_within_the_deadline_unverified() {
+    let dir = tempfile::tempdir().unwrap();
+    let closed = {
+        let socket = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+        socket.local_addr().unwrap().to_string()
+    };
+    let log = [
+        line("77.75.77.1", 1, "/cz/chat/a", SEZNAM_UA),
+        line("6.6.6.6", 2, "/cz/chat/b", SEZNAM_UA),
+    ]
+    .concat();
+    let started = Instant::now();
+    let out = audit_with(
+        dir.path(),
+        &log,
+        &["--dns-server", &closed, "--dns-deadline", "4"],
+        None,
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(started.elapsed() < Duration::from_secs(15), "{stderr}");
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert_eq!(
+        disallow_rows(dir.path()),
+        [("77.75.77.1", "unverified"), ("6.6.6.6", "unverified")]
+            .map(|(c, v)| (c.to_string(), v.to_string()))
+    );
+    assert!(
+        stderr.contains("2 addresses could not be checked"),
+        "{stderr}"
+    );
 }

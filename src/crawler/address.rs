@@ -19,7 +19,8 @@ pub enum Client {
 }
 
 /// Reads a client field: IPv4, IPv6 (bare, `[..]`, `[..]:port`, with a
-/// `%zone` dropped), else a well-formed host name, else `Other`.
+/// `%zone` dropped), else a well-formed host name of two labels or more,
+/// else `Other`.
 pub fn parse_client(field: &[u8]) -> Client {
     let Ok(text) = std::str::from_utf8(field) else {
         return Client::Other(escape_non_utf8(field).into_owned());
@@ -31,7 +32,10 @@ pub fn parse_client(field: &[u8]) -> Client {
     if let Some(addr) = strip_port(text).and_then(parse_address) {
         return Client::Addr(addr);
     }
-    if is_host_name(text) {
+    // A single word (`unknown`, `localhost`) is what a proxy or a server
+    // writes when it has no address; it names no host on the internet, so
+    // it gives no PTR name (SPEC §2).
+    if is_host_name(text) && text.trim_end_matches('.').contains('.') {
         return Client::Name(text.to_string());
     }
     Client::Other(text.to_string())
@@ -119,7 +123,10 @@ mod tests {
                 name("fulltextrobot-77-75-77-123.seznam.cz"),
             ),
             (b"Host.Example.", name("Host.Example.")),
-            (b"localhost", name("localhost")),
+            (b"localhost", other("localhost")),
+            (b"unknown", other("unknown")),
+            (b"localhost.", other("localhost.")),
+            (b"host.lan", name("host.lan")),
             (b"-", other("-")),
             (b"77.75.77", other("77.75.77")),
             (b"1.2.3.456", other("1.2.3.456")),

@@ -5,15 +5,20 @@
 //! for `Knowledge`, and counts. Answers are kept in a cache file between
 //! runs. Concurrency, a per-query timeout and an overall deadline keep a
 //! broken resolver from hanging a nightly job: what is not answered in
-//! time is a failure, and a failure leaves fetches `unverified`.
+//! time is a failure, and a failure leaves fetches `unverified`. Addresses
+//! in a crawler operator's networks are asked first, then those with the
+//! most fetches, so attackers' silent reverse zones cannot spend the
+//! deadline; a "no name" answer inside those networks is a broken
+//! resolver's, kept as a failure. No usable resolver at all is no error:
+//! every fetch stays `unverified` and the stats say why.
 
+use std::cmp::Reverse;
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use hickory_resolver::TokioResolver;
 use hickory_resolver::config::{
     ConnectionConfig, NameServerConfig, ResolveHosts, ResolverConfig, ResolverOpts,
 };
@@ -21,6 +26,7 @@ use hickory_resolver::net::runtime::TokioRuntimeProvider;
 use hickory_resolver::net::{DnsError, NetError, NoRecords};
 use hickory_resolver::proto::op::ResponseCode;
 use hickory_resolver::proto::rr::{Name, RData, RecordType};
+use hickory_resolver::{ResolverBuilder, TokioResolver};
 
 use crate::crawler::dns_cache::DnsCache;
 use crate::crawler::identify::Identifier;
@@ -76,6 +82,12 @@ pub struct DnsStats {
     pub failures: usize,
     /// True when the overall deadline cut the lookups short.
     pub deadline_hit: bool,
+    /// Addresses inside a crawler operator's networks that the resolver
+    /// said have no name: it looks broken, and they count as failures.
+    pub denied_in_networks: Vec<IpAddr>,
+    /// Why no resolver could be set up (no usable `/etc/resolv.conf`);
+    /// then nothing was asked and every uncached address failed.
+    pub unusable: Option<String>,
     /// Things to tell the user on standard error (cache unreadable or
     /// unwritable); none is fatal.
     pub warnings: Vec<String>,
@@ -118,18 +130,22 @@ fn unix_now() -> u64 {
         .map_or(0, |d| d.as_secs())
 }
 
-/// Looks up every address (duplicates asked once), using and refreshing the
-/// cache. Errors only when no resolver can be set up at all.
+/// Looks up every address, one item per fetch (an address given more often
+/// is asked sooner, and once), using and refreshing the cache. Never fails:
+/// what could not be asked is a failure in the answers and the stats.
 pub fn resolve(
-    addrs: &[IpAddr],
+    addrs: impl IntoIterator<Item = IpAddr>,
     ident: &Identifier,
     opts: &DnsOptions,
-) -> Result<(HashMap<IpAddr, DnsAnswer>, DnsStats)> {
+) -> (HashMap<IpAddr, DnsAnswer>, DnsStats) {
     let now = unix_now();
     let mut stats = DnsStats::default();
-    let mut wanted: Vec<IpAddr> = addrs.iter().map(|a| a.to_canonical()).collect();
+    let mut fetches: HashMap<IpAddr, u64> = HashMap::new();
+    for addr in addrs {
+        *fetches.entry(addr.to_canonical()).or_default() += 1;
+    }
+    let mut wanted: Vec<IpAddr> = fetches.keys().copied().collect();
     wanted.sort();
-    wanted.dedup();
     stats.addresses = wanted.len();
 
     let mut cache = DnsCache::default();
@@ -143,8 +159,7 @@ pub fn resolve(
     let mut to_ask = Vec::new();
     for addr in wanted {
         match cache.get(addr) {
-            // A name stored unchecked may fit a pattern added since.
-            Some(answer) if !needs_forward_check(answer, ident, addr) => {
+            Some(answer) if !must_ask_again(answer, ident, addr) => {
                 stats.cache_hits += 1;
                 answers.insert(addr, answer.clone());
             }
@@ -153,12 +168,43 @@ pub fn resolve(
     }
 
     if !to_ask.is_empty() {
-        let asked = ask_all(&to_ask, ident, opts, &mut stats)?;
+        // Genuine crawlers first: inside an operator's networks, then by
+        // fetches, so that hundreds of addresses with silent reverse zones
+        // cannot use up the deadline before them (SPEC §2).
+        to_ask.sort_by_key(|&addr| {
+            (
+                !ident.in_networks(addr),
+                Reverse(fetches.get(&addr).copied().unwrap_or(0)),
+                addr,
+            )
+        });
+        let asked = match ask_all(&to_ask, ident, opts, &mut stats) {
+            Ok(asked) => asked,
+            Err(e) => {
+                stats.unusable = Some(match e {
+                    Error::Usage(cause) => cause,
+                    other => other.to_string(),
+                });
+                HashMap::new()
+            }
+        };
+        if stats.deadline_hit {
+            let unanswered = to_ask.iter().filter(|a| !asked.contains_key(a)).count();
+            stats.warnings.push(format!(
+                "DNS lookups stopped at the --dns-deadline with {unanswered} address(es) \
+                 unanswered; their fetches stay unverified"
+            ));
+        }
         for addr in to_ask {
-            let answer = asked.get(&addr).cloned().unwrap_or(DnsAnswer::Failed);
+            let mut answer = asked.get(&addr).cloned().unwrap_or(DnsAnswer::Failed);
+            if answer == DnsAnswer::NoName && ident.in_networks(addr) {
+                stats.denied_in_networks.push(addr);
+                answer = DnsAnswer::Failed;
+            }
             cache.insert(addr, now, &answer);
             answers.insert(addr, answer);
         }
+        stats.denied_in_networks.sort();
     }
     stats.failures = answers.values().filter(|a| a.has_failure()).count();
 
@@ -170,16 +216,76 @@ pub fn resolve(
             .warnings
             .push(format!("DNS cache {} not written: {e}", path.display()));
     }
-    Ok((answers, stats))
+    if let Some(&first) = stats.denied_in_networks.first() {
+        stats.warnings.push(format!(
+            "the DNS resolver looks broken: it says {} address(es) inside crawler \
+             networks have no name (first {first}); their fetches stay unverified",
+            stats.denied_in_networks.len()
+        ));
+    }
+    (answers, stats)
 }
 
-fn needs_forward_check(answer: &DnsAnswer, ident: &Identifier, addr: IpAddr) -> bool {
+/// True when a cached answer must be asked again: a name stored unchecked
+/// may fit a pattern added since, and "no name" inside an operator's
+/// networks (cached by an older version) is a broken resolver's.
+fn must_ask_again(answer: &DnsAnswer, ident: &Identifier, addr: IpAddr) -> bool {
     match answer {
         DnsAnswer::Names(checks) => checks.iter().any(|c| {
             c.forward == Forward::NotAsked && ident.by_name(&c.name, Some(addr)).is_some()
         }),
-        _ => false,
+        DnsAnswer::NoName => ident.in_networks(addr),
+        DnsAnswer::Failed => false,
     }
+}
+
+/// Where the system's resolver configuration is read; the variable lets a
+/// test (or a chroot) point at another file.
+const RESOLV_CONF_VARIABLE: &str = "ROBOTS_AUDIT_RESOLV_CONF";
+
+/// More than any real resolv.conf holds; a larger file is no resolv.conf.
+const RESOLV_CONF_LIMIT: u64 = 1 << 20;
+
+/// The system's resolvers, from `/etc/resolv.conf` (or the file named by
+/// `ROBOTS_AUDIT_RESOLV_CONF`). Errors when that file cannot be read or
+/// names no server: the caller then asks nobody.
+#[cfg(all(unix, not(any(target_os = "android", target_vendor = "apple"))))]
+fn system_resolver(
+    provider: TokioRuntimeProvider,
+) -> Result<ResolverBuilder<TokioRuntimeProvider>> {
+    use std::io::Read as _;
+    let path = std::env::var_os(RESOLV_CONF_VARIABLE)
+        .map_or_else(|| PathBuf::from("/etc/resolv.conf"), PathBuf::from);
+    let unusable = |cause: String| {
+        Error::Usage(format!(
+            "no usable DNS resolver ({}: {cause})",
+            path.display()
+        ))
+    };
+    let mut bytes = Vec::new();
+    std::fs::File::open(&path)
+        .and_then(|f| f.take(RESOLV_CONF_LIMIT).read_to_end(&mut bytes))
+        .map_err(|e| unusable(e.to_string()))?;
+    let (config, options) =
+        hickory_resolver::system_conf::parse_resolv_conf(&bytes).map_err(|e| match e {
+            NetError::Io(io) => unusable(io.to_string()),
+            other => unusable(other.to_string()),
+        })?;
+    let mut builder = TokioResolver::builder_with_config(config, provider);
+    *builder.options_mut() = options;
+    Ok(builder)
+}
+
+#[cfg(not(all(unix, not(any(target_os = "android", target_vendor = "apple")))))]
+fn system_resolver(
+    provider: TokioRuntimeProvider,
+) -> Result<ResolverBuilder<TokioRuntimeProvider>> {
+    let _ = (RESOLV_CONF_VARIABLE, RESOLV_CONF_LIMIT);
+    TokioResolver::builder(provider).map_err(|e| {
+        Error::Usage(format!(
+            "no usable DNS resolver (the system's DNS configuration: {e})"
+        ))
+    })
 }
 
 fn build_resolver(opts: &DnsOptions) -> Result<TokioResolver> {
@@ -198,11 +304,7 @@ fn build_resolver(opts: &DnsOptions) -> Result<TokioResolver> {
             )]);
             TokioResolver::builder_with_config(config, provider)
         }
-        None => TokioResolver::builder(provider).map_err(|e| {
-            Error::Usage(format!(
-                "cannot read the system's DNS configuration ({e}); give --dns-server"
-            ))
-        })?,
+        None => system_resolver(provider)?,
     };
     let options: &mut ResolverOpts = builder.options_mut();
     options.timeout = opts.timeout;
@@ -230,22 +332,26 @@ fn ask_all(
     runtime.block_on(async {
         let resolver = Arc::new(build_resolver(opts)?);
         let ident = Arc::new(ident.clone());
-        let permits = Arc::new(tokio::sync::Semaphore::new(opts.concurrency.max(1)));
         // Guards against a lookup that outlives its own timeouts.
         let guard = opts
             .timeout
             .saturating_mul(u32::try_from(opts.attempts.max(1) + 1).unwrap_or(u32::MAX));
         let deadline = tokio::time::Instant::now() + opts.deadline;
         let mut tasks = tokio::task::JoinSet::new();
-        for &addr in addrs {
+        // Started in the caller's order, never more than `concurrency` at
+        // once: a lookup begins only when an earlier one has finished, so
+        // the order is the order of asking.
+        let mut queue = addrs.iter().copied();
+        let spawn = |tasks: &mut tokio::task::JoinSet<_>, addr: IpAddr| {
             let resolver = Arc::clone(&resolver);
             let ident = Arc::clone(&ident);
-            let permits = Arc::clone(&permits);
             tasks.spawn(async move {
-                let _permit = permits.acquire_owned().await.ok();
                 let (answer, queries) = check_address(&resolver, &ident, addr, guard).await;
                 (addr, answer, queries)
             });
+        };
+        for addr in queue.by_ref().take(opts.concurrency.max(1)) {
+            spawn(&mut tasks, addr);
         }
         let mut answers = HashMap::with_capacity(addrs.len());
         loop {
@@ -253,9 +359,16 @@ fn ask_all(
                 Ok(Some(Ok((addr, answer, queries)))) => {
                     stats.queries += queries;
                     answers.insert(addr, answer);
+                    if let Some(next) = queue.next() {
+                        spawn(&mut tasks, next);
+                    }
                 }
                 // A task that died leaves its address unanswered: a failure.
-                Ok(Some(Err(_))) => {}
+                Ok(Some(Err(_))) => {
+                    if let Some(next) = queue.next() {
+                        spawn(&mut tasks, next);
+                    }
+                }
                 Ok(None) => break,
                 Err(_) => {
                     stats.deadline_hit = true;
@@ -403,7 +516,7 @@ mod tests {
             .iter()
             .map(|a| a.parse().unwrap())
             .collect();
-        let (answers, stats) = resolve(&addrs, &ident, &opts).unwrap();
+        let (answers, stats) = resolve(addrs, &ident, &opts);
         assert_eq!(answers.len(), 2);
         assert_eq!(stats.addresses, 2);
         assert_eq!(stats.cache_hits, 2);

@@ -105,6 +105,10 @@ impl DnsCache {
     /// time).
     pub fn insert(&mut self, addr: IpAddr, now: u64, answer: &DnsAnswer) {
         if answer.has_failure() {
+            // An older answer that was asked again is no longer believed.
+            if self.entries.remove(&addr).is_some() {
+                self.changed = true;
+            }
             return;
         }
         if let DnsAnswer::Names(checks) = answer

@@ -210,6 +210,13 @@ impl Identifier {
         })
     }
 
+    /// True when the address lies in some crawler operator's networks
+    /// (SPEC §2): a genuine crawler may live there, so DNS that denies it a
+    /// name is broken, and its lookup goes first.
+    pub fn in_networks(&self, addr: IpAddr) -> bool {
+        self.profiles.iter().any(|p| p.owns(addr))
+    }
+
     /// A cheap test of a whole raw log line: false only when neither its
     /// user agent nor a host name in it can identify a crawler, so the line
     /// may be skipped unparsed. (Fetches from addresses that only a PTR map

@@ -1,6 +1,7 @@
 //! The table of crawlers as data (SPEC §2 "Who is a crawler"): each profile
 //! gives a name, the user-agent patterns that claim it, the reverse-DNS name
-//! patterns that prove it, its robots.txt token and a rate floor. Gives the
+//! patterns that prove it, its robots.txt token, a rate floor and the
+//! networks its operator crawls from. Gives the
 //! built-in table as `Vec<Profile>` in precedence order (`profile_file`
 //! reads more from a file).
 //! Adding a crawler is a table entry, never new code.
@@ -8,6 +9,7 @@
 use crate::error::Result;
 use crate::robots::group::Reads;
 use crate::robots::parse::Directive;
+use ipnet::IpNet;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 /// The slowest rate a crawler honours: written rates slower than this are
@@ -257,6 +259,18 @@ pub struct Profile {
     /// The crawler fetches `/` even under `User-agent: *` + `Disallow: /`
     /// and documents it (Seznam, SPEC §4): such rows only inform.
     pub homepage_exception: bool,
+    /// Where the operator's crawlers live (SPEC §2): a "no name" answer
+    /// for an address in them is a broken resolver, not an impostor, and
+    /// these addresses are looked up first.
+    pub networks: Vec<IpNet>,
+}
+
+impl Profile {
+    /// True when the address lies in one of the operator's networks.
+    pub fn owns(&self, addr: IpAddr) -> bool {
+        let addr = addr.to_canonical();
+        self.networks.iter().any(|n| n.contains(&addr))
+    }
 }
 
 /// A profile as written in the built-in table.
@@ -268,6 +282,7 @@ struct ProfileText {
     rate_floor: Option<RateFloor>,
     reads: Reads,
     homepage_exception: bool,
+    networks: &'static [&'static str],
 }
 
 /// Seznam documents `Request-rate` and `Robot-version`, not `Crawl-delay`.
@@ -280,6 +295,9 @@ const SEZNAM_FLOOR: Option<RateFloor> = Some(RateFloor {
     seconds: 30,
 });
 
+/// The networks Seznam documents for its crawlers.
+const SEZNAM_NETWORKS: &[&str] = &["77.75.72.0/21", "2a02:598::/32"];
+
 /// SPEC §2. Order is precedence: when a user agent or a name fits several
 /// profiles, the first wins, so fresh and test come before plain SeznamBot.
 const BUILTIN: &[ProfileText] = &[
@@ -291,6 +309,7 @@ const BUILTIN: &[ProfileText] = &[
         rate_floor: SEZNAM_FLOOR,
         reads: SEZNAM_READS,
         homepage_exception: true,
+        networks: SEZNAM_NETWORKS,
     },
     ProfileText {
         name: "SeznamBot-test",
@@ -300,6 +319,7 @@ const BUILTIN: &[ProfileText] = &[
         rate_floor: SEZNAM_FLOOR,
         reads: SEZNAM_READS,
         homepage_exception: true,
+        networks: SEZNAM_NETWORKS,
     },
     ProfileText {
         name: "SeznamBot",
@@ -309,6 +329,7 @@ const BUILTIN: &[ProfileText] = &[
         rate_floor: SEZNAM_FLOOR,
         reads: SEZNAM_READS,
         homepage_exception: true,
+        networks: SEZNAM_NETWORKS,
     },
 ];
 
@@ -335,6 +356,12 @@ pub fn builtin() -> Vec<Profile> {
                 rate_floor: p.rate_floor,
                 reads: p.reads,
                 homepage_exception: p.homepage_exception,
+                networks: p
+                    .networks
+                    .iter()
+                    .map(|n| n.parse::<IpNet>().map(|n| n.trunc()))
+                    .collect::<Result<_, _>>()
+                    .ok()?,
             })
         })
         .collect()
@@ -356,6 +383,27 @@ mod tests {
             && p.rate_floor == SEZNAM_FLOOR
             && p.reads == SEZNAM_READS
             && p.homepage_exception));
+    }
+
+    #[test]
+    fn seznam_owns_its_networks() {
+        let cases: &[(&str, bool)] = &[
+            ("77.75.72.0", true),
+            ("77.75.77.123", true),
+            ("77.75.79.255", true),
+            ("::ffff:77.75.74.1", true),
+            ("77.75.80.0", false),
+            ("77.75.71.255", false),
+            ("2a02:598:64:8a00::3100:0", true),
+            ("2a02:599::1", false),
+            ("6.6.6.6", false),
+        ];
+        for profile in builtin() {
+            assert_eq!(profile.networks.len(), 2, "{}", profile.name);
+            for (addr, want) in cases {
+                assert_eq!(profile.owns(ip(addr)), *want, "{} {addr}", profile.name);
+            }
+        }
     }
 
     #[test]

@@ -14,9 +14,12 @@
 //!                                   Allow and Disallow; default none)
 //! homepage-exception: no           (yes: fetches of `/` under a `*`
 //!                                   group's Disallow only inform)
+//! network: 66.249.64.0/19          (any number; CIDR, the operator's own)
 //! ```
 
 use std::path::Path;
+
+use ipnet::IpNet;
 
 use crate::crawler::profile::{HostPattern, Profile, RateFloor, UaPattern};
 use crate::crawler::side_file;
@@ -147,6 +150,7 @@ pub fn parse_profiles(text: &str) -> Result<Vec<Profile>, (u64, String)> {
                     rate_floor: None,
                     reads: Reads::RULES_ONLY,
                     homepage_exception: false,
+                    networks: Vec::new(),
                 },
             ));
             continue;
@@ -178,6 +182,9 @@ pub fn parse_profiles(text: &str) -> Result<Vec<Profile>, (u64, String)> {
                     }
                 }
             }
+            "network" => profile
+                .networks
+                .push(parse_network(value).map_err(|e| (number, e))?),
             _ => return Err((number, format!("unknown or empty key {key:?}"))),
         }
     }
@@ -188,6 +195,14 @@ pub fn parse_profiles(text: &str) -> Result<Vec<Profile>, (u64, String)> {
         return Err((last_line.max(1), "no `crawler:` entry".to_string()));
     }
     Ok(out.into_iter().map(|(_, p)| p).collect())
+}
+
+/// Reads `ADDRESS/PREFIX` (`77.75.72.0/21`, `2a02:598::/32`); host bits
+/// written after the prefix are dropped, as routers read them.
+pub fn parse_network(text: &str) -> Result<IpNet, String> {
+    text.parse::<IpNet>()
+        .map(|n| n.trunc())
+        .map_err(|_| format!("network {text:?} is not ADDRESS/PREFIX"))
 }
 
 fn check_profile(p: &Profile) -> Result<(), String> {
@@ -233,6 +248,8 @@ mod tests {
             user-agent: Googlebot\n\
             host: crawl-<address>.googlebot.com\n\
             host: *.google.com\n\
+            network: 66.249.64.0/19\n\
+            network: 2001:4860:4801::1/48\n\
             \n\
             crawler: seznambot\n\
             token: SeznamBot\n\
@@ -267,6 +284,12 @@ mod tests {
         assert!(profiles[2].homepage_exception);
         assert!(parse_reads("Sitemap").is_err());
         assert!(parse_reads("Request-rate Robot-version").is_ok());
+        assert_eq!(
+            profiles[3].networks,
+            ["66.249.64.0/19", "2001:4860:4801::/48"].map(|n| n.parse::<IpNet>().unwrap())
+        );
+        // A profile that replaces a built-in one says its own networks.
+        assert!(profiles[2].networks.is_empty());
     }
 
     #[test]
@@ -277,6 +300,8 @@ mod tests {
             ("crawler: X\nuser-agent: X\nhost: a b\n", 3),
             ("crawler: X\nuser-agent: X\ncolour: red\n", 3),
             ("crawler: X\nno colon\n", 2),
+            ("crawler: X\nuser-agent: X\nnetwork: 77.75.72.0\n", 3),
+            ("crawler: X\nuser-agent: X\nnetwork: 77.75.72.0/33\n", 3),
             ("\n# nothing\n", 2),
         ];
         for (text, line) in cases {

@@ -1,13 +1,15 @@
 //! The `--ptr-map FILE` source of reverse-DNS names (SPEC §1 "Address →
 //! name"): one `ADDRESS NAME` pair a line, separated by whitespace or a
 //! comma, `#` comments. Takes the file; gives a `PtrMap` keyed by address
-//! (compared as addresses) and the lines it could not read.
+//! (compared as addresses) and the lines it could not read. A name is taken
+//! as written, whatever bytes it holds (SPEC §2): one that fits no crawler
+//! pattern is a known name that does not match, never a skipped line.
 
 use std::collections::{HashMap, HashSet};
 use std::net::IpAddr;
 use std::path::Path;
 
-use crate::crawler::address::{is_host_name, parse_address};
+use crate::crawler::address::parse_address;
 use crate::crawler::identify::Identifier;
 use crate::crawler::side_file;
 use crate::error::{Error, Result};
@@ -57,21 +59,20 @@ impl PtrMap {
                 text: escape_non_utf8(raw).into_owned(),
                 cause: cause.to_string(),
             };
-            let Ok(content) = std::str::from_utf8(content) else {
-                bad.push(reject("not UTF-8"));
-                continue;
-            };
-            let fields: Vec<&str> = content
-                .split(|c: char| c.is_whitespace() || c == ',')
+            let fields: Vec<&[u8]> = content
+                .split(|b| b.is_ascii_whitespace() || *b == b',')
                 .filter(|f| !f.is_empty())
                 .collect();
             match fields[..] {
                 [] => {}
-                [address, name] => match (parse_address(address), is_host_name(name)) {
-                    (Some(addr), true) => map.insert(addr, name),
-                    (None, _) => bad.push(reject("not an IP address")),
-                    (_, false) => bad.push(reject("not a host name")),
-                },
+                [address, name] => {
+                    match std::str::from_utf8(address).ok().and_then(parse_address) {
+                        // Bytes that are not UTF-8 are kept as `\xNN`, as
+                        // log text is: such a name fits no pattern.
+                        Some(addr) => map.insert(addr, &escape_non_utf8(name)),
+                        None => bad.push(reject("not an IP address")),
+                    }
+                }
                 _ => bad.push(reject("expected ADDRESS NAME")),
             }
         }
@@ -146,9 +147,11 @@ mod tests {
             5.6.7.8\n\
             5.6.7.8 a b\n\
             5.6.7.8 bad..name\n\
-            5.6.7.8 \xff\n";
+            5.6.7.8 \xff\n\
+            \xff 5.6.7.8\n\
+            9.9.9.9 localhost\n";
         let (map, bad) = PtrMap::parse(text);
-        assert_eq!(map.len(), 3);
+        assert_eq!(map.len(), 5);
         assert_eq!(
             map.names(ip("77.75.77.123")),
             ["fulltextrobot-77-75-77-123.seznam.cz"]
@@ -161,7 +164,9 @@ mod tests {
             map.names(ip("::ffff:1.2.3.4")),
             ["host.example.com", "other.example.com"]
         );
-        assert!(map.names(ip("5.6.7.8")).is_empty());
+        // Taken as written: names that are no host names, too.
+        assert_eq!(map.names(ip("5.6.7.8")), ["bad..name", "\\xFF"]);
+        assert_eq!(map.names(ip("9.9.9.9")), ["localhost"]);
         let lines: Vec<(u64, &str)> = bad.iter().map(|b| (b.line, b.cause.as_str())).collect();
         assert_eq!(
             lines,
@@ -169,11 +174,10 @@ mod tests {
                 (8, "not an IP address"),
                 (9, "expected ADDRESS NAME"),
                 (10, "expected ADDRESS NAME"),
-                (11, "not a host name"),
-                (12, "not UTF-8"),
+                (13, "not an IP address"),
             ]
         );
-        assert_eq!(bad[4].text, "5.6.7.8 \\xFF");
+        assert_eq!(bad[3].text, "\\xFF 5.6.7.8");
     }
 
     #[test]
