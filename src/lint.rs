@@ -82,7 +82,7 @@ fn member(group: &Group, record: &Record, seznam_reads: bool) -> (String, Option
             Some(delay) => match delay.millis {
                 Some(millis) => (
                     format!("Crawl-delay: {}", seconds(millis)),
-                    Some("Seznam reads Request-rate instead".into()),
+                    seznam_reads.then(|| "Seznam reads Request-rate instead".into()),
                 ),
                 None => (record.text.clone(), Some("unreadable: ignored".into())),
             },
@@ -268,7 +268,8 @@ pub fn text(path: &str, robots: &Robots, findings: &[Finding]) -> String {
             Some(line) => {
                 let _ = writeln!(
                     out,
-                    "line {line}: {}: {}",
+                    "line {line}: {}: {}: {}",
+                    finding.severity.name(),
                     finding.name,
                     printable(&finding.message)
                 );
@@ -276,7 +277,8 @@ pub fn text(path: &str, robots: &Robots, findings: &[Finding]) -> String {
             None => {
                 let _ = writeln!(
                     out,
-                    "file: {}: {}",
+                    "file: {}: {}: {}",
+                    finding.severity.name(),
                     finding.name,
                     printable(&finding.message)
                 );
@@ -515,10 +517,11 @@ mod tests {
             "  Disallow: /~cz (line 3)\n",
             "  Disallow: (line 4) \u{2014} empty: no effect\n",
             "\ngroup (line 6): User-agent *\n",
-            "  Crawl-delay: 2.5 (line 7) \u{2014} Seznam reads Request-rate instead\n",
+            // Seznam reads the SeznamBot group, so no Seznam remark here.
+            "  Crawl-delay: 2.5 (line 7)\n",
             "\nsitemaps:\n  https://example.cz/s.xml (line 8)\n",
             "  Host: example.cz (line 9)\n",
-            "\nfindings:\nline 2: slow-request-rate: ",
+            "\nfindings:\nline 2: warning: slow-request-rate: ",
             "finding",
         ] {
             assert!(out.contains(expected), "{expected:?} not in\n{out}");

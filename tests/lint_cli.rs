@@ -113,7 +113,7 @@ fn a_file_past_500_kib_is_reported_whole() {
     assert_eq!(output.status.code(), Some(1));
     let stdout = String::from_utf8_lossy(&output.stdout);
     let expected = format!(
-        "file: file-too-large: The file is {} bytes; crawlers read only the first 512000 \
+        "file: error: file-too-large: The file is {} bytes; crawlers read only the first 512000 \
          (500 KiB), so everything after line",
         text.len()
     );

@@ -6,11 +6,13 @@
 //!
 //! `lines` looks at single lines (unknown directives, stray text, sitemaps,
 //! the file as a whole), `groups` at user-agent lines and the Seznam
-//! extensions, `rules` at Allow/Disallow patterns, and `shadow` decides when
-//! one pattern covers another.
+//! extensions, `readings` at runs of user-agent lines that crawlers group
+//! differently, `rules` at Allow/Disallow patterns, and `shadow` decides
+//! when one pattern covers another.
 
 mod groups;
 mod lines;
+mod readings;
 mod rules;
 mod shadow;
 
@@ -149,6 +151,7 @@ pub fn lint(robots: &Robots) -> Vec<Finding> {
         let scope = Scope::new(robots);
         lines::check(&scope, &mut findings);
         groups::check(&scope, &mut findings);
+        readings::check(&scope, &mut findings);
         rules::check(&scope, &mut findings);
     }
     lines::check_size(robots, &mut findings);
@@ -253,12 +256,6 @@ mod tests {
                 Error,
             ),
             (
-                "User-agent: *\nDisallow:\n",
-                Some(2),
-                "empty-disallow",
-                Note,
-            ),
-            (
                 "User-agent: *\nDisallow: /x\nDisallow:\n",
                 Some(3),
                 "empty-disallow",
@@ -310,7 +307,7 @@ mod tests {
                 "User-agent: *\nDisallow: /\u{10d}l\u{e1}nky\n",
                 Some(2),
                 "non-ascii-pattern",
-                Warning,
+                Note,
             ),
             (
                 "User-agent: *\nDisallow: /x\nCrawl-delay: 10\n",
@@ -364,7 +361,7 @@ mod tests {
                 "User-agent: SeznamBot\nDisallow: /x\nVisit-time: 0100-0600\n",
                 Some(3),
                 "visit-time",
-                Warning,
+                Note,
             ),
             (
                 "User-agent: *\nDisallow: /static/\n",
@@ -382,6 +379,30 @@ mod tests {
                 "User-agent: *\nDisallow: /\n",
                 Some(2),
                 "seznam-homepage-exception",
+                Warning,
+            ),
+            (
+                "User-agent: *\nDisallow: /\n",
+                Some(2),
+                "disallow-all",
+                Note,
+            ),
+            (
+                "User-agent: SeznamBot\nRequest-rate: 1/10s\nUser-agent: *\nDisallow: /admin\n",
+                Some(3),
+                "ambiguous-group",
+                Warning,
+            ),
+            (
+                "User-agent: *\nDisallow: /x\nSitemap https://www.example.cz/s.xml\n",
+                Some(3),
+                "missing-colon",
+                Error,
+            ),
+            (
+                "User-agent: *\nDisallow: /x\0\0\n",
+                Some(2),
+                "control-bytes",
                 Warning,
             ),
             (
@@ -464,6 +485,89 @@ mod tests {
                 "{text:?}: expected {line:?} {name} {severity:?}, got {got:?}"
             );
         }
+    }
+
+    #[test]
+    fn what_a_webmaster_writes_on_purpose_is_clean() {
+        // Each of these once drew a warning or an error.
+        let cases: &[&str] = &[
+            // A final empty `*` group (RFC 9309 allows a group without rules).
+            "User-agent: SeznamBot\nDisallow: /x\n\nUser-agent: *\n",
+            // Allow-all groups, as Wikipedia writes them.
+            "User-agent: IsraBot\nDisallow:\n\nUser-agent: *\nDisallow: /w/\n",
+            // A run of NULs in one line (here a comment) is no binary file.
+            "User-agent: *\nDisallow: /x # \0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\n",
+            // Crawl-delay beside a Request-rate: Seznam already has its rate.
+            "User-agent: *\nCrawl-delay: 10\nDisallow: /x\nRequest-rate: 1/10s\n",
+            // Crawl-delay in another crawler's group.
+            "User-agent: Bingbot\nDisallow: /x\nCrawl-delay: 5\n",
+            // Visit-time is a note.
+            "User-agent: *\nDisallow: /x\nVisit-time: 0100-0600\n",
+        ];
+        for text in cases {
+            let findings = lint(&Robots::new(text.as_bytes()));
+            assert!(is_clean(&findings), "{text:?}: {findings:?}");
+        }
+    }
+
+    #[test]
+    fn a_line_of_nuls_is_a_note_and_the_rules_still_count() {
+        let mut text = b"User-agent: *\nDisallow: /x\n".to_vec();
+        text.extend_from_slice(&[0; 512]);
+        text.extend_from_slice(b"\nDisallow: /static/\n");
+        let got = names(std::str::from_utf8(&text).expect("utf-8"));
+        assert!(
+            got.contains(&(Some(3), "control-bytes", Severity::Note)),
+            "{got:?}"
+        );
+        assert!(
+            got.contains(&(Some(4), "blocks-assets", Severity::Warning)),
+            "{got:?}"
+        );
+        assert!(!got.iter().any(|f| f.1 == "looks-like-binary"), "{got:?}");
+    }
+
+    #[test]
+    fn a_sitemap_without_its_colon_is_named_so() {
+        let findings = lint(&Robots::new(
+            b"User-agent: *\nDisallow: /x\nSitemap https://www.example.cz/s.xml\n",
+        ));
+        let message = &findings
+            .iter()
+            .find(|f| f.name == "missing-colon")
+            .expect("missing-colon")
+            .message;
+        assert!(
+            message.contains("`Sitemap: https://www.example.cz/s.xml`"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn crawl_delay_advice_only_where_it_helps() {
+        let with_rate = lint(&Robots::new(
+            b"User-agent: SeznamBot\nRequest-rate: 1/10s\nCrawl-delay: 10\nDisallow: /x\n",
+        ));
+        let delay = with_rate
+            .iter()
+            .find(|f| f.name == "crawl-delay")
+            .expect("crawl-delay");
+        assert_eq!(delay.severity, Severity::Note);
+        assert!(!delay.message.contains("instead`"), "{}", delay.message);
+        assert!(delay.message.contains("(line 2)"), "{}", delay.message);
+        let alone = lint(&Robots::new(
+            b"User-agent: *\nCrawl-delay: 10\nDisallow: /x\n",
+        ));
+        let delay = alone
+            .iter()
+            .find(|f| f.name == "crawl-delay")
+            .expect("crawl-delay");
+        assert_eq!(delay.severity, Severity::Warning);
+        assert!(
+            delay.message.contains("`Request-rate: 1/10s`"),
+            "{}",
+            delay.message
+        );
     }
 
     #[test]

@@ -18,7 +18,10 @@ pub(super) fn check(scope: &Scope<'_>, findings: &mut Vec<Finding>) {
     let mut named: HashMap<String, usize> = HashMap::new();
     for (index, group) in groups.iter().enumerate() {
         agents(group, &mut named, findings);
-        if group.members.is_empty() {
+        // An empty `*` group changes nothing: crawlers without a group of
+        // their own are allowed everything either way (RFC 9309 allows a
+        // group without rules).
+        if group.members.is_empty() && !group.agents.iter().all(|a| a.wildcard) {
             findings.push(Finding::new(
                 group.line,
                 "empty-group",
@@ -32,7 +35,7 @@ pub(super) fn check(scope: &Scope<'_>, findings: &mut Vec<Finding>) {
         }
         members(scope, index, findings);
         request_rates(scope, index, findings);
-        crawl_delays(group, scope.seznam_reads(index), findings);
+        crawl_delays(scope, index, findings);
     }
     ignored_limits(scope, findings);
 }
@@ -153,16 +156,20 @@ fn members(scope: &Scope<'_>, index: usize, findings: &mut Vec<Finding>) {
                     ));
                 }
             }
-            Directive::VisitTime => findings.push(Finding::new(
-                record.line,
-                "visit-time",
-                Severity::Warning,
-                format!(
-                    "Seznam ignores `{}`; to slow it down at some hours, give a Request-rate \
-                     a window, like `Request-rate: 1/10s 0800-1800`.",
-                    record.text
-                ),
-            )),
+            Directive::VisitTime => {
+                let advice = if scope.seznam_reads(index) {
+                    "; to slow it down at some hours, give a Request-rate a window, like \
+                     `Request-rate: 1/10s 0800-1800`"
+                } else {
+                    ""
+                };
+                findings.push(Finding::new(
+                    record.line,
+                    "visit-time",
+                    Severity::Note,
+                    format!("Seznam ignores `{}`{advice}.", record.text),
+                ));
+            }
             _ => {}
         }
     }
@@ -224,15 +231,29 @@ fn request_rates(scope: &Scope<'_>, index: usize, findings: &mut Vec<Finding>) {
     }
 }
 
-/// Crawl-delay: a warning where Seznam reads the group; elsewhere a note,
-/// since some other crawlers do read it.
-fn crawl_delays(group: &Group, seznam_reads: bool, findings: &mut Vec<Finding>) {
-    let severity = if seznam_reads {
-        Severity::Warning
-    } else {
-        Severity::Note
-    };
+/// Crawl-delay where Seznam reads the group: it reads Request-rate
+/// instead. A warning with the Request-rate to write, or a note when its
+/// selection already has a Request-rate. Elsewhere nothing: other crawlers
+/// may read it, and Seznam's advice has no place in their groups.
+fn crawl_delays(scope: &Scope<'_>, index: usize, findings: &mut Vec<Finding>) {
+    if !scope.seznam_reads(index) {
+        return;
+    }
+    let group = &scope.robots.groups()[index];
+    let rate = scope.seznam.request_rates().first();
     for delay in &group.crawl_delays {
+        if let Some(rate) = rate {
+            findings.push(Finding::new(
+                delay.line,
+                "crawl-delay",
+                Severity::Note,
+                format!(
+                    "Seznam does not read `{}`; it keeps to `{}` (line {}) instead.",
+                    delay.text, rate.text, rate.line
+                ),
+            ));
+            continue;
+        }
         let instead = match delay.millis {
             Some(millis) if millis > 0 && millis % 1000 == 0 => {
                 format!("; write `Request-rate: 1/{}s` instead", millis / 1000)
@@ -246,7 +267,7 @@ fn crawl_delays(group: &Group, seznam_reads: bool, findings: &mut Vec<Finding>) 
         findings.push(Finding::new(
             delay.line,
             "crawl-delay",
-            severity,
+            Severity::Warning,
             format!(
                 "`{}` is not part of RFC 9309 and Seznam does not read it, as it reads \
                  Request-rate{instead}.",
@@ -384,10 +405,11 @@ mod tests {
                 "misplaced-robot-version",
                 &[3],
             ),
+            // No Seznam advice in another crawler's group.
             (
                 "User-agent: Googlebot\nCrawl-delay: 5\n",
                 "crawl-delay",
-                &[2],
+                &[],
             ),
             // The floor matters only where Seznam reads the group.
             (
