@@ -85,26 +85,25 @@ fn judge(run: &[Piece<'_>], findings: &mut Vec<Finding>) {
         if tokens(before) == tokens(after) {
             continue;
         }
+        // The User-agent lines the split cuts off: those of its own piece.
         let first = before
-            .iter()
-            .flat_map(|p| &p.agents)
-            .next()
+            .last()
+            .and_then(|p| p.agents.first())
             .map_or(split.line, |r| r.line);
         let readers = match split.directive {
-            Directive::CrawlDelay => "crawlers that read Crawl-delay (Bing, Yandex)",
-            _ => "Seznam's crawlers",
+            Directive::CrawlDelay => "Bing, Yandex",
+            _ => "Seznam's",
         };
         findings.push(Finding::new(
             next.line,
             "ambiguous-group",
             Severity::Warning,
             format!(
-                "`{}` (line {}) stands between the User-agent lines at line {first} and line \
-                 {}: {readers} read two groups here, crawlers that ignore it (as Google's \
-                 parser does) one group, so the rules below apply to the crawlers of line \
-                 {first} for some and not for others; end the first group with a rule (an \
-                 empty `Disallow:` forbids nothing) or move the line below the User-agent \
-                 lines.",
+                "`{}` (line {}) ends the group of line {first} only for crawlers that read it \
+                 ({readers}): crawlers that ignore it, as Google's parser does, give line \
+                 {first}'s crawlers the rules of the group at line {} as well; end line \
+                 {first}'s group with a rule (an empty `Disallow:` forbids nothing) to make \
+                 it the same for all.",
                 split.text, split.line, next.line
             ),
         ));
