@@ -1,6 +1,8 @@
 //! `robots-audit lint` run as a user runs it: each robots.txt under
 //! `tests/data/lint/` against its expected text and JSON reports, byte for
-//! byte, and the exit status (0 clean, 1 findings, 2 unreadable file).
+//! byte, and the exit status (0 clean, 1 findings, 2 unreadable file);
+//! and the real robots.txt files under `tests/data/robots/` (sources in its
+//! README) against a snapshot of their findings.
 //!
 //! To rewrite the expected files after a deliberate change, run with
 //! `LINT_BLESS=1` and review the diff.
@@ -118,4 +120,106 @@ fn a_file_past_500_kib_is_reported_whole() {
         text.len()
     );
     assert!(stdout.contains(&expected), "{stdout}");
+}
+
+/// The findings of one file of the corpus, from the text report:
+/// `(severity, name)` per finding, in report order.
+fn corpus_findings(file: &Path) -> (Option<i32>, Vec<(String, String)>) {
+    let output = Command::new(env!("CARGO_BIN_EXE_robots-audit"))
+        .arg("lint")
+        .arg(file)
+        .output()
+        .expect("run robots-audit");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let findings = stdout
+        .lines()
+        .skip_while(|l| *l != "findings:")
+        .skip(1)
+        .take_while(|l| !l.is_empty())
+        .filter_map(|l| {
+            let mut parts = l.splitn(4, ": ");
+            let _where = parts.next()?;
+            Some((parts.next()?.to_string(), parts.next()?.to_string()))
+        })
+        .collect();
+    (output.status.code(), findings)
+}
+
+#[test]
+fn a_corpus_of_real_files() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/robots");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("read the corpus")
+        .map(|e| e.expect("corpus entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "txt"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 30, "{} files", files.len());
+
+    // Every error the lint finds in these sites' files, and why it is one:
+    // the page served is HTML, and a Request-rate left as a template.
+    let expected_errors = [
+        ("aukro.cz.txt", "bad-request-rate"),
+        ("www.pravo.cz.txt", "looks-like-html"),
+    ];
+    // Files a webmaster would call fine: the lint must not say otherwise.
+    let clean = [
+        "www.seznam.cz.txt",
+        "mapy.cz.txt",
+        "www.novinky.cz.txt",
+        "www.idnes.cz.txt",
+        "www.csfd.cz.txt",
+        "www.bbc.co.uk.txt",
+        "developer.vimeo.com.txt",
+        "cs.wikipedia.org.txt",
+        "en.wikipedia.org.txt",
+        "www.youtube.com.txt",
+    ];
+
+    let mut snapshot = String::new();
+    let mut errors = Vec::new();
+    for path in &files {
+        let name = path.file_name().and_then(|n| n.to_str()).expect("name");
+        let (status, findings) = corpus_findings(path);
+        let problems = findings.iter().filter(|(s, _)| s != "note").count();
+        assert_eq!(
+            status,
+            Some(if problems == 0 { 0 } else { 1 }),
+            "{name}: exit status"
+        );
+        if clean.contains(&name) {
+            assert_eq!(problems, 0, "{name}: {findings:?}");
+        }
+        for (severity, finding) in &findings {
+            if severity == "error" {
+                errors.push((name.to_string(), finding.clone()));
+            }
+        }
+        // Severity counts by finding name, for a diff a person can read.
+        let mut counts: std::collections::BTreeMap<(&str, &str), usize> = Default::default();
+        for (severity, finding) in &findings {
+            *counts.entry((severity, finding)).or_default() += 1;
+        }
+        snapshot.push_str(name);
+        for ((severity, finding), count) in counts {
+            snapshot.push_str(&format!(" {severity}:{finding}={count}"));
+        }
+        snapshot.push('\n');
+    }
+    let errors: Vec<(&str, &str)> = errors
+        .iter()
+        .map(|(f, n)| (f.as_str(), n.as_str()))
+        .collect();
+    assert_eq!(errors, expected_errors);
+
+    let expected = dir.join("findings.expected");
+    if std::env::var_os("LINT_BLESS").is_some() {
+        std::fs::write(&expected, &snapshot).expect("write findings.expected");
+        return;
+    }
+    let want = std::fs::read_to_string(&expected).expect("read findings.expected");
+    assert!(
+        want == snapshot,
+        "findings.expected differs\n--- expected\n{want}\n--- actual\n{snapshot}"
+    );
 }
