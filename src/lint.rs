@@ -2,29 +2,95 @@
 //! it — groups with their agents and lines, Request-rates written and
 //! effective, sitemaps, unknown directives, each with its line — then the
 //! findings of [`crate::robots::lint`], as text for a person or JSON for a
-//! script (SPEC §3; the lint issue).
+//! script (SPEC §3; the lint issue). The crawlers it judges for are the
+//! crawler table's, `--profiles` included.
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use crate::config::{LintConfig, OutputFormat};
+use crate::crawler::profile::{self, Profile};
+use crate::crawler::profile_file;
 use crate::error::Result;
-use crate::robots::lint::{self, Finding, SEZNAM_FLOOR_SECS, SEZNAM_TOKEN, Severity};
+use crate::robots::lint::{self, Finding, Reader, Severity};
 use crate::robots::parse::{Directive, Record};
 use crate::robots::{AgentRules, Group, RequestRate, Robots};
 use crate::text::{escape_non_utf8, json_string};
 
 /// Runs `lint`; true when the file is clean (notes alone leave it clean).
 pub fn run(config: &LintConfig) -> Result<bool> {
+    let mut table = profile::builtin();
+    if let Some(path) = &config.profiles {
+        profile_file::load_profiles(path, &mut table)?;
+    }
+    let readers = readers(&table);
     let robots = Robots::read(&config.file)?;
-    let findings = lint::lint(&robots);
+    let findings = lint::lint(&robots, &readers);
     let path = config.file.display().to_string();
     let output = match config.format {
-        OutputFormat::Json => json(&path, &robots, &findings),
-        OutputFormat::Text | OutputFormat::Csv => text(&path, &robots, &findings),
+        OutputFormat::Json => json(&path, &robots, &readers, &findings),
+        OutputFormat::Text | OutputFormat::Csv => text(&path, &robots, &readers, &findings),
     };
     crate::write_stdout(output.as_bytes())?;
     Ok(lint::is_clean(&findings))
+}
+
+/// The crawlers of the table as the lint judges for them: one reader per
+/// robots.txt token, in table order, with the crawlers that obey it.
+pub fn readers(table: &[Profile]) -> Vec<Reader> {
+    let mut readers: Vec<Reader> = Vec::new();
+    for profile in table {
+        if let Some(reader) = readers
+            .iter_mut()
+            .find(|r| r.token.eq_ignore_ascii_case(&profile.token))
+        {
+            reader.crawlers.push(profile.name.clone());
+            continue;
+        }
+        let (reads_request_rate, reads_robot_version, reads_crawl_delay) = extensions(profile);
+        readers.push(Reader {
+            token: profile.token.clone(),
+            crawlers: vec![profile.name.clone()],
+            floor: profile
+                .rate_floor
+                .map(|f| (f.fetches, u64::from(f.seconds))),
+            reads_request_rate,
+            reads_robot_version,
+            reads_crawl_delay,
+            // As the audit decides it (pipeline.rs): the habit is Seznam's.
+            homepage_exception: profile.token.eq_ignore_ascii_case("SeznamBot"),
+        });
+    }
+    readers
+}
+
+/// Which extension records a crawler reads as rules of its group:
+/// (Request-rate, Robot-version, Crawl-delay). SPEC §3: Seznam's crawlers
+/// read the extensions Seznam documents, a crawler the profile says
+/// nothing of reads only Allow and Disallow. The one place to read the
+/// profile's own list once it has one.
+fn extensions(profile: &Profile) -> (bool, bool, bool) {
+    let seznam = profile.token.eq_ignore_ascii_case("SeznamBot");
+    (seznam, seznam, false)
+}
+
+/// The readers of the table, each with the groups it obeys.
+type Selections<'a> = [(&'a Reader, AgentRules)];
+
+fn selections<'a>(robots: &Robots, readers: &'a [Reader]) -> Vec<(&'a Reader, AgentRules)> {
+    readers
+        .iter()
+        .map(|r| (r, robots.rules_for(r.token.as_bytes())))
+        .collect()
+}
+
+/// The readers that obey group `index`.
+fn readers_of<'a>(selections: &Selections<'a>, index: usize) -> Vec<&'a Reader> {
+    selections
+        .iter()
+        .filter(|(_, rules)| rules.groups().contains(&index))
+        .map(|&(r, _)| r)
+        .collect()
 }
 
 /// One line of a group as a crawler reads it, and what it does.
@@ -36,16 +102,16 @@ struct Shown {
 }
 
 /// The lines of a group after its user-agent lines, in file order.
-fn members(robots: &Robots, seznam: &AgentRules, index: usize) -> Vec<Shown> {
+fn members(robots: &Robots, selections: &Selections<'_>, index: usize) -> Vec<Shown> {
     let group = &robots.groups()[index];
     let records = &robots.file().records;
-    let seznam_reads = seznam.groups().contains(&index);
+    let readers = readers_of(selections, index);
     group
         .members
         .iter()
         .filter_map(|&member| records.get(member))
         .map(|record| {
-            let (what, remark) = member(group, record, seznam_reads);
+            let (what, remark) = member(group, record, &readers);
             Shown {
                 line: record.line,
                 what,
@@ -55,7 +121,7 @@ fn members(robots: &Robots, seznam: &AgentRules, index: usize) -> Vec<Shown> {
         .collect()
 }
 
-fn member(group: &Group, record: &Record, seznam_reads: bool) -> (String, Option<String>) {
+fn member(group: &Group, record: &Record, readers: &[&Reader]) -> (String, Option<String>) {
     let line = record.line;
     match record.directive {
         Directive::Allow | Directive::Disallow => {
@@ -75,14 +141,17 @@ fn member(group: &Group, record: &Record, seznam_reads: bool) -> (String, Option
             }
         }
         Directive::RequestRate => match group.request_rates.iter().find(|r| r.line == line) {
-            Some(rate) => (rate_shown(rate), rate_remark(rate, seznam_reads)),
+            Some(rate) => (rate_shown(rate), rate_remark(rate, readers)),
             None => (record.text.clone(), None),
         },
         Directive::CrawlDelay => match group.crawl_delays.iter().find(|d| d.line == line) {
             Some(delay) => match delay.millis {
                 Some(millis) => (
                     format!("Crawl-delay: {}", seconds(millis)),
-                    seznam_reads.then(|| "Seznam reads Request-rate instead".into()),
+                    readers
+                        .iter()
+                        .find(|r| r.reads_request_rate && !r.reads_crawl_delay)
+                        .map(|r| format!("{} reads Request-rate instead", r.token)),
                 ),
                 None => (record.text.clone(), Some("unreadable: ignored".into())),
             },
@@ -98,7 +167,10 @@ fn member(group: &Group, record: &Record, seznam_reads: bool) -> (String, Option
                 (record.text.clone(), Some("no effect".into()))
             }
         }
-        Directive::VisitTime => (record.text.clone(), Some("Seznam ignores it".into())),
+        Directive::VisitTime => (
+            record.text.clone(),
+            Some("no known crawler reads it".into()),
+        ),
         _ => (record.text.clone(), None),
     }
 }
@@ -112,23 +184,30 @@ fn rate_shown(line: &RequestRate) -> String {
     }
 }
 
-fn rate_remark(line: &RequestRate, seznam_reads: bool) -> Option<String> {
+fn rate_remark(line: &RequestRate, readers: &[&Reader]) -> Option<String> {
     let Some(rate) = line.rate else {
         return Some("unreadable: ignored".into());
     };
-    let floored = seznam_reads
-        .then(|| rate.floored(1, SEZNAM_FLOOR_SECS))
-        .flatten();
-    floored.map(|effective| format!("effective {} for Seznam", effective.canonical()))
+    let remarks: Vec<String> = readers
+        .iter()
+        .filter(|r| r.reads_request_rate)
+        .filter_map(|r| {
+            let (fetches, seconds) = r.floor?;
+            let floored = rate.floored(fetches, seconds)?;
+            Some(format!("effective {} for {}", floored.canonical(), r.token))
+        })
+        .collect();
+    (!remarks.is_empty()).then(|| remarks.join("; "))
 }
 
-/// The rate a crawler keeps to: Seznam's floor where it applies, else the
-/// rate as written, in canonical form.
-fn effective(line: &RequestRate, seznam_reads: bool) -> Option<String> {
+/// The rate a crawler keeps to: the first reader's floor where it applies,
+/// else the rate as written, in canonical form.
+fn effective(line: &RequestRate, readers: &[&Reader]) -> Option<String> {
     let rate = line.rate?;
-    let floored = seznam_reads
-        .then(|| rate.floored(1, SEZNAM_FLOOR_SECS))
-        .flatten();
+    let floored = readers
+        .iter()
+        .filter(|r| r.reads_request_rate)
+        .find_map(|r| r.floor.and_then(|(f, s)| rate.floored(f, s)));
     Some(floored.unwrap_or(rate).canonical())
 }
 
@@ -188,9 +267,9 @@ fn plural(count: usize, word: &str) -> String {
 }
 
 /// The report for a person.
-pub fn text(path: &str, robots: &Robots, findings: &[Finding]) -> String {
+pub fn text(path: &str, robots: &Robots, readers: &[Reader], findings: &[Finding]) -> String {
     let file = robots.file();
-    let seznam = robots.rules_for(SEZNAM_TOKEN.as_bytes());
+    let selections = selections(robots, readers);
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -198,22 +277,21 @@ pub fn text(path: &str, robots: &Robots, findings: &[Finding]) -> String {
         plural(file.lines, "line"),
         plural(file.size, "byte")
     );
-    let used: Vec<String> = seznam
-        .groups()
-        .iter()
-        .map(|&g| format!("group (line {})", robots.groups()[g].line))
-        .collect();
-    if used.is_empty() {
-        let _ = writeln!(
-            out,
-            "{SEZNAM_TOKEN} (and FreshBot, SeznamBot-test) reads no group: everything is allowed"
-        );
-    } else {
-        let _ = writeln!(
-            out,
-            "{SEZNAM_TOKEN} (and FreshBot, SeznamBot-test) reads: {}",
-            used.join(" + ")
-        );
+    for (reader, rules) in &selections {
+        let used: Vec<String> = rules
+            .groups()
+            .iter()
+            .map(|&g| format!("group (line {})", robots.groups()[g].line))
+            .collect();
+        if used.is_empty() {
+            let _ = writeln!(
+                out,
+                "{} reads no group: everything is allowed",
+                reader.label()
+            );
+        } else {
+            let _ = writeln!(out, "{} reads: {}", reader.label(), used.join(" + "));
+        }
     }
 
     for (index, group) in robots.groups().iter().enumerate() {
@@ -223,7 +301,7 @@ pub fn text(path: &str, robots: &Robots, findings: &[Finding]) -> String {
             group.line,
             printable(&agents(group))
         );
-        for shown in members(robots, &seznam, index) {
+        for shown in members(robots, &selections, index) {
             let _ = write!(out, "  {} (line {})", printable(&shown.what), shown.line);
             if let Some(remark) = shown.remark {
                 let _ = write!(out, " \u{2014} {remark}");
@@ -321,10 +399,11 @@ fn json_lines<'a>(lines: impl Iterator<Item = (usize, &'a str)>) -> String {
     format!("[{}]", items.join(","))
 }
 
-fn json_group(robots: &Robots, seznam: &AgentRules, index: usize) -> String {
+fn json_group(robots: &Robots, selections: &Selections<'_>, index: usize) -> String {
     let group = &robots.groups()[index];
     let records = &robots.file().records;
-    let seznam_reads = seznam.groups().contains(&index);
+    let readers = readers_of(selections, index);
+    let read_by: Vec<String> = readers.iter().map(|r| json_string(&r.token)).collect();
     let agents: Vec<String> = group
         .agents
         .iter()
@@ -360,7 +439,7 @@ fn json_group(robots: &Robots, seznam: &AgentRules, index: usize) -> String {
                 json_string(&r.text),
                 json_string(&r.written),
                 json_opt(r.rate.and_then(|rate| rate.window).map(|w| w.to_string())),
-                json_opt(effective(r, seznam_reads)),
+                json_opt(effective(r, &readers)),
                 json_opt(r.error.clone())
             )
         })
@@ -401,9 +480,10 @@ fn json_group(robots: &Robots, seznam: &AgentRules, index: usize) -> String {
             .map(|r| (r.line, r.text.as_str())),
     );
     format!(
-        "{{\"line\":{},\"agents\":[{}],\"seznam\":{seznam_reads},\"robot_version\":{robot_version},\"rules\":[{}],\"request_rates\":[{}],\"crawl_delays\":[{}],\"visit_times\":{visit_times},\"ignored\":{ignored}}}",
+        "{{\"line\":{},\"agents\":[{}],\"read_by\":[{}],\"robot_version\":{robot_version},\"rules\":[{}],\"request_rates\":[{}],\"crawl_delays\":[{}],\"visit_times\":{visit_times},\"ignored\":{ignored}}}",
         group.line,
         agents.join(","),
+        read_by.join(","),
         rules.join(","),
         rates.join(","),
         delays.join(","),
@@ -411,16 +491,28 @@ fn json_group(robots: &Robots, seznam: &AgentRules, index: usize) -> String {
 }
 
 /// The report for a script: one JSON object on one line.
-pub fn json(path: &str, robots: &Robots, findings: &[Finding]) -> String {
+pub fn json(path: &str, robots: &Robots, readers: &[Reader], findings: &[Finding]) -> String {
     let file = robots.file();
-    let seznam = robots.rules_for(SEZNAM_TOKEN.as_bytes());
+    let selections = selections(robots, readers);
     let groups: Vec<String> = (0..robots.groups().len())
-        .map(|index| json_group(robots, &seznam, index))
+        .map(|index| json_group(robots, &selections, index))
         .collect();
-    let seznam_groups: Vec<String> = seznam
-        .groups()
+    let crawlers: Vec<String> = selections
         .iter()
-        .map(|&g| robots.groups()[g].line.to_string())
+        .map(|(reader, rules)| {
+            let names: Vec<String> = reader.crawlers.iter().map(|c| json_string(c)).collect();
+            let lines: Vec<String> = rules
+                .groups()
+                .iter()
+                .map(|&g| robots.groups()[g].line.to_string())
+                .collect();
+            format!(
+                "{{\"token\":{},\"crawlers\":[{}],\"groups\":[{}]}}",
+                json_string(&reader.token),
+                names.join(","),
+                lines.join(",")
+            )
+        })
         .collect();
     let sitemaps: Vec<String> = records_of(robots, Directive::Sitemap)
         .map(|r| {
@@ -462,13 +554,13 @@ pub fn json(path: &str, robots: &Robots, findings: &[Finding]) -> String {
         })
         .collect();
     format!(
-        "{{\"file\":{},\"size\":{},\"lines\":{},\"bom\":{},\"truncated\":{},\"seznam_groups\":[{}],\"groups\":[{}],\"outside_groups\":{orphans},\"sitemaps\":[{}],\"unknown_directives\":[{}],\"strays\":{strays},\"findings\":[{}],\"clean\":{}}}\n",
+        "{{\"file\":{},\"size\":{},\"lines\":{},\"bom\":{},\"truncated\":{},\"crawlers\":[{}],\"groups\":[{}],\"outside_groups\":{orphans},\"sitemaps\":[{}],\"unknown_directives\":[{}],\"strays\":{strays},\"findings\":[{}],\"clean\":{}}}\n",
         json_string(path),
         file.size,
         file.lines,
         file.bom,
         file.truncated,
-        seznam_groups.join(","),
+        crawlers.join(","),
         groups.join(","),
         sitemaps.join(","),
         unknown.join(","),
@@ -507,13 +599,14 @@ mod tests {
             b"User-agent: SeznamBot\nRequest-rate: 1/60s\nDisallow: /%7ecz\nDisallow:\n\n\
               User-agent: *\nCrawl-delay: 2.5\nSitemap: https://example.cz/s.xml\nHost: example.cz\n",
         );
-        let findings = lint::lint(&robots);
-        let out = text("robots.txt", &robots, &findings);
+        let readers = readers(&profile::builtin());
+        let findings = lint::lint(&robots, &readers);
+        let out = text("robots.txt", &robots, &readers, &findings);
         for expected in [
             "file: robots.txt (9 lines, ",
             "SeznamBot (and FreshBot, SeznamBot-test) reads: group (line 1)\n",
             "\ngroup (line 1): User-agent SeznamBot\n",
-            "  Request-rate: 1/60s (line 2) \u{2014} effective 1/30s for Seznam\n",
+            "  Request-rate: 1/60s (line 2) \u{2014} effective 1/30s for SeznamBot\n",
             "  Disallow: /~cz (line 3)\n",
             "  Disallow: (line 4) \u{2014} empty: no effect\n",
             "\ngroup (line 6): User-agent *\n",
@@ -531,8 +624,9 @@ mod tests {
     #[test]
     fn json_is_one_object() {
         let robots = Robots::new(b"User-agent: *\nDisallow: /a\"b\nRequest-rate: 1/x\n");
-        let findings = lint::lint(&robots);
-        let out = json("r\"obots.txt", &robots, &findings);
+        let readers = readers(&profile::builtin());
+        let findings = lint::lint(&robots, &readers);
+        let out = json("r\"obots.txt", &robots, &readers, &findings);
         assert!(out.starts_with("{\"file\":\"r\\\"obots.txt\","));
         assert!(out.ends_with("}\n"));
         assert_eq!(out.matches('\n').count(), 1);

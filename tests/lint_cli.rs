@@ -223,3 +223,43 @@ fn a_corpus_of_real_files() {
         "findings.expected differs\n--- expected\n{want}\n--- actual\n{snapshot}"
     );
 }
+
+#[test]
+fn a_crawler_added_by_profiles_is_judged_too() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let robots = dir.path().join("robots.txt");
+    std::fs::write(
+        &robots,
+        "User-agent: Googlebott\nDisallow: /x\n\nUser-agent: *\nDisallow: /admin/\n",
+    )
+    .expect("write robots.txt");
+    let profiles = dir.path().join("profiles.txt");
+    std::fs::write(
+        &profiles,
+        "crawler: Googlebot\ntoken: Googlebot\nuser-agent: Googlebot\nhost: crawl-<address>.googlebot.com\n",
+    )
+    .expect("write profiles");
+    let run = |extra: &[&Path]| {
+        let output = Command::new(env!("CARGO_BIN_EXE_robots-audit"))
+            .arg("lint")
+            .arg(&robots)
+            .args(extra.iter().flat_map(|p| [Path::new("--profiles"), p]))
+            .output()
+            .expect("run robots-audit");
+        (
+            output.status.code(),
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+        )
+    };
+    let (status, builtin) = run(&[]);
+    assert_eq!(status, Some(0), "{builtin}");
+    assert!(!builtin.contains("Googlebot reads"), "{builtin}");
+    assert!(!builtin.contains("misnamed-agent"), "{builtin}");
+    let (status, with) = run(&[&profiles]);
+    assert_eq!(status, Some(1), "{with}");
+    assert!(with.contains("Googlebot reads: group (line 4)\n"), "{with}");
+    assert!(
+        with.contains("line 1: warning: misnamed-agent: `Googlebott` does not name Googlebot"),
+        "{with}"
+    );
+}

@@ -18,12 +18,46 @@ mod shadow;
 
 use super::matcher::{AgentRules, Robots};
 
-/// The robots.txt token every Seznam crawler obeys (SPEC §2).
-pub const SEZNAM_TOKEN: &str = "SeznamBot";
+/// A crawler as the lint judges a file for it, from its profile (SPEC §2,
+/// §3): the `lint` command builds these from the crawler table, so a
+/// crawler added by `--profiles` is judged as the built-in ones are.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reader {
+    /// The robots.txt token whose groups it obeys.
+    pub token: String,
+    /// The crawlers that obey the token, as reports name them.
+    pub crawlers: Vec<String>,
+    /// The slowest rate it honours, as (fetches, seconds): slower written
+    /// rates are read as this.
+    pub floor: Option<(u32, u64)>,
+    /// It reads `Request-rate` as a rule of its group.
+    pub reads_request_rate: bool,
+    /// It reads `Robot-version` as a rule of its group.
+    pub reads_robot_version: bool,
+    /// It reads `Crawl-delay` as a rule of its group.
+    pub reads_crawl_delay: bool,
+    /// It fetches `/` even when a `*` group forbids it (Seznam documents
+    /// this for its crawlers).
+    pub homepage_exception: bool,
+}
 
-/// Seznam treats a rate slower than one fetch per this many seconds as
-/// exactly that (SPEC §3).
-pub const SEZNAM_FLOOR_SECS: u64 = 30;
+impl Reader {
+    /// `SeznamBot`, or `SeznamBot (and FreshBot, SeznamBot-test)`: the
+    /// token and the other crawlers that obey it.
+    pub fn label(&self) -> String {
+        let others: Vec<&str> = self
+            .crawlers
+            .iter()
+            .map(String::as_str)
+            .filter(|c| !c.eq_ignore_ascii_case(&self.token))
+            .collect();
+        if others.is_empty() {
+            self.token.clone()
+        } else {
+            format!("{} (and {})", self.token, others.join(", "))
+        }
+    }
+}
 
 /// How much a finding matters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -81,7 +115,8 @@ pub fn is_clean(findings: &[Finding]) -> bool {
     !findings.iter().any(Finding::is_problem)
 }
 
-/// What the checks share: the file and every distinct selection in it.
+/// What the checks share: the file, every distinct selection in it, and
+/// the crawlers of the table with theirs.
 struct Scope<'a> {
     robots: &'a Robots,
     /// The merged, compiled groups some crawler obeys: one per distinct
@@ -90,12 +125,12 @@ struct Scope<'a> {
     selections: Vec<AgentRules>,
     /// For each group, the indices of the selections that use it.
     users: Vec<Vec<usize>>,
-    /// The selection Seznam's crawlers use.
-    seznam: AgentRules,
+    /// The crawlers of the table, each with the selection it uses.
+    readers: Vec<(&'a Reader, AgentRules)>,
 }
 
 impl<'a> Scope<'a> {
-    fn new(robots: &'a Robots) -> Scope<'a> {
+    fn new(robots: &'a Robots, readers: &'a [Reader]) -> Scope<'a> {
         let mut tokens: Vec<String> = Vec::new();
         let mut seen = std::collections::HashSet::new();
         for agent in robots.groups().iter().flat_map(|g| &g.agents) {
@@ -127,7 +162,10 @@ impl<'a> Scope<'a> {
             robots,
             selections,
             users,
-            seznam: robots.rules_for(SEZNAM_TOKEN.as_bytes()),
+            readers: readers
+                .iter()
+                .map(|r| (r, robots.rules_for(r.token.as_bytes())))
+                .collect(),
         }
     }
 
@@ -136,19 +174,23 @@ impl<'a> Scope<'a> {
         self.users.get(group).map_or(&[], Vec::as_slice)
     }
 
-    /// True when Seznam's crawlers obey group `group`.
-    fn seznam_reads(&self, group: usize) -> bool {
-        self.seznam.groups().contains(&group)
+    /// The crawlers of the table that obey group `group`, with their
+    /// selections.
+    fn readers_of(&self, group: usize) -> impl Iterator<Item = &(&'a Reader, AgentRules)> {
+        self.readers
+            .iter()
+            .filter(move |(_, rules)| rules.groups().contains(&group))
     }
 }
 
-/// Lints a robots.txt. Findings come sorted by line (the whole file first),
-/// then by name. A file that looks like an HTML page or binary data gets
-/// that finding alone (and the size one): its lines mean nothing.
-pub fn lint(robots: &Robots) -> Vec<Finding> {
+/// Lints a robots.txt for the crawlers `readers`. Findings come sorted by
+/// line (the whole file first), then by name. A file that looks like an
+/// HTML page or binary data gets that finding alone (and the size one):
+/// its lines mean nothing.
+pub fn lint(robots: &Robots, readers: &[Reader]) -> Vec<Finding> {
     let mut findings = lines::check_file(robots);
     if findings.is_empty() {
-        let scope = Scope::new(robots);
+        let scope = Scope::new(robots, readers);
         lines::check(&scope, &mut findings);
         groups::check(&scope, &mut findings);
         readings::check(&scope, &mut findings);
@@ -181,10 +223,36 @@ fn edit_distance(a: &[u8], b: &[u8]) -> usize {
     previous[b.len()]
 }
 
+/// Seznam's crawlers as the built-in table describes them, for the checks'
+/// own tests.
+#[cfg(test)]
+fn seznam() -> Vec<Reader> {
+    vec![Reader {
+        token: "SeznamBot".into(),
+        crawlers: vec![
+            "FreshBot".into(),
+            "SeznamBot-test".into(),
+            "SeznamBot".into(),
+        ],
+        floor: Some((1, 30)),
+        reads_request_rate: true,
+        reads_robot_version: true,
+        reads_crawl_delay: false,
+        homepage_exception: true,
+    }]
+}
+
+/// The findings of a robots.txt for Seznam's crawlers, for the checks' own
+/// tests.
+#[cfg(test)]
+fn lint_text(text: &[u8]) -> Vec<Finding> {
+    lint(&Robots::new(text), &seznam())
+}
+
 /// The lines of every finding of one name, for the checks' own tests.
 #[cfg(test)]
 fn found(text: &str, name: &str) -> Vec<usize> {
-    lint(&Robots::new(text.as_bytes()))
+    lint_text(text.as_bytes())
         .into_iter()
         .filter(|f| f.name == name)
         .filter_map(|f| f.line)
@@ -196,7 +264,7 @@ mod tests {
     use super::*;
 
     fn names(text: &str) -> Vec<(Option<usize>, &'static str, Severity)> {
-        lint(&Robots::new(text.as_bytes()))
+        lint_text(text.as_bytes())
             .into_iter()
             .map(|f| (f.line, f.name, f.severity))
             .collect()
@@ -222,7 +290,7 @@ mod tests {
     #[test]
     fn a_clean_file_has_no_findings() {
         assert_eq!(names(CLEAN), vec![]);
-        assert!(is_clean(&lint(&Robots::new(CLEAN.as_bytes()))));
+        assert!(is_clean(&lint_text(CLEAN.as_bytes())));
     }
 
     #[test]
@@ -444,13 +512,13 @@ mod tests {
             (
                 "User-agent: FreshBot\nDisallow: /x\n",
                 Some(1),
-                "seznam-agent-name",
+                "misnamed-agent",
                 Warning,
             ),
             (
                 "User-agent: Seznam\nDisallow: /x\n",
                 Some(1),
-                "seznam-agent-name",
+                "misnamed-agent",
                 Warning,
             ),
             (
@@ -505,7 +573,7 @@ mod tests {
             "User-agent: *\nDisallow: /x\nVisit-time: 0100-0600\n",
         ];
         for text in cases {
-            let findings = lint(&Robots::new(text.as_bytes()));
+            let findings = lint_text(text.as_bytes());
             assert!(is_clean(&findings), "{text:?}: {findings:?}");
         }
     }
@@ -529,9 +597,8 @@ mod tests {
 
     #[test]
     fn a_sitemap_without_its_colon_is_named_so() {
-        let findings = lint(&Robots::new(
-            b"User-agent: *\nDisallow: /x\nSitemap https://www.example.cz/s.xml\n",
-        ));
+        let findings =
+            lint_text(b"User-agent: *\nDisallow: /x\nSitemap https://www.example.cz/s.xml\n");
         let message = &findings
             .iter()
             .find(|f| f.name == "missing-colon")
@@ -545,9 +612,9 @@ mod tests {
 
     #[test]
     fn crawl_delay_advice_only_where_it_helps() {
-        let with_rate = lint(&Robots::new(
+        let with_rate = lint_text(
             b"User-agent: SeznamBot\nRequest-rate: 1/10s\nCrawl-delay: 10\nDisallow: /x\n",
-        ));
+        );
         let delay = with_rate
             .iter()
             .find(|f| f.name == "crawl-delay")
@@ -555,9 +622,7 @@ mod tests {
         assert_eq!(delay.severity, Severity::Note);
         assert!(!delay.message.contains("instead`"), "{}", delay.message);
         assert!(delay.message.contains("(line 2)"), "{}", delay.message);
-        let alone = lint(&Robots::new(
-            b"User-agent: *\nCrawl-delay: 10\nDisallow: /x\n",
-        ));
+        let alone = lint_text(b"User-agent: *\nCrawl-delay: 10\nDisallow: /x\n");
         let delay = alone
             .iter()
             .find(|f| f.name == "crawl-delay")
@@ -571,12 +636,40 @@ mod tests {
     }
 
     #[test]
+    fn each_crawler_is_judged_by_its_own_profile() {
+        let other = Reader {
+            token: "ExampleBot".into(),
+            crawlers: vec!["ExampleBot".into(), "ExampleBot-News".into()],
+            floor: Some((1, 10)),
+            reads_request_rate: true,
+            reads_robot_version: false,
+            reads_crawl_delay: false,
+            homepage_exception: false,
+        };
+        let text = b"User-agent: ExampleBot\nRequest-rate: 1/20s\nDisallow: /x\n\n\
+                     User-agent: ExampleBot-News\nDisallow: /y\n";
+        let robots = Robots::new(text);
+        let names = |readers: &[Reader]| -> Vec<(Option<usize>, &'static str)> {
+            lint(&robots, readers)
+                .into_iter()
+                .map(|f| (f.line, f.name))
+                .collect()
+        };
+        // Seznam's floor (1/30s) is not this crawler's; its own (1/10s) is.
+        assert_eq!(names(&seznam()), vec![]);
+        assert_eq!(
+            names(&[other]),
+            vec![(Some(2), "slow-request-rate"), (Some(5), "misnamed-agent")]
+        );
+    }
+
+    #[test]
     fn a_file_past_the_limit() {
         let mut text = b"User-agent: *\n".to_vec();
         while text.len() <= parse_limit() {
             text.extend_from_slice(b"Disallow: /private/area/\n");
         }
-        let findings = lint(&Robots::new(&text));
+        let findings = lint_text(&text);
         assert_eq!(findings[0].line, None);
         assert_eq!(findings[0].name, "file-too-large");
         assert_eq!(findings[0].severity, Severity::Error);
@@ -595,9 +688,9 @@ mod tests {
 
     #[test]
     fn findings_are_sorted_by_line_then_name() {
-        let findings = lint(&Robots::new(
+        let findings = lint_text(
             b"Crawl-delay: 5\nUser-agent: *\nDisallow: /static/\nAllow: /static/\nDisallow:\n",
-        ));
+        );
         let keys: Vec<(Option<usize>, &str)> = findings.iter().map(|f| (f.line, f.name)).collect();
         let mut sorted = keys.clone();
         sorted.sort();

@@ -41,7 +41,7 @@ pub(super) fn check(scope: &Scope<'_>, findings: &mut Vec<Finding>) {
                 }),
             },
             Directive::Allow | Directive::Disallow => {
-                judge(&run, findings);
+                judge(scope, &run, findings);
                 run.clear();
             }
             directive if is_extension(directive) => {
@@ -52,7 +52,30 @@ pub(super) fn check(scope: &Scope<'_>, findings: &mut Vec<Finding>) {
             _ => {}
         }
     }
-    judge(&run, findings);
+    judge(scope, &run, findings);
+}
+
+/// The crawlers that read an extension record: those of the table whose
+/// profile says so, and for Crawl-delay the big ones outside it.
+fn readers(scope: &Scope<'_>, directive: Directive) -> String {
+    let mut names: Vec<&str> = scope
+        .readers
+        .iter()
+        .filter(|(r, _)| match directive {
+            Directive::RequestRate => r.reads_request_rate,
+            Directive::RobotVersion => r.reads_robot_version,
+            _ => r.reads_crawl_delay,
+        })
+        .map(|(r, _)| r.token.as_str())
+        .collect();
+    if directive == Directive::CrawlDelay {
+        names.extend(["Bing", "Yandex"]);
+    }
+    if names.is_empty() {
+        "none the tool knows".to_string()
+    } else {
+        names.join(", ")
+    }
 }
 
 /// The tokens a piece names, lower case, `*` for the default group.
@@ -73,7 +96,7 @@ fn tokens(pieces: &[Piece<'_>]) -> BTreeSet<Vec<u8>> {
 /// One finding at each split after which the run goes on with User-agent
 /// lines naming other crawlers than before it: there one reading gives the
 /// first crawlers the later rules and the other does not.
-fn judge(run: &[Piece<'_>], findings: &mut Vec<Finding>) {
+fn judge(scope: &Scope<'_>, run: &[Piece<'_>], findings: &mut Vec<Finding>) {
     for at in 1..run.len() {
         let (before, after) = run.split_at(at);
         let (Some(split), Some(next)) = (
@@ -90,10 +113,7 @@ fn judge(run: &[Piece<'_>], findings: &mut Vec<Finding>) {
             .last()
             .and_then(|p| p.agents.first())
             .map_or(split.line, |r| r.line);
-        let readers = match split.directive {
-            Directive::CrawlDelay => "Bing, Yandex",
-            _ => "Seznam's",
-        };
+        let readers = readers(scope, split.directive);
         findings.push(Finding::new(
             next.line,
             "ambiguous-group",

@@ -249,22 +249,27 @@ fn disallow_all(scope: &Scope<'_>, findings: &mut Vec<Finding>) {
     }
 }
 
-/// Seznam fetches the home page even when a `*` group forbids it (SPEC §4).
+/// A crawler that fetches the home page even when a `*` group forbids it
+/// (Seznam documents this; SPEC §4): say how to keep it out.
 fn home_page(scope: &Scope<'_>, findings: &mut Vec<Finding>) {
-    let verdict = scope.seznam.judge(b"/");
-    let Some(rule) = verdict.rule.filter(|r| !r.allow) else {
-        return;
-    };
-    if scope.robots.groups()[rule.group].is_default() {
+    let mut seen = Vec::new();
+    for (reader, rules) in scope.readers.iter().filter(|(r, _)| r.homepage_exception) {
+        let verdict = rules.judge(b"/");
+        let Some(rule) = verdict.rule.filter(|r| !r.allow) else {
+            continue;
+        };
+        if !scope.robots.groups()[rule.group].is_default() || seen.contains(&rule.line) {
+            continue;
+        }
+        seen.push(rule.line);
         findings.push(Finding::new(
             rule.line,
             "seznam-homepage-exception",
             Severity::Warning,
             format!(
-                "`{}` under `User-agent: *` forbids the home page too, but Seznam documents \
-                 that SeznamBot still fetches `/`; name SeznamBot in a group of its own to \
-                 keep it out.",
-                rule.text
+                "`{}` under `User-agent: *` forbids the home page too, but {} still fetches \
+                 `/`, as Seznam documents; name `{}` in a group of its own to keep it out.",
+                rule.text, reader.token, reader.token
             ),
         ));
     }
@@ -403,8 +408,7 @@ fn shadows(rules: &[Rule], globs: &HashMap<usize, Glob>) -> HashMap<usize, Shado
 
 #[cfg(test)]
 mod tests {
-    use super::super::super::matcher::Robots;
-    use super::super::{found, lint};
+    use super::super::{found, lint_text};
 
     #[test]
     fn rule_findings() {
@@ -591,7 +595,7 @@ mod tests {
 
     #[test]
     fn bytes_that_are_not_utf8() {
-        let findings = lint(&Robots::new(b"User-agent: *\nDisallow: /\xe8l\xe1nky\n"));
+        let findings = lint_text(b"User-agent: *\nDisallow: /\xe8l\xe1nky\n");
         let found: Vec<_> = findings
             .iter()
             .filter(|f| f.name == "non-ascii-pattern")
