@@ -137,6 +137,12 @@ fn member(group: &Group, record: &Record, readers: &[&Reader]) -> (String, Optio
                     ),
                     None,
                 ),
+                // An empty Disallow forbids nothing; with nothing else in
+                // the group it is the classic allow-all, so no "no effect".
+                None if record.directive == Directive::Disallow => (
+                    "Disallow:".to_string(),
+                    Some("empty: forbids nothing".into()),
+                ),
                 None => (
                     format!("{}:", record.directive.name()),
                     Some("empty: no effect".into()),
@@ -429,7 +435,7 @@ mod tests {
             "\ngroup (line 1): User-agent SeznamBot\n",
             "  Request-rate: 1/60s (line 2) \u{2014} effective 1/30s for SeznamBot\n",
             "  Disallow: /~cz (line 3)\n",
-            "  Disallow: (line 4) \u{2014} empty: no effect\n",
+            "  Disallow: (line 4) \u{2014} empty: forbids nothing\n",
             "\ngroup (line 6): User-agent *\n",
             // Seznam reads the SeznamBot group, so no Seznam remark here.
             "  Crawl-delay: 2.5 (line 7)\n",

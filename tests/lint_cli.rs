@@ -51,6 +51,7 @@ fn reports_match_byte_for_byte() {
         ("mistakes", 1),
         ("html", 1),
         ("utf16", 1),
+        ("issue", 1),
     ];
     for &(name, status) in cases {
         let file = format!("{name}.robots.txt");
