@@ -314,13 +314,20 @@ fn shadowed(scope: &Scope<'_>, findings: &mut Vec<Finding>) {
                 continue;
             };
             findings.push(if shadow.duplicate {
+                // Wikipedia writes each non-ASCII path twice, as text and
+                // percent-encoded: say that they are one pattern.
+                let how = if shadow.text == rule.text {
+                    ""
+                } else {
+                    " (the same pattern once percent-encoded)"
+                };
                 Finding::new(
                     rule.line,
                     "duplicate-rule",
                     Severity::Note,
                     format!(
-                        "`{}` repeats line {} for the same crawlers, so it has no effect of \
-                         its own.",
+                        "`{}` repeats line {}{how} for the same crawlers, so it has no effect \
+                         of its own.",
                         rule.text, shadow.line
                     ),
                 )

@@ -403,6 +403,26 @@ fn each_crawler_is_judged_by_its_own_profile() {
 }
 
 #[test]
+fn a_duplicate_by_encoding_says_so() {
+    let findings = lint_text(
+        "User-agent: *\nDisallow: /wiki/K%C3%A4ytt%C3%A4j%C3%A4:\nDisallow: /wiki/Käyttäjä:\n"
+            .as_bytes(),
+    );
+    let duplicate = findings
+        .iter()
+        .find(|f| f.name == "duplicate-rule")
+        .expect("duplicate-rule");
+    assert_eq!(duplicate.line, Some(3));
+    assert!(
+        duplicate
+            .message
+            .contains("repeats line 2 (the same pattern once percent-encoded)"),
+        "{}",
+        duplicate.message
+    );
+}
+
+#[test]
 fn a_file_past_the_limit() {
     let mut text = b"User-agent: *\n".to_vec();
     while text.len() <= parse_limit() {
