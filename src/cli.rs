@@ -196,6 +196,11 @@ pub struct LintArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = LintFormatArg::Text)]
     pub format: LintFormatArg,
+
+    /// A file of crawler profiles that add to or replace the built-in
+    /// ones: the file is judged for those crawlers too.
+    #[arg(long, value_name = "FILE")]
+    pub profiles: Option<PathBuf>,
 }
 
 impl Cli {
@@ -215,6 +220,7 @@ impl Cli {
             })),
             Some(Sub::Lint(args)) => Ok(Command::Lint(LintConfig {
                 file: args.file,
+                profiles: args.profiles,
                 format: match args.format {
                     LintFormatArg::Text => OutputFormat::Text,
                     LintFormatArg::Json => OutputFormat::Json,

@@ -108,6 +108,9 @@ pub struct CheckConfig {
 pub struct LintConfig {
     pub file: PathBuf,
     pub format: OutputFormat,
+    /// `--profiles`: crawlers the lint judges the file for besides the
+    /// built-in ones.
+    pub profiles: Option<PathBuf>,
 }
 
 #[cfg(test)]

@@ -1,6 +1,8 @@
 //! `robots-audit lint` run as a user runs it: each robots.txt under
 //! `tests/data/lint/` against its expected text and JSON reports, byte for
-//! byte, and the exit status (0 clean, 1 findings, 2 unreadable file).
+//! byte, and the exit status (0 clean, 1 findings, 2 unreadable file);
+//! and the real robots.txt files under `tests/data/robots/` (sources in its
+//! README) against a snapshot of their findings.
 //!
 //! To rewrite the expected files after a deliberate change, run with
 //! `LINT_BLESS=1` and review the diff.
@@ -49,6 +51,7 @@ fn reports_match_byte_for_byte() {
         ("mistakes", 1),
         ("html", 1),
         ("utf16", 1),
+        ("issue", 1),
     ];
     for &(name, status) in cases {
         let file = format!("{name}.robots.txt");
@@ -113,9 +116,151 @@ fn a_file_past_500_kib_is_reported_whole() {
     assert_eq!(output.status.code(), Some(1));
     let stdout = String::from_utf8_lossy(&output.stdout);
     let expected = format!(
-        "file: file-too-large: The file is {} bytes; crawlers read only the first 512000 \
+        "file: error: file-too-large: The file is {} bytes; crawlers read only the first 512000 \
          (500 KiB), so everything after line",
         text.len()
     );
     assert!(stdout.contains(&expected), "{stdout}");
+}
+
+/// The findings of one file of the corpus, from the text report:
+/// `(severity, name)` per finding, in report order.
+fn corpus_findings(file: &Path) -> (Option<i32>, Vec<(String, String)>) {
+    let output = Command::new(env!("CARGO_BIN_EXE_robots-audit"))
+        .arg("lint")
+        .arg(file)
+        .output()
+        .expect("run robots-audit");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let findings = stdout
+        .lines()
+        .skip_while(|l| *l != "findings:")
+        .skip(1)
+        .take_while(|l| !l.is_empty())
+        .filter_map(|l| {
+            let mut parts = l.splitn(4, ": ");
+            let _where = parts.next()?;
+            Some((parts.next()?.to_string(), parts.next()?.to_string()))
+        })
+        .collect();
+    (output.status.code(), findings)
+}
+
+#[test]
+fn a_corpus_of_real_files() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/robots");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("read the corpus")
+        .map(|e| e.expect("corpus entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "txt"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 30, "{} files", files.len());
+
+    // Every error the lint finds in these sites' files, and why it is one:
+    // the page served is HTML, and a Request-rate left as a template.
+    let expected_errors = [
+        ("aukro.cz.txt", "bad-request-rate"),
+        ("www.pravo.cz.txt", "looks-like-html"),
+    ];
+    // Files a webmaster would call fine: the lint must not say otherwise.
+    let clean = [
+        "www.seznam.cz.txt",
+        "mapy.cz.txt",
+        "www.novinky.cz.txt",
+        "www.idnes.cz.txt",
+        "www.csfd.cz.txt",
+        "www.bbc.co.uk.txt",
+        "developer.vimeo.com.txt",
+        "cs.wikipedia.org.txt",
+        "en.wikipedia.org.txt",
+        "www.youtube.com.txt",
+    ];
+
+    let mut snapshot = String::new();
+    let mut errors = Vec::new();
+    for path in &files {
+        let name = path.file_name().and_then(|n| n.to_str()).expect("name");
+        let (status, findings) = corpus_findings(path);
+        let problems = findings.iter().filter(|(s, _)| s != "note").count();
+        assert_eq!(
+            status,
+            Some(if problems == 0 { 0 } else { 1 }),
+            "{name}: exit status"
+        );
+        if clean.contains(&name) {
+            assert_eq!(problems, 0, "{name}: {findings:?}");
+        }
+        for (severity, finding) in &findings {
+            if severity == "error" {
+                errors.push((name.to_string(), finding.clone()));
+            }
+        }
+        // Severity counts by finding name, for a diff a person can read.
+        let mut counts: std::collections::BTreeMap<(&str, &str), usize> = Default::default();
+        for (severity, finding) in &findings {
+            *counts.entry((severity, finding)).or_default() += 1;
+        }
+        snapshot.push_str(name);
+        for ((severity, finding), count) in counts {
+            snapshot.push_str(&format!(" {severity}:{finding}={count}"));
+        }
+        snapshot.push('\n');
+    }
+    let errors: Vec<(&str, &str)> = errors
+        .iter()
+        .map(|(f, n)| (f.as_str(), n.as_str()))
+        .collect();
+    assert_eq!(errors, expected_errors);
+
+    let expected = dir.join("findings.expected");
+    if std::env::var_os("LINT_BLESS").is_some() {
+        std::fs::write(&expected, &snapshot).expect("write findings.expected");
+        return;
+    }
+    let want = std::fs::read_to_string(&expected).expect("read findings.expected");
+    assert!(
+        want == snapshot,
+        "findings.expected differs\n--- expected\n{want}\n--- actual\n{snapshot}"
+    );
+}
+
+#[test]
+fn a_crawler_added_by_profiles_is_judged_too() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let robots = dir.path().join("robots.txt");
+    std::fs::write(
+        &robots,
+        "User-agent: Googlebott\nDisallow: /x\n\nUser-agent: *\nDisallow: /admin/\n",
+    )
+    .expect("write robots.txt");
+    let profiles = dir.path().join("profiles.txt");
+    std::fs::write(
+        &profiles,
+        "crawler: Googlebot\ntoken: Googlebot\nuser-agent: Googlebot\nhost: crawl-<address>.googlebot.com\n",
+    )
+    .expect("write profiles");
+    let run = |extra: &[&Path]| {
+        let output = Command::new(env!("CARGO_BIN_EXE_robots-audit"))
+            .arg("lint")
+            .arg(&robots)
+            .args(extra.iter().flat_map(|p| [Path::new("--profiles"), p]))
+            .output()
+            .expect("run robots-audit");
+        (
+            output.status.code(),
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+        )
+    };
+    let (status, builtin) = run(&[]);
+    assert_eq!(status, Some(0), "{builtin}");
+    assert!(!builtin.contains("Googlebot reads"), "{builtin}");
+    assert!(!builtin.contains("misnamed-agent"), "{builtin}");
+    let (status, with) = run(&[&profiles]);
+    assert_eq!(status, Some(1), "{with}");
+    assert!(with.contains("Googlebot reads: group (line 4)\n"), "{with}");
+    assert!(
+        with.contains("line 1: warning: misnamed-agent: `Googlebott` does not name Googlebot"),
+        "{with}"
+    );
 }

@@ -9,7 +9,7 @@ use std::collections::{HashMap, HashSet};
 use super::super::group::Group;
 use super::super::limits::RequestRate;
 use super::super::parse::Directive;
-use super::{Finding, SEZNAM_FLOOR_SECS, SEZNAM_TOKEN, Scope, Severity, edit_distance};
+use super::{Finding, Reader, Scope, Severity, edit_distance};
 
 pub(super) fn check(scope: &Scope<'_>, findings: &mut Vec<Finding>) {
     let groups = scope.robots.groups();
@@ -17,8 +17,11 @@ pub(super) fn check(scope: &Scope<'_>, findings: &mut Vec<Finding>) {
     // the default group).
     let mut named: HashMap<String, usize> = HashMap::new();
     for (index, group) in groups.iter().enumerate() {
-        agents(group, &mut named, findings);
-        if group.members.is_empty() {
+        agents(scope, group, &mut named, findings);
+        // An empty `*` group changes nothing: crawlers without a group of
+        // their own are allowed everything either way (RFC 9309 allows a
+        // group without rules).
+        if group.members.is_empty() && !group.agents.iter().all(|a| a.wildcard) {
             findings.push(Finding::new(
                 group.line,
                 "empty-group",
@@ -32,15 +35,19 @@ pub(super) fn check(scope: &Scope<'_>, findings: &mut Vec<Finding>) {
         }
         members(scope, index, findings);
         request_rates(scope, index, findings);
-        crawl_delays(group, scope.seznam_reads(index), findings);
+        crawl_delays(scope, index, findings);
     }
     ignored_limits(scope, findings);
 }
 
 /// User-agent lines that name no crawler, or not the one meant, or one an
 /// earlier group already names.
-fn agents(group: &Group, named: &mut HashMap<String, usize>, findings: &mut Vec<Finding>) {
-    let names_seznam = group.names(SEZNAM_TOKEN.as_bytes());
+fn agents(
+    scope: &Scope<'_>,
+    group: &Group,
+    named: &mut HashMap<String, usize>,
+    findings: &mut Vec<Finding>,
+) {
     for agent in &group.agents {
         let line = agent.line;
         if !agent.wildcard && agent.token.is_empty() {
@@ -61,30 +68,8 @@ fn agents(group: &Group, named: &mut HashMap<String, usize>, findings: &mut Vec<
             ));
         }
         let token = String::from_utf8_lossy(&agent.token).to_ascii_lowercase();
-        let seznam = SEZNAM_TOKEN.to_ascii_lowercase();
-        if !names_seznam && !token.is_empty() && token != seznam {
-            let written = String::from_utf8_lossy(&agent.token);
-            if token == "freshbot" || token == "seznambot-test" {
-                findings.push(Finding::new(
-                    line,
-                    "seznam-agent-name",
-                    Severity::Warning,
-                    format!(
-                        "`{written}` reaches no Seznam crawler: FreshBot and SeznamBot-test \
-                         obey the groups for `{SEZNAM_TOKEN}`."
-                    ),
-                ));
-            } else if token == "seznam" || edit_distance(token.as_bytes(), seznam.as_bytes()) <= 2 {
-                findings.push(Finding::new(
-                    line,
-                    "seznam-agent-name",
-                    Severity::Warning,
-                    format!(
-                        "`{written}` does not name SeznamBot, since names are compared whole; \
-                         write `{SEZNAM_TOKEN}`."
-                    ),
-                ));
-            }
+        if let Some(finding) = misnamed(scope, group, line, &agent.token, &token) {
+            findings.push(finding);
         }
         let (key, name) = if agent.wildcard {
             ("*".to_string(), "*".to_string())
@@ -109,6 +94,60 @@ fn agents(group: &Group, named: &mut HashMap<String, usize>, findings: &mut Vec<
             }
         }
     }
+}
+
+/// A user-agent line that names a crawler of the table by the wrong name:
+/// a crawler's own name where its token is read (`FreshBot` for
+/// `SeznamBot`), or a near miss of a token (`Seznam`, `Seznam-Bot`), in a
+/// group that does not name the token anyway.
+fn misnamed(
+    scope: &Scope<'_>,
+    group: &Group,
+    line: usize,
+    written: &[u8],
+    token: &str,
+) -> Option<Finding> {
+    if token.is_empty()
+        || scope
+            .readers
+            .iter()
+            .any(|(r, _)| r.token.eq_ignore_ascii_case(token))
+    {
+        return None;
+    }
+    let written = String::from_utf8_lossy(written);
+    scope.readers.iter().find_map(|(reader, _)| {
+        let want = reader.token.to_ascii_lowercase();
+        if group.names(reader.token.as_bytes()) {
+            return None;
+        }
+        let message = if reader
+            .crawlers
+            .iter()
+            .any(|c| c.eq_ignore_ascii_case(token))
+        {
+            format!(
+                "`{written}` reaches no crawler: {} obeys the groups for `{}`.",
+                reader.label(),
+                reader.token
+            )
+        } else if (want.starts_with(token) && token.len() * 2 >= want.len())
+            || edit_distance(token.as_bytes(), want.as_bytes()) <= 2
+        {
+            format!(
+                "`{written}` does not name {}, since names are compared whole; write `{}`.",
+                reader.token, reader.token
+            )
+        } else {
+            return None;
+        };
+        Some(Finding::new(
+            line,
+            "misnamed-agent",
+            Severity::Warning,
+            message,
+        ))
+    })
 }
 
 /// Robot-version and Visit-time lines.
@@ -153,16 +192,31 @@ fn members(scope: &Scope<'_>, index: usize, findings: &mut Vec<Finding>) {
                     ));
                 }
             }
-            Directive::VisitTime => findings.push(Finding::new(
-                record.line,
-                "visit-time",
-                Severity::Warning,
-                format!(
-                    "Seznam ignores `{}`; to slow it down at some hours, give a Request-rate \
-                     a window, like `Request-rate: 1/10s 0800-1800`.",
-                    record.text
-                ),
-            )),
+            Directive::VisitTime => {
+                let rated: Vec<&str> = scope
+                    .readers_of(index)
+                    .filter(|(r, _)| r.reads_request_rate)
+                    .map(|(r, _)| r.token.as_str())
+                    .collect();
+                let advice = if rated.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        "; to slow {} down at some hours, give a Request-rate a window, like \
+                         `Request-rate: 1/10s 0800-1800`",
+                        rated.join(", ")
+                    )
+                };
+                findings.push(Finding::new(
+                    record.line,
+                    "visit-time",
+                    Severity::Note,
+                    format!(
+                        "`{}` is in no standard and no crawler the tool knows reads it{advice}.",
+                        record.text
+                    ),
+                ));
+            }
             _ => {}
         }
     }
@@ -194,17 +248,31 @@ fn request_rates(scope: &Scope<'_>, index: usize, findings: &mut Vec<Finding>) {
                 continue;
             }
         };
-        if scope.seznam_reads(index) && rate.floored(1, SEZNAM_FLOOR_SECS).is_some() {
-            findings.push(Finding::new(
-                line.line,
-                "slow-request-rate",
-                Severity::Warning,
-                format!(
-                    "`{}` is slower than Seznam's floor of one fetch per {SEZNAM_FLOOR_SECS} s, \
-                     so Seznam fetches at 1/{SEZNAM_FLOOR_SECS}s anyway.",
-                    line.written
-                ),
-            ));
+        for (reader, _) in scope
+            .readers_of(index)
+            .filter(|(r, _)| r.reads_request_rate)
+        {
+            let Some((fetches, seconds)) = reader.floor else {
+                continue;
+            };
+            if rate.floored(fetches, seconds).is_some() {
+                let per = if fetches == 1 {
+                    format!("one fetch per {seconds} s")
+                } else {
+                    format!("{fetches} fetches per {seconds} s")
+                };
+                findings.push(Finding::new(
+                    line.line,
+                    "slow-request-rate",
+                    Severity::Warning,
+                    format!(
+                        "`{}` is slower than {token}'s floor of {per}, so {token} fetches at \
+                         {fetches}/{seconds}s anyway.",
+                        line.written,
+                        token = reader.token
+                    ),
+                ));
+            }
         }
         if let Some(window) = rate.window
             && window.start_min == window.end_min
@@ -224,35 +292,58 @@ fn request_rates(scope: &Scope<'_>, index: usize, findings: &mut Vec<Finding>) {
     }
 }
 
-/// Crawl-delay: a warning where Seznam reads the group; elsewhere a note,
-/// since some other crawlers do read it.
-fn crawl_delays(group: &Group, seznam_reads: bool, findings: &mut Vec<Finding>) {
-    let severity = if seznam_reads {
-        Severity::Warning
-    } else {
-        Severity::Note
-    };
+/// Crawl-delay in a group read by a crawler that does not read it but
+/// reads Request-rate (Seznam's): a warning with the Request-rate to write,
+/// or a note when its selection already has a Request-rate. Elsewhere
+/// nothing: other crawlers may read it, and advice for one crawler has no
+/// place in another's group.
+fn crawl_delays(scope: &Scope<'_>, index: usize, findings: &mut Vec<Finding>) {
+    let group = &scope.robots.groups()[index];
+    let readers: Vec<&(&Reader, _)> = scope
+        .readers_of(index)
+        .filter(|(r, _)| r.reads_request_rate && !r.reads_crawl_delay)
+        .collect();
     for delay in &group.crawl_delays {
-        let instead = match delay.millis {
-            Some(millis) if millis > 0 && millis % 1000 == 0 => {
-                format!("; write `Request-rate: 1/{}s` instead", millis / 1000)
-            }
-            Some(millis) if millis > 0 && 1000 % millis == 0 => {
-                format!("; write `Request-rate: {}/1s` instead", 1000 / millis)
-            }
-            Some(_) => String::new(),
-            None => " (and this value is not a number of seconds)".to_string(),
-        };
-        findings.push(Finding::new(
-            delay.line,
-            "crawl-delay",
-            severity,
-            format!(
-                "`{}` is not part of RFC 9309 and Seznam does not read it, as it reads \
-                 Request-rate{instead}.",
-                delay.text
-            ),
-        ));
+        // One finding a line: the first crawler without a rate of its own
+        // gets the advice, else a note naming the rate kept to.
+        let unrated = readers
+            .iter()
+            .find(|(_, rules)| rules.request_rates().is_empty());
+        if let Some((reader, _)) = unrated {
+            let instead = match delay.millis {
+                Some(millis) if millis > 0 && millis % 1000 == 0 => {
+                    format!("; write `Request-rate: 1/{}s` instead", millis / 1000)
+                }
+                Some(millis) if millis > 0 && 1000 % millis == 0 => {
+                    format!("; write `Request-rate: {}/1s` instead", 1000 / millis)
+                }
+                Some(_) => String::new(),
+                None => " (and this value is not a number of seconds)".to_string(),
+            };
+            findings.push(Finding::new(
+                delay.line,
+                "crawl-delay",
+                Severity::Warning,
+                format!(
+                    "`{}` is not part of RFC 9309 and {} does not read it, as it reads \
+                     Request-rate{instead}.",
+                    delay.text, reader.token
+                ),
+            ));
+        } else if let Some((reader, rules)) = readers.first() {
+            let Some(rate) = rules.request_rates().first() else {
+                continue;
+            };
+            findings.push(Finding::new(
+                delay.line,
+                "crawl-delay",
+                Severity::Note,
+                format!(
+                    "{} does not read `{}`; it keeps to `{}` (line {}) instead.",
+                    reader.token, delay.text, rate.text, rate.line
+                ),
+            ));
+        }
     }
 }
 
@@ -340,22 +431,22 @@ mod tests {
         let cases: &[(&str, &str, &[usize])] = &[
             (
                 "User-agent: SeznamBot\nUser-agent: FreshBot\nDisallow: /x\n",
-                "seznam-agent-name",
+                "misnamed-agent",
                 &[],
             ),
             (
                 "User-agent: SeznamBot-test\nDisallow: /x\n",
-                "seznam-agent-name",
+                "misnamed-agent",
                 &[1],
             ),
             (
                 "User-agent: Seznam-Bot\nDisallow: /x\n",
-                "seznam-agent-name",
+                "misnamed-agent",
                 &[1],
             ),
             (
                 "User-agent: Googlebot\nDisallow: /x\n",
-                "seznam-agent-name",
+                "misnamed-agent",
                 &[],
             ),
             ("User-agent:\nDisallow: /x\n", "agent-names-nothing", &[1]),
@@ -384,10 +475,11 @@ mod tests {
                 "misplaced-robot-version",
                 &[3],
             ),
+            // No Seznam advice in another crawler's group.
             (
                 "User-agent: Googlebot\nCrawl-delay: 5\n",
                 "crawl-delay",
-                &[2],
+                &[],
             ),
             // The floor matters only where Seznam reads the group.
             (
@@ -451,10 +543,9 @@ mod tests {
 
     #[test]
     fn an_ignored_line_without_a_window_names_the_unwindowed_winner() {
-        use super::super::super::matcher::Robots;
         let text = "User-agent: SeznamBot\nRequest-rate: 10/m\nRequest-rate: 1/5\n\
                     Request-rate: 1/60s 2300-0100\n";
-        let findings = super::super::lint(&Robots::new(text.as_bytes()));
+        let findings = super::super::lint_text(text.as_bytes());
         let ignored: Vec<&str> = findings
             .iter()
             .filter(|f| f.name == "ignored-request-rate")

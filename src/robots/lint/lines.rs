@@ -79,21 +79,28 @@ fn looks_like_html(lines: &[(usize, &str)]) -> bool {
         })
 }
 
+/// Control characters other than tab: no robots.txt line holds them.
+fn is_control(c: char) -> bool {
+    c.is_ascii_control() && c != '\t'
+}
+
 fn looks_like_binary(lines: &[(usize, &str)]) -> bool {
-    let control = |c: char| c.is_ascii_control() && c != '\t';
-    let nul = lines.iter().any(|(_, t)| t.contains('\0'));
+    let control = is_control;
     // A gzip file: its magic bytes, the second not UTF-8.
     let gzip = lines
         .first()
-        .is_some_and(|(_, t)| t.starts_with("\u{1f}\\x8B"));
+        .is_some_and(|(_, t)| t.starts_with("\u{1f}\\x8B") || t.starts_with("\u{1f}\u{8b}"));
     let (chars, controls) = lines.iter().fold((0, 0), |(chars, controls), (_, t)| {
         (
             chars + t.chars().count(),
             controls + t.chars().filter(|&c| control(c)).count(),
         )
     });
-    // A stray control byte (a DOS end-of-file mark) is not enough.
-    nul || gzip || (controls > 0 && controls * 10 >= chars)
+    let damaged = lines.iter().filter(|(_, t)| t.contains(control)).count();
+    // Binary data and UTF-16 text hold control bytes on most lines; a run
+    // of NULs in one line (a damaged upload) or a stray DOS end-of-file
+    // mark leaves the other lines readable, and they are linted as such.
+    gzip || (damaged * 2 > lines.len() && controls * 10 >= chars)
 }
 
 /// A file past the limit: crawlers ignore its end (RFC 9309 §2.5).
@@ -119,10 +126,36 @@ pub(super) fn check(scope: &Scope<'_>, findings: &mut Vec<Finding>) {
     let first_agent = robots.groups().first().map_or(usize::MAX, |g| g.line);
 
     for stray in &file.strays {
+        let count = stray.text.chars().filter(|&c| is_control(c)).count();
+        if count > 0 && stray.text.chars().all(|c| is_control(c) || c == ' ') {
+            findings.push(Finding::new(
+                stray.line,
+                "control-bytes",
+                Severity::Note,
+                format!(
+                    "The line holds only {count} NUL or other control bytes (a damaged \
+                     upload?); crawlers skip it, and the other lines read as written."
+                ),
+            ));
+            continue;
+        }
         findings.push(stray_finding(stray.line, &stray.text, first_agent));
     }
 
     for record in &file.records {
+        let count = record.text.chars().filter(|&c| is_control(c)).count();
+        if count > 0 {
+            findings.push(Finding::new(
+                record.line,
+                "control-bytes",
+                Severity::Warning,
+                format!(
+                    "`{}` holds {count} NUL or other control bytes, which crawlers read as \
+                     part of the line; remove them.",
+                    record.text
+                ),
+            ));
+        }
         match record.directive {
             Directive::Unknown => findings.push(unknown(record.line, &record.key, &record.text)),
             Directive::Sitemap if !is_absolute_url(&record.value) => {
@@ -233,6 +266,30 @@ fn unknown(line: usize, key: &str, text: &str) -> Finding {
             format!(
                 "`{key}` is not a directive, so crawlers ignore `{text}`; did you mean `{}`?",
                 meant.name()
+            ),
+        );
+    }
+    // `Sitemap https://…`: the colon after the name is missing, and the
+    // URL's own colon made the line look like a field named `Sitemap https`.
+    let word_end = key
+        .find(|c: char| c.is_ascii_whitespace() || c == '/' || c == '*')
+        .unwrap_or(key.len());
+    let (word, rest) = key.split_at(word_end);
+    let directive = Directive::from_key(word.as_bytes());
+    let rest = rest.trim();
+    if directive != Directive::Unknown
+        && !rest.is_empty()
+        && !rest.contains(|c: char| c.is_ascii_whitespace())
+    {
+        let value = text.get(word_end..).unwrap_or_default().trim();
+        return Finding::new(
+            line,
+            "missing-colon",
+            Severity::Error,
+            format!(
+                "`{text}` has no colon after `{word}`, so crawlers ignore it; did you mean \
+                 `{}: {value}`?",
+                directive.name()
             ),
         );
     }
@@ -382,7 +439,18 @@ mod tests {
             (1, "\u{1f}\\x8B\u{8}"),
             (2, "User-agent: *")
         ]));
-        assert!(looks_like_binary(&[(1, "\u{3}\u{4}\u{5}ab"), (2, "cd")]));
+        assert!(looks_like_binary(&[
+            (1, "\u{3}\u{4}\u{5}ab"),
+            (2, "cd"),
+            (3, "\u{6}\u{7}")
+        ]));
+        // A run of NULs in one line of many: the rest reads fine.
+        let nuls = "\0".repeat(200);
+        assert!(!looks_like_binary(&[
+            (1, "User-agent: *"),
+            (2, nuls.as_str()),
+            (3, "Disallow: /x")
+        ]));
         assert!(!looks_like_binary(&[(1, "User-agent: *"), (2, "\u{1a}")]));
         assert!(!looks_like_binary(&text));
     }

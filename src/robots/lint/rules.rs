@@ -13,36 +13,40 @@ use super::shadow::Glob;
 use super::{Finding, Scope, Severity};
 
 /// Paths where sites keep stylesheets and scripts, as common site layouts
-/// and CMSs (WordPress, Joomla, Drupal, Next.js) place them. Names at the
-/// top level are ones few sites use for pages, so that `Disallow: /x`
-/// does not count as blocking `/x.css`. A Disallow that
-/// decides against one of them keeps crawlers from rendering pages.
-const ASSETS: &[&str] = &[
-    "/style.css",
-    "/main.js",
-    "/css/x.css",
-    "/js/x.js",
-    "/assets/app.css",
-    "/assets/app.js",
-    "/assets/css/style.css",
-    "/assets/js/app.js",
-    "/static/style.css",
-    "/static/app.js",
-    "/static/css/style.css",
-    "/static/js/main.js",
-    "/dist/app.js",
-    "/build/app.js",
-    "/_next/static/chunks/main.js",
-    "/wp-includes/js/jquery/jquery.js",
-    "/wp-includes/css/dist/block-library/style.min.css",
-    "/wp-content/themes/t/style.css",
-    "/wp-content/plugins/p/script.js",
-    "/templates/t/css/template.css",
-    "/media/system/js/core.js",
-    "/sites/default/files/css/x.css",
-    "/core/misc/drupal.js",
-    "/misc/drupal.js",
-    "/themes/t/style.css",
+/// and CMSs (WordPress, Joomla, Drupal, Next.js) place them, each with the
+/// text that shows the site runs that CMS (empty for generic layouts). A
+/// CMS's paths are judged only when some line of the file holds its
+/// marker, so that `Disallow: /*/plugins/*` on a site without WordPress
+/// is not said to block WordPress plugins. Names at the top level are ones
+/// few sites use for pages, so that `Disallow: /x` does not count as
+/// blocking `/x.css`. A Disallow that decides against one of them keeps
+/// crawlers from rendering pages.
+const ASSETS: &[(&str, &str)] = &[
+    ("/style.css", ""),
+    ("/main.js", ""),
+    ("/css/x.css", ""),
+    ("/js/x.js", ""),
+    ("/assets/app.css", ""),
+    ("/assets/app.js", ""),
+    ("/assets/css/style.css", ""),
+    ("/assets/js/app.js", ""),
+    ("/static/style.css", ""),
+    ("/static/app.js", ""),
+    ("/static/css/style.css", ""),
+    ("/static/js/main.js", ""),
+    ("/dist/app.js", ""),
+    ("/build/app.js", ""),
+    ("/_next/static/chunks/main.js", "/_next"),
+    ("/wp-includes/js/jquery/jquery.js", "/wp-"),
+    ("/wp-includes/css/dist/block-library/style.min.css", "/wp-"),
+    ("/wp-content/themes/t/style.css", "/wp-"),
+    ("/wp-content/plugins/p/script.js", "/wp-"),
+    ("/templates/t/css/template.css", "/administrator"),
+    ("/media/system/js/core.js", "/administrator"),
+    ("/sites/default/files/css/x.css", "/profiles"),
+    ("/core/misc/drupal.js", "/profiles"),
+    ("/misc/drupal.js", "/profiles"),
+    ("/themes/t/style.css", "/themes"),
 ];
 
 pub(super) fn check(scope: &Scope<'_>, findings: &mut Vec<Finding>) {
@@ -59,7 +63,12 @@ pub(super) fn check(scope: &Scope<'_>, findings: &mut Vec<Finding>) {
                 _ => continue,
             };
             if record.value.is_empty() {
-                findings.push(empty_rule(allow, record.line, group.rules.is_empty()));
+                // `Disallow:` beside nothing but Allow lines is the classic
+                // way to allow everything (Wikipedia writes it so).
+                let allows_all = group.rules.iter().all(|r| r.allow);
+                if allow || !allows_all {
+                    findings.push(empty_rule(allow, record.line));
+                }
                 continue;
             }
             if let Some(rule) = by_line.get(&record.line) {
@@ -68,35 +77,29 @@ pub(super) fn check(scope: &Scope<'_>, findings: &mut Vec<Finding>) {
         }
     }
     assets(scope, findings);
+    disallow_all(scope, findings);
     home_page(scope, findings);
     shadowed(scope, findings);
 }
 
-fn empty_rule(allow: bool, line: usize, only: bool) -> Finding {
-    match (allow, only) {
-        (true, _) => Finding::new(
+fn empty_rule(allow: bool, line: usize) -> Finding {
+    if allow {
+        Finding::new(
             line,
             "empty-allow",
             Severity::Note,
             "An empty Allow allows nothing that was not allowed already, so it has no effect."
                 .into(),
-        ),
-        (false, true) => Finding::new(
-            line,
-            "empty-disallow",
-            Severity::Note,
-            "An empty Disallow forbids nothing, so this group allows everything; fine if \
-             meant, but often a template left half edited."
-                .into(),
-        ),
-        (false, false) => Finding::new(
+        )
+    } else {
+        Finding::new(
             line,
             "empty-disallow",
             Severity::Warning,
             "An empty Disallow forbids nothing and does not cancel the group's other rules, \
              so it has no effect here."
                 .into(),
-        ),
+        )
     }
 }
 
@@ -141,21 +144,29 @@ fn pattern(rule: &Rule, value: &[u8], findings: &mut Vec<Finding>) {
     }
     if !value.is_ascii() {
         let encoded = String::from_utf8_lossy(&rule.pattern);
-        let message = if std::str::from_utf8(value).is_ok() {
-            format!(
-                "The pattern holds non-ASCII characters, which match only their UTF-8 \
-                 percent-encoding; write `{encoded}` to make that plain."
+        // UTF-8 text is read as its percent-encoding (RFC 9309 §2.2.2),
+        // which is what browsers send: it works, so it is only a note.
+        let (severity, message) = if std::str::from_utf8(value).is_ok() {
+            (
+                Severity::Note,
+                format!(
+                    "The pattern holds non-ASCII characters, which crawlers match as their \
+                     UTF-8 percent-encoding `{encoded}`."
+                ),
             )
         } else {
-            format!(
-                "The pattern holds bytes that are not UTF-8 (is the file saved in another \
-                 encoding?), so it matches `{encoded}`, which the site's URLs rarely are."
+            (
+                Severity::Warning,
+                format!(
+                    "The pattern holds bytes that are not UTF-8 (is the file saved in another \
+                     encoding?), so it matches `{encoded}`, which the site's URLs rarely are."
+                ),
             )
         };
         findings.push(Finding::new(
             rule.line,
             "non-ascii-pattern",
-            Severity::Warning,
+            severity,
             message,
         ));
     }
@@ -167,8 +178,20 @@ fn pattern(rule: &Rule, value: &[u8], findings: &mut Vec<Finding>) {
 fn assets(scope: &Scope<'_>, findings: &mut Vec<Finding>) {
     // Rule line → (its text, the first asset it blocks, CSS seen, JS seen).
     let mut blocked: Vec<(usize, String, &str, bool, bool)> = Vec::new();
+    let records = &scope.robots.file().records;
+    let runs = |marker: &str| {
+        marker.is_empty()
+            || records
+                .iter()
+                .any(|r| memchr::memmem::find(&r.value, marker.as_bytes()).is_some())
+    };
+    let assets: Vec<&str> = ASSETS
+        .iter()
+        .filter(|(_, marker)| runs(marker))
+        .map(|&(asset, _)| asset)
+        .collect();
     for selection in &scope.selections {
-        for &asset in ASSETS {
+        for &asset in &assets {
             let verdict = selection.judge(asset.as_bytes());
             let Some(rule) = verdict.rule.filter(|r| !r.allow) else {
                 continue;
@@ -204,22 +227,49 @@ fn assets(scope: &Scope<'_>, findings: &mut Vec<Finding>) {
     }
 }
 
-/// Seznam fetches the home page even when a `*` group forbids it (SPEC §4).
+/// `Disallow: /` under `*`: often meant for one crawler or to hide pages
+/// from search results, which it does not do.
+fn disallow_all(scope: &Scope<'_>, findings: &mut Vec<Finding>) {
+    for group in scope.robots.groups().iter().filter(|g| g.is_default()) {
+        for rule in group.rules.iter().filter(|r| !r.allow) {
+            if rule.pattern == b"/" || rule.pattern == b"/*" {
+                findings.push(Finding::new(
+                    rule.line,
+                    "disallow-all",
+                    Severity::Note,
+                    format!(
+                        "`{}` under `User-agent: *` blocks every crawler that has no group of \
+                         its own; it does not remove pages from search results, which may \
+                         still list their addresses.",
+                        rule.text
+                    ),
+                ));
+            }
+        }
+    }
+}
+
+/// A crawler that fetches the home page even when a `*` group forbids it
+/// (Seznam documents this; SPEC §4): say how to keep it out.
 fn home_page(scope: &Scope<'_>, findings: &mut Vec<Finding>) {
-    let verdict = scope.seznam.judge(b"/");
-    let Some(rule) = verdict.rule.filter(|r| !r.allow) else {
-        return;
-    };
-    if scope.robots.groups()[rule.group].is_default() {
+    let mut seen = Vec::new();
+    for (reader, rules) in scope.readers.iter().filter(|(r, _)| r.homepage_exception) {
+        let verdict = rules.judge(b"/");
+        let Some(rule) = verdict.rule.filter(|r| !r.allow) else {
+            continue;
+        };
+        if !scope.robots.groups()[rule.group].is_default() || seen.contains(&rule.line) {
+            continue;
+        }
+        seen.push(rule.line);
         findings.push(Finding::new(
             rule.line,
             "seznam-homepage-exception",
             Severity::Warning,
             format!(
-                "`{}` under `User-agent: *` forbids the home page too, but Seznam documents \
-                 that SeznamBot still fetches `/`; name SeznamBot in a group of its own to \
-                 keep it out.",
-                rule.text
+                "`{}` under `User-agent: *` forbids the home page too, but {} still fetches \
+                 `/`, as Seznam documents; name `{}` in a group of its own to keep it out.",
+                rule.text, reader.token, reader.token
             ),
         ));
     }
@@ -264,13 +314,20 @@ fn shadowed(scope: &Scope<'_>, findings: &mut Vec<Finding>) {
                 continue;
             };
             findings.push(if shadow.duplicate {
+                // Wikipedia writes each non-ASCII path twice, as text and
+                // percent-encoded: say that they are one pattern.
+                let how = if shadow.text == rule.text {
+                    ""
+                } else {
+                    " (the same pattern once percent-encoded)"
+                };
                 Finding::new(
                     rule.line,
                     "duplicate-rule",
                     Severity::Note,
                     format!(
-                        "`{}` repeats line {} for the same crawlers, so it has no effect of \
-                         its own.",
+                        "`{}` repeats line {}{how} for the same crawlers, so it has no effect \
+                         of its own.",
                         rule.text, shadow.line
                     ),
                 )
@@ -358,8 +415,7 @@ fn shadows(rules: &[Rule], globs: &HashMap<usize, Glob>) -> HashMap<usize, Shado
 
 #[cfg(test)]
 mod tests {
-    use super::super::super::matcher::Robots;
-    use super::super::{found, lint};
+    use super::super::{found, lint_text};
 
     #[test]
     fn rule_findings() {
@@ -401,6 +457,22 @@ mod tests {
             ("User-agent: *\nDisallow: /*.css$\n", "blocks-assets", &[2]),
             ("User-agent: *\nDisallow: /assets\n", "blocks-assets", &[2]),
             ("User-agent: *\nDisallow: /\n", "blocks-assets", &[]),
+            // A CMS's paths only on a site that shows it runs the CMS.
+            (
+                "User-agent: *\nDisallow: /*/plugins/*\n",
+                "blocks-assets",
+                &[],
+            ),
+            (
+                "User-agent: *\nDisallow: /wp-admin/\nDisallow: /*/plugins/*\n",
+                "blocks-assets",
+                &[3],
+            ),
+            ("User-agent: *\nDisallow: /media\n", "blocks-assets", &[]),
+            ("User-agent: *\nDisallow: /\n", "disallow-all", &[2]),
+            ("User-agent: *\nDisallow: /*\n", "disallow-all", &[2]),
+            ("User-agent: *\nDisallow: /a\n", "disallow-all", &[]),
+            ("User-agent: SeznamBot\nDisallow: /\n", "disallow-all", &[]),
             ("User-agent: *\nDisallow: /*\n", "blocks-assets", &[]),
             (
                 "User-agent: *\nDisallow: /static/\nAllow: /static/*.css$\nAllow: /static/*.js$\n",
@@ -530,7 +602,7 @@ mod tests {
 
     #[test]
     fn bytes_that_are_not_utf8() {
-        let findings = lint(&Robots::new(b"User-agent: *\nDisallow: /\xe8l\xe1nky\n"));
+        let findings = lint_text(b"User-agent: *\nDisallow: /\xe8l\xe1nky\n");
         let found: Vec<_> = findings
             .iter()
             .filter(|f| f.name == "non-ascii-pattern")
@@ -546,7 +618,18 @@ mod tests {
     #[test]
     fn empty_rules() {
         let cases: &[(&str, &str, &[usize])] = &[
-            ("User-agent: *\nDisallow:\n", "empty-disallow", &[2]),
+            // Allow-all groups, as Wikipedia writes them.
+            ("User-agent: *\nDisallow:\n", "empty-disallow", &[]),
+            (
+                "User-agent: IsraBot\nDisallow:\n\nUser-agent: *\nDisallow: /w/\n",
+                "empty-disallow",
+                &[],
+            ),
+            (
+                "User-agent: *\nDisallow:\nAllow: /\n",
+                "empty-disallow",
+                &[],
+            ),
             (
                 "User-agent: *\nDisallow:\nDisallow: /x\n",
                 "empty-disallow",

@@ -1,0 +1,213 @@
+//! The `lint` report for a script: one JSON object on one line, with the
+//! groups as each crawler of the table reads them and the findings
+//! (SPEC §3; the lint issue).
+
+use super::{Selections, effective, readers_of, records_of, seconds, selections};
+use crate::robots::Robots;
+use crate::robots::lint::{self, Finding, Reader};
+use crate::robots::parse::Directive;
+use crate::text::{escape_non_utf8, json_string};
+
+fn json_opt(value: Option<String>) -> String {
+    value.map_or_else(|| "null".to_string(), |v| json_string(&v))
+}
+
+/// `[{"line":N,"text":"…"}, …]`.
+fn json_lines<'a>(lines: impl Iterator<Item = (usize, &'a str)>) -> String {
+    let items: Vec<String> = lines
+        .map(|(line, text)| format!("{{\"line\":{line},\"text\":{}}}", json_string(text)))
+        .collect();
+    format!("[{}]", items.join(","))
+}
+
+fn json_group(robots: &Robots, selections: &Selections<'_>, index: usize) -> String {
+    let group = &robots.groups()[index];
+    let records = &robots.file().records;
+    let readers = readers_of(selections, index);
+    let read_by: Vec<String> = readers.iter().map(|r| json_string(&r.token)).collect();
+    let agents: Vec<String> = group
+        .agents
+        .iter()
+        .map(|a| {
+            format!(
+                "{{\"line\":{},\"value\":{},\"token\":{}}}",
+                a.line,
+                json_string(&a.value),
+                json_string(&escape_non_utf8(&a.token))
+            )
+        })
+        .collect();
+    let rules: Vec<String> = group
+        .rules
+        .iter()
+        .map(|r| {
+            format!(
+                "{{\"line\":{},\"directive\":{},\"pattern\":{},\"text\":{}}}",
+                r.line,
+                json_string(if r.allow { "Allow" } else { "Disallow" }),
+                json_string(&escape_non_utf8(&r.pattern)),
+                json_string(&r.text)
+            )
+        })
+        .collect();
+    let rates: Vec<String> = group
+        .request_rates
+        .iter()
+        .map(|r| {
+            format!(
+                "{{\"line\":{},\"text\":{},\"written\":{},\"window\":{},\"effective\":{},\"error\":{}}}",
+                r.line,
+                json_string(&r.text),
+                json_string(&r.written),
+                json_opt(r.rate.and_then(|rate| rate.window).map(|w| w.to_string())),
+                json_opt(effective(r, &readers)),
+                json_opt(r.error.clone())
+            )
+        })
+        .collect();
+    let delays: Vec<String> = group
+        .crawl_delays
+        .iter()
+        .map(|d| {
+            format!(
+                "{{\"line\":{},\"text\":{},\"seconds\":{},\"error\":{}}}",
+                d.line,
+                json_string(&d.text),
+                d.millis.map_or_else(|| "null".to_string(), seconds),
+                json_opt(d.error.clone())
+            )
+        })
+        .collect();
+    let robot_version = group.robot_version.as_ref().map_or_else(
+        || "null".to_string(),
+        |v| format!("{{\"line\":{},\"text\":{}}}", v.line, json_string(&v.text)),
+    );
+    let visit_times = json_lines(group.visit_times.iter().map(|v| (v.line, v.text.as_str())));
+    // Lines of the group that do nothing: empty rules, misplaced or
+    // unknown Robot-version lines.
+    let ignored = json_lines(
+        group
+            .members
+            .iter()
+            .filter_map(|&m| records.get(m))
+            .filter(|r| match r.directive {
+                Directive::Allow | Directive::Disallow => r.value.is_empty(),
+                Directive::RobotVersion => group
+                    .robot_version
+                    .as_ref()
+                    .is_none_or(|v| v.line != r.line),
+                _ => false,
+            })
+            .map(|r| (r.line, r.text.as_str())),
+    );
+    format!(
+        "{{\"line\":{},\"agents\":[{}],\"read_by\":[{}],\"robot_version\":{robot_version},\"rules\":[{}],\"request_rates\":[{}],\"crawl_delays\":[{}],\"visit_times\":{visit_times},\"ignored\":{ignored}}}",
+        group.line,
+        agents.join(","),
+        read_by.join(","),
+        rules.join(","),
+        rates.join(","),
+        delays.join(","),
+    )
+}
+
+/// The report for a script: one JSON object on one line.
+pub fn json(path: &str, robots: &Robots, readers: &[Reader], findings: &[Finding]) -> String {
+    let file = robots.file();
+    let selections = selections(robots, readers);
+    let groups: Vec<String> = (0..robots.groups().len())
+        .map(|index| json_group(robots, &selections, index))
+        .collect();
+    let crawlers: Vec<String> = selections
+        .iter()
+        .map(|(reader, rules)| {
+            let names: Vec<String> = reader.crawlers.iter().map(|c| json_string(c)).collect();
+            let lines: Vec<String> = rules
+                .groups()
+                .iter()
+                .map(|&g| robots.groups()[g].line.to_string())
+                .collect();
+            format!(
+                "{{\"token\":{},\"crawlers\":[{}],\"groups\":[{}]}}",
+                json_string(&reader.token),
+                names.join(","),
+                lines.join(",")
+            )
+        })
+        .collect();
+    let sitemaps: Vec<String> = records_of(robots, Directive::Sitemap)
+        .map(|r| {
+            format!(
+                "{{\"line\":{},\"url\":{}}}",
+                r.line,
+                json_string(&escape_non_utf8(&r.value))
+            )
+        })
+        .collect();
+    let unknown: Vec<String> = records_of(robots, Directive::Unknown)
+        .map(|r| {
+            format!(
+                "{{\"line\":{},\"key\":{},\"text\":{}}}",
+                r.line,
+                json_string(&r.key),
+                json_string(&r.text)
+            )
+        })
+        .collect();
+    let orphans = json_lines(
+        robots
+            .orphans()
+            .iter()
+            .filter_map(|&i| file.records.get(i))
+            .map(|r| (r.line, r.text.as_str())),
+    );
+    let strays = json_lines(file.strays.iter().map(|s| (s.line, s.text.as_str())));
+    let findings_json: Vec<String> = findings
+        .iter()
+        .map(|f| {
+            format!(
+                "{{\"line\":{},\"name\":{},\"severity\":{},\"message\":{}}}",
+                f.line.map_or_else(|| "null".to_string(), |l| l.to_string()),
+                json_string(f.name),
+                json_string(f.severity.name()),
+                json_string(&f.message)
+            )
+        })
+        .collect();
+    format!(
+        "{{\"file\":{},\"size\":{},\"lines\":{},\"bom\":{},\"truncated\":{},\"crawlers\":[{}],\"groups\":[{}],\"outside_groups\":{orphans},\"sitemaps\":[{}],\"unknown_directives\":[{}],\"strays\":{strays},\"findings\":[{}],\"clean\":{}}}\n",
+        json_string(path),
+        file.size,
+        file.lines,
+        file.bom,
+        file.truncated,
+        crawlers.join(","),
+        groups.join(","),
+        sitemaps.join(","),
+        unknown.join(","),
+        findings_json.join(","),
+        lint::is_clean(findings),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::crawler::profile;
+    use crate::lint::readers;
+
+    #[test]
+    fn json_is_one_object() {
+        let robots = Robots::new(b"User-agent: *\nDisallow: /a\"b\nRequest-rate: 1/x\n");
+        let readers = readers(&profile::builtin());
+        let findings = lint::lint(&robots, &readers);
+        let out = json("r\"obots.txt", &robots, &readers, &findings);
+        assert!(out.starts_with("{\"file\":\"r\\\"obots.txt\","));
+        assert!(out.ends_with("}\n"));
+        assert_eq!(out.matches('\n').count(), 1);
+        assert!(out.contains("\"pattern\":\"/a%22b\""), "{out}");
+        assert!(out.contains("\"effective\":null"), "{out}");
+        assert!(out.contains("\"name\":\"bad-request-rate\",\"severity\":\"error\""));
+        assert!(out.contains("\"clean\":false"));
+    }
+}

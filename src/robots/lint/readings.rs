@@ -1,0 +1,193 @@
+//! Lint check on the two readings of a run of User-agent lines: takes the
+//! parsed records, gives a warning wherever an extension record between
+//! User-agent lines makes one group for crawlers that do not read it and
+//! two for crawlers that do (SPEC §3; RFC 9309 §2.2.4).
+//!
+//! It reads the records, not the groups: the grouping follows one
+//! crawler's reading, and the point here is where the readings part.
+
+use std::collections::BTreeSet;
+
+use super::super::agent;
+use super::super::parse::{Directive, Record};
+use super::{Finding, Scope, Severity};
+
+/// User-agent lines up to an extension record (or the rule that ends the
+/// run): a piece of one run as a crawler that ignores extensions reads it.
+struct Piece<'a> {
+    agents: Vec<&'a Record>,
+    /// The extension record that ends the piece, for crawlers that read it.
+    split: Option<&'a Record>,
+}
+
+/// Records that end a run for the crawlers that read them, and only for
+/// those: Seznam's extensions, and Crawl-delay, which Bing and Yandex read.
+fn is_extension(directive: Directive) -> bool {
+    matches!(
+        directive,
+        Directive::RequestRate | Directive::RobotVersion | Directive::CrawlDelay
+    )
+}
+
+pub(super) fn check(scope: &Scope<'_>, findings: &mut Vec<Finding>) {
+    let mut run: Vec<Piece<'_>> = Vec::new();
+    for record in &scope.robots.file().records {
+        match record.directive {
+            Directive::UserAgent => match run.last_mut() {
+                Some(piece) if piece.split.is_none() => piece.agents.push(record),
+                _ => run.push(Piece {
+                    agents: vec![record],
+                    split: None,
+                }),
+            },
+            Directive::Allow | Directive::Disallow => {
+                judge(scope, &run, findings);
+                run.clear();
+            }
+            directive if is_extension(directive) => {
+                if let Some(piece) = run.last_mut().filter(|p| p.split.is_none()) {
+                    piece.split = Some(record);
+                }
+            }
+            _ => {}
+        }
+    }
+    judge(scope, &run, findings);
+}
+
+/// The crawlers that read an extension record: those of the table whose
+/// profile says so, and for Crawl-delay the big ones outside it.
+fn readers(scope: &Scope<'_>, directive: Directive) -> String {
+    let mut names: Vec<&str> = scope
+        .readers
+        .iter()
+        .filter(|(r, _)| match directive {
+            Directive::RequestRate => r.reads_request_rate,
+            Directive::RobotVersion => r.reads_robot_version,
+            _ => r.reads_crawl_delay,
+        })
+        .map(|(r, _)| r.token.as_str())
+        .collect();
+    if directive == Directive::CrawlDelay {
+        names.extend(["Bing", "Yandex"]);
+    }
+    if names.is_empty() {
+        "none the tool knows".to_string()
+    } else {
+        names.join(", ")
+    }
+}
+
+/// The tokens a piece names, lower case, `*` for the default group.
+fn tokens(pieces: &[Piece<'_>]) -> BTreeSet<Vec<u8>> {
+    pieces
+        .iter()
+        .flat_map(|p| &p.agents)
+        .map(|r| {
+            if agent::is_wildcard(&r.value) {
+                b"*".to_vec()
+            } else {
+                agent::product_token(&r.value).to_ascii_lowercase()
+            }
+        })
+        .collect()
+}
+
+/// One finding at each split after which the run goes on with User-agent
+/// lines naming other crawlers than before it: there one reading gives the
+/// first crawlers the later rules and the other does not.
+fn judge(scope: &Scope<'_>, run: &[Piece<'_>], findings: &mut Vec<Finding>) {
+    for at in 1..run.len() {
+        let (before, after) = run.split_at(at);
+        let (Some(split), Some(next)) = (
+            before.last().and_then(|p| p.split),
+            after.first().and_then(|p| p.agents.first()),
+        ) else {
+            continue;
+        };
+        if tokens(before) == tokens(after) {
+            continue;
+        }
+        // The User-agent lines the split cuts off: those of its own piece.
+        let first = before
+            .last()
+            .and_then(|p| p.agents.first())
+            .map_or(split.line, |r| r.line);
+        let readers = readers(scope, split.directive);
+        findings.push(Finding::new(
+            next.line,
+            "ambiguous-group",
+            Severity::Warning,
+            format!(
+                "`{}` (line {}) ends the group of line {first} only for crawlers that read it \
+                 ({readers}): crawlers that ignore it, as Google's parser does, give line \
+                 {first}'s crawlers the rules of the group at line {} as well; end line \
+                 {first}'s group with a rule (an empty `Disallow:` forbids nothing) to make \
+                 it the same for all.",
+                split.text, split.line, next.line
+            ),
+        ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::found;
+
+    #[test]
+    fn where_the_readings_differ() {
+        // (robots.txt, lines of the finding)
+        let cases: &[(&str, &[usize])] = &[
+            // SPEC §3's own example.
+            (
+                "User-agent: SeznamBot\nRequest-rate: 1/10s\nUser-agent: *\nDisallow: /admin\n",
+                &[3],
+            ),
+            (
+                "User-agent: Bingbot\nCrawl-delay: 5\n\nUser-agent: *\nDisallow: /x\n",
+                &[4],
+            ),
+            (
+                "User-agent: SeznamBot\nRobot-version: 2.0\nUser-agent: Googlebot\nAllow: /a$\n",
+                &[3],
+            ),
+            // Sitemap, Visit-time and unknown lines split nothing.
+            (
+                "User-agent: a\nSitemap: https://x.cz/s.xml\nUser-agent: b\nDisallow: /x\n",
+                &[],
+            ),
+            (
+                "User-agent: a\nVisit-time: 0100-0200\nUser-agent: b\nDisallow: /x\n",
+                &[],
+            ),
+            // A rule ends the run for everyone.
+            (
+                "User-agent: a\nRequest-rate: 1/10s\nDisallow:\nUser-agent: b\nDisallow: /x\n",
+                &[],
+            ),
+            // The extension below the User-agent lines: one group either way.
+            (
+                "User-agent: a\nUser-agent: b\nRequest-rate: 1/10s\nDisallow: /x\n",
+                &[],
+            ),
+            // The same crawlers on both sides: the same rules either way.
+            (
+                "User-agent: *\nCrawl-delay: 30\nRequest-rate: 1/1s\n\nUser-agent: *\nDisallow: /x\n",
+                &[],
+            ),
+            // Two splits in one run.
+            (
+                "User-agent: a\nCrawl-delay: 1\nUser-agent: b\nRequest-rate: 1/5s\nUser-agent: c\nDisallow: /\n",
+                &[3, 5],
+            ),
+            // A run at the end of the file, without rules after it.
+            (
+                "User-agent: a\nDisallow: /x\nUser-agent: b\nCrawl-delay: 3\nUser-agent: c\n",
+                &[5],
+            ),
+        ];
+        for &(text, lines) in cases {
+            assert_eq!(found(text, "ambiguous-group"), lines, "{text:?}");
+        }
+    }
+}

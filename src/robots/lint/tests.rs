@@ -1,0 +1,478 @@
+//! The lint's own tests: one case per finding, the files a webmaster
+//! writes on purpose, and the cases each finding once got wrong.
+
+use super::*;
+
+fn names(text: &str) -> Vec<(Option<usize>, &'static str, Severity)> {
+    lint_text(text.as_bytes())
+        .into_iter()
+        .map(|f| (f.line, f.name, f.severity))
+        .collect()
+}
+
+const CLEAN: &str = "\u{feff}# robots.txt for www.example.cz\n\
+    User-agent: SeznamBot\n\
+    User-agent: FreshBot/1.0\n\
+    Request-rate: 10/1m\n\
+    Request-rate: 100/1m 0100-0600\n\
+    Disallow: /cz/chat/\n\
+    Allow: /cz/chat/rules\n\
+    Disallow: /*.pdf$\n\
+    Disallow: /search?q=\n\
+    \n\
+    User-agent: *\n\
+    Disallow: /admin/\n\
+    Allow: /admin/help\n\
+    Disallow: /%C4%8Dl%C3%A1nky/koncept\n\
+    \n\
+    Sitemap: https://www.example.cz/sitemap.xml\n";
+
+#[test]
+fn a_clean_file_has_no_findings() {
+    assert_eq!(names(CLEAN), vec![]);
+    assert!(is_clean(&lint_text(CLEAN.as_bytes())));
+}
+
+#[test]
+fn one_case_per_finding() {
+    use Severity::{Error, Note, Warning};
+    // (robots.txt, line, name, severity): the finding must be among
+    // those the file gives.
+    let cases: &[(&str, Option<usize>, &str, Severity)] = &[
+        (
+            "Our robots file\nUser-agent: *\nDisallow: /x\n",
+            Some(1),
+            "text-before-user-agent",
+            Warning,
+        ),
+        (
+            "User-agent: *\nDisallow: /x\nthis is not a directive\n",
+            Some(3),
+            "stray-text",
+            Warning,
+        ),
+        (
+            "User-agent: *\nDisallow /private\n",
+            Some(2),
+            "missing-colon",
+            Error,
+        ),
+        (
+            "Disallow: /private\nUser-agent: *\nDisallow: /x\n",
+            Some(1),
+            "rule-outside-group",
+            Error,
+        ),
+        (
+            "User-agent: *\nDisallow: /x\nDisallow:\n",
+            Some(3),
+            "empty-disallow",
+            Warning,
+        ),
+        (
+            "User-agent: *\nDisallow: /x\nAllow:\n",
+            Some(3),
+            "empty-allow",
+            Note,
+        ),
+        (
+            "User-agent: *\nDissallow: /private\n",
+            Some(2),
+            "misspelled-directive",
+            Error,
+        ),
+        (
+            "User agent: *\nDisallow: /x\n",
+            Some(1),
+            "misspelled-directive",
+            Error,
+        ),
+        (
+            "User-agent: *\nDisallow: /x\nFoo: bar\n",
+            Some(3),
+            "unknown-directive",
+            Warning,
+        ),
+        (
+            "User-agent: *\nDisallow: /x\nHost: www.example.cz\n",
+            Some(3),
+            "unknown-directive",
+            Note,
+        ),
+        (
+            "User-agent: *\nDisallow: private\n",
+            Some(2),
+            "pattern-without-slash",
+            Error,
+        ),
+        (
+            "User-agent: *\nDisallow: /a /b\n",
+            Some(2),
+            "space-in-pattern",
+            Warning,
+        ),
+        (
+            "User-agent: *\nDisallow: /\u{10d}l\u{e1}nky\n",
+            Some(2),
+            "non-ascii-pattern",
+            Note,
+        ),
+        (
+            "User-agent: *\nDisallow: /x\nCrawl-delay: 10\n",
+            Some(3),
+            "crawl-delay",
+            Warning,
+        ),
+        (
+            "User-agent: SeznamBot\nRequest-rate: 1/x\nDisallow: /x\n",
+            Some(2),
+            "bad-request-rate",
+            Error,
+        ),
+        (
+            "User-agent: SeznamBot\nRequest-rate: 1/60s\nDisallow: /x\n",
+            Some(2),
+            "slow-request-rate",
+            Warning,
+        ),
+        (
+            "User-agent: SeznamBot\nRequest-rate: 1/10s 0100-0100\nDisallow: /x\n",
+            Some(2),
+            "empty-window",
+            Warning,
+        ),
+        (
+            "User-agent: SeznamBot\nRequest-rate: 1/10s\nRequest-rate: 1/20s\nDisallow: /x\n",
+            Some(3),
+            "ignored-request-rate",
+            Warning,
+        ),
+        (
+            "User-agent: *\nCrawl-delay: 1\nCrawl-delay: 2\nDisallow: /x\n",
+            Some(3),
+            "ignored-crawl-delay",
+            Warning,
+        ),
+        (
+            "User-agent: SeznamBot\nDisallow: /x\nRobot-version: 2.0\n",
+            Some(3),
+            "misplaced-robot-version",
+            Warning,
+        ),
+        (
+            "User-agent: SeznamBot\nRobot-version: 3.0\nDisallow: /x\n",
+            Some(2),
+            "unknown-robot-version",
+            Warning,
+        ),
+        (
+            "User-agent: SeznamBot\nDisallow: /x\nVisit-time: 0100-0600\n",
+            Some(3),
+            "visit-time",
+            Note,
+        ),
+        (
+            "User-agent: *\nDisallow: /static/\n",
+            Some(2),
+            "blocks-assets",
+            Warning,
+        ),
+        (
+            "User-agent: *\nDisallow: /*.js$\n",
+            Some(2),
+            "blocks-assets",
+            Warning,
+        ),
+        (
+            "User-agent: *\nDisallow: /\n",
+            Some(2),
+            "seznam-homepage-exception",
+            Warning,
+        ),
+        (
+            "User-agent: *\nDisallow: /\n",
+            Some(2),
+            "disallow-all",
+            Note,
+        ),
+        (
+            "User-agent: SeznamBot\nRequest-rate: 1/10s\nUser-agent: *\nDisallow: /admin\n",
+            Some(3),
+            "ambiguous-group",
+            Warning,
+        ),
+        (
+            "User-agent: *\nDisallow: /x\nSitemap https://www.example.cz/s.xml\n",
+            Some(3),
+            "missing-colon",
+            Error,
+        ),
+        (
+            "User-agent: *\nDisallow: /x\0\0\n",
+            Some(2),
+            "control-bytes",
+            Warning,
+        ),
+        (
+            "User-agent: SeznamBot\nDisallow: /a\n\nUser-agent: seznambot\nDisallow: /b\n",
+            Some(4),
+            "duplicate-agent",
+            Warning,
+        ),
+        (
+            "User-agent: *\nDisallow: /a\nAllow: /a\n",
+            Some(2),
+            "shadowed-rule",
+            Warning,
+        ),
+        (
+            "User-agent: *\nDisallow: /a/b\nAllow: /a/*\n",
+            Some(2),
+            "shadowed-rule",
+            Warning,
+        ),
+        (
+            "User-agent: SeznamBot\nDisallow: /a\n\nUser-agent: SeznamBot\nDisallow: /a\n",
+            Some(5),
+            "duplicate-rule",
+            Note,
+        ),
+        (
+            "User-agent: *\nDisallow: /x\nSitemap: /sitemap.xml\n",
+            Some(3),
+            "bad-sitemap",
+            Warning,
+        ),
+        (
+            "User-agent: *bot\nDisallow: /x\n",
+            Some(1),
+            "agent-names-nothing",
+            Warning,
+        ),
+        (
+            "User-agent: FreshBot\nDisallow: /x\n",
+            Some(1),
+            "misnamed-agent",
+            Warning,
+        ),
+        (
+            "User-agent: Seznam\nDisallow: /x\n",
+            Some(1),
+            "misnamed-agent",
+            Warning,
+        ),
+        (
+            "User-agent: *\nDisallow: /x\nUser-agent: SeznamBot\n",
+            Some(3),
+            "empty-group",
+            Warning,
+        ),
+        (
+            "Sitemap: https://www.example.cz/s.xml\n",
+            None,
+            "no-groups",
+            Note,
+        ),
+        (
+            "<!DOCTYPE html>\n<html><head><title>Not found</title></head>\n<body>Error: 404</body></html>\n",
+            None,
+            "looks-like-html",
+            Error,
+        ),
+        (
+            "\u{1f}\u{8b}\u{8}\u{0}\u{0}\u{0}\nUser-agent: *\n",
+            None,
+            "looks-like-binary",
+            Error,
+        ),
+    ];
+    for &(text, line, name, severity) in cases {
+        let got = names(text);
+        assert!(
+            got.contains(&(line, name, severity)),
+            "{text:?}: expected {line:?} {name} {severity:?}, got {got:?}"
+        );
+    }
+}
+
+#[test]
+fn what_a_webmaster_writes_on_purpose_is_clean() {
+    // Each of these once drew a warning or an error.
+    let cases: &[&str] = &[
+        // A final empty `*` group (RFC 9309 allows a group without rules).
+        "User-agent: SeznamBot\nDisallow: /x\n\nUser-agent: *\n",
+        // Allow-all groups, as Wikipedia writes them.
+        "User-agent: IsraBot\nDisallow:\n\nUser-agent: *\nDisallow: /w/\n",
+        // A run of NULs in one line (here a comment) is no binary file.
+        "User-agent: *\nDisallow: /x # \0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\n",
+        // Crawl-delay beside a Request-rate: Seznam already has its rate.
+        "User-agent: *\nCrawl-delay: 10\nDisallow: /x\nRequest-rate: 1/10s\n",
+        // Crawl-delay in another crawler's group.
+        "User-agent: Bingbot\nDisallow: /x\nCrawl-delay: 5\n",
+        // Visit-time is a note.
+        "User-agent: *\nDisallow: /x\nVisit-time: 0100-0600\n",
+    ];
+    for text in cases {
+        let findings = lint_text(text.as_bytes());
+        assert!(is_clean(&findings), "{text:?}: {findings:?}");
+    }
+}
+
+#[test]
+fn a_line_of_nuls_is_a_note_and_the_rules_still_count() {
+    let mut text = b"User-agent: *\nDisallow: /x\n".to_vec();
+    text.extend_from_slice(&[0; 512]);
+    text.extend_from_slice(b"\nDisallow: /static/\n");
+    let got = names(std::str::from_utf8(&text).expect("utf-8"));
+    assert!(
+        got.contains(&(Some(3), "control-bytes", Severity::Note)),
+        "{got:?}"
+    );
+    assert!(
+        got.contains(&(Some(4), "blocks-assets", Severity::Warning)),
+        "{got:?}"
+    );
+    assert!(!got.iter().any(|f| f.1 == "looks-like-binary"), "{got:?}");
+}
+
+#[test]
+fn a_sitemap_without_its_colon_is_named_so() {
+    let findings =
+        lint_text(b"User-agent: *\nDisallow: /x\nSitemap https://www.example.cz/s.xml\n");
+    let message = &findings
+        .iter()
+        .find(|f| f.name == "missing-colon")
+        .expect("missing-colon")
+        .message;
+    assert!(
+        message.contains("`Sitemap: https://www.example.cz/s.xml`"),
+        "{message}"
+    );
+}
+
+#[test]
+fn crawl_delay_advice_only_where_it_helps() {
+    let with_rate =
+        lint_text(b"User-agent: SeznamBot\nRequest-rate: 1/10s\nCrawl-delay: 10\nDisallow: /x\n");
+    let delay = with_rate
+        .iter()
+        .find(|f| f.name == "crawl-delay")
+        .expect("crawl-delay");
+    assert_eq!(delay.severity, Severity::Note);
+    assert!(!delay.message.contains("instead`"), "{}", delay.message);
+    assert!(delay.message.contains("(line 2)"), "{}", delay.message);
+    let alone = lint_text(b"User-agent: *\nCrawl-delay: 10\nDisallow: /x\n");
+    let delay = alone
+        .iter()
+        .find(|f| f.name == "crawl-delay")
+        .expect("crawl-delay");
+    assert_eq!(delay.severity, Severity::Warning);
+    assert!(
+        delay.message.contains("`Request-rate: 1/10s`"),
+        "{}",
+        delay.message
+    );
+}
+
+#[test]
+fn each_crawler_is_judged_by_its_own_profile() {
+    let other = Reader {
+        token: "ExampleBot".into(),
+        crawlers: vec!["ExampleBot".into(), "ExampleBot-News".into()],
+        floor: Some((1, 10)),
+        reads_request_rate: true,
+        reads_robot_version: false,
+        reads_crawl_delay: false,
+        homepage_exception: false,
+    };
+    let text = b"User-agent: ExampleBot\nRequest-rate: 1/20s\nDisallow: /x\n\n\
+                 User-agent: ExampleBot-News\nDisallow: /y\n";
+    let robots = Robots::new(text);
+    let names = |readers: &[Reader]| -> Vec<(Option<usize>, &'static str)> {
+        lint(&robots, readers)
+            .into_iter()
+            .map(|f| (f.line, f.name))
+            .collect()
+    };
+    // Seznam's floor (1/30s) is not this crawler's; its own (1/10s) is.
+    assert_eq!(names(&seznam()), vec![]);
+    assert_eq!(
+        names(&[other]),
+        vec![(Some(2), "slow-request-rate"), (Some(5), "misnamed-agent")]
+    );
+}
+
+#[test]
+fn a_duplicate_by_encoding_says_so() {
+    let findings = lint_text(
+        "User-agent: *\nDisallow: /wiki/K%C3%A4ytt%C3%A4j%C3%A4:\nDisallow: /wiki/Käyttäjä:\n"
+            .as_bytes(),
+    );
+    let duplicate = findings
+        .iter()
+        .find(|f| f.name == "duplicate-rule")
+        .expect("duplicate-rule");
+    assert_eq!(duplicate.line, Some(3));
+    assert!(
+        duplicate
+            .message
+            .contains("repeats line 2 (the same pattern once percent-encoded)"),
+        "{}",
+        duplicate.message
+    );
+}
+
+#[test]
+fn a_file_past_the_limit() {
+    let mut text = b"User-agent: *\n".to_vec();
+    while text.len() <= parse_limit() {
+        text.extend_from_slice(b"Disallow: /private/area/\n");
+    }
+    let findings = lint_text(&text);
+    assert_eq!(findings[0].line, None);
+    assert_eq!(findings[0].name, "file-too-large");
+    assert_eq!(findings[0].severity, Severity::Error);
+}
+
+fn parse_limit() -> usize {
+    super::super::parse::SIZE_LIMIT
+}
+
+#[test]
+fn html_gets_one_finding_only() {
+    let got = names("<html>\n<body>\n<a href=\"https://x\">x</a>\nDisallow /x\n</body></html>\n");
+    assert_eq!(got, vec![(None, "looks-like-html", Severity::Error)]);
+}
+
+#[test]
+fn findings_are_sorted_by_line_then_name() {
+    let findings = lint_text(
+        b"Crawl-delay: 5\nUser-agent: *\nDisallow: /static/\nAllow: /static/\nDisallow:\n",
+    );
+    let keys: Vec<(Option<usize>, &str)> = findings.iter().map(|f| (f.line, f.name)).collect();
+    let mut sorted = keys.clone();
+    sorted.sort();
+    assert_eq!(keys, sorted);
+    assert!(findings.iter().all(|f| f.message.ends_with('.')));
+}
+
+#[test]
+fn edit_distances() {
+    let cases: &[(&str, &str, usize)] = &[
+        ("", "", 0),
+        ("allow", "allow", 0),
+        ("dissallow", "disallow", 1),
+        ("disalow", "disallow", 1),
+        ("dissalow", "disallow", 2),
+        ("diasllow", "disallow", 1),
+        ("requestrate", "requestrtae", 1),
+        ("abc", "", 3),
+    ];
+    for &(a, b, expected) in cases {
+        assert_eq!(
+            edit_distance(a.as_bytes(), b.as_bytes()),
+            expected,
+            "{a} {b}"
+        );
+    }
+}
