@@ -5,6 +5,7 @@
 pub mod atomic;
 pub mod columns;
 pub mod escape;
+pub mod skipped;
 pub mod summary;
 
 use std::io;
@@ -55,10 +56,15 @@ pub fn write(findings: &Findings<'_>, dir: Option<&Path>) -> Result<()> {
         None => {
             let stdout = io::stdout();
             let mut lock = stdout.lock();
-            columns::write_violations(findings, &mut lock).map_err(|source| Error::Write {
-                path: PathBuf::from("-"),
-                source,
-            })
+            // A reader that closed early (`| head`) wanted no more; the
+            // exit status still follows the findings (SPEC §5).
+            match columns::write_violations(findings, &mut lock) {
+                Err(source) if source.kind() != io::ErrorKind::BrokenPipe => Err(Error::Write {
+                    path: PathBuf::from("-"),
+                    source,
+                }),
+                _ => Ok(()),
+            }
         }
     }
 }
