@@ -7,6 +7,7 @@
 pub fn install() {
     let _ = ctrlc::set_handler(|| {
         crate::report::atomic::abandon();
+        crate::progress::clear_on_interrupt();
         crate::warn!("robots-audit: interrupted; no report written");
         std::process::exit(2);
     });

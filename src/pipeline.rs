@@ -13,7 +13,7 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::net::IpAddr;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 
@@ -28,7 +28,7 @@ use crate::crawler::{
     self, Client, CrawlerId, DnsAnswer, Identifier, Knowledge, PtrMap, Verification,
 };
 use crate::error::{Error, Position, Result};
-use crate::progress::Progress;
+use crate::progress::{self, Progress};
 use crate::report::skipped::{self, SHOWN as SHOWN_SKIPS, Tally};
 use crate::report::{self, Escaping, Findings, summary::Totals};
 use crate::robots::{AgentRules, Robots};
@@ -272,31 +272,24 @@ fn read_one(
 ) -> Result<()> {
     let input = accesslog::open(path)?;
     let consumed = input.progress.consumed.clone();
+    let compression = input.compression;
     let mut reader = ChunkReader::new(input);
     let recycler = reader.recycler();
     let mut reported = 0;
     while let Some(chunk) = reader.next_chunk() {
+        let chunk = chunk?;
         let now = consumed.load(Ordering::Relaxed);
-        progress.add_bytes(now.saturating_sub(reported));
+        progress.add_read(
+            compression,
+            now.saturating_sub(reported),
+            chunk.data.len() as u64,
+        );
         reported = now;
-        if tx.send((file, chunk?, recycler.clone())).is_err() {
+        if tx.send((file, chunk, recycler.clone())).is_err() {
             break;
         }
     }
     Ok(())
-}
-
-/// Input size for the progress bar, when every file's size is known.
-fn total_size(logs: &[PathBuf]) -> Option<u64> {
-    logs.iter()
-        .map(|p| {
-            if p.as_os_str() == "-" {
-                None
-            } else {
-                std::fs::metadata(p).ok().map(|m| m.len())
-            }
-        })
-        .sum()
 }
 
 /// Who each candidate is, once every address's names are known.
@@ -397,7 +390,7 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
         .build()
         .map_err(|e| Error::Usage(format!("cannot start worker threads: {e}")))?;
 
-    let progress = Progress::new(total_size(&config.logs), config.quiet);
+    let progress = Progress::new(&progress::measure(&config.logs), config.quiet);
     let scanner = Scanner {
         format: &format,
         ident: &ident,
