@@ -124,7 +124,7 @@ fn an_unwritable_out_directory_exits_2() {
 
 #[test]
 fn a_missing_out_directory_is_made() {
-    // As the README's quick start runs it: `--out samples-report`.
+    // As the README's getting started runs it: `--out samples-report`.
     let site = Site::new()
         .with("robots.txt", "User-agent: *\nDisallow: /\n")
         .with("access.log", fetches(1, SEZNAM_UA, &["/x"]));
