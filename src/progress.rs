@@ -13,13 +13,14 @@
 //! stands on a clean line.
 
 use std::fs::File;
-use std::io::{IsTerminal, Read, Write};
+use std::io::{self, IsTerminal, Read};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use indicatif::{HumanBytes, HumanCount, ProgressBar, ProgressDrawTarget, ProgressStyle};
+use console::Term;
+use indicatif::{HumanBytes, HumanCount, ProgressBar, ProgressDrawTarget, ProgressStyle, TermLike};
 
 use crate::accesslog::open::{Compression, GZIP_MAGIC};
 
@@ -248,7 +249,8 @@ fn draw(shape: Shape) -> ProgressBar {
             "{spinner} [{elapsed_precise}] {bytes} read ({bytes_per_sec}) {msg}",
         ),
     };
-    let bar = ProgressBar::with_draw_target(length, ProgressDrawTarget::stderr());
+    let target = ProgressDrawTarget::term_like_with_hz(Box::new(Narrow(Term::stderr())), 20);
+    let bar = ProgressBar::with_draw_target(length, target);
     let style =
         ProgressStyle::with_template(template).unwrap_or_else(|_| ProgressStyle::default_bar());
     bar.set_style(style);
@@ -257,6 +259,56 @@ fn draw(shape: Shape) -> ProgressBar {
         bar.enable_steady_tick(Duration::from_millis(200));
     }
     bar
+}
+
+/// Standard error as indicatif sees it, two columns narrower than it is.
+/// indicatif pads its line to the terminal's width, leaving the cursor in
+/// the last column; the `^C` a terminal echoes on Ctrl-C then wraps onto a
+/// new line, and clearing that line leaves the bar above it. Two free
+/// columns keep the `^C` on the bar's line, which is cleared with it.
+#[derive(Debug)]
+struct Narrow(Term);
+
+impl TermLike for Narrow {
+    fn width(&self) -> u16 {
+        self.0.size().1.saturating_sub(2).max(1)
+    }
+
+    fn height(&self) -> u16 {
+        self.0.size().0
+    }
+
+    fn move_cursor_up(&self, n: usize) -> io::Result<()> {
+        self.0.move_cursor_up(n)
+    }
+
+    fn move_cursor_down(&self, n: usize) -> io::Result<()> {
+        self.0.move_cursor_down(n)
+    }
+
+    fn move_cursor_right(&self, n: usize) -> io::Result<()> {
+        self.0.move_cursor_right(n)
+    }
+
+    fn move_cursor_left(&self, n: usize) -> io::Result<()> {
+        self.0.move_cursor_left(n)
+    }
+
+    fn write_line(&self, s: &str) -> io::Result<()> {
+        self.0.write_line(s)
+    }
+
+    fn write_str(&self, s: &str) -> io::Result<()> {
+        self.0.write_str(s)
+    }
+
+    fn clear_line(&self) -> io::Result<()> {
+        self.0.clear_line()
+    }
+
+    fn flush(&self) -> io::Result<()> {
+        self.0.flush()
+    }
 }
 
 /// Clears the bar, if one is drawn, before the process ends on Ctrl-C or
@@ -269,9 +321,6 @@ pub fn clear_on_interrupt() {
         // The readers and workers still running must not draw it again
         // before the process ends.
         bar.set_draw_target(ProgressDrawTarget::hidden());
-        // The `^C` the terminal echoed moved the cursor behind the bar's
-        // back: clear the line the cursor is on as well.
-        let _ = std::io::stderr().write_all(b"\r\x1b[2K");
     }
 }
 

@@ -121,7 +121,9 @@ fn malformed_and_binary_lines_are_skipped_counted_and_shown() {
     assert_eq!(shown.len(), 2, "{}", report.stderr);
     // 2 of 18 is more than 1%: one warning for the file too.
     assert!(
-        report.stderr.contains("warning: access.log: 2 of 18 lines skipped"),
+        report
+            .stderr
+            .contains("warning: access.log: 2 of 18 lines skipped"),
         "{}",
         report.stderr
     );
