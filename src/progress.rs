@@ -93,7 +93,7 @@ impl Shape {
                 match (plain, gzip) {
                     (_, 0) => read,
                     (0, _) => format!("{read} compressed"),
-                    _ => format!("{read} on disk, gzip compressed"),
+                    _ => format!("{read}, gzip compressed"),
                 }
             }
             Shape::Counter if gzip_seen => "(gzip: compressed bytes)".to_string(),
@@ -211,17 +211,22 @@ impl Progress {
             gzip_text: self.gzip_text.load(Ordering::Relaxed),
         };
         let (position, length) = self.shape.work(done);
-        if let Shape::Bar { .. } = self.shape {
-            bar.set_length(length);
-        }
-        bar.set_position(position);
-        let lines = self.lines.load(Ordering::Relaxed);
-        let secs = self.started.elapsed().as_secs_f64().max(0.001);
         let label = self
             .shape
             .label(done, self.gzip_seen.load(Ordering::Relaxed));
-        let rate = lines as f64 / secs;
-        bar.set_message(format!("{label} {} lines/s", HumanCount(rate as u64)));
+        if let Shape::Bar { .. } = self.shape {
+            // The time left says how fast it goes; the line stays short
+            // enough for an 80-column terminal.
+            bar.set_length(length);
+            bar.set_position(position);
+            bar.set_message(label);
+        } else {
+            bar.set_position(position);
+            let lines = self.lines.load(Ordering::Relaxed);
+            let secs = self.started.elapsed().as_secs_f64().max(0.001);
+            let rate = HumanCount((lines as f64 / secs) as u64);
+            bar.set_message(format!("{label} {rate} lines/s"));
+        }
     }
 
     pub fn finish(&self) {
@@ -239,14 +244,11 @@ fn draw(shape: Shape) -> ProgressBar {
     let (length, template) = match shape {
         // A bar of fixed width leaves the end of the line free, so the `^C`
         // the terminal echoes stays on it and is cleared with it.
-        Shape::Bar { .. } => (
-            Some(0),
-            "{spinner} [{elapsed_precise}] {bar:30} {msg} ETA {eta}",
-        ),
+        Shape::Bar { .. } => (Some(0), "{spinner} {elapsed:>4} {bar:20} {msg}, ETA {eta}"),
         // No length, so no bar that looks full and no "ETA 0s".
         Shape::Counter => (
             None,
-            "{spinner} [{elapsed_precise}] {bytes} read ({bytes_per_sec}) {msg}",
+            "{spinner} {elapsed:>4} {bytes} read, {bytes_per_sec} {msg}",
         ),
     };
     let target = ProgressDrawTarget::term_like_with_hz(Box::new(Narrow(Term::stderr())), 20);
@@ -374,7 +376,7 @@ mod tests {
                     gzip: 1024,
                 },
                 true,
-                "1.00 KiB/2.00 KiB on disk, gzip compressed",
+                "1.00 KiB/2.00 KiB, gzip compressed",
             ),
             (Shape::Counter, true, "(gzip: compressed bytes)"),
             (Shape::Counter, false, ""),
