@@ -67,7 +67,8 @@ pub struct AuditArgs {
     #[arg(long, value_name = "SECONDS", default_value_t = 0)]
     pub lock_wait: u64,
 
-    /// Worker threads (default: all cores). The output never depends on it.
+    /// Worker threads (default: all cores; more than the cores are capped
+    /// to the cores). The output never depends on it.
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
 
@@ -255,6 +256,14 @@ impl AuditArgs {
         };
         let since = parse_time_flag("--since", self.since.as_deref())?;
         let until = parse_time_flag("--until", self.until.as_deref())?;
+        if let (Some(since), Some(until)) = (since, until)
+            && since >= until
+        {
+            // An empty period would audit nothing and report a clean night.
+            return Err(Error::Usage(
+                "--since must be before --until: the period holds no instant".into(),
+            ));
+        }
         let seconds = |flag: &str, v: f64| {
             if v.is_finite() && v > 0.0 && v < 86_400.0 {
                 Ok(std::time::Duration::from_secs_f64(v))
@@ -270,7 +279,7 @@ impl AuditArgs {
             log_format: self.log_format,
             out: self.out,
             lock_wait: std::time::Duration::from_secs(self.lock_wait),
-            threads: self.threads,
+            threads: self.threads.map(cap_threads),
             strict: self.strict,
             quiet: self.quiet,
             raw_csv: self.raw_csv,
@@ -303,6 +312,13 @@ impl AuditArgs {
             dns_deadline: seconds("--dns-deadline", self.dns_deadline)?,
         })
     }
+}
+
+/// More workers than cores only cost memory and start-up time (a million
+/// threads would exhaust the machine); the output does not depend on it.
+fn cap_threads(asked: usize) -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    asked.min(cores)
 }
 
 fn parse_time_flag(flag: &str, value: Option<&str>) -> Result<Option<i64>> {

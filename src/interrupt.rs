@@ -10,6 +10,7 @@ use crate::report::atomic::{self, Abandoned};
 /// removes.
 pub fn install() {
     let _ = ctrlc::set_handler(|| {
+        crate::progress::clear_on_interrupt();
         match atomic::abandon() {
             Abandoned::Nothing => {
                 crate::warn!("robots-audit: interrupted; no report written");

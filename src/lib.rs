@@ -83,15 +83,17 @@ macro_rules! warn {
     }};
 }
 
-/// Writes to standard output; a closed pipe surfaces as a broken-pipe
-/// `Error::Write`, which the binary ends on quietly.
+/// Writes to standard output. A reader that closed the pipe early
+/// (`| head`) wanted no more: that is no error, and the command still ends
+/// with the status its findings give (SPEC §5).
 pub fn write_stdout(bytes: &[u8]) -> Result<()> {
     let stdout = std::io::stdout();
     let mut lock = stdout.lock();
-    lock.write_all(bytes)
-        .and_then(|()| lock.flush())
-        .map_err(|source| Error::Write {
+    match lock.write_all(bytes).and_then(|()| lock.flush()) {
+        Err(source) if source.kind() != std::io::ErrorKind::BrokenPipe => Err(Error::Write {
             path: "-".into(),
             source,
-        })
+        }),
+        _ => Ok(()),
+    }
 }

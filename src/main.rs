@@ -18,7 +18,6 @@ fn main() -> ExitCode {
     robots_audit::interrupt::install();
     match robots_audit::run(&command) {
         Ok(outcome) => ExitCode::from(outcome.exit_code()),
-        Err(err) if err.is_broken_pipe() => ExitCode::SUCCESS,
         Err(err) => {
             robots_audit::warn!("robots-audit: {err}");
             ExitCode::from(2)

@@ -11,9 +11,9 @@
 //!    against robots.txt;
 //! 5. report: rows are written, sorted, whatever the number of threads.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::net::IpAddr;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 
@@ -28,13 +28,11 @@ use crate::crawler::{
     self, Client, CrawlerId, DnsAnswer, Identifier, Knowledge, PtrMap, Verification,
 };
 use crate::error::{Error, Position, Result};
-use crate::progress::Progress;
+use crate::progress::{self, Progress};
+use crate::report::skipped::{self, SHOWN as SHOWN_SKIPS, Tally};
 use crate::report::{self, Escaping, Findings, summary::Totals};
 use crate::robots::group::Reads;
 use crate::robots::{AgentRules, Robots};
-
-/// How many unparsable lines are shown on standard error.
-const SHOWN_SKIPS: usize = 5;
 
 /// A line that may be a crawler's fetch, kept whole until verification.
 #[derive(Debug, Clone)]
@@ -85,6 +83,8 @@ struct Scan {
     outside_period: u64,
     /// The first unparsable lines, by (file, line).
     skips: Vec<(usize, u64, Skip)>,
+    /// Each file's lines: read, blank, skipped.
+    tallies: BTreeMap<usize, Tally>,
 }
 
 impl Scan {
@@ -96,6 +96,9 @@ impl Scan {
         self.skips.extend(other.skips);
         self.skips.sort_unstable();
         self.skips.truncate(SHOWN_SKIPS);
+        for (file, tally) in other.tallies {
+            self.tallies.entry(file).or_default().merge(&tally);
+        }
         self
     }
 }
@@ -114,8 +117,10 @@ impl Scanner<'_> {
     fn scan(&self, file: usize, chunk: &Chunk) -> Scan {
         let mut scan = Scan::default();
         let mut interner = Interner::default();
+        let mut tally = Tally::default();
         for line in chunk.lines() {
             scan.lines += 1;
+            tally.lines += 1;
             let entry = if line.too_long {
                 Err(Skip::TooLong)
             } else {
@@ -135,15 +140,17 @@ impl Scanner<'_> {
                         }
                     }
                 }
-                Err(Skip::Empty) => {}
+                Err(Skip::Empty) => tally.blank += 1,
                 Err(skip) => {
                     scan.skipped += 1;
+                    tally.skip(line.number, skip);
                     if scan.skips.len() < SHOWN_SKIPS {
                         scan.skips.push((file, line.number, skip));
                     }
                 }
             }
         }
+        scan.tallies.insert(file, tally);
         scan
     }
 
@@ -269,31 +276,24 @@ fn read_one(
 ) -> Result<()> {
     let input = accesslog::open(path)?;
     let consumed = input.progress.consumed.clone();
+    let compression = input.compression;
     let mut reader = ChunkReader::new(input);
     let recycler = reader.recycler();
     let mut reported = 0;
     while let Some(chunk) = reader.next_chunk() {
+        let chunk = chunk?;
         let now = consumed.load(Ordering::Relaxed);
-        progress.add_bytes(now.saturating_sub(reported));
+        progress.add_read(
+            compression,
+            now.saturating_sub(reported),
+            chunk.data.len() as u64,
+        );
         reported = now;
-        if tx.send((file, chunk?, recycler.clone())).is_err() {
+        if tx.send((file, chunk, recycler.clone())).is_err() {
             break;
         }
     }
     Ok(())
-}
-
-/// Input size for the progress bar, when every file's size is known.
-fn total_size(logs: &[PathBuf]) -> Option<u64> {
-    logs.iter()
-        .map(|p| {
-            if p.as_os_str() == "-" {
-                None
-            } else {
-                std::fs::metadata(p).ok().map(|m| m.len())
-            }
-        })
-        .sum()
 }
 
 /// Who each candidate is, once every address's names are known.
@@ -369,6 +369,7 @@ fn load_ptr_map(path: Option<&Path>, quiet: bool) -> Result<PtrMap> {
 
 /// The main job: audit every log against robots.txt and write the reports.
 pub fn run(config: &AuditConfig) -> Result<Outcome> {
+    accesslog::open::check_distinct(&config.logs)?;
     let robots = Robots::read(&config.robots)?;
     let format = LogFormat::new(&config.log_format)
         .map_err(|cause| Error::Usage(format!("--log-format: {cause}")))?;
@@ -384,7 +385,7 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
         .build()
         .map_err(|e| Error::Usage(format!("cannot start worker threads: {e}")))?;
 
-    let progress = Progress::new(total_size(&config.logs), config.quiet);
+    let progress = Progress::new(&progress::measure(&config.logs), config.quiet);
     let scanner = Scanner {
         format: &format,
         ident: &ident,
@@ -410,16 +411,20 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
             cause: skip.reason().to_string(),
         });
     }
-    // Shown even with --quiet: a bad line is a problem for the webmaster,
-    // not progress chatter.
-    for &(file, line, skip) in &scan.skips {
-        crate::warn!(
-            "robots-audit: {}:{}: skipped: {}",
-            config.logs[file].display(),
-            line,
-            skip.reason()
-        );
+    let mut input_errors = input_errors;
+    let unread: Vec<usize> = input_errors.iter().map(|(file, _)| *file).collect();
+    let notice = skipped::notice(
+        &config.logs,
+        &scan.tallies,
+        &scan.skips,
+        &unread,
+        config.quiet,
+    );
+    for line in &notice.lines {
+        crate::warn!("{line}");
     }
+    input_errors.extend(notice.failed);
+    input_errors.sort_by_key(|(file, _)| *file);
 
     let (dns, dns_failures, dns_unusable) = if config.resolve {
         resolve(config, &ident, &scan.candidates)

@@ -81,6 +81,15 @@ fn bad_arguments_exit_2() {
         &["--log-format", "$remote_addr \"$request\""],
         &["--ptr-map", "missing-map.txt"],
         &["--frobnicate"],
+        // An empty or reversed period would audit nothing: never a clean night.
+        &["--since", "2026-11-30", "--until", "2026-11-30"],
+        &[
+            "--since",
+            "2026-11-30T01:00:00+01:00",
+            "--until",
+            "2026-11-30T00:00:00Z",
+        ],
+        &["--since", "2026-12-01", "--until", "2026-11-30"],
     ];
     for (index, extra) in cases.iter().enumerate() {
         let args: Vec<&str> = if index < 2 {
@@ -115,7 +124,7 @@ fn an_unwritable_out_directory_exits_2() {
 
 #[test]
 fn a_missing_out_directory_is_made() {
-    // As the README's quick start runs it: `--out samples-report`.
+    // As the README's getting started runs it: `--out samples-report`.
     let site = Site::new()
         .with("robots.txt", "User-agent: *\nDisallow: /\n")
         .with("access.log", fetches(1, SEZNAM_UA, &["/x"]));
@@ -193,4 +202,88 @@ fn the_file_column_holds_the_path_as_given() {
             )],
         ),
     );
+}
+
+#[test]
+fn a_log_in_which_no_line_parsed_exits_2_and_the_others_are_reported() {
+    let site = Site::new()
+        .with("robots.txt", "User-agent: SeznamBot\nDisallow: /\n")
+        .with("good.log", fetches(1, SEZNAM_UA, &["/x"]))
+        .with("garbage.log", "<html>not a log</html>\n\x00\x01\x02\n")
+        .with("empty.log", "")
+        .with("blank.log", "\n\n");
+    let want = csv(
+        VIOLATIONS_HEADER,
+        &[format!(
+            "{},good.log,1,77.75.77.1,SeznamBot,unverified,ua,GET,/x,200,disallow,SeznamBot,2,Disallow: /,,",
+            rfc3339(1)
+        )],
+    );
+    for quiet in [false, true] {
+        let mut args = vec!["--log", "garbage.log", "--log", "good.log", "--robots"];
+        args.push("robots.txt");
+        args.extend(["--log", "empty.log", "--log", "blank.log"]);
+        if quiet {
+            args.push("--quiet");
+        }
+        let report = site.audit(&args);
+        report.assert_code(2);
+        common::assert_text("violations.csv", &report.violations, &want);
+        let said = |needle: &str| {
+            report
+                .stderr
+                .lines()
+                .any(|l| l.contains(needle) && l.contains("no line parsed"))
+        };
+        assert!(said("garbage.log"), "quiet {quiet}: {}", report.stderr);
+        assert!(!said("good.log"), "quiet {quiet}: {}", report.stderr);
+        for empty in ["empty.log", "blank.log"] {
+            assert!(
+                report
+                    .stderr
+                    .lines()
+                    .any(|l| l.contains(empty) && l.contains("empty")),
+                "quiet {quiet}: {}",
+                report.stderr
+            );
+        }
+    }
+}
+
+#[test]
+fn a_log_given_twice_exits_2_and_is_never_read_twice() {
+    let site = Site::new()
+        .with("robots.txt", "User-agent: SeznamBot\nDisallow: /\n")
+        .with("access.log", fetches(1, SEZNAM_UA, &["/x"]))
+        .with("other.log", fetches(2, SEZNAM_UA, &["/y"]));
+    std::os::unix::fs::symlink("access.log", site.path("link.log")).unwrap();
+    std::fs::hard_link(site.path("access.log"), site.path("hard.log")).unwrap();
+    let base = ["--robots", "robots.txt", "--log", "other.log"];
+    let cases: &[&[&str]] = &[
+        &["--log", "access.log", "--log", "access.log"],
+        &["--log", "access.log", "--log", "./access.log"],
+        &["--log", "access.log", "--log", "link.log"],
+        &["--log", "hard.log", "--log", "access.log"],
+        &["--log", "access.log", "link.log"],
+        &["--log", "-", "--log", "-"],
+        // Standard input is the same file as a log named on the line.
+        &["--log", "-", "--log", "access.log"],
+    ];
+    for extra in cases {
+        let args: Vec<&str> = base.iter().chain(extra.iter()).copied().collect();
+        let stdin = std::fs::File::open(site.path("access.log")).unwrap();
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_robots-audit"))
+            .current_dir(site.path("."))
+            .args(&args)
+            .stdin(stdin)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains("a log is read once"), "{args:?}: {stderr}");
+        assert!(output.stdout.is_empty(), "{args:?} writes no report");
+    }
+    // Two different files stay fine.
+    let run = site.run(&["--robots", "robots.txt", "--log", "access.log", "other.log"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
 }

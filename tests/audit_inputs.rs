@@ -116,9 +116,17 @@ fn malformed_and_binary_lines_are_skipped_counted_and_shown() {
     let shown: Vec<&str> = report
         .stderr
         .lines()
-        .filter(|l| l.contains("access.log:"))
+        .filter(|l| l.contains("access.log:") && l.contains(" skipped: "))
         .collect();
     assert_eq!(shown.len(), 2, "{}", report.stderr);
+    // 2 of 18 is more than 1%: one warning for the file too.
+    assert!(
+        report
+            .stderr
+            .contains("warning: access.log: 2 of 18 lines skipped"),
+        "{}",
+        report.stderr
+    );
     assert!(shown[0].contains("access.log:8: "), "{}", report.stderr);
     assert!(shown[1].contains("access.log:9: "), "{}", report.stderr);
     assert!(report.stderr.contains("2 skipped"), "{}", report.stderr);

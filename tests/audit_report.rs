@@ -419,17 +419,93 @@ fn quiet_leaves_standard_error_to_errors() {
     assert!(run.stderr.contains("access.log"), "{}", run.stderr);
 }
 
+/// `n` browser lines, with the lines numbered in `bad` replaced by junk.
+fn log_with_bad_lines(n: u32, bad: &[u32]) -> String {
+    (1..=n)
+        .map(|i| {
+            if bad.contains(&i) {
+                format!("junk line {i}\n")
+            } else {
+                combined("198.51.100.7", &clf(i), "GET /a HTTP/1.1", 200, "Firefox")
+            }
+        })
+        .collect()
+}
+
 #[test]
-fn quiet_still_shows_the_first_bad_lines() {
-    let log = [
-        combined("77.75.77.1", &clf(1), "GET /a HTTP/1.1", 200, SEZNAM_UA),
-        "not a log line\n".to_string(),
-    ]
-    .concat();
+fn quiet_prints_nothing_on_a_clean_run() {
+    // One bad line in 200 is 0.5%: below the warning, so quiet stays quiet.
     let mut args = ARGS.to_vec();
     args.push("--quiet");
-    let report = site(&log).audit(&args);
-    assert!(report.stderr.contains("access.log:2:"), "{}", report.stderr);
+    let report = site(log_with_bad_lines(200, &[7])).audit(&args);
+    report.assert_code(0);
+    assert_eq!(report.stderr, "", "a clean quiet run says nothing");
+    // Without --quiet the line is shown.
+    let report = site(log_with_bad_lines(200, &[7])).audit(&ARGS);
+    assert!(
+        report.stderr.contains("access.log:7: skipped:"),
+        "{}",
+        report.stderr
+    );
+}
+
+#[test]
+fn quiet_still_warns_once_of_a_file_with_more_than_1_percent_skipped() {
+    let mut args = ARGS.to_vec();
+    args.push("--quiet");
+    let report = site(log_with_bad_lines(100, &[30, 60])).audit(&args);
+    report.assert_code(0);
+    let lines: Vec<&str> = report.stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "exactly one warning line: {lines:?}");
+    assert!(
+        lines[0].contains("warning")
+            && lines[0].contains("access.log")
+            && lines[0].contains("2 of 100 lines skipped")
+            && lines[0].contains("line 30"),
+        "{lines:?}"
+    );
+}
+
+#[test]
+fn five_bad_lines_are_shown_then_how_many_more() {
+    let bad = [3, 5, 8, 13, 21, 34, 55];
+    let report = site(log_with_bad_lines(60, &bad)).audit(&ARGS);
+    report.assert_code(0);
+    let shown: Vec<&str> = report
+        .stderr
+        .lines()
+        .filter(|l| l.contains("skipped"))
+        .collect();
+    let want: Vec<String> = bad[..5]
+        .iter()
+        .map(|n| format!("robots-audit: access.log:{n}: skipped: line ends early"))
+        .chain(["robots-audit: 2 more lines skipped (not shown)".to_string()])
+        .collect();
+    assert_eq!(shown[..6], want, "{}", report.stderr);
+}
+
+#[test]
+fn the_summary_says_violations_and_counts_one_in_the_singular() {
+    let log = combined("77.75.77.1", &clf(1), "GET /a HTTP/1.1", 200, SEZNAM_UA);
+    let report = site(&log).audit(&ARGS);
+    report.assert_code(1);
+    let stderr = &report.stderr;
+    for said in [
+        "1 line read, 0 skipped, 1 crawler fetch, 1 violation, 0 impostor fetches",
+        "SeznamBot: 1 fetch (0 verified, 0 ptr-only, 1 unverified); violations: 0 crawl-delay, 1 disallow, 0 request-rate",
+        "line 2: Disallow: / (1 violation)",
+    ] {
+        assert!(stderr.contains(said), "{said:?} in:\n{stderr}");
+    }
+    let log = [log.clone(), log].concat();
+    let report = site(&log).audit(&ARGS);
+    assert!(
+        report
+            .stderr
+            .contains("2 lines read, 0 skipped, 2 crawler fetches, 2 violations,"),
+        "{}",
+        report.stderr
+    );
 }
 
 #[test]
@@ -466,5 +542,54 @@ fn a_closed_standard_output_ends_the_run_quietly() {
     let output = child.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(stderr, "", "no complaint about the closed pipe");
-    assert_ne!(output.status.code(), Some(2));
+    assert_eq!(output.status.code(), Some(1), "violations were found");
+}
+
+/// As `robots-audit … | head -1`: reads the header, closes the pipe, and
+/// gives the exit status and standard error.
+fn audit_into_head(site: &Site, log: &str) -> (Option<i32>, String) {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+
+    let mut child = Command::new(env!("CARGO_BIN_EXE_robots-audit"))
+        .current_dir(site.path("."))
+        .args(["--log", log, "--robots", "robots.txt", "--quiet"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    assert_eq!(first.trim_end(), VIOLATIONS_HEADER);
+    let output = child.wait_with_output().unwrap();
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_closed_standard_output_never_changes_the_exit_status() {
+    // Far more rows than a pipe holds, so writing meets the closed pipe.
+    let log: String = (1..=4000)
+        .map(|t| {
+            combined(
+                "77.75.77.1",
+                &clf(t),
+                &format!("GET /p/{t} HTTP/1.1"),
+                200,
+                SEZNAM_UA,
+            )
+        })
+        .collect();
+    let gz = common::gzip(log.as_bytes());
+    let site = site(&log).with("damaged.log.gz", &gz[..gz.len() - 8]);
+    let (code, stderr) = audit_into_head(&site, "access.log");
+    assert_eq!(code, Some(1), "violations: {stderr}");
+    let (code, stderr) = audit_into_head(&site, "damaged.log.gz");
+    assert_eq!(code, Some(2), "a damaged log: {stderr}");
+    assert!(stderr.contains("damaged.log.gz"), "{stderr}");
 }

@@ -110,23 +110,62 @@ fn nul_binary_bytes_and_invalid_utf8_are_data_not_errors() {
     );
 }
 
+/// An empty log is a log that was not read: a nightly job pointed at the
+/// wrong file, or a server that stopped logging, must not pass for a clean
+/// night (SPEC §1 "a file in which no line parsed"; README "Getting started").
 #[test]
-fn an_empty_log_is_a_clean_run() {
+fn an_empty_log_exits_2_naming_it_with_headers_only() {
     let dir = tempfile::tempdir().unwrap();
     let robots = write(dir.path(), "robots.txt", ROBOTS);
     let empty = write(dir.path(), "empty.log", b"");
     let empty_gz = write(dir.path(), "empty.log.gz", gzip(b""));
-    let run = run(&[
-        "--log",
-        s(&empty),
-        "--log",
-        s(&empty_gz),
-        "--robots",
-        s(&robots),
-    ]);
-    assert_eq!(run.code(), Some(0), "{}", run.stderr);
-    assert_eq!(rows(&run.stdout).len(), 1, "header only");
-    assert!(run.stderr.contains("0 lines read"), "{}", run.stderr);
+    for quiet in [false, true] {
+        let mut args = vec![
+            "--log",
+            s(&empty),
+            "--log",
+            s(&empty_gz),
+            "--robots",
+            s(&robots),
+        ];
+        if quiet {
+            args.push("--quiet");
+        }
+        let run = run(&args);
+        assert_eq!(run.code(), Some(2), "{}", run.stderr);
+        assert_eq!(rows(&run.stdout).len(), 1, "header only");
+        for name in ["empty.log:", "empty.log.gz:"] {
+            assert!(
+                run.stderr
+                    .lines()
+                    .any(|l| l.contains(name) && l.contains("the log is empty")),
+                "{}",
+                run.stderr
+            );
+        }
+    }
+}
+
+/// A million worker threads would exhaust the machine: more than the
+/// cores are capped to the cores (SPEC §5).
+#[test]
+fn a_million_threads_are_capped_to_the_cores() {
+    let dir = tempfile::tempdir().unwrap();
+    let robots = write(dir.path(), "robots.txt", ROBOTS);
+    let log = write(dir.path(), "access.log", seznam_fetch(1, "/cz/chat/a"));
+    let run = run_within(
+        &[
+            "--log",
+            s(&log),
+            "--robots",
+            s(&robots),
+            "--threads",
+            "1000000",
+        ],
+        Duration::from_secs(30),
+    );
+    assert_eq!(run.code(), Some(1), "{}", run.stderr);
+    assert_eq!(violation_lines(&run.stdout).len(), 1);
 }
 
 #[test]

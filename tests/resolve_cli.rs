@@ -107,7 +107,7 @@ fn live_dns_verifies_and_exposes() {
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains("1 addresses could not be checked"),
+        stderr.contains("1 address could not be checked"),
         "{stderr}"
     );
     let browsers_asked = server

@@ -231,6 +231,77 @@ pub fn open(path: &Path) -> Result<Input> {
     from_reader(path, source, size)
 }
 
+/// What makes two log arguments one log: the same file, whatever the path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Identity {
+    /// Device and inode.
+    File(u64, u64),
+    /// Standard input whose file could not be asked.
+    Stdin,
+}
+
+/// The file behind a log argument; `None` when it cannot be asked (a
+/// missing file is reported when it is opened).
+#[cfg(unix)]
+fn identity(path: &Path) -> Option<Identity> {
+    use std::os::fd::AsFd;
+    use std::os::unix::fs::MetadataExt;
+    let meta = if path == Path::new("-") {
+        // Standard input may itself be one of the other files
+        // (`--log - --log access.log < access.log`).
+        let asked = io::stdin()
+            .as_fd()
+            .try_clone_to_owned()
+            .map(File::from)
+            .and_then(|file| file.metadata());
+        match asked {
+            Ok(meta) => meta,
+            Err(_) => return Some(Identity::Stdin),
+        }
+    } else {
+        std::fs::metadata(path).ok()?
+    };
+    Some(Identity::File(meta.dev(), meta.ino()))
+}
+
+#[cfg(not(unix))]
+fn identity(path: &Path) -> Option<Identity> {
+    if path == Path::new("-") {
+        return Some(Identity::Stdin);
+    }
+    use std::hash::{Hash, Hasher};
+    let canonical = std::fs::canonicalize(path).ok()?;
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    canonical.hash(&mut hasher);
+    Some(Identity::File(0, hasher.finish()))
+}
+
+/// Refuses a log given twice (SPEC §1): the same file under any path — a
+/// symlink, `./a.log` and `a.log`, a hard link — or `-` twice. Read twice,
+/// every fetch would count twice and rates would break that were kept.
+pub fn check_distinct(paths: &[PathBuf]) -> Result<()> {
+    let mut seen: Vec<(Identity, &Path)> = Vec::new();
+    for path in paths {
+        let Some(id) = identity(path) else {
+            continue;
+        };
+        if let Some((_, first)) = seen.iter().find(|(seen, _)| *seen == id) {
+            let what = if first == path {
+                format!("--log {} is given twice", path.display())
+            } else {
+                format!(
+                    "--log {} and --log {} are the same file",
+                    first.display(),
+                    path.display()
+                )
+            };
+            return Err(Error::Usage(format!("{what}: a log is read once")));
+        }
+        seen.push((id, path));
+    }
+    Ok(())
+}
+
 /// Wraps any byte source as an `Input`, telling gzip from plain text by the
 /// first bytes. `path` is only used in messages.
 pub fn from_reader(

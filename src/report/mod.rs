@@ -7,6 +7,7 @@ pub mod atomic;
 pub mod columns;
 pub mod escape;
 pub mod lock;
+pub mod skipped;
 pub mod summary;
 
 use std::io;
@@ -51,12 +52,19 @@ pub fn write(findings: &Findings<'_>, out: Option<&OutDir>) -> Result<()> {
             let stdout = io::stdout();
             let mut lock = stdout.lock();
             atomic::begin_streaming();
-            columns::write_violations(findings, &mut lock)
-                .and_then(|()| io::Write::flush(&mut lock))
-                .map_err(|source| Error::Write {
-                    path: PathBuf::from("-"),
-                    source,
-                })?;
+            // A reader that closed early (`| head`) wanted no more; the
+            // exit status still follows the findings (SPEC §5).
+            let written = columns::write_violations(findings, &mut lock)
+                .and_then(|()| io::Write::flush(&mut lock));
+            match written {
+                Err(source) if source.kind() != io::ErrorKind::BrokenPipe => {
+                    return Err(Error::Write {
+                        path: PathBuf::from("-"),
+                        source,
+                    });
+                }
+                _ => {}
+            }
             atomic::end_streaming();
             Ok(())
         }

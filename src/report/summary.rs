@@ -8,6 +8,7 @@ use std::io;
 
 use super::Findings;
 use super::columns::{SUMMARY, io_error};
+use super::skipped::count;
 use crate::audit::{Kind, Violation};
 use crate::crawler::verify::Verification;
 
@@ -99,12 +100,20 @@ pub fn human(findings: &Findings<'_>, totals: &Totals) -> String {
     let mut text = String::new();
     let _ = writeln!(
         text,
-        "robots-audit: {} lines read, {} skipped, {} crawler fetches, {} violations, {} impostor fetches",
-        totals.lines,
+        "robots-audit: {} read, {} skipped, {}, {}, {}",
+        count(totals.lines, "line", "lines"),
         totals.skipped,
-        findings.fetches.len(),
-        findings.violations.len(),
-        findings.impostors.len()
+        count(
+            findings.fetches.len() as u64,
+            "crawler fetch",
+            "crawler fetches"
+        ),
+        count(findings.violations.len() as u64, "violation", "violations"),
+        count(
+            findings.impostors.len() as u64,
+            "impostor fetch",
+            "impostor fetches"
+        ),
     );
     let lines = lines(findings);
     for crawler in lines
@@ -136,8 +145,8 @@ pub fn human(findings: &Findings<'_>, totals: &Totals) -> String {
             .collect();
         let _ = writeln!(
             text,
-            "  {crawler}: {} fetches ({}), {}",
-            mine.len(),
+            "  {crawler}: {} ({}); violations: {}",
+            count(mine.len() as u64, "fetch", "fetches"),
             levels.join(", "),
             by_kind.join(", ")
         );
@@ -151,24 +160,28 @@ pub fn human(findings: &Findings<'_>, totals: &Totals) -> String {
     if !top.is_empty() {
         let _ = writeln!(text, "  most broken rules:");
     }
-    for ((line, rule), count) in top.into_iter().take(5) {
+    for ((line, rule), n) in top.into_iter().take(5) {
         // Standard error is often a terminal, and robots.txt may be a
         // stranger's text too: escaped as the CSV escapes it.
         let rule = super::escape::escape(rule.as_bytes());
-        let _ = writeln!(text, "    line {line}: {rule} ({count})");
+        let _ = writeln!(
+            text,
+            "    line {line}: {rule} ({})",
+            count(n, "violation", "violations")
+        );
     }
     if totals.outside_period > 0 {
         let _ = writeln!(
             text,
-            "  {} crawler fetches outside --since/--until",
-            totals.outside_period
+            "  {} outside --since/--until",
+            count(totals.outside_period, "crawler fetch", "crawler fetches")
         );
     }
     if totals.dns_failures > 0 {
         let _ = writeln!(
             text,
-            "  {} addresses could not be checked in DNS (left unverified)",
-            totals.dns_failures
+            "  {} could not be checked in DNS (left unverified)",
+            count(totals.dns_failures, "address", "addresses")
         );
     }
     text

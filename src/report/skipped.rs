@@ -1,0 +1,227 @@
+//! What standard error says about log lines that did not parse (SPEC §1):
+//! takes each file's line counts and the first skipped lines, gives the
+//! messages — the first five with file and line number, then how many more;
+//! one warning for a file in which more than 1% of the lines were skipped,
+//! shown even with `--quiet`; and an error (exit 2) for a file in which no
+//! line parsed, an empty file included, since a log that was not read must
+//! never pass for a clean night.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use crate::accesslog::Skip;
+use crate::error::{Error, Position};
+
+/// How many unparsable lines are shown one by one.
+pub const SHOWN: usize = 5;
+
+/// The lines of one log file, as the workers counted them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Tally {
+    /// Every line read, blank ones included.
+    pub lines: u64,
+    /// Lines with nothing on them: neither parsed nor skipped.
+    pub blank: u64,
+    /// Lines that did not parse.
+    pub skipped: u64,
+    /// The first line that did not parse, and why.
+    pub first_skip: Option<(u64, Skip)>,
+}
+
+impl Tally {
+    /// Lines that parsed.
+    pub fn parsed(&self) -> u64 {
+        self.lines - self.blank - self.skipped
+    }
+
+    /// Notes one line that did not parse.
+    pub fn skip(&mut self, line: u64, skip: Skip) {
+        self.skipped += 1;
+        if self.first_skip.is_none_or(|(first, _)| line < first) {
+            self.first_skip = Some((line, skip));
+        }
+    }
+
+    /// Adds the counts of another part of the same file.
+    pub fn merge(&mut self, other: &Tally) {
+        self.lines += other.lines;
+        self.blank += other.blank;
+        if let Some((line, skip)) = other.first_skip {
+            let skipped = self.skipped;
+            self.skip(line, skip);
+            self.skipped = skipped;
+        }
+        self.skipped += other.skipped;
+    }
+
+    /// More than 1% of the lines skipped: worth a warning.
+    fn too_many_skipped(&self) -> bool {
+        self.skipped.saturating_mul(100) > self.lines
+    }
+}
+
+/// What to say about the skipped lines of a run.
+#[derive(Debug, Default)]
+pub struct Notice {
+    /// Lines for standard error, in order.
+    pub lines: Vec<String>,
+    /// Files in which no line parsed: errors for those files.
+    pub failed: Vec<(usize, Error)>,
+}
+
+/// `n word` or `n words`.
+pub fn count(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// The messages about skipped lines. `shown` are the first skipped lines
+/// of the run by (file, line); files in `unread` already failed to open or
+/// read (their error says enough); with `quiet` only the warnings and the
+/// errors remain.
+pub fn notice(
+    files: &[PathBuf],
+    tallies: &BTreeMap<usize, Tally>,
+    shown: &[(usize, u64, Skip)],
+    unread: &[usize],
+    quiet: bool,
+) -> Notice {
+    let mut notice = Notice::default();
+    if !quiet {
+        for &(file, line, skip) in shown.iter().take(SHOWN) {
+            notice.lines.push(format!(
+                "robots-audit: {}:{line}: skipped: {}",
+                files[file].display(),
+                skip.reason()
+            ));
+        }
+        let total: u64 = tallies.values().map(|t| t.skipped).sum();
+        let more = total.saturating_sub(shown.len().min(SHOWN) as u64);
+        if more > 0 {
+            let noun = if more == 1 { "line" } else { "lines" };
+            notice.lines.push(format!(
+                "robots-audit: {more} more {noun} skipped (not shown)"
+            ));
+        }
+    }
+    for (file, path) in files.iter().enumerate() {
+        if unread.contains(&file) {
+            continue;
+        }
+        let tally = tallies.get(&file).copied().unwrap_or_default();
+        let first = match tally.first_skip {
+            Some((line, skip)) => format!(", the first at line {line}: {}", skip.reason()),
+            None => String::new(),
+        };
+        if tally.parsed() == 0 {
+            let cause = if tally.skipped == 0 {
+                "the log is empty: nothing was audited".to_string()
+            } else {
+                format!(
+                    "no line parsed ({} skipped{first}): is --log-format right?",
+                    count(tally.skipped, "line", "lines")
+                )
+            };
+            notice.failed.push((
+                file,
+                Error::Format {
+                    path: path.clone(),
+                    at: Position::File,
+                    cause,
+                },
+            ));
+        } else if tally.too_many_skipped() {
+            notice.lines.push(format!(
+                "robots-audit: warning: {}: {} of {} skipped ({:.1}%){first}",
+                path.display(),
+                tally.skipped,
+                count(tally.lines, "line", "lines"),
+                tally.skipped as f64 * 100.0 / tally.lines as f64
+            ));
+        }
+    }
+    notice
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tally(lines: u64, blank: u64, skips: &[u64]) -> Tally {
+        let mut tally = Tally {
+            lines,
+            blank,
+            ..Tally::default()
+        };
+        for &line in skips {
+            tally.skip(line, Skip::BadTime);
+        }
+        tally
+    }
+
+    #[test]
+    fn merging_keeps_the_earliest_skip_and_adds_the_counts() {
+        let mut a = tally(10, 1, &[9, 7]);
+        a.merge(&tally(5, 0, &[3]));
+        assert_eq!(a.lines, 15);
+        assert_eq!(a.blank, 1);
+        assert_eq!(a.skipped, 3);
+        assert_eq!(a.first_skip, Some((3, Skip::BadTime)));
+        assert_eq!(a.parsed(), 11);
+    }
+
+    #[test]
+    fn what_each_file_gets() {
+        // (lines, blank, skipped lines, quiet, a warning, an error)
+        type Case = (u64, u64, &'static [u64], bool, bool, bool);
+        let cases: &[Case] = &[
+            (100, 0, &[], true, false, false),
+            (100, 0, &[5], true, false, false),
+            (100, 0, &[5, 6], true, true, false),
+            (100, 0, &[5, 6], false, true, false),
+            (0, 0, &[], true, false, true),
+            (3, 3, &[], true, false, true),
+            (2, 0, &[1, 2], true, false, true),
+            (3, 1, &[1, 2], false, false, true),
+        ];
+        for &(lines, blank, skips, quiet, warned, failed) in cases {
+            let tallies = BTreeMap::from([(0, tally(lines, blank, skips))]);
+            let got = notice(&[PathBuf::from("a.log")], &tallies, &[], &[], quiet);
+            let warnings = got.lines.iter().filter(|l| l.contains("warning")).count();
+            assert_eq!(warnings, usize::from(warned), "{lines} {skips:?}");
+            assert_eq!(got.failed.len(), usize::from(failed), "{lines} {skips:?}");
+        }
+    }
+
+    #[test]
+    fn five_shown_then_how_many_more_and_nothing_when_quiet() {
+        let skips: Vec<u64> = (1..=7).collect();
+        let tallies = BTreeMap::from([(0, tally(300, 0, &skips))]);
+        let shown: Vec<(usize, u64, Skip)> = (1..=5).map(|line| (0, line, Skip::BadTime)).collect();
+        let files = [PathBuf::from("a.log")];
+        let got = notice(&files, &tallies, &shown, &[], false);
+        assert_eq!(got.lines.len(), 7, "{:?}", got.lines);
+        assert_eq!(got.lines[4], "robots-audit: a.log:5: skipped: bad time");
+        assert_eq!(
+            got.lines[5],
+            "robots-audit: 2 more lines skipped (not shown)"
+        );
+        assert_eq!(
+            got.lines[6],
+            "robots-audit: warning: a.log: 7 of 300 lines skipped (2.3%), the first at line 1: bad time"
+        );
+        let got = notice(&files, &tallies, &shown, &[], true);
+        assert_eq!(got.lines.len(), 1, "{:?}", got.lines);
+    }
+
+    #[test]
+    fn an_unread_file_gets_no_second_message() {
+        let got = notice(
+            &[PathBuf::from("gone.log")],
+            &BTreeMap::new(),
+            &[],
+            &[0],
+            false,
+        );
+        assert!(got.lines.is_empty() && got.failed.is_empty());
+    }
+}
