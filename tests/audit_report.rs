@@ -537,7 +537,10 @@ fn a_closed_standard_output_ends_the_run_quietly() {
     BufReader::new(child.stdout.take().unwrap())
         .read_line(&mut first)
         .unwrap();
-    assert_eq!(first.trim_end(), VIOLATIONS_HEADER);
+    assert_eq!(
+        first.trim_end(),
+        format!("{VIOLATIONS_HEADER},robots_version")
+    );
     // The reader is gone: as `robots-audit … | head -1`.
     let output = child.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
@@ -563,7 +566,10 @@ fn audit_into_head(site: &Site, log: &str) -> (Option<i32>, String) {
     BufReader::new(child.stdout.take().unwrap())
         .read_line(&mut first)
         .unwrap();
-    assert_eq!(first.trim_end(), VIOLATIONS_HEADER);
+    assert_eq!(
+        first.trim_end(),
+        format!("{VIOLATIONS_HEADER},robots_version")
+    );
     let output = child.wait_with_output().unwrap();
     (
         output.status.code(),

@@ -216,7 +216,7 @@ fn rules_on_standard_error_run_no_terminal_escape() {
     assert_eq!(run.code(), Some(1), "{}", run.stderr);
     assert!(
         run.stderr
-            .contains(r"line 2: Disallow: /cz/\x1B]0;owned\x07\u{202E} (1)"),
+            .contains(r"line 2: Disallow: /cz/\x1B]0;owned\x07\u{202E} (1 violation)"),
         "{}",
         run.stderr
     );

@@ -24,6 +24,10 @@ fn line(addr: &str, second: u32, target: &str, ua: &str) -> String {
     )
 }
 
+/// SPEC §5 `robots_version` of `tests/data/check/robots.txt`: the first 12
+/// hex digits of its SHA-256 (`sha256sum tests/data/check/robots.txt`).
+const VERSION: &str = "99b903d6607f";
+
 fn zone() -> Zone {
     Zone::default()
         .host("77.75.77.1", "fulltextrobot-77-75-77-1.seznam.cz")
@@ -90,10 +94,10 @@ fn live_dns_verifies_and_exposes() {
     assert_eq!(
         violations,
         format!(
-            "time,file,line,client,crawler,verification,identified_by,method,target,status,kind,group,rule_line,rule,detail,note\n\
-             2026-11-30T00:00:01+00:00,{file},1,77.75.77.1,SeznamBot,verified,ua+ptr,GET,/cz/chat/a,200,disallow,SeznamBot,6,Disallow: /cz/chat/,,\n\
-             2026-11-30T00:00:02+00:00,{file},2,2a02:598:a::78:91,FreshBot,verified,ua+ptr,GET,/cz/chat/b,200,disallow,SeznamBot,6,Disallow: /cz/chat/,,\n\
-             2026-11-30T00:00:05+00:00,{file},5,6.6.6.9,SeznamBot,unverified,ua,GET,/cz/chat/e,200,disallow,SeznamBot,6,Disallow: /cz/chat/,,\n"
+            "time,file,line,client,crawler,verification,identified_by,method,target,status,kind,group,rule_line,rule,detail,note,robots_version\n\
+             2026-11-30T00:00:01+00:00,{file},1,77.75.77.1,SeznamBot,verified,ua+ptr,GET,/cz/chat/a,200,disallow,SeznamBot,6,Disallow: /cz/chat/,,,{VERSION}\n\
+             2026-11-30T00:00:02+00:00,{file},2,2a02:598:a::78:91,FreshBot,verified,ua+ptr,GET,/cz/chat/b,200,disallow,SeznamBot,6,Disallow: /cz/chat/,,,{VERSION}\n\
+             2026-11-30T00:00:05+00:00,{file},5,6.6.6.9,SeznamBot,unverified,ua,GET,/cz/chat/e,200,disallow,SeznamBot,6,Disallow: /cz/chat/,,,{VERSION}\n"
         )
     );
     let impostors = std::fs::read_to_string(dir.path().join("out/impostors.csv")).unwrap();

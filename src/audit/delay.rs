@@ -34,6 +34,7 @@ pub fn judge<'r>(
                     group: policy.rules.group_label(delay.group),
                     rule_line: delay.line,
                     rule: &delay.text,
+                    robots_version: policy.rules.version(),
                     detail: format!(
                         "{} s after the previous fetch; allowed every {} s",
                         seconds_text(u64::try_from(gap_ms).unwrap_or(0)),

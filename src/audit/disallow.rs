@@ -36,6 +36,7 @@ pub fn judge<'r>(policies: &[Policy<'r>], fetches: &[Fetch]) -> Vec<Violation<'r
                 group: policy.rules.group_label(rule.group),
                 rule_line: rule.line,
                 rule: &rule.text,
+                robots_version: policy.rules.version(),
                 detail: String::new(),
                 note,
             })

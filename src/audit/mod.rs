@@ -76,6 +76,8 @@ pub struct Violation<'r> {
     pub rule_line: usize,
     /// The deciding line as written, borrowed from the compiled rules.
     pub rule: &'r str,
+    /// SPEC §5 `robots_version` of the robots.txt that decided.
+    pub robots_version: &'r str,
     pub detail: String,
     pub note: &'static str,
 }

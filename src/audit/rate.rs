@@ -92,6 +92,7 @@ pub fn judge<'r>(
                 group: policy.rules.group_label(line.group),
                 rule_line: line.line,
                 rule: &line.text,
+                robots_version: policy.rules.version(),
                 detail,
                 note: policy.limit_note(Directive::RequestRate),
             });

@@ -7,7 +7,7 @@ use std::io;
 use super::Findings;
 use crate::error::{Error, Result};
 
-pub const VIOLATIONS: [&str; 16] = [
+pub const VIOLATIONS: [&str; 17] = [
     "time",
     "file",
     "line",
@@ -24,6 +24,7 @@ pub const VIOLATIONS: [&str; 16] = [
     "rule",
     "detail",
     "note",
+    "robots_version",
 ];
 
 pub const IMPOSTORS: [&str; 10] = [
@@ -116,7 +117,7 @@ pub fn write_violations(findings: &Findings<'_>, out: &mut dyn io::Write) -> io:
     let log = |bytes| findings.escaping.apply(bytes);
     for row in findings.violations {
         let fetch = &findings.fetches[row.fetch];
-        let record: [Cow<'_, [u8]>; 16] = [
+        let record: [Cow<'_, [u8]>; 17] = [
             Cow::Owned(fetch.time.rfc3339().into_bytes()),
             file_name(findings, fetch.file),
             Cow::Owned(fetch.line.to_string().into_bytes()),
@@ -135,6 +136,7 @@ pub fn write_violations(findings: &Findings<'_>, out: &mut dyn io::Write) -> io:
             log(row.rule.as_bytes()),
             log(row.detail.as_bytes()),
             Cow::Borrowed(row.note.as_bytes()),
+            Cow::Borrowed(row.robots_version.as_bytes()),
         ];
         out.write_record(&record).map_err(io_error)?;
     }

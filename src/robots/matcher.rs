@@ -26,6 +26,20 @@ pub struct Robots {
     file: Arc<RobotsFile>,
     grouping: Grouping,
     reads: Reads,
+    /// SPEC §5 `robots_version`: the first 12 hex digits of the SHA-256 of
+    /// the bytes read, to the 500 KiB limit.
+    version: Arc<str>,
+}
+
+/// The `robots_version` of a robots.txt read as `bytes`.
+pub fn version_of(bytes: &[u8]) -> Arc<str> {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(&bytes[..bytes.len().min(parse::SIZE_LIMIT)]);
+    let mut hex = String::with_capacity(12);
+    for octet in &digest[..6] {
+        hex.push_str(&format!("{octet:02x}"));
+    }
+    Arc::from(hex)
 }
 
 impl Robots {
@@ -34,15 +48,16 @@ impl Robots {
     /// crawler's profile. Never fails: whatever does not make sense is kept
     /// for the lint and has no effect.
     pub fn new(bytes: &[u8]) -> Robots {
-        Robots::from_file(parse::parse(bytes))
+        Robots::from_file(parse::parse(bytes), version_of(bytes))
     }
 
-    fn from_file(file: RobotsFile) -> Robots {
+    fn from_file(file: RobotsFile, version: Arc<str>) -> Robots {
         let grouping = group::group(&file, Reads::ALL);
         Robots {
             file: Arc::new(file),
             grouping,
             reads: Reads::ALL,
+            version,
         }
     }
 
@@ -55,12 +70,18 @@ impl Robots {
             file: Arc::clone(&self.file),
             grouping: group::group(&self.file, reads),
             reads,
+            version: Arc::clone(&self.version),
         }
     }
 
     /// The extension records this grouping reads.
     pub fn reads(&self) -> Reads {
         self.reads
+    }
+
+    /// SPEC §5 `robots_version` of this file.
+    pub fn version(&self) -> &str {
+        &self.version
     }
 
     /// Reads a robots.txt file: at most one byte past the 500 KiB limit is
@@ -91,7 +112,7 @@ impl Robots {
                 .size
                 .max(usize::try_from(metadata.len()).unwrap_or(usize::MAX));
         }
-        Ok(Robots::from_file(file))
+        Ok(Robots::from_file(file, version_of(&bytes)))
     }
 
     pub fn file(&self) -> &RobotsFile {
@@ -133,6 +154,7 @@ impl Robots {
             .cloned();
         let labels = chosen().map(|g| (g.label(), g.is_default())).collect();
         AgentRules {
+            version: Arc::clone(&self.version),
             groups,
             labels,
             rules,
@@ -147,6 +169,8 @@ impl Robots {
 /// `Send + Sync`; share it by reference across threads.
 #[derive(Debug, Clone)]
 pub struct AgentRules {
+    /// The `robots_version` of the file the rules come from.
+    version: Arc<str>,
     groups: Vec<usize>,
     /// For each of `groups`: its label and whether it is a `*` group.
     labels: Vec<(String, bool)>,
@@ -274,6 +298,11 @@ impl AgentRules {
     /// and everything is allowed.
     pub fn groups(&self) -> &[usize] {
         &self.groups
+    }
+
+    /// SPEC §5 `robots_version` of the file the rules come from.
+    pub fn version(&self) -> &str {
+        &self.version
     }
 
     /// How reports name group `index` (one of [`AgentRules::groups`]):

@@ -33,7 +33,55 @@ pub const TEST_UA: &str =
 pub const BROWSER_UA: &str =
     "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0";
 
+/// The columns of violations.csv but the last, `robots_version`, which
+/// `Site::audit` checks on every row and takes off (see
+/// `without_robots_version`).
 pub const VIOLATIONS_HEADER: &str = "time,file,line,client,crawler,verification,identified_by,method,target,status,kind,group,rule_line,rule,detail,note";
+
+/// SPEC §5 `robots_version`: the first 12 hex digits of the SHA-256 of the
+/// robots.txt bytes, to the 500 KiB limit.
+pub fn robots_version(robots: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(&robots[..robots.len().min(512_000)]);
+    digest[..6].iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Checks that a violations.csv ends every record with the
+/// `robots_version` column, holding the version of `robots` on every row
+/// (one robots.txt, one version), and gives the file without it, so that
+/// the cases can spell the other columns. Without `robots`, the column is
+/// only checked to be last and present.
+#[track_caller]
+pub fn without_robots_version(violations: &[u8], robots: Option<&[u8]>) -> Vec<u8> {
+    if violations.is_empty() {
+        return Vec::new();
+    }
+    let want = robots.map(robots_version);
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(violations);
+    let mut writer = csv::WriterBuilder::new()
+        .quote_style(csv::QuoteStyle::Necessary)
+        .terminator(csv::Terminator::Any(b'\n'))
+        .from_writer(Vec::new());
+    for (index, record) in reader.byte_records().enumerate() {
+        let record = record.expect("violations.csv reads as CSV");
+        let last = record.get(record.len() - 1).unwrap_or_default();
+        if index == 0 {
+            assert_eq!(last, b"robots_version", "the last column of violations.csv");
+        } else if let Some(want) = &want {
+            assert_eq!(
+                String::from_utf8_lossy(last),
+                *want,
+                "robots_version of row {index}"
+            );
+        }
+        let kept: Vec<&[u8]> = record.iter().take(record.len() - 1).collect();
+        writer.write_record(&kept).expect("a CSV record");
+    }
+    writer.into_inner().expect("CSV bytes")
+}
 pub const IMPOSTORS_HEADER: &str =
     "time,file,line,client,ptr,claimed_crawler,method,target,status,user_agent";
 pub const SUMMARY_HEADER: &str =
@@ -319,9 +367,14 @@ impl Site {
                 .collect();
             names.sort();
             let read = |name: &str| std::fs::read(out_path.join(name)).unwrap_or_default();
+            let robots = args
+                .iter()
+                .position(|a| *a == "--robots")
+                .and_then(|i| args.get(i + 1))
+                .map(|name| std::fs::read(self.path(name)).unwrap_or_default());
             let report = Report {
                 code: run.code,
-                violations: read("violations.csv"),
+                violations: without_robots_version(&read("violations.csv"), robots.as_deref()),
                 impostors: read("impostors.csv"),
                 summary: read("summary.csv"),
                 stderr: run.stderr,
