@@ -139,7 +139,7 @@ pub enum Skip {
     BadTime,
     /// The status is neither `-` nor 1 to 3 digits.
     BadStatus,
-    /// The client field is empty or `-`.
+    /// The client field is empty.
     NoClient,
 }
 
@@ -475,7 +475,9 @@ impl LogFormat {
             }
             pos = end + step.after.bytes.len();
         }
-        if present(entry.client).is_none() {
+        // `-` is a client field that says "no address": the line is read
+        // and gives no PTR name (SPEC §2); an empty one is no field at all.
+        if entry.client.is_empty() {
             return Err(Skip::NoClient);
         }
         Ok(entry)

@@ -155,7 +155,13 @@ fn combined() {
             Err(Skip::BadStatus),
         ),
         (
+            // SPEC §2: a `-` (or a single word) in the client field is read;
+            // it only gives no PTR name.
             br#"- - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200 1 "-" "-""#,
+            Ok(("-", T, b"GET / HTTP/1.1", Some(200), None, None)),
+        ),
+        (
+            br#" - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200 1 "-" "-""#,
             Err(Skip::NoClient),
         ),
         (
