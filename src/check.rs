@@ -221,6 +221,11 @@ pub fn run(config: &CheckConfig) -> Result<bool> {
         OutputFormat::Csv => csv(&answers)?,
         OutputFormat::Json => json(&reader.token, &answers),
     };
+    // robots.txt and the targets are a stranger's text: no terminal escape.
+    let output = match config.format {
+        OutputFormat::Json => std::borrow::Cow::Borrowed(output.as_str()),
+        _ => crate::text::terminal_safe(&output),
+    };
     crate::write_stdout(output.as_bytes())?;
     Ok(answers.iter().all(|a| a.allowed))
 }

@@ -34,6 +34,11 @@ pub fn run(config: &LintConfig) -> Result<bool> {
         OutputFormat::Json => json(&path, &robots, &readers, &findings),
         OutputFormat::Text | OutputFormat::Csv => text(&path, &robots, &readers, &findings),
     };
+    // robots.txt is a stranger's text: no terminal escape reaches the screen.
+    let output = match config.format {
+        OutputFormat::Json => Cow::Borrowed(output.as_str()),
+        _ => crate::text::terminal_safe(&output),
+    };
     crate::write_stdout(output.as_bytes())?;
     Ok(lint::is_clean(&findings))
 }

@@ -23,6 +23,32 @@ pub fn escape_non_utf8(bytes: &[u8]) -> Cow<'_, str> {
     }
 }
 
+/// Text for a terminal: control characters other than the line end and tab
+/// (C0, DEL, C1) written `\xNN` and Unicode bidi controls `\u{NNNN}`, so
+/// that printing a stranger's robots.txt or a target runs no terminal
+/// escape and reorders nothing (as the reports write them, SPEC §5).
+/// Borrows when nothing needs escaping.
+pub fn terminal_safe(text: &str) -> Cow<'_, str> {
+    let unsafe_char = |c: char| {
+        (c.is_control() && c != '\n' && c != '\t')
+            || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+    };
+    if !text.chars().any(unsafe_char) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if !unsafe_char(c) {
+            out.push(c);
+        } else if (c as u32) < 0x80 {
+            let _ = write!(out, "\\x{:02X}", c as u32);
+        } else {
+            let _ = write!(out, "\\u{{{:04X}}}", c as u32);
+        }
+    }
+    Cow::Owned(out)
+}
+
 /// How many bytes of a target or user agent are kept (SPEC §5: 8 KiB).
 /// Apache refuses request lines over 8190 bytes and nginx over its 8 KiB
 /// header buffers, so a longer one in a log is junk or an attack.
@@ -63,6 +89,20 @@ fn char_boundary(bytes: &[u8], limit: usize) -> usize {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn terminal_safe_text_runs_no_escape() {
+        assert_eq!(terminal_safe("Disallow: /a\tb\n"), "Disallow: /a\tb\n");
+        assert_eq!(
+            terminal_safe("/cz/\u{1b}]0;owned\u{7}\u{202E}x\u{85}\u{7f}"),
+            "/cz/\\x1B]0;owned\\x07\\u{202E}x\\u{0085}\\x7F"
+        );
+        assert!(matches!(
+            terminal_safe("plain \\x41 text"),
+            Cow::Borrowed(_)
+        ));
+    }
+
     use super::*;
 
     #[test]

@@ -91,3 +91,35 @@ fn errors_exit_two() {
     let (code, _, _) = check(&["--robots", ROBOTS]);
     assert_eq!(code, 2, "no target is an error");
 }
+
+/// robots.txt and targets are a stranger's text: `check` and `lint` print
+/// them with control characters and bidi controls escaped, so a terminal
+/// runs no escape sequence (SPEC §5's rule for the reports, kept on the
+/// screen too).
+#[test]
+fn check_and_lint_print_no_terminal_escape() {
+    let dir = tempfile::tempdir().unwrap();
+    let robots = dir.path().join("robots.txt");
+    std::fs::write(
+        &robots,
+        "User-agent: *\nDisallow: /cz/\u{1b}]0;owned\u{7}\u{202e}\n",
+    )
+    .unwrap();
+    let robots = robots.to_str().unwrap();
+    let (code, stdout, _) = check(&["--robots", robots, "/cz/\u{1b}]0;owned\u{7}\u{202e}"]);
+    assert_eq!(code, 1, "{stdout}");
+    assert!(stdout.contains(r"\x1B]0;owned\x07\u{202E}"), "{stdout}");
+    let out = Command::new(env!("CARGO_BIN_EXE_robots-audit"))
+        .args(["lint", robots])
+        .output()
+        .expect("run robots-audit lint");
+    let lint = String::from_utf8_lossy(&out.stdout).into_owned();
+    for text in [&stdout, &lint] {
+        assert!(
+            !text
+                .chars()
+                .any(|c| (c.is_control() && c != '\n') || ('\u{202a}'..='\u{202e}').contains(&c)),
+            "{text:?}"
+        );
+    }
+}
