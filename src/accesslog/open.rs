@@ -385,6 +385,30 @@ mod tests {
     use flate2::write::GzEncoder;
     use std::io::Write;
 
+    /// Inflate is most of the run's work: zlib-rs must be built with its
+    /// `std` feature, which turns on run-time CPU detection (the SIMD CRC-32
+    /// and copy loops). flate2 alone leaves it off; Cargo.toml names
+    /// zlib-rs to turn it on, and this fails if that is ever lost.
+    #[test]
+    fn zlib_rs_is_built_with_cpu_detection() {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+        let out = std::process::Command::new(cargo)
+            .args(["tree", "--offline", "--locked", "-e", "features,normal"])
+            .args(["-i", "zlib-rs", "--target", "all"])
+            .output()
+            .expect("cargo tree runs");
+        let tree = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            tree.contains("zlib-rs feature \"std\""),
+            "zlib-rs is built without its std feature:\n{tree}"
+        );
+    }
+
     fn gzip(text: &[u8]) -> Vec<u8> {
         let mut encoder = GzEncoder::new(Vec::new(), Level::default());
         let _ = encoder.write_all(text);
