@@ -21,7 +21,7 @@ use rayon::prelude::*;
 
 use crate::Outcome;
 use crate::accesslog::{self, Chunk, ChunkReader, Entry, LogFormat, Recycler, Skip, Timestamp};
-use crate::audit::{self, Counting, Fetch, Impostor, Policy, Violation};
+use crate::audit::{self, Counting, Fetch, Impostor, Policy, SpoofReason, Violation};
 use crate::config::AuditConfig;
 use crate::crawler::dns::{self, DnsOptions};
 use crate::crawler::{
@@ -310,7 +310,23 @@ fn verify(ident: &Identifier, knowledge: &Knowledge, candidates: Vec<Candidate>)
             continue;
         };
         if identity.verification == Verification::Spoofed {
+            // A name of the claimed crawler's own form is refuted only by
+            // its forward lookup; any other name, by being another's.
+            let addr = match c.client {
+                Client::Addr(addr) => Some(addr),
+                _ => None,
+            };
+            let reason = match identity.ptr.as_deref() {
+                None => SpoofReason::NoPtr,
+                Some(name) => match ident.by_name(name, addr) {
+                    Some(id) if ident.same_token(id, identity.crawler) => {
+                        SpoofReason::ForwardMismatch
+                    }
+                    _ => SpoofReason::PtrMismatch,
+                },
+            };
             impostors.push(Impostor {
+                reason,
                 time: c.time,
                 file: c.file,
                 line: c.line,

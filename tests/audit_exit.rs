@@ -170,7 +170,9 @@ fn reports_replace_old_ones_whole() {
         names,
         [
             ".robots-audit",
+            "impostor-addresses.csv",
             "impostors.csv",
+            "rules.csv",
             "summary.csv",
             "violations.csv"
         ]

@@ -181,7 +181,13 @@ pub fn entries(dir: &Path) -> Vec<String> {
 }
 
 /// The report files of an `--out` directory, sorted.
-pub const REPORT_FILES: [&str; 3] = ["impostors.csv", "summary.csv", "violations.csv"];
+pub const REPORT_FILES: [&str; 5] = [
+    "impostor-addresses.csv",
+    "impostors.csv",
+    "rules.csv",
+    "summary.csv",
+    "violations.csv",
+];
 
 /// An `--out` directory holds the reports and the tool's state folder, and
 /// that folder nothing but the lock and at most one set with the link that

@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use common::*;
 
-const REPORTS: [&str; 3] = REPORT_FILES;
+const REPORTS: [&str; 5] = REPORT_FILES;
 
 fn signal(pid: u32, name: &str) {
     let status = std::process::Command::new("sh")

@@ -109,6 +109,24 @@ fn live_dns_verifies_and_exposes() {
              2026-11-30T00:00:04+00:00,{file},4,6.6.6.8,,SeznamBot,GET,/cz/chat/d,200,{SEZNAM_UA}\n"
         )
     );
+    // SPEC §7: one row per spoofing address, with why it is not the
+    // crawler's: a crawler's own name whose forward lookup disowns the
+    // address, and an address with no name.
+    let addresses = std::fs::read_to_string(dir.path().join("out/impostor-addresses.csv")).unwrap();
+    assert_eq!(
+        addresses,
+        "client,claimed_crawlers,fetches,ptr,reason,first_time,last_time\n\
+         6.6.6.6,SeznamBot,1,fulltextrobot-6-6-6-6.seznam.cz,forward-mismatch,2026-11-30T00:00:03+00:00,2026-11-30T00:00:03+00:00\n\
+         6.6.6.8,SeznamBot,1,,no-ptr,2026-11-30T00:00:04+00:00,2026-11-30T00:00:04+00:00\n"
+    );
+    let rules = std::fs::read_to_string(dir.path().join("out/rules.csv")).unwrap();
+    assert_eq!(
+        rules,
+        format!(
+            "robots_version,rule_line,rule,group,kind,violations,distinct_targets,crawlers,first_time,last_time\n\
+             {VERSION},6,Disallow: /cz/chat/,SeznamBot,disallow,3,3,FreshBot|SeznamBot,2026-11-30T00:00:01+00:00,2026-11-30T00:00:05+00:00\n"
+        )
+    );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         stderr.contains("1 address could not be checked"),

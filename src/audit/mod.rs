@@ -226,6 +226,30 @@ pub struct Impostor {
     pub target: Vec<u8>,
     pub status: Option<u16>,
     pub user_agent: Arc<[u8]>,
+    /// Why the address is not the crawler's.
+    pub reason: SpoofReason,
+}
+
+/// Why a fetch is an impostor's (SPEC §7 `impostor-addresses.csv` `reason`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SpoofReason {
+    /// The address's name is known and is none of the claimed crawler's.
+    PtrMismatch,
+    /// The address has no name (NXDOMAIN), which no genuine crawler lacks.
+    NoPtr,
+    /// The name is the crawler's, but its forward lookup disowns the
+    /// address.
+    ForwardMismatch,
+}
+
+impl SpoofReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SpoofReason::PtrMismatch => "ptr-mismatch",
+            SpoofReason::NoPtr => "no-ptr",
+            SpoofReason::ForwardMismatch => "forward-mismatch",
+        }
+    }
 }
 
 impl Impostor {

@@ -40,6 +40,31 @@ pub const IMPOSTORS: [&str; 10] = [
     "user_agent",
 ];
 
+/// SPEC §7 `rules.csv`.
+pub const RULES: [&str; 10] = [
+    "robots_version",
+    "rule_line",
+    "rule",
+    "group",
+    "kind",
+    "violations",
+    "distinct_targets",
+    "crawlers",
+    "first_time",
+    "last_time",
+];
+
+/// SPEC §7 `impostor-addresses.csv`.
+pub const IMPOSTOR_ADDRESSES: [&str; 7] = [
+    "client",
+    "claimed_crawlers",
+    "fetches",
+    "ptr",
+    "reason",
+    "first_time",
+    "last_time",
+];
+
 pub const SUMMARY: [&str; 7] = [
     "crawler",
     "kind",
@@ -104,7 +129,7 @@ pub(crate) fn io_error(e: csv::Error) -> io::Error {
 
 /// A CSV writer straight into `out`, so a large report is never held whole
 /// in memory.
-fn stream(out: &mut dyn io::Write) -> csv::Writer<&mut dyn io::Write> {
+pub(crate) fn stream(out: &mut dyn io::Write) -> csv::Writer<&mut dyn io::Write> {
     csv::WriterBuilder::new()
         .quote_style(csv::QuoteStyle::Necessary)
         .terminator(csv::Terminator::Any(b'\n'))

@@ -1,5 +1,6 @@
 //! The reports of SPEC §5: `violations.csv`, `impostors.csv`, `summary.csv`
-//! and the short human summary on standard error. `columns` holds the
+//! and the short human summary on standard error; and of SPEC §7 `tables`:
+//! `rules.csv` and `impostor-addresses.csv`. `columns` holds the
 //! column lists in one place; `lock` keeps two runs out of one `--out`
 //! directory and `atomic` switches the set of reports there as one.
 
@@ -9,6 +10,7 @@ pub mod escape;
 pub mod lock;
 pub mod skipped;
 pub mod summary;
+pub mod tables;
 
 use std::io;
 use std::path::PathBuf;
@@ -45,6 +47,12 @@ pub fn write(findings: &Findings<'_>, out: Option<&OutDir>) -> Result<()> {
                 }),
                 ("summary.csv", &|out: &mut dyn io::Write| {
                     summary::write_summary(findings, out)
+                }),
+                ("rules.csv", &|out: &mut dyn io::Write| {
+                    tables::write_rules(findings, out)
+                }),
+                ("impostor-addresses.csv", &|out: &mut dyn io::Write| {
+                    tables::write_impostor_addresses(findings, out)
                 }),
             ],
         ),

@@ -384,7 +384,9 @@ impl Site {
                     names,
                     [
                         ".robots-audit",
+                        "impostor-addresses.csv",
                         "impostors.csv",
+                        "rules.csv",
                         "summary.csv",
                         "violations.csv"
                     ],

@@ -1,0 +1,115 @@
+//! SPEC §7's tables through the real binary: `rules.csv`, one row per rule
+//! that decided a violation (informing rows counted), and
+//! `impostor-addresses.csv`, one row per spoofing address in canonical
+//! form, both whole and byte for byte, in the same set as the other
+//! reports.
+
+mod common;
+
+use common::{FRESH_UA, SEZNAM_UA, Site, clf, combined, fetches, rfc3339, robots_version};
+
+const ROBOTS: &str = "User-agent: *\nDisallow: /\n\nUser-agent: SeznamBot\nRequest-rate: 2/10s\n\
+                      Crawl-delay: 3\nDisallow: /private/\nDisallow: /tmp/\n";
+
+fn site() -> Site {
+    let genuine = [
+        fetches(
+            1,
+            SEZNAM_UA,
+            &["/private/a", "/private/b", "/tmp/x", "/private/a"],
+        ),
+        fetches(5, FRESH_UA, &["/tmp/y"]),
+    ]
+    .concat();
+    let impostor = |client: &str, t: u32, ua: &str| {
+        combined(client, &clf(t), "GET /private/z HTTP/1.1", 200, ua)
+    };
+    let impostors = [
+        impostor("203.0.113.9", 10, SEZNAM_UA),
+        impostor("203.0.113.9", 11, SEZNAM_UA),
+        impostor("203.0.113.9", 12, FRESH_UA),
+        impostor("198.51.100.20", 13, SEZNAM_UA),
+        impostor("2001:DB8:0:0::1", 14, SEZNAM_UA),
+        impostor("2001:db8::1", 15, SEZNAM_UA),
+    ]
+    .concat();
+    Site::new()
+        .with("robots.txt", ROBOTS)
+        .with("access.log", [genuine, impostors].concat())
+        .with(
+            "ptr-map.txt",
+            "203.0.113.9 evil.example.com\n198.51.100.20 crawl-1.googlebot.com\n\
+             2001:db8::1 evil6.example.com\n",
+        )
+}
+
+#[test]
+fn rules_and_impostor_addresses_are_whole_tables() {
+    let site = site();
+    let report = site.audit(&[
+        "--log",
+        "access.log",
+        "--robots",
+        "robots.txt",
+        "--ptr-map",
+        "ptr-map.txt",
+    ]);
+    report.assert_code(1);
+    let version = robots_version(ROBOTS.as_bytes());
+    let t = rfc3339;
+    let rules = [
+        "robots_version,rule_line,rule,group,kind,violations,distinct_targets,crawlers,first_time,last_time".to_string(),
+        // Crawl-delay, which Seznam does not read: its informing rows count.
+        format!("{version},6,Crawl-delay: 3,SeznamBot,crawl-delay,4,4,FreshBot|SeznamBot,{},{}", t(2), t(5)),
+        // Three violations each: the earlier first_time first.
+        format!("{version},7,Disallow: /private/,SeznamBot,disallow,3,2,SeznamBot,{},{}", t(1), t(4)),
+        format!("{version},5,Request-rate: 2/10s,SeznamBot,request-rate,3,3,FreshBot|SeznamBot,{},{}", t(3), t(5)),
+        format!("{version},8,Disallow: /tmp/,SeznamBot,disallow,2,2,FreshBot|SeznamBot,{},{}", t(3), t(5)),
+    ];
+    let addresses = [
+        "client,claimed_crawlers,fetches,ptr,reason,first_time,last_time".to_string(),
+        format!(
+            "203.0.113.9,FreshBot|SeznamBot,3,evil.example.com,ptr-mismatch,{},{}",
+            t(10),
+            t(12)
+        ),
+        // Written two ways in the log, one address.
+        format!(
+            "2001:db8::1,SeznamBot,2,evil6.example.com,ptr-mismatch,{},{}",
+            t(14),
+            t(15)
+        ),
+        format!(
+            "198.51.100.20,SeznamBot,1,crawl-1.googlebot.com,ptr-mismatch,{},{}",
+            t(13),
+            t(13)
+        ),
+    ];
+    for out in ["out-1", "out-4"] {
+        let read = |name: &str| std::fs::read(site.path(&format!("{out}/{name}"))).unwrap();
+        common::assert_text("rules.csv", &read("rules.csv"), &(rules.join("\n") + "\n"));
+        common::assert_text(
+            "impostor-addresses.csv",
+            &read("impostor-addresses.csv"),
+            &(addresses.join("\n") + "\n"),
+        );
+    }
+}
+
+#[test]
+fn a_night_without_violations_or_impostors_writes_the_headers() {
+    let site = Site::new()
+        .with("robots.txt", ROBOTS)
+        .with("access.log", fetches(1, SEZNAM_UA, &["/public"]));
+    let report = site.audit(&["--log", "access.log", "--robots", "robots.txt"]);
+    report.assert_code(0);
+    let read = |name: &str| std::fs::read_to_string(site.path(&format!("out-1/{name}"))).unwrap();
+    assert_eq!(
+        read("rules.csv"),
+        "robots_version,rule_line,rule,group,kind,violations,distinct_targets,crawlers,first_time,last_time\n"
+    );
+    assert_eq!(
+        read("impostor-addresses.csv"),
+        "client,claimed_crawlers,fetches,ptr,reason,first_time,last_time\n"
+    );
+}
