@@ -128,6 +128,7 @@ impl Scanner<'_> {
             };
             match entry {
                 Ok(entry) => {
+                    tally.saw(entry.time);
                     if let Some(candidate) =
                         self.candidate(file, line.number, line.text, &entry, &mut interner)
                     {
@@ -500,7 +501,39 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
     for (_, err) in &input_errors {
         crate::warn!("robots-audit: {err}");
     }
-    report::write(&findings, out.as_ref())?;
+    let outcome = if !input_errors.is_empty() || dns_unusable {
+        Outcome::Incomplete
+    } else if !violations.iter().any(Violation::accuses) {
+        // Rows whose note only informs (SPEC §5) are no finding.
+        Outcome::Clean
+    } else {
+        Outcome::Findings
+    };
+    let arguments: Vec<String> = std::env::args_os()
+        .skip(1)
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let errors: BTreeMap<usize, String> = input_errors
+        .iter()
+        .map(|(file, err)| (*file, err.to_string()))
+        .collect();
+    let robots_versions = [(robots.version().to_string(), in_force_from(&config.robots))];
+    let health = report::run::Health {
+        arguments: &arguments,
+        format: if config.log_format.is_empty() {
+            "combined"
+        } else {
+            &config.log_format
+        },
+        tallies: &scan.tallies,
+        errors: &errors,
+        robots_versions: &robots_versions,
+        dns_asked: config.resolve,
+        dns_failures,
+        dns_unusable,
+        exit_status: outcome.exit_code(),
+    };
+    report::write(&findings, &health, out.as_ref())?;
     if !config.quiet {
         let totals = Totals {
             lines: scan.lines,
@@ -514,14 +547,20 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
                 std::io::stderr().write_all(report::summary::human(&findings, &totals).as_bytes());
         }
     }
-    Ok(if !input_errors.is_empty() || dns_unusable {
-        Outcome::Incomplete
-    } else if !violations.iter().any(Violation::accuses) {
-        // Rows whose note only informs (SPEC §5) are no finding.
-        Outcome::Clean
-    } else {
-        Outcome::Findings
-    })
+    Ok(outcome)
+}
+
+/// When a `--robots FILE` came into force: its modification time, as
+/// RFC 3339 in UTC (SPEC §6); `None` when the file system does not say.
+fn in_force_from(path: &Path) -> Option<String> {
+    let modified = std::fs::metadata(path).ok()?.modified().ok()?;
+    let since = modified.duration_since(std::time::UNIX_EPOCH).ok()?;
+    let time = Timestamp {
+        unix: i64::try_from(since.as_secs()).ok()?,
+        millis: 0,
+        offset_min: 0,
+    };
+    Some(time.rfc3339())
 }
 
 /// Live DNS for the addresses that claim a crawler or are named crawler

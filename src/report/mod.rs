@@ -8,6 +8,7 @@ pub mod atomic;
 pub mod columns;
 pub mod escape;
 pub mod lock;
+pub mod run;
 pub mod skipped;
 pub mod summary;
 pub mod tables;
@@ -33,8 +34,13 @@ pub struct Findings<'a> {
 }
 
 /// Writes the reports: into the locked `--out` directory as one set
-/// (`atomic`), or `violations.csv` alone to standard output.
-pub fn write(findings: &Findings<'_>, out: Option<&OutDir>) -> Result<()> {
+/// (`atomic`), `run.json` with them, or `violations.csv` alone to standard
+/// output.
+pub fn write(
+    findings: &Findings<'_>,
+    health: &run::Health<'_>,
+    out: Option<&OutDir>,
+) -> Result<()> {
     match out {
         Some(out) => atomic::write_set(
             out,
@@ -53,6 +59,9 @@ pub fn write(findings: &Findings<'_>, out: Option<&OutDir>) -> Result<()> {
                 }),
                 ("impostor-addresses.csv", &|out: &mut dyn io::Write| {
                     tables::write_impostor_addresses(findings, out)
+                }),
+                ("run.json", &|out: &mut dyn io::Write| {
+                    run::write_run(findings, health, out)
                 }),
             ],
         ),

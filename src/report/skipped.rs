@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use crate::accesslog::Skip;
+use crate::accesslog::{Skip, Timestamp};
 use crate::error::{Error, Position};
 
 /// How many unparsable lines are shown one by one.
@@ -26,6 +26,11 @@ pub struct Tally {
     pub skipped: u64,
     /// The first line that did not parse, and why.
     pub first_skip: Option<(u64, Skip)>,
+    /// Lines that did not parse, by reason, indexed like `Skip::ALL`.
+    pub reasons: [u64; Skip::ALL.len()],
+    /// The earliest and latest time of a line that parsed, by instant.
+    pub first_time: Option<Timestamp>,
+    pub last_time: Option<Timestamp>,
 }
 
 impl Tally {
@@ -34,9 +39,23 @@ impl Tally {
         self.lines - self.blank - self.skipped
     }
 
+    /// Notes the time of a line that parsed.
+    pub fn saw(&mut self, time: Timestamp) {
+        let at = time.instant_ms();
+        if self.first_time.is_none_or(|t| at < t.instant_ms()) {
+            self.first_time = Some(time);
+        }
+        if self.last_time.is_none_or(|t| at >= t.instant_ms()) {
+            self.last_time = Some(time);
+        }
+    }
+
     /// Notes one line that did not parse.
     pub fn skip(&mut self, line: u64, skip: Skip) {
         self.skipped += 1;
+        if let Some(at) = Skip::ALL.iter().position(|s| *s == skip) {
+            self.reasons[at] += 1;
+        }
         if self.first_skip.is_none_or(|(first, _)| line < first) {
             self.first_skip = Some((line, skip));
         }
@@ -46,12 +65,18 @@ impl Tally {
     pub fn merge(&mut self, other: &Tally) {
         self.lines += other.lines;
         self.blank += other.blank;
-        if let Some((line, skip)) = other.first_skip {
-            let skipped = self.skipped;
-            self.skip(line, skip);
-            self.skipped = skipped;
+        if let Some((line, _)) = other.first_skip
+            && self.first_skip.is_none_or(|(first, _)| line < first)
+        {
+            self.first_skip = other.first_skip;
         }
         self.skipped += other.skipped;
+        for (mine, theirs) in self.reasons.iter_mut().zip(other.reasons) {
+            *mine += theirs;
+        }
+        for time in [other.first_time, other.last_time].into_iter().flatten() {
+            self.saw(time);
+        }
     }
 
     /// More than 1% of the lines skipped: worth a warning.

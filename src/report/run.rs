@@ -1,0 +1,111 @@
+//! `run.json` (SPEC §7): what the run read and decided, for monitoring —
+//! the tool's version and arguments, each log file with its format, lines
+//! read and skipped by reason, first and last time and error, the
+//! robots.txt versions used, DNS outcomes, the counts per crawler and kind,
+//! and the exit status. Takes the findings and the run's health; gives one
+//! JSON object.
+
+use std::collections::BTreeMap;
+use std::io;
+
+use serde_json::{Map, Value, json};
+
+use super::Findings;
+use super::skipped::Tally;
+use super::summary;
+use crate::accesslog::{Skip, Timestamp};
+
+/// What the run knows about itself beyond the findings.
+pub struct Health<'a> {
+    /// The command line as typed, program name left out.
+    pub arguments: &'a [String],
+    /// The format each file was read in, by file index.
+    pub format: &'a str,
+    /// Each file's lines, by file index.
+    pub tallies: &'a BTreeMap<usize, Tally>,
+    /// The error that kept a file from being read whole, by file index.
+    pub errors: &'a BTreeMap<usize, String>,
+    /// (robots_version, in force from) of every robots.txt version used.
+    pub robots_versions: &'a [(String, Option<String>)],
+    /// Whether `--resolve` asked DNS, how many addresses it could not
+    /// check, and whether no usable resolver was found.
+    pub dns_asked: bool,
+    pub dns_failures: u64,
+    pub dns_unusable: bool,
+    pub exit_status: u8,
+}
+
+fn time(value: Option<Timestamp>) -> Value {
+    value.map_or(Value::Null, |t| Value::String(t.rfc3339()))
+}
+
+/// The object, as `run.json` holds it.
+pub fn value(findings: &Findings<'_>, health: &Health<'_>) -> Value {
+    let files: Vec<Value> = findings
+        .files
+        .iter()
+        .enumerate()
+        .map(|(index, path)| {
+            let tally = health.tallies.get(&index).copied().unwrap_or_default();
+            let mut skipped = Map::new();
+            for (skip, count) in Skip::ALL.iter().zip(tally.reasons) {
+                if count > 0 {
+                    skipped.insert(skip.reason().to_string(), json!(count));
+                }
+            }
+            json!({
+                "file": path.to_string_lossy(),
+                "format": health.format,
+                "lines_read": tally.lines,
+                "lines_skipped": tally.skipped,
+                "skipped": skipped,
+                "already_audited": 0,
+                "first_time": time(tally.first_time),
+                "last_time": time(tally.last_time),
+                "error": health.errors.get(&index),
+            })
+        })
+        .collect();
+    let robots_versions: Vec<Value> = health
+        .robots_versions
+        .iter()
+        .map(|(version, from)| json!({"robots_version": version, "in_force_from": from}))
+        .collect();
+    let counts: Vec<Value> = summary::lines(findings)
+        .into_iter()
+        .map(|line| {
+            json!({
+                "crawler": line.crawler,
+                "kind": line.kind.as_str(),
+                "fetches": line.fetches,
+                "violations": line.violations,
+                "distinct_targets": line.distinct_targets,
+            })
+        })
+        .collect();
+    json!({
+        "version": env!("CARGO_PKG_VERSION"),
+        "arguments": health.arguments,
+        "files": files,
+        "robots_versions": robots_versions,
+        "dns": {
+            "asked": health.dns_asked,
+            "failures": health.dns_failures,
+            "resolver_unusable": health.dns_unusable,
+        },
+        "impostor_fetches": findings.impostors.len(),
+        "excused_by_cache_grace": 0,
+        "counts": counts,
+        "exit_status": health.exit_status,
+    })
+}
+
+pub fn write_run(
+    findings: &Findings<'_>,
+    health: &Health<'_>,
+    out: &mut dyn io::Write,
+) -> io::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, &value(findings, health)).map_err(io::Error::other)?;
+    out.write_all(b"\n")?;
+    out.flush()
+}
