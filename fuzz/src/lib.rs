@@ -1,6 +1,6 @@
-//! Shared parts of the fuzz targets: the reference matcher (also used by
-//! `tests/props_matcher.rs`) and a work budget that turns "never takes more
-//! than linear time" into a crash libFuzzer keeps.
+//! Shared parts of the fuzz targets: the reference matcher (also used by the
+//! property tests, `tests/suite/props_*.rs`) and a work budget that turns
+//! "never takes more than linear time" into a crash libFuzzer keeps.
 
 pub mod reference;
 

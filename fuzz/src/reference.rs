@@ -1,5 +1,5 @@
 //! A slow, obviously-correct robots.txt matcher written from SPEC §3 and
-//! RFC 9309 alone, for the property tests (`tests/props_matcher.rs`) and
+//! RFC 9309 alone, for the property tests (`tests/suite/props_*.rs`) and
 //! the `robots_matcher` fuzz target to hold the compiled matcher against.
 //! Takes a robots.txt, a product token, the extension records the crawler
 //! reads and a target (a path starting with `/`, no fragment); gives allowed

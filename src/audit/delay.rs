@@ -47,3 +47,134 @@ pub fn judge<'r>(
     }
     rows
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::judge;
+    use crate::accesslog::time::Timestamp;
+    use crate::audit::{Fetch, Kind, NOT_READ_BY_CRAWLER, Policy};
+    use crate::crawler::profile::{Profile, builtin};
+    use crate::crawler::verify::{IdentifiedBy, Verification};
+    use crate::robots::Robots;
+    use crate::robots::parse::Directive;
+
+    /// A verified SeznamBot fetch `ms` milliseconds into the day.
+    fn fetch(line: u64, ms: i64) -> Fetch {
+        Fetch {
+            time: Timestamp {
+                unix: 1_764_547_200 + ms / 1000,
+                millis: u16::try_from(ms % 1000).unwrap(),
+                offset_min: 0,
+            },
+            file: 0,
+            line,
+            client: Arc::from(&b"77.75.79.147"[..]),
+            crawler: 0,
+            verification: Verification::Verified,
+            identified_by: IdentifiedBy::UaPtr,
+            method: Arc::from(&b"GET"[..]),
+            target: b"/".to_vec(),
+            status: Some(200),
+        }
+    }
+
+    fn seznambot() -> Profile {
+        builtin()
+            .into_iter()
+            .find(|p| p.name == "SeznamBot")
+            .unwrap()
+    }
+
+    /// The rows for one count of fetches at `times` (ms) as (fetch index,
+    /// rule line, rule, detail, note), each checked to carry `version`.
+    fn rows(
+        profile: &Profile,
+        robots: &str,
+        version: &str,
+        times: &[i64],
+    ) -> Vec<(usize, usize, String, String, &'static str)> {
+        let robots = Robots::new(robots.as_bytes()).read_as(profile.reads);
+        let rules = robots.rules_for(profile.token.as_bytes());
+        let policies = [Policy::new(profile, &rules)];
+        let fetches: Vec<Fetch> = (1..).zip(times).map(|(n, &t)| fetch(n, t)).collect();
+        let count: Vec<usize> = (0..fetches.len()).collect();
+        judge(&policies, &fetches, &count)
+            .into_iter()
+            .map(|row| {
+                assert_eq!(row.kind, Kind::CrawlDelay);
+                assert_eq!(row.robots_version, version);
+                assert_eq!(row.group, "SeznamBot");
+                (
+                    row.fetch,
+                    row.rule_line,
+                    row.rule.to_string(),
+                    row.detail,
+                    row.note,
+                )
+            })
+            .collect()
+    }
+
+    // robots_version: the first 12 hex digits of the file's SHA-256, as
+    // `printf '…' | sha256sum` gives them (SPEC §5).
+    const DELAYED: &str = "User-agent: SeznamBot\nCrawl-delay: 2.5\nDisallow: /x\n";
+    const DELAYED_VERSION: &str = "529e16bcb709";
+    // Gaps of 1 s, 2.5 s (exactly the delay: kept), 2.499 s and 3.001 s.
+    const TIMES: [i64; 5] = [0, 1000, 3500, 5999, 9000];
+
+    fn delay_rows(note: &'static str) -> Vec<(usize, usize, String, String, &'static str)> {
+        let row = |fetch: usize, gap: &str| {
+            (
+                fetch,
+                2,
+                "Crawl-delay: 2.5".to_string(),
+                format!("{gap} s after the previous fetch; allowed every 2.5 s"),
+                note,
+            )
+        };
+        vec![row(1, "1"), row(3, "2.499")]
+    }
+
+    #[test]
+    fn seznam_does_not_read_crawl_delay_so_its_rows_inform() {
+        // SPEC §3: Seznam reads Request-rate, not Crawl-delay.
+        assert_eq!(
+            rows(&seznambot(), DELAYED, DELAYED_VERSION, &TIMES),
+            delay_rows(NOT_READ_BY_CRAWLER)
+        );
+    }
+
+    #[test]
+    fn a_crawler_that_reads_crawl_delay_is_accused() {
+        let plain = seznambot();
+        let profile = Profile {
+            reads: plain.reads.with(Directive::CrawlDelay),
+            ..plain
+        };
+        assert_eq!(
+            rows(&profile, DELAYED, DELAYED_VERSION, &TIMES),
+            delay_rows("")
+        );
+    }
+
+    #[test]
+    fn no_rows_without_a_delay_or_a_second_fetch() {
+        let cases: &[(&str, &[i64])] = &[
+            (DELAYED, &[0]),
+            (DELAYED, &[0, 2500, 5000]),
+            ("User-agent: SeznamBot\nDisallow: /x\n", &[0, 1, 2]),
+            ("User-agent: SeznamBot\nCrawl-delay: soon\n", &[0, 1, 2]),
+            ("User-agent: Googlebot\nCrawl-delay: 60\n", &[0, 1, 2]),
+        ];
+        for (robots, times) in cases {
+            let version = crate::robots::matcher::version_of(robots.as_bytes());
+            assert_eq!(
+                rows(&seznambot(), robots, &version, times),
+                [],
+                "{robots:?} {times:?}"
+            );
+        }
+    }
+}

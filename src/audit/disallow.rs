@@ -43,3 +43,154 @@ pub fn judge<'r>(policies: &[Policy<'r>], fetches: &[Fetch]) -> Vec<Violation<'r
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::{HOMEPAGE_EXCEPTION, judge};
+    use crate::accesslog::time::Timestamp;
+    use crate::audit::{Fetch, Kind, Policy};
+    use crate::crawler::profile::{Profile, builtin};
+    use crate::crawler::verify::{IdentifiedBy, Verification};
+    use crate::robots::Robots;
+
+    /// A verified SeznamBot fetch of `target`, one second after the last.
+    fn fetch(line: u64, target: &str) -> Fetch {
+        Fetch {
+            time: Timestamp {
+                unix: 1_764_547_200 + i64::try_from(line).unwrap(),
+                millis: 0,
+                offset_min: 0,
+            },
+            file: 0,
+            line,
+            client: Arc::from(&b"77.75.79.147"[..]),
+            crawler: 0,
+            verification: Verification::Verified,
+            identified_by: IdentifiedBy::UaPtr,
+            method: Arc::from(&b"GET"[..]),
+            target: target.as_bytes().to_vec(),
+            status: Some(200),
+        }
+    }
+
+    fn seznambot() -> Profile {
+        builtin()
+            .into_iter()
+            .find(|p| p.name == "SeznamBot")
+            .unwrap()
+    }
+
+    /// The rows for `targets` as (target, group, rule line, rule, note),
+    /// each row checked to carry `version` as its `robots_version`.
+    fn rows(
+        profile: &Profile,
+        robots: &str,
+        version: &str,
+        targets: &[&str],
+    ) -> Vec<(String, String, usize, String, &'static str)> {
+        let robots = Robots::new(robots.as_bytes()).read_as(profile.reads);
+        let rules = robots.rules_for(profile.token.as_bytes());
+        let policies = [Policy::new(profile, &rules)];
+        let fetches: Vec<Fetch> = (1..).zip(targets).map(|(n, t)| fetch(n, t)).collect();
+        judge(&policies, &fetches)
+            .into_iter()
+            .map(|row| {
+                assert_eq!(row.kind, Kind::Disallow);
+                assert_eq!(row.robots_version, version);
+                assert_eq!(row.detail, "");
+                (
+                    targets[row.fetch].to_string(),
+                    row.group.to_string(),
+                    row.rule_line,
+                    row.rule.to_string(),
+                    row.note,
+                )
+            })
+            .collect()
+    }
+
+    fn row(
+        target: &str,
+        group: &str,
+        line: usize,
+        rule: &str,
+        note: &'static str,
+    ) -> (String, String, usize, String, &'static str) {
+        (target.into(), group.into(), line, rule.into(), note)
+    }
+
+    // robots_version: the first 12 hex digits of the file's SHA-256, as
+    // `printf '…' | sha256sum` gives them (SPEC §5).
+    const ALL_SHUT: &str = "User-agent: *\nDisallow: /\n";
+    const ALL_SHUT_VERSION: &str = "331ea9090db0";
+    const SEZNAM_SHUT: &str = "User-agent: SeznamBot\nDisallow: /\nAllow: /open\n";
+    const SEZNAM_SHUT_VERSION: &str = "b569c0ee436c";
+
+    #[test]
+    fn homepage_under_a_shut_default_group_only_informs() {
+        // SPEC §4: Seznam fetches `/` under `User-agent: *` + `Disallow: /`
+        // and says so; the row stays, marked, and any other target accuses.
+        assert_eq!(
+            rows(
+                &seznambot(),
+                ALL_SHUT,
+                ALL_SHUT_VERSION,
+                &["/", "/page", "/?q=1"]
+            ),
+            [
+                row("/", "*", 2, "Disallow: /", HOMEPAGE_EXCEPTION),
+                row("/page", "*", 2, "Disallow: /", ""),
+                row("/?q=1", "*", 2, "Disallow: /", ""),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_group_naming_the_crawler_gets_no_homepage_exception() {
+        assert_eq!(
+            rows(
+                &seznambot(),
+                SEZNAM_SHUT,
+                SEZNAM_SHUT_VERSION,
+                &["/", "/open/a", "/x"]
+            ),
+            [
+                row("/", "SeznamBot", 2, "Disallow: /", ""),
+                row("/x", "SeznamBot", 2, "Disallow: /", ""),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_crawler_without_the_habit_is_accused_of_the_homepage() {
+        let profile = Profile {
+            homepage_exception: false,
+            ..seznambot()
+        };
+        assert_eq!(
+            rows(&profile, ALL_SHUT, ALL_SHUT_VERSION, &["/"]),
+            [row("/", "*", 2, "Disallow: /", "")]
+        );
+    }
+
+    #[test]
+    fn allowed_fetches_make_no_rows() {
+        let cases: &[(&str, &str)] = &[
+            ("User-agent: *\nDisallow:\n", "/"),
+            ("User-agent: *\nDisallow: /private/\n", "/public"),
+            ("User-agent: Googlebot\nDisallow: /\n", "/"),
+            (SEZNAM_SHUT, "/open"),
+            ("", "/anything"),
+        ];
+        for (robots, target) in cases {
+            let version = crate::robots::matcher::version_of(robots.as_bytes());
+            assert_eq!(
+                rows(&seznambot(), robots, &version, &[target]),
+                [],
+                "{robots:?} {target}"
+            );
+        }
+    }
+}

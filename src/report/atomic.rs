@@ -141,7 +141,7 @@ pub fn write_set(out: &OutDir, files: &[(&str, &Report<'_>)]) -> Result<()> {
 }
 
 /// Where a test may stop the run to kill it there (`kill -9` leaves no
-/// chance to clean up: tests/hostile_signals.rs). With
+/// chance to clean up: tests/suite/hostile_signals.rs). With
 /// `ROBOTS_AUDIT_PAUSE_AT=POINT` in the environment the run says
 /// `paused at POINT` on standard error and sleeps until killed; without
 /// it, nothing happens.

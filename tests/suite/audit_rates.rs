@@ -3,7 +3,7 @@
 //! changes of UTC offset, Seznam's 1/30s floor, rate units, and the group
 //! that holds the rule.
 
-mod common;
+use crate::support::audit as common;
 
 use common::{
     GENUINE, IMPOSTORS_HEADER, Log, Row, SEZNAM_UA, SUMMARY_HEADER, VIOLATIONS_HEADER, assert_text,

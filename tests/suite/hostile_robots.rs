@@ -5,8 +5,7 @@
 //! has a time limit far above what linear work needs and far below what
 //! quadratic work on these inputs takes.
 
-#[path = "hostile_common.rs"]
-mod common;
+use crate::support::hostile as common;
 
 use std::fmt::Write as _;
 use std::time::Duration;

@@ -2,7 +2,7 @@
 //! 1 and 2, bad arguments, the `--out` directory, and the `file` column as
 //! given on the command line.
 
-mod common;
+use crate::support::audit as common;
 
 use common::{
     BROWSER_UA, IMPOSTORS_HEADER, SEZNAM_UA, SUMMARY_HEADER, Site, VIOLATIONS_HEADER, audit_text,

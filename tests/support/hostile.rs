@@ -1,8 +1,8 @@
-//! Helpers shared by the `hostile_*` integration tests, included by each
-//! with `#[path = "hostile_common.rs"] mod common;`: running the real
+//! Helpers shared by the `hostile_*` integration tests, which name it
+//! `common` (`use crate::support::hostile as common;`): running the real
 //! binary with a time limit (a hang becomes a failure, never a stuck CI),
 //! watching its peak memory, writing logs, robots.txt files and gzip
-//! members. Built on its own it holds no tests.
+//! members. It holds no tests.
 
 #![allow(dead_code)]
 

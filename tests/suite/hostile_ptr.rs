@@ -9,8 +9,7 @@
 //! file (`--ptr-map`, `--profiles`) that is a FIFO, a device or past
 //! 16 MiB is an error naming it, at once: the run never hangs on it.
 
-#[path = "hostile_common.rs"]
-mod common;
+use crate::support::hostile as common;
 
 use common::*;
 

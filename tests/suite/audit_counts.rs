@@ -3,7 +3,7 @@
 //! crawler, logs split over files and out of order, spoofed fetches left
 //! out, and `--since`/`--until`.
 
-mod common;
+use crate::support::audit as common;
 
 use common::{
     BROWSER_UA, FRESH_UA, GENUINE, IMPOSTORS_HEADER, Log, Row, SEZNAM_UA, SUMMARY_HEADER, Site,

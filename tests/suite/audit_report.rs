@@ -3,7 +3,7 @@
 //! `--raw-csv` turning both off, RFC 3339 times in the log's own offset,
 //! summary rows, and `--quiet`.
 
-mod common;
+use crate::support::audit as common;
 
 use common::{
     IMPOSTORS_HEADER, SEZNAM_UA, SUMMARY_HEADER, Site, VIOLATIONS_HEADER, assert_bytes,

@@ -5,8 +5,7 @@
 //! `kill -9` at each step of the switch leaves one whole set (never a mix),
 //! and what the run says about the reports when interrupted is true.
 
-#[path = "hostile_common.rs"]
-mod common;
+use crate::support::hostile as common;
 
 use std::io::Write;
 use std::path::Path;

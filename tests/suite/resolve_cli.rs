@@ -7,7 +7,7 @@
 //! name refutes a claim, a single word or a logged host name is never
 //! confirmed, and no usable resolver still gives the reports (exit 2).
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::process::{Command, Output};

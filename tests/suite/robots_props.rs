@@ -3,8 +3,7 @@
 //! from SPEC §3 alone, on two merged SeznamBot groups (each perhaps under
 //! Robot-version 2.0) among groups that must be ignored.
 
-#[path = "../fuzz/src/reference.rs"]
-mod reference;
+use crate::support::reference;
 
 use proptest::prelude::*;
 use robots_audit::crawler::profile;

@@ -9,8 +9,7 @@
 //! Also: patterns of thousands of `*` give the verdict a plain reading of
 //! them gives, and the matcher never disagrees with its own linear scan.
 
-#[path = "../fuzz/src/reference.rs"]
-mod reference;
+use crate::support::reference;
 
 use proptest::prelude::*;
 use robots_audit::crawler::profile;

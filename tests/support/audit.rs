@@ -1,7 +1,8 @@
-//! Shared by the `audit_*` integration tests: takes fixture files and the
-//! arguments of one audit, runs the real `robots-audit` binary in a scratch
-//! directory, and gives its exit status and whole outputs (SPEC §5), run at
-//! `--threads 1` and `--threads 4` and checked to be identical.
+//! Shared by the `audit_*` integration tests, which name it `common`: takes
+//! fixture files and the arguments of one audit, runs the real
+//! `robots-audit` binary in a scratch directory, and gives its exit status
+//! and whole outputs (SPEC §5), run at `--threads 1` and `--threads 4` and
+//! checked to be identical.
 //!
 //! Below those, the shapes of logs and rows the rate, delay and disallow
 //! cases share: `Log` writes one fetch a line, `Row` spells its row.

@@ -5,7 +5,7 @@
 //! inside Seznam's networks (a broken resolver, never cached), and the
 //! order of asking (those networks first, then the most fetched).
 
-mod support;
+use crate::support;
 
 use std::collections::HashMap;
 use std::net::IpAddr;

@@ -10,9 +10,8 @@
 //! CSV and formula metacharacters reach the reports escaped and cannot
 //! forge an entry of the DNS cache.
 
-#[path = "hostile_common.rs"]
-mod common;
-mod support;
+use crate::support;
+use crate::support::hostile as common;
 
 use std::net::{SocketAddr, TcpListener, UdpSocket};
 use std::sync::Arc;

@@ -6,8 +6,7 @@
 //! No link planted by another user is written through, and a second run on
 //! the same `--out` waits for the lock (`--lock-wait`) or exits 2.
 
-#[path = "hostile_common.rs"]
-mod common;
+use crate::support::hostile as common;
 
 use std::io::{Read, Write};
 use std::path::Path;

@@ -2,7 +2,7 @@
 //! and its group, precedence and normalisation, Seznam's homepage habit,
 //! `/robots.txt` always allowed, and robots.txt files of unusual shape.
 
-mod common;
+use crate::support::audit as common;
 
 use common::{
     FRESH_UA, IMPOSTORS_HEADER, SEZNAM_UA, SUMMARY_HEADER, VIOLATIONS_HEADER, audit_text, csv,

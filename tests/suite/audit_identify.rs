@@ -2,7 +2,7 @@
 //! names from the PTR map and from host-name clients deciding the crawler,
 //! addresses compared as addresses, and impostors listed apart.
 
-mod common;
+use crate::support::audit as common;
 
 use common::{
     BROWSER_UA, IMPOSTORS_HEADER, SEZNAM_UA, SUMMARY_HEADER, Site, VIOLATIONS_HEADER, audit_text,

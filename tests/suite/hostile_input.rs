@@ -6,8 +6,7 @@
 //! the far past and future with odd offsets. Each test says what the tool
 //! must do; the README's "Hostile input" table says the same in words.
 
-#[path = "hostile_common.rs"]
-mod common;
+use crate::support::hostile as common;
 
 use std::io::Write;
 use std::time::Duration;

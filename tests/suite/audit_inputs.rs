@@ -4,7 +4,7 @@
 //! lines, `--strict`, and logs that cannot be read whole. Each case runs
 //! the real binary and compares the whole reports byte for byte.
 
-mod common;
+use crate::support::audit as common;
 
 use common::{
     IMPOSTORS_HEADER, SEZNAM_UA, SUMMARY_HEADER, Site, VIOLATIONS_HEADER, assert_text, clf,

@@ -4,7 +4,7 @@
 //! and at four threads. The logs span several chunks, so workers share
 //! each file and the rows of one count come from different workers.
 
-mod common;
+use crate::support::audit as common;
 
 use std::collections::{BTreeMap, BTreeSet};
 
