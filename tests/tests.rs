@@ -19,6 +19,7 @@ mod suite {
     mod audit_model;
     mod audit_rates;
     mod audit_report;
+    mod audit_tables;
     mod check_cli;
     mod crawler_dns;
     mod hostile_dns;

@@ -173,6 +173,7 @@ fn reports_replace_old_ones_whole() {
             "impostor-addresses.csv",
             "impostors.csv",
             "rules.csv",
+            "run.json",
             "summary.csv",
             "violations.csv"
         ]

@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use common::*;
 
-const REPORTS: [&str; 5] = REPORT_FILES;
+const REPORTS: [&str; 6] = REPORT_FILES;
 
 fn signal(pid: u32, name: &str) {
     let status = std::process::Command::new("sh")
@@ -34,7 +34,7 @@ fn earlier_reports(out: &Path) {
 }
 
 /// Each report is the earlier one or a whole CSV with the header of its
-/// kind; nothing else is in the directory.
+/// kind (run.json: whole JSON); nothing else is in the directory.
 fn assert_whole_or_earlier(out: &Path) {
     assert_no_leftovers(out);
     for name in REPORTS {
@@ -43,6 +43,11 @@ fn assert_whole_or_earlier(out: &Path) {
             continue;
         }
         assert!(bytes.ends_with(b"\n"), "{name} is cut short");
+        if name.ends_with(".json") {
+            let parsed: Result<serde_json::Value, _> = serde_json::from_slice(&bytes);
+            assert!(parsed.is_ok(), "{name} is not whole JSON");
+            continue;
+        }
         let rows = rows(&bytes);
         let width = rows[0].len();
         assert!(rows.iter().all(|r| r.len() == width), "{name} is cut short");
@@ -210,6 +215,11 @@ fn assert_whole_or_earlier_files(out: &Path) {
     for name in REPORTS {
         let bytes = std::fs::read(out.join(name)).unwrap();
         assert!(bytes.ends_with(b"\n"), "{name} is cut short");
+        if name.ends_with(".json") {
+            let parsed: Result<serde_json::Value, _> = serde_json::from_slice(&bytes);
+            assert!(parsed.is_ok(), "{name} is not whole JSON");
+            continue;
+        }
         let rows = rows(&bytes);
         let width = rows[0].len();
         assert!(rows.iter().all(|r| r.len() == width), "{name} is cut short");

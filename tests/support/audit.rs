@@ -388,6 +388,7 @@ impl Site {
                         "impostor-addresses.csv",
                         "impostors.csv",
                         "rules.csv",
+                        "run.json",
                         "summary.csv",
                         "violations.csv"
                     ],

@@ -181,10 +181,11 @@ pub fn entries(dir: &Path) -> Vec<String> {
 }
 
 /// The report files of an `--out` directory, sorted.
-pub const REPORT_FILES: [&str; 5] = [
+pub const REPORT_FILES: [&str; 6] = [
     "impostor-addresses.csv",
     "impostors.csv",
     "rules.csv",
+    "run.json",
     "summary.csv",
     "violations.csv",
 ];

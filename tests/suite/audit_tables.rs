@@ -4,7 +4,7 @@
 //! form, both whole and byte for byte, in the same set as the other
 //! reports.
 
-mod common;
+use crate::support::audit as common;
 
 use common::{FRESH_UA, SEZNAM_UA, Site, clf, combined, fetches, rfc3339, robots_version};
 
@@ -112,4 +112,79 @@ fn a_night_without_violations_or_impostors_writes_the_headers() {
         read("impostor-addresses.csv"),
         "client,claimed_crawlers,fetches,ptr,reason,first_time,last_time\n"
     );
+}
+
+/// SPEC §7 `run.json`, compared by parsed value: what the run read (each
+/// file's lines, skipped by reason, first and last time), the robots.txt
+/// version used and when it came into force, DNS, the counts per crawler
+/// and kind, and the exit status.
+#[test]
+fn run_json_says_what_the_run_read_and_decided() {
+    let site = site();
+    // Two damaged lines, counted by reason.
+    let log = std::fs::read_to_string(site.path("access.log")).unwrap()
+        + "garbage\n77.75.77.1 - - [30/Nov/2026:25:00:00 +0000] \"GET / HTTP/1.1\" 200 1 \"-\" \"-\"\n";
+    site.write("access.log", &log);
+    // robots.txt came into force when it was last written (SPEC §6).
+    let noon = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_795_953_600);
+    std::fs::File::options()
+        .write(true)
+        .open(site.path("robots.txt"))
+        .unwrap()
+        .set_modified(noon)
+        .unwrap();
+    let in_force_from = "2026-11-29T12:00:00+00:00";
+    let report = site.audit(&[
+        "--log",
+        "access.log",
+        "--robots",
+        "robots.txt",
+        "--ptr-map",
+        "ptr-map.txt",
+    ]);
+    report.assert_code(1);
+    let count = |crawler: &str, kind: &str, fetches: u64, violations: u64, targets: u64| {
+        serde_json::json!({
+            "crawler": crawler, "kind": kind, "fetches": fetches,
+            "violations": violations, "distinct_targets": targets,
+        })
+    };
+    for threads in ["1", "4"] {
+        let out = format!("out-{threads}");
+        let text = std::fs::read_to_string(site.path(&format!("{out}/run.json"))).unwrap();
+        let got: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let want = serde_json::json!({
+            "version": env!("CARGO_PKG_VERSION"),
+            "arguments": ["--log", "access.log", "--robots", "robots.txt",
+                          "--ptr-map", "ptr-map.txt", "--out", out, "--threads", threads],
+            "files": [{
+                "file": "access.log",
+                "format": "combined",
+                "lines_read": 13,
+                "lines_skipped": 2,
+                "skipped": {"line ends early": 1, "bad time": 1},
+                "already_audited": 0,
+                "first_time": rfc3339(1),
+                "last_time": rfc3339(15),
+                "error": null,
+            }],
+            "robots_versions": [{
+                "robots_version": robots_version(ROBOTS.as_bytes()),
+                "in_force_from": in_force_from,
+            }],
+            "dns": {"asked": false, "failures": 0, "resolver_unusable": false},
+            "impostor_fetches": 6,
+            "excused_by_cache_grace": 0,
+            "counts": [
+                count("FreshBot", "crawl-delay", 1, 1, 1),
+                count("FreshBot", "disallow", 1, 1, 1),
+                count("FreshBot", "request-rate", 1, 1, 1),
+                count("SeznamBot", "crawl-delay", 4, 3, 3),
+                count("SeznamBot", "disallow", 4, 4, 3),
+                count("SeznamBot", "request-rate", 4, 2, 2),
+            ],
+            "exit_status": 1,
+        });
+        assert_eq!(got, want, "{text}");
+    }
 }
