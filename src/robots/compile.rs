@@ -19,8 +19,12 @@
 //! target costs the pass plus the pieces it holds, never one check per
 //! pattern: a robots.txt of 20,000 wildcard rules and a target holding
 //! hundreds of their pieces costs a small multiple of as many literal rules
-//! (`benches/wildcard.rs` measures it). A last piece anchored by `$` is
-//! checked once, at the end. `decide_by_scan`, which tries every pattern in
+//! (`benches/wildcard.rs` and `benches/wildcard.sh` measure it). A last
+//! piece anchored by `$` is checked once, at the end. The constant factor
+//! is cache misses, so what the patterns' pieces need is in flat arrays
+//! read in runs, a waiting pattern carries its own state in a chain that
+//! grows with the target's pieces (nothing per target is indexed by
+//! pattern), and the pass is a DFA when its table is small. `decide_by_scan`, which tries every pattern in
 //! turn with a substring search, is the plain reading the tests and benches
 //! hold this against.
 
@@ -106,16 +110,112 @@ struct Node {
     patterns: Vec<u32>,
 }
 
-/// The pieces of all patterns, searched for in one pass.
+/// What listing a piece needs to know of a pattern that begins with it,
+/// kept side by side per piece so that listing reads one run of memory
+/// instead of chasing the pattern.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Start {
+    pattern: u32,
+    /// The prefix's length; its first octets are in `head`, the rest in
+    /// `Pieces::prefixes` from `rest_at`.
+    prefix_len: u32,
+    /// The prefix's first four octets, zero-padded: most prefixes are `/`
+    /// or empty, so most checks end here.
+    head: u32,
+    rest_at: u32,
+    /// Where the pattern's piece ids begin in `Pieces::ids`.
+    ids_at: u32,
+    /// How many pieces the pattern has.
+    count: u32,
+    /// The last piece must end the target.
+    anchored: bool,
+}
+
+/// The pieces of all patterns, searched for in one pass, and the patterns
+/// that begin with each, in flat arrays.
 #[derive(Debug, Clone)]
 struct Pieces {
     /// `None` when no pattern has a piece.
     searcher: Option<AhoCorasick>,
-    /// For each pattern, the ids of its pieces.
-    of_pattern: Vec<Box<[u32]>>,
-    /// For each piece id, the patterns whose first piece it is, in
-    /// precedence order.
-    first_of: Vec<Box<[u32]>>,
+    /// The ids of every pattern's pieces, pattern after pattern.
+    ids: Vec<u32>,
+    /// For piece id `p`, `starts[first_at[p]..first_at[p + 1]]` are the
+    /// patterns whose first piece it is, in precedence order.
+    first_at: Vec<u32>,
+    starts: Vec<Start>,
+    /// The octets of the prefixes past their first four.
+    prefixes: Vec<u8>,
+}
+
+impl Pieces {
+    /// How many distinct pieces there are.
+    fn len(&self) -> usize {
+        self.first_at.len().saturating_sub(1)
+    }
+
+    /// The patterns whose first piece is `id`.
+    fn starting_with(&self, id: u32) -> &[Start] {
+        let id = id as usize;
+        match (self.first_at.get(id), self.first_at.get(id + 1)) {
+            (Some(&from), Some(&to)) => self.starts.get(from as usize..to as usize).unwrap_or(&[]),
+            _ => &[],
+        }
+    }
+}
+
+/// Up to four octets as one number, zero-padded, to compare at once.
+fn head_of(octets: &[u8]) -> u32 {
+    let mut head = [0u8; 4];
+    let n = octets.len().min(4);
+    head[..n].copy_from_slice(&octets[..n]);
+    u32::from_le_bytes(head)
+}
+
+/// The mask that keeps the first `len` (at most four) octets of a head.
+fn head_mask(len: u32) -> u32 {
+    match len {
+        0 => 0,
+        1..=3 => (1u32 << (8 * len)) - 1,
+        _ => u32::MAX,
+    }
+}
+
+/// Above this many table cells (states times byte classes, at most) the
+/// pieces are searched by a contiguous NFA instead of a DFA. A DFA takes
+/// one table read per octet where the NFA follows failure links, so it is
+/// the faster pass, but its table grows with the states times the alphabet:
+/// 4 Mi cells is 16 MiB, built in tens of milliseconds.
+const DFA_CELLS: usize = 4 << 20;
+
+/// The automaton over the pieces: a DFA when its table is small (few
+/// pieces, or pieces written in few distinct octets), else a contiguous
+/// NFA, which builds in time linear in the pieces' length also for tens of
+/// thousands of pieces. A failed build (past the automaton's size limits)
+/// gives `None`, leaving the patterns with pieces to the plain reading.
+fn search_for(distinct: &[&[u8]]) -> Option<AhoCorasick> {
+    if distinct.is_empty() {
+        return None;
+    }
+    let mut octets = [false; 256];
+    let mut states = 1usize;
+    for piece in distinct {
+        states += piece.len();
+        for &octet in piece.iter() {
+            octets[usize::from(octet)] = true;
+        }
+    }
+    // Byte classes: each octet used apart, plus one for all the others.
+    let classes = octets.iter().filter(|&&used| used).count() + 1;
+    let kind = if states.saturating_mul(classes) <= DFA_CELLS {
+        AhoCorasickKind::DFA
+    } else {
+        AhoCorasickKind::ContiguousNFA
+    };
+    AhoCorasick::builder()
+        .kind(Some(kind))
+        .match_kind(MatchKind::Standard)
+        .build(distinct)
+        .ok()
 }
 
 /// All patterns of one selection: the trie over the piece-less ones and the
@@ -136,20 +236,13 @@ impl Matcher {
         // every one before it: a robots.txt of tens of thousands of
         // wildcard rules must not cost quadratic time.
         let mut distinct: Vec<&[u8]> = Vec::new();
-        let mut ids: HashMap<&[u8], u32> = HashMap::new();
-        let mut of_pattern = Vec::with_capacity(patterns.len());
+        let mut known: HashMap<&[u8], u32> = HashMap::new();
+        let mut ids: Vec<u32> = Vec::new();
+        // (first piece, start) for every pattern with pieces.
+        let mut firsts: Vec<(u32, Start)> = Vec::new();
+        let mut prefixes = Vec::new();
         for (index, pattern) in patterns.iter().enumerate() {
-            let piece_ids: Box<[u32]> = pattern
-                .pieces
-                .iter()
-                .map(|piece| {
-                    *ids.entry(piece).or_insert_with(|| {
-                        distinct.push(piece);
-                        (distinct.len() - 1) as u32
-                    })
-                })
-                .collect();
-            if piece_ids.is_empty() {
+            if pattern.pieces.is_empty() {
                 let mut at = 0usize;
                 for &octet in pattern.prefix.iter() {
                     at = match nodes[at].edges.binary_search_by_key(&octet, |e| e.0) {
@@ -163,32 +256,46 @@ impl Matcher {
                     };
                 }
                 nodes[at].patterns.push(index as u32);
+                continue;
             }
-            of_pattern.push(piece_ids);
-        }
-        let mut first_of: Vec<Vec<u32>> = vec![Vec::new(); distinct.len()];
-        for (index, piece_ids) in of_pattern.iter().enumerate() {
-            if let Some(&first) = piece_ids.first() {
-                first_of[first as usize].push(index as u32);
+            let ids_at = ids.len() as u32;
+            for piece in pattern.pieces.iter() {
+                ids.push(*known.entry(piece).or_insert_with(|| {
+                    distinct.push(piece);
+                    (distinct.len() - 1) as u32
+                }));
             }
+            let start = Start {
+                pattern: index as u32,
+                prefix_len: pattern.prefix.len() as u32,
+                head: head_of(&pattern.prefix),
+                rest_at: prefixes.len() as u32,
+                ids_at,
+                count: pattern.pieces.len() as u32,
+                anchored: pattern.anchored,
+            };
+            prefixes.extend_from_slice(pattern.prefix.get(4..).unwrap_or_default());
+            firsts.push((ids[ids_at as usize], start));
         }
-        // A contiguous NFA builds in time linear in the pieces' length,
-        // also for tens of thousands of pieces that share their letters; a
-        // failed build (past the automaton's size limits) leaves the
-        // patterns with pieces to the plain reading.
-        let searcher = (!distinct.is_empty())
-            .then(|| {
-                AhoCorasick::builder()
-                    .kind(Some(AhoCorasickKind::ContiguousNFA))
-                    .match_kind(MatchKind::Standard)
-                    .build(&distinct)
-                    .ok()
-            })
-            .flatten();
+        // Grouped by first piece; the sort is stable, so each group stays
+        // in precedence order.
+        firsts.sort_by_key(|&(first, _)| first);
+        let mut first_at = Vec::with_capacity(distinct.len() + 1);
+        first_at.push(0u32);
+        let mut group = firsts.iter().map(|&(first, _)| first).peekable();
+        for id in 0..distinct.len() as u32 {
+            let mut end = *first_at.last().unwrap_or(&0);
+            while group.next_if_eq(&id).is_some() {
+                end += 1;
+            }
+            first_at.push(end);
+        }
         let pieces = Pieces {
-            searcher,
-            of_pattern,
-            first_of: first_of.into_iter().map(Vec::into_boxed_slice).collect(),
+            searcher: search_for(&distinct),
+            ids,
+            first_at,
+            starts: firsts.into_iter().map(|(_, start)| start).collect(),
+            prefixes,
         };
         Matcher {
             patterns,
@@ -201,8 +308,14 @@ impl Matcher {
     /// `target` (in matching form).
     pub(crate) fn decide(&self, target: &[u8]) -> Option<usize> {
         let mut best = self.decide_literal(target);
-        match &self.pieces.searcher {
-            _ if self.pieces.first_of.is_empty() => {}
+        // Positions are kept as u32; a longer target (never seen in a
+        // log) takes the plain reading.
+        let searcher = match &self.pieces.searcher {
+            Some(searcher) if u32::try_from(target.len()).is_ok() => Some(searcher),
+            _ => None,
+        };
+        match searcher {
+            _ if self.pieces.len() == 0 => {}
             Some(searcher) => {
                 let wild = SCRATCH.with(|scratch| match scratch.try_borrow_mut() {
                     Ok(mut scratch) => self.decide_wild(searcher, target, best, &mut scratch),
@@ -263,18 +376,31 @@ impl Matcher {
         best: usize,
         scratch: &mut Scratch,
     ) -> usize {
+        scratch.start();
         let mut run = Run {
-            matcher: self,
+            pieces: &self.pieces,
             target,
-            best,
+            head: head_of(target),
+            best: u32::try_from(best).unwrap_or(u32::MAX),
             scratch,
         };
-        run.scratch
-            .start(self.patterns.len(), self.pieces.first_of.len());
         for found in searcher.find_overlapping_iter(target) {
-            run.occurs(found.pattern().as_u32(), found.start(), found.end());
+            run.occurs(
+                found.pattern().as_u32(),
+                found.start() as u32,
+                found.end() as u32,
+            );
+            if run.best == 0 {
+                // Nothing comes before the first pattern.
+                break;
+            }
         }
-        run.finish()
+        let best = run.finish(&self.patterns) as usize;
+        if best == u32::MAX as usize {
+            usize::MAX
+        } else {
+            best
+        }
     }
 
     /// The same answer as [`Matcher::decide`] by trying every pattern in
@@ -284,48 +410,131 @@ impl Matcher {
     }
 }
 
-/// Where each pattern stands while one target is read, kept per thread so
-/// that judging does not allocate once warm. Entries carry the number of
-/// the target they belong to, so nothing is cleared between targets.
+/// The end of a chain of waiting patterns.
+const NIL: u32 = u32::MAX;
+
+/// A pattern waiting for a piece, carrying all it needs to advance, so an
+/// occurrence touches the chain it walks and nothing indexed by pattern.
+#[derive(Debug, Clone, Copy)]
+struct Waiting {
+    pattern: u32,
+    /// Where the piece it waits for sits in `Pieces::ids`.
+    at: u32,
+    /// Pieces still to find, this one included.
+    left: u32,
+    /// Where its last piece (or its prefix) ended.
+    from: u32,
+    /// The next pattern waiting for the same piece, or `NIL`.
+    link: u32,
+    anchored: bool,
+}
+
+/// The patterns waiting for one piece in the current target.
+#[derive(Debug, Clone, Copy)]
+struct Chain {
+    /// The first waiting pattern in `Scratch::waiting`, or `NIL`.
+    head: u32,
+    /// The patterns that begin with this piece have been added.
+    listed: bool,
+    /// The cell of `Scratch::table` that points here, to clear it.
+    cell: u32,
+}
+
+/// Where the patterns stand while one target is read, kept per thread so
+/// that judging does not allocate once warm. Everything grows with the
+/// pieces the target holds, never with the number of patterns, so what a
+/// target touches stays in cache.
 #[derive(Debug, Default)]
 struct Scratch {
-    /// The number of the target being read.
-    current: u32,
-    /// Per pattern: the target its `next` and `from` belong to.
-    seen: Vec<u32>,
-    /// Per pattern: the index of the piece it waits for.
-    next: Vec<u32>,
-    /// Per pattern: where its last piece (or its prefix) ended.
-    from: Vec<u32>,
-    /// Per piece: the target its `waiting` list belongs to.
-    listed: Vec<u32>,
-    /// Per piece: the patterns waiting for it.
-    waiting: Vec<Vec<u32>>,
-    /// Patterns whose anchored last piece is checked at the end.
-    at_end: Vec<u32>,
-    /// Patterns that advanced while a list was being read.
-    moved: Vec<u32>,
+    /// Open addressing from piece id to its chain: `chains` index + 1, 0
+    /// for empty. A power of two long, at most half full.
+    table: Vec<u32>,
+    /// The piece id of each chain, beside it for the probe.
+    keys: Vec<u32>,
+    chains: Vec<Chain>,
+    waiting: Vec<Waiting>,
+    /// (pattern, where its last piece may start) for patterns whose
+    /// anchored last piece is checked at the end.
+    at_end: Vec<(u32, u32)>,
 }
 
 impl Scratch {
-    fn start(&mut self, patterns: usize, pieces: usize) {
-        if self.seen.len() < patterns {
-            self.seen.resize(patterns, 0);
-            self.next.resize(patterns, 0);
-            self.from.resize(patterns, 0);
+    /// Forgets the last target, in time proportional to what it touched.
+    fn start(&mut self) {
+        for chain in &self.chains {
+            if let Some(cell) = self.table.get_mut(chain.cell as usize) {
+                *cell = 0;
+            }
         }
-        if self.listed.len() < pieces {
-            self.listed.resize(pieces, 0);
-            self.waiting.resize_with(pieces, Vec::new);
-        }
-        self.current = self.current.wrapping_add(1);
-        if self.current == 0 {
-            // Wrapped: forget every mark so none can be taken as current.
-            self.seen.fill(0);
-            self.listed.fill(0);
-            self.current = 1;
-        }
+        self.chains.clear();
+        self.keys.clear();
+        self.waiting.clear();
         self.at_end.clear();
+        if self.table.is_empty() {
+            self.table.resize(64, 0);
+        }
+    }
+
+    /// The cell where piece `id` is, or would go.
+    fn probe(&self, id: u32) -> usize {
+        let mask = self.table.len() - 1;
+        let mut cell = (id.wrapping_mul(0x9E37_79B1) as usize ^ (id as usize >> 7)) & mask;
+        loop {
+            match self.table[cell] {
+                0 => return cell,
+                slot if self.keys[slot as usize - 1] == id => return cell,
+                _ => cell = (cell + 1) & mask,
+            }
+        }
+    }
+
+    /// The chain of piece `id`, made empty on first need.
+    fn chain(&mut self, id: u32) -> usize {
+        let cell = self.probe(id);
+        match self.table[cell] {
+            0 => {
+                let slot = self.chains.len();
+                self.chains.push(Chain {
+                    head: NIL,
+                    listed: false,
+                    cell: cell as u32,
+                });
+                self.keys.push(id);
+                self.table[cell] = slot as u32 + 1;
+                if self.chains.len() * 2 > self.table.len() {
+                    self.grow();
+                }
+                slot
+            }
+            slot => slot as usize - 1,
+        }
+    }
+
+    /// Doubles the table and puts every chain back.
+    fn grow(&mut self) {
+        let size = self.table.len() * 2;
+        self.table.clear();
+        self.table.resize(size, 0);
+        for slot in 0..self.chains.len() {
+            let cell = self.probe(self.keys[slot]);
+            self.table[cell] = slot as u32 + 1;
+            self.chains[slot].cell = cell as u32;
+        }
+    }
+
+    /// Puts `waiting` at the head of chain `slot`.
+    fn push(&mut self, slot: usize, mut waiting: Waiting) -> u32 {
+        waiting.link = self.chains[slot].head;
+        let index = self.waiting.len() as u32;
+        self.waiting.push(waiting);
+        self.chains[slot].head = index;
+        index
+    }
+
+    /// Puts the already stored entry `index` at the head of chain `slot`.
+    fn relink(&mut self, slot: usize, index: u32) {
+        self.waiting[index as usize].link = self.chains[slot].head;
+        self.chains[slot].head = index;
     }
 }
 
@@ -335,106 +544,114 @@ thread_local! {
 
 /// One target being read against the patterns with pieces.
 struct Run<'a> {
-    matcher: &'a Matcher,
+    pieces: &'a Pieces,
     target: &'a [u8],
+    /// The target's first four octets, zero-padded.
+    head: u32,
     /// The first pattern known to match so far; later ones need no work.
-    best: usize,
+    best: u32,
     scratch: &'a mut Scratch,
 }
 
 impl Run<'_> {
-    /// The waiting list of piece `id`, made on first need: the patterns
-    /// whose first piece it is and whose prefix starts the target begin
-    /// waiting for it there. No occurrence of the piece ended before this
-    /// (it would have made the list), so they miss none.
-    fn list(&mut self, id: u32) {
-        let id = id as usize;
-        if self.scratch.listed[id] == self.scratch.current {
-            return;
+    /// True when the target starts with the prefix of `start`.
+    fn starts_with(&self, start: &Start) -> bool {
+        let len = start.prefix_len as usize;
+        if len > self.target.len() || self.head & head_mask(start.prefix_len) != start.head {
+            return false;
         }
-        self.scratch.listed[id] = self.scratch.current;
-        let mut list = std::mem::take(&mut self.scratch.waiting[id]);
-        list.clear();
-        for &index in self.matcher.pieces.first_of[id].iter() {
-            let i = index as usize;
-            if i >= self.best {
+        if len <= 4 {
+            return true;
+        }
+        let rest = start.rest_at as usize..start.rest_at as usize + len - 4;
+        self.pieces.prefixes.get(rest) == self.target.get(4..len)
+    }
+
+    /// Adds to chain `slot` the patterns whose first piece is `id` and
+    /// whose prefix starts the target: they begin waiting for it there. No
+    /// occurrence of the piece ended before this (it would have listed
+    /// them), so they miss none.
+    fn list(&mut self, id: u32, slot: usize) {
+        self.scratch.chains[slot].listed = true;
+        for start in self.pieces.starting_with(id) {
+            if start.pattern >= self.best {
                 break;
             }
-            let prefix = &self.matcher.patterns[i].prefix;
-            if !self.target.starts_with(prefix) {
+            if !self.starts_with(start) {
                 continue;
             }
-            self.scratch.seen[i] = self.scratch.current;
-            self.scratch.next[i] = 0;
-            self.scratch.from[i] = prefix.len() as u32;
-            if self.waits_at_end(i) {
-                self.scratch.at_end.push(index);
-            } else {
-                list.push(index);
+            if start.anchored && start.count == 1 {
+                self.scratch.at_end.push((start.pattern, start.prefix_len));
+                continue;
             }
+            self.scratch.push(
+                slot,
+                Waiting {
+                    pattern: start.pattern,
+                    at: start.ids_at,
+                    left: start.count,
+                    from: start.prefix_len,
+                    link: NIL,
+                    anchored: start.anchored,
+                },
+            );
         }
-        self.scratch.waiting[id] = list;
     }
 
-    /// True when pattern `i` now waits for an anchored last piece.
-    fn waits_at_end(&self, i: usize) -> bool {
-        let pattern = &self.matcher.patterns[i];
-        pattern.anchored && self.scratch.next[i] as usize + 1 == pattern.pieces.len()
-    }
-
-    /// Piece `id` occurs at `start..end`.
-    fn occurs(&mut self, id: u32, start: usize, end: usize) {
-        self.list(id);
-        let mut list = std::mem::take(&mut self.scratch.waiting[id as usize]);
-        let mut moved = std::mem::take(&mut self.scratch.moved);
-        list.retain(|&index| {
-            let i = index as usize;
-            if i >= self.best {
-                return false;
+    /// Piece `id` occurs at `start..end`: every pattern waiting for it from
+    /// `start` or before takes it and waits for its next piece.
+    fn occurs(&mut self, id: u32, start: u32, end: u32) {
+        let slot = self.scratch.chain(id);
+        if !self.scratch.chains[slot].listed {
+            self.list(id, slot);
+        }
+        // Taken off whole: a pattern that next waits for this same piece
+        // goes back on the emptied chain and is not seen again here.
+        let mut walk = std::mem::replace(&mut self.scratch.chains[slot].head, NIL);
+        while walk != NIL {
+            let index = walk;
+            let waiting = self.scratch.waiting[index as usize];
+            walk = waiting.link;
+            if waiting.pattern >= self.best {
+                continue;
             }
-            if (self.scratch.from[i] as usize) > start {
+            if waiting.from > start {
                 // Overlaps the piece before: a later occurrence may do.
-                return true;
+                self.scratch.relink(slot, index);
+                continue;
             }
-            self.scratch.next[i] += 1;
-            self.scratch.from[i] = end as u32;
-            if self.scratch.next[i] as usize == self.matcher.pieces.of_pattern[i].len() {
-                self.best = self.best.min(i);
+            let left = waiting.left - 1;
+            if left == 0 {
+                self.best = waiting.pattern;
+            } else if waiting.anchored && left == 1 {
+                self.scratch.at_end.push((waiting.pattern, end));
             } else {
-                moved.push(index);
-            }
-            false
-        });
-        self.scratch.waiting[id as usize] = list;
-        for &index in &moved {
-            let i = index as usize;
-            if self.waits_at_end(i) {
-                self.scratch.at_end.push(index);
-            } else {
-                let next = self.matcher.pieces.of_pattern[i][self.scratch.next[i] as usize];
-                self.list(next);
-                self.scratch.waiting[next as usize].push(index);
+                let at = waiting.at + 1;
+                let Some(&next) = self.pieces.ids.get(at as usize) else {
+                    continue;
+                };
+                let moved = &mut self.scratch.waiting[index as usize];
+                moved.at = at;
+                moved.left = left;
+                moved.from = end;
+                let next_slot = self.scratch.chain(next);
+                self.scratch.relink(next_slot, index);
             }
         }
-        moved.clear();
-        self.scratch.moved = moved;
     }
 
     /// Checks the anchored last pieces and gives the first match.
-    fn finish(self) -> usize {
+    fn finish(self, patterns: &[Pattern]) -> u32 {
         let mut best = self.best;
-        for &index in &self.scratch.at_end {
-            let i = index as usize;
-            if i >= best {
+        for &(index, from) in &self.scratch.at_end {
+            if index >= best {
                 continue;
             }
-            let pattern = &self.matcher.patterns[i];
-            let Some(last) = pattern.pieces.last() else {
+            let Some(last) = patterns.get(index as usize).and_then(|p| p.pieces.last()) else {
                 continue;
             };
-            let from = self.scratch.from[i] as usize;
-            if self.target.len() >= from + last.len() && self.target.ends_with(last) {
-                best = i;
+            if self.target.len() >= from as usize + last.len() && self.target.ends_with(last) {
+                best = index;
             }
         }
         best
@@ -623,10 +840,15 @@ mod tests {
                 .map(|p| Pattern::compile(p.as_bytes(), false))
                 .collect(),
         );
-        let ids: Vec<&[u32]> = matcher.pieces.of_pattern.iter().map(|p| &p[..]).collect();
-        assert_eq!(ids, [&[0][..], &[0], &[1, 0], &[2], &[1], &[]]);
-        let first: Vec<&[u32]> = matcher.pieces.first_of.iter().map(|p| &p[..]).collect();
-        assert_eq!(first, [&[0, 1][..], &[2, 4], &[3]]);
+        assert_eq!(matcher.pieces.ids, [0, 0, 1, 0, 2, 1]);
+        let first: Vec<Vec<u32>> = (0..matcher.pieces.len() as u32)
+            .map(|id| {
+                let starts = matcher.pieces.starting_with(id);
+                starts.iter().map(|start| start.pattern).collect()
+            })
+            .collect();
+        assert_eq!(first, [vec![0, 1], vec![2, 4], vec![3]]);
+        assert!(matcher.pieces.starting_with(3).is_empty());
     }
 
     /// A hostile robots.txt: tens of thousands of wildcard rules whose
