@@ -31,7 +31,9 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 
-use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
+use aho_corasick::automaton::{Automaton, StateID};
+use aho_corasick::dfa::DFA;
+use aho_corasick::{AhoCorasick, Anchored, MatchKind};
 
 use super::normalize::matching_form_into;
 
@@ -136,7 +138,7 @@ struct Start {
 #[derive(Debug, Clone)]
 struct Pieces {
     /// `None` when no pattern has a piece.
-    searcher: Option<AhoCorasick>,
+    searcher: Option<Pass>,
     /// The ids of every pattern's pieces, pattern after pattern.
     ids: Vec<u32>,
     /// For piece id `p`, `starts[first_at[p]..first_at[p + 1]]` are the
@@ -187,12 +189,33 @@ fn head_mask(len: u32) -> u32 {
 /// 4 Mi cells is 16 MiB, built in tens of milliseconds.
 const DFA_CELLS: usize = 4 << 20;
 
+/// The automaton over the pieces.
+#[derive(Debug, Clone)]
+enum Pass {
+    /// A DFA, driven here octet by octet, with what each match state
+    /// reports in flat arrays: the crate keeps one small allocation per
+    /// match state, and reaching it cost a cache miss per occurrence.
+    Dfa {
+        dfa: Box<DFA>,
+        start: StateID,
+        /// Match state ids are multiples of `1 << shift`.
+        shift: u32,
+        /// For match state `s`, `matched[match_at[s >> shift]..][..]` up
+        /// to `match_at[(s >> shift) + 1]`.
+        match_at: Vec<u32>,
+        /// (piece id, piece length).
+        matched: Vec<(u32, u32)>,
+    },
+    /// A contiguous NFA, for piece sets whose DFA table would be large.
+    Nfa(AhoCorasick),
+}
+
 /// The automaton over the pieces: a DFA when its table is small (few
 /// pieces, or pieces written in few distinct octets), else a contiguous
 /// NFA, which builds in time linear in the pieces' length also for tens of
 /// thousands of pieces. A failed build (past the automaton's size limits)
 /// gives `None`, leaving the patterns with pieces to the plain reading.
-fn search_for(distinct: &[&[u8]]) -> Option<AhoCorasick> {
+fn search_for(distinct: &[&[u8]]) -> Option<Pass> {
     if distinct.is_empty() {
         return None;
     }
@@ -206,16 +229,68 @@ fn search_for(distinct: &[&[u8]]) -> Option<AhoCorasick> {
     }
     // Byte classes: each octet used apart, plus one for all the others.
     let classes = octets.iter().filter(|&&used| used).count() + 1;
-    let kind = if states.saturating_mul(classes) <= DFA_CELLS {
-        AhoCorasickKind::DFA
-    } else {
-        AhoCorasickKind::ContiguousNFA
-    };
+    let small = states.saturating_mul(classes) <= DFA_CELLS;
+    if let Some(pass) = small.then(|| dfa_for(distinct)).flatten() {
+        return Some(pass);
+    }
     AhoCorasick::builder()
-        .kind(Some(kind))
+        .kind(Some(aho_corasick::AhoCorasickKind::ContiguousNFA))
         .match_kind(MatchKind::Standard)
         .build(distinct)
         .ok()
+        .map(Pass::Nfa)
+}
+
+/// The DFA over the pieces and the flat table of its match states. Every
+/// state is a prefix of some piece, so walking each piece from the start
+/// visits every match state.
+fn dfa_for(distinct: &[&[u8]]) -> Option<Pass> {
+    let dfa = DFA::builder()
+        .match_kind(MatchKind::Standard)
+        .prefilter(false)
+        .build(distinct)
+        .ok()?;
+    let start = dfa.start_state(Anchored::No).ok()?;
+    let mut found: Vec<(u32, StateID)> = Vec::new();
+    for piece in distinct {
+        let mut sid = start;
+        for &octet in piece.iter() {
+            sid = dfa.next_state(Anchored::No, sid, octet);
+            if dfa.is_match(sid) {
+                found.push((sid.as_u32(), sid));
+            }
+        }
+    }
+    found.sort_unstable_by_key(|&(id, _)| id);
+    found.dedup_by_key(|&mut (id, _)| id);
+    let shift = found
+        .iter()
+        .map(|&(id, _)| id.trailing_zeros())
+        .min()
+        .unwrap_or(0);
+    let size = found
+        .last()
+        .map_or(0, |&(id, _)| (id >> shift) as usize + 1);
+    let mut match_at = Vec::with_capacity(size + 1);
+    let mut matched = Vec::new();
+    let mut found = found.into_iter().peekable();
+    for index in 0..size {
+        match_at.push(matched.len() as u32);
+        if let Some((_, sid)) = found.next_if(|&(id, _)| (id >> shift) as usize == index) {
+            for n in 0..dfa.match_len(sid) {
+                let piece = dfa.match_pattern(sid, n);
+                matched.push((piece.as_u32(), dfa.pattern_len(piece) as u32));
+            }
+        }
+    }
+    match_at.push(matched.len() as u32);
+    Some(Pass::Dfa {
+        dfa: Box::new(dfa),
+        start,
+        shift,
+        match_at,
+        matched,
+    })
 }
 
 /// All patterns of one selection: the trie over the piece-less ones and the
@@ -371,7 +446,7 @@ impl Matcher {
     /// `usize::MAX` when none does.
     fn decide_wild(
         &self,
-        searcher: &AhoCorasick,
+        searcher: &Pass,
         target: &[u8],
         best: usize,
         scratch: &mut Scratch,
@@ -384,15 +459,55 @@ impl Matcher {
             best: u32::try_from(best).unwrap_or(u32::MAX),
             scratch,
         };
-        for found in searcher.find_overlapping_iter(target) {
-            run.occurs(
-                found.pattern().as_u32(),
-                found.start() as u32,
-                found.end() as u32,
-            );
-            if run.best == 0 {
-                // Nothing comes before the first pattern.
-                break;
+        match searcher {
+            Pass::Dfa {
+                dfa,
+                start,
+                shift,
+                match_at,
+                matched,
+            } => {
+                let mut sid = *start;
+                for (at, &octet) in target.iter().enumerate() {
+                    sid = dfa.next_state(Anchored::No, sid, octet);
+                    if !dfa.is_special(sid) || !dfa.is_match(sid) {
+                        continue;
+                    }
+                    let end = at as u32 + 1;
+                    let index = (sid.as_u32() >> shift) as usize;
+                    match (match_at.get(index), match_at.get(index + 1)) {
+                        (Some(&from), Some(&to)) if sid.as_u32() & ((1 << shift) - 1) == 0 => {
+                            for &(id, len) in &matched[from as usize..to as usize] {
+                                run.occurs(id, end - len, end);
+                            }
+                        }
+                        // Not in the table (never so, by how it is built):
+                        // asked of the DFA itself.
+                        _ => {
+                            for n in 0..dfa.match_len(sid) {
+                                let piece = dfa.match_pattern(sid, n);
+                                let len = dfa.pattern_len(piece) as u32;
+                                run.occurs(piece.as_u32(), end - len, end);
+                            }
+                        }
+                    }
+                    if run.best == 0 {
+                        // Nothing comes before the first pattern.
+                        break;
+                    }
+                }
+            }
+            Pass::Nfa(searcher) => {
+                for found in searcher.find_overlapping_iter(target) {
+                    run.occurs(
+                        found.pattern().as_u32(),
+                        found.start() as u32,
+                        found.end() as u32,
+                    );
+                    if run.best == 0 {
+                        break;
+                    }
+                }
             }
         }
         let best = run.finish(&self.patterns) as usize;
