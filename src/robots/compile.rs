@@ -1022,6 +1022,151 @@ mod tests {
         }
     }
 
+    impl Matcher {
+        /// The distinct pieces, by id.
+        fn distinct_pieces(&self) -> Vec<&[u8]> {
+            let mut out: Vec<&[u8]> = vec![&[]; self.pieces.len()];
+            let mut ids = self.pieces.ids.iter();
+            for pattern in &self.patterns {
+                for piece in pattern.pieces.iter() {
+                    if let Some(&id) = ids.next() {
+                        out[id as usize] = piece;
+                    }
+                }
+            }
+            out
+        }
+    }
+
+    /// Builds a matcher of `written` patterns and holds `decide` against
+    /// the plain reading on every target; gives the matcher.
+    fn agree(written: &[&str], targets: &[&[u8]]) -> Matcher {
+        let matcher = Matcher::new(
+            written
+                .iter()
+                .map(|p| Pattern::compile(p.as_bytes(), false))
+                .collect(),
+        );
+        for target in targets {
+            assert_eq!(
+                matcher.decide(target),
+                matcher.decide_by_scan(target),
+                "{} with {written:?}",
+                String::from_utf8_lossy(target)
+            );
+        }
+        matcher
+    }
+
+    #[test]
+    fn chains_handle_repeats_prefixes_anchors_and_odd_targets() {
+        // Repeated pieces in one pattern: the pattern waits on the chain
+        // of the piece it just took.
+        let m = agree(
+            &["/*ab*ab*ab$", "/*ab*ab"],
+            &[b"/ab", b"/abab", b"/ababab", b"/aabbab", b"/abababx"],
+        );
+        assert_eq!(m.decide(b"/ababab"), Some(0));
+        assert_eq!(m.decide(b"/abab"), Some(1));
+        // A piece equal to its pattern's prefix, and prefixes longer than
+        // the four octets compared at once.
+        let m = agree(
+            &["/abcdef*/abcdef$", "/ab*/ab", "/abcdeg*x"],
+            &[
+                b"/ab",
+                b"/ab/ab",
+                b"/abcdef/abcdef",
+                b"/abcdef/abcdefg",
+                b"/abcdegx",
+                b"/abcdefx",
+            ],
+        );
+        assert_eq!(m.decide(b"/abcdef/abcdef"), Some(0));
+        assert_eq!(m.decide(b"/ab/ab"), Some(1));
+        assert_eq!(m.decide(b"/abcdef/abcdefg"), Some(1));
+        assert_eq!(m.decide(b"/abcdefx"), None);
+        // Anchored patterns of one piece and of several; targets that
+        // start with `*`, are shorter than a prefix, or are empty.
+        let m = agree(
+            &["/*.php$", "*a*b$", "**x", "/*$", "%2A*q"],
+            &[
+                b"", b"*", b"*q", b"%2Aq", b"/x.php", b"/x.php?", b"ab", b"*ab", b"x", b"/",
+            ],
+        );
+        assert_eq!(m.decide(b""), None);
+        assert_eq!(m.decide(b"*ab"), Some(1));
+        // In matching form a `*` of the target is `%2A`.
+        assert_eq!(m.decide(&matching_form(b"*q")), Some(4));
+        assert_eq!(m.decide(b"x"), Some(2));
+    }
+
+    #[test]
+    fn more_than_two_to_the_sixteen_events() {
+        let long = format!("/{}b", "a".repeat(70_000));
+        let late = format!("/{}c", "a".repeat(70_000));
+        let m = agree(
+            &["/*aa*ab$", "/*a*c", "/*b*a"],
+            &[long.as_bytes(), late.as_bytes()],
+        );
+        assert_eq!(m.decide(long.as_bytes()), Some(0));
+        assert_eq!(m.decide(late.as_bytes()), Some(1));
+        // Hundreds of distinct pieces in one target grow the table of
+        // chains several times over.
+        let written: Vec<String> = (0..3000).map(|i| format!("/*y{i:04}*z{i:04}$")).collect();
+        let written: Vec<&str> = written.iter().map(String::as_str).collect();
+        let body: String = (0..3000).rev().map(|i| format!("y{i:04}")).collect();
+        let hit = format!("/{body}z0007");
+        let miss = format!("/z0007{body}");
+        let m = agree(&written, &[hit.as_bytes(), miss.as_bytes()]);
+        assert_eq!(m.decide(hit.as_bytes()), Some(7));
+        assert_eq!(m.decide(miss.as_bytes()), None);
+    }
+
+    #[test]
+    fn dfa_and_nfa_passes_agree() {
+        // Few pieces get the DFA; many pieces over many octets would make
+        // its table large and get the contiguous NFA.
+        let small = agree(&["/*ab*cd"], &[b"/abcd"]);
+        assert!(matches!(small.pieces.searcher, Some(Pass::Dfa { .. })));
+        let octets: Vec<char> = ('a'..='z').chain('A'..='Z').chain('0'..='9').collect();
+        // Eight base-62 digits of a scrambled `i`: distinct pieces.
+        let piece = |i: usize| -> String {
+            let mut x = (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 8;
+            (0..8)
+                .map(|_| {
+                    let digit = octets[(x % 62) as usize];
+                    x /= 62;
+                    digit
+                })
+                .collect()
+        };
+        let written: Vec<String> = (0..10_000)
+            .map(|i| format!("/*{}*{}$", piece(i), piece(i + 1)))
+            .collect();
+        let written: Vec<&str> = written.iter().map(String::as_str).collect();
+        let targets: Vec<String> = (0..50)
+            .map(|n| {
+                let body: String = (n..n + 40).map(piece).collect();
+                format!("/{body}")
+            })
+            .collect();
+        let targets: Vec<&[u8]> = targets.iter().map(|t| t.as_bytes()).collect();
+        let large = agree(&written, &targets);
+        assert!(matches!(large.pieces.searcher, Some(Pass::Nfa(_))));
+        let dfa = Matcher {
+            pieces: Pieces {
+                searcher: dfa_for(&large.distinct_pieces()),
+                ..large.pieces.clone()
+            },
+            ..large.clone()
+        };
+        assert!(matches!(dfa.pieces.searcher, Some(Pass::Dfa { .. })));
+        for target in &targets {
+            assert_eq!(dfa.decide(target), large.decide(target));
+        }
+        assert!(targets.iter().any(|t| large.decide(t).is_some()));
+    }
+
     #[test]
     fn trie_and_scan_agree() {
         let patterns = ["/a/b/c", "/a/*", "/a/b", "/a", "/", "/*.gif$", "/x*y", "*z"];
