@@ -19,17 +19,25 @@
 //! target costs the pass plus the pieces it holds, never one check per
 //! pattern: a robots.txt of 20,000 wildcard rules and a target holding
 //! hundreds of their pieces costs a small multiple of as many literal rules
-//! (`benches/wildcard.rs` measures it). A last piece anchored by `$` is
-//! checked once, at the end. `decide_by_scan`, which tries every pattern in
+//! (`benches/wildcard.rs` and `benches/wildcard.sh` measure it). A last
+//! piece anchored by `$` is checked once, at the end. The constant factor
+//! is cache misses, so what the patterns' pieces need is in flat arrays
+//! read in runs, a waiting pattern carries its own state in a chain that
+//! grows with the target's pieces (nothing per target is indexed by
+//! pattern), and the pass is a DFA when its table is small. `decide_by_scan`, which tries every pattern in
 //! turn with a substring search, is the plain reading the tests and benches
 //! hold this against.
 
-use std::cell::RefCell;
+mod chains;
+
 use std::collections::HashMap;
 
-use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
+use aho_corasick::automaton::{Automaton, StateID};
+use aho_corasick::dfa::DFA;
+use aho_corasick::{AhoCorasick, Anchored, MatchKind};
 
 use super::normalize::matching_form_into;
+use chains::{Run, SCRATCH, Scratch};
 
 /// One compiled pattern.
 #[derive(Debug, Clone)]
@@ -106,16 +114,187 @@ struct Node {
     patterns: Vec<u32>,
 }
 
-/// The pieces of all patterns, searched for in one pass.
+/// What listing a piece needs to know of a pattern that begins with it,
+/// kept side by side per piece so that listing reads one run of memory
+/// instead of chasing the pattern.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Start {
+    pattern: u32,
+    /// The prefix's length; its first octets are in `head`, the rest in
+    /// `Pieces::prefixes` from `rest_at`.
+    prefix_len: u32,
+    /// The prefix's first four octets, zero-padded: most prefixes are `/`
+    /// or empty, so most checks end here.
+    head: u32,
+    rest_at: u32,
+    /// Where the pattern's piece ids begin in `Pieces::ids`.
+    ids_at: u32,
+    /// How many pieces the pattern has.
+    count: u32,
+    /// The last piece must end the target.
+    anchored: bool,
+}
+
+/// The pieces of all patterns, searched for in one pass, and the patterns
+/// that begin with each, in flat arrays.
 #[derive(Debug, Clone)]
 struct Pieces {
     /// `None` when no pattern has a piece.
-    searcher: Option<AhoCorasick>,
-    /// For each pattern, the ids of its pieces.
-    of_pattern: Vec<Box<[u32]>>,
-    /// For each piece id, the patterns whose first piece it is, in
-    /// precedence order.
-    first_of: Vec<Box<[u32]>>,
+    searcher: Option<Pass>,
+    /// The ids of every pattern's pieces, pattern after pattern.
+    ids: Vec<u32>,
+    /// For piece id `p`, `starts[first_at[p]..first_at[p + 1]]` are the
+    /// patterns whose first piece it is, in precedence order.
+    first_at: Vec<u32>,
+    starts: Vec<Start>,
+    /// The octets of the prefixes past their first four.
+    prefixes: Vec<u8>,
+}
+
+impl Pieces {
+    /// How many distinct pieces there are.
+    fn len(&self) -> usize {
+        self.first_at.len().saturating_sub(1)
+    }
+
+    /// The patterns whose first piece is `id`.
+    fn starting_with(&self, id: u32) -> &[Start] {
+        let id = id as usize;
+        match (self.first_at.get(id), self.first_at.get(id + 1)) {
+            (Some(&from), Some(&to)) => self.starts.get(from as usize..to as usize).unwrap_or(&[]),
+            _ => &[],
+        }
+    }
+}
+
+/// Up to four octets as one number, zero-padded, to compare at once.
+fn head_of(octets: &[u8]) -> u32 {
+    let mut head = [0u8; 4];
+    let n = octets.len().min(4);
+    head[..n].copy_from_slice(&octets[..n]);
+    u32::from_le_bytes(head)
+}
+
+/// The mask that keeps the first `len` (at most four) octets of a head.
+fn head_mask(len: u32) -> u32 {
+    match len {
+        0 => 0,
+        1..=3 => (1u32 << (8 * len)) - 1,
+        _ => u32::MAX,
+    }
+}
+
+/// Above this many table cells (states times byte classes, at most) the
+/// pieces are searched by a contiguous NFA instead of a DFA. A DFA takes
+/// one table read per octet where the NFA follows failure links, so it is
+/// the faster pass, but its table grows with the states times the alphabet
+/// (rounded up to a power of two): 2 Mi cells is at most 16 MiB per
+/// compiled selection, built in tens of milliseconds. 20,000 rules like
+/// `/*x00042*zz` (120,000 octets of pieces in 13 classes) fit.
+const DFA_CELLS: usize = 2 << 20;
+
+/// The automaton over the pieces.
+#[derive(Debug, Clone)]
+enum Pass {
+    /// A DFA, driven here octet by octet, with what each match state
+    /// reports in flat arrays: the crate keeps one small allocation per
+    /// match state, and reaching it cost a cache miss per occurrence.
+    Dfa {
+        dfa: Box<DFA>,
+        start: StateID,
+        /// Match state ids are multiples of `1 << shift`.
+        shift: u32,
+        /// For match state `s`, `matched[match_at[s >> shift]..][..]` up
+        /// to `match_at[(s >> shift) + 1]`.
+        match_at: Vec<u32>,
+        /// (piece id, piece length).
+        matched: Vec<(u32, u32)>,
+    },
+    /// A contiguous NFA, for piece sets whose DFA table would be large.
+    Nfa(AhoCorasick),
+}
+
+/// The automaton over the pieces: a DFA when its table is small (few
+/// pieces, or pieces written in few distinct octets), else a contiguous
+/// NFA, which builds in time linear in the pieces' length also for tens of
+/// thousands of pieces. A failed build (past the automaton's size limits)
+/// gives `None`, leaving the patterns with pieces to the plain reading.
+fn search_for(distinct: &[&[u8]]) -> Option<Pass> {
+    if distinct.is_empty() {
+        return None;
+    }
+    let mut octets = [false; 256];
+    let mut states = 1usize;
+    for piece in distinct {
+        states += piece.len();
+        for &octet in piece.iter() {
+            octets[usize::from(octet)] = true;
+        }
+    }
+    // Byte classes: each octet used apart, plus one for all the others.
+    let classes = octets.iter().filter(|&&used| used).count() + 1;
+    let small = states.saturating_mul(classes) <= DFA_CELLS;
+    if let Some(pass) = small.then(|| dfa_for(distinct)).flatten() {
+        return Some(pass);
+    }
+    AhoCorasick::builder()
+        .kind(Some(aho_corasick::AhoCorasickKind::ContiguousNFA))
+        .match_kind(MatchKind::Standard)
+        .build(distinct)
+        .ok()
+        .map(Pass::Nfa)
+}
+
+/// The DFA over the pieces and the flat table of its match states. Every
+/// state is a prefix of some piece, so walking each piece from the start
+/// visits every match state.
+fn dfa_for(distinct: &[&[u8]]) -> Option<Pass> {
+    let dfa = DFA::builder()
+        .match_kind(MatchKind::Standard)
+        .prefilter(false)
+        .build(distinct)
+        .ok()?;
+    let start = dfa.start_state(Anchored::No).ok()?;
+    let mut found: Vec<(u32, StateID)> = Vec::new();
+    for piece in distinct {
+        let mut sid = start;
+        for &octet in piece.iter() {
+            sid = dfa.next_state(Anchored::No, sid, octet);
+            if dfa.is_match(sid) {
+                found.push((sid.as_u32(), sid));
+            }
+        }
+    }
+    found.sort_unstable_by_key(|&(id, _)| id);
+    found.dedup_by_key(|&mut (id, _)| id);
+    let shift = found
+        .iter()
+        .map(|&(id, _)| id.trailing_zeros())
+        .min()
+        .unwrap_or(0);
+    let size = found
+        .last()
+        .map_or(0, |&(id, _)| (id >> shift) as usize + 1);
+    let mut match_at = Vec::with_capacity(size + 1);
+    let mut matched = Vec::new();
+    let mut found = found.into_iter().peekable();
+    for index in 0..size {
+        match_at.push(matched.len() as u32);
+        if let Some((_, sid)) = found.next_if(|&(id, _)| (id >> shift) as usize == index) {
+            for n in 0..dfa.match_len(sid) {
+                let piece = dfa.match_pattern(sid, n);
+                matched.push((piece.as_u32(), dfa.pattern_len(piece) as u32));
+            }
+        }
+    }
+    match_at.push(matched.len() as u32);
+    Some(Pass::Dfa {
+        dfa: Box::new(dfa),
+        start,
+        shift,
+        match_at,
+        matched,
+    })
 }
 
 /// All patterns of one selection: the trie over the piece-less ones and the
@@ -136,20 +315,13 @@ impl Matcher {
         // every one before it: a robots.txt of tens of thousands of
         // wildcard rules must not cost quadratic time.
         let mut distinct: Vec<&[u8]> = Vec::new();
-        let mut ids: HashMap<&[u8], u32> = HashMap::new();
-        let mut of_pattern = Vec::with_capacity(patterns.len());
+        let mut known: HashMap<&[u8], u32> = HashMap::new();
+        let mut ids: Vec<u32> = Vec::new();
+        // (first piece, start) for every pattern with pieces.
+        let mut firsts: Vec<(u32, Start)> = Vec::new();
+        let mut prefixes = Vec::new();
         for (index, pattern) in patterns.iter().enumerate() {
-            let piece_ids: Box<[u32]> = pattern
-                .pieces
-                .iter()
-                .map(|piece| {
-                    *ids.entry(piece).or_insert_with(|| {
-                        distinct.push(piece);
-                        (distinct.len() - 1) as u32
-                    })
-                })
-                .collect();
-            if piece_ids.is_empty() {
+            if pattern.pieces.is_empty() {
                 let mut at = 0usize;
                 for &octet in pattern.prefix.iter() {
                     at = match nodes[at].edges.binary_search_by_key(&octet, |e| e.0) {
@@ -163,32 +335,46 @@ impl Matcher {
                     };
                 }
                 nodes[at].patterns.push(index as u32);
+                continue;
             }
-            of_pattern.push(piece_ids);
-        }
-        let mut first_of: Vec<Vec<u32>> = vec![Vec::new(); distinct.len()];
-        for (index, piece_ids) in of_pattern.iter().enumerate() {
-            if let Some(&first) = piece_ids.first() {
-                first_of[first as usize].push(index as u32);
+            let ids_at = ids.len() as u32;
+            for piece in pattern.pieces.iter() {
+                ids.push(*known.entry(piece).or_insert_with(|| {
+                    distinct.push(piece);
+                    (distinct.len() - 1) as u32
+                }));
             }
+            let start = Start {
+                pattern: index as u32,
+                prefix_len: pattern.prefix.len() as u32,
+                head: head_of(&pattern.prefix),
+                rest_at: prefixes.len() as u32,
+                ids_at,
+                count: pattern.pieces.len() as u32,
+                anchored: pattern.anchored,
+            };
+            prefixes.extend_from_slice(pattern.prefix.get(4..).unwrap_or_default());
+            firsts.push((ids[ids_at as usize], start));
         }
-        // A contiguous NFA builds in time linear in the pieces' length,
-        // also for tens of thousands of pieces that share their letters; a
-        // failed build (past the automaton's size limits) leaves the
-        // patterns with pieces to the plain reading.
-        let searcher = (!distinct.is_empty())
-            .then(|| {
-                AhoCorasick::builder()
-                    .kind(Some(AhoCorasickKind::ContiguousNFA))
-                    .match_kind(MatchKind::Standard)
-                    .build(&distinct)
-                    .ok()
-            })
-            .flatten();
+        // Grouped by first piece; the sort is stable, so each group stays
+        // in precedence order.
+        firsts.sort_by_key(|&(first, _)| first);
+        let mut first_at = Vec::with_capacity(distinct.len() + 1);
+        first_at.push(0u32);
+        let mut group = firsts.iter().map(|&(first, _)| first).peekable();
+        for id in 0..distinct.len() as u32 {
+            let mut end = *first_at.last().unwrap_or(&0);
+            while group.next_if_eq(&id).is_some() {
+                end += 1;
+            }
+            first_at.push(end);
+        }
         let pieces = Pieces {
-            searcher,
-            of_pattern,
-            first_of: first_of.into_iter().map(Vec::into_boxed_slice).collect(),
+            searcher: search_for(&distinct),
+            ids,
+            first_at,
+            starts: firsts.into_iter().map(|(_, start)| start).collect(),
+            prefixes,
         };
         Matcher {
             patterns,
@@ -201,8 +387,14 @@ impl Matcher {
     /// `target` (in matching form).
     pub(crate) fn decide(&self, target: &[u8]) -> Option<usize> {
         let mut best = self.decide_literal(target);
-        match &self.pieces.searcher {
-            _ if self.pieces.first_of.is_empty() => {}
+        // Positions are kept as u32; a longer target (never seen in a
+        // log) takes the plain reading.
+        let searcher = match &self.pieces.searcher {
+            Some(searcher) if u32::try_from(target.len()).is_ok() => Some(searcher),
+            _ => None,
+        };
+        match searcher {
+            _ if self.pieces.len() == 0 => {}
             Some(searcher) => {
                 let wild = SCRATCH.with(|scratch| match scratch.try_borrow_mut() {
                     Ok(mut scratch) => self.decide_wild(searcher, target, best, &mut scratch),
@@ -258,186 +450,82 @@ impl Matcher {
     /// `usize::MAX` when none does.
     fn decide_wild(
         &self,
-        searcher: &AhoCorasick,
+        searcher: &Pass,
         target: &[u8],
         best: usize,
         scratch: &mut Scratch,
     ) -> usize {
+        scratch.start();
         let mut run = Run {
-            matcher: self,
+            pieces: &self.pieces,
             target,
-            best,
+            head: head_of(target),
+            best: u32::try_from(best).unwrap_or(u32::MAX),
             scratch,
         };
-        run.scratch
-            .start(self.patterns.len(), self.pieces.first_of.len());
-        for found in searcher.find_overlapping_iter(target) {
-            run.occurs(found.pattern().as_u32(), found.start(), found.end());
+        match searcher {
+            Pass::Dfa {
+                dfa,
+                start,
+                shift,
+                match_at,
+                matched,
+            } => {
+                let mut sid = *start;
+                for (at, &octet) in target.iter().enumerate() {
+                    sid = dfa.next_state(Anchored::No, sid, octet);
+                    if !dfa.is_special(sid) || !dfa.is_match(sid) {
+                        continue;
+                    }
+                    let end = at as u32 + 1;
+                    let index = (sid.as_u32() >> shift) as usize;
+                    match (match_at.get(index), match_at.get(index + 1)) {
+                        (Some(&from), Some(&to)) if sid.as_u32() & ((1 << shift) - 1) == 0 => {
+                            for &(id, len) in &matched[from as usize..to as usize] {
+                                run.occurs(id, end - len, end);
+                            }
+                        }
+                        // Not in the table (never so, by how it is built):
+                        // asked of the DFA itself.
+                        _ => {
+                            for n in 0..dfa.match_len(sid) {
+                                let piece = dfa.match_pattern(sid, n);
+                                let len = dfa.pattern_len(piece) as u32;
+                                run.occurs(piece.as_u32(), end - len, end);
+                            }
+                        }
+                    }
+                    if run.best == 0 {
+                        // Nothing comes before the first pattern.
+                        break;
+                    }
+                }
+            }
+            Pass::Nfa(searcher) => {
+                for found in searcher.find_overlapping_iter(target) {
+                    run.occurs(
+                        found.pattern().as_u32(),
+                        found.start() as u32,
+                        found.end() as u32,
+                    );
+                    if run.best == 0 {
+                        break;
+                    }
+                }
+            }
         }
-        run.finish()
+        let best = run.finish(&self.patterns) as usize;
+        if best == u32::MAX as usize {
+            usize::MAX
+        } else {
+            best
+        }
     }
 
     /// The same answer as [`Matcher::decide`] by trying every pattern in
     /// order: the baseline the bench and the property tests compare with.
     pub(crate) fn decide_by_scan(&self, target: &[u8]) -> Option<usize> {
         self.patterns.iter().position(|p| p.matches(target))
-    }
-}
-
-/// Where each pattern stands while one target is read, kept per thread so
-/// that judging does not allocate once warm. Entries carry the number of
-/// the target they belong to, so nothing is cleared between targets.
-#[derive(Debug, Default)]
-struct Scratch {
-    /// The number of the target being read.
-    current: u32,
-    /// Per pattern: the target its `next` and `from` belong to.
-    seen: Vec<u32>,
-    /// Per pattern: the index of the piece it waits for.
-    next: Vec<u32>,
-    /// Per pattern: where its last piece (or its prefix) ended.
-    from: Vec<u32>,
-    /// Per piece: the target its `waiting` list belongs to.
-    listed: Vec<u32>,
-    /// Per piece: the patterns waiting for it.
-    waiting: Vec<Vec<u32>>,
-    /// Patterns whose anchored last piece is checked at the end.
-    at_end: Vec<u32>,
-    /// Patterns that advanced while a list was being read.
-    moved: Vec<u32>,
-}
-
-impl Scratch {
-    fn start(&mut self, patterns: usize, pieces: usize) {
-        if self.seen.len() < patterns {
-            self.seen.resize(patterns, 0);
-            self.next.resize(patterns, 0);
-            self.from.resize(patterns, 0);
-        }
-        if self.listed.len() < pieces {
-            self.listed.resize(pieces, 0);
-            self.waiting.resize_with(pieces, Vec::new);
-        }
-        self.current = self.current.wrapping_add(1);
-        if self.current == 0 {
-            // Wrapped: forget every mark so none can be taken as current.
-            self.seen.fill(0);
-            self.listed.fill(0);
-            self.current = 1;
-        }
-        self.at_end.clear();
-    }
-}
-
-thread_local! {
-    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
-}
-
-/// One target being read against the patterns with pieces.
-struct Run<'a> {
-    matcher: &'a Matcher,
-    target: &'a [u8],
-    /// The first pattern known to match so far; later ones need no work.
-    best: usize,
-    scratch: &'a mut Scratch,
-}
-
-impl Run<'_> {
-    /// The waiting list of piece `id`, made on first need: the patterns
-    /// whose first piece it is and whose prefix starts the target begin
-    /// waiting for it there. No occurrence of the piece ended before this
-    /// (it would have made the list), so they miss none.
-    fn list(&mut self, id: u32) {
-        let id = id as usize;
-        if self.scratch.listed[id] == self.scratch.current {
-            return;
-        }
-        self.scratch.listed[id] = self.scratch.current;
-        let mut list = std::mem::take(&mut self.scratch.waiting[id]);
-        list.clear();
-        for &index in self.matcher.pieces.first_of[id].iter() {
-            let i = index as usize;
-            if i >= self.best {
-                break;
-            }
-            let prefix = &self.matcher.patterns[i].prefix;
-            if !self.target.starts_with(prefix) {
-                continue;
-            }
-            self.scratch.seen[i] = self.scratch.current;
-            self.scratch.next[i] = 0;
-            self.scratch.from[i] = prefix.len() as u32;
-            if self.waits_at_end(i) {
-                self.scratch.at_end.push(index);
-            } else {
-                list.push(index);
-            }
-        }
-        self.scratch.waiting[id] = list;
-    }
-
-    /// True when pattern `i` now waits for an anchored last piece.
-    fn waits_at_end(&self, i: usize) -> bool {
-        let pattern = &self.matcher.patterns[i];
-        pattern.anchored && self.scratch.next[i] as usize + 1 == pattern.pieces.len()
-    }
-
-    /// Piece `id` occurs at `start..end`.
-    fn occurs(&mut self, id: u32, start: usize, end: usize) {
-        self.list(id);
-        let mut list = std::mem::take(&mut self.scratch.waiting[id as usize]);
-        let mut moved = std::mem::take(&mut self.scratch.moved);
-        list.retain(|&index| {
-            let i = index as usize;
-            if i >= self.best {
-                return false;
-            }
-            if (self.scratch.from[i] as usize) > start {
-                // Overlaps the piece before: a later occurrence may do.
-                return true;
-            }
-            self.scratch.next[i] += 1;
-            self.scratch.from[i] = end as u32;
-            if self.scratch.next[i] as usize == self.matcher.pieces.of_pattern[i].len() {
-                self.best = self.best.min(i);
-            } else {
-                moved.push(index);
-            }
-            false
-        });
-        self.scratch.waiting[id as usize] = list;
-        for &index in &moved {
-            let i = index as usize;
-            if self.waits_at_end(i) {
-                self.scratch.at_end.push(index);
-            } else {
-                let next = self.matcher.pieces.of_pattern[i][self.scratch.next[i] as usize];
-                self.list(next);
-                self.scratch.waiting[next as usize].push(index);
-            }
-        }
-        moved.clear();
-        self.scratch.moved = moved;
-    }
-
-    /// Checks the anchored last pieces and gives the first match.
-    fn finish(self) -> usize {
-        let mut best = self.best;
-        for &index in &self.scratch.at_end {
-            let i = index as usize;
-            if i >= best {
-                continue;
-            }
-            let pattern = &self.matcher.patterns[i];
-            let Some(last) = pattern.pieces.last() else {
-                continue;
-            };
-            let from = self.scratch.from[i] as usize;
-            if self.target.len() >= from + last.len() && self.target.ends_with(last) {
-                best = i;
-            }
-        }
-        best
     }
 }
 
@@ -623,10 +711,15 @@ mod tests {
                 .map(|p| Pattern::compile(p.as_bytes(), false))
                 .collect(),
         );
-        let ids: Vec<&[u32]> = matcher.pieces.of_pattern.iter().map(|p| &p[..]).collect();
-        assert_eq!(ids, [&[0][..], &[0], &[1, 0], &[2], &[1], &[]]);
-        let first: Vec<&[u32]> = matcher.pieces.first_of.iter().map(|p| &p[..]).collect();
-        assert_eq!(first, [&[0, 1][..], &[2, 4], &[3]]);
+        assert_eq!(matcher.pieces.ids, [0, 0, 1, 0, 2, 1]);
+        let first: Vec<Vec<u32>> = (0..matcher.pieces.len() as u32)
+            .map(|id| {
+                let starts = matcher.pieces.starting_with(id);
+                starts.iter().map(|start| start.pattern).collect()
+            })
+            .collect();
+        assert_eq!(first, [vec![0, 1], vec![2, 4], vec![3]]);
+        assert!(matcher.pieces.starting_with(3).is_empty());
     }
 
     /// A hostile robots.txt: tens of thousands of wildcard rules whose
@@ -683,6 +776,151 @@ mod tests {
                 );
             }
         }
+    }
+
+    impl Matcher {
+        /// The distinct pieces, by id.
+        fn distinct_pieces(&self) -> Vec<&[u8]> {
+            let mut out: Vec<&[u8]> = vec![&[]; self.pieces.len()];
+            let mut ids = self.pieces.ids.iter();
+            for pattern in &self.patterns {
+                for piece in pattern.pieces.iter() {
+                    if let Some(&id) = ids.next() {
+                        out[id as usize] = piece;
+                    }
+                }
+            }
+            out
+        }
+    }
+
+    /// Builds a matcher of `written` patterns and holds `decide` against
+    /// the plain reading on every target; gives the matcher.
+    fn agree(written: &[&str], targets: &[&[u8]]) -> Matcher {
+        let matcher = Matcher::new(
+            written
+                .iter()
+                .map(|p| Pattern::compile(p.as_bytes(), false))
+                .collect(),
+        );
+        for target in targets {
+            assert_eq!(
+                matcher.decide(target),
+                matcher.decide_by_scan(target),
+                "{} with {written:?}",
+                String::from_utf8_lossy(target)
+            );
+        }
+        matcher
+    }
+
+    #[test]
+    fn chains_handle_repeats_prefixes_anchors_and_odd_targets() {
+        // Repeated pieces in one pattern: the pattern waits on the chain
+        // of the piece it just took.
+        let m = agree(
+            &["/*ab*ab*ab$", "/*ab*ab"],
+            &[b"/ab", b"/abab", b"/ababab", b"/aabbab", b"/abababx"],
+        );
+        assert_eq!(m.decide(b"/ababab"), Some(0));
+        assert_eq!(m.decide(b"/abab"), Some(1));
+        // A piece equal to its pattern's prefix, and prefixes longer than
+        // the four octets compared at once.
+        let m = agree(
+            &["/abcdef*/abcdef$", "/ab*/ab", "/abcdeg*x"],
+            &[
+                b"/ab",
+                b"/ab/ab",
+                b"/abcdef/abcdef",
+                b"/abcdef/abcdefg",
+                b"/abcdegx",
+                b"/abcdefx",
+            ],
+        );
+        assert_eq!(m.decide(b"/abcdef/abcdef"), Some(0));
+        assert_eq!(m.decide(b"/ab/ab"), Some(1));
+        assert_eq!(m.decide(b"/abcdef/abcdefg"), Some(1));
+        assert_eq!(m.decide(b"/abcdefx"), None);
+        // Anchored patterns of one piece and of several; targets that
+        // start with `*`, are shorter than a prefix, or are empty.
+        let m = agree(
+            &["/*.php$", "*a*b$", "**x", "/*$", "%2A*q"],
+            &[
+                b"", b"*", b"*q", b"%2Aq", b"/x.php", b"/x.php?", b"ab", b"*ab", b"x", b"/",
+            ],
+        );
+        assert_eq!(m.decide(b""), None);
+        assert_eq!(m.decide(b"*ab"), Some(1));
+        // In matching form a `*` of the target is `%2A`.
+        assert_eq!(m.decide(&matching_form(b"*q")), Some(4));
+        assert_eq!(m.decide(b"x"), Some(2));
+    }
+
+    #[test]
+    fn more_than_two_to_the_sixteen_events() {
+        let long = format!("/{}b", "a".repeat(70_000));
+        let late = format!("/{}c", "a".repeat(70_000));
+        let m = agree(
+            &["/*aa*ab$", "/*a*c", "/*b*a"],
+            &[long.as_bytes(), late.as_bytes()],
+        );
+        assert_eq!(m.decide(long.as_bytes()), Some(0));
+        assert_eq!(m.decide(late.as_bytes()), Some(1));
+        // Hundreds of distinct pieces in one target grow the table of
+        // chains several times over.
+        let written: Vec<String> = (0..3000).map(|i| format!("/*y{i:04}*z{i:04}$")).collect();
+        let written: Vec<&str> = written.iter().map(String::as_str).collect();
+        let body: String = (0..3000).rev().map(|i| format!("y{i:04}")).collect();
+        let hit = format!("/{body}z0007");
+        let miss = format!("/z0007{body}");
+        let m = agree(&written, &[hit.as_bytes(), miss.as_bytes()]);
+        assert_eq!(m.decide(hit.as_bytes()), Some(7));
+        assert_eq!(m.decide(miss.as_bytes()), None);
+    }
+
+    #[test]
+    fn dfa_and_nfa_passes_agree() {
+        // Few pieces get the DFA; many pieces over many octets would make
+        // its table large and get the contiguous NFA.
+        let small = agree(&["/*ab*cd"], &[b"/abcd"]);
+        assert!(matches!(small.pieces.searcher, Some(Pass::Dfa { .. })));
+        let octets: Vec<char> = ('a'..='z').chain('A'..='Z').chain('0'..='9').collect();
+        // Eight base-62 digits of a scrambled `i`: distinct pieces.
+        let piece = |i: usize| -> String {
+            let mut x = (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 8;
+            (0..8)
+                .map(|_| {
+                    let digit = octets[(x % 62) as usize];
+                    x /= 62;
+                    digit
+                })
+                .collect()
+        };
+        let written: Vec<String> = (0..10_000)
+            .map(|i| format!("/*{}*{}$", piece(i), piece(i + 1)))
+            .collect();
+        let written: Vec<&str> = written.iter().map(String::as_str).collect();
+        let targets: Vec<String> = (0..50)
+            .map(|n| {
+                let body: String = (n..n + 40).map(piece).collect();
+                format!("/{body}")
+            })
+            .collect();
+        let targets: Vec<&[u8]> = targets.iter().map(|t| t.as_bytes()).collect();
+        let large = agree(&written, &targets);
+        assert!(matches!(large.pieces.searcher, Some(Pass::Nfa(_))));
+        let dfa = Matcher {
+            pieces: Pieces {
+                searcher: dfa_for(&large.distinct_pieces()),
+                ..large.pieces.clone()
+            },
+            ..large.clone()
+        };
+        assert!(matches!(dfa.pieces.searcher, Some(Pass::Dfa { .. })));
+        for target in &targets {
+            assert_eq!(dfa.decide(target), large.decide(target));
+        }
+        assert!(targets.iter().any(|t| large.decide(t).is_some()));
     }
 
     #[test]

@@ -1,0 +1,258 @@
+//! Where the patterns with pieces stand while one target is read: takes
+//! the piece occurrences of the pass in order of their end, gives the first
+//! pattern, in precedence order, whose pieces all occurred in turn (SPEC §3;
+//! the method is in `compile.rs`). A waiting pattern carries its own state
+//! in a chain per piece, so an occurrence touches the chain it walks and
+//! nothing indexed by pattern; all of it grows with the target's pieces.
+
+use std::cell::RefCell;
+
+use super::{Pattern, Pieces, Start, head_mask};
+
+/// The end of a chain of waiting patterns.
+const NIL: u32 = u32::MAX;
+
+/// A pattern waiting for a piece, carrying all it needs to advance, so an
+/// occurrence touches the chain it walks and nothing indexed by pattern.
+#[derive(Debug, Clone, Copy)]
+struct Waiting {
+    pattern: u32,
+    /// Where the piece it waits for sits in `Pieces::ids`.
+    at: u32,
+    /// Pieces still to find, this one included.
+    left: u32,
+    /// Where its last piece (or its prefix) ended.
+    from: u32,
+    /// The next pattern waiting for the same piece, or `NIL`.
+    link: u32,
+    anchored: bool,
+}
+
+/// The patterns waiting for one piece in the current target.
+#[derive(Debug, Clone, Copy)]
+struct Chain {
+    /// The first waiting pattern in `Scratch::waiting`, or `NIL`.
+    head: u32,
+    /// The patterns that begin with this piece have been added.
+    listed: bool,
+    /// The cell of `Scratch::table` that points here, to clear it.
+    cell: u32,
+}
+
+/// Where the patterns stand while one target is read, kept per thread so
+/// that judging does not allocate once warm. Everything grows with the
+/// pieces the target holds, never with the number of patterns, so what a
+/// target touches stays in cache.
+#[derive(Debug, Default)]
+pub(super) struct Scratch {
+    /// Open addressing from piece id to its chain: `chains` index + 1, 0
+    /// for empty. A power of two long, at most half full.
+    table: Vec<u32>,
+    /// The piece id of each chain, beside it for the probe.
+    keys: Vec<u32>,
+    chains: Vec<Chain>,
+    waiting: Vec<Waiting>,
+    /// (pattern, where its last piece may start) for patterns whose
+    /// anchored last piece is checked at the end.
+    at_end: Vec<(u32, u32)>,
+}
+
+impl Scratch {
+    /// Forgets the last target, in time proportional to what it touched.
+    pub(super) fn start(&mut self) {
+        for chain in &self.chains {
+            if let Some(cell) = self.table.get_mut(chain.cell as usize) {
+                *cell = 0;
+            }
+        }
+        self.chains.clear();
+        self.keys.clear();
+        self.waiting.clear();
+        self.at_end.clear();
+        if self.table.is_empty() {
+            self.table.resize(64, 0);
+        }
+    }
+
+    /// The cell where piece `id` is, or would go.
+    fn probe(&self, id: u32) -> usize {
+        let mask = self.table.len() - 1;
+        let mut cell = (id.wrapping_mul(0x9E37_79B1) as usize ^ (id as usize >> 7)) & mask;
+        loop {
+            match self.table[cell] {
+                0 => return cell,
+                slot if self.keys[slot as usize - 1] == id => return cell,
+                _ => cell = (cell + 1) & mask,
+            }
+        }
+    }
+
+    /// The chain of piece `id`, made empty on first need.
+    fn chain(&mut self, id: u32) -> usize {
+        let cell = self.probe(id);
+        match self.table[cell] {
+            0 => {
+                let slot = self.chains.len();
+                self.chains.push(Chain {
+                    head: NIL,
+                    listed: false,
+                    cell: cell as u32,
+                });
+                self.keys.push(id);
+                self.table[cell] = slot as u32 + 1;
+                if self.chains.len() * 2 > self.table.len() {
+                    self.grow();
+                }
+                slot
+            }
+            slot => slot as usize - 1,
+        }
+    }
+
+    /// Doubles the table and puts every chain back.
+    fn grow(&mut self) {
+        let size = self.table.len() * 2;
+        self.table.clear();
+        self.table.resize(size, 0);
+        for slot in 0..self.chains.len() {
+            let cell = self.probe(self.keys[slot]);
+            self.table[cell] = slot as u32 + 1;
+            self.chains[slot].cell = cell as u32;
+        }
+    }
+
+    /// Puts `waiting` at the head of chain `slot`.
+    fn push(&mut self, slot: usize, mut waiting: Waiting) -> u32 {
+        waiting.link = self.chains[slot].head;
+        let index = self.waiting.len() as u32;
+        self.waiting.push(waiting);
+        self.chains[slot].head = index;
+        index
+    }
+
+    /// Puts the already stored entry `index` at the head of chain `slot`.
+    fn relink(&mut self, slot: usize, index: u32) {
+        self.waiting[index as usize].link = self.chains[slot].head;
+        self.chains[slot].head = index;
+    }
+}
+
+thread_local! {
+    pub(super) static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
+}
+
+/// One target being read against the patterns with pieces.
+pub(super) struct Run<'a> {
+    pub(super) pieces: &'a Pieces,
+    pub(super) target: &'a [u8],
+    /// The target's first four octets, zero-padded.
+    pub(super) head: u32,
+    /// The first pattern known to match so far; later ones need no work.
+    pub(super) best: u32,
+    pub(super) scratch: &'a mut Scratch,
+}
+
+impl Run<'_> {
+    /// True when the target starts with the prefix of `start`.
+    fn starts_with(&self, start: &Start) -> bool {
+        let len = start.prefix_len as usize;
+        if len > self.target.len() || self.head & head_mask(start.prefix_len) != start.head {
+            return false;
+        }
+        if len <= 4 {
+            return true;
+        }
+        let rest = start.rest_at as usize..start.rest_at as usize + len - 4;
+        self.pieces.prefixes.get(rest) == self.target.get(4..len)
+    }
+
+    /// Adds to chain `slot` the patterns whose first piece is `id` and
+    /// whose prefix starts the target: they begin waiting for it there. No
+    /// occurrence of the piece ended before this (it would have listed
+    /// them), so they miss none.
+    fn list(&mut self, id: u32, slot: usize) {
+        self.scratch.chains[slot].listed = true;
+        for start in self.pieces.starting_with(id) {
+            if start.pattern >= self.best {
+                break;
+            }
+            if !self.starts_with(start) {
+                continue;
+            }
+            if start.anchored && start.count == 1 {
+                self.scratch.at_end.push((start.pattern, start.prefix_len));
+                continue;
+            }
+            self.scratch.push(
+                slot,
+                Waiting {
+                    pattern: start.pattern,
+                    at: start.ids_at,
+                    left: start.count,
+                    from: start.prefix_len,
+                    link: NIL,
+                    anchored: start.anchored,
+                },
+            );
+        }
+    }
+
+    /// Piece `id` occurs at `start..end`: every pattern waiting for it from
+    /// `start` or before takes it and waits for its next piece.
+    pub(super) fn occurs(&mut self, id: u32, start: u32, end: u32) {
+        let slot = self.scratch.chain(id);
+        if !self.scratch.chains[slot].listed {
+            self.list(id, slot);
+        }
+        // Taken off whole: a pattern that next waits for this same piece
+        // goes back on the emptied chain and is not seen again here.
+        let mut walk = std::mem::replace(&mut self.scratch.chains[slot].head, NIL);
+        while walk != NIL {
+            let index = walk;
+            let waiting = self.scratch.waiting[index as usize];
+            walk = waiting.link;
+            if waiting.pattern >= self.best {
+                continue;
+            }
+            if waiting.from > start {
+                // Overlaps the piece before: a later occurrence may do.
+                self.scratch.relink(slot, index);
+                continue;
+            }
+            let left = waiting.left - 1;
+            if left == 0 {
+                self.best = waiting.pattern;
+            } else if waiting.anchored && left == 1 {
+                self.scratch.at_end.push((waiting.pattern, end));
+            } else {
+                let at = waiting.at + 1;
+                let Some(&next) = self.pieces.ids.get(at as usize) else {
+                    continue;
+                };
+                let moved = &mut self.scratch.waiting[index as usize];
+                moved.at = at;
+                moved.left = left;
+                moved.from = end;
+                let next_slot = self.scratch.chain(next);
+                self.scratch.relink(next_slot, index);
+            }
+        }
+    }
+
+    /// Checks the anchored last pieces and gives the first match.
+    pub(super) fn finish(self, patterns: &[Pattern]) -> u32 {
+        let mut best = self.best;
+        for &(index, from) in &self.scratch.at_end {
+            if index >= best {
+                continue;
+            }
+            let Some(last) = patterns.get(index as usize).and_then(|p| p.pieces.last()) else {
+                continue;
+            };
+            if self.target.len() >= from as usize + last.len() && self.target.ends_with(last) {
+                best = index;
+            }
+        }
+        best
+    }
+}
