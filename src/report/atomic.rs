@@ -83,7 +83,20 @@ pub fn abandon() -> Abandoned {
     let left = match &*phase {
         Phase::Idle => Abandoned::Nothing,
         Phase::Staging(set) => {
-            let _ = fs::remove_dir_all(set);
+            // The main thread may still be creating reports in the set:
+            // removing it in place could race with a new file and leave
+            // the folder behind. Renamed first, it takes no new file (they
+            // are created by the old path), so it can be removed whole; a
+            // leftover keeps the set prefix for the next run's sweep.
+            let mut gone = set.clone().into_os_string();
+            gone.push("-abandoned");
+            let gone = PathBuf::from(gone);
+            let target = if fs::rename(set, &gone).is_ok() {
+                &gone
+            } else {
+                set
+            };
+            let _ = fs::remove_dir_all(target);
             Abandoned::Nothing
         }
         Phase::Streaming => Abandoned::PartOfStdout,
