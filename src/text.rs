@@ -23,27 +23,56 @@ pub fn escape_non_utf8(bytes: &[u8]) -> Cow<'_, str> {
     }
 }
 
-/// Text for a terminal: control characters other than the line end and tab
-/// (C0, DEL, C1) written `\xNN` and Unicode bidi controls `\u{NNNN}`, so
-/// that printing a stranger's robots.txt or a target runs no terminal
-/// escape and reorders nothing (as the reports write them, SPEC §5).
-/// Borrows when nothing needs escaping.
+/// How a character that is valid UTF-8 is still written as an escape
+/// (SPEC §5): C0 controls and DEL as `\xNN` (they are ASCII, one byte
+/// each), C1 controls (U+0080–U+009F) and bidi controls (U+202A–U+202E,
+/// U+2066–U+2069) as `\u{NNNN}`, the character and not its UTF-8 bytes,
+/// since `\xNN` stands for one byte.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ControlEscape {
+    Byte(u8),
+    Char(u32),
+}
+
+impl std::fmt::Display for ControlEscape {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ControlEscape::Byte(b) => write!(f, "\\x{b:02X}"),
+            ControlEscape::Char(n) => write!(f, "\\u{{{n:04X}}}"),
+        }
+    }
+}
+
+/// The escape of a control or bidi character; `None` for every other one.
+pub fn control_escape(c: char) -> Option<ControlEscape> {
+    match c {
+        '\0'..='\x1F' | '\x7F' => Some(ControlEscape::Byte(c as u8)),
+        '\u{80}'..='\u{9F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' => {
+            Some(ControlEscape::Char(c as u32))
+        }
+        _ => None,
+    }
+}
+
+/// Text for a terminal: control and bidi characters other than the line
+/// end and tab escaped as the reports write them, so that printing a
+/// stranger's robots.txt or a target runs no terminal escape and reorders
+/// nothing. Borrows when nothing needs escaping.
 pub fn terminal_safe(text: &str) -> Cow<'_, str> {
-    let unsafe_char = |c: char| {
-        (c.is_control() && c != '\n' && c != '\t')
-            || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+    let escape = |c: char| match c {
+        '\n' | '\t' => None,
+        c => control_escape(c),
     };
-    if !text.chars().any(unsafe_char) {
+    if !text.chars().any(|c| escape(c).is_some()) {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 16);
     for c in text.chars() {
-        if !unsafe_char(c) {
-            out.push(c);
-        } else if (c as u32) < 0x80 {
-            let _ = write!(out, "\\x{:02X}", c as u32);
-        } else {
-            let _ = write!(out, "\\u{{{:04X}}}", c as u32);
+        match escape(c) {
+            Some(escape) => {
+                let _ = write!(out, "{escape}");
+            }
+            None => out.push(c),
         }
     }
     Cow::Owned(out)

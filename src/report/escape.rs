@@ -9,6 +9,8 @@
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
+use crate::text::control_escape;
+
 /// How text that came from the log is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Escaping {
@@ -92,43 +94,20 @@ fn opens_formula_cell(rest: &[u8]) -> bool {
     rest.starts_with(b"=") || rest.starts_with("\u{FF1D}".as_bytes())
 }
 
-/// Characters written as an escape although they are valid UTF-8: C0
-/// controls and DEL as `\xNN` (they are ASCII, one byte each), C1 controls
-/// (U+0080–U+009F) and bidi controls (U+202A–U+202E, U+2066–U+2069) as
-/// `\u{NNNN}`, the character and not its UTF-8 bytes, since `\xNN` stands
-/// for one byte.
-enum Escape {
-    Byte(u8),
-    Char(u32),
-}
-
-fn escape_of(c: char) -> Option<Escape> {
-    match c {
-        '\0'..='\x1F' | '\x7F' => Some(Escape::Byte(c as u8)),
-        '\u{80}'..='\u{9F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' => {
-            Some(Escape::Char(c as u32))
-        }
-        _ => None,
-    }
-}
-
 /// Whether valid UTF-8 text can be written as it is.
 fn is_plain(text: &str) -> bool {
     text.char_indices().all(|(i, c)| match c {
         '\\' => false,
         ';' => !opens_formula_cell(&text.as_bytes()[i + 1..]),
-        c => escape_of(c).is_none(),
+        c => control_escape(c).is_none(),
     })
 }
 
 fn push_escaped(text: &str, out: &mut String) {
     for (i, c) in text.char_indices() {
-        match (c, escape_of(c)) {
-            (_, Some(Escape::Byte(b))) => {
-                let _ = write!(out, "\\x{b:02X}");
-            }
-            (_, Some(Escape::Char(n))) => {
-                let _ = write!(out, "\\u{{{n:04X}}}");
+        match (c, control_escape(c)) {
+            (_, Some(escape)) => {
+                let _ = write!(out, "{escape}");
             }
             ('\\', None) => out.push_str("\\\\"),
             (';', None) if opens_formula_cell(&text.as_bytes()[i + 1..]) => {
