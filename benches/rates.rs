@@ -54,10 +54,7 @@ fn fetches(days: i64, gap: i64) -> Vec<Fetch> {
 }
 
 fn main() {
-    let seznam = profile::builtin()
-        .into_iter()
-        .find(|p| p.name == "SeznamBot")
-        .expect("SeznamBot is built in");
+    let seznam = profile::builtin_named("SeznamBot").expect("SeznamBot is built in");
     let robots = Robots::new(ROBOTS).read_as(seznam.reads);
     let rules = robots.rules_for(b"SeznamBot");
     let policies = [Policy::new(&seznam, &rules)];

@@ -27,9 +27,7 @@ fuzz_target!(|data: &[u8]| {
         return;
     }
     let plain = Robots::new(robots);
-    let seznam = profile::builtin()
-        .into_iter()
-        .find(|p| p.name == "SeznamBot")
+    let seznam = profile::builtin_named("SeznamBot")
         .map(|p| p.reads)
         .unwrap_or_default();
     // SeznamBot reads its extensions; `x` names no crawler and reads only

@@ -55,7 +55,7 @@ mod tests {
     use super::judge;
     use crate::accesslog::time::Timestamp;
     use crate::audit::{Fetch, Kind, NOT_READ_BY_CRAWLER, Policy};
-    use crate::crawler::profile::{Profile, builtin};
+    use crate::crawler::profile::{Profile, builtin_named};
     use crate::crawler::verify::{IdentifiedBy, Verification};
     use crate::robots::Robots;
     use crate::robots::parse::Directive;
@@ -81,10 +81,7 @@ mod tests {
     }
 
     fn seznambot() -> Profile {
-        builtin()
-            .into_iter()
-            .find(|p| p.name == "SeznamBot")
-            .unwrap()
+        builtin_named("SeznamBot").unwrap()
     }
 
     /// The rows for one count of fetches at `times` (ms) as (fetch index,

@@ -51,7 +51,7 @@ mod tests {
     use super::{HOMEPAGE_EXCEPTION, judge};
     use crate::accesslog::time::Timestamp;
     use crate::audit::{Fetch, Kind, Policy};
-    use crate::crawler::profile::{Profile, builtin};
+    use crate::crawler::profile::{Profile, builtin_named};
     use crate::crawler::verify::{IdentifiedBy, Verification};
     use crate::robots::Robots;
 
@@ -76,10 +76,7 @@ mod tests {
     }
 
     fn seznambot() -> Profile {
-        builtin()
-            .into_iter()
-            .find(|p| p.name == "SeznamBot")
-            .unwrap()
+        builtin_named("SeznamBot").unwrap()
     }
 
     /// The rows for `targets` as (target, group, rule line, rule, note),

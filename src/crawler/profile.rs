@@ -333,6 +333,11 @@ const BUILTIN: &[ProfileText] = &[
     },
 ];
 
+/// The built-in crawler of that name (`SeznamBot`), as the table holds it.
+pub fn builtin_named(name: &str) -> Option<Profile> {
+    builtin().into_iter().find(|p| p.name == name)
+}
+
 /// The built-in crawlers of SPEC §2, in precedence order.
 pub fn builtin() -> Vec<Profile> {
     BUILTIN

@@ -19,9 +19,7 @@ use robots_audit::robots::group::Reads;
 /// The records Seznam's crawlers read, from their built-in profile, and the
 /// same as the reference spells them.
 fn seznam_reads() -> Reads {
-    profile::builtin()
-        .into_iter()
-        .find(|p| p.name == "SeznamBot")
+    profile::builtin_named("SeznamBot")
         .map(|p| p.reads)
         .expect("SeznamBot is built in")
 }

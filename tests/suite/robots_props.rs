@@ -86,7 +86,7 @@ proptest! {
         }
         text.push_str("User-agent: SeznamBot-test\nDisallow: /\n");
 
-        let seznam = profile::builtin().into_iter().find(|p| p.name == "SeznamBot").expect("built in");
+        let seznam = profile::builtin_named("SeznamBot").expect("built in");
         let robots = Robots::new(text.as_bytes()).read_as(seznam.reads);
         let compiled = robots.rules_for(b"SeznamBot");
         let reference = reference::rules_for(text.as_bytes(), b"SeznamBot", &["request-rate", "robot-version"]);
