@@ -42,16 +42,22 @@ fn assert_whole_or_earlier(out: &Path) {
         if bytes == format!("earlier {name}\n").as_bytes() {
             continue;
         }
-        assert!(bytes.ends_with(b"\n"), "{name} is cut short");
-        if name.ends_with(".json") {
-            let parsed: Result<serde_json::Value, _> = serde_json::from_slice(&bytes);
-            assert!(parsed.is_ok(), "{name} is not whole JSON");
-            continue;
-        }
-        let rows = rows(&bytes);
-        let width = rows[0].len();
-        assert!(rows.iter().all(|r| r.len() == width), "{name} is cut short");
+        assert_whole(name, &bytes);
     }
+}
+
+/// A report is whole: it ends with a line end, and every row is as wide as
+/// the header (run.json: it is whole JSON).
+fn assert_whole(name: &str, bytes: &[u8]) {
+    assert!(bytes.ends_with(b"\n"), "{name} is cut short");
+    if name.ends_with(".json") {
+        let parsed: Result<serde_json::Value, _> = serde_json::from_slice(bytes);
+        assert!(parsed.is_ok(), "{name} is not whole JSON");
+        return;
+    }
+    let rows = rows(bytes);
+    let width = rows[0].len();
+    assert!(rows.iter().all(|r| r.len() == width), "{name} is cut short");
 }
 
 /// An audit reading a log from standard input that never ends: the test
@@ -214,15 +220,7 @@ fn assert_one_set(out: &Path) -> bool {
 fn assert_whole_or_earlier_files(out: &Path) {
     for name in REPORTS {
         let bytes = std::fs::read(out.join(name)).unwrap();
-        assert!(bytes.ends_with(b"\n"), "{name} is cut short");
-        if name.ends_with(".json") {
-            let parsed: Result<serde_json::Value, _> = serde_json::from_slice(&bytes);
-            assert!(parsed.is_ok(), "{name} is not whole JSON");
-            continue;
-        }
-        let rows = rows(&bytes);
-        let width = rows[0].len();
-        assert!(rows.iter().all(|r| r.len() == width), "{name} is cut short");
+        assert_whole(name, &bytes);
     }
 }
 
