@@ -72,6 +72,12 @@ pub struct AuditArgs {
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
 
+    /// Memory to stay within, resident (e.g. 100M, 1G; K, M and G are
+    /// binary units). Crawler fetches beyond it are sorted in runs on disk
+    /// in $TMPDIR; the reports never depend on it.
+    #[arg(long, value_name = "SIZE", default_value = "100M")]
+    pub memory: String,
+
     /// Stop at the first log line that does not parse.
     #[arg(long)]
     pub strict: bool,
@@ -254,6 +260,12 @@ impl AuditArgs {
                 ))
             })?,
         };
+        let memory = parse_size(&self.memory).ok_or_else(|| {
+            Error::Usage(format!(
+                "--memory: expected a size such as 100M or 1G (at least 1M), got {:?}",
+                self.memory
+            ))
+        })?;
         let since = parse_time_flag("--since", self.since.as_deref())?;
         let until = parse_time_flag("--until", self.until.as_deref())?;
         if let (Some(since), Some(until)) = (since, until)
@@ -280,6 +292,7 @@ impl AuditArgs {
             out: self.out,
             lock_wait: std::time::Duration::from_secs(self.lock_wait),
             threads: self.threads.map(cap_threads),
+            memory,
             strict: self.strict,
             quiet: self.quiet,
             raw_csv: self.raw_csv,
@@ -312,6 +325,28 @@ impl AuditArgs {
             dns_deadline: seconds("--dns-deadline", self.dns_deadline)?,
         })
     }
+}
+
+/// Reads a size: a number of bytes, or with a K, M or G suffix (binary
+/// units, an optional `iB` or `B` after it). Less than 1 MiB is refused:
+/// the program alone needs more.
+fn parse_size(text: &str) -> Option<u64> {
+    let text = text.trim();
+    let digits = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(digits);
+    let number: u64 = number.parse().ok()?;
+    let unit = unit.trim().to_ascii_lowercase();
+    let unit = unit.trim_end_matches("ib").trim_end_matches('b');
+    let scale: u64 = match unit {
+        "" => 1,
+        "k" => 1 << 10,
+        "m" => 1 << 20,
+        "g" => 1 << 30,
+        _ => return None,
+    };
+    number.checked_mul(scale).filter(|&bytes| bytes >= 1 << 20)
 }
 
 /// More workers than cores only cost memory and start-up time (a million

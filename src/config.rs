@@ -74,6 +74,8 @@ pub struct AuditConfig {
     /// How long to wait for another run's lock on `out` (`--lock-wait`).
     pub lock_wait: Duration,
     pub threads: Option<usize>,
+    /// Bytes of memory to stay within (`--memory`).
+    pub memory: u64,
     pub strict: bool,
     pub quiet: bool,
     pub raw_csv: bool,

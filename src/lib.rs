@@ -22,12 +22,15 @@ pub mod cli;
 pub mod config;
 pub mod crawler;
 pub mod error;
+pub mod fetch;
 pub mod interrupt;
 pub mod lint;
 pub mod pipeline;
 pub mod progress;
 pub mod report;
 pub mod robots;
+pub mod scan;
+pub mod spill;
 pub mod text;
 
 use std::io::Write;

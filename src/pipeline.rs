@@ -3,216 +3,46 @@
 //! 1. read: one reader thread per log file (at most `--threads` at once)
 //!    inflates and cuts the file into line-aligned chunks, sent through a
 //!    bounded channel, so memory is chunk size × queue depth;
-//! 2. parse + identify: rayon workers parse every line and keep, with its
-//!    sort key, each fetch whose user agent or address may be a crawler's;
+//! 2. scan: rayon workers parse every line (`scan`) and give a `Fetch`
+//!    record for each line whose user agent or address may be a crawler's;
+//!    the records go into a `spill::Sorter`, which writes sorted runs to
+//!    disk whenever they pass their share of `--memory`;
 //! 3. verify: the addresses of those fetches are looked up (PTR map, live
-//!    DNS) outside the parallel parse, and each fetch gets its identity;
-//! 4. judge: the counted fetches, sorted by (time, file, line), are judged
-//!    against robots.txt;
-//! 5. report: rows are written, sorted, whatever the number of threads.
+//!    DNS) once the scan is done;
+//! 4. judge: the runs are merged in SPEC §4's order and judged in batches:
+//!    identity and the `disallow` verdict in parallel, rates and delays in
+//!    order, one count at a time;
+//! 5. report: each row is written as it is judged, into the new report set
+//!    (or standard output); the totals of the other reports are gathered
+//!    on the way (`report::Digest`) and written at the end.
+//!
+//! Memory is bounded by `--memory`, whatever the number of fetches: the
+//! chunks in flight, the sorter's buffer, a batch being judged, and totals
+//! that grow with crawlers, rules and spoofing addresses only.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 use std::net::IpAddr;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, mpsc};
+use std::sync::{Mutex, mpsc};
 
 use rayon::prelude::*;
 
 use crate::Outcome;
-use crate::accesslog::{self, Chunk, ChunkReader, Entry, LogFormat, Recycler, Skip, Timestamp};
-use crate::audit::{self, Counting, Fetch, Impostor, Policy, SpoofReason, Violation};
+use crate::accesslog::{self, Chunk, ChunkReader, LogFormat, Recycler, Timestamp};
+use crate::audit::{self, Counted, Counting, Impostor, Judge, Policy, SpoofReason, Violation};
 use crate::config::AuditConfig;
 use crate::crawler::dns::{self, DnsOptions};
-use crate::crawler::{
-    self, Client, CrawlerId, DnsAnswer, Identifier, Knowledge, PtrMap, Verification,
-};
+use crate::crawler::{Client, DnsAnswer, Identifier, Knowledge, PtrMap, Verification};
 use crate::error::{Error, Position, Result};
+use crate::fetch::Fetch;
 use crate::progress::{self, Progress};
-use crate::report::skipped::{self, SHOWN as SHOWN_SKIPS, Tally};
-use crate::report::{self, Escaping, Findings, summary::Totals};
+use crate::report::skipped::{self, SHOWN as SHOWN_SKIPS};
+use crate::report::{self, Digest, Escaping, Names, summary::Totals};
 use crate::robots::group::Reads;
 use crate::robots::{AgentRules, Robots};
-
-/// A line that may be a crawler's fetch, kept whole until verification.
-#[derive(Debug, Clone)]
-struct Candidate {
-    time: Timestamp,
-    file: usize,
-    line: u64,
-    client_raw: Arc<[u8]>,
-    client: Client,
-    ua_claim: Option<CrawlerId>,
-    method: Arc<[u8]>,
-    target: Vec<u8>,
-    status: Option<u16>,
-    user_agent: Arc<[u8]>,
-}
-
-/// Shares the text that crawler lines repeat (their address, method and
-/// user agent) among the fetches of one chunk, so that a million fetches
-/// do not hold a million copies of the same user agent.
-#[derive(Default)]
-struct Interner {
-    recent: Vec<Arc<[u8]>>,
-}
-
-impl Interner {
-    /// How many distinct values are remembered; crawlers use few.
-    const RECENT: usize = 16;
-
-    fn share(&mut self, bytes: &[u8]) -> Arc<[u8]> {
-        if let Some(found) = self.recent.iter().find(|r| ***r == *bytes) {
-            return Arc::clone(found);
-        }
-        let made: Arc<[u8]> = Arc::from(bytes);
-        if self.recent.len() == Self::RECENT {
-            self.recent.remove(0);
-        }
-        self.recent.push(Arc::clone(&made));
-        made
-    }
-}
-
-/// What the workers found in the lines they read.
-#[derive(Debug, Default)]
-struct Scan {
-    candidates: Vec<Candidate>,
-    lines: u64,
-    skipped: u64,
-    outside_period: u64,
-    /// The first unparsable lines, by (file, line).
-    skips: Vec<(usize, u64, Skip)>,
-    /// Each file's lines: read, blank, skipped.
-    tallies: BTreeMap<usize, Tally>,
-}
-
-impl Scan {
-    fn merge(mut self, other: Scan) -> Scan {
-        self.candidates.extend(other.candidates);
-        self.lines += other.lines;
-        self.skipped += other.skipped;
-        self.outside_period += other.outside_period;
-        self.skips.extend(other.skips);
-        self.skips.sort_unstable();
-        self.skips.truncate(SHOWN_SKIPS);
-        for (file, tally) in other.tallies {
-            self.tallies.entry(file).or_default().merge(&tally);
-        }
-        self
-    }
-}
-
-/// Everything the workers need, immutable and shared.
-struct Scanner<'a> {
-    format: &'a LogFormat,
-    ident: &'a Identifier,
-    /// Addresses the PTR map names as crawler hosts.
-    crawler_addrs: &'a HashSet<IpAddr>,
-    since: Option<i64>,
-    until: Option<i64>,
-}
-
-impl Scanner<'_> {
-    fn scan(&self, file: usize, chunk: &Chunk) -> Scan {
-        let mut scan = Scan::default();
-        let mut interner = Interner::default();
-        let mut tally = Tally::default();
-        for line in chunk.lines() {
-            scan.lines += 1;
-            tally.lines += 1;
-            let entry = if line.too_long {
-                Err(Skip::TooLong)
-            } else {
-                self.format.parse(line.text)
-            };
-            match entry {
-                Ok(entry) => {
-                    tally.saw(entry.time);
-                    if let Some(candidate) =
-                        self.candidate(file, line.number, line.text, &entry, &mut interner)
-                    {
-                        let inside = self.since.is_none_or(|s| candidate.time.unix >= s)
-                            && self.until.is_none_or(|u| candidate.time.unix < u);
-                        if inside {
-                            scan.candidates.push(candidate);
-                        } else {
-                            scan.outside_period += 1;
-                        }
-                    }
-                }
-                Err(Skip::Empty) => tally.blank += 1,
-                Err(skip) => {
-                    scan.skipped += 1;
-                    tally.skip(line.number, skip);
-                    if scan.skips.len() < SHOWN_SKIPS {
-                        scan.skips.push((file, line.number, skip));
-                    }
-                }
-            }
-        }
-        scan.tallies.insert(file, tally);
-        scan
-    }
-
-    /// Keeps a line when its user agent claims a crawler, its client field
-    /// is a crawler's host name, or its address is a named crawler host.
-    fn candidate(
-        &self,
-        file: usize,
-        number: u64,
-        text: &[u8],
-        entry: &Entry<'_>,
-        interner: &mut Interner,
-    ) -> Option<Candidate> {
-        // The cheap test first: most lines name no crawler anywhere. Only
-        // then, when a PTR map names crawler hosts, the address itself.
-        let client = if self.ident.may_be_crawler(text) {
-            crawler::parse_client(entry.client)
-        } else if self.crawler_addrs.is_empty() {
-            return None;
-        } else {
-            match crawler::parse_client(entry.client) {
-                Client::Addr(addr) if self.crawler_addrs.contains(&addr) => Client::Addr(addr),
-                _ => return None,
-            }
-        };
-        let user_agent = entry
-            .user_agent
-            .map(accesslog::unescape)
-            .unwrap_or_default();
-        let ua_claim = self.ident.by_user_agent(&user_agent);
-        if ua_claim.is_none() {
-            let named = match &client {
-                Client::Name(name) => self.ident.by_name(name, None).is_some(),
-                Client::Addr(addr) => self.crawler_addrs.contains(addr),
-                Client::Other(_) => false,
-            };
-            if !named {
-                return None;
-            }
-        }
-        let request = accesslog::unescape(entry.request);
-        let accesslog::Fetch::Target(request) = accesslog::parse_request(&request) else {
-            return None;
-        };
-        Some(Candidate {
-            time: entry.time,
-            file,
-            line: number,
-            client_raw: interner.share(entry.client),
-            client,
-            ua_claim,
-            // Kept text is bounded (SPEC §5): a method is as long as the
-            // attacker likes too. The user agent was already read whole to
-            // identify the crawler.
-            method: interner.share(&crate::text::bound(request.method)),
-            target: crate::text::bound(&request.target).into_owned(),
-            status: entry.status,
-            user_agent: interner.share(&crate::text::bound(&user_agent)),
-        })
-    }
-}
+use crate::scan::{Scan, Scanner};
+use crate::spill::{Sorter, SpillDir};
 
 /// Reads every log: reader threads feed chunks to rayon workers. Inputs
 /// that cannot be read whole leave their error in the list, after their
@@ -222,6 +52,7 @@ fn read_logs(
     scanner: &Scanner<'_>,
     pool: &rayon::ThreadPool,
     progress: &Progress,
+    sorter: &Sorter<'_, Fetch>,
 ) -> (Scan, Vec<(usize, Error)>) {
     let errors: Mutex<Vec<(usize, Error)>> = Mutex::new(Vec::new());
     let next = AtomicUsize::new(0);
@@ -254,9 +85,10 @@ fn read_logs(
             rx.into_iter()
                 .par_bridge()
                 .map(|(file, chunk, recycler)| {
-                    let scan = scanner.scan(file, &chunk);
+                    let (scan, fetches) = scanner.scan(file, &chunk);
                     progress.add_lines(scan.lines);
                     recycler.recycle(chunk.data);
+                    sorter.extend(fetches);
                     scan
                 })
                 .reduce(Scan::default, Scan::merge)
@@ -297,66 +129,122 @@ fn read_one(
     Ok(())
 }
 
-/// Who each candidate is, once every address's names are known.
-struct Verdicts {
-    fetches: Vec<Fetch>,
-    impostors: Vec<Impostor>,
+/// What a fetch turned out to be, once its address's names are known.
+enum Decided<'r> {
+    /// A crawler's, with its `disallow` row if it has one.
+    Counted(Counted, Option<Violation<'r>>),
+    Impostor(Impostor),
+    /// Nobody's: a crawler host's fetch that no crawler claims after all.
+    Nobody,
 }
 
-fn verify(ident: &Identifier, knowledge: &Knowledge, candidates: Vec<Candidate>) -> Verdicts {
-    let mut fetches = Vec::new();
-    let mut impostors = Vec::new();
-    for c in candidates {
-        let Some(identity) = knowledge.decide(ident, &c.client, c.ua_claim) else {
-            continue;
+/// Who made `fetch`, and the `disallow` verdict for a crawler's.
+fn decide<'r>(
+    ident: &Identifier,
+    knowledge: &Knowledge,
+    policies: &[Policy<'r>],
+    fetch: Fetch,
+) -> Decided<'r> {
+    let client = crate::crawler::parse_client(fetch.client());
+    let Some(identity) = knowledge.decide(ident, &client, fetch.claim) else {
+        return Decided::Nobody;
+    };
+    if identity.verification == Verification::Spoofed {
+        // A name of the claimed crawler's own form is refuted only by its
+        // forward lookup; any other name, by being another's.
+        let addr = match client {
+            Client::Addr(addr) => Some(addr),
+            _ => None,
         };
-        if identity.verification == Verification::Spoofed {
-            // A name of the claimed crawler's own form is refuted only by
-            // its forward lookup; any other name, by being another's.
-            let addr = match c.client {
-                Client::Addr(addr) => Some(addr),
-                _ => None,
-            };
-            let reason = match identity.ptr.as_deref() {
-                None => SpoofReason::NoPtr,
-                Some(name) => match ident.by_name(name, addr) {
-                    Some(id) if ident.same_token(id, identity.crawler) => {
-                        SpoofReason::ForwardMismatch
+        let reason = match identity.ptr.as_deref() {
+            None => SpoofReason::NoPtr,
+            Some(name) => match ident.by_name(name, addr) {
+                Some(id) if ident.same_token(id, identity.crawler) => SpoofReason::ForwardMismatch,
+                _ => SpoofReason::PtrMismatch,
+            },
+        };
+        return Decided::Impostor(Impostor {
+            fetch,
+            ptr: identity.ptr,
+            claimed: identity.crawler.index(),
+            reason,
+        });
+    }
+    let crawler = identity.crawler.index();
+    let disallow = audit::disallow::judge(&policies[crawler], fetch.target());
+    Decided::Counted(
+        Counted {
+            fetch,
+            crawler,
+            verification: identity.verification,
+            identified_by: identity.identified_by,
+        },
+        disallow,
+    )
+}
+
+/// Fetches judged at once: identity and `disallow` in parallel, the rest
+/// in order. Bounded in bytes too, since a fetch may hold 24 KiB of text.
+const BATCH: usize = 4096;
+const BATCH_BYTES: usize = 4 << 20;
+
+/// Merges the sorted fetches and judges them, writing every row as it is
+/// made; gives the totals for the other reports.
+#[allow(clippy::too_many_arguments)]
+fn judge<'d, 'r>(
+    pool: &rayon::ThreadPool,
+    ident: &Identifier,
+    knowledge: &Knowledge,
+    policies: &[Policy<'r>],
+    counting: Counting,
+    sorter: Sorter<'_, Fetch>,
+    rows: &mut report::Rows<'_, '_>,
+    mut digest: Digest<'d>,
+) -> Result<Digest<'d>> {
+    let mut judge = Judge::new(policies, counting);
+    let mut merged = sorter.finish()?;
+    let mut batch: Vec<Fetch> = Vec::with_capacity(BATCH);
+    let mut made: Vec<Violation<'r>> = Vec::new();
+    loop {
+        let mut bytes = 0;
+        while batch.len() < BATCH && bytes < BATCH_BYTES {
+            match merged.next() {
+                Some(fetch) => {
+                    let fetch = fetch?;
+                    bytes += fetch.size();
+                    batch.push(fetch);
+                }
+                None => break,
+            }
+        }
+        if batch.is_empty() {
+            break;
+        }
+        let decided: Vec<Decided<'r>> = pool.install(|| {
+            batch
+                .par_drain(..)
+                .map(|fetch| decide(ident, knowledge, policies, fetch))
+                .collect()
+        });
+        for decided in decided {
+            match decided {
+                Decided::Counted(counted, disallow) => {
+                    digest.counted(&counted);
+                    judge.judge(&counted, disallow, &mut made);
+                    for row in made.drain(..) {
+                        rows.violation(&counted, &row)?;
+                        digest.violation(&counted, &row);
                     }
-                    _ => SpoofReason::PtrMismatch,
-                },
-            };
-            impostors.push(Impostor {
-                reason,
-                time: c.time,
-                file: c.file,
-                line: c.line,
-                client: c.client_raw,
-                ptr: identity.ptr,
-                claimed: identity.crawler.index(),
-                method: c.method,
-                target: c.target,
-                status: c.status,
-                user_agent: c.user_agent,
-            });
-        } else {
-            fetches.push(Fetch {
-                time: c.time,
-                file: c.file,
-                line: c.line,
-                client: c.client_raw,
-                crawler: identity.crawler.index(),
-                verification: identity.verification,
-                identified_by: identity.identified_by,
-                method: c.method,
-                target: c.target,
-                status: c.status,
-            });
+                }
+                Decided::Impostor(impostor) => {
+                    rows.impostor(&impostor)?;
+                    digest.impostor(&impostor);
+                }
+                Decided::Nobody => {}
+            }
         }
     }
-    fetches.sort_unstable_by_key(Fetch::key);
-    impostors.sort_unstable_by_key(Impostor::key);
-    Verdicts { fetches, impostors }
+    digest.finish()
 }
 
 fn load_ptr_map(path: Option<&Path>, quiet: bool) -> Result<PtrMap> {
@@ -418,7 +306,11 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
         .as_deref()
         .map(|dir| report::OutDir::lock(dir, config.lock_wait))
         .transpose()?;
-    let (scan, input_errors) = read_logs(config, &scanner, &pool, &progress);
+    // Runs spill beside the state, else into $TMPDIR (SPEC §5).
+    let spill = SpillDir::new(&std::env::temp_dir());
+    let budget = Budget::of(config.memory);
+    let sorter: Sorter<'_, Fetch> = Sorter::new(budget.fetches, &spill);
+    let (scan, input_errors) = read_logs(config, &scanner, &pool, &progress, &sorter);
     progress.finish();
 
     if let (true, Some(&(file, line, skip))) = (config.strict, scan.skips.first()) {
@@ -444,12 +336,11 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
     input_errors.sort_by_key(|(file, _)| *file);
 
     let (dns, dns_failures, dns_unusable) = if config.resolve {
-        resolve(config, &ident, &scan.candidates)
+        resolve(config, &ident, &scan.addresses)
     } else {
         (Default::default(), 0, false)
     };
     let knowledge = Knowledge::new(ptr_map, dns);
-    let verdicts = verify(&ident, &knowledge, scan.candidates);
 
     // One compiled selection per robots.txt token and the records read:
     // SeznamBot, FreshBot and SeznamBot-test all read the SeznamBot groups
@@ -483,27 +374,30 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
         rate_by: config.rate_by,
         window_tz: config.window_tz,
     };
-    let violations = pool.install(|| audit::judge(&policies, &verdicts.fetches, counting));
 
     let crawlers: Vec<String> = policies.iter().map(|p| p.name.clone()).collect();
-    let findings = Findings {
+    let names = Names {
         files: &config.logs,
         crawlers: &crawlers,
-        fetches: &verdicts.fetches,
-        violations: &violations,
-        impostors: &verdicts.impostors,
         escaping: if config.raw_csv {
             Escaping::Raw
         } else {
             Escaping::Safe
         },
     };
+    let spilled_runs = sorter.runs();
+    let mut rows = report::Rows::begin(names, out.as_ref())?;
+    let digest = Digest::new(crawlers.len(), budget.targets, &spill);
+    let digest = judge(
+        &pool, &ident, &knowledge, &policies, counting, sorter, &mut rows, digest,
+    )?;
+
     for (_, err) in &input_errors {
         crate::warn!("robots-audit: {err}");
     }
     let outcome = if !input_errors.is_empty() || dns_unusable {
         Outcome::Incomplete
-    } else if !violations.iter().any(Violation::accuses) {
+    } else if digest.accusing == 0 {
         // Rows whose note only informs (SPEC §5) are no finding.
         Outcome::Clean
     } else {
@@ -533,21 +427,42 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
         dns_unusable,
         exit_status: outcome.exit_code(),
     };
-    report::write(&findings, &health, out.as_ref())?;
+    rows.finish(&digest, &health)?;
     if !config.quiet {
         let totals = Totals {
             lines: scan.lines,
             skipped: scan.skipped,
             dns_failures,
             outside_period: scan.outside_period,
+            spilled_runs,
         };
         {
             use std::io::Write as _;
-            let _ =
-                std::io::stderr().write_all(report::summary::human(&findings, &totals).as_bytes());
+            let _ = std::io::stderr()
+                .write_all(report::summary::human(&digest, &names, &totals).as_bytes());
         }
     }
     Ok(outcome)
+}
+
+/// How `--memory` is shared out. The rest of it goes to what does not
+/// grow with the log: the program, the chunks in flight, a batch being
+/// judged, the merge's read buffers.
+struct Budget {
+    /// Fetch records held before a sorted run spills.
+    fetches: usize,
+    /// (rule, target) pairs held before they spill.
+    targets: usize,
+}
+
+impl Budget {
+    fn of(memory: u64) -> Budget {
+        let memory = usize::try_from(memory).unwrap_or(usize::MAX);
+        Budget {
+            fetches: memory / 10 * 4,
+            targets: memory / 10,
+        }
+    }
 }
 
 /// When a `--robots FILE` came into force: its modification time, as
@@ -570,13 +485,10 @@ fn in_force_from(path: &Path) -> Option<String> {
 fn resolve(
     config: &AuditConfig,
     ident: &Identifier,
-    candidates: &[Candidate],
+    addresses: &HashMap<IpAddr, u64>,
 ) -> (HashMap<IpAddr, DnsAnswer>, u64, bool) {
-    // One address per fetch: the most fetched are asked first.
-    let addrs = candidates.iter().filter_map(|c| match c.client {
-        Client::Addr(addr) => Some(addr),
-        _ => None,
-    });
+    // With their fetches: the most fetched are asked first.
+    let addrs = addresses.iter().map(|(&addr, &n)| (addr, n));
     let options = DnsOptions {
         server: config.dns_server,
         timeout: config.dns_timeout,
@@ -585,7 +497,7 @@ fn resolve(
         max_age: config.dns_cache_max_age,
         ..DnsOptions::default()
     };
-    let (answers, stats) = dns::resolve(addrs, ident, &options);
+    let (answers, stats) = dns::resolve_counted(addrs, ident, &options);
     if let Some(cause) = &stats.unusable {
         crate::warn!(
             "robots-audit: --resolve: {cause}; fetches not in the DNS cache are left \

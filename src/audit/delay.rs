@@ -2,83 +2,40 @@
 //! that came less than D seconds after the previous counted fetch. The
 //! first fetch of a count never breaks it.
 
-use super::{Fetch, Kind, Policy, Violation, seconds_text};
+use super::{Kind, Policy, Violation, seconds_text};
 use crate::robots::parse::Directive;
 
-/// Rows for one count (`count`: fetch indices in time order).
-pub fn judge<'r>(
-    policies: &[Policy<'r>],
-    fetches: &[Fetch],
-    count: &[usize],
-) -> Vec<Violation<'r>> {
-    let mut rows = Vec::new();
-    let mut previous: Option<i64> = None;
-    for &index in count {
-        let fetch = &fetches[index];
-        let now = fetch.time.instant_ms();
-        if let Some(before) = previous.replace(now) {
-            let policy = &policies[fetch.crawler];
-            let Some(delay) = policy.rules.crawl_delay() else {
-                continue;
-            };
-            let Some(millis) = delay.millis else {
-                continue;
-            };
-            // Milliseconds, so that a decimal delay and logs that write
-            // fractions of a second are both exact.
-            let gap_ms = now - before;
-            if gap_ms < i64::try_from(millis).unwrap_or(i64::MAX) {
-                rows.push(Violation {
-                    fetch: index,
-                    kind: Kind::CrawlDelay,
-                    group: policy.rules.group_label(delay.group),
-                    rule_line: delay.line,
-                    rule: &delay.text,
-                    robots_version: policy.rules.version(),
-                    detail: format!(
-                        "{} s after the previous fetch; allowed every {} s",
-                        seconds_text(u64::try_from(gap_ms).unwrap_or(0)),
-                        seconds_text(millis)
-                    ),
-                    note: policy.limit_note(Directive::CrawlDelay),
-                });
-            }
-        }
+/// The row for a fetch `gap_ms` milliseconds after the count's previous
+/// one, when that is less than the crawler's delay.
+pub fn judge<'r>(policy: &Policy<'r>, gap_ms: i64) -> Option<Violation<'r>> {
+    let delay = policy.rules.crawl_delay()?;
+    let millis = delay.millis?;
+    // Milliseconds, so that a decimal delay and logs that write fractions
+    // of a second are both exact.
+    if gap_ms >= i64::try_from(millis).unwrap_or(i64::MAX) {
+        return None;
     }
-    rows
+    Some(Violation {
+        kind: Kind::CrawlDelay,
+        group: policy.rules.group_label(delay.group),
+        rule_line: delay.line,
+        rule: &delay.text,
+        robots_version: policy.rules.version(),
+        detail: format!(
+            "{} s after the previous fetch; allowed every {} s",
+            seconds_text(u64::try_from(gap_ms).unwrap_or(0)),
+            seconds_text(millis)
+        ),
+        note: policy.limit_note(Directive::CrawlDelay),
+    })
 }
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
-
-    use super::judge;
-    use crate::accesslog::time::Timestamp;
-    use crate::audit::{Fetch, Kind, NOT_READ_BY_CRAWLER, Policy};
+    use crate::audit::{Counted, Counting, Kind, NOT_READ_BY_CRAWLER, Policy, judge_all};
     use crate::crawler::profile::{Profile, builtin_named};
-    use crate::crawler::verify::{IdentifiedBy, Verification};
     use crate::robots::Robots;
     use crate::robots::parse::Directive;
-
-    /// A verified SeznamBot fetch `ms` milliseconds into the day.
-    fn fetch(line: u64, ms: i64) -> Fetch {
-        Fetch {
-            time: Timestamp {
-                unix: 1_764_547_200 + ms / 1000,
-                millis: u16::try_from(ms % 1000).unwrap(),
-                offset_min: 0,
-            },
-            file: 0,
-            line,
-            client: Arc::from(&b"77.75.79.147"[..]),
-            crawler: 0,
-            verification: Verification::Verified,
-            identified_by: IdentifiedBy::UaPtr,
-            method: Arc::from(&b"GET"[..]),
-            target: b"/".to_vec(),
-            status: Some(200),
-        }
-    }
 
     fn seznambot() -> Profile {
         builtin_named("SeznamBot").unwrap()
@@ -95,23 +52,33 @@ mod tests {
         let robots = Robots::new(robots.as_bytes()).read_as(profile.reads);
         let rules = robots.rules_for(profile.token.as_bytes());
         let policies = [Policy::new(profile, &rules)];
-        let fetches: Vec<Fetch> = (1..).zip(times).map(|(n, &t)| fetch(n, t)).collect();
-        let count: Vec<usize> = (0..fetches.len()).collect();
-        judge(&policies, &fetches, &count)
-            .into_iter()
-            .map(|row| {
-                assert_eq!(row.kind, Kind::CrawlDelay);
-                assert_eq!(row.robots_version, version);
-                assert_eq!(row.group, "SeznamBot");
-                (
-                    row.fetch,
-                    row.rule_line,
-                    row.rule.to_string(),
-                    row.detail,
-                    row.note,
-                )
-            })
-            .collect()
+        let fetches: Vec<Counted> = (1..)
+            .zip(times)
+            .map(|(n, &t)| crate::audit::counted_at(n, t, "/"))
+            .collect();
+        judge_all(
+            &policies,
+            &fetches,
+            Counting {
+                rate_by: crate::config::RateBy::Token,
+                window_tz: crate::config::WindowTz::Utc,
+            },
+        )
+        .into_iter()
+        .filter(|(_, row)| row.kind != Kind::RequestRate)
+        .map(|(fetch, row)| {
+            assert_eq!(row.kind, Kind::CrawlDelay);
+            assert_eq!(row.robots_version, version);
+            assert_eq!(row.group, "SeznamBot");
+            (
+                fetch,
+                row.rule_line,
+                row.rule.to_string(),
+                row.detail,
+                row.note,
+            )
+        })
+        .collect()
     }
 
     // robots_version: the first 12 hex digits of the file's SHA-256, as

@@ -3,77 +3,42 @@
 //! habit of fetching `/` under `User-agent: *` + `Disallow: /` is still a
 //! row, marked with a note.
 
-use rayon::prelude::*;
-
-use super::{Fetch, Kind, Policy, Violation};
+use super::{Kind, Policy, Violation};
 
 /// The note on a fetch of `/` that Seznam documents it makes anyway.
 pub const HOMEPAGE_EXCEPTION: &str = "seznam-homepage-exception";
 
-/// One row for every fetch its crawler's rules disallow, in fetch order.
-pub fn judge<'r>(policies: &[Policy<'r>], fetches: &[Fetch]) -> Vec<Violation<'r>> {
-    fetches
-        .par_iter()
-        .enumerate()
-        .filter_map(|(index, fetch)| {
-            let policy = &policies[fetch.crawler];
-            let verdict = policy.rules.judge(&fetch.target);
-            if verdict.allowed {
-                return None;
-            }
-            let rule = verdict.rule?;
-            let note = if policy.homepage_exception
-                && fetch.target == b"/"
-                && policy.rules.is_default_group(rule.group)
-            {
-                HOMEPAGE_EXCEPTION
-            } else {
-                ""
-            };
-            Some(Violation {
-                fetch: index,
-                kind: Kind::Disallow,
-                group: policy.rules.group_label(rule.group),
-                rule_line: rule.line,
-                rule: &rule.text,
-                robots_version: policy.rules.version(),
-                detail: String::new(),
-                note,
-            })
-        })
-        .collect()
+/// The row for a fetch of `target` when the crawler's rules disallow it.
+pub fn judge<'r>(policy: &Policy<'r>, target: &[u8]) -> Option<Violation<'r>> {
+    let verdict = policy.rules.judge(target);
+    if verdict.allowed {
+        return None;
+    }
+    let rule = verdict.rule?;
+    let note =
+        if policy.homepage_exception && target == b"/" && policy.rules.is_default_group(rule.group)
+        {
+            HOMEPAGE_EXCEPTION
+        } else {
+            ""
+        };
+    Some(Violation {
+        kind: Kind::Disallow,
+        group: policy.rules.group_label(rule.group),
+        rule_line: rule.line,
+        rule: &rule.text,
+        robots_version: policy.rules.version(),
+        detail: String::new(),
+        note,
+    })
 }
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
-
     use super::{HOMEPAGE_EXCEPTION, judge};
-    use crate::accesslog::time::Timestamp;
-    use crate::audit::{Fetch, Kind, Policy};
+    use crate::audit::{Kind, Policy};
     use crate::crawler::profile::{Profile, builtin_named};
-    use crate::crawler::verify::{IdentifiedBy, Verification};
     use crate::robots::Robots;
-
-    /// A verified SeznamBot fetch of `target`, one second after the last.
-    fn fetch(line: u64, target: &str) -> Fetch {
-        Fetch {
-            time: Timestamp {
-                unix: 1_764_547_200 + i64::try_from(line).unwrap(),
-                millis: 0,
-                offset_min: 0,
-            },
-            file: 0,
-            line,
-            client: Arc::from(&b"77.75.79.147"[..]),
-            crawler: 0,
-            verification: Verification::Verified,
-            identified_by: IdentifiedBy::UaPtr,
-            method: Arc::from(&b"GET"[..]),
-            target: target.as_bytes().to_vec(),
-            status: Some(200),
-        }
-    }
 
     fn seznambot() -> Profile {
         builtin_named("SeznamBot").unwrap()
@@ -89,16 +54,16 @@ mod tests {
     ) -> Vec<(String, String, usize, String, &'static str)> {
         let robots = Robots::new(robots.as_bytes()).read_as(profile.reads);
         let rules = robots.rules_for(profile.token.as_bytes());
-        let policies = [Policy::new(profile, &rules)];
-        let fetches: Vec<Fetch> = (1..).zip(targets).map(|(n, t)| fetch(n, t)).collect();
-        judge(&policies, &fetches)
-            .into_iter()
-            .map(|row| {
+        let policy = Policy::new(profile, &rules);
+        targets
+            .iter()
+            .filter_map(|target| Some((target, judge(&policy, target.as_bytes())?)))
+            .map(|(target, row)| {
                 assert_eq!(row.kind, Kind::Disallow);
                 assert_eq!(row.robots_version, version);
                 assert_eq!(row.detail, "");
                 (
-                    targets[row.fetch].to_string(),
+                    target.to_string(),
                     row.group.to_string(),
                     row.rule_line,
                     row.rule.to_string(),

@@ -6,41 +6,23 @@ pub mod delay;
 pub mod disallow;
 pub mod rate;
 
-use std::sync::Arc;
-
-use crate::accesslog::time::Timestamp;
 use crate::config::{RateBy, WindowTz};
 use crate::crawler::profile::Profile;
 use crate::crawler::verify::{IdentifiedBy, Verification};
+use crate::fetch::Fetch;
 use crate::robots::AgentRules;
 use crate::robots::group::Reads;
 use crate::robots::parse::Directive;
 
-/// One counted fetch of a crawler: identified, not spoofed.
+/// One counted fetch of a crawler: identified, not spoofed. Wraps the
+/// record the scan made.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Fetch {
-    pub time: Timestamp,
-    /// Index of the log file in the order given.
-    pub file: usize,
-    /// 1-based line in that file.
-    pub line: u64,
-    /// The client field as logged.
-    pub client: Arc<[u8]>,
+pub struct Counted {
+    pub fetch: Fetch,
     /// Index into the audit's `Policy` list.
     pub crawler: usize,
     pub verification: Verification,
     pub identified_by: IdentifiedBy,
-    pub method: Arc<[u8]>,
-    /// Path and query as logged, escapes decoded, an absolute URL cut.
-    pub target: Vec<u8>,
-    pub status: Option<u16>,
-}
-
-impl Fetch {
-    /// The order of SPEC §4 and §5: the instant, then file, then line.
-    pub fn key(&self) -> (i64, usize, u64) {
-        (self.time.instant_ms(), self.file, self.line)
-    }
 }
 
 /// The kinds of violation; their declaration order is their string order,
@@ -64,11 +46,9 @@ impl Kind {
     }
 }
 
-/// One row of `violations.csv`, pointing at its fetch.
+/// One row of `violations.csv`, beside the fetch it is about.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Violation<'r> {
-    /// Index into the sorted fetches.
-    pub fetch: usize,
     pub kind: Kind,
     /// The group holding the deciding rule, as reports name it (its
     /// user-agent values, `|`-joined), borrowed from the compiled rules.
@@ -148,55 +128,100 @@ pub struct Counting {
     pub window_tz: WindowTz,
 }
 
-/// Judges every fetch, which must be sorted by `Fetch::key`. Returns the
-/// violations sorted as SPEC §5 orders the rows.
-pub fn judge<'r>(
-    policies: &[Policy<'r>],
-    fetches: &[Fetch],
-    counting: Counting,
-) -> Vec<Violation<'r>> {
-    debug_assert!(fetches.windows(2).all(|w| w[0].key() <= w[1].key()));
-    let mut rows = disallow::judge(policies, fetches);
-    for count in counts(policies, fetches, counting.rate_by) {
-        rows.extend(rate::judge(policies, fetches, &count, counting.window_tz));
-        rows.extend(delay::judge(policies, fetches, &count));
-    }
-    rows.sort_by(|a, b| {
-        fetches[a.fetch]
-            .key()
-            .cmp(&fetches[b.fetch].key())
-            .then(a.kind.cmp(&b.kind))
-    });
-    rows
+/// The streaming judge: fed counted fetches in the order of SPEC §4 (the
+/// instant, then file, then line), it gives each fetch's rows as soon as
+/// the fetch comes. Holds, per count, only the times inside the longest
+/// period or delay in force, so its memory does not grow with the log.
+pub struct Judge<'p, 'r> {
+    policies: &'p [Policy<'r>],
+    /// Which count each crawler feeds.
+    count_of: Vec<usize>,
+    counts: Vec<rate::Count>,
+    window_tz: WindowTz,
 }
 
-/// The fetches that share one rate count, as indices in time order.
-pub(crate) fn counts(
-    policies: &[Policy<'_>],
-    fetches: &[Fetch],
-    rate_by: RateBy,
-) -> Vec<Vec<usize>> {
-    // Which count each crawler feeds, decided once per crawler.
-    let mut keys: Vec<String> = Vec::new();
-    let count_of: Vec<usize> = policies
-        .iter()
-        .map(|policy| {
-            let key = match rate_by {
-                RateBy::Token => policy.token.to_ascii_lowercase(),
-                RateBy::Crawler => policy.name.clone(),
-            };
-            keys.iter().position(|k| *k == key).unwrap_or_else(|| {
-                keys.push(key);
-                keys.len() - 1
+impl<'p, 'r> Judge<'p, 'r> {
+    pub fn new(policies: &'p [Policy<'r>], counting: Counting) -> Judge<'p, 'r> {
+        let mut keys: Vec<String> = Vec::new();
+        let count_of: Vec<usize> = policies
+            .iter()
+            .map(|policy| {
+                let key = match counting.rate_by {
+                    RateBy::Token => policy.token.to_ascii_lowercase(),
+                    RateBy::Crawler => policy.name.clone(),
+                };
+                keys.iter().position(|k| *k == key).unwrap_or_else(|| {
+                    keys.push(key);
+                    keys.len() - 1
+                })
             })
-        })
-        .collect();
-    let mut groups: Vec<Vec<usize>> = vec![Vec::new(); keys.len()];
-    for (index, fetch) in fetches.iter().enumerate() {
-        groups[count_of[fetch.crawler]].push(index);
+            .collect();
+        let counts = (0..keys.len())
+            .map(|count| {
+                let feeding = policies
+                    .iter()
+                    .zip(&count_of)
+                    .filter(|&(_, &c)| c == count)
+                    .map(|(p, _)| p);
+                rate::Count::new(feeding)
+            })
+            .collect();
+        Judge {
+            policies,
+            count_of,
+            counts,
+            window_tz: counting.window_tz,
+        }
     }
-    groups.retain(|g| !g.is_empty());
-    groups
+
+    /// Adds the rows of the next fetch to `rows`, in kind order.
+    /// `disallow` is its `disallow` row, from `disallow::judge` (computed
+    /// apart, so that it can be computed in parallel).
+    pub fn judge(
+        &mut self,
+        counted: &Counted,
+        disallow: Option<Violation<'r>>,
+        rows: &mut Vec<Violation<'r>>,
+    ) {
+        let policy = &self.policies[counted.crawler];
+        let count = &mut self.counts[self.count_of[counted.crawler]];
+        let now = counted.fetch.time.instant_ms();
+        let previous = count.push(now);
+        // Kinds in string order: crawl-delay, disallow, request-rate.
+        if let Some(before) = previous {
+            rows.extend(delay::judge(policy, now - before));
+        }
+        rows.extend(disallow);
+        rows.extend(rate::judge(
+            policy,
+            count,
+            &counted.fetch.time,
+            self.window_tz,
+        ));
+    }
+}
+
+/// Every row of `fetches` (sorted as SPEC §4 orders them), with the index
+/// of its fetch: the streaming judge run over a slice.
+pub fn judge_all<'r>(
+    policies: &[Policy<'r>],
+    fetches: &[Counted],
+    counting: Counting,
+) -> Vec<(usize, Violation<'r>)> {
+    debug_assert!(
+        fetches
+            .windows(2)
+            .all(|w| w[0].fetch.key() <= w[1].fetch.key())
+    );
+    let mut judge = Judge::new(policies, counting);
+    let mut rows = Vec::new();
+    let mut out = Vec::new();
+    for (index, counted) in fetches.iter().enumerate() {
+        let disallow = disallow::judge(&policies[counted.crawler], counted.fetch.target());
+        judge.judge(counted, disallow, &mut rows);
+        out.extend(rows.drain(..).map(|row| (index, row)));
+    }
+    out
 }
 
 /// Seconds as the report writes them: whole numbers plainly, others with
@@ -212,20 +237,14 @@ pub(crate) fn seconds_text(millis: u64) -> String {
 
 /// A fetch whose user agent (or PTR name) claims a crawler that its address
 /// disproves (SPEC §2 `spoofed`): never counted, listed in `impostors.csv`.
+/// Wraps the record the scan made.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Impostor {
-    pub time: Timestamp,
-    pub file: usize,
-    pub line: u64,
-    pub client: Arc<[u8]>,
+    pub fetch: Fetch,
     /// The address's PTR name when one is known.
     pub ptr: Option<String>,
     /// Index into the audit's `Policy` list: the crawler claimed.
     pub claimed: usize,
-    pub method: Arc<[u8]>,
-    pub target: Vec<u8>,
-    pub status: Option<u16>,
-    pub user_agent: Arc<[u8]>,
     /// Why the address is not the crawler's.
     pub reason: SpoofReason,
 }
@@ -252,8 +271,31 @@ impl SpoofReason {
     }
 }
 
-impl Impostor {
-    pub fn key(&self) -> (i64, usize, u64) {
-        (self.time.instant_ms(), self.file, self.line)
+/// A verified SeznamBot fetch (crawler 0) of `target`, `ms` milliseconds
+/// into 2025-12-01 UTC, for the judges' tests.
+#[cfg(test)]
+pub(crate) fn counted_at(line: u64, ms: i64, target: &str) -> Counted {
+    use crate::accesslog::time::Timestamp;
+    Counted {
+        fetch: Fetch::new(
+            Timestamp {
+                unix: 1_764_547_200 + ms.div_euclid(1000),
+                millis: u16::try_from(ms.rem_euclid(1000)).unwrap_or(0),
+                offset_min: 0,
+            },
+            0,
+            line,
+            Some(200),
+            None,
+            crate::fetch::Text {
+                client: b"77.75.79.147",
+                method: b"GET",
+                target: target.as_bytes(),
+                user_agent: b"SeznamBot/4.0",
+            },
+        ),
+        crawler: 0,
+        verification: Verification::Verified,
+        identified_by: IdentifiedBy::UaPtr,
     }
 }

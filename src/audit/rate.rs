@@ -6,99 +6,106 @@
 
 use std::collections::VecDeque;
 
-use super::{Fetch, Kind, Policy, Violation};
+use super::{Kind, Policy, Violation};
+use crate::accesslog::time::Timestamp;
 use crate::config::WindowTz;
 use crate::robots::parse::Directive;
 
-/// Rows for one count (`count`: fetch indices in time order).
-pub fn judge<'r>(
-    policies: &[Policy<'r>],
-    fetches: &[Fetch],
-    count: &[usize],
-    window_tz: WindowTz,
-) -> Vec<Violation<'r>> {
-    let Some(&first) = count.first() else {
-        return Vec::new();
-    };
-    // The longest period any rule of this count can use bounds the queue.
-    let rules = policies[fetches[first].crawler].rules;
-    let longest = count
-        .iter()
-        .map(|&i| {
-            policies[fetches[i].crawler]
-                .rate_floor
-                .map_or(0, |(_, s)| s)
-        })
-        .max()
-        .unwrap_or(0)
-        .max(
-            rules
-                .request_rates()
-                .iter()
-                .filter_map(|r| r.rate.as_ref().map(|rate| rate.period_secs))
-                .max()
-                .unwrap_or(0),
-        );
-    if rules.request_rates().iter().all(|r| r.rate.is_none()) {
-        return Vec::new();
+/// One count's recent fetch times, in milliseconds, oldest first: those
+/// inside the longest period any rate of the count can use.
+#[derive(Debug, Clone)]
+pub struct Count {
+    window: VecDeque<i64>,
+    /// The longest period in force for the count, in milliseconds.
+    longest: i64,
+    /// The previous fetch's time, for the delay.
+    previous: Option<i64>,
+}
+
+impl Count {
+    /// A count fed by the crawlers of `policies`.
+    pub fn new<'a, 'r: 'a>(policies: impl Iterator<Item = &'a Policy<'r>>) -> Count {
+        let longest = policies
+            .map(|policy| {
+                let floor = policy.rate_floor.map_or(0, |(_, s)| s);
+                let written = policy
+                    .rules
+                    .request_rates()
+                    .iter()
+                    .filter_map(|r| r.rate.as_ref().map(|rate| rate.period_secs))
+                    .max()
+                    .unwrap_or(0);
+                floor.max(written)
+            })
+            .max()
+            .unwrap_or(0);
+        Count {
+            window: VecDeque::new(),
+            longest: i64::try_from(longest)
+                .unwrap_or(i64::MAX)
+                .saturating_mul(1000),
+            previous: None,
+        }
     }
-    let longest = i64::try_from(longest)
+
+    /// Adds the next fetch, at `now`; gives the previous fetch's time.
+    pub fn push(&mut self, now: i64) -> Option<i64> {
+        let horizon = now.saturating_sub(self.longest);
+        while self.window.front().is_some_and(|&t| t <= horizon) {
+            self.window.pop_front();
+        }
+        self.window.push_back(now);
+        self.previous.replace(now)
+    }
+
+    /// Fetches in (now − period, now], the last one pushed included.
+    fn inside(&self, now: i64, period_ms: i64) -> usize {
+        let start = now.saturating_sub(period_ms);
+        self.window.len() - self.window.partition_point(|&t| t <= start)
+    }
+}
+
+/// The row for the fetch just pushed to `count`, at `time`, when it breaks
+/// the rate in force then.
+pub fn judge<'r>(
+    policy: &Policy<'r>,
+    count: &Count,
+    time: &Timestamp,
+    window_tz: WindowTz,
+) -> Option<Violation<'r>> {
+    let minute = window_tz.minute_of_day(time);
+    let line = policy.rules.rate_at(minute)?;
+    let rate = line.rate.as_ref()?;
+    let floored = policy
+        .rate_floor
+        .and_then(|(fetches, secs)| rate.floored(fetches, secs));
+    let holds = floored.unwrap_or(*rate);
+    let period = i64::try_from(holds.period_secs)
         .unwrap_or(i64::MAX)
         .saturating_mul(1000);
-
-    let mut rows = Vec::new();
-    // Instants in milliseconds.
-    let mut window: VecDeque<i64> = VecDeque::new();
-    for &index in count {
-        let fetch = &fetches[index];
-        let now = fetch.time.instant_ms();
-        let horizon = now.saturating_sub(longest);
-        while window.front().is_some_and(|&t| t <= horizon) {
-            window.pop_front();
-        }
-        window.push_back(now);
-
-        let policy = &policies[fetch.crawler];
-        let minute = window_tz.minute_of_day(&fetch.time);
-        let Some(line) = policy.rules.rate_at(minute) else {
-            continue;
-        };
-        let Some(rate) = line.rate.as_ref() else {
-            continue;
-        };
-        let floored = policy
-            .rate_floor
-            .and_then(|(fetches, secs)| rate.floored(fetches, secs));
-        let holds = floored.unwrap_or(*rate);
-        let period = i64::try_from(holds.period_secs)
-            .unwrap_or(i64::MAX)
-            .saturating_mul(1000);
-        let start = now.saturating_sub(period);
-        let inside = window.len() - window.partition_point(|&t| t <= start);
-        if inside as u64 > u64::from(holds.requests) {
-            let mut detail = format!(
-                "{inside} fetches in {} s; allowed {}",
-                holds.period_secs, line.written
-            );
-            if floored.is_some() {
-                detail.push_str(&format!(
-                    "; effective {}/{}s (written {})",
-                    holds.requests, holds.period_secs, line.written
-                ));
-            }
-            rows.push(Violation {
-                fetch: index,
-                kind: Kind::RequestRate,
-                group: policy.rules.group_label(line.group),
-                rule_line: line.line,
-                rule: &line.text,
-                robots_version: policy.rules.version(),
-                detail,
-                note: policy.limit_note(Directive::RequestRate),
-            });
-        }
+    let inside = count.inside(time.instant_ms(), period);
+    if inside as u64 <= u64::from(holds.requests) {
+        return None;
     }
-    rows
+    let mut detail = format!(
+        "{inside} fetches in {} s; allowed {}",
+        holds.period_secs, line.written
+    );
+    if floored.is_some() {
+        detail.push_str(&format!(
+            "; effective {}/{}s (written {})",
+            holds.requests, holds.period_secs, line.written
+        ));
+    }
+    Some(Violation {
+        kind: Kind::RequestRate,
+        group: policy.rules.group_label(line.group),
+        rule_line: line.line,
+        rule: &line.text,
+        robots_version: policy.rules.version(),
+        detail,
+        note: policy.limit_note(Directive::RequestRate),
+    })
 }
 
 #[cfg(test)]

@@ -138,11 +138,20 @@ pub fn resolve(
     ident: &Identifier,
     opts: &DnsOptions,
 ) -> (HashMap<IpAddr, DnsAnswer>, DnsStats) {
+    resolve_counted(addrs.into_iter().map(|addr| (addr, 1)), ident, opts)
+}
+
+/// `resolve`, given each address once with its number of fetches.
+pub fn resolve_counted(
+    addrs: impl IntoIterator<Item = (IpAddr, u64)>,
+    ident: &Identifier,
+    opts: &DnsOptions,
+) -> (HashMap<IpAddr, DnsAnswer>, DnsStats) {
     let now = unix_now();
     let mut stats = DnsStats::default();
     let mut fetches: HashMap<IpAddr, u64> = HashMap::new();
-    for addr in addrs {
-        *fetches.entry(addr.to_canonical()).or_default() += 1;
+    for (addr, n) in addrs {
+        *fetches.entry(addr.to_canonical()).or_default() += n;
     }
     let mut wanted: Vec<IpAddr> = fetches.keys().copied().collect();
     wanted.sort();

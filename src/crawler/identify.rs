@@ -20,6 +20,12 @@ impl CrawlerId {
     pub fn index(self) -> usize {
         usize::from(self.0)
     }
+
+    /// The id of the profile at `index`, as `index()` gave it (a record
+    /// read back from a sorted run on disk).
+    pub fn from_index(index: u16) -> CrawlerId {
+        CrawlerId(index)
+    }
 }
 
 /// The compiled crawler table. Built once; `Send + Sync`.

@@ -125,32 +125,90 @@ pub fn end_streaming() {
 /// earlier set stays in force and nothing of the new one is left behind.
 pub fn write_set(out: &OutDir, files: &[(&str, &Report<'_>)]) -> Result<()> {
     let names: Vec<&str> = files.iter().map(|(name, _)| *name).collect();
-    check_names(out, &names)?;
-    adopt_earlier(out, &names)?;
-    pause_at("adopted");
-    place_links(out, &names)?;
-    pause_at("linked");
-    let set = make_set(out)?;
-    let done = Phase::Switched {
-        dir: out.path().to_path_buf(),
-        set: set.clone(),
-    };
-    let result = stage(&set, out, files).and_then(|()| {
+    let staging = Staging::begin(out, &names)?;
+    for (name, report) in files {
+        let mut file = staging.create(name)?;
+        report(&mut file).map_err(staging.fail(name))?;
+        staging.seal(name, file)?;
+    }
+    staging.finish()
+}
+
+/// A new set being written, file by file, while the earlier set stays in
+/// force; `finish` puts it in force. Dropped unfinished, it is removed and
+/// the earlier set stays.
+pub struct Staging<'o> {
+    out: &'o OutDir,
+    set: PathBuf,
+    finished: bool,
+}
+
+impl<'o> Staging<'o> {
+    /// Makes ready to write the reports `names` (every name the set will
+    /// hold): the links in DIR are placed first, so that the switch is one
+    /// rename.
+    pub fn begin(out: &'o OutDir, names: &[&str]) -> Result<Staging<'o>> {
+        check_names(out, names)?;
+        adopt_earlier(out, names)?;
+        pause_at("adopted");
+        place_links(out, names)?;
+        pause_at("linked");
+        let set = make_set(out)?;
+        Ok(Staging {
+            out,
+            set,
+            finished: false,
+        })
+    }
+
+    /// The error for a report the user knows as `DIR/name`.
+    pub fn fail(&self, name: &str) -> impl FnOnce(io::Error) -> Error + use<> {
+        write_error(&self.out.path().join(name))
+    }
+
+    /// A report file of the set, created exclusively, never through a link.
+    pub fn create(&self, name: &str) -> Result<File> {
+        OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
+            .open(self.set.join(name))
+            .map_err(self.fail(name))
+    }
+
+    /// Flushes a written report to disk.
+    pub fn seal(&self, name: &str, file: File) -> Result<()> {
+        file.sync_all().map_err(self.fail(name))?;
+        pause_at("staging");
+        Ok(())
+    }
+
+    /// Puts the set in force once every report is sealed.
+    pub fn finish(mut self) -> Result<()> {
+        File::open(&self.set)
+            .and_then(|dir| dir.sync_all())
+            .map_err(write_error(self.out.path()))?;
         pause_at("staged");
-        switch(out, &set, done)
-    });
-    match result {
-        Ok(()) => {
-            pause_at("switched");
-            remove_other_sets(&set);
-        }
-        Err(_) => {
+        let done = Phase::Switched {
+            dir: self.out.path().to_path_buf(),
+            set: self.set.clone(),
+        };
+        switch(self.out, &self.set, done)?;
+        self.finished = true;
+        pause_at("switched");
+        remove_other_sets(&self.set);
+        Ok(())
+    }
+}
+
+impl Drop for Staging<'_> {
+    fn drop(&mut self) {
+        if !self.finished {
             let mut phase = hold_phase();
-            let _ = fs::remove_dir_all(&set);
+            let _ = fs::remove_dir_all(&self.set);
             *phase = Phase::Idle;
         }
     }
-    result
 }
 
 /// Where a test may stop the run to kill it there (`kill -9` leaves no
@@ -275,29 +333,6 @@ fn make_set(out: &OutDir) -> Result<PathBuf> {
         return Err(write_error(out.path())(e));
     }
     Ok(set)
-}
-
-/// Writes every report into the set folder, each created exclusively, and
-/// flushes files and folder to disk before the set may be put in force.
-fn stage(set: &Path, out: &OutDir, files: &[(&str, &Report<'_>)]) -> Result<()> {
-    for (name, report) in files {
-        // Errors name the report as the user knows it.
-        let fail = write_error(&out.path().join(name));
-        let result = (|| {
-            let mut file = OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
-                .open(set.join(name))?;
-            report(&mut file)?;
-            file.sync_all()
-        })();
-        result.map_err(fail)?;
-        pause_at("staging");
-    }
-    File::open(set)
-        .and_then(|dir| dir.sync_all())
-        .map_err(write_error(out.path()))
 }
 
 /// Puts the set in force: a new link under a random name, renamed over

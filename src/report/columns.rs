@@ -4,7 +4,8 @@
 use std::borrow::Cow;
 use std::io;
 
-use super::Findings;
+use super::Names;
+use crate::audit::{Counted, Impostor, Violation};
 use crate::error::{Error, Result};
 
 pub const VIOLATIONS: [&str; 17] = [
@@ -97,11 +98,11 @@ pub(crate) fn csv_error(e: csv::Error) -> Error {
     }
 }
 
-fn file_name(findings: &Findings<'_>, index: usize) -> Cow<'static, [u8]> {
+fn file_name(names: &Names<'_>, index: u32) -> Cow<'static, [u8]> {
     Cow::Owned(
-        findings
+        names
             .files
-            .get(index)
+            .get(index as usize)
             .map(|p| p.to_string_lossy().into_owned())
             .unwrap_or_default()
             .into_bytes(),
@@ -136,56 +137,76 @@ pub(crate) fn stream(out: &mut dyn io::Write) -> csv::Writer<&mut dyn io::Write>
         .from_writer(out)
 }
 
-pub fn write_violations(findings: &Findings<'_>, out: &mut dyn io::Write) -> io::Result<()> {
-    let mut out = stream(out);
-    out.write_record(VIOLATIONS).map_err(io_error)?;
-    let log = |bytes| findings.escaping.apply(bytes);
-    for row in findings.violations {
-        let fetch = &findings.fetches[row.fetch];
-        let record: [Cow<'_, [u8]>; 17] = [
-            Cow::Owned(fetch.time.rfc3339().into_bytes()),
-            file_name(findings, fetch.file),
-            Cow::Owned(fetch.line.to_string().into_bytes()),
-            log(&fetch.client),
-            Cow::Borrowed(findings.crawlers[fetch.crawler].as_bytes()),
-            Cow::Borrowed(fetch.verification.as_str().as_bytes()),
-            Cow::Borrowed(fetch.identified_by.as_str().as_bytes()),
-            log(&fetch.method),
-            log(&fetch.target),
-            Cow::Owned(status(fetch.status)),
-            Cow::Borrowed(row.kind.as_str().as_bytes()),
-            // robots.txt text may be a stranger's too (a CMS plugin, a
-            // compromised site): the same guard.
-            log(row.group.as_bytes()),
-            Cow::Owned(row.rule_line.to_string().into_bytes()),
-            log(row.rule.as_bytes()),
-            log(row.detail.as_bytes()),
-            Cow::Borrowed(row.note.as_bytes()),
-            Cow::Borrowed(row.robots_version.as_bytes()),
-        ];
-        out.write_record(&record).map_err(io_error)?;
-    }
-    out.flush()
+/// A CSV writer that owns where it writes.
+pub(crate) fn stream_owned<W: io::Write>(out: W) -> csv::Writer<W> {
+    csv::WriterBuilder::new()
+        .quote_style(csv::QuoteStyle::Necessary)
+        .terminator(csv::Terminator::Any(b'\n'))
+        .from_writer(out)
 }
 
-pub fn write_impostors(findings: &Findings<'_>, out: &mut dyn io::Write) -> io::Result<()> {
-    let mut out = stream(out);
-    out.write_record(IMPOSTORS).map_err(io_error)?;
-    let log = |bytes| findings.escaping.apply(bytes);
-    for row in findings.impostors {
-        let record: [Cow<'_, [u8]>; 10] = [
-            Cow::Owned(row.time.rfc3339().into_bytes()),
-            file_name(findings, row.file),
-            Cow::Owned(row.line.to_string().into_bytes()),
-            log(&row.client),
-            log(row.ptr.as_deref().unwrap_or("").as_bytes()),
-            Cow::Borrowed(findings.crawlers[row.claimed].as_bytes()),
-            log(&row.method),
-            log(&row.target),
-            Cow::Owned(status(row.status)),
-            log(&row.user_agent),
-        ];
-        out.write_record(&record).map_err(io_error)?;
+/// One row of `violations.csv`.
+pub fn write_violation<W: io::Write>(
+    out: &mut csv::Writer<W>,
+    names: &Names<'_>,
+    counted: &Counted,
+    row: &Violation<'_>,
+) -> io::Result<()> {
+    let log = |bytes| names.escaping.apply(bytes);
+    let fetch = &counted.fetch;
+    let record: [Cow<'_, [u8]>; 17] = [
+        Cow::Owned(fetch.time.rfc3339().into_bytes()),
+        file_name(names, fetch.file),
+        Cow::Owned(fetch.line.to_string().into_bytes()),
+        log(fetch.client()),
+        Cow::Borrowed(names.crawlers[counted.crawler].as_bytes()),
+        Cow::Borrowed(counted.verification.as_str().as_bytes()),
+        Cow::Borrowed(counted.identified_by.as_str().as_bytes()),
+        log(fetch.method()),
+        log(fetch.target()),
+        Cow::Owned(status(fetch.status)),
+        Cow::Borrowed(row.kind.as_str().as_bytes()),
+        // robots.txt text may be a stranger's too (a CMS plugin, a
+        // compromised site): the same guard.
+        log(row.group.as_bytes()),
+        Cow::Owned(rule_line(row.rule_line).into_bytes()),
+        log(row.rule.as_bytes()),
+        log(row.detail.as_bytes()),
+        Cow::Borrowed(row.note.as_bytes()),
+        Cow::Borrowed(row.robots_version.as_bytes()),
+    ];
+    out.write_record(&record).map_err(io_error)
+}
+
+/// One row of `impostors.csv`.
+pub fn write_impostor<W: io::Write>(
+    out: &mut csv::Writer<W>,
+    names: &Names<'_>,
+    impostor: &Impostor,
+) -> io::Result<()> {
+    let log = |bytes| names.escaping.apply(bytes);
+    let fetch = &impostor.fetch;
+    let record: [Cow<'_, [u8]>; 10] = [
+        Cow::Owned(fetch.time.rfc3339().into_bytes()),
+        file_name(names, fetch.file),
+        Cow::Owned(fetch.line.to_string().into_bytes()),
+        log(fetch.client()),
+        log(impostor.ptr.as_deref().unwrap_or("").as_bytes()),
+        Cow::Borrowed(names.crawlers[impostor.claimed].as_bytes()),
+        log(fetch.method()),
+        log(fetch.target()),
+        Cow::Owned(status(fetch.status)),
+        log(fetch.user_agent()),
+    ];
+    out.write_record(&record).map_err(io_error)
+}
+
+/// A rule line as reports write it: empty for a row of no line (SPEC §6
+/// `robots-unreachable`).
+pub(crate) fn rule_line(line: usize) -> String {
+    if line == 0 {
+        String::new()
+    } else {
+        line.to_string()
     }
-    out.flush()
 }

@@ -6,6 +6,7 @@
 
 pub mod atomic;
 pub mod columns;
+pub mod digest;
 pub mod escape;
 pub mod lock;
 pub mod run;
@@ -13,77 +14,205 @@ pub mod skipped;
 pub mod summary;
 pub mod tables;
 
-use std::io;
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 
-use crate::audit::{Fetch, Impostor, Violation};
+use crate::audit::{Counted, Impostor, Violation};
 use crate::error::{Error, Result};
+pub use digest::Digest;
 pub use escape::Escaping;
 pub use lock::OutDir;
 
-/// Everything the reports are made from, sorted as SPEC §5 orders rows.
-pub struct Findings<'a> {
-    /// The log files as given on the command line (`-` for standard input).
+/// How the reports name things: the log files as given (`-` for standard
+/// input), the crawlers (indexed like `Counted::crawler`), and how log text
+/// is written.
+#[derive(Clone, Copy)]
+pub struct Names<'a> {
     pub files: &'a [PathBuf],
-    /// Crawler names, indexed like `Fetch::crawler`.
     pub crawlers: &'a [String],
-    pub fetches: &'a [Fetch],
-    pub violations: &'a [Violation<'a>],
-    pub impostors: &'a [Impostor],
     pub escaping: Escaping,
 }
 
-/// Writes the reports: into the locked `--out` directory as one set
-/// (`atomic`), `run.json` with them, or `violations.csv` alone to standard
-/// output.
-pub fn write(
-    findings: &Findings<'_>,
-    health: &run::Health<'_>,
-    out: Option<&OutDir>,
-) -> Result<()> {
-    match out {
-        Some(out) => atomic::write_set(
-            out,
-            &[
-                ("violations.csv", &|out: &mut dyn io::Write| {
-                    columns::write_violations(findings, out)
-                }),
-                ("impostors.csv", &|out: &mut dyn io::Write| {
-                    columns::write_impostors(findings, out)
-                }),
-                ("summary.csv", &|out: &mut dyn io::Write| {
-                    summary::write_summary(findings, out)
-                }),
-                ("rules.csv", &|out: &mut dyn io::Write| {
-                    tables::write_rules(findings, out)
-                }),
-                ("impostor-addresses.csv", &|out: &mut dyn io::Write| {
-                    tables::write_impostor_addresses(findings, out)
-                }),
-                ("run.json", &|out: &mut dyn io::Write| {
-                    run::write_run(findings, health, out)
-                }),
-            ],
-        ),
-        None => {
-            let stdout = io::stdout();
-            let mut lock = stdout.lock();
-            atomic::begin_streaming();
-            // A reader that closed early (`| head`) wanted no more; the
-            // exit status still follows the findings (SPEC §5).
-            let written = columns::write_violations(findings, &mut lock)
-                .and_then(|()| io::Write::flush(&mut lock));
-            match written {
-                Err(source) if source.kind() != io::ErrorKind::BrokenPipe => {
-                    return Err(Error::Write {
-                        path: PathBuf::from("-"),
-                        source,
-                    });
-                }
-                _ => {}
-            }
-            atomic::end_streaming();
-            Ok(())
+/// The report files of a set, in the order they are written.
+pub const FILES: [&str; 6] = [
+    "violations.csv",
+    "impostors.csv",
+    "summary.csv",
+    "rules.csv",
+    "impostor-addresses.csv",
+    "run.json",
+];
+
+type CsvOut = csv::Writer<BufWriter<Sink>>;
+
+/// Where rows go: a file of the new set, or standard output.
+enum Sink {
+    File(File),
+    Stdout(io::StdoutLock<'static>),
+}
+
+impl Write for Sink {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Sink::File(file) => file.write(buf),
+            Sink::Stdout(out) => out.write(buf),
         }
     }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Sink::File(file) => file.flush(),
+            Sink::Stdout(out) => out.flush(),
+        }
+    }
+}
+
+/// The reports while the audit streams rows into them: `violations.csv`
+/// and `impostors.csv` written row by row (into the new set of `--out`, or
+/// `violations.csv` alone to standard output), the rest gathered in a
+/// `Digest` and written by `finish`.
+pub struct Rows<'a, 'o> {
+    names: Names<'a>,
+    staging: Option<atomic::Staging<'o>>,
+    violations: Option<CsvOut>,
+    impostors: Option<CsvOut>,
+    /// Standard output was closed by its reader: rows are no longer
+    /// written, the audit goes on.
+    closed: bool,
+}
+
+impl<'a, 'o> Rows<'a, 'o> {
+    pub fn begin(names: Names<'a>, out: Option<&'o OutDir>) -> Result<Rows<'a, 'o>> {
+        let mut rows = Rows {
+            names,
+            staging: None,
+            violations: None,
+            impostors: None,
+            closed: false,
+        };
+        match out {
+            Some(out) => {
+                let staging = atomic::Staging::begin(out, &FILES)?;
+                let violations = staging.create("violations.csv")?;
+                let impostors = staging.create("impostors.csv")?;
+                rows.violations = Some(csv_out(Sink::File(violations)));
+                rows.impostors = Some(csv_out(Sink::File(impostors)));
+                rows.staging = Some(staging);
+            }
+            None => {
+                atomic::begin_streaming();
+                rows.violations = Some(csv_out(Sink::Stdout(io::stdout().lock())));
+            }
+        }
+        rows.header("violations.csv", &columns::VIOLATIONS)?;
+        rows.header("impostors.csv", &columns::IMPOSTORS)?;
+        Ok(rows)
+    }
+
+    fn header(&mut self, name: &str, columns: &[&str]) -> Result<()> {
+        let out = if name == "violations.csv" {
+            self.violations.as_mut()
+        } else {
+            self.impostors.as_mut()
+        };
+        let Some(out) = out else {
+            return Ok(());
+        };
+        let written = out.write_record(columns).map_err(columns::io_error);
+        self.check(name, written)
+    }
+
+    /// Turns a write error into the run's error, except a closed standard
+    /// output, which only stops the rows.
+    fn check(&mut self, name: &str, written: io::Result<()>) -> Result<()> {
+        let Err(source) = written else {
+            return Ok(());
+        };
+        match &self.staging {
+            Some(staging) => Err(staging.fail(name)(source)),
+            None if source.kind() == io::ErrorKind::BrokenPipe => {
+                self.closed = true;
+                self.violations = None;
+                Ok(())
+            }
+            None => Err(Error::Write {
+                path: PathBuf::from("-"),
+                source,
+            }),
+        }
+    }
+
+    pub fn violation(&mut self, counted: &Counted, row: &Violation<'_>) -> Result<()> {
+        let Some(out) = self.violations.as_mut() else {
+            return Ok(());
+        };
+        let written = columns::write_violation(out, &self.names, counted, row);
+        self.check("violations.csv", written)
+    }
+
+    pub fn impostor(&mut self, impostor: &Impostor) -> Result<()> {
+        let Some(out) = self.impostors.as_mut() else {
+            return Ok(());
+        };
+        let written = columns::write_impostor(out, &self.names, impostor);
+        self.check("impostors.csv", written)
+    }
+
+    /// Writes the rest of the set from `digest` and puts it in force; or
+    /// ends the rows on standard output.
+    pub fn finish(mut self, digest: &Digest<'_>, health: &run::Health<'_>) -> Result<()> {
+        let names = self.names;
+        for name in ["violations.csv", "impostors.csv"] {
+            let out = if name == "violations.csv" {
+                self.violations.take()
+            } else {
+                self.impostors.take()
+            };
+            let Some(out) = out else {
+                continue;
+            };
+            let inner = out
+                .into_inner()
+                .map_err(|e| io::Error::new(e.error().kind(), e.error().to_string()))
+                .and_then(|buffered| buffered.into_inner().map_err(|e| e.into_error()));
+            match inner {
+                Ok(Sink::File(file)) => {
+                    if let Some(staging) = &self.staging {
+                        staging.seal(name, file)?;
+                    }
+                }
+                Ok(Sink::Stdout(_)) => {}
+                Err(e) => self.check(name, Err(e))?,
+            }
+        }
+        let Some(staging) = self.staging.take() else {
+            atomic::end_streaming();
+            return Ok(());
+        };
+        let rest: [(&str, &columns::Report<'_>); 4] = [
+            ("summary.csv", &|out: &mut dyn Write| {
+                summary::write_summary(digest, &names, out)
+            }),
+            ("rules.csv", &|out: &mut dyn Write| {
+                tables::write_rules(digest, &names, out)
+            }),
+            ("impostor-addresses.csv", &|out: &mut dyn Write| {
+                tables::write_impostor_addresses(digest, &names, out)
+            }),
+            ("run.json", &|out: &mut dyn Write| {
+                run::write_run(digest, &names, health, out)
+            }),
+        ];
+        for (name, report) in rest {
+            let mut file = staging.create(name)?;
+            report(&mut file).map_err(staging.fail(name))?;
+            staging.seal(name, file)?;
+        }
+        staging.finish()
+    }
+}
+
+fn csv_out(out: Sink) -> CsvOut {
+    columns::stream_owned(BufWriter::with_capacity(256 * 1024, out))
 }

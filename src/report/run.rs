@@ -10,7 +10,8 @@ use std::io;
 
 use serde_json::{Map, Value, json};
 
-use super::Findings;
+use super::Names;
+use super::digest::Digest;
 use super::skipped::Tally;
 use super::summary;
 use crate::accesslog::{Skip, Timestamp};
@@ -40,8 +41,8 @@ fn time(value: Option<Timestamp>) -> Value {
 }
 
 /// The object, as `run.json` holds it.
-pub fn value(findings: &Findings<'_>, health: &Health<'_>) -> Value {
-    let files: Vec<Value> = findings
+pub fn value(digest: &Digest<'_>, names: &Names<'_>, health: &Health<'_>) -> Value {
+    let files: Vec<Value> = names
         .files
         .iter()
         .enumerate()
@@ -71,7 +72,7 @@ pub fn value(findings: &Findings<'_>, health: &Health<'_>) -> Value {
         .iter()
         .map(|(version, from)| json!({"robots_version": version, "in_force_from": from}))
         .collect();
-    let counts: Vec<Value> = summary::lines(findings)
+    let counts: Vec<Value> = summary::lines(digest, names)
         .into_iter()
         .map(|line| {
             json!({
@@ -93,7 +94,7 @@ pub fn value(findings: &Findings<'_>, health: &Health<'_>) -> Value {
             "failures": health.dns_failures,
             "resolver_unusable": health.dns_unusable,
         },
-        "impostor_fetches": findings.impostors.len(),
+        "impostor_fetches": digest.impostor_fetches,
         "excused_by_cache_grace": 0,
         "counts": counts,
         "exit_status": health.exit_status,
@@ -101,11 +102,13 @@ pub fn value(findings: &Findings<'_>, health: &Health<'_>) -> Value {
 }
 
 pub fn write_run(
-    findings: &Findings<'_>,
+    digest: &Digest<'_>,
+    names: &Names<'_>,
     health: &Health<'_>,
     out: &mut dyn io::Write,
 ) -> io::Result<()> {
-    serde_json::to_writer_pretty(&mut *out, &value(findings, health)).map_err(io::Error::other)?;
+    serde_json::to_writer_pretty(&mut *out, &value(digest, names, health))
+        .map_err(io::Error::other)?;
     out.write_all(b"\n")?;
     out.flush()
 }

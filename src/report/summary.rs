@@ -2,15 +2,16 @@
 //! per crawler and kind, how many fetches, violations and distinct targets,
 //! and the first and last violating fetch.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::io;
 
-use super::Findings;
+use super::Names;
 use super::columns::{SUMMARY, io_error};
+use super::digest::{CrawlerTotals, Digest, LEVELS};
 use super::skipped::count;
-use crate::audit::{Kind, Violation};
-use crate::crawler::verify::Verification;
+use crate::accesslog::time::Timestamp;
+use crate::audit::Kind;
 
 /// What the run saw, beyond the findings, for the human summary.
 #[derive(Debug, Clone, Default)]
@@ -19,6 +20,8 @@ pub struct Totals {
     pub skipped: u64,
     pub dns_failures: u64,
     pub outside_period: u64,
+    /// Sorted runs of fetches written to disk to stay within `--memory`.
+    pub spilled_runs: usize,
 }
 
 /// One summary row.
@@ -33,54 +36,44 @@ pub struct Line {
     pub last_time: String,
 }
 
-/// Summary rows: crawlers with a counted fetch in name order, each with
-/// one row per kind in the kinds' string order.
-pub fn lines(findings: &Findings<'_>) -> Vec<Line> {
-    let mut fetches: BTreeMap<&str, u64> = BTreeMap::new();
-    for fetch in findings.fetches {
-        *fetches
-            .entry(findings.crawlers[fetch.crawler].as_str())
-            .or_default() += 1;
-    }
+/// The rows of `summary.csv`: every crawler with a counted fetch, in name
+/// order, each with a row for every kind.
+pub fn lines(digest: &Digest<'_>, names: &Names<'_>) -> Vec<Line> {
+    let mut crawlers: Vec<(&str, &CrawlerTotals)> = digest
+        .crawlers
+        .iter()
+        .enumerate()
+        .filter_map(|(i, t)| Some((names.crawlers[i].as_str(), t.as_ref()?)))
+        .collect();
+    crawlers.sort_by_key(|(name, _)| *name);
     let mut out = Vec::new();
-    for (&crawler, &count) in &fetches {
-        for kind in Kind::ALL {
-            let rows: Vec<&Violation> = findings
-                .violations
-                .iter()
-                .filter(|v| {
-                    v.kind == kind
-                        && findings.crawlers[findings.fetches[v.fetch].crawler] == crawler
-                })
-                .collect();
-            let targets: HashSet<&[u8]> = rows
-                .iter()
-                .map(|v| findings.fetches[v.fetch].target.as_slice())
-                .collect();
-            let time = |v: Option<&&Violation>| {
-                v.map(|v| findings.fetches[v.fetch].time.rfc3339())
-                    .unwrap_or_default()
-            };
+    for (crawler, totals) in crawlers {
+        for (kind, of_kind) in Kind::ALL.iter().zip(&totals.kinds) {
+            let time = |t: Option<Timestamp>| t.map(|t| t.rfc3339()).unwrap_or_default();
             out.push(Line {
                 crawler: crawler.to_string(),
-                kind,
-                fetches: count,
-                violations: rows.len() as u64,
-                distinct_targets: targets.len() as u64,
-                first_time: time(rows.first()),
-                last_time: time(rows.last()),
+                kind: *kind,
+                fetches: totals.fetches,
+                violations: of_kind.violations,
+                distinct_targets: of_kind.distinct_targets,
+                first_time: time(of_kind.first),
+                last_time: time(of_kind.last),
             });
         }
     }
     out
 }
 
-pub fn write_summary(findings: &Findings<'_>, out: &mut dyn io::Write) -> io::Result<()> {
+pub fn write_summary(
+    digest: &Digest<'_>,
+    names: &Names<'_>,
+    out: &mut dyn io::Write,
+) -> io::Result<()> {
     let mut out = csv::WriterBuilder::new()
         .terminator(csv::Terminator::Any(b'\n'))
         .from_writer(out);
     out.write_record(SUMMARY).map_err(io_error)?;
-    for line in lines(findings) {
+    for line in lines(digest, names) {
         out.write_record([
             line.crawler,
             line.kind.as_str().to_string(),
@@ -95,65 +88,58 @@ pub fn write_summary(findings: &Findings<'_>, out: &mut dyn io::Write) -> io::Re
     out.flush()
 }
 
-/// A few lines for a person reading the cron mail.
-pub fn human(findings: &Findings<'_>, totals: &Totals) -> String {
+/// The short summary for standard error: totals, each crawler's fetches by
+/// verification level and rows by kind, and the rules broken most.
+pub fn human(digest: &Digest<'_>, names: &Names<'_>, totals: &Totals) -> String {
     let mut text = String::new();
+    let fetches: u64 = digest.crawlers.iter().flatten().map(|c| c.fetches).sum();
     let _ = writeln!(
         text,
         "robots-audit: {} read, {} skipped, {}, {}, {}",
         count(totals.lines, "line", "lines"),
         totals.skipped,
+        count(fetches, "crawler fetch", "crawler fetches"),
+        count(digest.violations, "violation", "violations"),
         count(
-            findings.fetches.len() as u64,
-            "crawler fetch",
-            "crawler fetches"
-        ),
-        count(findings.violations.len() as u64, "violation", "violations"),
-        count(
-            findings.impostors.len() as u64,
+            digest.impostor_fetches,
             "impostor fetch",
             "impostor fetches"
         ),
     );
-    let lines = lines(findings);
-    for crawler in lines
+    let lines = lines(digest, names);
+    let mut crawlers: Vec<(&str, &CrawlerTotals)> = digest
+        .crawlers
         .iter()
-        .map(|l| &l.crawler)
-        .collect::<std::collections::BTreeSet<_>>()
-    {
-        let mine: Vec<_> = findings
-            .fetches
-            .iter()
-            .filter(|f| &findings.crawlers[f.crawler] == crawler)
-            .collect();
-        // Every level, so the share the report can vouch for is plain.
-        let levels: Vec<String> = [
-            Verification::Verified,
-            Verification::PtrOnly,
-            Verification::Unverified,
-        ]
-        .iter()
-        .map(|level| {
-            let count = mine.iter().filter(|f| f.verification == *level).count();
-            format!("{count} {}", level.as_str())
-        })
+        .enumerate()
+        .filter_map(|(i, t)| Some((names.crawlers[i].as_str(), t.as_ref()?)))
         .collect();
+    crawlers.sort_by_key(|(name, _)| *name);
+    for (crawler, totals) in crawlers {
+        let levels: Vec<String> = LEVELS
+            .iter()
+            .zip(totals.levels)
+            .map(|(level, n)| format!("{n} {}", level.as_str()))
+            .collect();
         let by_kind: Vec<String> = lines
             .iter()
-            .filter(|l| &l.crawler == crawler)
+            .filter(|l| l.crawler == crawler)
             .map(|l| format!("{} {}", l.violations, l.kind.as_str()))
             .collect();
         let _ = writeln!(
             text,
             "  {crawler}: {} ({}); violations: {}",
-            count(mine.len() as u64, "fetch", "fetches"),
+            count(totals.fetches, "fetch", "fetches"),
             levels.join(", "),
             by_kind.join(", ")
         );
     }
+    // The same rule line may decide rows of several versions or kinds:
+    // counted together here, as the line a webmaster would edit.
     let mut rules: BTreeMap<(usize, &str), u64> = BTreeMap::new();
-    for v in findings.violations {
-        *rules.entry((v.rule_line, v.rule)).or_default() += 1;
+    for rule in &digest.rules {
+        *rules
+            .entry((rule.rule_line, rule.rule.as_str()))
+            .or_default() += rule.violations;
     }
     let mut top: Vec<_> = rules.into_iter().collect();
     top.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
@@ -161,8 +147,6 @@ pub fn human(findings: &Findings<'_>, totals: &Totals) -> String {
         let _ = writeln!(text, "  most broken rules:");
     }
     for ((line, rule), n) in top.into_iter().take(5) {
-        // Standard error is often a terminal, and robots.txt may be a
-        // stranger's text too: escaped as the CSV escapes it.
         let rule = super::escape::escape(rule.as_bytes());
         let _ = writeln!(
             text,
@@ -175,6 +159,13 @@ pub fn human(findings: &Findings<'_>, totals: &Totals) -> String {
             text,
             "  {} outside --since/--until",
             count(totals.outside_period, "crawler fetch", "crawler fetches")
+        );
+    }
+    if totals.spilled_runs > 0 {
+        let _ = writeln!(
+            text,
+            "  crawler fetches sorted in {} on disk to stay within --memory",
+            count(totals.spilled_runs as u64, "run", "runs")
         );
     }
     if totals.dns_failures > 0 {

@@ -1,0 +1,164 @@
+//! The per-chunk worker of the scan (SPEC §1, §2): takes a chunk of log
+//! lines, parses each in the file's format and keeps, as a `Fetch` record,
+//! every line whose user agent claims a crawler or whose client is a
+//! crawler's host; gives those records, the addresses they came from, and
+//! the tally of lines read and skipped. Runs on many threads at once;
+//! `pipeline` decides which.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::net::IpAddr;
+
+use crate::accesslog::{self, Chunk, Entry, LogFormat, Skip};
+use crate::crawler::{self, Client, Identifier};
+use crate::fetch::{self, Fetch};
+use crate::report::skipped::{SHOWN as SHOWN_SKIPS, Tally};
+use crate::text::bound;
+
+/// What the workers found in the lines they read, fetches aside (those go
+/// straight to the sorter).
+#[derive(Debug, Default)]
+pub struct Scan {
+    pub lines: u64,
+    pub skipped: u64,
+    pub outside_period: u64,
+    /// The first unparsable lines, by (file, line).
+    pub skips: Vec<(usize, u64, Skip)>,
+    /// Each file's lines: read, blank, skipped.
+    pub tallies: BTreeMap<usize, Tally>,
+    /// Fetches per client address, for the order of DNS lookups.
+    pub addresses: HashMap<IpAddr, u64>,
+}
+
+impl Scan {
+    pub fn merge(mut self, other: Scan) -> Scan {
+        self.lines += other.lines;
+        self.skipped += other.skipped;
+        self.outside_period += other.outside_period;
+        self.skips.extend(other.skips);
+        self.skips.sort_unstable();
+        self.skips.truncate(SHOWN_SKIPS);
+        for (file, tally) in other.tallies {
+            self.tallies.entry(file).or_default().merge(&tally);
+        }
+        // The smaller map is folded into the larger.
+        let mine = std::mem::take(&mut self.addresses);
+        let (mut big, small) = if mine.len() >= other.addresses.len() {
+            (mine, other.addresses)
+        } else {
+            (other.addresses, mine)
+        };
+        for (addr, n) in small {
+            *big.entry(addr).or_default() += n;
+        }
+        self.addresses = big;
+        self
+    }
+}
+
+/// Everything the workers need, immutable and shared.
+pub struct Scanner<'a> {
+    pub format: &'a LogFormat,
+    pub ident: &'a Identifier,
+    /// Addresses the PTR map names as crawler hosts.
+    pub crawler_addrs: &'a HashSet<IpAddr>,
+    pub since: Option<i64>,
+    pub until: Option<i64>,
+}
+
+impl Scanner<'_> {
+    /// Reads one chunk of file `file`: the fetches it holds, in line order,
+    /// and what it read.
+    pub fn scan(&self, file: usize, chunk: &Chunk) -> (Scan, Vec<Fetch>) {
+        let mut scan = Scan::default();
+        let mut fetches = Vec::new();
+        let mut tally = Tally::default();
+        for line in chunk.lines() {
+            scan.lines += 1;
+            tally.lines += 1;
+            let entry = if line.too_long {
+                Err(Skip::TooLong)
+            } else {
+                self.format.parse(line.text)
+            };
+            match entry {
+                Ok(entry) => {
+                    tally.saw(entry.time);
+                    if let Some(fetch) = self.fetch(file, line.number, line.text, &entry) {
+                        let inside = self.since.is_none_or(|s| fetch.time.unix >= s)
+                            && self.until.is_none_or(|u| fetch.time.unix < u);
+                        if inside {
+                            if let Client::Addr(addr) = crawler::parse_client(fetch.client()) {
+                                *scan.addresses.entry(addr.to_canonical()).or_default() += 1;
+                            }
+                            fetches.push(fetch);
+                        } else {
+                            scan.outside_period += 1;
+                        }
+                    }
+                }
+                Err(Skip::Empty) => tally.blank += 1,
+                Err(skip) => {
+                    scan.skipped += 1;
+                    tally.skip(line.number, skip);
+                    if scan.skips.len() < SHOWN_SKIPS {
+                        scan.skips.push((file, line.number, skip));
+                    }
+                }
+            }
+        }
+        scan.tallies.insert(file, tally);
+        (scan, fetches)
+    }
+
+    /// Keeps a line when its user agent claims a crawler, its client field
+    /// is a crawler's host name, or its address is a named crawler host.
+    fn fetch(&self, file: usize, number: u64, text: &[u8], entry: &Entry<'_>) -> Option<Fetch> {
+        // The cheap test first: most lines name no crawler anywhere. Only
+        // then, when a PTR map names crawler hosts, the address itself.
+        let client = if self.ident.may_be_crawler(text) {
+            crawler::parse_client(entry.client)
+        } else if self.crawler_addrs.is_empty() {
+            return None;
+        } else {
+            match crawler::parse_client(entry.client) {
+                Client::Addr(addr) if self.crawler_addrs.contains(&addr) => Client::Addr(addr),
+                _ => return None,
+            }
+        };
+        let user_agent = entry
+            .user_agent
+            .map(accesslog::unescape)
+            .unwrap_or_default();
+        let claim = self.ident.by_user_agent(&user_agent);
+        if claim.is_none() {
+            let named = match &client {
+                Client::Name(name) => self.ident.by_name(name, None).is_some(),
+                Client::Addr(addr) => self.crawler_addrs.contains(addr),
+                Client::Other(_) => false,
+            };
+            if !named {
+                return None;
+            }
+        }
+        let request = accesslog::unescape(entry.request);
+        let accesslog::Fetch::Target(request) = accesslog::parse_request(&request) else {
+            return None;
+        };
+        // Kept text is bounded (SPEC §5): a method is as long as the
+        // attacker likes too. The user agent was already read whole to
+        // identify the crawler.
+        Some(Fetch::new(
+            entry.time,
+            u32::try_from(file).unwrap_or(u32::MAX),
+            number,
+            entry.status,
+            claim,
+            fetch::Text {
+                client: entry.client,
+                method: &bound(request.method),
+                target: &bound(&request.target),
+                user_agent: &bound(&user_agent),
+            },
+        ))
+    }
+}
