@@ -16,6 +16,7 @@ mod suite {
     mod audit_exit;
     mod audit_identify;
     mod audit_inputs;
+    mod audit_memory;
     mod audit_model;
     mod audit_rates;
     mod audit_report;

@@ -1,0 +1,223 @@
+//! Memory within `--memory` (SPEC §5): fetches beyond it are sorted in runs
+//! on disk and merged, and that never changes a byte of the reports; the
+//! runs' folder is removed at the end, and after a `kill -9` by the next
+//! run.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use crate::support::audit::{clf, combined};
+
+const BIN: &str = env!("CARGO_BIN_EXE_robots-audit");
+
+const ROBOTS: &str = "User-agent: SeznamBot\nDisallow: /cz/chat/\nAllow: /cz/chat/open\n\
+                      Request-rate: 10/1m\nCrawl-delay: 1\n";
+
+const REPORTS: [&str; 5] = [
+    "violations.csv",
+    "impostors.csv",
+    "summary.csv",
+    "rules.csv",
+    "impostor-addresses.csv",
+];
+
+/// A little generator, so the log is the same every time.
+struct Lcg(u64);
+
+impl Lcg {
+    fn next(&mut self, below: u64) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (self.0 >> 33) % below
+    }
+}
+
+/// Three logs of crawler fetches with long targets, many repeated, times a
+/// little out of order within and across files, impostors among them; and
+/// the PTR map that names the genuine and the false addresses.
+fn write_site(dir: &Path) -> Vec<String> {
+    let mut random = Lcg(7);
+    let padding = "p".repeat(240);
+    let mut files = Vec::new();
+    for file in 0..3 {
+        let mut log = String::new();
+        for i in 0..6000u32 {
+            let t = i * 2 + u32::try_from(random.next(9)).unwrap();
+            let impostor = random.next(10) == 0;
+            let client = if impostor {
+                format!("6.6.6.{}", random.next(30) + 1)
+            } else {
+                format!("77.75.77.{}", random.next(20) + 1)
+            };
+            let target = match random.next(4) {
+                0 => format!("/cz/chat/open/{}", random.next(50)),
+                1 => format!("/ok/{}", random.next(1000)),
+                _ => format!("/cz/chat/{}/{padding}{file}", random.next(2500)),
+            };
+            log.push_str(&combined(
+                &client,
+                &clf(t),
+                &format!("GET {target} HTTP/1.1"),
+                200,
+                "Mozilla/5.0 (compatible; SeznamBot/4.0; +http://napoveda.seznam.cz/seznambot-intro/)",
+            ));
+        }
+        let name = format!("access-{file}.log");
+        std::fs::write(dir.join(&name), log).unwrap();
+        files.push(name);
+    }
+    let mut map = String::new();
+    for n in 1..=20 {
+        map.push_str(&format!(
+            "77.75.77.{n} fulltextrobot-77-75-77-{n}.seznam.cz\n"
+        ));
+    }
+    for n in 1..=30 {
+        map.push_str(&format!("6.6.6.{n} host-{n}.example.net\n"));
+    }
+    std::fs::write(dir.join("ptr-map.txt"), map).unwrap();
+    std::fs::write(dir.join("robots.txt"), ROBOTS).unwrap();
+    files
+}
+
+fn audit(dir: &Path, tmp: &Path, logs: &[String], extra: &[&str]) -> std::process::Output {
+    let mut command = Command::new(BIN);
+    command.current_dir(dir).env("TMPDIR", tmp);
+    for log in logs {
+        command.args(["--log", log]);
+    }
+    command
+        .args(["--robots", "robots.txt", "--ptr-map", "ptr-map.txt"])
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+/// `run.json` without the arguments, which name the out dir and --memory.
+fn run_json(out: &Path) -> serde_json::Value {
+    let mut value: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("run.json")).unwrap()).unwrap();
+    value.as_object_mut().unwrap().remove("arguments");
+    value
+}
+
+fn spill_folders(tmp: &Path) -> Vec<String> {
+    std::fs::read_dir(tmp)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with("robots-audit-spill-"))
+        .collect()
+}
+
+#[test]
+fn spilling_never_changes_a_byte_of_the_reports() {
+    let dir = tempfile::tempdir().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let logs = write_site(dir.path());
+    let runs = [
+        ("1G", "2", "out-1g"),
+        ("1M", "1", "out-1m-1"),
+        ("1M", "2", "out-1m-2"),
+    ];
+    let mut outs = Vec::new();
+    for (memory, threads, out) in runs {
+        let output = audit(
+            dir.path(),
+            tmp.path(),
+            &logs,
+            &["--memory", memory, "--threads", threads, "--out", out],
+        );
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{memory}: {stderr}");
+        let spilled = stderr.contains("runs on disk to stay within --memory");
+        assert_eq!(spilled, memory == "1M", "{memory}: {stderr}");
+        assert_eq!(spill_folders(tmp.path()), Vec::<String>::new(), "{memory}");
+        outs.push(dir.path().join(out));
+    }
+    let first = &outs[0];
+    let violations = std::fs::read(first.join("violations.csv")).unwrap();
+    assert!(violations.len() > 1_000_000, "a log that spills many runs");
+    for out in &outs[1..] {
+        for name in REPORTS {
+            let want = std::fs::read(first.join(name)).unwrap();
+            let got = std::fs::read(out.join(name)).unwrap();
+            assert!(got == want, "{name} differs in {}", out.display());
+        }
+        assert_eq!(run_json(out), run_json(first));
+    }
+    // The counts are exact: every distinct target of the rows, counted by
+    // a plain reading of violations.csv.
+    let mut reader = csv::Reader::from_reader(&violations[..]);
+    let mut targets =
+        std::collections::BTreeMap::<(String, String), std::collections::BTreeSet<String>>::new();
+    for row in reader.records() {
+        let row = row.unwrap();
+        targets
+            .entry((row[4].to_string(), row[10].to_string()))
+            .or_default()
+            .insert(row[8].to_string());
+    }
+    let summary = std::fs::read_to_string(first.join("summary.csv")).unwrap();
+    for line in summary.lines().skip(1) {
+        let cells: Vec<&str> = line.split(',').collect();
+        let want = targets
+            .get(&(cells[0].to_string(), cells[1].to_string()))
+            .map_or(0, |t| t.len());
+        assert_eq!(cells[4], want.to_string(), "{line}");
+    }
+}
+
+#[test]
+fn a_killed_runs_sorted_runs_are_removed_by_the_next_run() {
+    use std::io::BufRead;
+    let dir = tempfile::tempdir().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let logs = write_site(dir.path());
+    let mut command = Command::new(BIN);
+    command.current_dir(dir.path()).env("TMPDIR", tmp.path());
+    for log in &logs {
+        command.args(["--log", log]);
+    }
+    let mut child = command
+        .args(["--robots", "robots.txt", "--ptr-map", "ptr-map.txt"])
+        .args(["--memory", "1M", "--out", "out"])
+        .env("ROBOTS_AUDIT_PAUSE_AT", "adopted")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stderr).lines() {
+            let Ok(line) = line else { break };
+            if line.contains("paused at") {
+                let _ = tx.send(line);
+            }
+        }
+    });
+    assert!(rx.recv_timeout(Duration::from_secs(120)).is_ok());
+    assert_eq!(spill_folders(tmp.path()).len(), 1, "the runs are on disk");
+    let _ = Command::new("kill")
+        .args(["-KILL", &child.id().to_string()])
+        .status();
+    let _ = child.wait();
+    assert_eq!(spill_folders(tmp.path()).len(), 1, "kill -9 leaves them");
+
+    let next = audit(
+        dir.path(),
+        tmp.path(),
+        &logs,
+        &["--memory", "1M", "--out", "out"],
+    );
+    assert_eq!(
+        next.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&next.stderr)
+    );
+    assert_eq!(spill_folders(tmp.path()), Vec::<String>::new());
+}
