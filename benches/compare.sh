@@ -46,7 +46,7 @@ Usage: benches/compare.sh [OPTIONS]
   --runs N       timed rounds, every command once a round (default 5)
   --threads N    pass --threads N to the timed audits (default: theirs)
   --data DIR     where generated logs are kept (default bench-data)
-  --no-goaccess  leave GoAccess out (it takes ~30x the inflate time)
+  --no-goaccess  leave GoAccess out (by far the slowest: minutes a run)
   -h, --help     this text
 
 MB are 10^6 bytes of uncompressed log, MiB 2^20 bytes of memory.
@@ -356,7 +356,7 @@ mb() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1e6 }'; }
 printf 'robots-audit against bare inflate, %s\n' "$(date -u '+%Y-%m-%d %H:%M UTC')"
 printf 'machine:  %s, %s CPUs, %s; load %s before, %s after\n' \
     "${cpu:-unknown CPU}" "$(nproc)" "$(uname -sr)" "$load_before" "$load_after"
-printf 'build:    %s, zlib-rs std feature %s\n' "$(git rev-parse --short HEAD 2>/dev/null || echo '?')" "$zlib_std"
+printf 'build:    %s, zlib-rs std feature %s\n' "$(git describe --always --dirty 2>/dev/null || echo '?')" "$zlib_std"
 printf 'heavy:    %s: %s lines (%s by inflate_count), %s MB, %s MB gzip; %s SeznamBot lines (grep -c)\n' \
     "${heavy##*/}" "$lines" "$inflated_lines" "$(mb "$heavy_bytes")" "$(mb "$(wc -c <"$heavy")")" "$seznam_lines"
 printf '          %s s of clock, 8%% Seznam crawler lines, %s\n' "$span" "${robots##*/}"

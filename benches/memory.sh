@@ -79,7 +79,9 @@ fi
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 echo "building robots-audit ..." >&2
-CARGO_BUILD_JOBS=${CARGO_BUILD_JOBS:-1} cargo build --release --bins --quiet
+# The same build as compare.sh, so the two scripts share one set of
+# compiled dependencies rather than rebuilding each other's.
+CARGO_BUILD_JOBS=${CARGO_BUILD_JOBS:-1} cargo build --release --examples --bins --quiet
 audit=$PWD/target/release/robots-audit
 [[ -x $audit ]] || die "missing after the build: $audit"
 
@@ -200,6 +202,7 @@ measure() {
 }
 
 over=0
+load_before=$(cut -d ' ' -f 1-3 /proc/loadavg 2>/dev/null || echo unknown)
 cpu=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null || true)
 report=()
 for name in fetches attack; do
@@ -225,8 +228,9 @@ for name in fetches attack; do
 done
 
 printf 'robots-audit peak memory, %s\n' "$(date -u '+%Y-%m-%d %H:%M UTC')"
-printf 'machine: %s, %s CPUs, %s\n' "${cpu:-unknown CPU}" "$(nproc)" "$(uname -sr)"
-printf 'build:   %s; %s; threads: %s\n\n' "$(git rev-parse --short HEAD 2>/dev/null || echo '?')" "$memory_note" "${threads:-default}"
+printf 'machine: %s, %s CPUs, %s; load %s before, %s after\n' "${cpu:-unknown CPU}" "$(nproc)" \
+    "$(uname -sr)" "$load_before" "$(cut -d ' ' -f 1-3 /proc/loadavg 2>/dev/null || echo unknown)"
+printf 'build:   %s; %s; threads: %s\n\n' "$(git describe --always --dirty 2>/dev/null || echo '?')" "$memory_note" "${threads:-default}"
 printf '%-50s %12s %10s %9s %9s   %s\n' log "peak RSS" wall rows impostors "SPEC §5: 100 MiB"
 printf '%s\n' "${report[@]}"
 exit "$over"
