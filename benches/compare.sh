@@ -251,6 +251,8 @@ run_one() {
     local -a cmd
     rm -rf "$out"
     mkdir "$out"
+    # The shell snippets' "$1" and "$2" are theirs, given after them.
+    # shellcheck disable=SC2016
     case $name in
         inflate) cmd=("$inflate" "$heavy") ;;
         inflate_light) cmd=("$inflate" "$light") ;;
@@ -305,8 +307,9 @@ load_after=$(cut -d ' ' -f 1-3 /proc/loadavg 2>/dev/null || echo unknown)
 
 # ---- checks, not timed --------------------------------------------------
 
-# Reports at --threads 1 and --threads 2: every file byte for byte, and
-# run.json but for the arguments it records.
+# Reports at --threads 1 and --threads 2: every report file byte for
+# byte, and run.json but for the arguments it records. Hidden entries are
+# the run's lock, not reports.
 echo "checking the reports at --threads 1 and --threads 2 ..." >&2
 for t in 1 2; do
     mkdir "$work/threads-$t"
@@ -316,7 +319,8 @@ for t in 1 2; do
     [[ $status -le 1 ]] || die "robots-audit --threads $t failed with status $status: $(tail -n 5 "$work/threads-$t.stderr")"
 done
 differ=()
-mapfile -t written < <(ls "$work/threads-1" "$work/threads-2" | grep -v -e '^$' -e ':$' | sort -u)
+mapfile -t written < <(find "$work/threads-1" "$work/threads-2" -mindepth 1 -maxdepth 1 -xtype f ! -name '.*' -printf '%f\n' | sort -u)
+[[ ${#written[@]} -ge 3 ]] || die "the audits at --threads 1 and 2 left ${#written[@]} report files in --out, not the three SPEC §5 names"
 for name in "${written[@]}"; do
     one=$work/threads-1/$name
     two=$work/threads-2/$name
@@ -335,7 +339,7 @@ PY
         cmp -s "$one" "$two" || differ+=("$name")
     fi
 done
-reports=$(find "$work/threads-1" -type f | wc -l)
+reports=${#written[@]}
 if [[ ${#differ[@]} -eq 0 ]]; then
     threads_check="identical ($reports report files; run.json but for its arguments)"
 else
