@@ -1,22 +1,39 @@
 #!/usr/bin/env bash
-# compare.sh: whole-run throughput of robots-audit against plain decompression.
+# compare.sh: the whole audit against bare inflate, on the inputs issue 10
+# names (SPEC §5 limits; README "Performance").
 #
-# Takes a size (or an existing gzip log) and a number of runs. Gives, for
-#   gzip -dc FILE                        the system's own decompressor,
-#   inflate_count FILE                   the bare baseline: the same flate2
-#                                        backend as the audit, counting lines,
-#   robots-audit --log FILE ...          the whole audit,
-# the median wall time in seconds, MB/s of uncompressed data, the ratios
-# audit/baseline and audit/gzip, and each command's peak RSS. The commands
-# run alternately in one session, so a busy machine slows them all alike
-# (STYLE "Benches": whole-run MB/s against gzip -dc on the same file in the
-# same run).
+# Takes a size (--lines, or --small to try it fast) and a number of runs.
+# Generates at bench time, into bench-data/ (git ignores it), with
+# examples/genlog.rs:
+#   heavy  a crawler-heavy week: 5 M lines (about 1.3 GB, 120 MB gzip), 8%
+#          Seznam crawler fetches, a quarter of them off limits, and the
+#          sample robots.txt with `Crawl-delay: 1` added beside its windowed
+#          `Request-rate`: about 216,000 violation rows;
+#   light  the same size with 2% Seznam crawler lines;
+#   halves heavy cut in two files, for two files on two cores.
+# A smaller --lines keeps the lines per second of the week (the span
+# shrinks with it), so the violation rows shrink in proportion.
 #
-# The log is generated once by examples/genlog.rs into bench-data/ (which
-# git ignores) and reused on later runs.
+# Gives, run alternately (each round starts with the next command, so a
+# busy machine slows all alike) and as medians over the rounds:
+#   inflate_count HEAVY          the limit: zlib-rs inflate + line count
+#   robots-audit HEAVY           the full audit, --out to a temporary dir
+#   gzip -dc HEAVY               the system's decompressor
+#   zcat HEAVY | grep -c SeznamBot
+#   zcat HEAVY | goaccess -      GoAccess (Debian's 1.7 reads no gzip)
+#   inflate_count LIGHT, robots-audit LIGHT
+#   robots-audit HALF1 HALF2     two files
+# each as a ratio to bare inflate of the same file (median of the rounds'
+# ratios), beside issue 10's targets: audit/inflate <= 1.15 on heavy,
+# <= 1.10 on light, two files >= 1.8x the throughput of one. Also the
+# audit's peak RSS (GNU time's %M), the violation rows the heavy audit
+# wrote, whether zlib-rs is built with its `std` feature (CPU detection),
+# and whether the reports are identical at --threads 1 and --threads 2
+# (checked, not timed). Exit 0, or 1 when the reports differ by threads,
+# 2 when something could not run.
 #
-# Usage: benches/compare.sh [--size 1G] [--runs 5] [--threads N]
-#                           [--log FILE.gz] [--data DIR]
+# Usage: benches/compare.sh [--small] [--lines N] [--runs N] [--threads N]
+#                           [--data DIR] [--no-goaccess]
 
 set -euo pipefail
 
@@ -24,14 +41,15 @@ usage() {
     cat <<'EOF'
 Usage: benches/compare.sh [OPTIONS]
 
-  --size SIZE    uncompressed size of the generated log: 1G, 200M, ... (default 1G)
-  --runs N       timed runs of each command (default 5)
-  --threads N    pass --threads N to robots-audit (default: its own choice)
-  --log FILE     time this gzip log instead of a generated one
+  --lines N      lines of the heavy and light logs (default 5000000)
+  --small        a quick try: --lines 200000 --runs 3
+  --runs N       timed rounds, every command once a round (default 5)
+  --threads N    pass --threads N to the timed audits (default: theirs)
   --data DIR     where generated logs are kept (default bench-data)
+  --no-goaccess  leave GoAccess out (by far the slowest: minutes a run)
   -h, --help     this text
 
-MB are 10^6 bytes of uncompressed log. Exit status 0 unless a command failed.
+MB are 10^6 bytes of uncompressed log, MiB 2^20 bytes of memory.
 EOF
 }
 
@@ -40,171 +58,223 @@ die() {
     exit 2
 }
 
-size=1G
+# The week issue 10 measured: 5 M lines over 7 days, 216,000 rows.
+week_lines=5000000
+week_seconds=604800
+week_rows=216000
+
+lines=$week_lines
 runs=5
 threads=
-log=
 data=bench-data
-
+goaccess=yes
 while [[ $# -gt 0 ]]; do
     case $1 in
-        --size) size=${2:?--size needs a value}; shift 2 ;;
-        --size=*) size=${1#*=}; shift ;;
+        --lines) lines=${2:?--lines needs a value}; shift 2 ;;
+        --lines=*) lines=${1#*=}; shift ;;
+        --small) lines=200000; runs=3; shift ;;
         --runs) runs=${2:?--runs needs a value}; shift 2 ;;
         --runs=*) runs=${1#*=}; shift ;;
         --threads) threads=${2:?--threads needs a value}; shift 2 ;;
         --threads=*) threads=${1#*=}; shift ;;
-        --log) log=${2:?--log needs a value}; shift 2 ;;
-        --log=*) log=${1#*=}; shift ;;
         --data) data=${2:?--data needs a value}; shift 2 ;;
         --data=*) data=${1#*=}; shift ;;
+        --no-goaccess) goaccess=no; shift ;;
         -h | --help) usage; exit 0 ;;
         *) usage >&2; die "unknown argument: $1" ;;
     esac
 done
-
+[[ $lines =~ ^[1-9][0-9]*$ && $lines -ge 1000 ]] || die "--lines must be a number of at least 1000, not '$lines'"
 [[ $runs =~ ^[1-9][0-9]*$ ]] || die "--runs must be a positive number, not '$runs'"
 [[ -z $threads || $threads =~ ^[1-9][0-9]*$ ]] || die "--threads must be a positive number, not '$threads'"
-[[ $size =~ ^[0-9]+[KkMmGgTt]?$ ]] || die "--size must look like 1G, 200M or 65536, not '$size'"
 
 # Paths given relative to where the script was started stay valid after the
 # cd to the repository root.
-start_dir=$PWD
-absolute() {
-    case $1 in
-        /*) printf '%s\n' "$1" ;;
-        *) printf '%s\n' "$start_dir/$1" ;;
-    esac
-}
-[[ -n $log ]] && log=$(absolute "$log")
-data=$(absolute "$data")
-
+case $data in
+    /*) ;;
+    *) data=$PWD/$data ;;
+esac
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 root=$PWD
 
 echo "building release binaries and examples ..." >&2
-cargo build --release --examples --bins --quiet
-
+CARGO_BUILD_JOBS=${CARGO_BUILD_JOBS:-1} cargo build --release --examples --bins --quiet
 genlog=$root/target/release/examples/genlog
-baseline=$root/target/release/examples/inflate_count
+inflate=$root/target/release/examples/inflate_count
 audit=$root/target/release/robots-audit
-robots=$root/samples/robots.txt
-for exe in "$genlog" "$baseline" "$audit"; do
+for exe in "$genlog" "$inflate" "$audit"; do
     [[ -x $exe ]] || die "missing after the build: $exe"
 done
-command -v gzip >/dev/null || die "gzip is not installed"
+for tool in gzip zcat grep awk; do
+    command -v "$tool" >/dev/null || die "$tool is not installed"
+done
 
-# The log: given, or generated once per size. The generator writes to a
+# The limit is zlib-rs with its CPU detection on, which only its `std`
+# feature turns on (flate2 leaves it off): say which build is measured.
+if cargo tree -e features -i zlib-rs 2>/dev/null | grep -q 'zlib-rs feature "std"'; then
+    zlib_std='on (cargo tree -e features -i zlib-rs shows "std")'
+else
+    zlib_std='OFF: cargo tree -e features -i zlib-rs shows no "std"; inflate runs without CPU detection'
+    echo "compare.sh: warning: zlib-rs is built without its std feature" >&2
+fi
+
+# Peak RSS and pipelines' exit codes come from GNU time, installed on
+# demand where apt-get can.
+if ! /usr/bin/time -f %M true >/dev/null 2>&1; then
+    if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
+        echo "installing GNU time to measure peak memory ..." >&2
+        apt-get install -y -qq time >/dev/null 2>&1 ||
+            { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq time >/dev/null 2>&1; } || true
+    fi
+    /usr/bin/time -f %M true >/dev/null 2>&1 || die "GNU time (/usr/bin/time) is missing and could not be installed"
+fi
+
+# GoAccess: Debian's package, installed when missing; the table says so
+# when it cannot be had.
+goaccess_note=
+if [[ $goaccess == yes ]] && ! command -v goaccess >/dev/null; then
+    if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
+        echo "installing goaccess (apt-get install -y goaccess) ..." >&2
+        apt-get install -y -qq goaccess >/dev/null 2>&1 ||
+            { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq goaccess >/dev/null 2>&1; } || true
+    fi
+    if ! command -v goaccess >/dev/null; then
+        goaccess=no
+        goaccess_note="GoAccess NOT MEASURED: not installed, and apt-get install -y goaccess failed or was not possible"
+        echo "compare.sh: $goaccess_note" >&2
+    fi
+elif [[ $goaccess == no ]]; then
+    goaccess_note="GoAccess left out (--no-goaccess)"
+fi
+
+# ---- inputs -------------------------------------------------------------
+
+mkdir -p "$data"
+span=$((week_seconds * lines / week_lines))
+((span >= 60)) || span=60
+heavy=$data/heavy-$lines.log.gz
+light=$data/light-$lines.log.gz
+half1=$data/heavy-$lines.half1.log.gz
+half2=$data/heavy-$lines.half2.log.gz
+ptr=$data/heavy-$lines.ptr-map.txt
+ptr_light=$data/light-$lines.ptr-map.txt
+robots=$data/robots-crawl-delay.txt
+
+# The sample robots.txt plus `Crawl-delay: 1` in SeznamBot's group, beside
+# its windowed Request-rate (Seznam reads no Crawl-delay: its rows carry
+# the note not-read-by-crawler, and are rows all the same).
+awk '{ print } /^Request-rate: 100\/1m 0600-2200$/ { print "Crawl-delay: 1"; n++ }
+     END { exit n == 1 ? 0 : 1 }' samples/robots.txt >"$robots.part" ||
+    die "samples/robots.txt no longer holds 'Request-rate: 100/1m 0600-2200' to add Crawl-delay beside"
+mv "$robots.part" "$robots"
+
+# Generates log $1 with genlog flags $3... and PTR map $2, unless the same
+# flags made it before (they are kept beside it). Written under a
 # temporary name first, so an interrupted run never leaves a short file
 # that later runs would take for a whole one.
-if [[ -z $log ]]; then
-    mkdir -p "$data"
-    log=$data/access-$size.log.gz
-    if [[ ! -s $log ]]; then
-        echo "generating $log (about $size uncompressed) ..." >&2
-        "$genlog" --seed 1 --bytes "$size" --start 2026-11-29T00:00:00+01:00 --span 1d \
-            --gzip --out "$log.part" --ptr-map "$data/access-$size.ptr-map.txt" --quiet
-        mv "$log.part" "$log"
+generate() {
+    local out=$1 map=$2
+    shift 2
+    local args="$*"
+    if [[ -s $out && -s $out.args && $(<"$out.args") == "$args" ]]; then
+        return
     fi
+    echo "generating $out ..." >&2
+    rm -f "$out.args"
+    "$genlog" "$@" --gzip --out "$out.part" --ptr-map "$map" --quiet
+    mv "$out.part" "$out"
+    printf '%s' "$args" >"$out.args"
+}
+common=(--lines "$lines" --span "${span}s" --start 2026-11-23T00:00:00+01:00)
+generate "$heavy" "$ptr" --seed 1 "${common[@]}" --crawler-share 8 --off-limits 25
+generate "$light" "$ptr_light" --seed 2 "${common[@]}" --crawler-share 2
+
+# The halves: heavy's own lines, cut at the middle line, so that two files
+# carry exactly the one file's bytes.
+if [[ ! -s $half1 || ! -s $half2 || $half1 -ot $heavy || $half2 -ot $heavy ]]; then
+    echo "cutting $heavy in two files ..." >&2
+    total=$(zcat "$heavy" | wc -l)
+    # One pass, each half to its own gzip (head would end zcat early,
+    # which pipefail takes for a failure).
+    zcat "$heavy" | awk -v half=$((total / 2)) -v one="$half1.part" -v two="$half2.part" '
+        NR == 1 { first = "gzip -6 -n >\"" one "\""; second = "gzip -6 -n >\"" two "\"" }
+        NR <= half { print | first; next }
+        { print | second }
+        END { close(first); close(second) }'
+    mv "$half1.part" "$half1"
+    mv "$half2.part" "$half2"
 fi
-[[ -r $log ]] || die "cannot read $log"
-[[ $(head -c 2 "$log" | od -An -tx1 | tr -d ' \n') == 1f8b ]] || die "$log is not gzip: the comparison is with gzip -dc"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/robots-audit-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-# The uncompressed size, measured once and kept beside the log (gzip -l
-# wraps at 4 GiB). A given log's size goes to the scratch directory.
-if [[ $log == "$data"/* ]]; then
-    bytes_file=$log.bytes
-else
-    bytes_file=$work/bytes
-fi
-if [[ ! -s $bytes_file || $bytes_file -ot $log ]]; then
-    gzip -dc "$log" | wc -c | tr -d ' ' >"$bytes_file"
-fi
-bytes=$(<"$bytes_file")
-[[ $bytes =~ ^[0-9]+$ && $bytes -gt 0 ]] || die "cannot tell the uncompressed size of $log"
+# Uncompressed sizes, for MB/s.
+bytes_of() { zcat "$1" | wc -c | tr -d ' '; }
+heavy_bytes=$(bytes_of "$heavy")
+light_bytes=$(bytes_of "$light")
 
-# Peak RSS: GNU time if present (installed on demand where apt-get can),
-# else the kernel's high-water mark, polled while the command runs.
-timer=
-if [[ -x /usr/bin/time ]] && /usr/bin/time -v true 2>/dev/null; then
-    timer=/usr/bin/time
-elif [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
-    echo "installing GNU time to measure peak memory ..." >&2
-    if apt-get install -y -qq time >/dev/null 2>&1 && /usr/bin/time -v true 2>/dev/null; then
-        timer=/usr/bin/time
-    fi
-fi
-[[ -n $timer ]] || echo "GNU time unavailable: reading peak memory from /proc/PID/status (VmHWM)" >&2
+# ---- the commands -------------------------------------------------------
 
-names=(gzip baseline audit)
-labels=("gzip -dc" "inflate_count (baseline)" "robots-audit")
-audit_args=(--log "$log" --robots "$robots" --out "$work/out" --quiet)
-[[ -n $threads ]] && audit_args+=(--threads "$threads")
+audit_flags=(--robots "$robots" --quiet)
+[[ -n $threads ]] && audit_flags+=(--threads "$threads")
 
-# Sets cmd to command N ($1), ready to run.
-command_for() {
-    case ${names[$1]} in
-        gzip) cmd=(gzip -dc "$log") ;;
-        baseline) cmd=("$baseline" "$log") ;;
-        audit)
-            rm -rf "$work/out"
-            mkdir "$work/out"
-            cmd=("$audit" "${audit_args[@]}")
-            ;;
+names=(inflate audit gzip zgrep)
+[[ $goaccess == yes ]] && names+=(goaccess)
+names+=(inflate_light audit_light audit_two)
+
+label() {
+    case $1 in
+        inflate) echo "inflate_count (limit)" ;;
+        audit) echo "robots-audit" ;;
+        gzip) echo "gzip -dc" ;;
+        zgrep) echo "zcat | grep -c SeznamBot" ;;
+        goaccess) echo "zcat | goaccess -o json" ;;
+        inflate_light) echo "inflate_count, 2% log" ;;
+        audit_light) echo "robots-audit, 2% log" ;;
+        audit_two) echo "robots-audit, 2 files" ;;
     esac
 }
 
-# Stops the script when command N ($1) ended with status $2. robots-audit
-# exits 1 when it found violations: that is a result, not a failure.
-check_status() {
-    local name=${names[$1]}
-    if [[ $2 -ne 0 && ! ($name == audit && $2 -eq 1) ]]; then
-        echo "compare.sh: ${labels[$1]} failed with status $2:" >&2
+# The uncompressed bytes command $1 reads.
+bytes_for() {
+    case $1 in
+        *_light) echo "$light_bytes" ;;
+        *) echo "$heavy_bytes" ;;
+    esac
+}
+
+# Runs command $1 once under GNU time: wall seconds to $work/$1.times, peak
+# RSS in KiB to $work/$1.rss. robots-audit exits 1 when it found
+# violations: that is a result, not a failure.
+run_one() {
+    local name=$1 out=$work/out-$1 status=0 start end
+    local -a cmd
+    rm -rf "$out"
+    mkdir "$out"
+    # The shell snippets' "$1" and "$2" are theirs, given after them.
+    # shellcheck disable=SC2016
+    case $name in
+        inflate) cmd=("$inflate" "$heavy") ;;
+        inflate_light) cmd=("$inflate" "$light") ;;
+        audit) cmd=("$audit" --log "$heavy" --ptr-map "$ptr" "${audit_flags[@]}" --out "$out") ;;
+        audit_light) cmd=("$audit" --log "$light" --ptr-map "$ptr_light" "${audit_flags[@]}" --out "$out") ;;
+        audit_two) cmd=("$audit" --log "$half1" --log "$half2" --ptr-map "$ptr" "${audit_flags[@]}" --out "$out") ;;
+        gzip) cmd=(sh -c 'exec gzip -dc "$1" >/dev/null' sh "$heavy") ;;
+        zgrep) cmd=(bash -o pipefail -c 'zcat "$1" | grep -c SeznamBot' sh "$heavy") ;;
+        goaccess)
+            cmd=(bash -o pipefail -c 'zcat "$1" | goaccess - --log-format=COMBINED --no-global-config --no-progress -o "$2/report.json"' sh "$heavy" "$out")
+            ;;
+    esac
+    start=$(date +%s.%N)
+    /usr/bin/time -f %M -o "$work/$name.time" "${cmd[@]}" >"$work/$name.stdout" 2>"$work/$name.stderr" </dev/null || status=$?
+    end=$(date +%s.%N)
+    if [[ $status -ne 0 && ! ($name == audit* && $status -eq 1) ]]; then
+        echo "compare.sh: $(label "$name") failed with status $status:" >&2
         tail -n 20 "$work/$name.stderr" >&2
         exit 2
     fi
-}
-
-# Runs command N ($1) once. Appends its wall time in seconds to
-# $work/NAME.times and, under GNU time, its peak RSS in KiB to
-# $work/NAME.rss.
-run_one() {
-    local name=${names[$1]} status=0 start end
-    local -a cmd
-    command_for "$1"
-    start=$(date +%s.%N)
-    if [[ -n $timer ]]; then
-        "$timer" -v -o "$work/$name.time" "${cmd[@]}" >"$work/$name.stdout" 2>"$work/$name.stderr" || status=$?
-        end=$(date +%s.%N)
-        awk -F: '/Maximum resident set size/ { gsub(/ /, "", $2); print $2 }' "$work/$name.time" >>"$work/$name.rss"
-    else
-        "${cmd[@]}" >"$work/$name.stdout" 2>"$work/$name.stderr" || status=$?
-        end=$(date +%s.%N)
-    fi
-    check_status "$1" "$status"
+    tail -n 1 "$work/$name.time" >>"$work/$name.rss"
     awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f\n", b - a }' >>"$work/$name.times"
-}
-
-# Without GNU time: runs command N ($1) once more, untimed, polling the
-# kernel's high-water mark, which never falls, until it exits. Polling
-# would blur the timed runs, hence the extra run.
-poll_rss() {
-    local name=${names[$1]} status=0 peak=0 now pid
-    local -a cmd
-    command_for "$1"
-    "${cmd[@]}" >"$work/$name.stdout" 2>"$work/$name.stderr" &
-    pid=$!
-    while kill -0 "$pid" 2>/dev/null; do
-        now=$(awk '/^VmHWM:/ { print $2 }' "/proc/$pid/status" 2>/dev/null || true)
-        [[ -n $now && $now -gt $peak ]] && peak=$now
-        sleep 0.02
-    done
-    wait "$pid" || status=$?
-    check_status "$1" "$status"
-    echo "$peak" >>"$work/$name.rss"
 }
 
 median() {
@@ -213,48 +283,122 @@ median() {
         else printf "%.3f", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
-# Warm the page cache so that the first command timed does not pay for it.
-cat "$log" >/dev/null
+# The median over the rounds of round-by-round ratios $1/$2 of wall times:
+# a machine whose speed drifts between rounds moves both alike.
+ratio() {
+    paste -d ' ' "$work/$1.times" "$work/$2.times" | awk '{ print ($2 > 0 ? $1 / $2 : 0) }' >"$work/ratio"
+    median "$work/ratio"
+}
 
-compressed=$(wc -c <"$log" | tr -d ' ')
-echo "timing $runs runs of each command on $log ..." >&2
+# ---- timing -------------------------------------------------------------
+
+# Warm the page cache so that the first command timed does not pay for it.
+cat "$heavy" "$light" "$half1" "$half2" >/dev/null
+load_before=$(cut -d ' ' -f 1-3 /proc/loadavg 2>/dev/null || echo unknown)
+count=${#names[@]}
+echo "timing $runs rounds of $count commands ..." >&2
 for ((round = 0; round < runs; round++)); do
-    # Rotate who goes first, so that no command always runs on a machine
-    # warmed (or heated) by the same neighbour.
-    for ((k = 0; k < 3; k++)); do
-        run_one $(((round + k) % 3))
+    for ((k = 0; k < count; k++)); do
+        run_one "${names[(round + k) % count]}"
     done
     printf '  round %d/%d done\n' $((round + 1)) "$runs" >&2
 done
-if [[ -z $timer ]]; then
-    for k in 0 1 2; do
-        poll_rss "$k"
-    done
+load_after=$(cut -d ' ' -f 1-3 /proc/loadavg 2>/dev/null || echo unknown)
+
+# ---- checks, not timed --------------------------------------------------
+
+# Reports at --threads 1 and --threads 2: every report file byte for
+# byte, and run.json but for the arguments it records. Hidden entries are
+# the run's lock, not reports.
+echo "checking the reports at --threads 1 and --threads 2 ..." >&2
+for t in 1 2; do
+    mkdir "$work/threads-$t"
+    status=0
+    "$audit" --log "$heavy" --ptr-map "$ptr" --robots "$robots" --quiet --threads "$t" \
+        --out "$work/threads-$t" 2>"$work/threads-$t.stderr" || status=$?
+    [[ $status -le 1 ]] || die "robots-audit --threads $t failed with status $status: $(tail -n 5 "$work/threads-$t.stderr")"
+done
+differ=()
+mapfile -t written < <(find "$work/threads-1" "$work/threads-2" -mindepth 1 -maxdepth 1 -xtype f ! -name '.*' -printf '%f\n' | sort -u)
+[[ ${#written[@]} -ge 3 ]] || die "the audits at --threads 1 and 2 left ${#written[@]} report files in --out, not the three SPEC §5 names"
+for name in "${written[@]}"; do
+    one=$work/threads-1/$name
+    two=$work/threads-2/$name
+    if [[ $name == run.json ]] && command -v python3 >/dev/null; then
+        python3 - "$one" "$two" <<'PY' || differ+=("$name")
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+for d in (a, b):
+    d.pop("arguments", None)
+sys.exit(0 if a == b else 1)
+PY
+    elif [[ $name == run.json ]]; then
+        # Without python3: everything after the arguments' list.
+        cmp -s <(sed '1,/^  \],$/d' "$one") <(sed '1,/^  \],$/d' "$two") || differ+=("$name")
+    else
+        cmp -s "$one" "$two" || differ+=("$name")
+    fi
+done
+reports=${#written[@]}
+if [[ ${#differ[@]} -eq 0 ]]; then
+    threads_check="identical ($reports report files; run.json but for its arguments)"
+else
+    threads_check="DIFFER: ${differ[*]}"
 fi
+
+violations=$work/threads-1/violations.csv
+[[ -s $violations ]] || die "the heavy audit wrote no violations.csv"
+rows=$(($(wc -l <"$violations") - 1))
+by_kind=$(awk -F, 'NR > 1 { n[$11]++ } END { for (k in n) printf "%s %d, ", k, n[k] }' "$violations" | sed 's/, $//')
+inflated_lines=$(head -n 1 "$work/inflate.stdout")
+seznam_lines=$(head -n 1 "$work/zgrep.stdout")
+
+# ---- the table ----------------------------------------------------------
 
 cpu=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null || true)
-printf 'robots-audit whole-run benchmark, %s\n' "$(date -u '+%Y-%m-%d %H:%M UTC')"
-printf 'machine: %s, %s CPUs, %s\n' "${cpu:-unknown CPU}" "$(nproc)" "$(uname -sr)"
-printf 'input:   %s\n' "$log"
-awk -v c="$compressed" -v u="$bytes" 'BEGIN {
-    printf "         %.1f MB compressed, %.1f MB uncompressed (%.1fx)\n", c / 1e6, u / 1e6, u / c }'
-printf 'runs:    %d of each, alternating; audit threads: %s\n\n' "$runs" "${threads:-default}"
+mb() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1e6 }'; }
+printf 'robots-audit against bare inflate, %s\n' "$(date -u '+%Y-%m-%d %H:%M UTC')"
+printf 'machine:  %s, %s CPUs, %s; load %s before, %s after\n' \
+    "${cpu:-unknown CPU}" "$(nproc)" "$(uname -sr)" "$load_before" "$load_after"
+printf 'build:    %s, zlib-rs std feature %s\n' "$(git describe --always --dirty 2>/dev/null || echo '?')" "$zlib_std"
+printf 'heavy:    %s: %s lines (%s by inflate_count), %s MB, %s MB gzip; %s SeznamBot lines (grep -c)\n' \
+    "${heavy##*/}" "$lines" "$inflated_lines" "$(mb "$heavy_bytes")" "$(mb "$(wc -c <"$heavy")")" "$seznam_lines"
+printf '          %s s of clock, 8%% Seznam crawler lines, %s\n' "$span" "${robots##*/}"
+printf 'light:    %s: %s MB, %s MB gzip, 2%% Seznam crawler lines\n' \
+    "${light##*/}" "$(mb "$light_bytes")" "$(mb "$(wc -c <"$light")")"
+printf 'two:      %s + %s, heavy cut at its middle line\n' "${half1##*/}" "${half2##*/}"
+printf 'rows:     %s violation rows from heavy (%s); the issue'"'"'s week: about %s per %s lines, so about %s here\n' \
+    "$rows" "$by_kind" "$week_rows" "$week_lines" "$((week_rows * lines / week_lines))"
+printf 'runs:     %d rounds, commands alternating; audit threads: %s\n' "$runs" "${threads:-default}"
+[[ -n $goaccess_note ]] && printf 'note:     %s\n' "$goaccess_note"
+echo
 
-printf '%-26s %10s %10s %12s   %s\n' command "median s" "MB/s" "peak RSS" "all runs (s)"
-for i in 0 1 2; do
-    name=${names[$i]}
+printf '%-27s %9s %8s %10s %9s   %s\n' command "median s" "MB/s" "peak RSS" "/inflate" "all runs (s)"
+for name in "${names[@]}"; do
     med=$(median "$work/$name.times")
     peak=$(sort -g "$work/$name.rss" | tail -n 1)
-    all=$(paste -sd ' ' "$work/$name.times")
-    awk -v l="${labels[$i]}" -v m="$med" -v u="$bytes" -v r="$peak" -v a="$all" 'BEGIN {
-        printf "%-26s %10.3f %10.1f %9.1f MB   %s\n", l, m, (m > 0 ? u / 1e6 / m : 0), r / 1024, a }'
-    printf -v "median_$name" '%s' "$med"
+    case $name in
+        *_light) base=inflate_light ;;
+        *) base=inflate ;;
+    esac
+    r=$(ratio "$name" "$base")
+    awk -v l="$(label "$name")" -v m="$med" -v u="$(bytes_for "$name")" -v p="$peak" -v r="$r" \
+        -v a="$(paste -sd ' ' "$work/$name.times")" 'BEGIN {
+        printf "%-27s %9.3f %8.1f %6.1f MiB %8.2fx   %s\n", l, m, (m > 0 ? u / 1e6 / m : 0), p / 1024, r, a }'
 done
 
-# shellcheck disable=SC2154 # set through printf -v above
-awk -v a="$median_audit" -v b="$median_baseline" -v g="$median_gzip" 'BEGIN {
-    printf "\naudit / baseline: %.2fx    audit / gzip -dc: %.2fx\n",
-        (b > 0 ? a / b : 0), (g > 0 ? a / g : 0) }'
-if [[ -s $work/baseline.stdout ]]; then
-    printf 'inflate_count says: %s\n' "$(head -c 200 "$work/baseline.stdout" | tr '\n' ' ')"
-fi
+# Issue 10's targets beside what was measured.
+heavy_ratio=$(ratio audit inflate)
+light_ratio=$(ratio audit_light inflate_light)
+two_ratio=$(ratio audit audit_two)
+audit_peak=$(cat "$work"/audit.rss "$work"/audit_light.rss "$work"/audit_two.rss | sort -g | tail -n 1)
+echo
+printf '%-44s %9s   %s\n' "issue 10" measured target
+verdict() { awk -v v="$1" -v t="$3" -v op="$2" 'BEGIN { ok = (op == "<=" ? v <= t : v >= t); print ok ? "met" : "NOT MET" }'; }
+printf '%-44s %8.2fx   <= 1.15x  %s\n' "audit / inflate, 8% crawler lines" "$heavy_ratio" "$(verdict "$heavy_ratio" '<=' 1.15)"
+printf '%-44s %8.2fx   <= 1.10x  %s\n' "audit / inflate, 2% crawler lines" "$light_ratio" "$(verdict "$light_ratio" '<=' 1.10)"
+printf '%-44s %8.2fx   >= 1.80x  %s\n' "two files' throughput / one file's" "$two_ratio" "$(verdict "$two_ratio" '>=' 1.80)"
+awk -v p="$audit_peak" 'BEGIN { printf "%-44s %5.1f MiB   <= 100 MiB %s\n", "audit peak RSS (largest of the three)", p / 1024, (p <= 102400 ? "met" : "NOT MET") }'
+printf '%-44s %s\n' "reports at --threads 1 and 2" "$threads_check"
+
+[[ ${#differ[@]} -eq 0 ]] || exit 1

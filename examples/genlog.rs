@@ -25,6 +25,11 @@
 //!   --format F          combined (default), common or vhost_combined
 //!   --request-time      append nginx's $request_time after the last field
 //!   --no-bursts         leave out the SeznamBot bursts that break Request-rate
+//!   --crawler-share PCT percent of ordinary lines that are Seznam crawler
+//!                       fetches, in place of browser lines (default 1.9,
+//!                       at most 93.3)
+//!   --off-limits PCT    percent of those fetches aimed at paths
+//!                       samples/robots.txt forbids (default 16, at most 94)
 //!   --quiet             no summary on standard error
 //! ```
 //!
@@ -49,6 +54,12 @@
 //! `--bytes`), so `--bytes 1G --span 1d` reads like a busy day. Under
 //! `--lines` the count is exact; under `--bytes` the size comes within a
 //! few kilobytes of the target (bursts are reckoned at 200 bytes a line).
+//!
+//! `--crawler-share` and `--off-limits` set the violation volume the
+//! benches need (issue 10: a crawler-heavy week, 8% Seznam fetches): with
+//! many crawler fetches a second, `Crawl-delay` and `Request-rate` rows
+//! grow with the share, `disallow` rows with both. The defaults draw exactly
+//! the lines drawn before the two flags existed.
 
 #[path = "genlog/actors.rs"]
 mod actors;
@@ -77,7 +88,7 @@ use clock::Start;
 use line::{Format, Layout};
 use rng::Rng;
 use sink::Sink;
-use traffic::{Budget, Traffic};
+use traffic::{Budget, Mix, Traffic};
 
 const HELP: &str = "\
 genlog: write a deterministic web-server access log (Apache/nginx combined)
@@ -99,6 +110,10 @@ Usage: genlog [OPTIONS]
   --format F          combined (default), common or vhost_combined
   --request-time      append a request time after the last field
   --no-bursts         no SeznamBot bursts over the sample's Request-rate
+  --crawler-share PCT percent of ordinary lines that are Seznam crawler
+                      fetches, taken from browser lines (default 1.9, max 93.3)
+  --off-limits PCT    percent of those aimed at paths samples/robots.txt
+                      forbids (default 16, max 94)
   --quiet             no summary on standard error
   -h, --help          this text
 ";
@@ -114,7 +129,27 @@ struct Options {
     ptr_map: Option<PathBuf>,
     layout: Layout,
     bursts: bool,
+    mix: Mix,
     quiet: bool,
+}
+
+/// A percentage (`8`, `8%`, `0.25`) as parts of `whole` (10,000 for per
+/// million, 100 for per 10,000), at most `max` parts.
+fn parse_percent(flag: &str, text: &str, whole: u32, max: u32) -> Result<u32, String> {
+    let number = text.strip_suffix('%').unwrap_or(text);
+    let parts = number
+        .parse::<f64>()
+        .ok()
+        .filter(|p| p.is_finite() && *p >= 0.0)
+        .map(|p| (p * f64::from(whole)).round())
+        .ok_or_else(|| format!("{flag}: {text:?} is not a percentage"))?;
+    if parts > f64::from(max) {
+        return Err(format!(
+            "{flag}: {text:?} is over the {}% it can take",
+            f64::from(max) / f64::from(whole)
+        ));
+    }
+    Ok(parts as u32)
 }
 
 fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Option<Options>, String> {
@@ -132,6 +167,7 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Option<Options>,
             request_time: false,
         },
         bursts: true,
+        mix: Mix::DEFAULT,
         quiet: false,
     };
     let mut gzip = false;
@@ -185,6 +221,14 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Option<Options>,
             }
             "--request-time" => options.layout.request_time = true,
             "--no-bursts" => options.bursts = false,
+            "--crawler-share" => {
+                options.mix.seznam_per_million =
+                    parse_percent(&flag, &value()?, 10_000, Mix::MAX_SEZNAM_PER_MILLION)?;
+            }
+            "--off-limits" => {
+                options.mix.off_limits_per_10k =
+                    parse_percent(&flag, &value()?, 100, site::MAX_OFF_LIMITS_PER_10K)?;
+            }
             "--quiet" | "-q" => options.quiet = true,
             _ => return Err(format!("unknown argument {arg:?} (see --help)")),
         }
@@ -228,6 +272,7 @@ fn run(options: Options) -> Result<(), String> {
         options.budget,
         options.layout,
         options.bursts,
+        options.mix,
     );
     let mut sink = Sink::new(file, options.level, options.out_of_order.then_some(shuffle));
     let what = |e: io::Error| format!("cannot write the log: {e}");
@@ -294,6 +339,12 @@ mod tests {
         assert_eq!(o.level, Some(1));
         assert_eq!(o.layout.format, Format::Common);
         assert!(args("--help").unwrap().is_none());
+        let o = args("--crawler-share 8 --off-limits=2.5%")
+            .unwrap()
+            .unwrap();
+        assert_eq!(o.mix.seznam_per_million, 80_000);
+        assert_eq!(o.mix.off_limits_per_10k, 250);
+        assert_eq!(args("").unwrap().unwrap().mix, Mix::DEFAULT);
         for bad in [
             "--lines",
             "--lines x",
@@ -301,6 +352,11 @@ mod tests {
             "--span 1y",
             "--what",
             "--gzip=1",
+            "--crawler-share 94",
+            "--crawler-share -1",
+            "--crawler-share x",
+            "--off-limits 95",
+            "--off-limits NaN",
         ] {
             assert!(args(bad).is_err(), "{bad}");
         }

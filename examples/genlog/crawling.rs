@@ -16,7 +16,7 @@ impl Traffic {
             let edge = self.rng.pick(EDGE_TARGETS);
             self.target.extend_from_slice(edge.as_bytes());
         } else {
-            let page = site::crawl(&mut self.rng, &self.site);
+            let page = site::crawl_aiming(&mut self.rng, &self.site, self.off_limits);
             self.site.write_page(page, &mut self.target);
         }
         let named = self.rng.chance(500);

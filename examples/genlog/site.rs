@@ -398,11 +398,29 @@ pub fn browse(rng: &mut Rng, site: &Site) -> Page {
     }
 }
 
+/// How many crawler fetches in 10,000 `crawl` aims at a path
+/// `samples/robots.txt` forbids to SeznamBot: about one in six.
+pub const OFF_LIMITS_PER_10K: u32 = 1_600;
+
+/// The most `crawl_aiming` takes: robots.txt and the sitemaps keep their
+/// 6%.
+pub const MAX_OFF_LIMITS_PER_10K: u32 = 9_400;
+
 /// A page a crawler fetches: `robots.txt` and sitemaps now and then, mostly
 /// content, and about one fetch in six onto a path `samples/robots.txt`
 /// forbids to SeznamBot.
 pub fn crawl(rng: &mut Rng, site: &Site) -> Page {
-    match rng.weighted(&[(40u32, 0u8), (20, 1), (780, 2), (160, 3)]) {
+    crawl_aiming(rng, site, OFF_LIMITS_PER_10K)
+}
+
+/// `crawl` with `off_limits` fetches in 10,000 aimed at forbidden paths
+/// (at most `MAX_OFF_LIMITS_PER_10K`), which sets how many `disallow` rows
+/// a log makes. The weights are ten times `crawl`'s old per-mille ones, so
+/// the default draws exactly what it drew before the knob existed.
+pub fn crawl_aiming(rng: &mut Rng, site: &Site, off_limits: u32) -> Page {
+    let off_limits = off_limits.min(MAX_OFF_LIMITS_PER_10K);
+    let content = MAX_OFF_LIMITS_PER_10K - off_limits;
+    match rng.weighted(&[(400u32, 0u8), (200, 1), (content, 2), (off_limits, 3)]) {
         0 => Page::Robots,
         1 => Page::Sitemap(rng.below(3) as u8),
         2 => match rng.weighted(&[

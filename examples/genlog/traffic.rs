@@ -67,7 +67,7 @@ enum Slot {
     Edge(u8),
 }
 
-/// What one ordinary line is, per 10,000.
+/// What one ordinary line is, per 10,000, under the default `Mix`.
 const SLOTS: &[(u32, Slot)] = &[
     (9_140, Slot::Browser),
     (135, Slot::Seznam(Seznam::Bot)),
@@ -83,6 +83,64 @@ const SLOTS: &[(u32, Slot)] = &[
     (100, Slot::Impostor(None)),
     (30, Slot::Odd(Odd::Truncated)), // stands for any of RANDOM_ODDS
 ];
+
+/// Seznam's crawler fetches per 10,000 ordinary lines in `SLOTS`, and the
+/// most a `Mix` may ask for: every browser line given over to them.
+const SEZNAM_PER_10K: u32 = 190;
+const BROWSER_PER_10K: u32 = 9_140;
+
+/// How much of the log is Seznam's crawlers, and how much of that breaks a
+/// Disallow rule: the two knobs that set a log's violation volume.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Mix {
+    /// Fetches by SeznamBot, FreshBot and SeznamBot-test per million
+    /// ordinary lines (bursts come on top); they take the place of browser
+    /// lines, so at most `Mix::MAX_SEZNAM_PER_MILLION`.
+    pub seznam_per_million: u32,
+    /// Of those fetches, per 10,000, the ones aimed at a path
+    /// `samples/robots.txt` forbids (at most
+    /// `site::MAX_OFF_LIMITS_PER_10K`).
+    pub off_limits_per_10k: u32,
+}
+
+impl Mix {
+    pub const DEFAULT: Mix = Mix {
+        seznam_per_million: SEZNAM_PER_10K * 100,
+        off_limits_per_10k: site::OFF_LIMITS_PER_10K,
+    };
+    pub const MAX_SEZNAM_PER_MILLION: u32 = (SEZNAM_PER_10K + BROWSER_PER_10K) * 100;
+
+    /// `SLOTS` per million, Seznam's three crawlers scaled to the share
+    /// asked for in their old proportions and browsers making up the rest.
+    /// Per million rather than per 10,000 so that a share like 0.25% is
+    /// exact; `Rng::weighted` draws the same from weights all a hundred
+    /// times larger, so the default mix writes the same bytes as before.
+    fn slots(self) -> Vec<(u32, Slot)> {
+        let share = self.seznam_per_million.min(Self::MAX_SEZNAM_PER_MILLION);
+        let scaled = |kind: Seznam| {
+            let per_10k = SLOTS
+                .iter()
+                .find(|&&(_, slot)| slot == Slot::Seznam(kind))
+                .map_or(0, |&(weight, _)| weight);
+            (u64::from(share) * u64::from(per_10k) / u64::from(SEZNAM_PER_10K)) as u32
+        };
+        let (bot, fresh) = (scaled(Seznam::Bot), scaled(Seznam::Fresh));
+        SLOTS
+            .iter()
+            .map(|&(weight, slot)| {
+                let weight = match slot {
+                    Slot::Browser => (BROWSER_PER_10K + SEZNAM_PER_10K) * 100 - share,
+                    Slot::Seznam(Seznam::Bot) => bot,
+                    Slot::Seznam(Seznam::Fresh) => fresh,
+                    // The rounding remainder, so the three add up to `share`.
+                    Slot::Seznam(Seznam::Test) => share - bot - fresh,
+                    _ => weight * 100,
+                };
+                (weight, slot)
+            })
+            .collect()
+    }
+}
 
 #[derive(Debug, Clone, Copy)]
 struct Burst {
@@ -106,6 +164,9 @@ pub struct Traffic {
     site: Site,
     pools: Pools,
     layout: Layout,
+    /// `SLOTS` as the `Mix` reshaped them, per million.
+    slots: Vec<(u32, Slot)>,
+    off_limits: u32,
     stamp: Stamp,
     start: Start,
     span: u64,
@@ -175,6 +236,7 @@ impl Traffic {
         budget: Budget,
         layout: Layout,
         bursts: bool,
+        mix: Mix,
     ) -> Traffic {
         let mut planned = if bursts {
             schedule(start.utc, span)
@@ -214,6 +276,8 @@ impl Traffic {
             site,
             pools,
             layout,
+            slots: mix.slots(),
+            off_limits: mix.off_limits_per_10k,
             stamp: Stamp::new(start.offset),
             start,
             span,
@@ -276,7 +340,7 @@ impl Traffic {
                 next_forced += 1;
                 self.forced[next_forced - 1]
             } else {
-                match self.rng.weighted(SLOTS) {
+                match self.rng.weighted(&self.slots) {
                     Slot::Odd(Odd::Truncated) => Slot::Odd(self.rng.pick(RANDOM_ODDS)),
                     slot => slot,
                 }
@@ -332,9 +396,9 @@ impl Traffic {
     fn burst_fetch(&mut self, fetch: BurstFetch) {
         self.line.clear();
         // A crawler in full swing has robots.txt already.
-        let mut page = site::crawl(&mut self.rng, &self.site);
+        let mut page = site::crawl_aiming(&mut self.rng, &self.site, self.off_limits);
         while page == Page::Robots {
-            page = site::crawl(&mut self.rng, &self.site);
+            page = site::crawl_aiming(&mut self.rng, &self.site, self.off_limits);
         }
         self.target.clear();
         self.site.write_page(page, &mut self.target);
@@ -431,7 +495,15 @@ mod tests {
 
     fn lines_in(seed: u64, budget: Budget, bursts: bool, layout: Layout) -> Vec<Vec<u8>> {
         let start = parse_start("2026-11-29T00:00:00+01:00").unwrap();
-        let mut traffic = Traffic::new(Rng::new(seed), start, 86_400, budget, layout, bursts);
+        let mut traffic = Traffic::new(
+            Rng::new(seed),
+            start,
+            86_400,
+            budget,
+            layout,
+            bursts,
+            Mix::DEFAULT,
+        );
         let mut out = Vec::new();
         traffic
             .generate(|l| {
@@ -594,6 +666,93 @@ mod tests {
                 "the broken hour, in the stamp"
             );
         }
+    }
+
+    #[test]
+    fn mix_reshapes_only_browsers_and_seznam() {
+        let weights = |mix: Mix| mix.slots().iter().map(|&(w, _)| u64::from(w)).sum::<u64>();
+        let default: Vec<(u32, Slot)> = SLOTS.iter().map(|&(w, s)| (w * 100, s)).collect();
+        assert_eq!(Mix::DEFAULT.slots(), default);
+        for share in [0, 1, 2_500, 19_000, 80_000, Mix::MAX_SEZNAM_PER_MILLION] {
+            let mix = Mix {
+                seznam_per_million: share,
+                ..Mix::DEFAULT
+            };
+            assert_eq!(weights(mix), 1_000_000, "share {share}");
+            let seznam: u32 = mix
+                .slots()
+                .iter()
+                .filter(|(_, s)| matches!(s, Slot::Seznam(_)))
+                .map(|&(w, _)| w)
+                .sum();
+            assert_eq!(seznam, share);
+        }
+    }
+
+    /// Seznam's ordinary fetches, and among them those whose target
+    /// `samples/robots.txt` forbids to SeznamBot, by the generator's own
+    /// lines: the user agent and a few forbidden prefixes.
+    fn seznam_counts(mix: Mix) -> (usize, usize, usize) {
+        let start = parse_start("2026-11-29T00:00:00+01:00").unwrap();
+        let mut traffic = Traffic::new(
+            Rng::new(9),
+            start,
+            86_400,
+            Budget::Lines(40_000),
+            layout(),
+            false,
+            mix,
+        );
+        let (mut all, mut seznam, mut forbidden) = (0, 0, 0);
+        traffic
+            .generate(|l| {
+                all += 1;
+                let text = String::from_utf8_lossy(l);
+                if text.contains("SeznamBot/") && text.starts_with("77.75.") {
+                    seznam += 1;
+                    if [
+                        "\"GET /kosik",
+                        "\"GET /uzivatel/",
+                        "\"GET /hledani",
+                        "\"GET /cz/chat/",
+                        "\"GET /tisk/",
+                        "\"GET /tmp",
+                    ]
+                    .iter()
+                    .any(|p| text.contains(p))
+                    {
+                        forbidden += 1;
+                    }
+                }
+                Ok(())
+            })
+            .unwrap();
+        (all, seznam, forbidden)
+    }
+
+    #[test]
+    fn mix_sets_crawler_share_and_off_limits() {
+        let (all, seznam, forbidden) = seznam_counts(Mix {
+            seznam_per_million: 80_000,
+            off_limits_per_10k: 1_600,
+        });
+        // 8% of 40,000 is 3,200; the IPv4 ones are most of them.
+        assert!((2_000..3_400).contains(&seznam), "{seznam} of {all}");
+        let (_, heavy, heavy_forbidden) = seznam_counts(Mix {
+            seznam_per_million: 80_000,
+            off_limits_per_10k: 8_000,
+        });
+        assert!(heavy.abs_diff(seznam) < seznam / 10, "{heavy} vs {seznam}");
+        // Five times the aim, about five times the forbidden fetches.
+        assert!(
+            heavy_forbidden > forbidden * 4 && heavy_forbidden < forbidden * 6,
+            "{heavy_forbidden} vs {forbidden}"
+        );
+        let (_, few, _) = seznam_counts(Mix {
+            seznam_per_million: 20_000,
+            off_limits_per_10k: 1_600,
+        });
+        assert!(few * 3 < seznam, "{few} vs {seznam}");
     }
 
     #[test]
