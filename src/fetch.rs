@@ -110,9 +110,11 @@ impl Fetch {
         self.part(3)
     }
 
-    /// Bytes of memory the record holds, for the memory budget.
+    /// Bytes of memory the record costs, for the memory budget: its text
+    /// with the allocator's overhead, and its fixed part twice, for the
+    /// room a growing buffer keeps and the scratch space of its sort.
     pub fn size(&self) -> usize {
-        std::mem::size_of::<Fetch>() + self.text.len()
+        2 * std::mem::size_of::<Fetch>() + self.text.len() + 16
     }
 
     /// Appends the record's bytes, as `decode` reads them back.

@@ -203,7 +203,9 @@ impl<'d, T: Record> Sorter<'d, T> {
                 inner.bytes += record.size();
                 inner.buffer.push(record);
             }
-            if inner.bytes < self.budget {
+            // Half the budget a buffer: while one is sorted and written,
+            // the next one fills.
+            if inner.bytes < self.budget / 2 {
                 return;
             }
             inner.bytes = 0;

@@ -112,10 +112,11 @@ pub struct Digest<'d> {
     pub impostor_fetches: u64,
     targets: Option<Sorter<'d, Targeted>>,
     pending: Vec<Targeted>,
+    pending_bytes: usize,
 }
 
-/// Pairs sent to the sorter at once.
-const BATCH: usize = 4096;
+/// Bytes of pairs sent to the sorter at once (a target may be 8 KiB).
+const BATCH_BYTES: usize = 256 * 1024;
 
 impl<'d> Digest<'d> {
     pub fn new(crawlers: usize, budget: usize, spill: &'d SpillDir) -> Digest<'d> {
@@ -130,6 +131,7 @@ impl<'d> Digest<'d> {
             impostor_fetches: 0,
             targets: Some(Sorter::new(budget, spill)),
             pending: Vec::new(),
+            pending_bytes: 0,
         }
     }
 
@@ -188,18 +190,22 @@ impl<'d> Digest<'d> {
         rule.crawlers.insert(counted.crawler);
         rule.last = time;
         let target = counted.fetch.target();
-        self.pending.push(Targeted::new(
+        for tag in [
             Tag::Kind {
                 crawler: counted.crawler,
                 kind: kind_index,
             },
-            target,
-        ));
-        self.pending.push(Targeted::new(Tag::Rule(at), target));
-        if self.pending.len() >= BATCH
+            Tag::Rule(at),
+        ] {
+            let pair = Targeted::new(tag, target);
+            self.pending_bytes += pair.size();
+            self.pending.push(pair);
+        }
+        if self.pending_bytes >= BATCH_BYTES
             && let Some(targets) = &self.targets
         {
             targets.extend(std::mem::take(&mut self.pending));
+            self.pending_bytes = 0;
         }
     }
 
@@ -318,8 +324,10 @@ impl Record for Targeted {
             .then_with(|| self.target.cmp(&other.target))
     }
 
+    /// As `Fetch::size`: the text with the allocator's overhead, the fixed
+    /// part twice.
     fn size(&self) -> usize {
-        std::mem::size_of::<Targeted>() + self.target.len()
+        2 * std::mem::size_of::<Targeted>() + self.target.len() + 16
     }
 
     fn encode(&self, out: &mut Vec<u8>) {
