@@ -5,13 +5,13 @@
 //!
 //! Run: `cargo bench --bench rates`
 
-use std::sync::Arc;
 use std::time::Instant;
 
 use robots_audit::accesslog::Timestamp;
-use robots_audit::audit::{self, Counting, Fetch, Policy};
+use robots_audit::audit::{self, Counted, Counting, Policy};
 use robots_audit::config::{RateBy, WindowTz};
 use robots_audit::crawler::{IdentifiedBy, Verification, profile};
+use robots_audit::fetch::{Fetch, Text};
 use robots_audit::robots::Robots;
 
 const ROBOTS: &[u8] = b"User-agent: SeznamBot\n\
@@ -21,7 +21,7 @@ Request-rate: 300/1m 0100-0600\n\
 Crawl-delay: 1\n";
 
 /// One fetch every `gap` seconds on average, in bursts, over `days`.
-fn fetches(days: i64, gap: i64) -> Vec<Fetch> {
+fn fetches(days: i64, gap: i64) -> Vec<Counted> {
     let start = 1_796_000_000;
     let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
     let mut t = start;
@@ -33,21 +33,28 @@ fn fetches(days: i64, gap: i64) -> Vec<Fetch> {
         state ^= state << 17;
         t += (state % (2 * gap as u64 + 1)) as i64;
         line += 1;
-        out.push(Fetch {
-            time: Timestamp {
-                unix: t,
-                millis: 0,
-                offset_min: 60,
-            },
-            file: 0,
-            line,
-            client: Arc::from(&b"77.75.77.123"[..]),
+        let target = format!("/clanek/{}", state % 100_000);
+        out.push(Counted {
+            fetch: Fetch::new(
+                Timestamp {
+                    unix: t,
+                    millis: 0,
+                    offset_min: 60,
+                },
+                0,
+                line,
+                Some(200),
+                None,
+                Text {
+                    client: b"77.75.77.123",
+                    method: b"GET",
+                    target: target.as_bytes(),
+                    user_agent: b"SeznamBot/4.0",
+                },
+            ),
             crawler: 0,
             verification: Verification::Verified,
             identified_by: IdentifiedBy::UaPtr,
-            method: Arc::from(&b"GET"[..]),
-            target: format!("/clanek/{}", state % 100_000).into_bytes(),
-            status: Some(200),
         });
     }
     out
@@ -69,7 +76,7 @@ fn main() {
     for days in [15, 30, 60] {
         let fetches = fetches(days, 6);
         let started = Instant::now();
-        let rows = audit::judge(&policies, &fetches, counting);
+        let rows = audit::judge_all(&policies, &fetches, counting);
         let secs = started.elapsed().as_secs_f64();
         println!(
             "{days:>6} {:>10} {:>10} {secs:>12.3} {:>10.0}",

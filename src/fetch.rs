@@ -211,7 +211,6 @@ mod tests {
     use super::{Fetch, Text};
     use crate::accesslog::time::Timestamp;
     use crate::crawler::CrawlerId;
-    use crate::spill::Record;
 
     fn sample(ua: &[u8], status: Option<u16>, claim: Option<CrawlerId>) -> Fetch {
         Fetch::new(

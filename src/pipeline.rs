@@ -33,7 +33,9 @@ use crate::accesslog::{self, Chunk, ChunkReader, LogFormat, Recycler, Timestamp}
 use crate::audit::{self, Counted, Counting, Impostor, Judge, Policy, SpoofReason, Violation};
 use crate::config::AuditConfig;
 use crate::crawler::dns::{self, DnsOptions};
-use crate::crawler::{Client, DnsAnswer, Identifier, Knowledge, PtrMap, Verification};
+use crate::crawler::{
+    Client, CrawlerId, DnsAnswer, Identifier, Identity, Knowledge, PtrMap, Verification,
+};
 use crate::error::{Error, Position, Result};
 use crate::fetch::Fetch;
 use crate::progress::{self, Progress};
@@ -138,36 +140,54 @@ enum Decided<'r> {
     Nobody,
 }
 
-/// Who made `fetch`, and the `disallow` verdict for a crawler's.
-fn decide<'r>(
+/// Who a client field with a claim is: the same for every fetch of it, so
+/// decided once per distinct pair (matching PTR names against the crawlers'
+/// patterns is the costly part), with why an impostor is one.
+type Identities =
+    HashMap<Option<CrawlerId>, HashMap<Box<[u8]>, Option<(Identity, Option<SpoofReason>)>>>;
+
+/// Who `client` with `claim` is.
+fn identify(
     ident: &Identifier,
     knowledge: &Knowledge,
-    policies: &[Policy<'r>],
-    fetch: Fetch,
-) -> Decided<'r> {
-    let client = crate::crawler::parse_client(fetch.client());
-    let Some(identity) = knowledge.decide(ident, &client, fetch.claim) else {
+    client: &[u8],
+    claim: Option<CrawlerId>,
+) -> Option<(Identity, Option<SpoofReason>)> {
+    let client = crate::crawler::parse_client(client);
+    let identity = knowledge.decide(ident, &client, claim)?;
+    if identity.verification != Verification::Spoofed {
+        return Some((identity, None));
+    }
+    // A name of the claimed crawler's own form is refuted only by its
+    // forward lookup; any other name, by being another's.
+    let addr = match client {
+        Client::Addr(addr) => Some(addr),
+        _ => None,
+    };
+    let reason = match identity.ptr.as_deref() {
+        None => SpoofReason::NoPtr,
+        Some(name) => match ident.by_name(name, addr) {
+            Some(id) if ident.same_token(id, identity.crawler) => SpoofReason::ForwardMismatch,
+            _ => SpoofReason::PtrMismatch,
+        },
+    };
+    Some((identity, Some(reason)))
+}
+
+/// Who made `fetch`, and the `disallow` verdict for a crawler's.
+fn decide<'r>(identities: &Identities, policies: &[Policy<'r>], fetch: Fetch) -> Decided<'r> {
+    let known = identities
+        .get(&fetch.claim)
+        .and_then(|clients| clients.get(fetch.client()));
+    let Some(Some((identity, reason))) = known else {
         return Decided::Nobody;
     };
-    if identity.verification == Verification::Spoofed {
-        // A name of the claimed crawler's own form is refuted only by its
-        // forward lookup; any other name, by being another's.
-        let addr = match client {
-            Client::Addr(addr) => Some(addr),
-            _ => None,
-        };
-        let reason = match identity.ptr.as_deref() {
-            None => SpoofReason::NoPtr,
-            Some(name) => match ident.by_name(name, addr) {
-                Some(id) if ident.same_token(id, identity.crawler) => SpoofReason::ForwardMismatch,
-                _ => SpoofReason::PtrMismatch,
-            },
-        };
+    if let Some(reason) = *reason {
         return Decided::Impostor(Impostor {
-            fetch,
-            ptr: identity.ptr,
             claimed: identity.crawler.index(),
+            ptr: identity.ptr.clone(),
             reason,
+            fetch,
         });
     }
     let crawler = identity.crawler.index();
@@ -205,6 +225,7 @@ fn judge<'d, 'r>(
     let mut merged = sorter.finish()?;
     let mut batch: Vec<Fetch> = Vec::with_capacity(BATCH);
     let mut made: Vec<Violation<'r>> = Vec::new();
+    let mut identities = Identities::new();
     loop {
         let mut bytes = 0;
         while batch.len() < BATCH && bytes < BATCH_BYTES {
@@ -220,10 +241,17 @@ fn judge<'d, 'r>(
         if batch.is_empty() {
             break;
         }
+        for fetch in &batch {
+            let clients = identities.entry(fetch.claim).or_default();
+            if !clients.contains_key(fetch.client()) {
+                let who = identify(ident, knowledge, fetch.client(), fetch.claim);
+                clients.insert(fetch.client().into(), who);
+            }
+        }
         let decided: Vec<Decided<'r>> = pool.install(|| {
             batch
                 .par_drain(..)
-                .map(|fetch| decide(ident, knowledge, policies, fetch))
+                .map(|fetch| decide(&identities, policies, fetch))
                 .collect()
         });
         for decided in decided {
@@ -336,7 +364,7 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
     input_errors.sort_by_key(|(file, _)| *file);
 
     let (dns, dns_failures, dns_unusable) = if config.resolve {
-        resolve(config, &ident, &scan.addresses)
+        resolve(config, &ident, &scan.addresses())
     } else {
         (Default::default(), 0, false)
     };

@@ -25,8 +25,9 @@ pub struct Scan {
     pub skips: Vec<(usize, u64, Skip)>,
     /// Each file's lines: read, blank, skipped.
     pub tallies: BTreeMap<usize, Tally>,
-    /// Fetches per client address, for the order of DNS lookups.
-    pub addresses: HashMap<IpAddr, u64>,
+    /// Fetches per client field as logged, for the order of DNS lookups
+    /// (read as addresses once per distinct field: `addresses`).
+    pub clients: HashMap<Box<[u8]>, u64>,
 }
 
 impl Scan {
@@ -41,17 +42,28 @@ impl Scan {
             self.tallies.entry(file).or_default().merge(&tally);
         }
         // The smaller map is folded into the larger.
-        let mine = std::mem::take(&mut self.addresses);
-        let (mut big, small) = if mine.len() >= other.addresses.len() {
-            (mine, other.addresses)
+        let mine = std::mem::take(&mut self.clients);
+        let (mut big, small) = if mine.len() >= other.clients.len() {
+            (mine, other.clients)
         } else {
-            (other.addresses, mine)
+            (other.clients, mine)
         };
-        for (addr, n) in small {
-            *big.entry(addr).or_default() += n;
+        for (client, n) in small {
+            *big.entry(client).or_default() += n;
         }
-        self.addresses = big;
+        self.clients = big;
         self
+    }
+
+    /// Fetches per address, canonical, for the order of DNS lookups.
+    pub fn addresses(&self) -> HashMap<IpAddr, u64> {
+        let mut addresses: HashMap<IpAddr, u64> = HashMap::new();
+        for (client, &n) in &self.clients {
+            if let Client::Addr(addr) = crawler::parse_client(client) {
+                *addresses.entry(addr.to_canonical()).or_default() += n;
+            }
+        }
+        addresses
     }
 }
 
@@ -87,8 +99,11 @@ impl Scanner<'_> {
                         let inside = self.since.is_none_or(|s| fetch.time.unix >= s)
                             && self.until.is_none_or(|u| fetch.time.unix < u);
                         if inside {
-                            if let Client::Addr(addr) = crawler::parse_client(fetch.client()) {
-                                *scan.addresses.entry(addr.to_canonical()).or_default() += 1;
+                            match scan.clients.get_mut(fetch.client()) {
+                                Some(n) => *n += 1,
+                                None => {
+                                    scan.clients.insert(fetch.client().into(), 1);
+                                }
                             }
                             fetches.push(fetch);
                         } else {
@@ -115,30 +130,30 @@ impl Scanner<'_> {
     fn fetch(&self, file: usize, number: u64, text: &[u8], entry: &Entry<'_>) -> Option<Fetch> {
         // The cheap test first: most lines name no crawler anywhere. Only
         // then, when a PTR map names crawler hosts, the address itself.
-        let client = if self.ident.may_be_crawler(text) {
-            crawler::parse_client(entry.client)
-        } else if self.crawler_addrs.is_empty() {
-            return None;
-        } else {
+        let named_host = |client: &Client| match client {
+            Client::Name(name) => self.ident.by_name(name, None).is_some(),
+            Client::Addr(addr) => self.crawler_addrs.contains(addr),
+            Client::Other(_) => false,
+        };
+        let may_be = self.ident.may_be_crawler(text);
+        if !may_be {
+            if self.crawler_addrs.is_empty() {
+                return None;
+            }
             match crawler::parse_client(entry.client) {
-                Client::Addr(addr) if self.crawler_addrs.contains(&addr) => Client::Addr(addr),
+                Client::Addr(addr) if self.crawler_addrs.contains(&addr) => {}
                 _ => return None,
             }
-        };
+        }
         let user_agent = entry
             .user_agent
             .map(accesslog::unescape)
             .unwrap_or_default();
         let claim = self.ident.by_user_agent(&user_agent);
-        if claim.is_none() {
-            let named = match &client {
-                Client::Name(name) => self.ident.by_name(name, None).is_some(),
-                Client::Addr(addr) => self.crawler_addrs.contains(addr),
-                Client::Other(_) => false,
-            };
-            if !named {
-                return None;
-            }
+        // The client is read only when the user agent claims no crawler:
+        // then its name or address must be a crawler host's.
+        if claim.is_none() && may_be && !named_host(&crawler::parse_client(entry.client)) {
+            return None;
         }
         let request = accesslog::unescape(entry.request);
         let accesslog::Fetch::Target(request) = accesslog::parse_request(&request) else {
