@@ -28,6 +28,7 @@ pub mod pipeline;
 pub mod progress;
 pub mod report;
 pub mod robots;
+pub mod state;
 pub mod text;
 
 use std::io::Write;
