@@ -22,6 +22,7 @@ use std::sync::Arc;
 use super::matcher::Robots;
 use super::parse::SIZE_LIMIT;
 use crate::accesslog::time::{Timestamp, parse_rfc3339_or_date};
+use crate::config::RobotsSources;
 use crate::error::{Error, Position, Result};
 
 /// Where a version was found; a version merged from several sources
@@ -339,6 +340,26 @@ impl Versions {
         Ok(Versions { list })
     }
 
+    /// The versions of every source: `--robots` (dated by
+    /// `--robots-since` or its modification time), `--robots-history`,
+    /// and those kept in the state (`kept`), merged.
+    pub fn gather(sources: &RobotsSources, kept: Vec<Entry>) -> Result<Versions> {
+        let mut entries = kept;
+        if let Some(dir) = &sources.history {
+            entries.extend(read_history(dir)?);
+        }
+        if let Some(file) = &sources.file {
+            entries.push(Entry::from_robots(file, sources.since)?);
+        }
+        Versions::merge(entries)
+    }
+
+    /// The latest version.
+    pub fn latest(&self) -> &Version {
+        // Never empty: `merge` refuses an empty time line.
+        &self.list[self.list.len() - 1]
+    }
+
     /// Every version, oldest first.
     pub fn all(&self) -> &[Version] {
         &self.list
@@ -633,6 +654,41 @@ mod tests {
             versions.all()[0].robots_version(),
             &*crate::robots::matcher::version_of(&vec![b'#'; SIZE_LIMIT])
         );
+    }
+
+    #[test]
+    fn gathered_from_every_source() {
+        let dir = tempfile::tempdir().unwrap();
+        let history = dir.path().join("history");
+        fs::create_dir(&history).unwrap();
+        fs::write(history.join("2026-11-28T00:00:00Z.txt"), "A").unwrap();
+        fs::write(history.join("2026-11-29T00:00:00Z.txt"), "B").unwrap();
+        let robots = dir.path().join("robots.txt");
+        fs::write(&robots, "B").unwrap();
+        let kept = vec![entry("Z", "2026-11-01T00:00:00Z", "state")];
+        let sources = RobotsSources {
+            file: Some(robots.clone()),
+            since: Some(t("2026-11-30T00:00:00Z")),
+            history: Some(history),
+        };
+        let versions = Versions::gather(&sources, kept).unwrap();
+        let got: Vec<(&[u8], String, usize)> = versions
+            .all()
+            .iter()
+            .map(|v| (v.bytes(), v.in_force_from().rfc3339(), v.origins().len()))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (&b"Z"[..], "2026-11-01T00:00:00+00:00".to_string(), 1),
+                (&b"A"[..], "2026-11-28T00:00:00+00:00".to_string(), 1),
+                // The history's file and --robots: one version, from the
+                // earlier time.
+                (&b"B"[..], "2026-11-29T00:00:00+00:00".to_string(), 2),
+            ]
+        );
+        assert_eq!(versions.latest().bytes(), b"B");
+        assert_eq!(versions.latest().origins()[1], Origin::Since(robots));
     }
 
     #[test]

@@ -69,6 +69,9 @@ pub struct StateDir {
     /// Our own lock on DIR, or `None` when DIR is the `--out` folder and
     /// that lock, held until exit, covers it.
     _lock: Option<OutDir>,
+    /// False for a reader that holds no lock (`check`): it neither sweeps
+    /// nor writes.
+    locked: bool,
 }
 
 impl StateDir {
@@ -96,7 +99,20 @@ impl StateDir {
         Ok(StateDir {
             dir: dir.to_path_buf(),
             _lock: lock,
+            locked: true,
         })
+    }
+
+    /// Reads a state without its lock and without making or changing
+    /// anything (for `check`): `state.json` is replaced by a rename, so
+    /// the reader sees one whole state; a missing folder is a fresh state.
+    pub fn read_unlocked(dir: &Path) -> Result<State> {
+        StateDir {
+            dir: dir.to_path_buf(),
+            _lock: None,
+            locked: false,
+        }
+        .load()
     }
 
     pub fn path(&self) -> &Path {
@@ -120,7 +136,9 @@ impl StateDir {
     /// be read, or that a later format wrote, is an error naming it.
     /// Leftovers of a killed run are removed first (the lock is held).
     pub fn load(&self) -> Result<State> {
-        self.sweep();
+        if self.locked {
+            self.sweep();
+        }
         let path = self.state_file();
         let text = match fs::read_to_string(&path) {
             Ok(text) => text,
@@ -185,6 +203,12 @@ impl StateDir {
 
     /// Writes the state atomically (see the layout above).
     pub fn save(&self, state: &State) -> Result<()> {
+        if !self.locked {
+            return Err(Error::Write {
+                path: self.state_file(),
+                source: io::Error::other("the state was read without its lock"),
+            });
+        }
         let robots_dir = self.dir.join(ROBOTS_DIR);
         make_private_dir(&robots_dir)?;
         let mut stored_versions = Vec::new();
