@@ -165,9 +165,9 @@ pub fn choose<'v>(versions: &'v Versions, at: Option<&Timestamp>) -> (&'v Versio
             "before the oldest version known, which is taken to be in force before its time"
                 .to_string()
         }
-        Some(_) => format!(
-            "the latest of {count} versions that came into force at or before that time"
-        ),
+        Some(_) => {
+            format!("the latest of {count} versions that came into force at or before that time")
+        }
         None => format!("the latest of {count} versions"),
     };
     let sources: Vec<String> = version.origins().iter().map(ToString::to_string).collect();

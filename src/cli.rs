@@ -450,3 +450,94 @@ fn parse_time_flag(
             }),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn audit(args: &[&str]) -> Result<AuditConfig> {
+        let mut argv = vec!["robots-audit", "--log", "access.log"];
+        argv.extend_from_slice(args);
+        match Cli::try_parse_from(argv).unwrap().into_command()? {
+            Command::Audit(config) => Ok(*config),
+            other => panic!("not an audit: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn version_and_state_flags_reach_the_config() {
+        let config = audit(&["--robots", "r.txt"]).unwrap();
+        assert_eq!(config.robots_grace_ms, 86_400_000);
+        assert_eq!(config.state, None);
+        assert_eq!(config.state_days, crate::state::DEFAULT_DAYS);
+        assert_eq!(config.robots_sources.file, Some(PathBuf::from("r.txt")));
+
+        let config = audit(&[
+            "--robots",
+            "r.txt",
+            "--robots-since",
+            "2026-11-29T14:00:00+01:00",
+            "--robots-history",
+            "hist",
+            "--robots-grace",
+            "90m",
+            "--state",
+            "/var/lib/ra",
+            "--state-days",
+            "30",
+        ])
+        .unwrap();
+        assert_eq!(
+            config.robots_sources.since.map(|t| t.rfc3339()),
+            Some("2026-11-29T14:00:00+01:00".to_string())
+        );
+        assert_eq!(config.robots_sources.history, Some(PathBuf::from("hist")));
+        assert_eq!(config.robots_grace_ms, 5_400_000);
+        assert_eq!(config.state_days, 30);
+        // The DNS cache is part of the state unless said otherwise.
+        assert_eq!(
+            config.dns_cache,
+            Some(PathBuf::from("/var/lib/ra/dns-cache"))
+        );
+        let config = audit(&[
+            "--robots",
+            "r.txt",
+            "--state",
+            "/var/lib/ra",
+            "--dns-cache",
+            "/tmp/c",
+        ])
+        .unwrap();
+        assert_eq!(config.dns_cache, Some(PathBuf::from("/tmp/c")));
+        let config = audit(&["--robots", "r.txt", "--state", "s", "--no-dns-cache"]).unwrap();
+        assert_eq!(config.dns_cache, None);
+    }
+
+    #[test]
+    fn check_takes_versions_and_a_moment() {
+        let cli = Cli::try_parse_from([
+            "robots-audit",
+            "check",
+            "--robots-history",
+            "hist",
+            "--state",
+            "s",
+            "--at",
+            "2026-11-30",
+            "/x",
+        ])
+        .unwrap();
+        match cli.into_command().unwrap() {
+            Command::Check(c) => {
+                assert_eq!(c.robots.file, None);
+                assert_eq!(c.robots.history, Some(PathBuf::from("hist")));
+                assert_eq!(c.state, Some(PathBuf::from("s")));
+                assert_eq!(
+                    c.at.map(|t| t.rfc3339()),
+                    Some("2026-11-30T00:00:00+00:00".to_string())
+                );
+            }
+            other => panic!("not a check: {other:?}"),
+        }
+    }
+}

@@ -21,10 +21,7 @@ fn versions() -> Versions {
         origin: Origin::History(time.into()),
     };
     Versions::merge(vec![
-        entry(
-            "User-agent: *\nDisallow: /a\n",
-            "2026-11-29T00:00:00+01:00",
-        ),
+        entry("User-agent: *\nDisallow: /a\n", "2026-11-29T00:00:00+01:00"),
         entry(
             "User-agent: *\nDisallow: /a\nDisallow: /b\n",
             "2026-11-30T12:00:00+01:00",
@@ -35,15 +32,27 @@ fn versions() -> Versions {
 
 /// What a fetch gets, in short: `allowed`, `accuse v1`, `excused v1`,
 /// `no rows` (a 4xx period: not even rates), or the unreachable rule.
-fn outcome(versions: &Versions, tracker: &mut Tracker, time: &str, target: &str, status: u16) -> String {
+fn outcome(
+    versions: &Versions,
+    tracker: &mut Tracker,
+    time: &str,
+    target: &str,
+    status: u16,
+) -> String {
     let time = t(time);
     let standing = tracker.judge(time, target.as_bytes(), Some(status));
-    let decision = decide(versions, &standing, time.instant_ms(), target.as_bytes(), |v| {
-        !v.robots()
-            .rules_for(b"SeznamBot")
-            .judge(target.as_bytes())
-            .allowed
-    });
+    let decision = decide(
+        versions,
+        &standing,
+        time.instant_ms(),
+        target.as_bytes(),
+        |v| {
+            !v.robots()
+                .rules_for(b"SeznamBot")
+                .judge(target.as_bytes())
+                .allowed
+        },
+    );
     match decision {
         _ if !standing.judges_limits() => {
             assert_eq!(decision, Decision::Allowed);
@@ -147,7 +156,12 @@ fn cases() -> Vec<Case> {
             "/robots.txt with a query is another resource and does not set L",
             DAY,
             vec![
-                ("2026-11-30T14:00:00+01:00", "/robots.txt?x=1", 200, "allowed"),
+                (
+                    "2026-11-30T14:00:00+01:00",
+                    "/robots.txt?x=1",
+                    200,
+                    "allowed",
+                ),
                 ("2026-11-30T14:00:01+01:00", "/b", 200, "excused v1"),
             ],
         ),
@@ -155,7 +169,12 @@ fn cases() -> Vec<Case> {
             "an absolute URL of /robots.txt is cut down and sets L",
             DAY,
             vec![
-                ("2026-11-30T14:00:00+01:00", "https://www.example.cz/robots.txt", 200, "allowed"),
+                (
+                    "2026-11-30T14:00:00+01:00",
+                    "https://www.example.cz/robots.txt",
+                    200,
+                    "allowed",
+                ),
                 ("2026-11-30T14:00:01+01:00", "/b", 200, "accuse v1"),
             ],
         ),
@@ -198,10 +217,25 @@ fn cases() -> Vec<Case> {
             DAY,
             vec![
                 ("2026-11-30T14:00:00+01:00", "/robots.txt", 503, "allowed"),
-                ("2026-11-30T14:00:01+01:00", "/c", 200, "robots.txt unreachable: 503 at 2026-11-30T14:00:00+01:00"),
+                (
+                    "2026-11-30T14:00:01+01:00",
+                    "/c",
+                    200,
+                    "robots.txt unreachable: 503 at 2026-11-30T14:00:00+01:00",
+                ),
                 ("2026-11-30T14:30:00+01:00", "/robots.txt", 500, "allowed"),
-                ("2026-11-30T14:30:01+01:00", "/", 404, "robots.txt unreachable: 500 at 2026-11-30T14:30:00+01:00"),
-                ("2026-11-30T15:30:00-05:00", "/c", 200, "robots.txt unreachable: 500 at 2026-11-30T14:30:00+01:00"),
+                (
+                    "2026-11-30T14:30:01+01:00",
+                    "/",
+                    404,
+                    "robots.txt unreachable: 500 at 2026-11-30T14:30:00+01:00",
+                ),
+                (
+                    "2026-11-30T15:30:00-05:00",
+                    "/c",
+                    200,
+                    "robots.txt unreachable: 500 at 2026-11-30T14:30:00+01:00",
+                ),
             ],
         ),
         (
@@ -210,7 +244,12 @@ fn cases() -> Vec<Case> {
             vec![
                 ("2026-11-30T14:00:00+01:00", "/robots.txt", 503, "allowed"),
                 ("2026-11-30T15:00:00+01:00", "/robots.txt", 304, "allowed"),
-                ("2026-11-30T15:00:01+01:00", "/c", 200, "robots.txt unreachable: 503 at 2026-11-30T14:00:00+01:00"),
+                (
+                    "2026-11-30T15:00:01+01:00",
+                    "/c",
+                    200,
+                    "robots.txt unreachable: 503 at 2026-11-30T14:00:00+01:00",
+                ),
                 ("2026-11-30T16:00:00+01:00", "/robots.txt", 200, "allowed"),
                 ("2026-11-30T16:00:01+01:00", "/c", 200, "allowed"),
                 ("2026-11-30T16:00:02+01:00", "/b", 200, "accuse v1"),
@@ -231,7 +270,12 @@ fn cases() -> Vec<Case> {
             vec![
                 ("2026-11-30T14:00:00+01:00", "/robots.txt", 503, "allowed"),
                 ("2026-12-20T14:00:00+01:00", "/robots.txt", 503, "allowed"),
-                ("2026-12-30T14:00:00+01:00", "/c", 200, "robots.txt unreachable: 503 at 2026-12-20T14:00:00+01:00"),
+                (
+                    "2026-12-30T14:00:00+01:00",
+                    "/c",
+                    200,
+                    "robots.txt unreachable: 503 at 2026-12-20T14:00:00+01:00",
+                ),
                 ("2026-12-30T14:00:00.001+01:00", "/c", 200, "allowed"),
                 ("2026-12-30T14:00:00.002+01:00", "/a", 200, "accuse v1"),
                 // Still the same outage: its first 5xx is past 30 days.
@@ -260,7 +304,10 @@ fn spec_six_sentence_by_sentence() {
         let mut tracker = Tracker::new(grace);
         for (i, (time, target, status, expected)) in fetches.iter().enumerate() {
             let got = outcome(&versions, &mut tracker, time, target, *status);
-            assert_eq!(got, *expected, "{what}: fetch {i} ({time} {target} {status})");
+            assert_eq!(
+                got, *expected,
+                "{what}: fetch {i} ({time} {target} {status})"
+            );
         }
     }
 }
@@ -304,7 +351,13 @@ fn rates_and_delays_are_judged_except_in_a_4xx_period() {
     };
     assert!(Standing::Versions { window_from_ms: 0 }.judges_limits());
     assert!(Standing::Unreachable(last).judges_limits());
-    assert!(!Standing::Unrestricted(RobotsFetch { status: 404, ..last }).judges_limits());
+    assert!(
+        !Standing::Unrestricted(RobotsFetch {
+            status: 404,
+            ..last
+        })
+        .judges_limits()
+    );
 }
 
 #[test]

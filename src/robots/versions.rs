@@ -302,8 +302,7 @@ impl Versions {
         for entry in entries {
             if let Some(last) = list.last_mut() {
                 let same_bytes = *last.bytes == *entry.bytes;
-                let same_time =
-                    last.in_force_from.instant_ms() == entry.in_force_from.instant_ms();
+                let same_time = last.in_force_from.instant_ms() == entry.in_force_from.instant_ms();
                 if same_bytes {
                     last.origins.push(entry.origin);
                     continue;
@@ -418,8 +417,14 @@ mod tests {
                 Some("2026-11-29T14:00:00+01:00"),
             ),
             ("20261129T130000Z.txt", Some("2026-11-29T13:00:00+00:00")),
-            ("20261129T140000+0100.txt", Some("2026-11-29T14:00:00+01:00")),
-            ("2026-11-29T13:00:00Z.txt", Some("2026-11-29T13:00:00+00:00")),
+            (
+                "20261129T140000+0100.txt",
+                Some("2026-11-29T14:00:00+01:00"),
+            ),
+            (
+                "2026-11-29T13:00:00Z.txt",
+                Some("2026-11-29T13:00:00+00:00"),
+            ),
             ("2026-11-29.txt", Some("2026-11-29T00:00:00+00:00")),
             ("2026-11-29T14:00:00+01:00", None),
             ("20261129T130000.txt", None),
@@ -595,14 +600,20 @@ mod tests {
             ("2000-01-01T00:00:00Z", "2000-01-02T00:00:00Z", &[0]),
         ];
         for (from, to, expected) in during_cases {
-            let got: Vec<usize> = versions.during(ms(from), ms(to)).map(Version::index).collect();
+            let got: Vec<usize> = versions
+                .during(ms(from), ms(to))
+                .map(Version::index)
+                .collect();
             assert_eq!(got, expected, "{from} {to}");
         }
         assert_eq!(
             versions.at(ms("2026-11-30T01:00:00Z")).robots_version(),
             &*crate::robots::matcher::version_of(b"User-agent: *\nDisallow: /b\n")
         );
-        assert_eq!(versions.next(&versions.all()[1]).map(Version::index), Some(2));
+        assert_eq!(
+            versions.next(&versions.all()[1]).map(Version::index),
+            Some(2)
+        );
         assert!(versions.next(&versions.all()[2]).is_none());
     }
 

@@ -217,10 +217,7 @@ impl<'k> Reading<'k> {
         self.matched
             .sort_by_key(|&i| (self.known[i].lines, std::cmp::Reverse(i)));
         self.matched.dedup();
-        let already_audited = self
-            .matched
-            .last()
-            .map_or(0, |&i| self.known[i].lines);
+        let already_audited = self.matched.last().map_or(0, |&i| self.known[i].lines);
         Finished {
             already_audited,
             matched: self.matched,
@@ -248,7 +245,9 @@ mod tests {
 
     fn lines(range: std::ops::Range<u32>) -> Vec<u8> {
         range
-            .flat_map(|i| format!("10.0.0.1 - - [line {i}] \"GET /{i} HTTP/1.1\" 200 1\n").into_bytes())
+            .flat_map(|i| {
+                format!("10.0.0.1 - - [line {i}] \"GET /{i} HTTP/1.1\" 200 1\n").into_bytes()
+            })
             .collect()
     }
 
@@ -303,7 +302,11 @@ mod tests {
         shorter.truncate(night1.len() - 40);
         // (what, text, lines already audited)
         let cases: Vec<(&str, Vec<u8>, u64)> = vec![
-            ("the same log renamed (or decompressed from gzip)", night1.clone(), 100),
+            (
+                "the same log renamed (or decompressed from gzip)",
+                night1.clone(),
+                100,
+            ),
             ("the same log grown by 50 lines", grown, 100),
             ("one byte of the last line differs", changed, 0),
             ("a log shorter than the one audited", shorter, 0),

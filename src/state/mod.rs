@@ -85,12 +85,13 @@ impl StateDir {
             path: dir.to_path_buf(),
             source,
         })?;
-        let same = out.is_some_and(|out| {
-            match (fs::canonicalize(out.path()), fs::canonicalize(dir)) {
-                (Ok(a), Ok(b)) => a == b,
-                _ => false,
-            }
-        });
+        let same =
+            out.is_some_and(
+                |out| match (fs::canonicalize(out.path()), fs::canonicalize(dir)) {
+                    (Ok(a), Ok(b)) => a == b,
+                    _ => false,
+                },
+            );
         let lock = if same {
             None
         } else {
@@ -337,9 +338,8 @@ fn garbage(path: &Path, at: Position, why: &str) -> Error {
 /// Reads `state.json`: the format first, so that a later format is named
 /// as such rather than as garbage.
 fn decode(path: &Path, text: &str) -> Result<Stored> {
-    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
-        garbage(path, Position::Line(e.line() as u64), &e.to_string())
-    })?;
+    let value: serde_json::Value = serde_json::from_str(text)
+        .map_err(|e| garbage(path, Position::Line(e.line() as u64), &e.to_string()))?;
     let format = value.get("format").and_then(serde_json::Value::as_u64);
     match format {
         None => return Err(garbage(path, Position::File, "no \"format\" number")),
@@ -519,7 +519,11 @@ impl State {
 
     /// The last `n` nights' rows of a crawler, oldest first (the trend).
     pub fn trend(&self, crawler: &str, n: usize) -> Vec<&Night> {
-        let rows: Vec<&Night> = self.nights.iter().filter(|r| r.crawler == crawler).collect();
+        let rows: Vec<&Night> = self
+            .nights
+            .iter()
+            .filter(|r| r.crawler == crawler)
+            .collect();
         rows[rows.len().saturating_sub(n)..].to_vec()
     }
 }

@@ -46,7 +46,9 @@ fn sample() -> State {
             fetch_times_ms: vec![1, 2, 3],
         },
     );
-    state.counts.insert("FreshBot".into(), CountMemory::default());
+    state
+        .counts
+        .insert("FreshBot".into(), CountMemory::default());
     state.add_fingerprint(fingerprint::of_text(&[], b"a\nb\nc\n", 1_796_000_000_000).fingerprint);
     state.add_night(Night {
         night: "2026-11-30".into(),
@@ -208,7 +210,10 @@ fn leftovers_and_versions_no_longer_named_are_removed() {
     files.sort();
     assert_eq!(
         files,
-        vec![format!("{}.txt", hex(&Sha256::digest(&state.versions[0].bytes)))]
+        vec![format!(
+            "{}.txt",
+            hex(&Sha256::digest(&state.versions[0].bytes))
+        )]
     );
     let mut top: Vec<String> = fs::read_dir(dir.path())
         .unwrap()
@@ -266,7 +271,9 @@ fn nights_add_up_and_expire_with_fingerprints() {
         night: night.into(),
         crawler: crawler.into(),
         fetches,
-        violations: [("disallow".to_string(), fetches / 2)].into_iter().collect(),
+        violations: [("disallow".to_string(), fetches / 2)]
+            .into_iter()
+            .collect(),
         impostor_fetches: 1,
     };
     state.add_night(row("2026-11-30", "SeznamBot", 10));

@@ -75,8 +75,15 @@ fn at_a_moment_the_version_then_in_force_answers_and_says_why() {
     for (at, code, header) in cases {
         let (got_code, stdout, stderr) = run(&["check", "--robots-history", h, "--at", at, "/b"]);
         assert_eq!(got_code, code, "{at}: {stderr}");
-        assert!(stdout.starts_with(&header), "{at}:\n{stdout}\nwanted:\n{header}");
-        let verdict = if code == 1 { "DISALLOWED  /b" } else { "allowed     /b" };
+        assert!(
+            stdout.starts_with(&header),
+            "{at}:\n{stdout}\nwanted:\n{header}"
+        );
+        let verdict = if code == 1 {
+            "DISALLOWED  /b"
+        } else {
+            "allowed     /b"
+        };
         assert!(stdout.contains(verdict), "{at}: {stdout}");
     }
 }
@@ -133,7 +140,8 @@ fn the_versions_kept_in_a_state_answer_too() {
     store.save(&state).unwrap();
     drop(store);
     let s = state_dir.path().to_str().unwrap();
-    let (code, stdout, stderr) = run(&["check", "--state", s, "--at", "2026-11-30T06:00:00Z", "/b"]);
+    let (code, stdout, stderr) =
+        run(&["check", "--state", s, "--at", "2026-11-30T06:00:00Z", "/b"]);
     assert_eq!(code, 0, "{stderr}");
     assert!(
         stdout.starts_with(&format!(
@@ -181,9 +189,19 @@ fn bad_values_exit_2_naming_the_flag_or_file() {
     let cases: Vec<(Vec<&str>, &str)> = vec![
         (vec!["check", "--robots-history", h, "/"], "yesterday.txt"),
         (vec!["check", "/"], "--robots-history"),
-        (vec!["check", "--robots", robots, "--at", "noon", "/"], "--at"),
         (
-            vec!["check", "--robots-since", "2026-11-29", "--robots-history", h, "/"],
+            vec!["check", "--robots", robots, "--at", "noon", "/"],
+            "--at",
+        ),
+        (
+            vec![
+                "check",
+                "--robots-since",
+                "2026-11-29",
+                "--robots-history",
+                h,
+                "/",
+            ],
             "--robots-since",
         ),
         (
@@ -203,7 +221,10 @@ fn bad_values_exit_2_naming_the_flag_or_file() {
             "--robots-since",
         ),
         (vec!["--log", log], "--robots FILE is required"),
-        (vec!["--log", log, "--robots-history", h], "--robots FILE too"),
+        (
+            vec!["--log", log, "--robots-history", h],
+            "--robots FILE too",
+        ),
     ];
     for (args, words) in cases {
         let (code, _, stderr) = run(&args);
