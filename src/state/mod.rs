@@ -288,20 +288,35 @@ fn is_version_file_name(name: &str) -> bool {
         .is_some_and(|h| h.len() == 64 && h.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
+/// Makes `dir` (mode 755 whatever the umask), or checks the one there: it
+/// must be a real directory, not a link, that other users may not write,
+/// or whoever may write it could swap the robots.txt versions the next
+/// night judges by.
 fn make_private_dir(dir: &Path) -> Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    let fail = |source: io::Error| Error::Write {
+        path: dir.to_path_buf(),
+        source,
+    };
     match DirBuilder::new().mode(0o755).create(dir) {
-        Ok(()) => fs::set_permissions(dir, fs::Permissions::from_mode(0o755)).map_err(|source| {
-            Error::Write {
-                path: dir.to_path_buf(),
-                source,
-            }
-        }),
-        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(()),
-        Err(source) => Err(Error::Write {
-            path: dir.to_path_buf(),
-            source,
-        }),
+        Ok(()) => {
+            return fs::set_permissions(dir, fs::Permissions::from_mode(0o755)).map_err(fail);
+        }
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+        Err(source) => return Err(fail(source)),
     }
+    let meta = fs::symlink_metadata(dir).map_err(fail)?;
+    let why = if !meta.is_dir() {
+        "is not a directory"
+    } else if meta.mode() & 0o022 != 0 {
+        "is writable by other users"
+    } else {
+        return Ok(());
+    };
+    Err(fail(io::Error::new(
+        io::ErrorKind::PermissionDenied,
+        format!("{why}; not trusted"),
+    )))
 }
 
 /// Writes `path` whole or not at all: a temporary file beside it, created

@@ -340,3 +340,24 @@ fn the_dns_cache_lives_in_the_state() {
         PathBuf::from("/var/lib/robots-audit/dns-cache")
     );
 }
+
+#[test]
+fn a_versions_folder_that_is_a_link_or_open_to_others_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let elsewhere = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(elsewhere.path(), dir.path().join("robots")).unwrap();
+    let err = locked(dir.path()).save(&sample()).unwrap_err().to_string();
+    assert!(err.contains("not a directory"), "{err}");
+    assert_eq!(fs::read_dir(elsewhere.path()).unwrap().count(), 0);
+    assert!(!dir.path().join("state.json").exists());
+
+    let open = tempfile::tempdir().unwrap();
+    fs::create_dir(open.path().join("robots")).unwrap();
+    fs::set_permissions(
+        open.path().join("robots"),
+        fs::Permissions::from_mode(0o777),
+    )
+    .unwrap();
+    let err = locked(open.path()).save(&sample()).unwrap_err().to_string();
+    assert!(err.contains("writable by other users"), "{err}");
+}
