@@ -401,3 +401,79 @@ fn decide_asks_the_version_at_t_first_and_stops_when_it_allows() {
     assert_eq!(decision, Decision::Allowed);
     assert_eq!(asked, vec![1]);
 }
+
+/// SPEC §6 read the slow way: for each fetch, look back over every fetch
+/// of `/robots.txt` before it, as the sentences say, instead of keeping a
+/// running memory.
+fn reference(grace: i64, fetches: &[(Timestamp, bool, u16)], i: usize) -> Standing {
+    let t_ms = fetches[i].0.instant_ms();
+    let prior: Vec<RobotsFetch> = fetches[..i]
+        .iter()
+        .filter(|(_, robots, status)| *robots && tells(Some(*status)).is_some())
+        .map(|&(time, _, status)| RobotsFetch { time, status })
+        .collect();
+    let is = |f: &RobotsFetch, lo: u16, hi: u16| (lo..=hi).contains(&f.status);
+    // The 5xx fetches since the last 2xx or 4xx make the outage.
+    let since_end = prior
+        .iter()
+        .rposition(|f| is(f, 200, 299) || is(f, 400, 499))
+        .map_or(0, |p| p + 1);
+    let fives: Vec<&RobotsFetch> = prior[since_end..]
+        .iter()
+        .filter(|f| is(f, 500, 599))
+        .collect();
+    if let (Some(first), Some(last)) = (fives.first(), fives.last())
+        && t_ms - first.time.instant_ms() <= OUTAGE_LIMIT_MS
+    {
+        return Standing::Unreachable(**last);
+    }
+    if let Some(last) = prior.last()
+        && is(last, 400, 499)
+    {
+        return Standing::Unrestricted(*last);
+    }
+    let l = prior
+        .iter()
+        .rev()
+        .find(|f| is(f, 200, 299))
+        .map(|f| f.time.instant_ms());
+    Standing::Versions {
+        window_from_ms: l.map_or(t_ms - grace, |l| l.max(t_ms - grace)),
+    }
+}
+
+proptest::proptest! {
+    #[test]
+    fn the_running_memory_agrees_with_reading_back(
+        grace in proptest::sample::select(vec![0i64, HOUR, DAY]),
+        steps in proptest::collection::vec(
+            (
+                // Gaps from none to beyond the 30 days of an outage.
+                proptest::sample::select(vec![0i64, 1, 1000, HOUR, DAY, 20 * DAY]),
+                proptest::bool::ANY,
+                proptest::sample::select(vec![100u16, 200, 204, 301, 304, 404, 410, 499, 500, 503, 600]),
+            ),
+            1..40,
+        ),
+    ) {
+        let mut instant = t("2026-11-29T00:00:00+01:00").instant_ms();
+        let fetches: Vec<(Timestamp, bool, u16)> = steps
+            .iter()
+            .map(|&(gap, robots, status)| {
+                instant += gap;
+                let time = Timestamp {
+                    unix: instant.div_euclid(1000),
+                    millis: instant.rem_euclid(1000) as u16,
+                    offset_min: 60,
+                };
+                (time, robots, status)
+            })
+            .collect();
+        let mut tracker = Tracker::new(grace);
+        for (i, &(time, robots, status)) in fetches.iter().enumerate() {
+            let target: &[u8] = if robots { b"/robots.txt" } else { b"/page" };
+            let got = tracker.judge(time, target, Some(status));
+            proptest::prop_assert_eq!(got, reference(grace, &fetches, i), "fetch {}", i);
+        }
+    }
+}
