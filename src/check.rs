@@ -1,16 +1,21 @@
 //! `robots-audit check`: may a crawler fetch these URLs? For each target,
 //! the verdict, the group used and the deciding rule with its line
-//! (SPEC §3), as text for a person, or CSV or JSON for a script.
+//! (SPEC §3), as text for a person, or CSV or JSON for a script. With
+//! `--at TIME` (and versions from `--robots-history` or `--state`), the
+//! answer comes from the robots.txt version in force at that moment, named
+//! with the time it came into force and why it is the one (SPEC §6).
 
 use std::fmt::Write as _;
 
 use crate::accesslog::request::origin_form;
+use crate::accesslog::time::Timestamp;
 use crate::config::{CheckConfig, OutputFormat};
 use crate::crawler::identify::Identifier;
 use crate::error::Result;
 use crate::report::columns::{csv_error, finish, writer};
 use crate::robots::group::Reads;
 use crate::robots::matcher::is_robots_txt;
+use crate::robots::versions::{Version, Versions};
 use crate::robots::{AgentRules, Robots, agent};
 use crate::text::{escape_non_utf8, json_string};
 
@@ -132,11 +137,70 @@ pub fn answers(robots: &Robots, reader: &Reader, targets: &[String]) -> Vec<Answ
         .collect()
 }
 
-fn text(robots: &Robots, reader: &Reader, answers: &[Answer]) -> String {
+/// Which version answers, and why: for `--at`, and whenever versions come
+/// from more than one `--robots` file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Chosen {
+    /// `--at` as given, in RFC 3339; `None` for the latest version.
+    pub at: Option<String>,
+    pub robots_version: String,
+    pub in_force_from: String,
+    /// When the next version came into force, if there is one.
+    pub until: Option<String>,
+    /// Why this version, in words, with the sources that gave it.
+    pub why: String,
+}
+
+/// Picks the version in force at `at` (the latest without it) and says
+/// why, as SPEC §6 reads the time line.
+pub fn choose<'v>(versions: &'v Versions, at: Option<&Timestamp>) -> (&'v Version, Chosen) {
+    let version = match at {
+        Some(t) => versions.at(t.instant_ms()),
+        None => versions.latest(),
+    };
+    let count = versions.all().len();
+    let reason = match at {
+        _ if count == 1 => "the only version known, in force for all time".to_string(),
+        Some(t) if t.instant_ms() < version.in_force_from().instant_ms() => {
+            "before the oldest version known, which is taken to be in force before its time"
+                .to_string()
+        }
+        Some(_) => {
+            format!("the latest of {count} versions that came into force at or before that time")
+        }
+        None => format!("the latest of {count} versions"),
+    };
+    let sources: Vec<String> = version.origins().iter().map(ToString::to_string).collect();
+    let chosen = Chosen {
+        at: at.map(Timestamp::rfc3339),
+        robots_version: version.robots_version().to_string(),
+        in_force_from: version.in_force_from().rfc3339(),
+        until: versions.next(version).map(|v| v.in_force_from().rfc3339()),
+        why: format!("{reason}; from {}", sources.join(", ")),
+    };
+    (version, chosen)
+}
+
+fn chosen_text(chosen: &Chosen) -> String {
+    let when = match &chosen.at {
+        Some(at) => format!("robots.txt at {at}"),
+        None => "robots.txt".to_string(),
+    };
+    let until = match &chosen.until {
+        Some(until) => format!(" until {until}"),
+        None => String::new(),
+    };
+    format!(
+        "{when}: version {}, in force from {}{until}\n  why: {}\n",
+        chosen.robots_version, chosen.in_force_from, chosen.why
+    )
+}
+
+fn text(robots: &Robots, reader: &Reader, answers: &[Answer], chosen: Option<&Chosen>) -> String {
     let robots = robots.read_as(reader.reads);
     let token = &reader.token;
     let rules = robots.rules_for(token.as_bytes());
-    let mut out = String::new();
+    let mut out = chosen.map(chosen_text).unwrap_or_default();
     let used: Vec<String> = rules
         .groups()
         .iter()
@@ -188,8 +252,21 @@ fn csv(answers: &[Answer]) -> Result<String> {
     Ok(escape_non_utf8(&finish(w)?).into_owned())
 }
 
-fn json(token: &str, answers: &[Answer]) -> String {
-    let mut out = format!("{{\"token\":{},\"results\":[", json_string(token));
+fn json(token: &str, answers: &[Answer], chosen: Option<&Chosen>) -> String {
+    let mut out = format!("{{\"token\":{},", json_string(token));
+    if let Some(c) = chosen {
+        let opt = |v: &Option<String>| v.as_deref().map_or("null".to_string(), json_string);
+        let _ = write!(
+            out,
+            "\"at\":{},\"robots_version\":{},\"in_force_from\":{},\"until\":{},\"why\":{},",
+            opt(&c.at),
+            json_string(&c.robots_version),
+            json_string(&c.in_force_from),
+            opt(&c.until),
+            json_string(&c.why),
+        );
+    }
+    out.push_str("\"results\":[");
     for (i, a) in answers.iter().enumerate() {
         if i > 0 {
             out.push(',');
@@ -212,14 +289,27 @@ fn json(token: &str, answers: &[Answer]) -> String {
 
 /// Runs `check`; true when every target is allowed.
 pub fn run(config: &CheckConfig) -> Result<bool> {
-    let robots = Robots::read(&config.robots)?;
+    let kept = match &config.state {
+        Some(dir) => crate::state::StateDir::read_unlocked(dir)?.entries(),
+        None => Vec::new(),
+    };
+    let only_robots = config.robots.history.is_none() && config.state.is_none();
+    let (robots, chosen) = match (&config.robots.file, config.at) {
+        // One file and no moment: the file as it is, as always.
+        (Some(file), None) if only_robots => (Robots::read(file)?, None),
+        _ => {
+            let versions = Versions::gather(&config.robots, kept)?;
+            let (version, chosen) = choose(&versions, config.at.as_ref());
+            (version.robots().clone(), Some(chosen))
+        }
+    };
     let ident = Identifier::with_profiles(config.profiles.as_deref())?;
     let reader = Reader::of(&ident, &config.user_agent);
     let answers = answers(&robots, &reader, &config.targets);
     let output = match config.format {
-        OutputFormat::Text => text(&robots, &reader, &answers),
+        OutputFormat::Text => text(&robots, &reader, &answers, chosen.as_ref()),
         OutputFormat::Csv => csv(&answers)?,
-        OutputFormat::Json => json(&reader.token, &answers),
+        OutputFormat::Json => json(&reader.token, &answers, chosen.as_ref()),
     };
     // robots.txt and the targets are a stranger's text: no terminal escape.
     let output = match config.format {

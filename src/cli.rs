@@ -7,7 +7,8 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::config::{
-    AuditConfig, CheckConfig, Command, LintConfig, OutputFormat, RateBy, WindowTz,
+    AuditConfig, CheckConfig, Command, LintConfig, OutputFormat, RateBy, RobotsSources, WindowTz,
+    parse_duration_ms,
 };
 use crate::error::{Error, Result};
 
@@ -47,9 +48,29 @@ pub struct AuditArgs {
     #[arg(long = "log", value_name = "FILE", num_args = 1..)]
     pub logs: Vec<PathBuf>,
 
-    /// The site's robots.txt.
+    /// The site's robots.txt, in force from its modification time (or
+    /// --robots-since).
     #[arg(long, value_name = "FILE")]
     pub robots: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub versions: VersionArgs,
+
+    /// How long a crawler may rely on its copy of robots.txt after
+    /// fetching it (RFC 9309 §2.4): `24h`, `90m`, `1h30m`, `0`.
+    #[arg(long, value_name = "DURATION", default_value = "24h")]
+    pub robots_grace: String,
+
+    /// A folder the run keeps between nights: robots.txt versions, the
+    /// crawler's fetches of /robots.txt and recent fetches, logs already
+    /// audited, a summary row a night, the DNS cache.
+    #[arg(long, value_name = "DIR")]
+    pub state: Option<PathBuf>,
+
+    /// Days after which nights and logs audited are forgotten by the
+    /// state.
+    #[arg(long, value_name = "N", default_value_t = crate::state::DEFAULT_DAYS)]
+    pub state_days: u64,
 
     /// Log format: combined, common, vhost_combined, or a literal Apache
     /// LogFormat or nginx log_format string.
@@ -149,6 +170,39 @@ pub struct AuditArgs {
     pub dns_deadline: f64,
 }
 
+/// The robots.txt versions besides `--robots` (SPEC §6), for the audit
+/// and for `check`.
+#[derive(Debug, Args)]
+pub struct VersionArgs {
+    /// When the --robots file came into force, in place of its
+    /// modification time (RFC 3339, or YYYY-MM-DD meaning midnight UTC).
+    #[arg(long, value_name = "TIME")]
+    pub robots_since: Option<String>,
+
+    /// A folder of earlier robots.txt versions, each file named by the
+    /// time it came into force: `2026-11-29T14:00:00+01:00.txt` or
+    /// `20261129T130000Z.txt` (hidden files and a README are ignored).
+    #[arg(long, value_name = "DIR")]
+    pub robots_history: Option<PathBuf>,
+}
+
+impl VersionArgs {
+    fn into_sources(self, file: Option<PathBuf>) -> Result<RobotsSources> {
+        let since = parse_time_flag("--robots-since", self.robots_since.as_deref())?;
+        if since.is_some() && file.is_none() {
+            return Err(Error::Usage(
+                "--robots-since says when the --robots FILE came into force: give --robots too"
+                    .into(),
+            ));
+        }
+        Ok(RobotsSources {
+            file,
+            since,
+            history: self.robots_history,
+        })
+    }
+}
+
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum RateByArg {
     Token,
@@ -172,7 +226,20 @@ pub enum LintFormatArg {
 pub struct CheckArgs {
     /// The robots.txt to read.
     #[arg(long, value_name = "FILE")]
-    pub robots: PathBuf,
+    pub robots: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub versions: VersionArgs,
+
+    /// A state folder of the audit, whose robots.txt versions join the
+    /// others (read only).
+    #[arg(long, value_name = "DIR")]
+    pub state: Option<PathBuf>,
+
+    /// Answer with the robots.txt version in force at this time (RFC
+    /// 3339, or YYYY-MM-DD); without it, the latest version.
+    #[arg(long, value_name = "TIME")]
+    pub at: Option<String>,
 
     /// The crawler: a robots.txt token (`SeznamBot`) or a full user-agent
     /// string, identified as the audit identifies a log's user agent (a
@@ -215,7 +282,19 @@ impl Cli {
     pub fn into_command(self) -> Result<Command> {
         match self.command {
             Some(Sub::Check(args)) => Ok(Command::Check(CheckConfig {
-                robots: args.robots,
+                robots: {
+                    if args.robots.is_none()
+                        && args.versions.robots_history.is_none()
+                        && args.state.is_none()
+                    {
+                        return Err(Error::Usage(
+                            "give --robots FILE, --robots-history DIR or --state DIR".into(),
+                        ));
+                    }
+                    args.versions.into_sources(args.robots)?
+                },
+                state: args.state,
+                at: parse_time_flag("--at", args.at.as_deref())?,
                 user_agent: args.user_agent,
                 profiles: args.profiles,
                 targets: args.targets,
@@ -243,9 +322,38 @@ impl Cli {
 
 impl AuditArgs {
     fn into_config(self) -> Result<AuditConfig> {
-        let robots = self
-            .robots
-            .ok_or_else(|| Error::Usage("--robots FILE is required".into()))?;
+        let robots = match self.robots.clone() {
+            Some(robots) => robots,
+            None if self.versions.robots_history.is_none() && self.state.is_none() => {
+                return Err(Error::Usage(
+                    "--robots FILE is required (or --robots-history DIR or a --state \
+                     that holds versions)"
+                        .into(),
+                ));
+            }
+            // The judge of one robots.txt still reads `robots`; until it
+            // judges by versions this is refused rather than half done.
+            None => {
+                return Err(Error::Usage(
+                    "the audit does not yet read its robots.txt from --robots-history or \
+                     --state alone: give --robots FILE too"
+                        .into(),
+                ));
+            }
+        };
+        let robots_sources = self.versions.into_sources(self.robots)?;
+        let robots_grace_ms = parse_duration_ms(&self.robots_grace).ok_or_else(|| {
+            Error::Usage(format!(
+                "--robots-grace: expected 0 or a duration such as 24h, 90m or 1h30m \
+                 (at most 366d), got {:?}",
+                self.robots_grace
+            ))
+        })?;
+        if !(1..=36_500).contains(&self.state_days) {
+            return Err(Error::Usage(
+                "--state-days must be between 1 and 36500".into(),
+            ));
+        }
         if self.logs.is_empty() {
             return Err(Error::Usage("at least one --log FILE is required".into()));
         }
@@ -266,8 +374,8 @@ impl AuditArgs {
                 self.memory
             ))
         })?;
-        let since = parse_time_flag("--since", self.since.as_deref())?;
-        let until = parse_time_flag("--until", self.until.as_deref())?;
+        let since = parse_time_flag("--since", self.since.as_deref())?.map(|t| t.unix);
+        let until = parse_time_flag("--until", self.until.as_deref())?.map(|t| t.unix);
         if let (Some(since), Some(until)) = (since, until)
             && since >= until
         {
@@ -315,7 +423,9 @@ impl AuditArgs {
             dns_cache: if self.no_dns_cache {
                 None
             } else {
+                // With a state, the DNS cache is part of it (SPEC §6).
                 self.dns_cache
+                    .or_else(|| self.state.as_deref().map(crate::state::StateDir::dns_cache))
                     .or_else(crate::crawler::dns::default_cache_path)
             },
             dns_cache_max_age: std::time::Duration::from_secs(
@@ -323,6 +433,10 @@ impl AuditArgs {
             ),
             dns_timeout: seconds("--dns-timeout", self.dns_timeout)?,
             dns_deadline: seconds("--dns-deadline", self.dns_deadline)?,
+            robots_sources,
+            robots_grace_ms,
+            state: self.state,
+            state_days: self.state_days,
         })
     }
 }
@@ -356,15 +470,109 @@ fn cap_threads(asked: usize) -> usize {
     asked.min(cores)
 }
 
-fn parse_time_flag(flag: &str, value: Option<&str>) -> Result<Option<i64>> {
+fn parse_time_flag(
+    flag: &str,
+    value: Option<&str>,
+) -> Result<Option<crate::accesslog::time::Timestamp>> {
     match value {
         None => Ok(None),
         Some(s) => crate::accesslog::time::parse_rfc3339_or_date(s)
-            .map(|t| Some(t.unix))
+            .map(Some)
             .ok_or_else(|| {
                 Error::Usage(format!(
                     "{flag}: expected RFC 3339 time or YYYY-MM-DD, got {s:?}"
                 ))
             }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn audit(args: &[&str]) -> Result<AuditConfig> {
+        let mut argv = vec!["robots-audit", "--log", "access.log"];
+        argv.extend_from_slice(args);
+        match Cli::try_parse_from(argv).unwrap().into_command()? {
+            Command::Audit(config) => Ok(*config),
+            other => panic!("not an audit: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn version_and_state_flags_reach_the_config() {
+        let config = audit(&["--robots", "r.txt"]).unwrap();
+        assert_eq!(config.robots_grace_ms, 86_400_000);
+        assert_eq!(config.state, None);
+        assert_eq!(config.state_days, crate::state::DEFAULT_DAYS);
+        assert_eq!(config.robots_sources.file, Some(PathBuf::from("r.txt")));
+
+        let config = audit(&[
+            "--robots",
+            "r.txt",
+            "--robots-since",
+            "2026-11-29T14:00:00+01:00",
+            "--robots-history",
+            "hist",
+            "--robots-grace",
+            "90m",
+            "--state",
+            "/var/lib/ra",
+            "--state-days",
+            "30",
+        ])
+        .unwrap();
+        assert_eq!(
+            config.robots_sources.since.map(|t| t.rfc3339()),
+            Some("2026-11-29T14:00:00+01:00".to_string())
+        );
+        assert_eq!(config.robots_sources.history, Some(PathBuf::from("hist")));
+        assert_eq!(config.robots_grace_ms, 5_400_000);
+        assert_eq!(config.state_days, 30);
+        // The DNS cache is part of the state unless said otherwise.
+        assert_eq!(
+            config.dns_cache,
+            Some(PathBuf::from("/var/lib/ra/dns-cache"))
+        );
+        let config = audit(&[
+            "--robots",
+            "r.txt",
+            "--state",
+            "/var/lib/ra",
+            "--dns-cache",
+            "/tmp/c",
+        ])
+        .unwrap();
+        assert_eq!(config.dns_cache, Some(PathBuf::from("/tmp/c")));
+        let config = audit(&["--robots", "r.txt", "--state", "s", "--no-dns-cache"]).unwrap();
+        assert_eq!(config.dns_cache, None);
+    }
+
+    #[test]
+    fn check_takes_versions_and_a_moment() {
+        let cli = Cli::try_parse_from([
+            "robots-audit",
+            "check",
+            "--robots-history",
+            "hist",
+            "--state",
+            "s",
+            "--at",
+            "2026-11-30",
+            "/x",
+        ])
+        .unwrap();
+        match cli.into_command().unwrap() {
+            Command::Check(c) => {
+                assert_eq!(c.robots.file, None);
+                assert_eq!(c.robots.history, Some(PathBuf::from("hist")));
+                assert_eq!(c.state, Some(PathBuf::from("s")));
+                assert_eq!(
+                    c.at.map(|t| t.rfc3339()),
+                    Some("2026-11-30T00:00:00+00:00".to_string())
+                );
+            }
+            other => panic!("not a check: {other:?}"),
+        }
     }
 }

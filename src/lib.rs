@@ -31,6 +31,7 @@ pub mod report;
 pub mod robots;
 pub mod scan;
 pub mod spill;
+pub mod state;
 pub mod text;
 
 use std::io::Write;

@@ -30,6 +30,7 @@ mod suite {
     mod hostile_robots;
     mod hostile_signals;
     mod lint_cli;
+    mod nights_check;
     mod props_matcher;
     mod props_parsers;
     mod resolve_cli;

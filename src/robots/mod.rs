@@ -6,6 +6,7 @@
 //! reads Request-rate and Crawl-delay.
 
 pub mod agent;
+pub mod cache;
 mod compile;
 pub mod group;
 pub mod limits;
@@ -13,6 +14,7 @@ pub mod lint;
 pub mod matcher;
 pub mod normalize;
 pub mod parse;
+pub mod versions;
 
 pub use agent::{product_token, user_agent_token};
 pub use group::{Agent, Group, Note, Rule};

@@ -1,0 +1,231 @@
+//! The robots.txt a crawler may rely on (SPEC §6; RFC 9309 §2.3.1 and
+//! §2.4): takes one count's fetches in order (time, file, line) and the
+//! site's robots.txt versions; gives, for each fetch, its standing — the
+//! versions of the cache window [max(L, t − G), t], a 4xx period (no rows)
+//! or a 5xx outage (complete disallow) — and the `disallow` decision:
+//! accuse, excused by the cache grace, or allowed. Pure: no I/O.
+//!
+//! How the judge uses it: one [`Tracker`] per count (as rates are
+//! counted), resumed from the state's [`Memory`] when there is one. For
+//! each counted fetch, in order, `let standing = tracker.judge(time,
+//! target, status)`; then [`decide`] with the version's compiled verdict
+//! for the disallow row (`Decision::Excused` is counted in run.json), and
+//! `standing.judges_limits()` says whether rate and delay rows are made
+//! (with the rates of `versions.at(t)`: the grace does not soften them).
+//! At the end, `tracker.memory()` goes into the state.
+
+use super::matcher::is_robots_txt;
+use super::versions::{Version, Versions};
+use crate::accesslog::time::Timestamp;
+
+/// RFC 9309 §2.3.1.4 via SPEC §6: an outage lets the versions apply again
+/// after 30 days from its first 5xx.
+pub const OUTAGE_LIMIT_MS: i64 = 30 * 86_400_000;
+
+/// The default `--robots-grace`: RFC 9309 §2.4's 24 hours.
+pub const DEFAULT_GRACE_MS: i64 = 86_400_000;
+
+/// A fetch of `/robots.txt` by the count, as logged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RobotsFetch {
+    pub time: Timestamp,
+    pub status: u16,
+}
+
+/// What a count's tracker knows of its fetches of `/robots.txt` so far;
+/// what the state keeps for the next night.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Memory {
+    /// The last fetch of `/robots.txt` whose status says something.
+    pub last_fetch: Option<RobotsFetch>,
+    /// L: the instant of the last 2xx fetch (a 304 is no 2xx).
+    pub last_success_ms: Option<i64>,
+    /// The instant of the first 5xx of the outage going on, if one is.
+    pub outage_since_ms: Option<i64>,
+    /// The last 5xx of that outage: the row's rule names it.
+    pub outage_last: Option<RobotsFetch>,
+}
+
+/// How a fetch stands, from the count's fetches of `/robots.txt` before
+/// it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Standing {
+    /// The versions in force during `[window_from_ms, t]` decide.
+    Versions { window_from_ms: i64 },
+    /// The last fetch of `/robots.txt` got this 4xx: the crawler may fetch
+    /// anything (RFC 9309 §2.3.1.3); no rows of any kind.
+    Unrestricted(RobotsFetch),
+    /// robots.txt is unreachable (RFC 9309 §2.3.1.4), as this last 5xx
+    /// showed: everything but `/robots.txt` is disallowed.
+    Unreachable(RobotsFetch),
+}
+
+impl Standing {
+    /// Whether `request-rate` and `crawl-delay` rows may be made: not in a
+    /// 4xx period (the fetch still counts for later ones).
+    pub fn judges_limits(&self) -> bool {
+        !matches!(self, Standing::Unrestricted(_))
+    }
+}
+
+/// The `rule` text of a `robots-unreachable` row.
+pub fn unreachable_rule(last: &RobotsFetch) -> String {
+    format!(
+        "robots.txt unreachable: {} at {}",
+        last.status,
+        last.time.rfc3339()
+    )
+}
+
+/// True when a fetch refreshes the crawler's copy of robots.txt: the
+/// target `/robots.txt` itself, no query, an absolute URL cut down. The
+/// same test that makes such a fetch always allowed (SPEC §3), so the two
+/// never disagree about which resource is robots.txt; any method counts.
+pub fn is_robots_fetch(target: &[u8]) -> bool {
+    is_robots_txt(target)
+}
+
+/// The statuses that say nothing about robots.txt: none logged, outside
+/// 100–599, or nginx's 499 (the client closed the connection before any
+/// answer, so the crawler learned nothing).
+fn tells(status: Option<u16>) -> Option<u16> {
+    status.filter(|s| (100..=599).contains(s) && *s != 499)
+}
+
+/// One count's view of robots.txt over time.
+#[derive(Debug, Clone)]
+pub struct Tracker {
+    grace_ms: i64,
+    memory: Memory,
+}
+
+impl Tracker {
+    /// A count with no known fetch of `/robots.txt` (L = −∞).
+    pub fn new(grace_ms: i64) -> Tracker {
+        Tracker::resume(Memory::default(), grace_ms)
+    }
+
+    /// A count as the state left it after an earlier night.
+    pub fn resume(memory: Memory, grace_ms: i64) -> Tracker {
+        Tracker {
+            grace_ms: grace_ms.max(0),
+            memory,
+        }
+    }
+
+    /// What to keep for the next night.
+    pub fn memory(&self) -> &Memory {
+        &self.memory
+    }
+
+    /// The standing of the count's next fetch if it comes at `t_ms`.
+    pub fn standing(&self, t_ms: i64) -> Standing {
+        let m = &self.memory;
+        if let (Some(first), Some(last)) = (m.outage_since_ms, m.outage_last)
+            && t_ms.saturating_sub(first) <= OUTAGE_LIMIT_MS
+        {
+            return Standing::Unreachable(last);
+        }
+        if let Some(fetch) = m.last_fetch
+            && (400..500).contains(&fetch.status)
+        {
+            return Standing::Unrestricted(fetch);
+        }
+        let by_grace = t_ms.saturating_sub(self.grace_ms);
+        Standing::Versions {
+            window_from_ms: m.last_success_ms.map_or(by_grace, |l| l.max(by_grace)),
+        }
+    }
+
+    /// Takes in a fetch of the count, if it is one of `/robots.txt`.
+    pub fn observe(&mut self, time: Timestamp, target: &[u8], status: Option<u16>) {
+        if !is_robots_fetch(target) {
+            return;
+        }
+        let Some(status) = tells(status) else {
+            return;
+        };
+        let fetch = RobotsFetch { time, status };
+        let m = &mut self.memory;
+        m.last_fetch = Some(fetch);
+        match status {
+            200..=299 => {
+                m.last_success_ms = Some(time.instant_ms());
+                m.outage_since_ms = None;
+                m.outage_last = None;
+            }
+            400..=499 => {
+                m.outage_since_ms = None;
+                m.outage_last = None;
+            }
+            500..=599 => {
+                m.outage_since_ms.get_or_insert(time.instant_ms());
+                m.outage_last = Some(fetch);
+            }
+            // 1xx and 3xx (a 304 too): the last fetch is no longer a 4xx,
+            // which ends a 4xx period; an outage goes on.
+            _ => {}
+        }
+    }
+
+    /// The standing of a fetch (from the fetches of `/robots.txt` before
+    /// it in order), then takes it in. A fetch of `/robots.txt` is thus
+    /// judged by what came before it; it is always allowed anyway.
+    pub fn judge(&mut self, time: Timestamp, target: &[u8], status: Option<u16>) -> Standing {
+        let standing = self.standing(time.instant_ms());
+        self.observe(time, target, status);
+        standing
+    }
+}
+
+/// The `disallow` decision for a fetch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Decision<'v> {
+    /// No row.
+    Allowed,
+    /// Every version of the window disallows it: a row naming the deciding
+    /// rule of this version, the one in force at t.
+    Accuse(&'v Version),
+    /// The version in force at t disallows it but another of the window
+    /// allows it: no row, counted as excused by the cache grace.
+    Excused(&'v Version),
+    /// A `robots-unreachable` row with this rule text.
+    Unreachable(String),
+}
+
+/// Decides a fetch of `target` at `t_ms` with its `standing`;
+/// `disallows(version)` is that version's verdict for the crawler (the
+/// judge's compiled rules, by [`Version::index`]). Asks only the versions
+/// it needs, the one in force at t first.
+pub fn decide<'v>(
+    versions: &'v Versions,
+    standing: &Standing,
+    t_ms: i64,
+    target: &[u8],
+    mut disallows: impl FnMut(&Version) -> bool,
+) -> Decision<'v> {
+    match standing {
+        Standing::Unrestricted(_) => Decision::Allowed,
+        Standing::Unreachable(_) if is_robots_fetch(target) => Decision::Allowed,
+        Standing::Unreachable(last) => Decision::Unreachable(unreachable_rule(last)),
+        Standing::Versions { window_from_ms } => {
+            let now = versions.at(t_ms);
+            if !disallows(now) {
+                return Decision::Allowed;
+            }
+            let all = versions
+                .during(*window_from_ms, t_ms)
+                .filter(|v| v.index() != now.index())
+                .all(&mut disallows);
+            if all {
+                Decision::Accuse(now)
+            } else {
+                Decision::Excused(now)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "cache_tests.rs"]
+mod tests;

@@ -1,0 +1,479 @@
+//! Every sentence of SPEC §6 "The robots.txt the crawler may rely on", as
+//! a case: a sequence of one count's fetches and what each one gets.
+
+use super::*;
+use crate::accesslog::time::parse_rfc3339_or_date;
+use crate::robots::versions::{Entry, Origin};
+
+const HOUR: i64 = 3_600_000;
+const DAY: i64 = 24 * HOUR;
+
+fn t(s: &str) -> Timestamp {
+    parse_rfc3339_or_date(s).unwrap()
+}
+
+/// v0 disallows /a from 2026-11-29 00:00 +01:00; v1, from 2026-11-30
+/// 12:00 +01:00, disallows /b too (the edit of the night).
+fn versions() -> Versions {
+    let entry = |bytes: &str, time: &str| Entry {
+        bytes: bytes.as_bytes().to_vec(),
+        in_force_from: t(time),
+        origin: Origin::History(time.into()),
+    };
+    Versions::merge(vec![
+        entry("User-agent: *\nDisallow: /a\n", "2026-11-29T00:00:00+01:00"),
+        entry(
+            "User-agent: *\nDisallow: /a\nDisallow: /b\n",
+            "2026-11-30T12:00:00+01:00",
+        ),
+    ])
+    .unwrap()
+}
+
+/// What a fetch gets, in short: `allowed`, `accuse v1`, `excused v1`,
+/// `no rows` (a 4xx period: not even rates), or the unreachable rule.
+fn outcome(
+    versions: &Versions,
+    tracker: &mut Tracker,
+    time: &str,
+    target: &str,
+    status: u16,
+) -> String {
+    let time = t(time);
+    let standing = tracker.judge(time, target.as_bytes(), Some(status));
+    let decision = decide(
+        versions,
+        &standing,
+        time.instant_ms(),
+        target.as_bytes(),
+        |v| {
+            !v.robots()
+                .rules_for(b"SeznamBot")
+                .judge(target.as_bytes())
+                .allowed
+        },
+    );
+    match decision {
+        _ if !standing.judges_limits() => {
+            assert_eq!(decision, Decision::Allowed);
+            "no rows".into()
+        }
+        Decision::Allowed => "allowed".into(),
+        Decision::Accuse(v) => format!("accuse v{}", v.index()),
+        Decision::Excused(v) => format!("excused v{}", v.index()),
+        Decision::Unreachable(rule) => rule,
+    }
+}
+
+/// (what the case shows, grace, fetches as (time, target, status,
+/// expected outcome)).
+type Case = (
+    &'static str,
+    i64,
+    Vec<(&'static str, &'static str, u16, &'static str)>,
+);
+
+fn cases() -> Vec<Case> {
+    vec![
+        (
+            "no fetch of /robots.txt known: L = −∞, the window is [t − G, t]",
+            DAY,
+            vec![
+                ("2026-11-30T13:00:00+01:00", "/b", 200, "excused v1"),
+                ("2026-12-01T11:59:59+01:00", "/b", 200, "excused v1"),
+                // t − G is the instant v1 came into force: v0 is no longer in
+                // force at any moment of the window.
+                ("2026-12-01T12:00:00+01:00", "/b", 200, "accuse v1"),
+                ("2026-12-01T12:00:01+01:00", "/b", 200, "accuse v1"),
+            ],
+        ),
+        (
+            "every version of the window disallows: a violation naming the version at t",
+            DAY,
+            vec![
+                ("2026-11-30T13:00:00+01:00", "/a", 200, "accuse v1"),
+                ("2026-11-29T13:00:00+01:00", "/a", 200, "accuse v0"),
+            ],
+        ),
+        (
+            "the version at t allows: no row, whatever older versions said",
+            DAY,
+            vec![
+                ("2026-11-30T13:00:00+01:00", "/c", 200, "allowed"),
+                ("2026-11-30T13:00:00+01:00", "/robots.txt", 200, "allowed"),
+            ],
+        ),
+        (
+            "L, the last 2xx fetch of /robots.txt, narrows the window to [L, t]",
+            DAY,
+            vec![
+                ("2026-11-30T13:59:59+01:00", "/b", 200, "excused v1"),
+                ("2026-11-30T14:00:00+01:00", "/robots.txt", 200, "allowed"),
+                ("2026-11-30T14:00:01+01:00", "/b", 200, "accuse v1"),
+            ],
+        ),
+        (
+            "a same-second fetch logged before the fetch of /robots.txt comes before it",
+            DAY,
+            vec![
+                ("2026-11-30T14:00:00+01:00", "/b", 200, "excused v1"),
+                ("2026-11-30T14:00:00+01:00", "/robots.txt", 200, "allowed"),
+                ("2026-11-30T14:00:00+01:00", "/b", 200, "accuse v1"),
+            ],
+        ),
+        (
+            "L before v1 came into force: v0 is in the window until t − G passes it",
+            DAY,
+            vec![
+                ("2026-11-30T11:00:00+01:00", "/robots.txt", 200, "allowed"),
+                ("2026-11-30T13:00:00+01:00", "/b", 200, "excused v1"),
+            ],
+        ),
+        (
+            "L older than t − G: the grace bounds the window",
+            DAY,
+            vec![
+                ("2026-11-29T01:00:00+01:00", "/robots.txt", 200, "allowed"),
+                ("2026-12-01T12:00:01+01:00", "/b", 200, "accuse v1"),
+            ],
+        ),
+        (
+            "a grace of 0: only the version at t",
+            0,
+            vec![("2026-11-30T13:00:00+01:00", "/b", 200, "accuse v1")],
+        ),
+        (
+            "only a 2xx sets L; a 304 does not",
+            DAY,
+            vec![
+                ("2026-11-30T14:00:00+01:00", "/robots.txt", 304, "allowed"),
+                ("2026-11-30T14:00:01+01:00", "/b", 200, "excused v1"),
+                ("2026-11-30T15:00:00+01:00", "/robots.txt", 203, "allowed"),
+                ("2026-11-30T15:00:01+01:00", "/b", 200, "accuse v1"),
+            ],
+        ),
+        (
+            "/robots.txt with a query is another resource and does not set L",
+            DAY,
+            vec![
+                (
+                    "2026-11-30T14:00:00+01:00",
+                    "/robots.txt?x=1",
+                    200,
+                    "allowed",
+                ),
+                ("2026-11-30T14:00:01+01:00", "/b", 200, "excused v1"),
+            ],
+        ),
+        (
+            "an absolute URL of /robots.txt is cut down and sets L",
+            DAY,
+            vec![
+                (
+                    "2026-11-30T14:00:00+01:00",
+                    "https://www.example.cz/robots.txt",
+                    200,
+                    "allowed",
+                ),
+                ("2026-11-30T14:00:01+01:00", "/b", 200, "accuse v1"),
+            ],
+        ),
+        (
+            "4xx: no rows (not even rates) until the next fetch of /robots.txt",
+            DAY,
+            vec![
+                ("2026-11-30T14:00:00+01:00", "/robots.txt", 404, "allowed"),
+                ("2026-11-30T14:00:01+01:00", "/a", 200, "no rows"),
+                ("2026-12-20T14:00:01+01:00", "/a", 200, "no rows"),
+                // The fetch that ends the period is judged by the period.
+                ("2026-12-20T15:00:00+01:00", "/robots.txt", 200, "no rows"),
+                ("2026-12-20T15:00:01+01:00", "/a", 200, "accuse v1"),
+            ],
+        ),
+        (
+            "4xx then 4xx: the period goes on",
+            DAY,
+            vec![
+                ("2026-11-30T14:00:00+01:00", "/robots.txt", 410, "allowed"),
+                ("2026-11-30T15:00:00+01:00", "/robots.txt", 403, "no rows"),
+                ("2026-11-30T15:00:01+01:00", "/a", 200, "no rows"),
+            ],
+        ),
+        (
+            "a 1xx or 3xx ends a 4xx period",
+            DAY,
+            vec![
+                ("2026-11-30T14:00:00+01:00", "/robots.txt", 404, "allowed"),
+                ("2026-11-30T15:00:00+01:00", "/robots.txt", 301, "no rows"),
+                ("2026-11-30T15:00:01+01:00", "/a", 200, "accuse v1"),
+                ("2026-11-30T16:00:00+01:00", "/robots.txt", 404, "allowed"),
+                ("2026-11-30T17:00:00+01:00", "/robots.txt", 101, "no rows"),
+                // A 3xx sets no L: the window still reaches back past v1.
+                ("2026-11-30T17:00:01+01:00", "/b", 200, "excused v1"),
+            ],
+        ),
+        (
+            "5xx: every fetch but /robots.txt is disallowed, naming the last 5xx in the log's offset",
+            DAY,
+            vec![
+                ("2026-11-30T14:00:00+01:00", "/robots.txt", 503, "allowed"),
+                (
+                    "2026-11-30T14:00:01+01:00",
+                    "/c",
+                    200,
+                    "robots.txt unreachable: 503 at 2026-11-30T14:00:00+01:00",
+                ),
+                ("2026-11-30T14:30:00+01:00", "/robots.txt", 500, "allowed"),
+                (
+                    "2026-11-30T14:30:01+01:00",
+                    "/",
+                    404,
+                    "robots.txt unreachable: 500 at 2026-11-30T14:30:00+01:00",
+                ),
+                (
+                    "2026-11-30T15:30:00-05:00",
+                    "/c",
+                    200,
+                    "robots.txt unreachable: 500 at 2026-11-30T14:30:00+01:00",
+                ),
+            ],
+        ),
+        (
+            "a 1xx or 3xx does not end an outage; a 2xx does",
+            DAY,
+            vec![
+                ("2026-11-30T14:00:00+01:00", "/robots.txt", 503, "allowed"),
+                ("2026-11-30T15:00:00+01:00", "/robots.txt", 304, "allowed"),
+                (
+                    "2026-11-30T15:00:01+01:00",
+                    "/c",
+                    200,
+                    "robots.txt unreachable: 503 at 2026-11-30T14:00:00+01:00",
+                ),
+                ("2026-11-30T16:00:00+01:00", "/robots.txt", 200, "allowed"),
+                ("2026-11-30T16:00:01+01:00", "/c", 200, "allowed"),
+                ("2026-11-30T16:00:02+01:00", "/b", 200, "accuse v1"),
+            ],
+        ),
+        (
+            "a 4xx ends an outage and starts a 4xx period",
+            DAY,
+            vec![
+                ("2026-11-30T14:00:00+01:00", "/robots.txt", 503, "allowed"),
+                ("2026-11-30T15:00:00+01:00", "/robots.txt", 404, "allowed"),
+                ("2026-11-30T15:00:01+01:00", "/a", 200, "no rows"),
+            ],
+        ),
+        (
+            "30 days after the first 5xx of an outage the versions apply again",
+            DAY,
+            vec![
+                ("2026-11-30T14:00:00+01:00", "/robots.txt", 503, "allowed"),
+                ("2026-12-20T14:00:00+01:00", "/robots.txt", 503, "allowed"),
+                (
+                    "2026-12-30T14:00:00+01:00",
+                    "/c",
+                    200,
+                    "robots.txt unreachable: 503 at 2026-12-20T14:00:00+01:00",
+                ),
+                ("2026-12-30T14:00:00.001+01:00", "/c", 200, "allowed"),
+                ("2026-12-30T14:00:00.002+01:00", "/a", 200, "accuse v1"),
+                // Still the same outage: its first 5xx is past 30 days.
+                ("2026-12-31T14:00:00+01:00", "/robots.txt", 503, "allowed"),
+                ("2026-12-31T14:00:01+01:00", "/c", 200, "allowed"),
+            ],
+        ),
+        (
+            "statuses that tell nothing (none, 499, outside 100-599) change nothing",
+            DAY,
+            vec![
+                ("2026-11-30T14:00:00+01:00", "/robots.txt", 404, "allowed"),
+                ("2026-11-30T15:00:00+01:00", "/robots.txt", 499, "no rows"),
+                ("2026-11-30T15:00:00+01:00", "/robots.txt", 600, "no rows"),
+                ("2026-11-30T15:00:00+01:00", "/robots.txt", 0, "no rows"),
+                ("2026-11-30T15:00:01+01:00", "/a", 200, "no rows"),
+            ],
+        ),
+    ]
+}
+
+#[test]
+fn spec_six_sentence_by_sentence() {
+    let versions = versions();
+    for (what, grace, fetches) in cases() {
+        let mut tracker = Tracker::new(grace);
+        for (i, (time, target, status, expected)) in fetches.iter().enumerate() {
+            let got = outcome(&versions, &mut tracker, time, target, *status);
+            assert_eq!(
+                got, *expected,
+                "{what}: fetch {i} ({time} {target} {status})"
+            );
+        }
+    }
+}
+
+#[test]
+fn resumed_from_memory_a_night_later_gives_the_same_answers() {
+    // Cutting any case after any fetch and resuming from the memory gives
+    // what one tracker over the whole sequence gives.
+    let versions = versions();
+    for (what, grace, fetches) in cases() {
+        for cut in 0..=fetches.len() {
+            let mut first = Tracker::new(grace);
+            let mut got = Vec::new();
+            for (time, target, status, _) in &fetches[..cut] {
+                got.push(outcome(&versions, &mut first, time, target, *status));
+            }
+            let mut second = Tracker::resume(*first.memory(), grace);
+            for (time, target, status, _) in &fetches[cut..] {
+                got.push(outcome(&versions, &mut second, time, target, *status));
+            }
+            let expected: Vec<&str> = fetches.iter().map(|f| f.3).collect();
+            assert_eq!(got, expected, "{what}, cut after {cut}");
+        }
+    }
+}
+
+#[test]
+fn a_missing_status_changes_nothing() {
+    let mut tracker = Tracker::new(DAY);
+    tracker.observe(t("2026-11-30T14:00:00Z"), b"/robots.txt", Some(503));
+    let before = *tracker.memory();
+    tracker.observe(t("2026-11-30T15:00:00Z"), b"/robots.txt", None);
+    assert_eq!(*tracker.memory(), before);
+}
+
+#[test]
+fn rates_and_delays_are_judged_except_in_a_4xx_period() {
+    let last = RobotsFetch {
+        time: t("2026-11-30T14:00:00Z"),
+        status: 503,
+    };
+    assert!(Standing::Versions { window_from_ms: 0 }.judges_limits());
+    assert!(Standing::Unreachable(last).judges_limits());
+    assert!(
+        !Standing::Unrestricted(RobotsFetch {
+            status: 404,
+            ..last
+        })
+        .judges_limits()
+    );
+}
+
+#[test]
+fn what_is_a_fetch_of_robots_txt() {
+    let cases: [(&str, bool); 10] = [
+        ("/robots.txt", true),
+        ("http://www.example.cz/robots.txt", true),
+        ("HTTPS://example.cz:443/robots.txt", true),
+        // The same resource after SPEC §3's normalisation, which also makes
+        // it always allowed.
+        ("/robots%2Etxt", true),
+        ("/robots.txt?x", false),
+        ("/robots.txt?", false),
+        ("/Robots.txt", false),
+        ("/robots.txt/", false),
+        ("/cz/robots.txt", false),
+        ("http://www.example.cz/robots.txt?a=b", false),
+    ];
+    for (target, expected) in cases {
+        assert_eq!(is_robots_fetch(target.as_bytes()), expected, "{target}");
+    }
+}
+
+#[test]
+fn decide_asks_the_version_at_t_first_and_stops_when_it_allows() {
+    let versions = versions();
+    let t_ms = t("2026-11-30T13:00:00+01:00").instant_ms();
+    let mut asked = Vec::new();
+    let decision = decide(
+        &versions,
+        &Standing::Versions {
+            window_from_ms: t_ms - DAY,
+        },
+        t_ms,
+        b"/x",
+        |v| {
+            asked.push(v.index());
+            false
+        },
+    );
+    assert_eq!(decision, Decision::Allowed);
+    assert_eq!(asked, vec![1]);
+}
+
+/// SPEC §6 read the slow way: for each fetch, look back over every fetch
+/// of `/robots.txt` before it, as the sentences say, instead of keeping a
+/// running memory.
+fn reference(grace: i64, fetches: &[(Timestamp, bool, u16)], i: usize) -> Standing {
+    let t_ms = fetches[i].0.instant_ms();
+    let prior: Vec<RobotsFetch> = fetches[..i]
+        .iter()
+        .filter(|(_, robots, status)| *robots && tells(Some(*status)).is_some())
+        .map(|&(time, _, status)| RobotsFetch { time, status })
+        .collect();
+    let is = |f: &RobotsFetch, lo: u16, hi: u16| (lo..=hi).contains(&f.status);
+    // The 5xx fetches since the last 2xx or 4xx make the outage.
+    let since_end = prior
+        .iter()
+        .rposition(|f| is(f, 200, 299) || is(f, 400, 499))
+        .map_or(0, |p| p + 1);
+    let fives: Vec<&RobotsFetch> = prior[since_end..]
+        .iter()
+        .filter(|f| is(f, 500, 599))
+        .collect();
+    if let (Some(first), Some(last)) = (fives.first(), fives.last())
+        && t_ms - first.time.instant_ms() <= OUTAGE_LIMIT_MS
+    {
+        return Standing::Unreachable(**last);
+    }
+    if let Some(last) = prior.last()
+        && is(last, 400, 499)
+    {
+        return Standing::Unrestricted(*last);
+    }
+    let l = prior
+        .iter()
+        .rev()
+        .find(|f| is(f, 200, 299))
+        .map(|f| f.time.instant_ms());
+    Standing::Versions {
+        window_from_ms: l.map_or(t_ms - grace, |l| l.max(t_ms - grace)),
+    }
+}
+
+proptest::proptest! {
+    #[test]
+    fn the_running_memory_agrees_with_reading_back(
+        grace in proptest::sample::select(vec![0i64, HOUR, DAY]),
+        steps in proptest::collection::vec(
+            (
+                // Gaps from none to beyond the 30 days of an outage.
+                proptest::sample::select(vec![0i64, 1, 1000, HOUR, DAY, 20 * DAY]),
+                proptest::bool::ANY,
+                proptest::sample::select(vec![100u16, 200, 204, 301, 304, 404, 410, 499, 500, 503, 600]),
+            ),
+            1..40,
+        ),
+    ) {
+        let mut instant = t("2026-11-29T00:00:00+01:00").instant_ms();
+        let fetches: Vec<(Timestamp, bool, u16)> = steps
+            .iter()
+            .map(|&(gap, robots, status)| {
+                instant += gap;
+                let time = Timestamp {
+                    unix: instant.div_euclid(1000),
+                    millis: instant.rem_euclid(1000) as u16,
+                    offset_min: 60,
+                };
+                (time, robots, status)
+            })
+            .collect();
+        let mut tracker = Tracker::new(grace);
+        for (i, &(time, robots, status)) in fetches.iter().enumerate() {
+            let target: &[u8] = if robots { b"/robots.txt" } else { b"/page" };
+            let got = tracker.judge(time, target, Some(status));
+            proptest::prop_assert_eq!(got, reference(grace, &fetches, i), "fetch {}", i);
+        }
+    }
+}

@@ -1,0 +1,732 @@
+//! The robots.txt versions of a site (SPEC §6 "Versions"): takes the
+//! `--robots FILE` (in force from its modification time or
+//! `--robots-since`), the files of `--robots-history DIR` (each named by the
+//! time it came into force) and the versions kept in `--state`; gives one
+//! time line of versions, each with its bytes, its `robots_version`
+//! (SPEC §5), the time it came into force and its parsed [`Robots`].
+//!
+//! How the judge uses it: it compiles each version's rules once per
+//! crawler (`version.robots().read_as(reads).rules_for(token)`, kept in a
+//! `Vec` indexed by [`Version::index`]); for a fetch at `t` it takes
+//! [`Versions::at`] for the rates, delays and the row's `robots_version`,
+//! and hands [`Versions::during`] over the cache window
+//! (`robots::cache`) to decide a `disallow`.
+
+use std::cmp::Ordering;
+use std::fmt;
+use std::fs::{self, File};
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::matcher::Robots;
+use super::parse::SIZE_LIMIT;
+use crate::accesslog::time::{Timestamp, parse_rfc3339_or_date};
+use crate::config::RobotsSources;
+use crate::error::{Error, Position, Result};
+
+/// Where a version was found; a version merged from several sources
+/// keeps them all, so `check --at` can say why it is in force.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// `--robots FILE`, in force from its modification time.
+    Modified(PathBuf),
+    /// `--robots FILE` with `--robots-since TIME`.
+    Since(PathBuf),
+    /// A file of `--robots-history DIR`, named by its time.
+    History(PathBuf),
+    /// A version kept in the `--state` folder (the file holding it).
+    State(PathBuf),
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Origin::Modified(p) => write!(f, "--robots {} (its modification time)", p.display()),
+            Origin::Since(p) => write!(f, "--robots {} (--robots-since)", p.display()),
+            Origin::History(p) => write!(f, "--robots-history {}", p.display()),
+            Origin::State(p) => write!(f, "--state {}", p.display()),
+        }
+    }
+}
+
+impl Origin {
+    fn path(&self) -> &Path {
+        match self {
+            Origin::Modified(p) | Origin::Since(p) | Origin::History(p) | Origin::State(p) => p,
+        }
+    }
+}
+
+/// One robots.txt as a source gave it, before the sources are merged.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    /// The bytes as read: at most one past the 500 KiB limit, so that the
+    /// parser still knows whether the file went past it.
+    pub bytes: Vec<u8>,
+    pub in_force_from: Timestamp,
+    pub origin: Origin,
+}
+
+impl Entry {
+    /// `--robots FILE`: in force from `since` when given, else from the
+    /// file's modification time (in UTC, to the millisecond).
+    pub fn from_robots(path: &Path, since: Option<Timestamp>) -> Result<Entry> {
+        let (bytes, modified) = read_limited(path)?;
+        let (in_force_from, origin) = match since {
+            Some(t) => (t, Origin::Since(path.to_path_buf())),
+            None => {
+                let modified = modified.ok_or_else(|| Error::Format {
+                    path: path.to_path_buf(),
+                    at: Position::File,
+                    cause: "the file system gives no modification time; \
+                            say when it came into force with --robots-since"
+                        .into(),
+                })?;
+                (modified, Origin::Modified(path.to_path_buf()))
+            }
+        };
+        Ok(Entry {
+            bytes,
+            in_force_from,
+            origin,
+        })
+    }
+}
+
+/// Reads at most one byte past the limit (a pipe that never ends cannot
+/// hang the run), with the file's modification time when it has one.
+pub fn read_limited(path: &Path) -> Result<(Vec<u8>, Option<Timestamp>)> {
+    let open_error = |source| Error::Open {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = File::open(path).map_err(open_error)?;
+    let metadata = file.metadata().map_err(open_error)?;
+    if metadata.is_dir() {
+        return Err(open_error(io::Error::from(io::ErrorKind::IsADirectory)));
+    }
+    let mut bytes = Vec::new();
+    file.take(SIZE_LIMIT as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|source| Error::Read {
+            path: path.to_path_buf(),
+            at: Position::File,
+            source,
+        })?;
+    let modified = metadata
+        .modified()
+        .ok()
+        .and_then(|m| m.duration_since(std::time::UNIX_EPOCH).ok())
+        .and_then(|d| {
+            Some(Timestamp {
+                unix: i64::try_from(d.as_secs()).ok()?,
+                millis: u16::try_from(d.subsec_millis()).ok()?,
+                offset_min: 0,
+            })
+        });
+    Ok((bytes, modified))
+}
+
+/// The time a `--robots-history` file name stands for: `<time>.txt`, the
+/// time in RFC 3339 (`2026-11-29T14:00:00+01:00`), in the basic form
+/// (`20261129T130000Z`, `20261129T140000+0100`) or a bare date (midnight
+/// UTC, as `--since` reads it).
+pub fn history_time(name: &str) -> Option<Timestamp> {
+    let stem = name.strip_suffix(".txt")?;
+    if let Some(t) = parse_rfc3339_or_date(stem) {
+        return Some(t);
+    }
+    // Basic form: YYYYMMDDTHHMMSS then Z or ±HHMM; rewritten into the
+    // extended form so that one parser checks the calendar.
+    let b = stem.as_bytes();
+    if b.len() < 16 || !b[..8].iter().all(u8::is_ascii_digit) || !matches!(b[8], b'T' | b't') {
+        return None;
+    }
+    if !b[9..15].iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let zone = &stem[15..];
+    let zone_ok = matches!(zone, "Z" | "z")
+        || (zone.len() == 5
+            && matches!(zone.as_bytes()[0], b'+' | b'-')
+            && zone.as_bytes()[1..].iter().all(u8::is_ascii_digit));
+    if !zone_ok {
+        return None;
+    }
+    let extended = format!(
+        "{}-{}-{}T{}:{}:{}{}",
+        &stem[0..4],
+        &stem[4..6],
+        &stem[6..8],
+        &stem[9..11],
+        &stem[11..13],
+        &stem[13..15],
+        zone
+    );
+    parse_rfc3339_or_date(&extended)
+}
+
+/// True for the names a `--robots-history` folder may hold besides
+/// versions: hidden files (`.git`, an editor's `.swp`) and a `README`,
+/// which a person keeps beside the files to say where they came from.
+fn is_ignored_history_name(name: &str) -> bool {
+    name.starts_with('.') || name.to_ascii_lowercase().starts_with("readme")
+}
+
+/// Every version in a `--robots-history` folder, in name order. A name
+/// that is no time (besides the ignored ones) is an error naming it: a
+/// typo must not silently drop a version and accuse a crawler.
+pub fn read_history(dir: &Path) -> Result<Vec<Entry>> {
+    let entries = fs::read_dir(dir).map_err(|source| Error::Open {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    let mut names = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|source| Error::Read {
+            path: dir.to_path_buf(),
+            at: Position::File,
+            source,
+        })?;
+        names.push(entry.file_name());
+    }
+    names.sort();
+    let mut out = Vec::new();
+    for name in names {
+        let path = dir.join(&name);
+        let Some(text) = name.to_str() else {
+            return Err(bad_history_name(&path));
+        };
+        if is_ignored_history_name(text) {
+            continue;
+        }
+        let in_force_from = history_time(text).ok_or_else(|| bad_history_name(&path))?;
+        let (bytes, _) = read_limited(&path)?;
+        out.push(Entry {
+            bytes,
+            in_force_from,
+            origin: Origin::History(path),
+        });
+    }
+    Ok(out)
+}
+
+fn bad_history_name(path: &Path) -> Error {
+    Error::Format {
+        path: path.to_path_buf(),
+        at: Position::File,
+        cause: "a --robots-history file is named by the time it came into force, \
+                e.g. 2026-11-29T14:00:00+01:00.txt or 20261129T130000Z.txt"
+            .into(),
+    }
+}
+
+/// One robots.txt version on the site's time line.
+#[derive(Debug, Clone)]
+pub struct Version {
+    index: usize,
+    bytes: Arc<[u8]>,
+    robots: Robots,
+    in_force_from: Timestamp,
+    origins: Vec<Origin>,
+}
+
+/// Two versions are the same when they hold the same bytes for the same
+/// stretch of the time line; the parse follows from the bytes.
+impl PartialEq for Version {
+    fn eq(&self, other: &Version) -> bool {
+        self.index == other.index
+            && self.in_force_from == other.in_force_from
+            && self.bytes == other.bytes
+    }
+}
+
+impl Eq for Version {}
+
+impl Version {
+    /// Its place on the time line, oldest first: an index for the judge's
+    /// per-version compiled rules.
+    pub fn index(&self) -> usize {
+        self.index
+    }
+
+    /// The bytes as read (to one past the limit).
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// The file parsed, grouped as a crawler that reads every record does.
+    pub fn robots(&self) -> &Robots {
+        &self.robots
+    }
+
+    /// SPEC §5 `robots_version`.
+    pub fn robots_version(&self) -> &str {
+        self.robots.version()
+    }
+
+    /// When it came into force, as its earliest source says.
+    pub fn in_force_from(&self) -> Timestamp {
+        self.in_force_from
+    }
+
+    /// Every source that gave these bytes for this stretch of time,
+    /// earliest first.
+    pub fn origins(&self) -> &[Origin] {
+        &self.origins
+    }
+}
+
+/// The versions of a site, oldest first; never empty.
+#[derive(Debug, Clone)]
+pub struct Versions {
+    list: Vec<Version>,
+}
+
+impl Versions {
+    /// Merges the sources into one time line: sorted by time; entries
+    /// next to each other in time with the same bytes are one version in
+    /// force from the earliest of their times, while a revert
+    /// (v1 → v2 → v1) stays three versions. Two different files in force
+    /// from the same instant are an error naming both: which one the
+    /// crawler had cannot be told.
+    pub fn merge(mut entries: Vec<Entry>) -> Result<Versions> {
+        entries.sort_by(|a, b| {
+            a.in_force_from
+                .instant_ms()
+                .cmp(&b.in_force_from.instant_ms())
+                .then_with(|| a.bytes.cmp(&b.bytes))
+        });
+        let mut list: Vec<Version> = Vec::new();
+        for entry in entries {
+            if let Some(last) = list.last_mut() {
+                let same_bytes = *last.bytes == *entry.bytes;
+                let same_time = last.in_force_from.instant_ms() == entry.in_force_from.instant_ms();
+                if same_bytes {
+                    last.origins.push(entry.origin);
+                    continue;
+                }
+                if same_time {
+                    return Err(Error::Format {
+                        path: entry.origin.path().to_path_buf(),
+                        at: Position::File,
+                        cause: format!(
+                            "differs from {}, yet both came into force at {}: \
+                             give one of them another time",
+                            last.origins.last().map_or(String::new(), |o| o.to_string()),
+                            entry.in_force_from.rfc3339()
+                        ),
+                    });
+                }
+            }
+            let robots = Robots::new(&entry.bytes);
+            list.push(Version {
+                index: list.len(),
+                bytes: Arc::from(entry.bytes),
+                robots,
+                in_force_from: entry.in_force_from,
+                origins: vec![entry.origin],
+            });
+        }
+        if list.is_empty() {
+            return Err(Error::Usage(
+                "no robots.txt: give --robots FILE, --robots-history DIR, \
+                 or a --state that holds versions"
+                    .into(),
+            ));
+        }
+        Ok(Versions { list })
+    }
+
+    /// The versions of every source: `--robots` (dated by
+    /// `--robots-since` or its modification time), `--robots-history`,
+    /// and those kept in the state (`kept`), merged.
+    pub fn gather(sources: &RobotsSources, kept: Vec<Entry>) -> Result<Versions> {
+        let mut entries = kept;
+        if let Some(dir) = &sources.history {
+            entries.extend(read_history(dir)?);
+        }
+        if let Some(file) = &sources.file {
+            entries.push(Entry::from_robots(file, sources.since)?);
+        }
+        Versions::merge(entries)
+    }
+
+    /// The latest version.
+    pub fn latest(&self) -> &Version {
+        // Never empty: `merge` refuses an empty time line.
+        &self.list[self.list.len() - 1]
+    }
+
+    /// Every version, oldest first.
+    pub fn all(&self) -> &[Version] {
+        &self.list
+    }
+
+    /// The index of the version in force at `instant_ms`: the latest that
+    /// came into force at or before it; before the oldest, the oldest.
+    pub fn index_at(&self, instant_ms: i64) -> usize {
+        self.list
+            .partition_point(|v| v.in_force_from.instant_ms() <= instant_ms)
+            .saturating_sub(1)
+    }
+
+    /// The version in force at `instant_ms`.
+    pub fn at(&self, instant_ms: i64) -> &Version {
+        &self.list[self.index_at(instant_ms)]
+    }
+
+    /// Every version in force at some moment of `[from_ms, to_ms]`, oldest
+    /// first (the two ends in either order).
+    pub fn during(&self, from_ms: i64, to_ms: i64) -> impl Iterator<Item = &Version> {
+        let (from, to) = match from_ms.cmp(&to_ms) {
+            Ordering::Greater => (to_ms, from_ms),
+            _ => (from_ms, to_ms),
+        };
+        self.list[self.index_at(from)..=self.index_at(to)].iter()
+    }
+
+    /// The version after `version`, if any: when it stops being in force.
+    pub fn next(&self, version: &Version) -> Option<&Version> {
+        self.list.get(version.index + 1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(s: &str) -> Timestamp {
+        parse_rfc3339_or_date(s).unwrap()
+    }
+
+    fn entry(bytes: &str, time: &str, name: &str) -> Entry {
+        Entry {
+            bytes: bytes.as_bytes().to_vec(),
+            in_force_from: t(time),
+            origin: Origin::History(PathBuf::from(name)),
+        }
+    }
+
+    #[test]
+    fn history_names() {
+        let cases = [
+            (
+                "2026-11-29T14:00:00+01:00.txt",
+                Some("2026-11-29T14:00:00+01:00"),
+            ),
+            ("20261129T130000Z.txt", Some("2026-11-29T13:00:00+00:00")),
+            (
+                "20261129T140000+0100.txt",
+                Some("2026-11-29T14:00:00+01:00"),
+            ),
+            (
+                "2026-11-29T13:00:00Z.txt",
+                Some("2026-11-29T13:00:00+00:00"),
+            ),
+            ("2026-11-29.txt", Some("2026-11-29T00:00:00+00:00")),
+            ("2026-11-29T14:00:00+01:00", None),
+            ("20261129T130000.txt", None),
+            ("20261329T130000Z.txt", None),
+            ("20261129T130000+01.txt", None),
+            ("robots.txt", None),
+            ("2026-11-29T25:00:00Z.txt", None),
+            ("", None),
+        ];
+        for (name, expected) in cases {
+            assert_eq!(
+                history_time(name).map(|t| t.rfc3339()),
+                expected.map(String::from),
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
+    fn ignored_history_names() {
+        for (name, ignored) in [
+            (".git", true),
+            (".2026-11-29.txt.swp", true),
+            ("README", true),
+            ("readme.md", true),
+            ("README.txt", true),
+            ("robots.txt", false),
+            ("notes.txt", false),
+        ] {
+            assert_eq!(is_ignored_history_name(name), ignored, "{name}");
+        }
+    }
+
+    /// (entries as (bytes, time), expected versions as (bytes, time, sources)).
+    #[test]
+    fn merging_sources() {
+        type Case = (
+            &'static str,
+            Vec<(&'static str, &'static str)>,
+            Vec<(&'static str, &'static str, usize)>,
+        );
+        let cases: Vec<Case> = vec![
+            (
+                "one version",
+                vec![("A", "2026-11-29T00:00:00Z")],
+                vec![("A", "2026-11-29T00:00:00+00:00", 1)],
+            ),
+            (
+                "sorted by time whatever the order given",
+                vec![("B", "2026-11-30T00:00:00Z"), ("A", "2026-11-29T00:00:00Z")],
+                vec![
+                    ("A", "2026-11-29T00:00:00+00:00", 1),
+                    ("B", "2026-11-30T00:00:00+00:00", 1),
+                ],
+            ),
+            (
+                "the same bytes twice: one version from the earliest time",
+                vec![("A", "2026-11-30T00:00:00Z"), ("A", "2026-11-29T00:00:00Z")],
+                vec![("A", "2026-11-29T00:00:00+00:00", 2)],
+            ),
+            (
+                "same bytes at the same instant in two offsets",
+                vec![
+                    ("A", "2026-11-29T01:00:00+01:00"),
+                    ("A", "2026-11-29T00:00:00Z"),
+                ],
+                vec![("A", "2026-11-29T01:00:00+01:00", 2)],
+            ),
+            (
+                "a revert is three versions",
+                vec![
+                    ("A", "2026-11-29T00:00:00Z"),
+                    ("B", "2026-11-30T00:00:00Z"),
+                    ("A", "2026-12-01T00:00:00Z"),
+                ],
+                vec![
+                    ("A", "2026-11-29T00:00:00+00:00", 1),
+                    ("B", "2026-11-30T00:00:00+00:00", 1),
+                    ("A", "2026-12-01T00:00:00+00:00", 1),
+                ],
+            ),
+            (
+                "a revert seen by two sources keeps its own time",
+                vec![
+                    ("A", "2026-11-29T00:00:00Z"),
+                    ("B", "2026-11-30T00:00:00Z"),
+                    ("A", "2026-12-01T00:00:00Z"),
+                    ("A", "2026-12-01T12:00:00Z"),
+                ],
+                vec![
+                    ("A", "2026-11-29T00:00:00+00:00", 1),
+                    ("B", "2026-11-30T00:00:00+00:00", 1),
+                    ("A", "2026-12-01T00:00:00+00:00", 2),
+                ],
+            ),
+        ];
+        for (what, given, expected) in cases {
+            let entries = given
+                .iter()
+                .enumerate()
+                .map(|(i, (b, time))| entry(b, time, &format!("s{i}")))
+                .collect();
+            let versions = Versions::merge(entries).unwrap();
+            let got: Vec<(String, String, usize)> = versions
+                .all()
+                .iter()
+                .map(|v| {
+                    (
+                        String::from_utf8(v.bytes().to_vec()).unwrap(),
+                        v.in_force_from().rfc3339(),
+                        v.origins().len(),
+                    )
+                })
+                .collect();
+            let expected: Vec<(String, String, usize)> = expected
+                .iter()
+                .map(|(b, time, n)| (b.to_string(), time.to_string(), *n))
+                .collect();
+            assert_eq!(got, expected, "{what}");
+            for (i, v) in versions.all().iter().enumerate() {
+                assert_eq!(v.index(), i, "{what}");
+            }
+        }
+    }
+
+    #[test]
+    fn different_files_at_one_instant_are_an_error_naming_both() {
+        let err = Versions::merge(vec![
+            entry("A", "2026-11-29T00:00:00Z", "first.txt"),
+            entry("B", "2026-11-29T01:00:00+01:00", "second.txt"),
+        ])
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("first.txt"), "{err}");
+        assert!(err.contains("second.txt"), "{err}");
+    }
+
+    #[test]
+    fn no_source_is_an_error() {
+        let err = Versions::merge(Vec::new()).unwrap_err().to_string();
+        assert!(err.contains("--robots-history"), "{err}");
+    }
+
+    #[test]
+    fn the_version_in_force_and_those_during_a_window() {
+        let versions = Versions::merge(vec![
+            entry("User-agent: *\nDisallow: /a\n", "2026-11-29T00:00:00Z", "a"),
+            entry("User-agent: *\nDisallow: /b\n", "2026-11-30T00:00:00Z", "b"),
+            entry("User-agent: *\nDisallow: /c\n", "2026-12-01T00:00:00Z", "c"),
+        ])
+        .unwrap();
+        let ms = |s: &str| t(s).instant_ms();
+        // (instant, index in force)
+        let at_cases = [
+            ("2020-01-01T00:00:00Z", 0), // before the oldest: the oldest
+            ("2026-11-29T00:00:00Z", 0),
+            ("2026-11-29T23:59:59Z", 0),
+            ("2026-11-30T00:00:00Z", 1), // from its instant on
+            ("2026-11-30T12:00:00Z", 1),
+            ("2026-12-01T00:00:00Z", 2),
+            ("2030-01-01T00:00:00Z", 2),
+        ];
+        for (time, index) in at_cases {
+            assert_eq!(versions.at(ms(time)).index(), index, "{time}");
+        }
+        // (from, to, indices in force at some moment)
+        let during_cases: [(&str, &str, &[usize]); 6] = [
+            ("2026-11-29T01:00:00Z", "2026-11-29T02:00:00Z", &[0]),
+            ("2026-11-29T12:00:00Z", "2026-11-30T00:00:00Z", &[0, 1]),
+            ("2026-11-29T12:00:00Z", "2026-11-29T23:59:59.999Z", &[0]),
+            ("2026-11-29T12:00:00Z", "2026-12-01T00:00:01Z", &[0, 1, 2]),
+            ("2026-12-01T00:00:01Z", "2026-11-29T12:00:00Z", &[0, 1, 2]),
+            ("2000-01-01T00:00:00Z", "2000-01-02T00:00:00Z", &[0]),
+        ];
+        for (from, to, expected) in during_cases {
+            let got: Vec<usize> = versions
+                .during(ms(from), ms(to))
+                .map(Version::index)
+                .collect();
+            assert_eq!(got, expected, "{from} {to}");
+        }
+        assert_eq!(
+            versions.at(ms("2026-11-30T01:00:00Z")).robots_version(),
+            &*crate::robots::matcher::version_of(b"User-agent: *\nDisallow: /b\n")
+        );
+        assert_eq!(
+            versions.next(&versions.all()[1]).map(Version::index),
+            Some(2)
+        );
+        assert!(versions.next(&versions.all()[2]).is_none());
+    }
+
+    #[test]
+    fn one_version_is_in_force_for_all_time() {
+        let versions = Versions::merge(vec![entry("A", "2026-11-29T00:00:00Z", "a")]).unwrap();
+        for instant in [i64::MIN, -1, 0, i64::MAX] {
+            assert_eq!(versions.at(instant).index(), 0);
+        }
+        assert_eq!(versions.during(i64::MIN, i64::MAX).count(), 1);
+    }
+
+    #[test]
+    fn robots_file_in_force_from_its_mtime_or_since() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("robots.txt");
+        fs::write(&path, "User-agent: *\nDisallow: /x\n").unwrap();
+        let when = std::time::UNIX_EPOCH + std::time::Duration::from_millis(1_796_000_000_250);
+        File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_modified(when)
+            .unwrap();
+        let by_mtime = Entry::from_robots(&path, None).unwrap();
+        assert_eq!(by_mtime.in_force_from.instant_ms(), 1_796_000_000_250);
+        assert_eq!(by_mtime.origin, Origin::Modified(path.clone()));
+        let since = t("2026-11-29T14:00:00+01:00");
+        let given = Entry::from_robots(&path, Some(since)).unwrap();
+        assert_eq!(given.in_force_from, since);
+        assert_eq!(given.origin, Origin::Since(path.clone()));
+    }
+
+    #[test]
+    fn big_files_are_read_to_one_byte_past_the_limit() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("robots.txt");
+        fs::write(&path, vec![b'#'; SIZE_LIMIT * 2]).unwrap();
+        let (bytes, _) = read_limited(&path).unwrap();
+        assert_eq!(bytes.len(), SIZE_LIMIT + 1);
+        // The version names the bytes to the limit, as the audit's does.
+        let versions = Versions::merge(vec![Entry {
+            bytes,
+            in_force_from: t("2026-11-29"),
+            origin: Origin::Modified(path),
+        }])
+        .unwrap();
+        assert_eq!(
+            versions.all()[0].robots_version(),
+            &*crate::robots::matcher::version_of(&vec![b'#'; SIZE_LIMIT])
+        );
+    }
+
+    #[test]
+    fn gathered_from_every_source() {
+        let dir = tempfile::tempdir().unwrap();
+        let history = dir.path().join("history");
+        fs::create_dir(&history).unwrap();
+        fs::write(history.join("2026-11-28T00:00:00Z.txt"), "A").unwrap();
+        fs::write(history.join("2026-11-29T00:00:00Z.txt"), "B").unwrap();
+        let robots = dir.path().join("robots.txt");
+        fs::write(&robots, "B").unwrap();
+        let kept = vec![entry("Z", "2026-11-01T00:00:00Z", "state")];
+        let sources = RobotsSources {
+            file: Some(robots.clone()),
+            since: Some(t("2026-11-30T00:00:00Z")),
+            history: Some(history),
+        };
+        let versions = Versions::gather(&sources, kept).unwrap();
+        let got: Vec<(&[u8], String, usize)> = versions
+            .all()
+            .iter()
+            .map(|v| (v.bytes(), v.in_force_from().rfc3339(), v.origins().len()))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (&b"Z"[..], "2026-11-01T00:00:00+00:00".to_string(), 1),
+                (&b"A"[..], "2026-11-28T00:00:00+00:00".to_string(), 1),
+                // The history's file and --robots: one version, from the
+                // earlier time.
+                (&b"B"[..], "2026-11-29T00:00:00+00:00".to_string(), 2),
+            ]
+        );
+        assert_eq!(versions.latest().bytes(), b"B");
+        assert_eq!(versions.latest().origins()[1], Origin::Since(robots));
+    }
+
+    #[test]
+    fn history_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("20261130T000000Z.txt"), "B").unwrap();
+        fs::write(dir.path().join("2026-11-29T01:00:00+01:00.txt"), "A").unwrap();
+        fs::write(dir.path().join("README"), "where these came from").unwrap();
+        fs::create_dir(dir.path().join(".git")).unwrap();
+        let got: Vec<(String, Vec<u8>)> = read_history(dir.path())
+            .unwrap()
+            .into_iter()
+            .map(|e| (e.in_force_from.rfc3339(), e.bytes))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("2026-11-29T01:00:00+01:00".to_string(), b"A".to_vec()),
+                ("2026-11-30T00:00:00+00:00".to_string(), b"B".to_vec()),
+            ]
+        );
+        fs::write(dir.path().join("robots.txt.orig"), "C").unwrap();
+        let err = read_history(dir.path()).unwrap_err().to_string();
+        assert!(err.contains("robots.txt.orig"), "{err}");
+        let err = read_history(&dir.path().join("missing"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("missing"), "{err}");
+    }
+}

@@ -1,0 +1,381 @@
+//! Fingerprints of logs already audited (SPEC §6 "State"): takes a log's
+//! text as it is read (decompressed, in pieces of any size) and the
+//! fingerprints the state holds; gives how many of its first lines are
+//! exactly a log audited before, and this log's own fingerprint for the
+//! next night. The file is read once; nothing is held back.
+//!
+//! Design. A log is a byte string cut into lines by `\n` (a last line
+//! without one is a line too). Its fingerprint is the number of lines N,
+//! the number of bytes B they take, and the SHA-256 of those B bytes:
+//! "the first N lines of this file are exactly that log" is then "after
+//! N lines this file has read B bytes, and their SHA-256 is the same" —
+//! all N lines compared, by content, whatever the file's name or
+//! compression. SHA-256 is a running hash, so the hash of every prefix
+//! is at hand while reading once; the reading stops at each N the state
+//! knows of (a handful) and compares. A fingerprint also keeps
+//! checkpoints: the first 64 bits of the hash after 1, 2, 4, 8, … lines.
+//! They let a reading drop a candidate at the first checkpoint that
+//! differs, so after a few lines the reader knows whether this file can
+//! be an older log grown or renamed (`may_match`), without waiting for
+//! line N; the final word is always the full hash at line N.
+//!
+//! How the pipeline is meant to use it: the one reader thread of each
+//! file feeds its decompressed chunks, in order, to a [`Reading`] made
+//! from the state's fingerprints; at the end `finish` says how many
+//! lines were audited before (their fetches are dropped before the judge,
+//! the line numbers of the others still count the whole file; run.json's
+//! `already_audited`) and gives the fingerprint the state keeps.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+/// A log audited before.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Fingerprint {
+    /// N: the lines read.
+    pub lines: u64,
+    /// B: the bytes those lines take, line ends included.
+    pub bytes: u64,
+    /// SHA-256 of the B bytes, in hex.
+    pub sha256: String,
+    /// After 1, 2, 4, … lines (each at most N).
+    pub checkpoints: Vec<Checkpoint>,
+    /// When a run last audited (or met) this log, for expiry.
+    pub audited_ms: i64,
+}
+
+/// The first 64 bits of the running hash after `lines` lines.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Checkpoint {
+    pub lines: u64,
+    pub bytes: u64,
+    pub prefix: String,
+}
+
+fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        let _ = write!(out, "{b:02x}");
+    }
+    out
+}
+
+/// What a whole reading found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finished {
+    /// Lines at the head of the file that are exactly a log audited
+    /// before (0 if none): the audit starts at the line after.
+    pub already_audited: u64,
+    /// The known fingerprints that this file starts with (indices into
+    /// the slice the reading was made from), longest last.
+    pub matched: Vec<usize>,
+    /// This file's own fingerprint.
+    pub fingerprint: Fingerprint,
+}
+
+/// One log being read, against the fingerprints known.
+#[derive(Debug, Clone)]
+pub struct Reading<'k> {
+    known: &'k [Fingerprint],
+    /// Candidates still possible, by the line count at which they end.
+    ends: BTreeMap<u64, Vec<usize>>,
+    hasher: Sha256,
+    lines: u64,
+    bytes: u64,
+    /// Bytes after the last line end.
+    partial: u64,
+    next_checkpoint: u64,
+    checkpoints: Vec<Checkpoint>,
+    matched: Vec<usize>,
+}
+
+impl<'k> Reading<'k> {
+    pub fn new(known: &'k [Fingerprint]) -> Reading<'k> {
+        let mut ends: BTreeMap<u64, Vec<usize>> = BTreeMap::new();
+        for (i, f) in known.iter().enumerate() {
+            if f.lines > 0 {
+                ends.entry(f.lines).or_default().push(i);
+            }
+        }
+        Reading {
+            known,
+            ends,
+            hasher: Sha256::new(),
+            lines: 0,
+            bytes: 0,
+            partial: 0,
+            next_checkpoint: 1,
+            checkpoints: Vec::new(),
+            matched: Vec::new(),
+        }
+    }
+
+    /// True while some known log may still be a head of this file (or has
+    /// been found to be one).
+    pub fn may_match(&self) -> bool {
+        !self.matched.is_empty() || !self.ends.is_empty()
+    }
+
+    /// The next line count at which the reading must stop and look.
+    fn next_stop(&self) -> u64 {
+        let end = self.ends.keys().next().copied().unwrap_or(u64::MAX);
+        end.min(self.next_checkpoint)
+    }
+
+    /// Takes the next piece of the file's text.
+    pub fn feed(&mut self, mut text: &[u8]) {
+        while !text.is_empty() {
+            let stop = self.next_stop();
+            // Lines still to go before the stop; scan only that far.
+            let wanted = stop - self.lines;
+            let mut cut = None;
+            let mut seen = 0u64;
+            for pos in memchr::memchr_iter(b'\n', text) {
+                seen += 1;
+                if seen == wanted {
+                    cut = Some(pos + 1);
+                    break;
+                }
+            }
+            match cut {
+                Some(cut) => {
+                    self.hasher.update(&text[..cut]);
+                    self.bytes += cut as u64;
+                    self.lines = stop;
+                    self.partial = 0;
+                    text = &text[cut..];
+                    self.look();
+                }
+                None => {
+                    self.hasher.update(text);
+                    self.bytes += text.len() as u64;
+                    self.lines += seen;
+                    self.partial = match memchr::memrchr(b'\n', text) {
+                        Some(last) => (text.len() - last - 1) as u64,
+                        None => self.partial + text.len() as u64,
+                    };
+                    text = &[];
+                }
+            }
+        }
+    }
+
+    /// At a line end that is a stop: records a checkpoint, drops the
+    /// candidates it rules out, and compares those that end here.
+    fn look(&mut self) {
+        let digest = self.hasher.clone().finalize();
+        if self.lines == self.next_checkpoint {
+            let prefix = hex(&digest[..8]);
+            let here = (self.lines, self.bytes);
+            let known = self.known;
+            for list in self.ends.values_mut() {
+                list.retain(|&i| {
+                    known[i]
+                        .checkpoints
+                        .iter()
+                        .find(|c| c.lines == here.0)
+                        .is_some_and(|c| c.bytes == here.1 && c.prefix == prefix)
+                });
+            }
+            self.ends.retain(|_, list| !list.is_empty());
+            self.checkpoints.push(Checkpoint {
+                lines: self.lines,
+                bytes: self.bytes,
+                prefix,
+            });
+            self.next_checkpoint = self.next_checkpoint.saturating_mul(2);
+        }
+        self.compare_ends(&hex(&digest));
+    }
+
+    fn compare_ends(&mut self, full: &str) {
+        if let Some(list) = self.ends.remove(&self.lines) {
+            for i in list {
+                let f = &self.known[i];
+                if f.bytes == self.bytes && f.sha256 == full {
+                    self.matched.push(i);
+                }
+            }
+        }
+    }
+
+    /// The end of the file: what it matched, and its fingerprint.
+    pub fn finish(mut self, audited_ms: i64) -> Finished {
+        if self.partial > 0 {
+            // A last line without a line end is a line.
+            self.lines += 1;
+            self.partial = 0;
+            let full = hex(&self.hasher.clone().finalize());
+            self.compare_ends(&full);
+        }
+        let sha256 = hex(&self.hasher.finalize());
+        self.matched
+            .sort_by_key(|&i| (self.known[i].lines, std::cmp::Reverse(i)));
+        self.matched.dedup();
+        let already_audited = self.matched.last().map_or(0, |&i| self.known[i].lines);
+        Finished {
+            already_audited,
+            matched: self.matched,
+            fingerprint: Fingerprint {
+                lines: self.lines,
+                bytes: self.bytes,
+                sha256,
+                checkpoints: self.checkpoints,
+                audited_ms,
+            },
+        }
+    }
+}
+
+/// Fingerprints one whole text (for tests and small inputs).
+pub fn of_text(known: &[Fingerprint], text: &[u8], audited_ms: i64) -> Finished {
+    let mut reading = Reading::new(known);
+    reading.feed(text);
+    reading.finish(audited_ms)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(range: std::ops::Range<u32>) -> Vec<u8> {
+        range
+            .flat_map(|i| {
+                format!("10.0.0.1 - - [line {i}] \"GET /{i} HTTP/1.1\" 200 1\n").into_bytes()
+            })
+            .collect()
+    }
+
+    /// Feeds in pieces of every size from 1 byte up, so no cut position
+    /// changes the answer.
+    fn read_in_pieces(known: &[Fingerprint], text: &[u8], piece: usize) -> Finished {
+        let mut reading = Reading::new(known);
+        for chunk in text.chunks(piece.max(1)) {
+            reading.feed(chunk);
+        }
+        reading.finish(0)
+    }
+
+    #[test]
+    fn counts_lines_and_bytes_like_a_log_reader() {
+        let cases: [(&[u8], u64); 6] = [
+            (b"", 0),
+            (b"a\n", 1),
+            (b"a\nb", 2),
+            (b"a\nb\n", 2),
+            (b"\n\n\n", 3),
+            (b"no line end", 1),
+        ];
+        for (text, expected) in cases {
+            for piece in 1..=4 {
+                let f = read_in_pieces(&[], text, piece).fingerprint;
+                assert_eq!(f.lines, expected, "{text:?} {piece}");
+                assert_eq!(f.bytes, text.len() as u64, "{text:?}");
+                assert_eq!(f.sha256, hex(&Sha256::digest(text)), "{text:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn checkpoints_at_powers_of_two() {
+        let f = of_text(&[], &lines(0..300), 0).fingerprint;
+        let at: Vec<u64> = f.checkpoints.iter().map(|c| c.lines).collect();
+        assert_eq!(at, vec![1, 2, 4, 8, 16, 32, 64, 128, 256]);
+    }
+
+    #[test]
+    fn a_log_seen_again_a_grown_log_and_a_stranger() {
+        let night1 = lines(0..100);
+        let first = of_text(&[], &night1, 0);
+        assert_eq!(first.already_audited, 0);
+        let known = vec![first.fingerprint];
+        let mut grown = night1.clone();
+        grown.extend(lines(100..150));
+        let mut changed = night1.clone();
+        changed[night1.len() - 3] = b'X';
+        let mut shorter = night1.clone();
+        shorter.truncate(night1.len() - 40);
+        // (what, text, lines already audited)
+        let cases: Vec<(&str, Vec<u8>, u64)> = vec![
+            (
+                "the same log renamed (or decompressed from gzip)",
+                night1.clone(),
+                100,
+            ),
+            ("the same log grown by 50 lines", grown, 100),
+            ("one byte of the last line differs", changed, 0),
+            ("a log shorter than the one audited", shorter, 0),
+            ("another log", lines(1000..1100), 0),
+            ("an empty log", Vec::new(), 0),
+            (
+                "the first line lost its line end",
+                {
+                    let mut t = night1.clone();
+                    let nl = t.iter().position(|&b| b == b'\n').unwrap();
+                    t.remove(nl);
+                    t
+                },
+                0,
+            ),
+        ];
+        for (what, text, expected) in cases {
+            for piece in [1, 7, 64, 4096, usize::MAX] {
+                let got = read_in_pieces(&known, &text, piece);
+                assert_eq!(got.already_audited, expected, "{what}, pieces of {piece}");
+                assert_eq!(got.matched.is_empty(), expected == 0, "{what}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_longest_head_known_wins() {
+        let a = lines(0..10);
+        let mut b = a.clone();
+        b.extend(lines(10..40));
+        let mut c = b.clone();
+        c.extend(lines(40..41));
+        let known = vec![
+            of_text(&[], &b, 1).fingerprint,
+            of_text(&[], &a, 2).fingerprint,
+        ];
+        let got = of_text(&known, &c, 3);
+        assert_eq!(got.already_audited, 40);
+        assert_eq!(got.matched, vec![1, 0]);
+    }
+
+    #[test]
+    fn a_last_line_without_its_end_matches_only_as_written() {
+        let text = b"a\nb\nc".to_vec();
+        let known = vec![of_text(&[], &text, 0).fingerprint];
+        assert_eq!(of_text(&known, &text, 0).already_audited, 3);
+        // The line was still being written: now it is longer.
+        assert_eq!(of_text(&known, b"a\nb\ncd\n", 0).already_audited, 0);
+    }
+
+    #[test]
+    fn checkpoints_rule_out_a_stranger_early() {
+        let night1 = lines(0..10_000);
+        let known = vec![of_text(&[], &night1, 0).fingerprint];
+        let mut reading = Reading::new(&known);
+        reading.feed(&lines(5000..5004));
+        assert!(!reading.may_match());
+        let mut reading = Reading::new(&known);
+        reading.feed(&lines(0..4));
+        assert!(reading.may_match());
+    }
+
+    #[test]
+    fn a_doctored_checkpoint_cannot_make_a_match() {
+        // The final word is the full hash: equal checkpoints alone are not
+        // enough.
+        let night1 = lines(0..8);
+        let mut fake = of_text(&[], &night1, 0).fingerprint;
+        fake.sha256 = "0".repeat(64);
+        assert_eq!(of_text(&[fake], &night1, 0).already_audited, 0);
+    }
+}

@@ -1,0 +1,636 @@
+//! The `--state DIR` store (SPEC §6 "State"): what one night leaves for
+//! the next. Takes the folder (locked as `--out` is, with
+//! `report::lock`); gives the [`State`] read from it — robots.txt
+//! versions, each count's fetches of `/robots.txt` and recent fetch
+//! times, fingerprints of logs audited, a summary row a night per
+//! crawler — and writes it back atomically.
+//!
+//! Layout of DIR:
+//! - `state.json`: everything but the robots.txt bytes, with a `format`
+//!   number ([`FORMAT`]); written through a temporary file of an
+//!   unguessable name, flushed, then renamed over the old one, so a
+//!   reader sees the old state or the new one, whole.
+//! - `robots/<sha256>.txt`: each version's bytes, named by their SHA-256.
+//!   Written (and checked) before `state.json` names them, removed only
+//!   after a new `state.json` stopped naming them: whatever moment a run
+//!   is killed at, the `state.json` in force names files that exist.
+//! - `dns-cache`: the DNS cache, unless `--dns-cache` names another file.
+//! - `.robots-audit/lock`: the lock, the same as an `--out` folder's.
+//!
+//! How the pipeline is meant to use it: `StateDir::lock` before the first
+//! log line is read (with the `--out` lock when both name one folder),
+//! `load`; `entries()` joins the sources of `robots::versions`;
+//! `counts` resume each count's `robots::cache::Tracker` and rate
+//! windows; `fingerprints` make each file's `state::fingerprint::Reading`.
+//! After the reports are written whole: `remember_versions`, update the
+//! counts (`CountMemory::keep_recent` bounds them), `add_fingerprint`,
+//! `add_night`, `expire`, then `save`. A run that exits 2 never saves.
+
+pub mod fingerprint;
+
+use std::collections::BTreeMap;
+use std::fs::{self, DirBuilder, File};
+use std::io::{self, Write as _};
+use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::accesslog::time::{Timestamp, civil_from_days, parse_rfc3339_or_date};
+use crate::error::{Error, Position, Result};
+use crate::report::lock::OutDir;
+use crate::robots::cache::{Memory, RobotsFetch};
+use crate::robots::versions::{Entry, Origin, Versions};
+pub use fingerprint::Fingerprint;
+
+/// The format this version of the tool writes and reads. A state of a
+/// later format is refused, never rewritten in an older one.
+pub const FORMAT: u64 = 1;
+
+/// `--state-days`: nights and fingerprints older than this expire.
+pub const DEFAULT_DAYS: u64 = 90;
+
+const STATE_FILE: &str = "state.json";
+const ROBOTS_DIR: &str = "robots";
+/// The DNS cache inside the state, unless `--dns-cache` says otherwise.
+pub const DNS_CACHE: &str = "dns-cache";
+/// Prefix of this code's temporary files; what a killed run left of them
+/// is removed by the next run, which holds the lock.
+const TEMP_PREFIX: &str = ".tmp-";
+
+const DAY_MS: i64 = 86_400_000;
+
+/// A locked state folder.
+#[derive(Debug)]
+pub struct StateDir {
+    dir: PathBuf,
+    /// Our own lock on DIR, or `None` when DIR is the `--out` folder and
+    /// that lock, held until exit, covers it.
+    _lock: Option<OutDir>,
+    /// False for a reader that holds no lock (`check`): it neither sweeps
+    /// nor writes.
+    locked: bool,
+}
+
+impl StateDir {
+    /// Makes DIR if missing and takes its lock, waiting up to `wait` — the
+    /// lock of `report::lock`, so one run at a time updates it. When DIR
+    /// is the `--out` folder whose lock the run holds (`out`), that one
+    /// lock serves both (a second flock of the same file would wait for
+    /// the run itself).
+    pub fn lock(dir: &Path, wait: Duration, out: Option<&OutDir>) -> Result<StateDir> {
+        fs::create_dir_all(dir).map_err(|source| Error::Write {
+            path: dir.to_path_buf(),
+            source,
+        })?;
+        let same =
+            out.is_some_and(
+                |out| match (fs::canonicalize(out.path()), fs::canonicalize(dir)) {
+                    (Ok(a), Ok(b)) => a == b,
+                    _ => false,
+                },
+            );
+        let lock = if same {
+            None
+        } else {
+            Some(OutDir::lock(dir, wait)?)
+        };
+        Ok(StateDir {
+            dir: dir.to_path_buf(),
+            _lock: lock,
+            locked: true,
+        })
+    }
+
+    /// Reads a state without its lock and without making or changing
+    /// anything (for `check`): `state.json` is replaced by a rename, so
+    /// the reader sees one whole state; a missing folder is a fresh state.
+    pub fn read_unlocked(dir: &Path) -> Result<State> {
+        StateDir {
+            dir: dir.to_path_buf(),
+            _lock: None,
+            locked: false,
+        }
+        .load()
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Where the DNS cache lives when `--dns-cache` does not say.
+    pub fn dns_cache(dir: &Path) -> PathBuf {
+        dir.join(DNS_CACHE)
+    }
+
+    fn state_file(&self) -> PathBuf {
+        self.dir.join(STATE_FILE)
+    }
+
+    fn robots_file(&self, sha256: &str) -> PathBuf {
+        self.dir.join(ROBOTS_DIR).join(format!("{sha256}.txt"))
+    }
+
+    /// Reads the state: no `state.json` is a fresh state; one that cannot
+    /// be read, or that a later format wrote, is an error naming it.
+    /// Leftovers of a killed run are removed first (the lock is held).
+    pub fn load(&self) -> Result<State> {
+        if self.locked {
+            self.sweep();
+        }
+        let path = self.state_file();
+        let text = match fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(State::default()),
+            Err(e) if e.kind() == io::ErrorKind::InvalidData => {
+                return Err(garbage(&path, Position::File, "it is not UTF-8 text"));
+            }
+            Err(source) => {
+                return Err(Error::Read {
+                    path,
+                    at: Position::File,
+                    source,
+                });
+            }
+        };
+        let stored = decode(&path, &text)?;
+        let mut versions = Vec::with_capacity(stored.versions.len());
+        for v in stored.versions {
+            let file = self.robots_file(&v.sha256);
+            let bytes = fs::read(&file).map_err(|source| Error::Open {
+                path: file.clone(),
+                source,
+            })?;
+            if hex(&Sha256::digest(&bytes)) != v.sha256 {
+                return Err(garbage(
+                    &file,
+                    Position::File,
+                    "its bytes do not have the SHA-256 its name and state.json give",
+                ));
+            }
+            let in_force_from = parse_rfc3339_or_date(&v.in_force_from).ok_or_else(|| {
+                garbage(
+                    &path,
+                    Position::File,
+                    &format!("bad in_force_from {:?}", v.in_force_from),
+                )
+            })?;
+            versions.push(StoredVersion {
+                bytes,
+                in_force_from,
+                file,
+            });
+        }
+        let mut counts = BTreeMap::new();
+        for (name, c) in stored.counts {
+            let memory = c.robots_txt.into_memory(&path)?;
+            counts.insert(
+                name,
+                CountMemory {
+                    robots_txt: memory,
+                    fetch_times_ms: c.fetch_times_ms,
+                },
+            );
+        }
+        Ok(State {
+            versions,
+            counts,
+            fingerprints: stored.fingerprints,
+            nights: stored.nights,
+        })
+    }
+
+    /// Writes the state atomically (see the layout above).
+    pub fn save(&self, state: &State) -> Result<()> {
+        if !self.locked {
+            return Err(Error::Write {
+                path: self.state_file(),
+                source: io::Error::other("the state was read without its lock"),
+            });
+        }
+        let robots_dir = self.dir.join(ROBOTS_DIR);
+        make_private_dir(&robots_dir)?;
+        let mut stored_versions = Vec::new();
+        for v in &state.versions {
+            let sha256 = hex(&Sha256::digest(&v.bytes));
+            let file = self.robots_file(&sha256);
+            let present = fs::read(&file).is_ok_and(|b| b == v.bytes);
+            if !present {
+                write_replacing(&file, &v.bytes)?;
+            }
+            stored_versions.push(StoredVersionJson {
+                in_force_from: v.in_force_from.rfc3339(),
+                robots_version: crate::robots::matcher::version_of(&v.bytes).to_string(),
+                sha256,
+            });
+        }
+        let stored = Stored {
+            format: FORMAT,
+            versions: stored_versions,
+            counts: state
+                .counts
+                .iter()
+                .map(|(name, c)| {
+                    (
+                        name.clone(),
+                        CountJson {
+                            robots_txt: MemoryJson::of(&c.robots_txt),
+                            fetch_times_ms: c.fetch_times_ms.clone(),
+                        },
+                    )
+                })
+                .collect(),
+            fingerprints: state.fingerprints.clone(),
+            nights: state.nights.clone(),
+        };
+        let mut text = serde_json::to_string_pretty(&stored).map_err(|e| Error::Write {
+            path: self.state_file(),
+            source: io::Error::other(e),
+        })?;
+        text.push('\n');
+        write_replacing(&self.state_file(), text.as_bytes())?;
+        // Only now may the files of versions no longer named go.
+        let named: Vec<String> = stored
+            .versions
+            .iter()
+            .map(|v| format!("{}.txt", v.sha256))
+            .collect();
+        if let Ok(entries) = fs::read_dir(&robots_dir) {
+            for entry in entries.flatten() {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                if is_version_file_name(&name) && !named.contains(&name) {
+                    let _ = fs::remove_file(entry.path());
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Removes the temporary files of runs that were killed.
+    fn sweep(&self) {
+        for dir in [self.dir.clone(), self.dir.join(ROBOTS_DIR)] {
+            let Ok(entries) = fs::read_dir(&dir) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                if entry.file_name().to_string_lossy().starts_with(TEMP_PREFIX) {
+                    let _ = fs::remove_file(entry.path());
+                }
+            }
+        }
+    }
+}
+
+fn is_version_file_name(name: &str) -> bool {
+    name.strip_suffix(".txt")
+        .is_some_and(|h| h.len() == 64 && h.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+/// Makes `dir` (mode 755 whatever the umask), or checks the one there: it
+/// must be a real directory, not a link, that other users may not write,
+/// or whoever may write it could swap the robots.txt versions the next
+/// night judges by.
+fn make_private_dir(dir: &Path) -> Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    let fail = |source: io::Error| Error::Write {
+        path: dir.to_path_buf(),
+        source,
+    };
+    match DirBuilder::new().mode(0o755).create(dir) {
+        Ok(()) => {
+            return fs::set_permissions(dir, fs::Permissions::from_mode(0o755)).map_err(fail);
+        }
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+        Err(source) => return Err(fail(source)),
+    }
+    let meta = fs::symlink_metadata(dir).map_err(fail)?;
+    let why = if !meta.is_dir() {
+        "is not a directory"
+    } else if meta.mode() & 0o022 != 0 {
+        "is writable by other users"
+    } else {
+        return Ok(());
+    };
+    Err(fail(io::Error::new(
+        io::ErrorKind::PermissionDenied,
+        format!("{why}; not trusted"),
+    )))
+}
+
+/// Writes `path` whole or not at all: a temporary file beside it, created
+/// exclusively under an unguessable name, flushed, renamed over it, and
+/// the folder flushed so the rename survives a crash.
+fn write_replacing(path: &Path, bytes: &[u8]) -> Result<()> {
+    let fail = |source: io::Error| Error::Write {
+        path: path.to_path_buf(),
+        source,
+    };
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut temp = tempfile::Builder::new()
+        .prefix(TEMP_PREFIX)
+        .tempfile_in(dir)
+        .map_err(fail)?;
+    temp.write_all(bytes).map_err(fail)?;
+    temp.as_file().sync_all().map_err(fail)?;
+    temp.persist(path).map_err(|e| fail(e.error))?;
+    File::open(dir).and_then(|d| d.sync_all()).map_err(fail)?;
+    Ok(())
+}
+
+fn garbage(path: &Path, at: Position, why: &str) -> Error {
+    Error::Format {
+        path: path.to_path_buf(),
+        at,
+        cause: format!(
+            "not a state this tool can read ({why}); it is left as it is: \
+             move it away or give another --state"
+        ),
+    }
+}
+
+/// Reads `state.json`: the format first, so that a later format is named
+/// as such rather than as garbage.
+fn decode(path: &Path, text: &str) -> Result<Stored> {
+    let value: serde_json::Value = serde_json::from_str(text)
+        .map_err(|e| garbage(path, Position::Line(e.line() as u64), &e.to_string()))?;
+    let format = value.get("format").and_then(serde_json::Value::as_u64);
+    match format {
+        None => return Err(garbage(path, Position::File, "no \"format\" number")),
+        Some(f) if f > FORMAT => {
+            return Err(Error::Format {
+                path: path.to_path_buf(),
+                at: Position::File,
+                cause: format!(
+                    "written by a later version of robots-audit (state format {f}; this \
+                     one reads format {FORMAT}); it is left as it is: run that version, \
+                     or give another --state"
+                ),
+            });
+        }
+        Some(0) => return Err(garbage(path, Position::File, "format 0")),
+        Some(_) => {}
+    }
+    serde_json::from_str(text)
+        .map_err(|e| garbage(path, Position::Line(e.line() as u64), &e.to_string()))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        let _ = write!(out, "{b:02x}");
+    }
+    out
+}
+
+/// What one night leaves for the next.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct State {
+    /// Every robots.txt version a run was given, oldest first.
+    pub versions: Vec<StoredVersion>,
+    /// Per count (a robots.txt token, or a crawler with `--rate-by
+    /// crawler`, as the judge names it).
+    pub counts: BTreeMap<String, CountMemory>,
+    pub fingerprints: Vec<Fingerprint>,
+    pub nights: Vec<Night>,
+}
+
+/// A robots.txt version as kept.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredVersion {
+    pub bytes: Vec<u8>,
+    pub in_force_from: Timestamp,
+    /// The file that holds it (for messages); empty before the first save.
+    pub file: PathBuf,
+}
+
+/// What the state keeps of one count.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CountMemory {
+    /// Its fetches of `/robots.txt` (`robots::cache`).
+    pub robots_txt: Memory,
+    /// Its latest fetch instants, ascending: those rates and delays of the
+    /// next night can still see.
+    pub fetch_times_ms: Vec<i64>,
+}
+
+impl CountMemory {
+    /// Keeps the fetches the next night's judge may need: those within
+    /// `horizon_ms` (the longest rate period or crawl delay in force) of
+    /// the last one — and always the last, for the next crawl delay. At
+    /// most `at_most` are kept: a bound on the state's size that the judge
+    /// chooses (a rate N/T decides the same rows from the N latest alone,
+    /// but the rows' `detail` counts every fetch of the window, so
+    /// identical rows need them all).
+    pub fn keep_recent(&mut self, horizon_ms: i64, at_most: usize) {
+        let times = &mut self.fetch_times_ms;
+        times.sort_unstable();
+        let Some(&last) = times.last() else {
+            return;
+        };
+        let oldest = last.saturating_sub(horizon_ms);
+        let first_kept = times.partition_point(|&t| t <= oldest);
+        let first_kept = first_kept.max(times.len().saturating_sub(at_most.max(1)));
+        let first_kept = first_kept.min(times.len() - 1);
+        times.drain(..first_kept);
+    }
+}
+
+/// One summary row a night per crawler, for the trend (SPEC §7).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Night {
+    /// The night, `YYYY-MM-DD`.
+    pub night: String,
+    pub crawler: String,
+    pub fetches: u64,
+    /// By kind (`crawl-delay`, `disallow`, `request-rate`).
+    pub violations: BTreeMap<String, u64>,
+    pub impostor_fetches: u64,
+}
+
+/// The day number of a `YYYY-MM-DD`.
+fn day_of(night: &str) -> Option<i64> {
+    let t = parse_rfc3339_or_date(night)?;
+    (night.len() == 10).then_some(t.unix.div_euclid(86_400))
+}
+
+impl State {
+    /// The versions kept, as a source for `robots::versions`.
+    pub fn entries(&self) -> Vec<Entry> {
+        self.versions
+            .iter()
+            .map(|v| Entry {
+                bytes: v.bytes.clone(),
+                in_force_from: v.in_force_from,
+                origin: Origin::State(v.file.clone()),
+            })
+            .collect()
+    }
+
+    /// Keeps every version of the run's time line, so that the history
+    /// builds itself night by night.
+    pub fn remember_versions(&mut self, versions: &Versions) {
+        self.versions = versions
+            .all()
+            .iter()
+            .map(|v| StoredVersion {
+                bytes: v.bytes().to_vec(),
+                in_force_from: v.in_force_from(),
+                file: PathBuf::new(),
+            })
+            .collect();
+    }
+
+    /// Keeps a log's fingerprint; one already kept (the same log met
+    /// again, renamed or compressed) only has its time renewed.
+    pub fn add_fingerprint(&mut self, fingerprint: Fingerprint) {
+        match self.fingerprints.iter_mut().find(|f| {
+            f.lines == fingerprint.lines
+                && f.bytes == fingerprint.bytes
+                && f.sha256 == fingerprint.sha256
+        }) {
+            Some(kept) => kept.audited_ms = kept.audited_ms.max(fingerprint.audited_ms),
+            None => self.fingerprints.push(fingerprint),
+        }
+    }
+
+    /// Adds a night's row; a second run over the same night adds its
+    /// counts to the row (the fingerprints keep it from counting a line
+    /// twice). Rows stay sorted by night, then crawler.
+    pub fn add_night(&mut self, row: Night) {
+        match self
+            .nights
+            .iter_mut()
+            .find(|n| n.night == row.night && n.crawler == row.crawler)
+        {
+            Some(kept) => {
+                kept.fetches += row.fetches;
+                kept.impostor_fetches += row.impostor_fetches;
+                for (kind, n) in row.violations {
+                    *kept.violations.entry(kind).or_default() += n;
+                }
+            }
+            None => self.nights.push(row),
+        }
+        self.nights
+            .sort_by(|a, b| (&a.night, &a.crawler).cmp(&(&b.night, &b.crawler)));
+    }
+
+    /// Bounds the state: nights and fingerprints older than `days` before
+    /// `now_ms` go. Versions stay (a log of any age may need them), and
+    /// so do the counts (already bounded by `keep_recent`).
+    pub fn expire(&mut self, now_ms: i64, days: u64) {
+        let days = i64::try_from(days).unwrap_or(i64::MAX);
+        let oldest_ms = now_ms.saturating_sub(days.saturating_mul(DAY_MS));
+        let oldest_day = oldest_ms.div_euclid(DAY_MS);
+        self.fingerprints.retain(|f| f.audited_ms >= oldest_ms);
+        // A row whose night cannot be read is kept: it is not ours to drop.
+        self.nights
+            .retain(|n| day_of(&n.night).is_none_or(|d| d >= oldest_day));
+    }
+
+    /// The last `n` nights' rows of a crawler, oldest first (the trend).
+    pub fn trend(&self, crawler: &str, n: usize) -> Vec<&Night> {
+        let rows: Vec<&Night> = self
+            .nights
+            .iter()
+            .filter(|r| r.crawler == crawler)
+            .collect();
+        rows[rows.len().saturating_sub(n)..].to_vec()
+    }
+}
+
+/// The night of a fetch: its date in the log's own offset, so that a
+/// night means the same to the tool as to the webmaster reading the log.
+pub fn night_of(time: &Timestamp) -> String {
+    let local = time.unix.saturating_add(i64::from(time.offset_min) * 60);
+    let (y, m, d) = civil_from_days(local.div_euclid(86_400));
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+// The file as written: plain data, checked on the way in.
+
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Stored {
+    format: u64,
+    versions: Vec<StoredVersionJson>,
+    counts: BTreeMap<String, CountJson>,
+    fingerprints: Vec<Fingerprint>,
+    nights: Vec<Night>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StoredVersionJson {
+    in_force_from: String,
+    /// SPEC §5's name of the version, for a person reading the file.
+    robots_version: String,
+    sha256: String,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CountJson {
+    robots_txt: MemoryJson,
+    fetch_times_ms: Vec<i64>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FetchJson {
+    /// RFC 3339 in the log's offset: the offset is kept for the rule text.
+    time: String,
+    status: u16,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MemoryJson {
+    last_fetch: Option<FetchJson>,
+    last_success_ms: Option<i64>,
+    outage_since_ms: Option<i64>,
+    outage_last: Option<FetchJson>,
+}
+
+impl MemoryJson {
+    fn of(m: &Memory) -> MemoryJson {
+        let fetch = |f: &RobotsFetch| FetchJson {
+            time: f.time.rfc3339(),
+            status: f.status,
+        };
+        MemoryJson {
+            last_fetch: m.last_fetch.as_ref().map(fetch),
+            last_success_ms: m.last_success_ms,
+            outage_since_ms: m.outage_since_ms,
+            outage_last: m.outage_last.as_ref().map(fetch),
+        }
+    }
+
+    fn into_memory(self, path: &Path) -> Result<Memory> {
+        let fetch = |f: Option<FetchJson>| -> Result<Option<RobotsFetch>> {
+            f.map(|f| {
+                let time = parse_rfc3339_or_date(&f.time).ok_or_else(|| {
+                    garbage(path, Position::File, &format!("bad time {:?}", f.time))
+                })?;
+                Ok(RobotsFetch {
+                    time,
+                    status: f.status,
+                })
+            })
+            .transpose()
+        };
+        Ok(Memory {
+            last_fetch: fetch(self.last_fetch)?,
+            last_success_ms: self.last_success_ms,
+            outage_since_ms: self.outage_since_ms,
+            outage_last: fetch(self.outage_last)?,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests;
