@@ -56,7 +56,8 @@ pub struct Checkpoint {
     pub prefix: String,
 }
 
-fn hex(bytes: &[u8]) -> String {
+/// Lower-case hex, as `sha256sum` writes a digest.
+pub(crate) fn hex(bytes: &[u8]) -> String {
     use std::fmt::Write as _;
     let mut out = String::with_capacity(bytes.len() * 2);
     for b in bytes {

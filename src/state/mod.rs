@@ -27,6 +27,7 @@
 //! `add_night`, `expire`, then `save`. A run that exits 2 never saves.
 
 pub mod fingerprint;
+mod stored;
 
 use std::collections::BTreeMap;
 use std::fs::{self, DirBuilder, File};
@@ -41,9 +42,11 @@ use sha2::{Digest, Sha256};
 use crate::accesslog::time::{Timestamp, civil_from_days, parse_rfc3339_or_date};
 use crate::error::{Error, Position, Result};
 use crate::report::lock::OutDir;
-use crate::robots::cache::{Memory, RobotsFetch};
+use crate::robots::cache::Memory;
 use crate::robots::versions::{Entry, Origin, Versions};
 pub use fingerprint::Fingerprint;
+use fingerprint::hex;
+use stored::{CountJson, MemoryJson, Stored, StoredVersionJson, decode, garbage};
 
 /// The format this version of the tool writes and reads. A state of a
 /// later format is refused, never rewritten in an older one.
@@ -339,52 +342,6 @@ fn write_replacing(path: &Path, bytes: &[u8]) -> Result<()> {
     Ok(())
 }
 
-fn garbage(path: &Path, at: Position, why: &str) -> Error {
-    Error::Format {
-        path: path.to_path_buf(),
-        at,
-        cause: format!(
-            "not a state this tool can read ({why}); it is left as it is: \
-             move it away or give another --state"
-        ),
-    }
-}
-
-/// Reads `state.json`: the format first, so that a later format is named
-/// as such rather than as garbage.
-fn decode(path: &Path, text: &str) -> Result<Stored> {
-    let value: serde_json::Value = serde_json::from_str(text)
-        .map_err(|e| garbage(path, Position::Line(e.line() as u64), &e.to_string()))?;
-    let format = value.get("format").and_then(serde_json::Value::as_u64);
-    match format {
-        None => return Err(garbage(path, Position::File, "no \"format\" number")),
-        Some(f) if f > FORMAT => {
-            return Err(Error::Format {
-                path: path.to_path_buf(),
-                at: Position::File,
-                cause: format!(
-                    "written by a later version of robots-audit (state format {f}; this \
-                     one reads format {FORMAT}); it is left as it is: run that version, \
-                     or give another --state"
-                ),
-            });
-        }
-        Some(0) => return Err(garbage(path, Position::File, "format 0")),
-        Some(_) => {}
-    }
-    serde_json::from_str(text)
-        .map_err(|e| garbage(path, Position::Line(e.line() as u64), &e.to_string()))
-}
-
-fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write as _;
-    let mut out = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        let _ = write!(out, "{b:02x}");
-    }
-    out
-}
-
 /// What one night leaves for the next.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct State {
@@ -549,87 +506,6 @@ pub fn night_of(time: &Timestamp) -> String {
     let local = time.unix.saturating_add(i64::from(time.offset_min) * 60);
     let (y, m, d) = civil_from_days(local.div_euclid(86_400));
     format!("{y:04}-{m:02}-{d:02}")
-}
-
-// The file as written: plain data, checked on the way in.
-
-#[derive(Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Stored {
-    format: u64,
-    versions: Vec<StoredVersionJson>,
-    counts: BTreeMap<String, CountJson>,
-    fingerprints: Vec<Fingerprint>,
-    nights: Vec<Night>,
-}
-
-#[derive(Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct StoredVersionJson {
-    in_force_from: String,
-    /// SPEC §5's name of the version, for a person reading the file.
-    robots_version: String,
-    sha256: String,
-}
-
-#[derive(Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct CountJson {
-    robots_txt: MemoryJson,
-    fetch_times_ms: Vec<i64>,
-}
-
-#[derive(Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct FetchJson {
-    /// RFC 3339 in the log's offset: the offset is kept for the rule text.
-    time: String,
-    status: u16,
-}
-
-#[derive(Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct MemoryJson {
-    last_fetch: Option<FetchJson>,
-    last_success_ms: Option<i64>,
-    outage_since_ms: Option<i64>,
-    outage_last: Option<FetchJson>,
-}
-
-impl MemoryJson {
-    fn of(m: &Memory) -> MemoryJson {
-        let fetch = |f: &RobotsFetch| FetchJson {
-            time: f.time.rfc3339(),
-            status: f.status,
-        };
-        MemoryJson {
-            last_fetch: m.last_fetch.as_ref().map(fetch),
-            last_success_ms: m.last_success_ms,
-            outage_since_ms: m.outage_since_ms,
-            outage_last: m.outage_last.as_ref().map(fetch),
-        }
-    }
-
-    fn into_memory(self, path: &Path) -> Result<Memory> {
-        let fetch = |f: Option<FetchJson>| -> Result<Option<RobotsFetch>> {
-            f.map(|f| {
-                let time = parse_rfc3339_or_date(&f.time).ok_or_else(|| {
-                    garbage(path, Position::File, &format!("bad time {:?}", f.time))
-                })?;
-                Ok(RobotsFetch {
-                    time,
-                    status: f.status,
-                })
-            })
-            .transpose()
-        };
-        Ok(Memory {
-            last_fetch: fetch(self.last_fetch)?,
-            last_success_ms: self.last_success_ms,
-            outage_since_ms: self.outage_since_ms,
-            outage_last: fetch(self.outage_last)?,
-        })
-    }
 }
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 //! lock, and the bounds on its size.
 
 use super::*;
+use crate::robots::cache::RobotsFetch;
 use crate::robots::versions::Versions;
 
 fn t(s: &str) -> Timestamp {

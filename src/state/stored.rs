@@ -1,0 +1,133 @@
+//! `state.json` as written (SPEC §6 "State"): takes the text of the
+//! file, gives its records, checked on the way in — the format number
+//! first, so that a later format is named as such, then every field
+//! (unknown ones refused); gives them back for writing. Used by
+//! `state::StateDir` only.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use super::{FORMAT, Fingerprint, Night};
+use crate::accesslog::time::parse_rfc3339_or_date;
+use crate::error::{Error, Position, Result};
+use crate::robots::cache::{Memory, RobotsFetch};
+
+pub(super) fn garbage(path: &Path, at: Position, why: &str) -> Error {
+    Error::Format {
+        path: path.to_path_buf(),
+        at,
+        cause: format!(
+            "not a state this tool can read ({why}); it is left as it is: \
+             move it away or give another --state"
+        ),
+    }
+}
+
+/// Reads `state.json`: the format first, so that a later format is named
+/// as such rather than as garbage.
+pub(super) fn decode(path: &Path, text: &str) -> Result<Stored> {
+    let value: serde_json::Value = serde_json::from_str(text)
+        .map_err(|e| garbage(path, Position::Line(e.line() as u64), &e.to_string()))?;
+    let format = value.get("format").and_then(serde_json::Value::as_u64);
+    match format {
+        None => return Err(garbage(path, Position::File, "no \"format\" number")),
+        Some(f) if f > FORMAT => {
+            return Err(Error::Format {
+                path: path.to_path_buf(),
+                at: Position::File,
+                cause: format!(
+                    "written by a later version of robots-audit (state format {f}; this \
+                     one reads format {FORMAT}); it is left as it is: run that version, \
+                     or give another --state"
+                ),
+            });
+        }
+        Some(0) => return Err(garbage(path, Position::File, "format 0")),
+        Some(_) => {}
+    }
+    serde_json::from_str(text)
+        .map_err(|e| garbage(path, Position::Line(e.line() as u64), &e.to_string()))
+}
+
+// The file as written: plain data, checked on the way in.
+
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct Stored {
+    pub(super) format: u64,
+    pub(super) versions: Vec<StoredVersionJson>,
+    pub(super) counts: BTreeMap<String, CountJson>,
+    pub(super) fingerprints: Vec<Fingerprint>,
+    pub(super) nights: Vec<Night>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct StoredVersionJson {
+    pub(super) in_force_from: String,
+    /// SPEC §5's name of the version, for a person reading the file.
+    pub(super) robots_version: String,
+    pub(super) sha256: String,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct CountJson {
+    pub(super) robots_txt: MemoryJson,
+    pub(super) fetch_times_ms: Vec<i64>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct FetchJson {
+    /// RFC 3339 in the log's offset: the offset is kept for the rule text.
+    pub(super) time: String,
+    pub(super) status: u16,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct MemoryJson {
+    pub(super) last_fetch: Option<FetchJson>,
+    pub(super) last_success_ms: Option<i64>,
+    pub(super) outage_since_ms: Option<i64>,
+    pub(super) outage_last: Option<FetchJson>,
+}
+
+impl MemoryJson {
+    pub(super) fn of(m: &Memory) -> MemoryJson {
+        let fetch = |f: &RobotsFetch| FetchJson {
+            time: f.time.rfc3339(),
+            status: f.status,
+        };
+        MemoryJson {
+            last_fetch: m.last_fetch.as_ref().map(fetch),
+            last_success_ms: m.last_success_ms,
+            outage_since_ms: m.outage_since_ms,
+            outage_last: m.outage_last.as_ref().map(fetch),
+        }
+    }
+
+    pub(super) fn into_memory(self, path: &Path) -> Result<Memory> {
+        let fetch = |f: Option<FetchJson>| -> Result<Option<RobotsFetch>> {
+            f.map(|f| {
+                let time = parse_rfc3339_or_date(&f.time).ok_or_else(|| {
+                    garbage(path, Position::File, &format!("bad time {:?}", f.time))
+                })?;
+                Ok(RobotsFetch {
+                    time,
+                    status: f.status,
+                })
+            })
+            .transpose()
+        };
+        Ok(Memory {
+            last_fetch: fetch(self.last_fetch)?,
+            last_success_ms: self.last_success_ms,
+            outage_since_ms: self.outage_since_ms,
+            outage_last: fetch(self.outage_last)?,
+        })
+    }
+}
