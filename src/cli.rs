@@ -322,25 +322,13 @@ impl Cli {
 
 impl AuditArgs {
     fn into_config(self) -> Result<AuditConfig> {
-        let robots = match self.robots.clone() {
-            Some(robots) => robots,
-            None if self.versions.robots_history.is_none() && self.state.is_none() => {
-                return Err(Error::Usage(
-                    "--robots FILE is required (or --robots-history DIR or a --state \
-                     that holds versions)"
-                        .into(),
-                ));
-            }
-            // The judge of one robots.txt still reads `robots`; until it
-            // judges by versions this is refused rather than half done.
-            None => {
-                return Err(Error::Usage(
-                    "the audit does not yet read its robots.txt from --robots-history or \
-                     --state alone: give --robots FILE too"
-                        .into(),
-                ));
-            }
-        };
+        if self.robots.is_none() && self.versions.robots_history.is_none() && self.state.is_none() {
+            return Err(Error::Usage(
+                "--robots FILE is required (or --robots-history DIR or a --state \
+                 that holds versions)"
+                    .into(),
+            ));
+        }
         let robots_sources = self.versions.into_sources(self.robots)?;
         let robots_grace_ms = parse_duration_ms(&self.robots_grace).ok_or_else(|| {
             Error::Usage(format!(
@@ -395,7 +383,6 @@ impl AuditArgs {
         };
         Ok(AuditConfig {
             logs: self.logs,
-            robots,
             log_format: self.log_format,
             out: self.out,
             lock_wait: std::time::Duration::from_secs(self.lock_wait),

@@ -118,7 +118,6 @@ pub enum OutputFormat {
 #[derive(Debug, Clone)]
 pub struct AuditConfig {
     pub logs: Vec<PathBuf>,
-    pub robots: PathBuf,
     pub log_format: String,
     pub out: Option<PathBuf>,
     /// How long to wait for another run's lock on `out` (`--lock-wait`).

@@ -30,7 +30,9 @@ use rayon::prelude::*;
 
 use crate::Outcome;
 use crate::accesslog::{self, Chunk, ChunkReader, LogFormat, Recycler, Timestamp};
-use crate::audit::{self, Counted, Counting, Impostor, Judge, Policy, SpoofReason, Violation};
+use crate::audit::{
+    self, Counted, Counting, Impostor, Judge, Nights, Policy, SpoofReason, Violation,
+};
 use crate::config::AuditConfig;
 use crate::crawler::dns::{self, DnsOptions};
 use crate::crawler::{
@@ -41,8 +43,9 @@ use crate::fetch::Fetch;
 use crate::progress::{self, Progress};
 use crate::report::skipped::{self, SHOWN as SHOWN_SKIPS};
 use crate::report::{self, Digest, Escaping, Names, summary::Totals};
+use crate::robots::AgentRules;
 use crate::robots::group::Reads;
-use crate::robots::{AgentRules, Robots};
+use crate::robots::versions::Versions;
 use crate::scan::{Scan, Scanner};
 use crate::spill::{Sorter, SpillDir};
 
@@ -174,8 +177,14 @@ fn identify(
     Some((identity, Some(reason)))
 }
 
-/// Who made `fetch`, and the `disallow` verdict for a crawler's.
-fn decide<'r>(identities: &Identities, policies: &[Policy<'r>], fetch: Fetch) -> Decided<'r> {
+/// Who made `fetch`, and the `disallow` verdict for a crawler's under the
+/// robots.txt version in force at its time.
+fn decide<'r>(
+    identities: &Identities,
+    policies: &[Vec<Policy<'r>>],
+    versions: Option<&Versions>,
+    fetch: Fetch,
+) -> Decided<'r> {
     let known = identities
         .get(&fetch.claim)
         .and_then(|clients| clients.get(fetch.client()));
@@ -191,7 +200,8 @@ fn decide<'r>(identities: &Identities, policies: &[Policy<'r>], fetch: Fetch) ->
         });
     }
     let crawler = identity.crawler.index();
-    let disallow = audit::disallow::judge(&policies[crawler], fetch.target());
+    let version = versions.map_or(0, |v| v.index_at(fetch.time.instant_ms()));
+    let disallow = audit::disallow::judge(&policies[version][crawler], fetch.target());
     Decided::Counted(
         Counted {
             fetch,
@@ -215,13 +225,15 @@ fn judge<'d, 'r>(
     pool: &rayon::ThreadPool,
     ident: &Identifier,
     knowledge: &Knowledge,
-    policies: &[Policy<'r>],
+    policies: &[Vec<Policy<'r>>],
+    nights: Option<Nights<'_>>,
     counting: Counting,
     sorter: Sorter<'_, Fetch>,
     rows: &mut report::Rows<'_, '_>,
     mut digest: Digest<'d>,
-) -> Result<Digest<'d>> {
-    let mut judge = Judge::new(policies, counting);
+) -> Result<(Digest<'d>, u64)> {
+    let mut judge = Judge::new(policies, nights, counting);
+    let versions = nights.map(|n| n.versions);
     let mut merged = sorter.finish()?;
     let mut batch: Vec<Fetch> = Vec::with_capacity(BATCH);
     let mut made: Vec<Violation<'r>> = Vec::new();
@@ -251,7 +263,7 @@ fn judge<'d, 'r>(
         let decided: Vec<Decided<'r>> = pool.install(|| {
             batch
                 .par_drain(..)
-                .map(|fetch| decide(&identities, policies, fetch))
+                .map(|fetch| decide(&identities, policies, versions, fetch))
                 .collect()
         });
         for decided in decided {
@@ -272,7 +284,7 @@ fn judge<'d, 'r>(
             }
         }
     }
-    digest.finish()
+    Ok((digest.finish()?, judge.excused))
 }
 
 fn load_ptr_map(path: Option<&Path>, quiet: bool) -> Result<PtrMap> {
@@ -303,7 +315,14 @@ fn load_ptr_map(path: Option<&Path>, quiet: bool) -> Result<PtrMap> {
 /// The main job: audit every log against robots.txt and write the reports.
 pub fn run(config: &AuditConfig) -> Result<Outcome> {
     accesslog::open::check_distinct(&config.logs)?;
-    let robots = Robots::read(&config.robots)?;
+    let versions = Versions::gather(&config.robots_sources, Vec::new())?;
+    // SPEC §6: with one --robots file and no state, nothing of nights
+    // applies.
+    let nights =
+        (config.robots_sources.history.is_some() || config.state.is_some()).then_some(Nights {
+            versions: &versions,
+            grace_ms: config.robots_grace_ms,
+        });
     let format = LogFormat::new(&config.log_format)
         .map_err(|cause| Error::Usage(format!("--log-format: {cause}")))?;
     let ident = Identifier::with_profiles(config.profiles.as_deref())?;
@@ -388,22 +407,38 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
                 })
         })
         .collect();
-    let rules: Vec<AgentRules> = selections
+    // Each version compiled once per selection; without nights only the
+    // one version there is.
+    let judged: &[_] = match nights {
+        Some(_) => versions.all(),
+        None => std::slice::from_ref(versions.latest()),
+    };
+    let rules: Vec<Vec<AgentRules>> = judged
         .iter()
-        .map(|(token, reads)| robots.read_as(*reads).rules_for(token.as_bytes()))
+        .map(|version| {
+            selections
+                .iter()
+                .map(|(token, reads)| version.robots().read_as(*reads).rules_for(token.as_bytes()))
+                .collect()
+        })
         .collect();
-    let policies: Vec<Policy<'_>> = ident
-        .profiles()
+    let policies: Vec<Vec<Policy<'_>>> = rules
         .iter()
-        .zip(&token_of)
-        .map(|(profile, &selection)| Policy::new(profile, &rules[selection]))
+        .map(|rules| {
+            ident
+                .profiles()
+                .iter()
+                .zip(&token_of)
+                .map(|(profile, &selection)| Policy::new(profile, &rules[selection]))
+                .collect()
+        })
         .collect();
     let counting = Counting {
         rate_by: config.rate_by,
         window_tz: config.window_tz,
     };
 
-    let crawlers: Vec<String> = policies.iter().map(|p| p.name.clone()).collect();
+    let crawlers: Vec<String> = ident.profiles().iter().map(|p| p.name.clone()).collect();
     let names = Names {
         files: &config.logs,
         crawlers: &crawlers,
@@ -416,8 +451,8 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
     let spilled_runs = sorter.runs();
     let mut rows = report::Rows::begin(names, out.as_ref())?;
     let digest = Digest::new(crawlers.len(), budget.targets, &spill);
-    let digest = judge(
-        &pool, &ident, &knowledge, &policies, counting, sorter, &mut rows, digest,
+    let (digest, excused) = judge(
+        &pool, &ident, &knowledge, &policies, nights, counting, sorter, &mut rows, digest,
     )?;
 
     for (_, err) in &input_errors {
@@ -439,7 +474,17 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
         .iter()
         .map(|(file, err)| (*file, err.to_string()))
         .collect();
-    let robots_versions = [(robots.version().to_string(), in_force_from(&config.robots))];
+    let robots_versions: Vec<(String, Option<String>)> = judged
+        .iter()
+        .map(|version| {
+            let from = match (nights, &config.robots_sources.file) {
+                // One version: in force as SPEC §6 dates a --robots file.
+                (None, Some(file)) if config.robots_sources.since.is_none() => in_force_from(file),
+                _ => Some(version.in_force_from().rfc3339()),
+            };
+            (version.robots_version().to_string(), from)
+        })
+        .collect();
     let health = report::run::Health {
         arguments: &arguments,
         format: if config.log_format.is_empty() {
@@ -453,6 +498,7 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
         dns_asked: config.resolve,
         dns_failures,
         dns_unusable,
+        excused_by_cache_grace: excused,
         exit_status: outcome.exit_code(),
     };
     rows.finish(&digest, &health)?;

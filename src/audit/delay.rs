@@ -2,6 +2,8 @@
 //! that came less than D seconds after the previous counted fetch. The
 //! first fetch of a count never breaks it.
 
+use std::borrow::Cow;
+
 use super::{Kind, Policy, Violation, seconds_text};
 use crate::robots::parse::Directive;
 
@@ -19,7 +21,7 @@ pub fn judge<'r>(policy: &Policy<'r>, gap_ms: i64) -> Option<Violation<'r>> {
         kind: Kind::CrawlDelay,
         group: policy.rules.group_label(delay.group),
         rule_line: delay.line,
-        rule: &delay.text,
+        rule: Cow::Borrowed(&delay.text),
         robots_version: policy.rules.version(),
         detail: format!(
             "{} s after the previous fetch; allowed every {} s",

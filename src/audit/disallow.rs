@@ -3,6 +3,8 @@
 //! habit of fetching `/` under `User-agent: *` + `Disallow: /` is still a
 //! row, marked with a note.
 
+use std::borrow::Cow;
+
 use super::{Kind, Policy, Violation};
 
 /// The note on a fetch of `/` that Seznam documents it makes anyway.
@@ -26,7 +28,7 @@ pub fn judge<'r>(policy: &Policy<'r>, target: &[u8]) -> Option<Violation<'r>> {
         kind: Kind::Disallow,
         group: policy.rules.group_label(rule.group),
         rule_line: rule.line,
-        rule: &rule.text,
+        rule: Cow::Borrowed(&rule.text),
         robots_version: policy.rules.version(),
         detail: String::new(),
         note,

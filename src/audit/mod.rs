@@ -6,13 +6,17 @@ pub mod delay;
 pub mod disallow;
 pub mod rate;
 
+use std::borrow::Cow;
+
 use crate::config::{RateBy, WindowTz};
 use crate::crawler::profile::Profile;
 use crate::crawler::verify::{IdentifiedBy, Verification};
 use crate::fetch::Fetch;
 use crate::robots::AgentRules;
+use crate::robots::cache::{self, Decision, Standing, Tracker};
 use crate::robots::group::Reads;
 use crate::robots::parse::Directive;
+use crate::robots::versions::Versions;
 
 /// One counted fetch of a crawler: identified, not spoofed. Wraps the
 /// record the scan made.
@@ -54,8 +58,9 @@ pub struct Violation<'r> {
     /// user-agent values, `|`-joined), borrowed from the compiled rules.
     pub group: &'r str,
     pub rule_line: usize,
-    /// The deciding line as written, borrowed from the compiled rules.
-    pub rule: &'r str,
+    /// The deciding line as written, borrowed from the compiled rules (or
+    /// made: SPEC §6 `robots.txt unreachable: <status> at <time>`).
+    pub rule: Cow<'r, str>,
     /// SPEC §5 `robots_version` of the robots.txt that decided.
     pub robots_version: &'r str,
     pub detail: String,
@@ -65,6 +70,10 @@ pub struct Violation<'r> {
 /// The note on a row of a rule the crawler does not read (SPEC §3): it
 /// informs, it does not accuse.
 pub const NOT_READ_BY_CRAWLER: &str = "not-read-by-crawler";
+
+/// The note on a `disallow` row made while robots.txt was unreachable
+/// (SPEC §6): the crawler had to assume complete disallow, so it accuses.
+pub const ROBOTS_UNREACHABLE: &str = "robots-unreachable";
 
 /// Notes that mark a row as information rather than an accusation: such a
 /// row never makes the exit status 1 (SPEC §5).
@@ -80,6 +89,7 @@ impl Violation<'_> {
 
 /// How one crawler is judged: its name, the robots.txt rules for its token,
 /// and the crawler's own documented habits.
+#[derive(Clone)]
 pub struct Policy<'r> {
     pub name: String,
     /// The robots.txt token; crawlers sharing it share a rate count.
@@ -128,22 +138,45 @@ pub struct Counting {
     pub window_tz: WindowTz,
 }
 
+/// Settings of a night's audit (SPEC §6): the versions of robots.txt and
+/// how long a crawler may rely on its copy.
+#[derive(Debug, Clone, Copy)]
+pub struct Nights<'v> {
+    pub versions: &'v Versions,
+    pub grace_ms: i64,
+}
+
 /// The streaming judge: fed counted fetches in the order of SPEC §4 (the
 /// instant, then file, then line), it gives each fetch's rows as soon as
 /// the fetch comes. Holds, per count, only the times inside the longest
-/// period or delay in force, so its memory does not grow with the log.
+/// period or delay in force and what it knows of the count's fetches of
+/// `/robots.txt`, so its memory does not grow with the log.
 pub struct Judge<'p, 'r> {
-    policies: &'p [Policy<'r>],
+    /// Per robots.txt version (one without `nights`), per crawler.
+    policies: &'p [Vec<Policy<'r>>],
+    nights: Option<Nights<'p>>,
     /// Which count each crawler feeds.
     count_of: Vec<usize>,
     counts: Vec<rate::Count>,
+    trackers: Vec<Tracker>,
     window_tz: WindowTz,
+    /// Fetches that the version in force disallows but another version of
+    /// the cache window allows (SPEC §6).
+    pub excused: u64,
 }
 
 impl<'p, 'r> Judge<'p, 'r> {
-    pub fn new(policies: &'p [Policy<'r>], counting: Counting) -> Judge<'p, 'r> {
+    /// `policies` holds one list of crawlers' policies per robots.txt
+    /// version (the versions of `nights`, in their order), or one list
+    /// without `nights`: then SPEC §6 does not apply.
+    pub fn new(
+        policies: &'p [Vec<Policy<'r>>],
+        nights: Option<Nights<'p>>,
+        counting: Counting,
+    ) -> Judge<'p, 'r> {
+        let crawlers = policies.first().map_or(&[][..], |p| &p[..]);
         let mut keys: Vec<String> = Vec::new();
-        let count_of: Vec<usize> = policies
+        let count_of: Vec<usize> = crawlers
             .iter()
             .map(|policy| {
                 let key = match counting.rate_by {
@@ -158,46 +191,102 @@ impl<'p, 'r> Judge<'p, 'r> {
             .collect();
         let counts = (0..keys.len())
             .map(|count| {
-                let feeding = policies
-                    .iter()
-                    .zip(&count_of)
-                    .filter(|&(_, &c)| c == count)
-                    .map(|(p, _)| p);
+                let feeding = policies.iter().flat_map(|version| {
+                    version
+                        .iter()
+                        .zip(&count_of)
+                        .filter(move |&(_, &c)| c == count)
+                        .map(|(p, _)| p)
+                });
                 rate::Count::new(feeding)
             })
             .collect();
+        let grace = nights.map_or(0, |n| n.grace_ms);
         Judge {
             policies,
+            nights,
             count_of,
             counts,
+            trackers: vec![Tracker::new(grace); keys.len()],
             window_tz: counting.window_tz,
+            excused: 0,
         }
     }
 
+    /// The index of the robots.txt version in force at `instant_ms`.
+    pub fn version_at(&self, instant_ms: i64) -> usize {
+        self.nights.map_or(0, |n| n.versions.index_at(instant_ms))
+    }
+
     /// Adds the rows of the next fetch to `rows`, in kind order.
-    /// `disallow` is its `disallow` row, from `disallow::judge` (computed
-    /// apart, so that it can be computed in parallel).
+    /// `disallow` is its `disallow` row under the version in force at its
+    /// time, from `disallow::judge` (computed apart, so that it can be
+    /// computed in parallel).
     pub fn judge(
         &mut self,
         counted: &Counted,
         disallow: Option<Violation<'r>>,
         rows: &mut Vec<Violation<'r>>,
     ) {
-        let policy = &self.policies[counted.crawler];
-        let count = &mut self.counts[self.count_of[counted.crawler]];
-        let now = counted.fetch.time.instant_ms();
+        let fetch = &counted.fetch;
+        let now = fetch.time.instant_ms();
+        let version = self.version_at(now);
+        let policy = &self.policies[version][counted.crawler];
+        let which = self.count_of[counted.crawler];
+        let count = &mut self.counts[which];
         let previous = count.push(now);
+        let standing = match self.nights {
+            Some(_) => self.trackers[which].judge(fetch.time, fetch.target(), fetch.status),
+            None => Standing::Versions {
+                window_from_ms: now,
+            },
+        };
+        if !standing.judges_limits() {
+            // A 4xx on robots.txt: the crawler may fetch anything (RFC
+            // 9309 §2.3.1.3); the fetch still counts for later rates.
+            return;
+        }
         // Kinds in string order: crawl-delay, disallow, request-rate.
         if let Some(before) = previous {
             rows.extend(delay::judge(policy, now - before));
         }
+        let disallow = match (&standing, self.nights) {
+            (Standing::Versions { .. }, None) => disallow,
+            (_, Some(nights)) => {
+                let decision =
+                    cache::decide(nights.versions, &standing, now, fetch.target(), |v| {
+                        if v.index() == version {
+                            disallow.is_some()
+                        } else {
+                            disallow::judge(
+                                &self.policies[v.index()][counted.crawler],
+                                fetch.target(),
+                            )
+                            .is_some()
+                        }
+                    });
+                match decision {
+                    Decision::Allowed => None,
+                    Decision::Accuse(_) => disallow,
+                    Decision::Excused(_) => {
+                        self.excused += 1;
+                        None
+                    }
+                    Decision::Unreachable(rule) => Some(Violation {
+                        kind: Kind::Disallow,
+                        group: "",
+                        rule_line: 0,
+                        rule: Cow::Owned(rule),
+                        robots_version: "",
+                        detail: String::new(),
+                        note: ROBOTS_UNREACHABLE,
+                    }),
+                }
+            }
+            (_, None) => disallow,
+        };
         rows.extend(disallow);
-        rows.extend(rate::judge(
-            policy,
-            count,
-            &counted.fetch.time,
-            self.window_tz,
-        ));
+        rows.extend(rate::judge(policy, count, &fetch.time, self.window_tz));
     }
 }
 
@@ -213,7 +302,8 @@ pub fn judge_all<'r>(
             .windows(2)
             .all(|w| w[0].fetch.key() <= w[1].fetch.key())
     );
-    let mut judge = Judge::new(policies, counting);
+    let by_version = [policies.to_vec()];
+    let mut judge = Judge::new(&by_version, None, counting);
     let mut rows = Vec::new();
     let mut out = Vec::new();
     for (index, counted) in fetches.iter().enumerate() {

@@ -6,6 +6,8 @@
 
 use std::collections::VecDeque;
 
+use std::borrow::Cow;
+
 use super::{Kind, Policy, Violation};
 use crate::accesslog::time::Timestamp;
 use crate::config::WindowTz;
@@ -101,7 +103,7 @@ pub fn judge<'r>(
         kind: Kind::RequestRate,
         group: policy.rules.group_label(line.group),
         rule_line: line.line,
-        rule: &line.text,
+        rule: Cow::Borrowed(&line.text),
         robots_version: policy.rules.version(),
         detail,
         note: policy.limit_note(Directive::RequestRate),

@@ -157,7 +157,7 @@ impl<'d> Digest<'d> {
             kind.first.get_or_insert(time);
             kind.last = Some(time);
         }
-        let text = if row.rule_line == 0 { row.rule } else { "" };
+        let text = if row.rule_line == 0 { &*row.rule } else { "" };
         let key = (
             row.robots_version.to_string(),
             row.rule_line,

@@ -33,6 +33,8 @@ pub struct Health<'a> {
     pub dns_asked: bool,
     pub dns_failures: u64,
     pub dns_unusable: bool,
+    /// SPEC §6: fetches the cache grace excused.
+    pub excused_by_cache_grace: u64,
     pub exit_status: u8,
 }
 
@@ -95,7 +97,7 @@ pub fn value(digest: &Digest<'_>, names: &Names<'_>, health: &Health<'_>) -> Val
             "resolver_unusable": health.dns_unusable,
         },
         "impostor_fetches": digest.impostor_fetches,
-        "excused_by_cache_grace": 0,
+        "excused_by_cache_grace": health.excused_by_cache_grace,
         "counts": counts,
         "exit_status": health.exit_status,
     })

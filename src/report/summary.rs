@@ -148,9 +148,15 @@ pub fn human(digest: &Digest<'_>, names: &Names<'_>, totals: &Totals) -> String 
     }
     for ((line, rule), n) in top.into_iter().take(5) {
         let rule = super::escape::escape(rule.as_bytes());
+        // A robots-unreachable row has no line (SPEC §6).
+        let place = if line == 0 {
+            String::new()
+        } else {
+            format!("line {line}: ")
+        };
         let _ = writeln!(
             text,
-            "    line {line}: {rule} ({})",
+            "    {place}{rule} ({})",
             count(n, "violation", "violations")
         );
     }
