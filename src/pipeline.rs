@@ -20,7 +20,9 @@ use std::sync::{Arc, Mutex, mpsc};
 use rayon::prelude::*;
 
 use crate::Outcome;
-use crate::accesslog::{self, Chunk, ChunkReader, Entry, LogFormat, Recycler, Skip, Timestamp};
+use crate::accesslog::{
+    self, Chunk, ChunkReader, Entry, LogFormat, Recycler, Skip, Timestamp, TrustedProxies,
+};
 use crate::audit::{self, Counting, Fetch, Impostor, Policy, SpoofReason, Violation};
 use crate::config::AuditConfig;
 use crate::crawler::dns::{self, DnsOptions};
@@ -109,6 +111,8 @@ struct Scanner<'a> {
     ident: &'a Identifier,
     /// Addresses the PTR map names as crawler hosts.
     crawler_addrs: &'a HashSet<IpAddr>,
+    /// Whose forwarded-for field names the client (SPEC §1).
+    proxies: &'a TrustedProxies,
     since: Option<i64>,
     until: Option<i64>,
 }
@@ -167,12 +171,13 @@ impl Scanner<'_> {
     ) -> Option<Candidate> {
         // The cheap test first: most lines name no crawler anywhere. Only
         // then, when a PTR map names crawler hosts, the address itself.
+        let client_text = self.proxies.client(entry.client, entry.forwarded_for);
         let client = if self.ident.may_be_crawler(text) {
-            crawler::parse_client(entry.client)
+            crawler::parse_client(client_text)
         } else if self.crawler_addrs.is_empty() {
             return None;
         } else {
-            match crawler::parse_client(entry.client) {
+            match crawler::parse_client(client_text) {
                 Client::Addr(addr) if self.crawler_addrs.contains(&addr) => Client::Addr(addr),
                 _ => return None,
             }
@@ -200,7 +205,7 @@ impl Scanner<'_> {
             time: entry.time,
             file,
             line: number,
-            client_raw: interner.share(entry.client),
+            client_raw: interner.share(client_text),
             client,
             ua_claim,
             // Kept text is bounded (SPEC §5): a method is as long as the
@@ -389,7 +394,20 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
     accesslog::open::check_distinct(&config.logs)?;
     let robots = Robots::read(&config.robots)?;
     let format = LogFormat::new(&config.log_format)
-        .map_err(|cause| Error::Usage(format!("--log-format: {cause}")))?;
+        .map_err(|cause| Error::Usage(format!("--log-format: {cause}")))?
+        .with_zone(config.log_tz.clone());
+    if format.needs_zone()
+        && let Some(path) = config.logs.first()
+    {
+        // Never silently UTC (SPEC §1 "Times").
+        return Err(Error::Format {
+            path: path.clone(),
+            at: Position::File,
+            cause: "the log format writes times without a UTC offset; give --log-tz ZONE \
+                    (an IANA name such as Europe/Prague, or +HHMM)"
+                .to_string(),
+        });
+    }
     let ident = Identifier::with_profiles(config.profiles.as_deref())?;
     let ptr_map = load_ptr_map(config.ptr_map.as_deref(), config.quiet)?;
     let crawler_addrs = ptr_map.crawler_addresses(&ident);
@@ -407,6 +425,7 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
         format: &format,
         ident: &ident,
         crawler_addrs: &crawler_addrs,
+        proxies: &config.trusted_proxies,
         since: config.since,
         until: config.until,
     };
@@ -481,9 +500,9 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
         .collect();
     let counting = Counting {
         rate_by: config.rate_by,
-        window_tz: config.window_tz,
+        window_tz: config.window_tz.clone(),
     };
-    let violations = pool.install(|| audit::judge(&policies, &verdicts.fetches, counting));
+    let violations = pool.install(|| audit::judge(&policies, &verdicts.fetches, &counting));
 
     let crawlers: Vec<String> = policies.iter().map(|p| p.name.clone()).collect();
     let findings = Findings {

@@ -314,7 +314,7 @@ pub fn iso8601_prefix(s: &[u8]) -> Option<(Timestamp, usize)> {
 }
 
 /// The milliseconds of a run of fraction digits (`5` is 500, `123456` is 123).
-fn fraction_millis(digits: &[u8]) -> u16 {
+pub(crate) fn fraction_millis(digits: &[u8]) -> u16 {
     digits
         .iter()
         .chain(std::iter::repeat(&b'0'))

@@ -142,7 +142,7 @@ impl<'r> Policy<'r> {
 }
 
 /// Settings of the rate and delay counts.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Counting {
     pub rate_by: RateBy,
     pub window_tz: WindowTz,
@@ -153,12 +153,12 @@ pub struct Counting {
 pub fn judge<'r>(
     policies: &[Policy<'r>],
     fetches: &[Fetch],
-    counting: Counting,
+    counting: &Counting,
 ) -> Vec<Violation<'r>> {
     debug_assert!(fetches.windows(2).all(|w| w[0].key() <= w[1].key()));
     let mut rows = disallow::judge(policies, fetches);
     for count in counts(policies, fetches, counting.rate_by) {
-        rows.extend(rate::judge(policies, fetches, &count, counting.window_tz));
+        rows.extend(rate::judge(policies, fetches, &count, &counting.window_tz));
         rows.extend(delay::judge(policies, fetches, &count));
     }
     rows.sort_by(|a, b| {

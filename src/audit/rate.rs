@@ -15,7 +15,7 @@ pub fn judge<'r>(
     policies: &[Policy<'r>],
     fetches: &[Fetch],
     count: &[usize],
-    window_tz: WindowTz,
+    window_tz: &WindowTz,
 ) -> Vec<Violation<'r>> {
     let Some(&first) = count.first() else {
         return Vec::new();
