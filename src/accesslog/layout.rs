@@ -104,7 +104,9 @@ impl TimeLayout {
             .or_else(|| argument.strip_prefix(b"end:"))
             .unwrap_or(argument);
         Ok(match argument {
-            b"sec" => TimePart::Time(TimeLayout::Epoch(1)),
+            // Whole seconds: a `.` after them is the format's own text
+            // (`%{sec}t.%{msec_frac}t`), never a fraction.
+            b"sec" => TimePart::Time(TimeLayout::Pattern(vec![Piece::EpochSeconds])),
             b"msec" => TimePart::Time(TimeLayout::Epoch(1000)),
             b"usec" => TimePart::Time(TimeLayout::Epoch(1_000_000)),
             b"msec_frac" => TimePart::Fraction(3),
@@ -422,7 +424,8 @@ fn read_pattern(pieces: &[Piece], s: &[u8]) -> Option<(Timestamp, usize, bool)> 
             }
             Piece::Digits(count) => digits(rest, 1, usize::from(count))?.1,
             Piece::EpochSeconds => {
-                let (t, n) = epoch_prefix(rest, 1)?;
+                let whole = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+                let (t, n) = epoch_prefix(&rest[..whole], 1)?;
                 epoch = Some(t.unix);
                 n
             }
