@@ -6,10 +6,10 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::accesslog::{LogTz, TrustedProxies};
 use crate::config::{
     AuditConfig, CheckConfig, Command, LintConfig, OutputFormat, RateBy, WindowTz,
 };
-use crate::accesslog::{LogTz, TrustedProxies};
 use crate::error::{Error, Result};
 
 /// Audits web-server access logs for Seznam crawler fetches that break

@@ -523,7 +523,14 @@ mod tests {
             (
                 r#"$remote_addr [$time_local] "$request" "$http_x_forwarded_for" $ssl_protocol $upstream_addr"#,
                 "",
-                &["client| [", "time|] \"", "requestq|\" \"", "xffq|\" ", "-| ", "-|"],
+                &[
+                    "client| [",
+                    "time|] \"",
+                    "requestq|\" \"",
+                    "xffq|\" ",
+                    "-| ",
+                    "-|",
+                ],
             ),
             (
                 r#"[%{%Y-%m-%d %H:%M:%S %z}t] %!200,304{Host}i %h %U%q "%r""#,

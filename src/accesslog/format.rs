@@ -487,7 +487,9 @@ impl LogFormat {
                 }
                 Slot::Fraction(digits) => {
                     let digits = usize::from(digits);
-                    let Some(text) = rest.get(..digits).filter(|d| d.iter().all(u8::is_ascii_digit))
+                    let Some(text) = rest
+                        .get(..digits)
+                        .filter(|d| d.iter().all(u8::is_ascii_digit))
                     else {
                         return Err(Skip::BadTime);
                     };

@@ -439,8 +439,7 @@ fn times(format: &LogFormat, lines: &[&[u8]]) -> Vec<Result<String, Skip>> {
 fn split_time_with_fraction_and_offset() {
     // mod_log_config's own example of a time with milliseconds.
     let format =
-        LogFormat::new(r#"[%{%d/%b/%Y %T}t.%{msec_frac}t %{%z}t] %h "%r" %{usec_frac}t"#)
-            .unwrap();
+        LogFormat::new(r#"[%{%d/%b/%Y %T}t.%{msec_frac}t %{%z}t] %h "%r" %{usec_frac}t"#).unwrap();
     assert!(!format.needs_zone());
     let got = times(
         &format,
@@ -488,7 +487,11 @@ fn local_times_need_a_zone() {
         ]
     );
     // Formats whose times carry their offset need no zone.
-    for spec in ["combined", r#"%{sec}t %h "%r""#, r#"[%{%F %T %z}t] %h "%r""#] {
+    for spec in [
+        "combined",
+        r#"%{sec}t %h "%r""#,
+        r#"[%{%F %T %z}t] %h "%r""#,
+    ] {
         assert!(!LogFormat::new(spec).unwrap().needs_zone(), "{spec}");
     }
     // A zone name in the line: GMT is read as +00:00, CEST needs a zone.

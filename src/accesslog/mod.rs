@@ -23,7 +23,7 @@ pub use chunk::{Chunk, ChunkReader, Line, Recycler};
 pub use escape::unescape;
 pub use format::{Entry, LogFormat, Skip};
 pub use open::{Input, open};
-pub use request::{Fetch, Request, parse_request};
 pub use proxy::TrustedProxies;
+pub use request::{Fetch, Request, parse_request};
 pub use time::{Timestamp, parse_rfc3339_or_date};
 pub use zone::LogTz;

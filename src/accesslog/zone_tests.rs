@@ -73,20 +73,47 @@ fn prague_across_both_changes_of_2026() {
     let tz = LogTz::parse("Europe/Prague").unwrap();
     let cases: &[(i64, Option<&str>)] = &[
         // Spring, Sunday 29 March: 02:00 CET jumps to 03:00 CEST.
-        (local(2026, 3, 29, 1, 59, 59), Some("2026-03-29T01:59:59+01:00")),
+        (
+            local(2026, 3, 29, 1, 59, 59),
+            Some("2026-03-29T01:59:59+01:00"),
+        ),
         (local(2026, 3, 29, 2, 0, 0), None),
         (local(2026, 3, 29, 2, 30, 0), None),
         (local(2026, 3, 29, 2, 59, 59), None),
-        (local(2026, 3, 29, 3, 0, 0), Some("2026-03-29T03:00:00+02:00")),
+        (
+            local(2026, 3, 29, 3, 0, 0),
+            Some("2026-03-29T03:00:00+02:00"),
+        ),
         // Autumn, Sunday 25 October: 03:00 CEST falls back to 02:00 CET;
         // 02:00–02:59 happen twice and the first time is taken.
-        (local(2026, 10, 25, 1, 59, 59), Some("2026-10-25T01:59:59+02:00")),
-        (local(2026, 10, 25, 2, 0, 0), Some("2026-10-25T02:00:00+02:00")),
-        (local(2026, 10, 25, 2, 30, 0), Some("2026-10-25T02:30:00+02:00")),
-        (local(2026, 10, 25, 2, 59, 59), Some("2026-10-25T02:59:59+02:00")),
-        (local(2026, 10, 25, 3, 0, 0), Some("2026-10-25T03:00:00+01:00")),
-        (local(2026, 11, 30, 0, 0, 1), Some("2026-11-30T00:00:01+01:00")),
-        (local(2026, 7, 1, 12, 0, 0), Some("2026-07-01T12:00:00+02:00")),
+        (
+            local(2026, 10, 25, 1, 59, 59),
+            Some("2026-10-25T01:59:59+02:00"),
+        ),
+        (
+            local(2026, 10, 25, 2, 0, 0),
+            Some("2026-10-25T02:00:00+02:00"),
+        ),
+        (
+            local(2026, 10, 25, 2, 30, 0),
+            Some("2026-10-25T02:30:00+02:00"),
+        ),
+        (
+            local(2026, 10, 25, 2, 59, 59),
+            Some("2026-10-25T02:59:59+02:00"),
+        ),
+        (
+            local(2026, 10, 25, 3, 0, 0),
+            Some("2026-10-25T03:00:00+01:00"),
+        ),
+        (
+            local(2026, 11, 30, 0, 0, 1),
+            Some("2026-11-30T00:00:01+01:00"),
+        ),
+        (
+            local(2026, 7, 1, 12, 0, 0),
+            Some("2026-07-01T12:00:00+02:00"),
+        ),
     ];
     // Twice over, so the second round reads from the per-hour cache.
     for _ in 0..2 {
@@ -105,7 +132,9 @@ fn prague_across_both_changes_of_2026() {
 #[test]
 fn fixed_offsets_never_skip() {
     let tz = LogTz::parse("-0930").unwrap();
-    let t = tz.from_local_seconds(local(2023, 12, 31, 14, 30, 0)).unwrap();
+    let t = tz
+        .from_local_seconds(local(2023, 12, 31, 14, 30, 0))
+        .unwrap();
     assert_eq!((t.unix, t.offset_min), (1_704_067_200, -570));
 }
 
