@@ -4,9 +4,10 @@
 //! the log's own offset, so reports can write it back as logged (SPEC §1
 //! "Timestamps carry their own UTC offset", §5 `time`).
 //!
-//! The civil-date arithmetic is written here rather than pulled from a crate:
-//! it is a dozen lines, exact for the proleptic Gregorian calendar, and it
-//! keeps the per-line cost to a few integer operations.
+//! The civil-date arithmetic of the per-line readers is written here: a
+//! dozen lines, exact for the proleptic Gregorian calendar, and a few
+//! integer operations a line; the tests hold it against jiff. Everything
+//! off that path (`--since`/`--until`, writing times back) is jiff's.
 
 use std::cell::Cell;
 use std::fmt::Write;
@@ -41,27 +42,6 @@ pub fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
     let day_of_year = (153 * month_from_march + 2) / 5 + i64::from(day) - 1;
     let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
     era * 146_097 + day_of_era - 719_468
-}
-
-/// The proleptic Gregorian date of a day counted from 1970-01-01:
-/// (year, month 1..=12, day 1..=31).
-pub fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let day_of_era = z - era * 146_097;
-    let year_of_era =
-        (day_of_era - day_of_era / 1_460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
-    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
-    let month_from_march = (5 * day_of_year + 2) / 153;
-    // Both casts are of values known to be small and positive.
-    let day = (day_of_year - (153 * month_from_march + 2) / 5 + 1) as u32;
-    let month = if month_from_march < 10 {
-        month_from_march + 3
-    } else {
-        month_from_march - 9
-    } as u32;
-    let year = year_of_era + era * 400 + i64::from(month <= 2);
-    (year, month, day)
 }
 
 fn is_leap(year: i64) -> bool {
@@ -376,23 +356,38 @@ pub fn parse_iso8601(s: &[u8]) -> Option<Timestamp> {
     }
 }
 
-/// For `--since` and `--until`: a full RFC 3339 time, or a bare
-/// `YYYY-MM-DD` meaning midnight UTC of that day.
+/// For `--since` and `--until`: a full RFC 3339 time (with its offset or
+/// `Z`; a fraction kept to the millisecond), or a bare `YYYY-MM-DD` meaning
+/// midnight UTC of that day. A time without an offset is refused, as it
+/// would be silently read as UTC.
 pub fn parse_rfc3339_or_date(s: &str) -> Option<Timestamp> {
-    let b = s.trim().as_bytes();
-    if b.len() == 10 && b[4] == b'-' && b[7] == b'-' {
-        let civil = Civil {
-            year: i64::from(four_digits(b, 0)?),
-            month: two_digits(b, 5)?,
-            day: two_digits(b, 8)?,
-            hour: 0,
-            minute: 0,
-            second: 0,
-            offset_min: 0,
-        };
-        return civil.timestamp();
+    let pieces = jiff::fmt::temporal::Pieces::parse(s.trim()).ok()?;
+    let date = pieces.date();
+    if !(0..=9999).contains(&date.year()) {
+        return None;
     }
-    parse_iso8601(b)
+    let (time, offset) = match (pieces.time(), pieces.to_numeric_offset()) {
+        (None, None) => (jiff::civil::Time::midnight(), jiff::tz::Offset::UTC),
+        (Some(time), Some(offset)) => (time, offset),
+        _ => return None,
+    };
+    // The instant by the day count the readers use (jiff's own instants
+    // stop a day short of 9999-12-31, which a report may write).
+    let days = days_from_civil(
+        i64::from(date.year()),
+        date.month() as u32,
+        date.day() as u32,
+    );
+    let local = days * DAY
+        + i64::from(time.hour()) * 3600
+        + i64::from(time.minute()) * 60
+        + i64::from(time.second());
+    Some(Timestamp {
+        unix: local - i64::from(offset.seconds()),
+        // In range: below a second.
+        millis: (time.subsec_nanosecond() / 1_000_000) as u16,
+        offset_min: i16::try_from(offset.seconds().div_euclid(60)).ok()?,
+    })
 }
 
 /// A UTC offset as `+HHMM`, `-HHMM`, `+HH:MM` or `Z`, in minutes (for
@@ -422,16 +417,27 @@ impl Timestamp {
     /// wrote a fraction.
     pub fn rfc3339(&self) -> String {
         let mut out = String::with_capacity(25);
-        let offset = i64::from(self.offset_min);
-        let local = self.unix.saturating_add(offset * 60);
-        let (year, month, day) = civil_from_days(local.div_euclid(DAY));
+        let offset = i32::from(self.offset_min);
+        // The local day and second by division, the calendar date of the
+        // day by jiff: jiff's instants stop a day short of 9999-12-31
+        // at -23:59, which a log can write. Out of range (never from the
+        // readers) is clamped, never a panic.
+        let local = self.unix.saturating_add(i64::from(offset) * 60);
+        let days = local.div_euclid(DAY).clamp(-719_528, 2_932_896);
         let second_of_day = local.rem_euclid(DAY);
+        let epoch = jiff::civil::date(1970, 1, 1);
+        let date = epoch
+            .checked_add(jiff::SignedDuration::from_hours(days * 24))
+            .unwrap_or(epoch);
         let sign = if offset < 0 { '-' } else { '+' };
         let offset = offset.abs();
         // Writing to a String cannot fail.
         let _ = write!(
             out,
-            "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}",
+            "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}",
+            date.year(),
+            date.month(),
+            date.day(),
             second_of_day / 3600,
             second_of_day / 60 % 60,
             second_of_day % 60,
@@ -468,28 +474,68 @@ mod tests {
     use super::*;
 
     #[test]
-    fn civil_round_trip() {
-        // Every day from year 0 to 9999 maps back to itself, and the count
-        // moves by one each day.
-        let first = days_from_civil(0, 1, 1);
-        let last = days_from_civil(9999, 12, 31);
-        let mut expected = first;
-        for year in [0, 1, 4, 100, 400, 1600, 1900, 1969, 1970, 2000, 2024, 9999] {
-            for month in 1..=12 {
-                for day in 1..=days_in_month(year, month) {
-                    let days = days_from_civil(year, month, day);
-                    assert_eq!(civil_from_days(days), (year, month, day));
-                }
+    fn day_counts_agree_with_jiff() {
+        // Every day from year 0 to 9999: the hand-written count and month
+        // lengths of the per-line readers against jiff's calendar.
+        let epoch = jiff::civil::date(1970, 1, 1);
+        let mut date = jiff::civil::date(0, 1, 1);
+        let last = jiff::civil::date(9999, 12, 31);
+        loop {
+            let (year, month, day) = (
+                i64::from(date.year()),
+                date.month() as u32,
+                date.day() as u32,
+            );
+            let expected = i64::from((date - epoch).get_days());
+            assert_eq!(days_from_civil(year, month, day), expected, "{date}");
+            assert_eq!(days_in_month(year, month), date.days_in_month() as u32);
+            if date == last {
+                break;
+            }
+            date = date.tomorrow().unwrap();
+        }
+    }
+
+    /// What jiff makes of a civil time at an offset: the instant, or
+    /// `None` when the date does not exist.
+    fn jiff_instant(fields: (i16, i8, i8, i8, i8, i8), offset_min: i32) -> Option<i64> {
+        let (y, mo, d, h, mi, s) = fields;
+        let civil = jiff::civil::DateTime::new(y, mo, d, h, mi, s, 0).ok()?;
+        let offset = jiff::tz::Offset::from_seconds(offset_min * 60).ok()?;
+        Some(offset.to_timestamp(civil).ok()?.as_second())
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4096))]
+
+        /// The per-line readers (CLF with its per-thread date cache, ISO
+        /// 8601) against jiff, over every year they read, days past the
+        /// month's end included.
+        #[test]
+        fn hot_path_agrees_with_jiff(
+            y in 0i16..=9999, mo in 1i8..=12, d in 1i8..=31,
+            h in 0i8..24, mi in 0i8..60, s in 0i8..60,
+            offset_min in -1439i32..=1439,
+        ) {
+            let expected = jiff_instant((y, mo, d, h, mi, s), offset_min);
+            let sign = if offset_min < 0 { '-' } else { '+' };
+            let (oh, om) = (offset_min.abs() / 60, offset_min.abs() % 60);
+            const MONTHS: [&str; 12] = [
+                "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+            ];
+            let clf = format!(
+                "{d:02}/{}/{y:04}:{h:02}:{mi:02}:{s:02} {sign}{oh:02}{om:02}",
+                MONTHS[(mo - 1) as usize]
+            );
+            proptest::prop_assert_eq!(parse_clf(clf.as_bytes()).map(|t| t.unix), expected, "{}", clf);
+            let iso = format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}{sign}{oh:02}:{om:02}");
+            proptest::prop_assert_eq!(parse_iso8601(iso.as_bytes()).map(|t| t.unix), expected, "{}", iso);
+            // And written back through jiff, then read again.
+            if let Some(t) = parse_iso8601(iso.as_bytes()) {
+                proptest::prop_assert_eq!(t.rfc3339(), iso.clone());
+                proptest::prop_assert_eq!(parse_rfc3339_or_date(&iso), Some(t));
             }
         }
-        for days in first..=last {
-            let (y, m, d) = civil_from_days(days);
-            assert_eq!(days_from_civil(y, m, d), days);
-            assert_eq!(days, expected);
-            expected += 1;
-        }
-        assert_eq!(days_from_civil(1970, 1, 1), 0);
-        assert_eq!(days_from_civil(2000, 3, 1), 11_017);
     }
 
     #[test]
@@ -567,6 +613,9 @@ mod tests {
             ("yesterday", None),
             ("", None),
             ("99999-01-01", None),
+            ("2026-11-30T00:00:01", None),
+            ("2026-11-30T00:00:01.5Z", Some((1_795_996_801, 0))),
+            ("9999-12-31T23:59:59-23:59", Some((253_402_387_139, -1439))),
         ];
         for &(text, expected) in cases {
             let got = parse_rfc3339_or_date(text).map(|t| (t.unix, t.offset_min));
