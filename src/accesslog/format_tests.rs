@@ -457,6 +457,13 @@ fn split_time_with_fraction_and_offset() {
             Err(Skip::BadTime),
         ]
     );
+    // The ISO 8601 recipe sites copy: no text between fraction and offset.
+    let format = LogFormat::new(r#"%{%Y-%m-%dT%T}t.%{msec_frac}t%{%z}t %a "%r""#).unwrap();
+    let got = times(
+        &format,
+        &[br#"2026-10-25T02:30:00.123+0200 1.2.3.4 "GET / HTTP/1.1""#],
+    );
+    assert_eq!(got, [Ok("2026-10-25T02:30:00.123+02:00".to_string())]);
     let format = LogFormat::new(r#"%{sec}t.%{usec_frac}t %h "%r""#).unwrap();
     let got = times(&format, &[br#"971211336.999999 1.2.3.4 "GET / HTTP/1.1""#]);
     assert_eq!(got, [Ok("2000-10-10T20:55:36.999+00:00".to_string())]);
