@@ -522,7 +522,8 @@ fn local_times_need_a_zone() {
 
 #[test]
 fn forwarded_for_field() {
-    let cases: &[(&str, &[u8], Option<&[u8]>)] = &[
+    type Case = (&'static str, &'static [u8], Option<&'static [u8]>);
+    let cases: &[Case] = &[
         (
             r#"%h %l %u %t "%r" %>s %b "%{Referer}i" "%{User-agent}i" "%{X-Forwarded-For}i""#,
             br#"203.0.113.5 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200 1 "-" "ua" "77.75.77.123, 203.0.113.9""#,

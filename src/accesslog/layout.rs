@@ -604,7 +604,7 @@ mod tests {
             );
         }
         assert!(layout("%d/%b/%Y %T").may_be_local());
-        assert!(layout("%a, %e %B %Y %T %Z").may_be_local() == false);
+        assert!(!layout("%a, %e %B %Y %T %Z").may_be_local());
         assert!(!layout("%F %T %z").may_be_local());
         assert!(!layout("sec").may_be_local());
     }

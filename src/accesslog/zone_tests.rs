@@ -158,7 +158,7 @@ fn every_transition_of_odd_zones_agrees_with_jiff() {
             let before = i64::from(zone.to_offset(just_before).seconds());
             for base in [at.as_second() + before, at.as_second() + after] {
                 for step in -180..=180 {
-                    let local = base + step * 60 - 1 + i64::from(step.rem_euclid(2));
+                    let local = base + step * 60 - 1 + step.rem_euclid(2);
                     assert_eq!(
                         ours(&tz, local),
                         reference(&zone, local),
