@@ -14,7 +14,7 @@ use flate2::bufread::MultiGzDecoder;
 use flate2::write::GzEncoder;
 use robots_audit::accesslog::chunk::READ_SIZE;
 use robots_audit::accesslog::open::{GZIP_BUFFER, from_reader};
-use robots_audit::accesslog::{Chunk, ChunkReader, LogFormat};
+use robots_audit::accesslog::{Chunk, ChunkReader, LogFormat, LogTz};
 
 /// Lines generated, unless `PARSE_BENCH_LINES` says otherwise (a small
 /// figure suits a run under callgrind).
@@ -134,7 +134,68 @@ fn main() {
         best_whole / n * 1e9,
         bytes as f64 / best_whole / 1e6
     );
+    compare_zones(&lines);
     compare_reader(&chunk.data);
+}
+
+/// Times without an offset (a custom `%{…}t` without `%z`) placed by
+/// `--log-tz`: a fixed offset, an IANA zone through the per-hour cache,
+/// and, for scale, one jiff zone lookup a line without the cache.
+fn compare_zones(lines: &[&[u8]]) {
+    let local: Vec<Vec<u8>> = lines
+        .iter()
+        .map(|line| {
+            let at = memchr::memmem::find(line, b" +0100]").unwrap_or(line.len());
+            let mut out = line[..at].to_vec();
+            out.extend_from_slice(line.get(at + 6..).unwrap_or_default());
+            out
+        })
+        .collect();
+    let spec = r#"%h %l %u [%{%d/%b/%Y:%H:%M:%S}t] "%r" %>s %b "%{Referer}i" "%{User-agent}i""#;
+    let n = local.len() as f64;
+    for zone in ["+0100", "Europe/Prague"] {
+        let Ok(tz) = LogTz::parse(zone) else {
+            println!("{zone}: no such zone here");
+            continue;
+        };
+        let Ok(format) = LogFormat::new(spec) else {
+            return;
+        };
+        let format = format.with_zone(Some(tz));
+        let mut best = f64::MAX;
+        for _ in 0..ROUNDS {
+            let start = Instant::now();
+            let mut parsed = 0usize;
+            for line in &local {
+                if let Ok(entry) = format.parse(black_box(line)) {
+                    parsed += usize::from(entry.time.offset_min == 60);
+                }
+            }
+            black_box(parsed);
+            best = best.min(start.elapsed().as_secs_f64());
+        }
+        println!(
+            "LogFormat::parse (local time, --log-tz {zone}): {:.1} M lines/s, {:.1} ns a line",
+            n / best / 1e6,
+            best / n * 1e9
+        );
+    }
+    if let Ok(zone) = jiff::tz::TimeZone::get("Europe/Prague") {
+        let start = Instant::now();
+        let mut sum = 0i64;
+        for i in 0..lines.len() as i64 {
+            let civil = jiff::tz::Offset::UTC.to_datetime(
+                jiff::Timestamp::from_second(1_793_491_200 + i / 50).unwrap_or_default(),
+            );
+            sum += i64::from(zone.to_ambiguous_timestamp(black_box(civil)).is_ambiguous());
+        }
+        black_box(sum);
+        let secs = start.elapsed().as_secs_f64();
+        println!(
+            "jiff zone lookup a line, uncached (Europe/Prague): {:.1} ns a line",
+            secs / n * 1e9
+        );
+    }
 }
 
 /// Bare inflate + count against `open` + `ChunkReader` + count, on the same

@@ -76,7 +76,7 @@ fn main() {
     for days in [15, 30, 60] {
         let fetches = fetches(days, 6);
         let started = Instant::now();
-        let rows = audit::judge_all(&policies, &fetches, counting);
+        let rows = audit::judge_all(&policies, &fetches, &counting);
         let secs = started.elapsed().as_secs_f64();
         println!(
             "{days:>6} {:>10} {:>10} {secs:>12.3} {:>10.0}",

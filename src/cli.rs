@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::accesslog::{LogTz, TrustedProxies};
 use crate::config::{
     AuditConfig, CheckConfig, Command, LintConfig, OutputFormat, RateBy, RobotsSources, WindowTz,
     parse_duration_ms,
@@ -77,6 +78,19 @@ pub struct AuditArgs {
     #[arg(long, value_name = "FORMAT", default_value = "combined")]
     pub log_format: String,
 
+    /// Time zone of log times written without a UTC offset (a custom
+    /// %{…}t without %z): an IANA name such as Europe/Prague (DST-aware),
+    /// UTC, or +HHMM. Required for such formats; a local time that occurs
+    /// twice takes the earlier instant, one that does not exist is skipped.
+    #[arg(long, value_name = "ZONE")]
+    pub log_tz: Option<String>,
+
+    /// A proxy or CDN network (CIDR, or one address) whose forwarded-for
+    /// field (%{X-Forwarded-For}i, $http_x_forwarded_for) names the client.
+    /// May be given many times. Without it the field is ignored.
+    #[arg(long = "trusted-proxy", value_name = "CIDR")]
+    pub trusted_proxies: Vec<String>,
+
     /// Write violations.csv, impostors.csv and summary.csv into DIR
     /// as one set: a reader sees the earlier set or the new one, whole.
     /// Without it, violations.csv goes to standard output.
@@ -118,8 +132,9 @@ pub struct AuditArgs {
     #[arg(long, value_enum, default_value_t = RateByArg::Token)]
     pub rate_by: RateByArg,
 
-    /// Time zone of Request-rate windows: `+HHMM`/`-HHMM`, or `local` for
-    /// the offset written in each log timestamp. Default: UTC.
+    /// Time zone of Request-rate windows: `+HHMM`/`-HHMM`, an IANA name
+    /// such as Europe/Prague (windows follow the clock across DST changes),
+    /// or `local` for the offset written in each log timestamp. Default: UTC.
     #[arg(long, value_name = "TZ")]
     pub window_tz: Option<String>,
 
@@ -350,9 +365,9 @@ impl AuditArgs {
         }
         let window_tz = match self.window_tz.as_deref() {
             None => WindowTz::Utc,
-            Some(s) => WindowTz::parse(s).ok_or_else(|| {
+            Some(s) => WindowTz::parse(s).map_err(|e| {
                 Error::Usage(format!(
-                    "--window-tz: expected +HHMM, -HHMM or local, got {s:?}"
+                    "--window-tz: expected +HHMM, -HHMM, local, UTC or an IANA zone name: {e}"
                 ))
             })?,
         };
@@ -362,6 +377,14 @@ impl AuditArgs {
                 self.memory
             ))
         })?;
+        let log_tz = self
+            .log_tz
+            .as_deref()
+            .map(LogTz::parse)
+            .transpose()
+            .map_err(|e| Error::Usage(format!("--log-tz: {e}")))?;
+        let trusted_proxies = TrustedProxies::parse(&self.trusted_proxies)
+            .map_err(|e| Error::Usage(format!("--trusted-proxy: {e}")))?;
         let since = parse_time_flag("--since", self.since.as_deref())?.map(|t| t.unix);
         let until = parse_time_flag("--until", self.until.as_deref())?.map(|t| t.unix);
         if let (Some(since), Some(until)) = (since, until)
@@ -384,6 +407,8 @@ impl AuditArgs {
         Ok(AuditConfig {
             logs: self.logs,
             log_format: self.log_format,
+            log_tz,
+            trusted_proxies,
             out: self.out,
             lock_wait: std::time::Duration::from_secs(self.lock_wait),
             threads: self.threads.map(cap_threads),

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::accesslog::time::{Timestamp, parse_offset};
+use crate::accesslog::{LogTz, TrustedProxies};
 
 #[derive(Debug, Clone)]
 pub enum Command {
@@ -23,36 +24,44 @@ pub enum RateBy {
 }
 
 /// The clock in which Request-rate time windows are read (SPEC §3).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum WindowTz {
     Utc,
     /// A fixed offset from UTC, in minutes.
     Fixed(i16),
     /// The offset written in each log timestamp.
     Local,
+    /// An IANA zone: its offset at each fetch, so a window follows the
+    /// clock across DST changes.
+    Zone(LogTz),
 }
 
 impl WindowTz {
-    /// Reads `local`, `UTC`, or an offset as the log reader reads one:
-    /// `+HHMM`, `-HHMM`, `+HH:MM`, `Z`.
-    pub fn parse(s: &str) -> Option<WindowTz> {
+    /// Reads `local`, `UTC`, an offset as the log reader reads one
+    /// (`+HHMM`, `-HHMM`, `+HH:MM`, `Z`), or an IANA zone name
+    /// (`Europe/Prague`). The error says what was expected.
+    pub fn parse(s: &str) -> Result<WindowTz, String> {
         let s = s.trim();
         if s.eq_ignore_ascii_case("local") {
-            return Some(WindowTz::Local);
+            return Ok(WindowTz::Local);
         }
         if s.eq_ignore_ascii_case("utc") {
-            return Some(WindowTz::Utc);
+            return Ok(WindowTz::Utc);
         }
-        parse_offset(s).map(WindowTz::Fixed)
+        if let Some(minutes) = parse_offset(s) {
+            return Ok(WindowTz::Fixed(minutes));
+        }
+        LogTz::parse(s).map(WindowTz::Zone)
     }
 
     /// The minute of the day (0..1440) at which a window is read for a
     /// fetch at `time`.
-    pub fn minute_of_day(self, time: &Timestamp) -> u16 {
+    pub fn minute_of_day(&self, time: &Timestamp) -> u16 {
         time.minute_of_day(match self {
             WindowTz::Utc => 0,
-            WindowTz::Fixed(m) => m,
+            WindowTz::Fixed(m) => *m,
             WindowTz::Local => time.offset_min,
+            WindowTz::Zone(zone) => zone.offset_at(time.unix),
         })
     }
 }
@@ -119,6 +128,10 @@ pub enum OutputFormat {
 pub struct AuditConfig {
     pub logs: Vec<PathBuf>,
     pub log_format: String,
+    /// The zone of log times written without an offset (`--log-tz`).
+    pub log_tz: Option<LogTz>,
+    /// Proxies whose forwarded-for field is believed (`--trusted-proxy`).
+    pub trusted_proxies: TrustedProxies,
     pub out: Option<PathBuf>,
     /// How long to wait for another run's lock on `out` (`--lock-wait`).
     pub lock_wait: Duration,
@@ -193,12 +206,17 @@ mod tests {
             ("+0100", Some(WindowTz::Fixed(60))),
             ("-0930", Some(WindowTz::Fixed(-570))),
             ("+05:45", Some(WindowTz::Fixed(345))),
+            (
+                "Europe/Prague",
+                LogTz::parse("Europe/Prague").ok().map(WindowTz::Zone),
+            ),
             ("0100", None),
             ("+2500", None),
             ("+01", None),
+            ("Europe/Nowhere", None),
         ];
         for (input, expected) in cases {
-            assert_eq!(WindowTz::parse(input), expected, "{input}");
+            assert_eq!(WindowTz::parse(input).ok(), expected, "{input}");
         }
     }
 
@@ -240,5 +258,14 @@ mod tests {
         assert_eq!(WindowTz::Utc.minute_of_day(&t), 23 * 60 + 30);
         assert_eq!(WindowTz::Local.minute_of_day(&t), 30);
         assert_eq!(WindowTz::Fixed(-60).minute_of_day(&t), 22 * 60 + 30);
+        // Prague's clock: +01:00 in November, +02:00 in July.
+        let prague = WindowTz::parse("Europe/Prague").unwrap();
+        assert_eq!(prague.minute_of_day(&t), 30);
+        let july = Timestamp {
+            unix: 1_782_923_400, // 2026-07-01T16:30:00Z
+            millis: 0,
+            offset_min: 0,
+        };
+        assert_eq!(prague.minute_of_day(&july), 18 * 60 + 30);
     }
 }

@@ -232,7 +232,7 @@ fn judge<'d, 'r>(
     rows: &mut report::Rows<'_, '_>,
     mut digest: Digest<'d>,
 ) -> Result<(Digest<'d>, u64)> {
-    let mut judge = Judge::new(policies, nights, counting);
+    let mut judge = Judge::new(policies, nights, &counting);
     let versions = nights.map(|n| n.versions);
     let mut merged = sorter.finish()?;
     let mut batch: Vec<Fetch> = Vec::with_capacity(BATCH);
@@ -324,7 +324,20 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
             grace_ms: config.robots_grace_ms,
         });
     let format = LogFormat::new(&config.log_format)
-        .map_err(|cause| Error::Usage(format!("--log-format: {cause}")))?;
+        .map_err(|cause| Error::Usage(format!("--log-format: {cause}")))?
+        .with_zone(config.log_tz.clone());
+    if format.needs_zone()
+        && let Some(path) = config.logs.first()
+    {
+        // Never silently UTC (SPEC §1 "Times").
+        return Err(Error::Format {
+            path: path.clone(),
+            at: Position::File,
+            cause: "the log format writes times without a UTC offset; give --log-tz ZONE \
+                    (an IANA name such as Europe/Prague, or +HHMM)"
+                .to_string(),
+        });
+    }
     let ident = Identifier::with_profiles(config.profiles.as_deref())?;
     let ptr_map = load_ptr_map(config.ptr_map.as_deref(), config.quiet)?;
     let crawler_addrs = ptr_map.crawler_addresses(&ident);
@@ -342,6 +355,7 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
         format: &format,
         ident: &ident,
         crawler_addrs: &crawler_addrs,
+        proxies: &config.trusted_proxies,
         since: config.since,
         until: config.until,
     };
@@ -435,7 +449,7 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
         .collect();
     let counting = Counting {
         rate_by: config.rate_by,
-        window_tz: config.window_tz,
+        window_tz: config.window_tz.clone(),
     };
 
     let crawlers: Vec<String> = ident.profiles().iter().map(|p| p.name.clone()).collect();

@@ -8,7 +8,7 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::net::IpAddr;
 
-use crate::accesslog::{self, Chunk, Entry, LogFormat, Skip};
+use crate::accesslog::{self, Chunk, Entry, LogFormat, Skip, TrustedProxies};
 use crate::crawler::{self, Client, Identifier};
 use crate::fetch::{self, Fetch};
 use crate::report::skipped::{SHOWN as SHOWN_SKIPS, Tally};
@@ -73,6 +73,8 @@ pub struct Scanner<'a> {
     pub ident: &'a Identifier,
     /// Addresses the PTR map names as crawler hosts.
     pub crawler_addrs: &'a HashSet<IpAddr>,
+    /// Whose forwarded-for field names the client (SPEC §1).
+    pub proxies: &'a TrustedProxies,
     pub since: Option<i64>,
     pub until: Option<i64>,
 }
@@ -128,6 +130,9 @@ impl Scanner<'_> {
     /// Keeps a line when its user agent claims a crawler, its client field
     /// is a crawler's host name, or its address is a named crawler host.
     fn fetch(&self, file: usize, number: u64, text: &[u8], entry: &Entry<'_>) -> Option<Fetch> {
+        // The client behind trusted proxies, as the forwarded-for field
+        // names it (SPEC §1); the connecting address otherwise.
+        let client_text = self.proxies.client(entry.client, entry.forwarded_for);
         // The cheap test first: most lines name no crawler anywhere. Only
         // then, when a PTR map names crawler hosts, the address itself.
         let named_host = |client: &Client| match client {
@@ -140,7 +145,7 @@ impl Scanner<'_> {
             if self.crawler_addrs.is_empty() {
                 return None;
             }
-            match crawler::parse_client(entry.client) {
+            match crawler::parse_client(client_text) {
                 Client::Addr(addr) if self.crawler_addrs.contains(&addr) => {}
                 _ => return None,
             }
@@ -152,7 +157,7 @@ impl Scanner<'_> {
         let claim = self.ident.by_user_agent(&user_agent);
         // The client is read only when the user agent claims no crawler:
         // then its name or address must be a crawler host's.
-        if claim.is_none() && may_be && !named_host(&crawler::parse_client(entry.client)) {
+        if claim.is_none() && may_be && !named_host(&crawler::parse_client(client_text)) {
             return None;
         }
         let request = accesslog::unescape(entry.request);
@@ -169,7 +174,7 @@ impl Scanner<'_> {
             entry.status,
             claim,
             fetch::Text {
-                client: entry.client,
+                client: client_text,
                 method: &bound(request.method),
                 target: &bound(&request.target),
                 user_agent: &bound(&user_agent),

@@ -23,6 +23,8 @@ mod suite {
     mod audit_tables;
     mod check_cli;
     mod crawler_dns;
+    mod formats_proxies;
+    mod formats_zones;
     mod hostile_dns;
     mod hostile_input;
     mod hostile_output;

@@ -10,7 +10,7 @@
 //! removed, and `\"`, `\'`, `\\`, `\t`, `\n` are read as escapes.
 
 use super::format::{Slot, Step, Text};
-use super::layout::TimeLayout;
+use super::layout::{TimeLayout, TimePart};
 
 /// A piece of a format string, before the fields are ranked.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -55,9 +55,10 @@ pub(crate) struct Compiled {
     pub time: TimeLayout,
 }
 
-/// The Apache directive letters (mod_log_config), for telling the dialect
-/// and for rejecting typos.
-const APACHE_LETTERS: &[u8] = b"aABbCDefhHiIklLmnoOpPqrRsStTuUvVX";
+/// The Apache directive letters, for telling the dialect and for rejecting
+/// typos: mod_log_config's, mod_logio's (`I`, `O`, `S`), mod_ssl's (`c`,
+/// `x`) and ModSecurity's (`M`).
+const APACHE_LETTERS: &[u8] = b"aABbcCDefhHiIklLmMnoOpPqrRsStTuUvVxX";
 
 /// Reads a backslash escape of a configuration string at `spec[at]`
 /// (`spec[at] == '\\'`); gives the byte and the bytes used.
@@ -129,8 +130,16 @@ fn apache_tokens(spec: &[u8]) -> Result<Vec<Token>, String> {
             continue;
         }
         if letter == b'^' {
-            // %{name}^ti, %{name}^to: trailers.
-            at = (at + 2).min(spec.len());
+            // %{name}^ti, %{name}^to: trailers; %^FB: time to first byte
+            // (mod_logio).
+            let tag = spec.get(at..at + 2).unwrap_or_default();
+            if !matches!(tag, b"ti" | b"to" | b"FB") {
+                return Err(format!(
+                    "unknown directive {} in the log format",
+                    String::from_utf8_lossy(&spec[start..(at + 2).min(spec.len())])
+                ));
+            }
+            at += 2;
             tokens.push(field(Slot::Other, 0, &spec[start..at]));
             continue;
         }
@@ -145,9 +154,11 @@ fn apache_tokens(spec: &[u8]) -> Result<Vec<Token>, String> {
                 push_literal(&mut tokens, b']');
                 continue;
             }
-            (b't', Some(argument)) => match TimeLayout::apache(argument) {
-                Some(layout) => time_field(layout?, name),
-                None => field(Slot::Other, 0, name),
+            (b't', Some(argument)) => match TimeLayout::apache(argument)? {
+                TimePart::Time(layout) => time_field(layout, name),
+                TimePart::Fraction(digits) => field(Slot::Fraction(digits), 1, name),
+                TimePart::Offset => field(Slot::Offset, 1, name),
+                TimePart::Opaque => field(Slot::Other, 0, name),
             },
             (b'r', _) => field(Slot::Request, 1, name),
             (b's', _) => field(Slot::Status, if final_status { 2 } else { 1 }, name),
@@ -157,9 +168,17 @@ fn apache_tokens(spec: &[u8]) -> Result<Vec<Token>, String> {
             (b'i', Some(header)) if header.eq_ignore_ascii_case(b"host") => {
                 field(Slot::Vhost, 1, name)
             }
+            (b'i', Some(header)) if header.eq_ignore_ascii_case(b"x-forwarded-for") => {
+                field(Slot::ForwardedFor, 1, name)
+            }
             (b'v', _) => field(Slot::Vhost, 3, name),
             (b'V', _) => field(Slot::Vhost, 2, name),
             (letter, _) if APACHE_LETTERS.contains(&letter) => field(Slot::Other, 0, name),
+            // A module's own directive (`%{…}x` and `%{…}c` of mod_ssl,
+            // `%{…}M` of ModSecurity, and those of modules not listed):
+            // httpd refuses letters no module registered, so one with an
+            // argument is a field of some module, read as opaque.
+            (letter, Some(_)) if letter.is_ascii_alphabetic() => field(Slot::Other, 0, name),
             _ => {
                 return Err(format!(
                     "unknown directive {} in the log format",
@@ -223,6 +242,7 @@ fn nginx_tokens(spec: &[u8]) -> Result<Vec<Token>, String> {
             b"host" => field(Slot::Vhost, 3, name),
             b"server_name" => field(Slot::Vhost, 2, name),
             b"http_host" => field(Slot::Vhost, 1, name),
+            b"http_x_forwarded_for" => field(Slot::ForwardedFor, 1, name),
             _ => field(Slot::Other, 0, name),
         };
         tokens.push(token);
@@ -262,21 +282,29 @@ fn unquote(spec: &str) -> &str {
     spec
 }
 
-fn slot_kind(slot: &Slot) -> u8 {
-    match slot {
+/// The slots of which a format keeps one field, by index; `None` for
+/// those that may repeat.
+fn slot_kind(slot: &Slot) -> Option<usize> {
+    Some(match slot {
         Slot::Client => 0,
         Slot::Time => 1,
         Slot::Request => 2,
         Slot::Status => 3,
         Slot::UserAgent => 4,
         Slot::Vhost => 5,
-        Slot::Other => 6,
-    }
+        Slot::ForwardedFor => 6,
+        Slot::Fraction(_) => 7,
+        Slot::Offset => 8,
+        Slot::Other => return None,
+    })
 }
 
 /// True when the field's value shows by itself where it ends.
 fn ends_by_itself(slot: &Slot) -> bool {
-    matches!(slot, Slot::Time | Slot::Status)
+    matches!(
+        slot,
+        Slot::Time | Slot::Status | Slot::Fraction(_) | Slot::Offset
+    )
 }
 
 /// Compiles a format string into the text before the first field and the
@@ -291,20 +319,20 @@ pub(crate) fn compile(spec: &str) -> Result<Compiled, String> {
     };
 
     // Keep one field of each slot: the first of the highest rank.
-    let mut best: [Option<(u8, usize)>; 6] = [None; 6];
+    let mut best: [Option<(u8, usize)>; 9] = [None; 9];
     for (index, token) in tokens.iter().enumerate() {
-        if let Token::Field { slot, rank, .. } = token {
-            let kind = usize::from(slot_kind(slot));
-            if kind < best.len() && best[kind].is_none_or(|(r, _)| *rank > r) {
-                best[kind] = Some((*rank, index));
-            }
+        if let Token::Field { slot, rank, .. } = token
+            && let Some(kind) = slot_kind(slot)
+            && best[kind].is_none_or(|(r, _)| *rank > r)
+        {
+            best[kind] = Some((*rank, index));
         }
     }
     let mut time = TimeLayout::Clf;
     for (index, token) in tokens.iter_mut().enumerate() {
         if let Token::Field { slot, layout, .. } = token {
-            let kind = usize::from(slot_kind(slot));
-            if kind < best.len() && best[kind].map(|(_, i)| i) != Some(index) {
+            let kind = slot_kind(slot);
+            if kind.is_some_and(|kind| best[kind].map(|(_, i)| i) != Some(index)) {
                 *slot = Slot::Other;
             } else if let Some(layout) = layout.take() {
                 time = layout;
@@ -379,6 +407,10 @@ mod tests {
                     Slot::Status => "status",
                     Slot::UserAgent => "ua",
                     Slot::Vhost => "vhost",
+                    Slot::ForwardedFor => "xff",
+                    Slot::Fraction(3) => "ms",
+                    Slot::Fraction(_) => "us",
+                    Slot::Offset => "offset",
                     Slot::Other => "-",
                 };
                 let quote = if s.quoted { "q" } else { "" };
@@ -459,8 +491,45 @@ mod tests {
                     "-| ",
                     "status| ",
                     "time|.",
-                    "-| \"",
+                    "ms| \"",
                     "requestq|\" 100%",
+                ],
+            ),
+            (
+                // RHEL's default ssl_request_log: mod_ssl's %{…}x opaque.
+                r#"%t %h %{SSL_PROTOCOL}x %{SSL_CIPHER}x "%r" %b"#,
+                "[",
+                &["time|] ", "client| ", "-| ", "-| \"", "requestq|\" ", "-|"],
+            ),
+            (
+                // Apache's documented split time: strftime, fraction, offset.
+                r#"%{%d/%b/%Y %T}t.%{msec_frac}t %{%z}t %h "%r" %{X-Forwarded-For}i %{UNIQUE_ID}e %{SSL_CLIENT_S_DN_CN}c %{id}M %{Trailer}^ti %^FB %{%A}t"#,
+                "",
+                &[
+                    "time|.",
+                    "ms| ",
+                    "offset| ",
+                    "client| \"",
+                    "requestq|\" ",
+                    "xff| ",
+                    "-| ",
+                    "-| ",
+                    "-| ",
+                    "-| ",
+                    "-| ",
+                    "-|",
+                ],
+            ),
+            (
+                r#"$remote_addr [$time_local] "$request" "$http_x_forwarded_for" $ssl_protocol $upstream_addr"#,
+                "",
+                &[
+                    "client| [",
+                    "time|] \"",
+                    "requestq|\" \"",
+                    "xffq|\" ",
+                    "-| ",
+                    "-|",
                 ],
             ),
             (
@@ -506,7 +575,9 @@ mod tests {
             ("%h %t \"%r\" %{Referer", "no closing }"),
             ("%h %t \"%r\" %J", "unknown directive %J"),
             ("%h%u %t \"%r\"", "nothing separates %h from %u"),
-            ("%h %{%H:%M}t \"%r\"", "full date"),
+            ("%h %{%H:%M}t \"%r\"", "no time"),
+            ("%h %t \"%r\" %{x}^tx", "unknown directive %{x}^tx"),
+            ("%h %t \"%r\" %y", "unknown directive %y"),
             (
                 "$remote_addr$remote_user [$time_local] \"$request\"",
                 "nothing separates",

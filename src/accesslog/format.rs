@@ -15,7 +15,8 @@ use std::fmt;
 use super::chunk::Line;
 use super::compile::{Compiled, compile};
 use super::layout::TimeLayout;
-use super::time::Timestamp;
+use super::time::{Timestamp, fraction_millis, offset_prefix};
+use super::zone::LogTz;
 
 /// The named formats, as Apache's default configuration writes them.
 pub const COMBINED: &str = r#"%h %l %u %t "%r" %>s %b "%{Referer}i" "%{User-agent}i""#;
@@ -32,6 +33,14 @@ pub(crate) enum Slot {
     Status,
     UserAgent,
     Vhost,
+    /// The forwarded-for chain (`%{X-Forwarded-For}i`,
+    /// `$http_x_forwarded_for`).
+    ForwardedFor,
+    /// `%{msec_frac}t` (3 digits) or `%{usec_frac}t` (6): the fraction of
+    /// the second of the time field.
+    Fraction(u8),
+    /// `%{%z}t`: the UTC offset of a time field written without one.
+    Offset,
     /// A field the audit does not use: skipped.
     Other,
 }
@@ -100,6 +109,11 @@ pub struct LogFormat {
     pub(crate) steps: Box<[Step]>,
     /// How the time field is written.
     pub(crate) time: TimeLayout,
+    /// The zone of times written without an offset (`--log-tz`).
+    zone: Option<LogTz>,
+    /// The time may be written without an offset and no `%{%z}t` field
+    /// gives one: it is placed through `zone`.
+    local_time: bool,
     has_user_agent: bool,
     has_vhost: bool,
     has_status: bool,
@@ -120,6 +134,10 @@ pub struct Entry<'a> {
     pub user_agent: Option<&'a [u8]>,
     /// The virtual host; `None` when logged as `-` or the format has none.
     pub vhost: Option<&'a [u8]>,
+    /// The forwarded-for chain as logged (`1.2.3.4, 203.0.113.5`); `None`
+    /// when logged as `-` or empty, or when the format has none. Only
+    /// `proxy::TrustedProxies` reads it (SPEC §1 "Client address").
+    pub forwarded_for: Option<&'a [u8]>,
 }
 
 /// Why a line was skipped.
@@ -184,6 +202,8 @@ impl Default for LogFormat {
             lead: Text::default(),
             steps: Box::default(),
             time: TimeLayout::Clf,
+            zone: None,
+            local_time: false,
             has_user_agent: false,
             has_vhost: false,
             has_status: false,
@@ -365,6 +385,8 @@ impl LogFormat {
         let Compiled { lead, steps, time } = compile(text)?;
         let has = |wanted: fn(&Slot) -> bool| steps.iter().any(|s| wanted(&s.slot));
         Ok(LogFormat {
+            local_time: time.may_be_local() && !has(|s| *s == Slot::Offset),
+            zone: None,
             has_user_agent: has(|s| *s == Slot::UserAgent),
             has_vhost: has(|s| *s == Slot::Vhost),
             has_status: has(|s| *s == Slot::Status),
@@ -372,6 +394,20 @@ impl LogFormat {
             steps: steps.into_boxed_slice(),
             time,
         })
+    }
+
+    /// The same format, placing times written without an offset in `zone`
+    /// (`--log-tz`).
+    pub fn with_zone(mut self, zone: Option<LogTz>) -> LogFormat {
+        self.zone = zone;
+        self
+    }
+
+    /// True when the format writes times without an offset and no zone
+    /// was given to place them: such a log cannot be read (SPEC §1
+    /// "Times"), never as UTC.
+    pub fn needs_zone(&self) -> bool {
+        self.local_time && self.zone.is_none()
     }
 
     /// True when lines carry a user agent; without one (`common`),
@@ -427,19 +463,42 @@ impl LogFormat {
             status: None,
             user_agent: None,
             vhost: None,
+            forwarded_for: None,
         };
+        // Written without an offset: the civil time, read as if UTC.
+        let mut local = false;
+        let mut offset = None;
+        let mut fraction = None;
         let mut pos = self.lead.bytes.len();
         let last = self.steps.len().saturating_sub(1);
         for (index, step) in self.steps.iter().enumerate() {
             let rest = &line[pos..];
             let end = match step.slot {
                 Slot::Time => {
-                    let (time, used) = self.time.read(rest).ok_or(if rest.is_empty() {
-                        Skip::Truncated
-                    } else {
-                        Skip::BadTime
-                    })?;
+                    let (time, used, written_local) =
+                        self.time.read(rest).ok_or(if rest.is_empty() {
+                            Skip::Truncated
+                        } else {
+                            Skip::BadTime
+                        })?;
                     entry.time = time;
+                    local = written_local;
+                    pos + used
+                }
+                Slot::Fraction(digits) => {
+                    let digits = usize::from(digits);
+                    let Some(text) = rest
+                        .get(..digits)
+                        .filter(|d| d.iter().all(u8::is_ascii_digit))
+                    else {
+                        return Err(Skip::BadTime);
+                    };
+                    fraction = Some(fraction_millis(text));
+                    pos + digits
+                }
+                Slot::Offset => {
+                    let (minutes, used) = offset_prefix(rest, true).ok_or(Skip::BadTime)?;
+                    offset = Some(minutes);
                     pos + used
                 }
                 Slot::Status => {
@@ -461,6 +520,7 @@ impl LogFormat {
                         Slot::Request => entry.request = value,
                         Slot::UserAgent => entry.user_agent = present(value),
                         Slot::Vhost => entry.vhost = present(value),
+                        Slot::ForwardedFor => entry.forwarded_for = present(value),
                         _ => {}
                     }
                     end
@@ -480,7 +540,31 @@ impl LogFormat {
         if entry.client.is_empty() {
             return Err(Skip::NoClient);
         }
+        if local {
+            entry.time = self.place(entry.time.unix, offset)?;
+        }
+        if let Some(millis) = fraction {
+            entry.time.millis = millis;
+        }
         Ok(entry)
+    }
+
+    /// The instant of a time written without an offset (`local`: its civil
+    /// time read as if UTC), by the line's `%{%z}t` field or else the zone.
+    /// A time the zone skips, or one without a zone, is a bad time: never
+    /// silently UTC.
+    #[inline]
+    fn place(&self, local: i64, offset: Option<i32>) -> Result<Timestamp, Skip> {
+        match (offset, &self.zone) {
+            (Some(minutes), _) => Ok(Timestamp {
+                unix: local - i64::from(minutes) * 60,
+                millis: 0,
+                // In range: offset_prefix holds hours below 24.
+                offset_min: minutes as i16,
+            }),
+            (None, Some(zone)) => zone.from_local_seconds(local).ok_or(Skip::BadTime),
+            (None, None) => Err(Skip::BadTime),
+        }
     }
 }
 

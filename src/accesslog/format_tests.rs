@@ -403,3 +403,148 @@ mod never_panics {
         }
     }
 }
+
+#[test]
+fn rhel_ssl_request_log() {
+    // RHEL's default ssl.conf: CustomLog logs/ssl_request_log
+    // "%t %h %{SSL_PROTOCOL}x %{SSL_CIPHER}x \"%r\" %b"
+    check(
+        r#"%t %h %{SSL_PROTOCOL}x %{SSL_CIPHER}x "%r" %b"#,
+        &[
+            (
+                br#"[10/Oct/2000:13:55:36 -0700] 77.75.77.123 TLSv1.3 TLS_AES_256_GCM_SHA384 "GET /a HTTP/1.1" 2326"#,
+                Ok(("77.75.77.123", T, b"GET /a HTTP/1.1", None, None, None)),
+            ),
+            (
+                br#"[10/Oct/2000:13:55:36 -0700] 2a02:598:a::78:90 - - "GET / HTTP/1.1" -"#,
+                Ok(("2a02:598:a::78:90", T, b"GET / HTTP/1.1", None, None, None)),
+            ),
+            (
+                br#"[10/Oct/2000:13:55:36 -0700] 77.75.77.123 TLSv1.3 "GET / HTTP/1.1" 1"#,
+                Err(Skip::Truncated),
+            ),
+        ],
+    );
+}
+
+/// The time as written back, or the skip, of each line under `format`.
+fn times(format: &LogFormat, lines: &[&[u8]]) -> Vec<Result<String, Skip>> {
+    lines
+        .iter()
+        .map(|line| format.parse(line).map(|e| e.time.rfc3339()))
+        .collect()
+}
+
+#[test]
+fn split_time_with_fraction_and_offset() {
+    // mod_log_config's own example of a time with milliseconds.
+    let format =
+        LogFormat::new(r#"[%{%d/%b/%Y %T}t.%{msec_frac}t %{%z}t] %h "%r" %{usec_frac}t"#).unwrap();
+    assert!(!format.needs_zone());
+    let got = times(
+        &format,
+        &[
+            br#"[10/Oct/2000 13:55:36.042 -0700] 1.2.3.4 "GET / HTTP/1.1" 042123"#,
+            br#"[10/Oct/2000 13:55:36.04 -0700] 1.2.3.4 "GET / HTTP/1.1" 042123"#,
+            br#"[10/Oct/2000 13:55:36.042 0700] 1.2.3.4 "GET / HTTP/1.1" 042123"#,
+        ],
+    );
+    assert_eq!(
+        got,
+        [
+            Ok("2000-10-10T13:55:36.042-07:00".to_string()),
+            Err(Skip::BadTime),
+            Err(Skip::BadTime),
+        ]
+    );
+    // The ISO 8601 recipe sites copy: no text between fraction and offset.
+    let format = LogFormat::new(r#"%{%Y-%m-%dT%T}t.%{msec_frac}t%{%z}t %a "%r""#).unwrap();
+    let got = times(
+        &format,
+        &[br#"2026-10-25T02:30:00.123+0200 1.2.3.4 "GET / HTTP/1.1""#],
+    );
+    assert_eq!(got, [Ok("2026-10-25T02:30:00.123+02:00".to_string())]);
+    let format = LogFormat::new(r#"%{sec}t.%{usec_frac}t %h "%r""#).unwrap();
+    let got = times(&format, &[br#"971211336.999999 1.2.3.4 "GET / HTTP/1.1""#]);
+    assert_eq!(got, [Ok("2000-10-10T20:55:36.999+00:00".to_string())]);
+}
+
+#[test]
+fn local_times_need_a_zone() {
+    let spec = r#"%h [%{%Y-%m-%d %H:%M:%S}t] "%r""#;
+    let lines: &[&[u8]] = &[
+        br#"1.2.3.4 [2026-10-25 01:59:59] "GET / HTTP/1.1""#,
+        br#"1.2.3.4 [2026-10-25 02:30:00] "GET / HTTP/1.1""#,
+        br#"1.2.3.4 [2026-10-25 03:00:00] "GET / HTTP/1.1""#,
+        br#"1.2.3.4 [2026-03-29 02:30:00] "GET / HTTP/1.1""#,
+    ];
+    let bare = LogFormat::new(spec).unwrap();
+    assert!(bare.needs_zone());
+    assert!(times(&bare, lines).iter().all(|t| *t == Err(Skip::BadTime)));
+
+    let prague = bare.with_zone(Some(LogTz::parse("Europe/Prague").unwrap()));
+    assert!(!prague.needs_zone());
+    assert_eq!(
+        times(&prague, lines),
+        [
+            Ok("2026-10-25T01:59:59+02:00".to_string()),
+            Ok("2026-10-25T02:30:00+02:00".to_string()),
+            Ok("2026-10-25T03:00:00+01:00".to_string()),
+            Err(Skip::BadTime),
+        ]
+    );
+    // Formats whose times carry their offset need no zone.
+    for spec in [
+        "combined",
+        r#"%{sec}t %h "%r""#,
+        r#"[%{%F %T %z}t] %h "%r""#,
+    ] {
+        assert!(!LogFormat::new(spec).unwrap().needs_zone(), "{spec}");
+    }
+    // A zone name in the line: GMT is read as +00:00, CEST needs a zone.
+    let named = LogFormat::new(r#"[%{%a, %e %B %Y %T %Z}t] %h "%r""#).unwrap();
+    assert!(!named.needs_zone());
+    let got = times(
+        &named,
+        &[
+            br#"[Sun, 25 October 2026 02:30:00 GMT] 1.2.3.4 "GET / HTTP/1.1""#,
+            br#"[Sun, 25 October 2026 02:30:00 CEST] 1.2.3.4 "GET / HTTP/1.1""#,
+        ],
+    );
+    assert_eq!(
+        got,
+        [
+            Ok("2026-10-25T02:30:00+00:00".to_string()),
+            Err(Skip::BadTime)
+        ]
+    );
+}
+
+#[test]
+fn forwarded_for_field() {
+    type Case = (&'static str, &'static [u8], Option<&'static [u8]>);
+    let cases: &[Case] = &[
+        (
+            r#"%h %l %u %t "%r" %>s %b "%{Referer}i" "%{User-agent}i" "%{X-Forwarded-For}i""#,
+            br#"203.0.113.5 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200 1 "-" "ua" "77.75.77.123, 203.0.113.9""#,
+            Some(b"77.75.77.123, 203.0.113.9"),
+        ),
+        (
+            r#"%h %l %u %t "%r" %>s %b "%{Referer}i" "%{User-agent}i" "%{X-Forwarded-For}i""#,
+            br#"203.0.113.5 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200 1 "-" "ua" "-""#,
+            None,
+        ),
+        (
+            r#"$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent" "$http_x_forwarded_for""#,
+            br#"203.0.113.5 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200 1 "-" "ua" "[2a02:598:a::78:90]:443""#,
+            Some(b"[2a02:598:a::78:90]:443"),
+        ),
+        ("combined", br#"203.0.113.5 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200 1 "-" "ua" "77.75.77.123""#, None),
+    ];
+    for &(spec, line, expected) in cases {
+        let format = LogFormat::new(spec).unwrap();
+        let entry = format.parse(line).unwrap();
+        assert_eq!(entry.forwarded_for, expected, "{spec}");
+        assert_eq!(entry.client, b"203.0.113.5");
+    }
+}

@@ -14,12 +14,16 @@ pub mod escape;
 pub mod format;
 pub mod layout;
 pub mod open;
+pub mod proxy;
 pub mod request;
 pub mod time;
+pub mod zone;
 
 pub use chunk::{Chunk, ChunkReader, Line, Recycler};
 pub use escape::unescape;
 pub use format::{Entry, LogFormat, Skip};
 pub use open::{Input, open};
+pub use proxy::TrustedProxies;
 pub use request::{Fetch, Request, parse_request};
 pub use time::{Timestamp, parse_rfc3339_or_date};
+pub use zone::LogTz;

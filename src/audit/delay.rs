@@ -61,7 +61,7 @@ mod tests {
         judge_all(
             &policies,
             &fetches,
-            Counting {
+            &Counting {
                 rate_by: crate::config::RateBy::Token,
                 window_tz: crate::config::WindowTz::Utc,
             },

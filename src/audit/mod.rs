@@ -132,7 +132,7 @@ impl<'r> Policy<'r> {
 }
 
 /// Settings of the rate and delay counts.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Counting {
     pub rate_by: RateBy,
     pub window_tz: WindowTz,
@@ -172,7 +172,7 @@ impl<'p, 'r> Judge<'p, 'r> {
     pub fn new(
         policies: &'p [Vec<Policy<'r>>],
         nights: Option<Nights<'p>>,
-        counting: Counting,
+        counting: &Counting,
     ) -> Judge<'p, 'r> {
         let crawlers = policies.first().map_or(&[][..], |p| &p[..]);
         let mut keys: Vec<String> = Vec::new();
@@ -208,7 +208,7 @@ impl<'p, 'r> Judge<'p, 'r> {
             count_of,
             counts,
             trackers: vec![Tracker::new(grace); keys.len()],
-            window_tz: counting.window_tz,
+            window_tz: counting.window_tz.clone(),
             excused: 0,
         }
     }
@@ -286,7 +286,7 @@ impl<'p, 'r> Judge<'p, 'r> {
             (_, None) => disallow,
         };
         rows.extend(disallow);
-        rows.extend(rate::judge(policy, count, &fetch.time, self.window_tz));
+        rows.extend(rate::judge(policy, count, &fetch.time, &self.window_tz));
     }
 }
 
@@ -295,7 +295,7 @@ impl<'p, 'r> Judge<'p, 'r> {
 pub fn judge_all<'r>(
     policies: &[Policy<'r>],
     fetches: &[Counted],
-    counting: Counting,
+    counting: &Counting,
 ) -> Vec<(usize, Violation<'r>)> {
     debug_assert!(
         fetches

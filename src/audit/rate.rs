@@ -73,7 +73,7 @@ pub fn judge<'r>(
     policy: &Policy<'r>,
     count: &Count,
     time: &Timestamp,
-    window_tz: WindowTz,
+    window_tz: &WindowTz,
 ) -> Option<Violation<'r>> {
     let minute = window_tz.minute_of_day(time);
     let line = policy.rules.rate_at(minute)?;

@@ -39,7 +39,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::accesslog::time::{Timestamp, civil_from_days, parse_rfc3339_or_date};
+use crate::accesslog::time::{Timestamp, parse_rfc3339_or_date};
 use crate::error::{Error, Position, Result};
 use crate::report::lock::OutDir;
 use crate::robots::cache::Memory;
@@ -503,9 +503,8 @@ impl State {
 /// The night of a fetch: its date in the log's own offset, so that a
 /// night means the same to the tool as to the webmaster reading the log.
 pub fn night_of(time: &Timestamp) -> String {
-    let local = time.unix.saturating_add(i64::from(time.offset_min) * 60);
-    let (y, m, d) = civil_from_days(local.div_euclid(86_400));
-    format!("{y:04}-{m:02}-{d:02}")
+    // RFC 3339 in the log's own offset begins with that date.
+    time.rfc3339().chars().take(10).collect()
 }
 
 #[cfg(test)]

@@ -1,0 +1,235 @@
+//! Unit tests of the log time readers: CLF, ISO 8601, epochs, `--since`/
+//! `--until`, writing back, and the per-line calendar held against jiff.
+
+use super::*;
+
+#[test]
+fn day_counts_agree_with_jiff() {
+    // Every day from year 0 to 9999: the hand-written count and month
+    // lengths of the per-line readers against jiff's calendar.
+    let epoch = jiff::civil::date(1970, 1, 1);
+    let mut date = jiff::civil::date(0, 1, 1);
+    let last = jiff::civil::date(9999, 12, 31);
+    loop {
+        let (year, month, day) = (
+            i64::from(date.year()),
+            date.month() as u32,
+            date.day() as u32,
+        );
+        let expected = i64::from((date - epoch).get_days());
+        assert_eq!(days_from_civil(year, month, day), expected, "{date}");
+        assert_eq!(days_in_month(year, month), date.days_in_month() as u32);
+        if date == last {
+            break;
+        }
+        date = date.tomorrow().unwrap();
+    }
+}
+
+/// What jiff makes of a civil time at an offset: the instant, or
+/// `None` when the date does not exist.
+fn jiff_instant(fields: (i16, i8, i8, i8, i8, i8), offset_min: i32) -> Option<i64> {
+    let (y, mo, d, h, mi, s) = fields;
+    let civil = jiff::civil::DateTime::new(y, mo, d, h, mi, s, 0).ok()?;
+    let offset = jiff::tz::Offset::from_seconds(offset_min * 60).ok()?;
+    Some(offset.to_timestamp(civil).ok()?.as_second())
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4096))]
+
+    /// The per-line readers (CLF with its per-thread date cache, ISO
+    /// 8601) against jiff, over every year they read, days past the
+    /// month's end included.
+    #[test]
+    fn hot_path_agrees_with_jiff(
+        y in 0i16..=9999, mo in 1i8..=12, d in 1i8..=31,
+        h in 0i8..24, mi in 0i8..60, s in 0i8..60,
+        offset_min in -1439i32..=1439,
+    ) {
+        let expected = jiff_instant((y, mo, d, h, mi, s), offset_min);
+        let sign = if offset_min < 0 { '-' } else { '+' };
+        let (oh, om) = (offset_min.abs() / 60, offset_min.abs() % 60);
+        const MONTHS: [&str; 12] = [
+            "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+        ];
+        let clf = format!(
+            "{d:02}/{}/{y:04}:{h:02}:{mi:02}:{s:02} {sign}{oh:02}{om:02}",
+            MONTHS[(mo - 1) as usize]
+        );
+        proptest::prop_assert_eq!(parse_clf(clf.as_bytes()).map(|t| t.unix), expected, "{}", clf);
+        let iso = format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}{sign}{oh:02}:{om:02}");
+        proptest::prop_assert_eq!(parse_iso8601(iso.as_bytes()).map(|t| t.unix), expected, "{}", iso);
+        // And written back through jiff, then read again.
+        if let Some(t) = parse_iso8601(iso.as_bytes()) {
+            proptest::prop_assert_eq!(t.rfc3339(), iso.clone());
+            proptest::prop_assert_eq!(parse_rfc3339_or_date(&iso), Some(t));
+        }
+    }
+}
+
+#[test]
+fn clf_times() {
+    let cases: &[(&str, Option<(i64, i16)>)] = &[
+        ("10/Oct/2000:13:55:36 -0700", Some((971_211_336, -420))),
+        ("10/oct/2000:13:55:36 -0700", Some((971_211_336, -420))),
+        ("10/OCT/2000:13:55:36 -0700", Some((971_211_336, -420))),
+        ("01/Jan/1970:00:00:00 +0000", Some((0, 0))),
+        ("31/Dec/1969:23:59:59 +0000", Some((-1, 0))),
+        // Nepal and Marquesas: odd offsets.
+        ("01/Jan/2024:05:45:00 +0545", Some((1_704_067_200, 345))),
+        ("31/Dec/2023:14:30:00 -0930", Some((1_704_067_200, -570))),
+        ("29/Feb/2024:12:00:00 +0000", Some((1_709_208_000, 0))),
+        ("01/Jan/0000:00:00:00 +0000", Some((-62_167_219_200, 0))),
+        ("31/Dec/9999:23:59:59 +0000", Some((253_402_300_799, 0))),
+        ("29/Feb/2023:12:00:00 +0000", None),
+        ("29/Feb/1900:12:00:00 +0000", None),
+        ("31/Apr/2024:12:00:00 +0000", None),
+        ("00/Jan/2024:12:00:00 +0000", None),
+        ("10/Oct/2000:24:00:00 -0700", None),
+        ("10/Oct/2000:23:60:00 -0700", None),
+        ("10/Oct/2000:13:55:36 -2400", None),
+        ("10/Oct/2000:13:55:36 -0760", None),
+        ("10/Okt/2000:13:55:36 -0700", None),
+        ("10/Oct/2000:13:55:36 0700", None),
+        ("10/Oct/2000:13:55:36", None),
+        ("1/Oct/2000:13:55:36 -0700", None),
+        ("10/Oct/20x0:13:55:36 -0700", None),
+        ("", None),
+    ];
+    for &(text, expected) in cases {
+        let got = parse_clf(text.as_bytes()).map(|t| (t.unix, t.offset_min));
+        assert_eq!(got, expected, "{text}");
+    }
+}
+
+#[test]
+fn iso_times() {
+    let cases: &[(&str, Option<(i64, i16)>)] = &[
+        ("2000-10-10T13:55:36-07:00", Some((971_211_336, -420))),
+        ("2000-10-10T20:55:36+00:00", Some((971_211_336, 0))),
+        ("2000-10-10T20:55:36Z", Some((971_211_336, 0))),
+        ("2000-10-10t20:55:36z", Some((971_211_336, 0))),
+        ("2000-10-10 20:55:36Z", Some((971_211_336, 0))),
+        ("2000-10-10T20:55:36.999Z", Some((971_211_336, 0))),
+        ("2000-10-10T13:55:36-0700", Some((971_211_336, -420))),
+        ("2024-01-01T05:45:00+05:45", Some((1_704_067_200, 345))),
+        ("1969-12-31T23:59:59.5Z", Some((-1, 0))),
+        ("2016-12-31T23:59:60Z", Some((1_483_228_800, 0))),
+        ("0000-01-01T00:00:00Z", Some((-62_167_219_200, 0))),
+        ("9999-12-31T23:59:59+00:00", Some((253_402_300_799, 0))),
+        ("2000-10-10T13:55:36", None),
+        ("2000-10-10T13:55:36.Z", None),
+        ("2000-13-10T13:55:36Z", None),
+        ("2000-10-10X13:55:36Z", None),
+        ("2000-10-10T13:55:36+24:00", None),
+        ("+2000-10-10T13:55:36Z", None),
+        ("2000-10-10T13:55:36Zjunk", None),
+    ];
+    for &(text, expected) in cases {
+        let got = parse_iso8601(text.as_bytes()).map(|t| (t.unix, t.offset_min));
+        assert_eq!(got, expected, "{text}");
+    }
+}
+
+#[test]
+fn since_until() {
+    let cases: &[(&str, Option<(i64, i16)>)] = &[
+        ("2026-11-30", Some((1_795_996_800, 0))),
+        ("2026-11-30T00:00:01+01:00", Some((1_795_993_201, 60))),
+        (" 2026-11-30 ", Some((1_795_996_800, 0))),
+        ("2026-02-30", None),
+        ("2026-11-3", None),
+        ("yesterday", None),
+        ("", None),
+        ("99999-01-01", None),
+        ("2026-11-30T00:00:01", None),
+        ("2026-11-30T00:00:01.5Z", Some((1_795_996_801, 0))),
+        ("9999-12-31T23:59:59-23:59", Some((253_402_387_139, -1439))),
+    ];
+    for &(text, expected) in cases {
+        let got = parse_rfc3339_or_date(text).map(|t| (t.unix, t.offset_min));
+        assert_eq!(got, expected, "{text}");
+    }
+}
+
+#[test]
+fn written_back_in_the_logs_offset() {
+    let cases: &[(&str, &str)] = &[
+        ("30/Nov/2026:00:00:01 +0100", "2026-11-30T00:00:01+01:00"),
+        ("10/Oct/2000:13:55:36 -0700", "2000-10-10T13:55:36-07:00"),
+        ("01/Jan/1970:00:00:00 +0000", "1970-01-01T00:00:00+00:00"),
+        ("01/Jan/2024:05:45:00 +0545", "2024-01-01T05:45:00+05:45"),
+        ("31/Dec/2023:14:30:00 -0930", "2023-12-31T14:30:00-09:30"),
+        ("01/Jan/0000:00:00:00 +0000", "0000-01-01T00:00:00+00:00"),
+        ("31/Dec/9999:23:59:59 -2359", "9999-12-31T23:59:59-23:59"),
+    ];
+    for &(clf, expected) in cases {
+        let t = parse_clf(clf.as_bytes());
+        assert_eq!(t.map(|t| t.rfc3339()).as_deref(), Some(expected), "{clf}");
+    }
+}
+
+#[test]
+fn absurd_values_never_panic() {
+    for unix in [i64::MIN, i64::MIN + 1, -1, 0, i64::MAX - 1, i64::MAX] {
+        for offset_min in [i16::MIN, -1439, 0, 1439, i16::MAX] {
+            let t = Timestamp {
+                unix,
+                millis: 0,
+                offset_min,
+            };
+            let _ = t.rfc3339();
+            assert!(t.minute_of_day_local() < 1440);
+            assert!(t.minute_of_day_utc() < 1440);
+        }
+    }
+    assert_eq!(epoch_prefix(b"9999999999999999999", 1), None);
+    assert_eq!(epoch_prefix(b"999999999999999999", 1), None);
+}
+
+#[test]
+fn epochs() {
+    type Case = (&'static str, i64, Option<(i64, usize)>);
+    let cases: &[Case] = &[
+        ("1700000000.123", 1, Some((1_700_000_000, 14))),
+        ("1700000000 x", 1, Some((1_700_000_000, 10))),
+        ("1700000000123", 1000, Some((1_700_000_000, 13))),
+        ("1700000000123456", 1_000_000, Some((1_700_000_000, 16))),
+        ("-1", 1, None),
+        ("x", 1, None),
+    ];
+    for &(text, scale, expected) in cases {
+        let got = epoch_prefix(text.as_bytes(), scale).map(|(t, n)| (t.unix, n));
+        assert_eq!(got, expected, "{text}");
+    }
+}
+
+#[test]
+fn minutes_of_day() {
+    let cases: &[(&str, u16, u16)] = &[
+        ("30/Nov/2026:00:30:01 +0100", 23 * 60 + 30, 30),
+        ("30/Nov/2026:23:59:59 -0930", 9 * 60 + 29, 23 * 60 + 59),
+        ("01/Jan/1970:00:00:00 +0000", 0, 0),
+    ];
+    for &(clf, utc, local) in cases {
+        let t = parse_clf(clf.as_bytes()).map(|t| (t.minute_of_day_utc(), t.minute_of_day_local()));
+        assert_eq!(t, Some((utc, local)), "{clf}");
+    }
+}
+
+#[test]
+fn offsets() {
+    let cases: &[(&str, Option<i16>)] = &[
+        ("+0100", Some(60)),
+        ("-09:30", Some(-570)),
+        ("Z", Some(0)),
+        ("+2400", None),
+        ("0100", None),
+        ("+01", None),
+        ("+0100x", None),
+    ];
+    for &(text, expected) in cases {
+        assert_eq!(parse_offset(text), expected, "{text}");
+    }
+}

@@ -1,0 +1,199 @@
+//! Clients behind trusted proxies and the directives read as opaque fields,
+//! end to end (SPEC §1 "Client address", "Formats"): a combined log with
+//! the forwarded-for header appended, read with and without
+//! `--trusted-proxy`, and RHEL's default `ssl_request_log`.
+
+use crate::support::audit as common;
+
+use common::{SEZNAM_UA, Site};
+
+/// Apache's combined format with the forwarded-for header appended, as
+/// sites behind a CDN log it.
+const COMBINED_XFF: &str =
+    r#"%h %l %u %t "%r" %>s %b "%{Referer}i" "%{User-agent}i" "%{X-Forwarded-For}i""#;
+
+const ROBOTS: &str = "User-agent: SeznamBot\nDisallow: /private/\n";
+
+/// Known names: Seznam's crawlers, a CDN edge, and an impostor's host.
+const PTR_MAP: &str = "\
+77.75.77.123 fulltextrobot-77-75-77-123.seznam.cz
+2a02:598:a::78:90 fulltextrobot-2a02-598-a--78-90.seznam.cz
+203.0.113.5 edge-5.cdn.example
+2001:db8:cd0::1 edge-v6.cdn.example
+198.51.100.1 evil.example
+";
+
+/// (connecting address, forwarded-for as logged) of each line.
+const LINES: &[(&str, &str)] = &[
+    // 1: a CDN edge forwarding the genuine crawler.
+    ("203.0.113.5", "77.75.77.123"),
+    // 2: a client-written left part; the right-most untrusted wins.
+    ("203.0.113.5", "1.2.3.4, 77.75.77.123"),
+    // 3: a proxy that did not know the address.
+    ("203.0.113.5", "77.75.77.123, unknown"),
+    // 4: every address a trusted proxy: the left-most.
+    ("203.0.113.5", "203.0.113.7, 203.0.113.9"),
+    // 5: IPv6 with brackets and a port, through an IPv6 edge.
+    ("2001:db8:cd0::1", "[2a02:598:a::78:90]:443"),
+    // 6: not a trusted proxy: its header is anyone's.
+    ("198.51.100.1", "77.75.77.123"),
+    // 7: no header at all.
+    ("203.0.113.5", "-"),
+];
+
+fn log() -> String {
+    LINES
+        .iter()
+        .zip(1..)
+        .map(|((client, xff), line)| {
+            format!(
+                "{client} - - [30/Nov/2026:10:00:{line:02} +0100] \"GET /private/{line} HTTP/1.1\" 200 512 \"-\" \"{SEZNAM_UA}\" \"{xff}\"\n"
+            )
+        })
+        .collect()
+}
+
+/// (line, client, verification) of each violations.csv row, and (line,
+/// client, ptr) of each impostors.csv row.
+type Outcome = (Vec<(u32, String, String)>, Vec<(u32, String, String)>);
+
+fn outcome(report: &common::Report) -> Outcome {
+    let rows = |bytes: &[u8], third: usize| -> Vec<(u32, String, String)> {
+        String::from_utf8_lossy(bytes)
+            .lines()
+            .skip(1)
+            .map(|row| {
+                let cells: Vec<&str> = row.split(',').collect();
+                (
+                    cells[2].parse().unwrap(),
+                    cells[3].to_string(),
+                    cells[third].to_string(),
+                )
+            })
+            .collect()
+    };
+    (rows(&report.violations, 5), rows(&report.impostors, 4))
+}
+
+fn audit(extra: &[&str]) -> common::Report {
+    let site = Site::new()
+        .with("robots.txt", ROBOTS)
+        .with("ptr-map.txt", PTR_MAP)
+        .with("access.log", log());
+    let mut args = vec![
+        "--log",
+        "access.log",
+        "--robots",
+        "robots.txt",
+        "--ptr-map",
+        "ptr-map.txt",
+        "--log-format",
+        COMBINED_XFF,
+    ];
+    args.extend(extra);
+    site.audit(&args)
+}
+
+fn owned(rows: &[(u32, &str, &str)]) -> Vec<(u32, String, String)> {
+    rows.iter()
+        .map(|&(line, a, b)| (line, a.to_string(), b.to_string()))
+        .collect()
+}
+
+#[test]
+fn trusted_proxies_give_the_forwarded_client() {
+    let report = audit(&[
+        "--trusted-proxy",
+        "203.0.113.0/24",
+        "--trusted-proxy",
+        "2001:db8:cd0::/48",
+    ]);
+    report.assert_code(1);
+    let (violations, impostors) = outcome(&report);
+    assert_eq!(
+        violations,
+        owned(&[
+            (1, "77.75.77.123", "ptr-only"),
+            (2, "77.75.77.123", "ptr-only"),
+            (3, "unknown", "unverified"),
+            (4, "203.0.113.7", "unverified"),
+            (5, "2a02:598:a::78:90", "ptr-only"),
+        ])
+    );
+    // The untrusted connecting address and the trusted edge without a
+    // header are what they are: names that are not Seznam's.
+    assert_eq!(
+        impostors,
+        owned(&[
+            (6, "198.51.100.1", "evil.example"),
+            (7, "203.0.113.5", "edge-5.cdn.example"),
+        ])
+    );
+}
+
+#[test]
+fn without_trusted_proxies_the_header_is_ignored() {
+    let report = audit(&[]);
+    // Every fetch came from an address whose known name is not Seznam's:
+    // the genuine crawler behind the CDN looks spoofed, as SPEC §1 warns.
+    report.assert_code(0);
+    let (violations, impostors) = outcome(&report);
+    assert_eq!(violations, Vec::new());
+    let clients: Vec<(u32, String)> = impostors
+        .into_iter()
+        .map(|(line, client, _)| (line, client))
+        .collect();
+    let expected: Vec<(u32, String)> = LINES
+        .iter()
+        .zip(1..)
+        .map(|((client, _), line)| (line, client.to_string()))
+        .collect();
+    assert_eq!(clients, expected);
+}
+
+#[test]
+fn rhel_ssl_request_log_is_read() {
+    // RHEL's ssl.conf logs TLS requests without a user agent:
+    // CustomLog logs/ssl_request_log "%t %h %{SSL_PROTOCOL}x %{SSL_CIPHER}x \"%r\" %b"
+    // so the crawler is found by its address's name.
+    let log = "\
+[30/Nov/2026:10:00:01 +0100] 77.75.77.123 TLSv1.3 TLS_AES_256_GCM_SHA384 \"GET /private/a HTTP/1.1\" 512
+[30/Nov/2026:10:00:02 +0100] 192.0.2.44 TLSv1.2 ECDHE-RSA-AES128-GCM-SHA256 \"GET /private/b HTTP/1.1\" -
+[30/Nov/2026:10:00:03 +0100] 77.75.77.123 - - \"GET /public HTTP/1.1\" 512
+";
+    let site = Site::new()
+        .with("robots.txt", ROBOTS)
+        .with("ptr-map.txt", PTR_MAP)
+        .with("ssl_request_log", log);
+    let report = site.audit(&[
+        "--log",
+        "ssl_request_log",
+        "--robots",
+        "robots.txt",
+        "--ptr-map",
+        "ptr-map.txt",
+        "--log-format",
+        r#"%t %h %{SSL_PROTOCOL}x %{SSL_CIPHER}x "%r" %b"#,
+    ]);
+    report.assert_code(1);
+    let violations = String::from_utf8_lossy(&report.violations).into_owned();
+    let rows: Vec<&str> = violations.lines().skip(1).collect();
+    assert_eq!(
+        rows,
+        [
+            "2026-11-30T10:00:01+01:00,ssl_request_log,1,77.75.77.123,SeznamBot,ptr-only,ptr,GET,/private/a,,disallow,SeznamBot,2,Disallow: /private/,,"
+        ],
+        "{}",
+        report.stderr
+    );
+    let summary = String::from_utf8_lossy(&report.summary).into_owned();
+    assert!(
+        summary.contains("SeznamBot,disallow,2,1,1,"),
+        "both fetches counted:\n{summary}"
+    );
+    assert!(
+        report.stderr.contains("3 lines read, 0 skipped"),
+        "every line read:\n{}",
+        report.stderr
+    );
+}
