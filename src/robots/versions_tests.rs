@@ -35,7 +35,8 @@ fn history_names() {
         ("2026-11-29T14:00:00+01:00", None),
         ("20261129T130000.txt", None),
         ("20261329T130000Z.txt", None),
-        ("20261129T130000+01.txt", None),
+        // ISO 8601 allows an offset of hours alone.
+        ("20261129T130000+01.txt", Some("2026-11-29T13:00:00+01:00")),
         ("robots.txt", None),
         ("2026-11-29T25:00:00Z.txt", None),
         ("", None),
