@@ -51,9 +51,12 @@ pub struct AuditArgs {
     #[arg(long, value_name = "FILE")]
     pub robots: Option<PathBuf>,
 
-    /// Log format: combined, common, vhost_combined, or a literal Apache
-    /// LogFormat or nginx log_format string.
-    #[arg(long, value_name = "FORMAT", default_value = "combined")]
+    /// Log format: auto (chosen for each file from its first lines),
+    /// combined, common, vhost_combined, json (Caddy, Traefik or nginx
+    /// names), json:client=FIELD,time=FIELD,request=FIELD (or
+    /// method=…,target=…; status=, user_agent=, xff=), w3c, or a literal
+    /// Apache LogFormat or nginx log_format string.
+    #[arg(long, value_name = "FORMAT", default_value = "auto")]
     pub log_format: String,
 
     /// Write violations.csv, impostors.csv and summary.csv into DIR

@@ -20,7 +20,9 @@ use std::sync::{Arc, Mutex, mpsc};
 use rayon::prelude::*;
 
 use crate::Outcome;
-use crate::accesslog::{self, Chunk, ChunkReader, Entry, LogFormat, Recycler, Skip, Timestamp};
+use crate::accesslog::{
+    self, Chunk, ChunkReader, Entry, FileFormat, FormatChoice, Recycler, Skip, Timestamp,
+};
 use crate::audit::{self, Counting, Fetch, Impostor, Policy, SpoofReason, Violation};
 use crate::config::AuditConfig;
 use crate::crawler::dns::{self, DnsOptions};
@@ -105,7 +107,6 @@ impl Scan {
 
 /// Everything the workers need, immutable and shared.
 struct Scanner<'a> {
-    format: &'a LogFormat,
     ident: &'a Identifier,
     /// Addresses the PTR map names as crawler hosts.
     crawler_addrs: &'a HashSet<IpAddr>,
@@ -114,7 +115,8 @@ struct Scanner<'a> {
 }
 
 impl Scanner<'_> {
-    fn scan(&self, file: usize, chunk: &Chunk) -> Scan {
+    fn scan(&self, file: usize, chunk: &Chunk, format: &FileFormat) -> Scan {
+        let mut parser = format.parser();
         let mut scan = Scan::default();
         let mut interner = Interner::default();
         let mut tally = Tally::default();
@@ -124,7 +126,7 @@ impl Scanner<'_> {
             let entry = if line.too_long {
                 Err(Skip::TooLong)
             } else {
-                self.format.parse(line.text)
+                parser.parse(line.text)
             };
             match entry {
                 Ok(entry) => {
@@ -141,7 +143,8 @@ impl Scanner<'_> {
                         }
                     }
                 }
-                Err(Skip::Empty) => tally.blank += 1,
+                Err(Skip::Empty | Skip::Directive) => tally.blank += 1,
+                Err(Skip::NotRequest) => tally.not_requests += 1,
                 Err(skip) => {
                     scan.skipped += 1;
                     tally.skip(line.number, skip);
@@ -177,10 +180,7 @@ impl Scanner<'_> {
                 _ => return None,
             }
         };
-        let user_agent = entry
-            .user_agent
-            .map(accesslog::unescape)
-            .unwrap_or_default();
+        let user_agent = entry.user_agent_text().unwrap_or_default();
         let ua_claim = self.ident.by_user_agent(&user_agent);
         if ua_claim.is_none() {
             let named = match &client {
@@ -192,7 +192,7 @@ impl Scanner<'_> {
                 return None;
             }
         }
-        let request = accesslog::unescape(entry.request);
+        let request = entry.request_line();
         let accesslog::Fetch::Target(request) = accesslog::parse_request(&request) else {
             return None;
         };
@@ -219,6 +219,7 @@ impl Scanner<'_> {
 /// readable lines were scanned.
 fn read_logs(
     config: &AuditConfig,
+    formats: &Formats<'_>,
     scanner: &Scanner<'_>,
     pool: &rayon::ThreadPool,
     progress: &Progress,
@@ -229,7 +230,7 @@ fn read_logs(
     let readers = config.logs.len().min(workers).max(1);
     // A few chunks in flight keep every worker busy; the cap keeps memory
     // bounded on machines with many cores.
-    let (tx, rx) = mpsc::sync_channel::<(usize, Chunk, Recycler)>((workers * 2).clamp(2, 8));
+    let (tx, rx) = mpsc::sync_channel::<Message>((workers * 2).clamp(2, 8));
 
     let scan = std::thread::scope(|scope| {
         for _ in 0..readers {
@@ -242,7 +243,7 @@ fn read_logs(
                         break;
                     };
                     if let (Err(err), Ok(mut errors)) =
-                        (read_one(file, path, &tx, progress), errors.lock())
+                        (read_one(file, path, formats, &tx, progress), errors.lock())
                     {
                         errors.push((file, err));
                     }
@@ -253,8 +254,8 @@ fn read_logs(
         pool.install(|| {
             rx.into_iter()
                 .par_bridge()
-                .map(|(file, chunk, recycler)| {
-                    let scan = scanner.scan(file, &chunk);
+                .map(|(file, chunk, recycler, format)| {
+                    let scan = scanner.scan(file, &chunk, &format);
                     progress.add_lines(scan.lines);
                     recycler.recycle(chunk.data);
                     scan
@@ -267,12 +268,54 @@ fn read_logs(
     (scan, errors)
 }
 
+/// A chunk on its way to the workers: the file it is from, the buffer's
+/// way back, and the format in force at its first line.
+type Message = (usize, Chunk, Recycler, Arc<FileFormat>);
+
+/// The format of each file, chosen by its reader from its first chunk.
+struct Formats<'a> {
+    choice: &'a FormatChoice,
+    quiet: bool,
+    chosen: Mutex<BTreeMap<usize, String>>,
+}
+
+impl Formats<'_> {
+    fn choose(&self, file: usize, path: &Path, first: Option<&Chunk>) -> Result<Arc<FileFormat>> {
+        let format = self.choice.choose(first).map_err(|cause| Error::Format {
+            path: path.to_path_buf(),
+            at: Position::File,
+            cause,
+        })?;
+        let name = format.name();
+        if let Some(first) = first {
+            if self.choice.chooses() && !self.quiet {
+                crate::warn!(
+                    "robots-audit: {}: log format {name} (chosen from its first lines)",
+                    path.display()
+                );
+            }
+            if !accesslog::detect::shows_user_agents(&format, first) {
+                crate::warn!(
+                    "robots-audit: warning: {}: its lines ({name}) carry no user agent: \
+                     crawlers can be found by address only",
+                    path.display()
+                );
+            }
+        }
+        if let Ok(mut chosen) = self.chosen.lock() {
+            chosen.insert(file, name);
+        }
+        Ok(format)
+    }
+}
+
 /// Reads one log into the channel; the error, if any, comes after every
 /// line before the damage was sent.
 fn read_one(
     file: usize,
     path: &Path,
-    tx: &mpsc::SyncSender<(usize, Chunk, Recycler)>,
+    formats: &Formats<'_>,
+    tx: &mpsc::SyncSender<Message>,
     progress: &Progress,
 ) -> Result<()> {
     let input = accesslog::open(path)?;
@@ -281,7 +324,11 @@ fn read_one(
     let mut reader = ChunkReader::new(input);
     let recycler = reader.recycler();
     let mut reported = 0;
-    while let Some(chunk) = reader.next_chunk() {
+    // The format is chosen where the file is opened, from its first chunk,
+    // and travels with every chunk.
+    let mut first = reader.next_chunk().transpose()?;
+    let mut format = formats.choose(file, path, first.as_ref())?;
+    while let Some(chunk) = first.take().map(Ok).or_else(|| reader.next_chunk()) {
         let chunk = chunk?;
         let now = consumed.load(Ordering::Relaxed);
         progress.add_read(
@@ -290,9 +337,11 @@ fn read_one(
             chunk.data.len() as u64,
         );
         reported = now;
-        if tx.send((file, chunk, recycler.clone())).is_err() {
+        let next = accesslog::detect::carry(&format, &chunk);
+        if tx.send((file, chunk, recycler.clone(), format)).is_err() {
             break;
         }
+        format = next;
     }
     Ok(())
 }
@@ -388,8 +437,13 @@ fn load_ptr_map(path: Option<&Path>, quiet: bool) -> Result<PtrMap> {
 pub fn run(config: &AuditConfig) -> Result<Outcome> {
     accesslog::open::check_distinct(&config.logs)?;
     let robots = Robots::read(&config.robots)?;
-    let format = LogFormat::new(&config.log_format)
+    let choice = FormatChoice::new(&config.log_format)
         .map_err(|cause| Error::Usage(format!("--log-format: {cause}")))?;
+    let formats = Formats {
+        choice: &choice,
+        quiet: config.quiet,
+        chosen: Mutex::default(),
+    };
     let ident = Identifier::with_profiles(config.profiles.as_deref())?;
     let ptr_map = load_ptr_map(config.ptr_map.as_deref(), config.quiet)?;
     let crawler_addrs = ptr_map.crawler_addresses(&ident);
@@ -404,7 +458,6 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
 
     let progress = Progress::new(&progress::measure(&config.logs), config.quiet);
     let scanner = Scanner {
-        format: &format,
         ident: &ident,
         crawler_addrs: &crawler_addrs,
         since: config.since,
@@ -418,7 +471,7 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
         .as_deref()
         .map(|dir| report::OutDir::lock(dir, config.lock_wait))
         .transpose()?;
-    let (scan, input_errors) = read_logs(config, &scanner, &pool, &progress);
+    let (scan, input_errors) = read_logs(config, &formats, &scanner, &pool, &progress);
     progress.finish();
 
     if let (true, Some(&(file, line, skip))) = (config.strict, scan.skips.first()) {
@@ -518,13 +571,13 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
         .map(|(file, err)| (*file, err.to_string()))
         .collect();
     let robots_versions = [(robots.version().to_string(), in_force_from(&config.robots))];
+    let mut chosen = formats.chosen.into_inner().unwrap_or_default();
+    for file in 0..config.logs.len() {
+        chosen.entry(file).or_insert_with(|| choice.name());
+    }
     let health = report::run::Health {
         arguments: &arguments,
-        format: if config.log_format.is_empty() {
-            "combined"
-        } else {
-            &config.log_format
-        },
+        formats: &chosen,
         tallies: &scan.tallies,
         errors: &errors,
         robots_versions: &robots_versions,
@@ -538,6 +591,7 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
         let totals = Totals {
             lines: scan.lines,
             skipped: scan.skipped,
+            not_requests: scan.tallies.values().map(|t| t.not_requests).sum(),
             dns_failures,
             outside_period: scan.outside_period,
         };

@@ -17,6 +17,9 @@ use crate::crawler::verify::Verification;
 pub struct Totals {
     pub lines: u64,
     pub skipped: u64,
+    /// JSON lines that are no request (Caddy's runtime messages): neither
+    /// skipped nor fetches (SPEC §1).
+    pub not_requests: u64,
     pub dns_failures: u64,
     pub outside_period: u64,
 }
@@ -100,9 +103,14 @@ pub fn human(findings: &Findings<'_>, totals: &Totals) -> String {
     let mut text = String::new();
     let _ = writeln!(
         text,
-        "robots-audit: {} read, {} skipped, {}, {}, {}",
+        "robots-audit: {} read, {} skipped, {}{}, {}, {}",
         count(totals.lines, "line", "lines"),
         totals.skipped,
+        if totals.not_requests > 0 {
+            format!("{} no request (server messages), ", totals.not_requests)
+        } else {
+            String::new()
+        },
         count(
             findings.fetches.len() as u64,
             "crawler fetch",
