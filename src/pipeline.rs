@@ -276,36 +276,54 @@ type Message = (usize, Chunk, Recycler, Arc<FileFormat>);
 struct Formats<'a> {
     choice: &'a FormatChoice,
     quiet: bool,
-    chosen: Mutex<BTreeMap<usize, String>>,
+    /// By file: the format's name and what standard error is to say of
+    /// it, said in file order once every file is read, so that it does
+    /// not depend on which reader came first.
+    chosen: Mutex<BTreeMap<usize, (String, Vec<String>)>>,
 }
 
 impl Formats<'_> {
     fn choose(&self, file: usize, path: &Path, first: Option<&Chunk>) -> Result<Arc<FileFormat>> {
-        let format = self.choice.choose(first).map_err(|cause| Error::Format {
+        let format = self.choice.choose(first).map_err(|unfit| Error::Format {
             path: path.to_path_buf(),
-            at: Position::File,
-            cause,
+            at: unfit.line.map_or(Position::File, Position::Line),
+            cause: unfit.cause,
         })?;
         let name = format.name();
-        if let Some(first) = first {
+        let mut said = Vec::new();
+        if let Some(first) = first.filter(|f| accesslog::detect::has_lines(f)) {
             if self.choice.chooses() && !self.quiet {
-                crate::warn!(
-                    "robots-audit: {}: log format {name} (chosen from its first lines)",
+                said.push(format!(
+                    "robots-audit: {} is read as {name} (the format its first lines fit)",
                     path.display()
-                );
+                ));
             }
             if !accesslog::detect::shows_user_agents(&format, first) {
-                crate::warn!(
+                said.push(format!(
                     "robots-audit: warning: {}: its lines ({name}) carry no user agent: \
                      crawlers can be found by address only",
                     path.display()
-                );
+                ));
             }
         }
         if let Ok(mut chosen) = self.chosen.lock() {
-            chosen.insert(file, name);
+            chosen.insert(file, (name, said));
         }
         Ok(format)
+    }
+
+    /// Says what was chosen, in file order; gives each file's format name.
+    fn said(self) -> BTreeMap<usize, String> {
+        let chosen = self.chosen.into_inner().unwrap_or_default();
+        chosen
+            .into_iter()
+            .map(|(file, (name, said))| {
+                for line in said {
+                    crate::warn!("{line}");
+                }
+                (file, name)
+            })
+            .collect()
     }
 }
 
@@ -473,6 +491,7 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
         .transpose()?;
     let (scan, input_errors) = read_logs(config, &formats, &scanner, &pool, &progress);
     progress.finish();
+    let mut chosen = formats.said();
 
     if let (true, Some(&(file, line, skip))) = (config.strict, scan.skips.first()) {
         return Err(Error::Format {
@@ -571,7 +590,6 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
         .map(|(file, err)| (*file, err.to_string()))
         .collect();
     let robots_versions = [(robots.version().to_string(), in_force_from(&config.robots))];
-    let mut chosen = formats.chosen.into_inner().unwrap_or_default();
     for file in 0..config.logs.len() {
         chosen.entry(file).or_insert_with(|| choice.name());
     }

@@ -153,38 +153,42 @@ impl FormatChoice {
         }
     }
 
-    /// The format of the file whose first chunk is `first` (`None` for an
-    /// empty file: any format reads it, and the empty log is reported as
-    /// such). The error names the closest format and why it did not fit.
-    pub fn choose(&self, first: Option<&Chunk>) -> Result<Arc<FileFormat>, String> {
+    /// The format of the file whose first chunk is `first`; for a file
+    /// without a line to choose by (empty, or blank lines only) the first
+    /// candidate, since the empty log is reported as such. The error names
+    /// the closest format and why it did not fit.
+    pub fn choose(&self, first: Option<&Chunk>) -> Result<Arc<FileFormat>, Unfit> {
         let candidates: Vec<FileFormat> = match self {
             FormatChoice::Fixed(format) => return Ok(Arc::clone(format)),
             FormatChoice::Auto => {
-                let mut all = text_candidates()?;
-                all.extend(json_candidates()?);
+                let mut all = text_candidates().map_err(Unfit::from)?;
+                all.extend(json_candidates().map_err(Unfit::from)?);
                 all.push(FileFormat::W3c(W3cFormat::default()));
                 all
             }
-            FormatChoice::JsonKnown => json_candidates()?,
+            FormatChoice::JsonKnown => json_candidates().map_err(Unfit::from)?,
             FormatChoice::W3c => vec![FileFormat::W3c(W3cFormat::default())],
         };
+        let none = || Unfit::from("no format".to_string());
         let Some(first) = first else {
-            return Ok(Arc::new(candidates.into_iter().next().ok_or("no format")?));
+            return Ok(Arc::new(candidates.into_iter().next().ok_or_else(none)?));
         };
-        let sample: Vec<&[u8]> = first
+        let numbered: Vec<(u64, &[u8])> = first
             .lines()
             .filter(|l| !l.too_long && !l.text.trim_ascii().is_empty())
-            .map(|l| l.text)
+            .map(|l| (l.number, l.text))
             .take(SAMPLE)
             .collect();
+        let sample: Vec<&[u8]> = numbered.iter().map(|&(_, text)| text).collect();
         if sample.is_empty() {
-            return Ok(Arc::new(candidates.into_iter().next().ok_or("no format")?));
+            return Ok(Arc::new(candidates.into_iter().next().ok_or_else(none)?));
         }
         let fits: Vec<Fit> = candidates.iter().map(|c| Fit::of(c, &sample)).collect();
+        let most = fits.iter().map(|f| f.read).max().unwrap_or(0);
         let best = fits
             .iter()
             .enumerate()
-            .filter(|(_, fit)| fit.most())
+            .filter(|(_, fit)| fit.close_to(most))
             // The most fields wins; among equals, the earlier candidate.
             .max_by_key(|(index, fit)| (fit.rank, std::cmp::Reverse(*index)))
             .map(|(index, _)| index);
@@ -193,7 +197,27 @@ impl FormatChoice {
             // directives from its first line on.
             return Ok(Arc::new(format.clone()));
         }
-        Err(explain(&candidates, &fits, &sample))
+        let (cause, misfit) = explain(&candidates, &fits, &sample);
+        Err(Unfit {
+            line: misfit
+                .and_then(|index| numbered.get(index))
+                .map(|&(n, _)| n),
+            cause,
+        })
+    }
+}
+
+/// Why a file's format could not be chosen, and the first line that did
+/// not fit the closest format, when one is known.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unfit {
+    pub line: Option<u64>,
+    pub cause: String,
+}
+
+impl From<String> for Unfit {
+    fn from(cause: String) -> Unfit {
+        Unfit { line: None, cause }
     }
 }
 
@@ -256,18 +280,22 @@ impl Fit {
         fit
     }
 
-    /// Reads more than half of the lines that are requests; a sample of
-    /// only runtime messages or directives fits when nothing misfits.
-    fn most(&self) -> bool {
-        if self.read == 0 {
+    /// Reads more than half as many lines as the candidate that reads
+    /// most: among such candidates the most fields win, so a combined log
+    /// with a few lines of common's shape stays combined, while a common
+    /// log with one line that also reads as combined stays common. A W3C
+    /// file whose sample holds only directives fits W3C.
+    fn close_to(&self, most: usize) -> bool {
+        if most == 0 {
             return self.misfits == 0 && self.neutral > 0 && self.w3c_fields;
         }
-        self.read * 2 > self.read + self.misfits
+        self.read * 2 > most
     }
 }
 
-/// Why no candidate fits: the closest, and its first misfit.
-fn explain(candidates: &[FileFormat], fits: &[Fit], sample: &[&[u8]]) -> String {
+/// Why no candidate fits, and the index in the sample of the first line
+/// that did not fit the closest candidate.
+fn explain(candidates: &[FileFormat], fits: &[Fit], sample: &[&[u8]]) -> (String, Option<usize>) {
     let json_lines = sample.iter().filter(|l| l.first() == Some(&b'{')).count();
     // JSON whose keys no known schema holds: say which keys there are and
     // what mapping to give.
@@ -277,50 +305,57 @@ fn explain(candidates: &[FileFormat], fits: &[Fit], sample: &[&[u8]]) -> String 
             .zip(candidates)
             .filter(|(_, c)| matches!(c, FileFormat::Json(_)))
             .all(|(f, _)| f.read == 0)
-        && let Some(keys) = sample.iter().find_map(|l| json::keys(l))
+        && let Some((index, keys)) = sample
+            .iter()
+            .enumerate()
+            .find_map(|(index, l)| json::keys(l).map(|keys| (index, keys)))
     {
         let mut shown: Vec<String> = keys.into_iter().take(30).collect();
         if shown.len() == 30 {
             shown.push("…".to_string());
         }
-        return format!(
+        let cause = format!(
             "JSON whose keys are neither Caddy's, Traefik's nor nginx's (the first line has {}): \
              name them with --log-format 'json:client=FIELD,time=FIELD[:s|ms|us|ns],request=FIELD' \
-             (or method=FIELD,target=FIELD; status=, user_agent=, xff= too; dotted paths reach nested fields)",
+             (or method=FIELD,target=FIELD; status=, user_agent=, xff= too; dotted paths reach \
+             nested fields)",
             shown.join(", ")
         );
+        return (cause, Some(index));
     }
+    // Lines that only lack a zone fit in all else: such a candidate is
+    // closer than one whose fields do not fit at all.
     let closest = fits
         .iter()
         .enumerate()
-        // Lines that only lack a zone fit in all else: such a candidate is
-        // closer than one whose fields do not fit at all.
         .max_by_key(|(index, fit)| (fit.read, fit.no_offset, fit.rank, std::cmp::Reverse(*index)))
         .map(|(index, _)| index)
         .unwrap_or_default();
     let fit = &fits[closest];
+    let misfit = fit.first_misfit.map(|(index, _)| index);
     let name = candidates
         .get(closest)
         .map(FileFormat::name)
         .unwrap_or_default();
     if fit.no_offset > 0 && fit.no_offset * 2 >= fit.misfits {
-        return format!("its lines fit {name} but their times carry no UTC offset: needs --log-tz");
+        let cause = format!(
+            "no line parsed: its lines fit {name} but their times carry no UTC offset: needs --log-tz"
+        );
+        return (cause, misfit);
     }
     let why = match fit.first_misfit {
-        Some((index, skip)) => format!(
-            ", the first misfit at its line {}: {}",
-            index + 1,
-            skip.reason()
-        ),
+        Some((_, skip)) => format!(", the first misfit here: {}", skip.reason()),
         None => String::new(),
     };
     let considered: Vec<String> = candidates.iter().map(FileFormat::name).collect();
-    format!(
-        "its first lines fit no log format ({}); the closest is {name}, which reads {} of {} lines{why}: give --log-format",
+    let cause = format!(
+        "its first lines fit no log format: no line parsed as any of {}; the closest is {name}, \
+         which reads {} of {} lines{why}: give --log-format",
         considered.join(", "),
         fit.read,
         sample.len()
-    )
+    );
+    (cause, misfit)
 }
 
 /// The format in force after `chunk`, given the one in force at its first
@@ -353,6 +388,14 @@ pub fn carry(format: &Arc<FileFormat>, chunk: &Chunk) -> Arc<FileFormat> {
         Some(w3c) => Arc::new(FileFormat::W3c(w3c)),
         None => Arc::clone(format),
     }
+}
+
+/// True when the chunk holds a line that is not blank: a file without one
+/// had no format chosen for it.
+pub fn has_lines(first: &Chunk) -> bool {
+    first
+        .lines()
+        .any(|l| l.too_long || !l.text.trim_ascii().is_empty())
 }
 
 /// True when some of the first lines that `format` reads carry a user

@@ -15,6 +15,7 @@ fn chosen(text: &str) -> Result<String, String> {
     FormatChoice::new("auto")?
         .choose(Some(&chunk(text)))
         .map(|f| f.name())
+        .map_err(|unfit| unfit.cause)
 }
 
 const UA: &str =
@@ -59,6 +60,25 @@ fn one_odd_line_never_turns_combined_into_common() {
 }
 
 #[test]
+fn one_line_of_combined_shape_never_turns_common_into_combined() {
+    let mut text: String = combined(9)
+        .lines()
+        .map(|l| format!("{}\n", &l[..l.find(" \"-\"").unwrap_or(l.len())]))
+        .collect();
+    text.push_str(&combined(1));
+    assert_eq!(chosen(&text).as_deref(), Ok("common"));
+}
+
+#[test]
+fn the_first_misfit_is_named_by_its_line() {
+    let text = "\n\nhello world\n";
+    let unfit = FormatChoice::Auto
+        .choose(Some(&chunk(text)))
+        .expect_err("fits nothing");
+    assert_eq!(unfit.line, Some(3));
+}
+
+#[test]
 fn a_vhost_combined_line_never_reads_as_combined() {
     let line = format!("www.example.cz:443 {}", combined(1));
     let format = LogFormat::new(COMBINED).expect("compiles");
@@ -92,7 +112,7 @@ fn fixed_formats_are_not_chosen() {
     assert!(FormatChoice::new("json:client=a").is_err());
     assert_eq!(
         FormatChoice::new("json:client=a,time=b,request=c")
-            .and_then(|c| c.choose(None).map(|f| f.name()))
+            .and_then(|c| c.choose(None).map(|f| f.name()).map_err(|u| u.cause))
             .as_deref(),
         Ok("json (client=a,time=b,request=c)")
     );
