@@ -166,3 +166,40 @@ fn keys_for_the_mapping_message() {
     );
     assert_eq!(keys(b"[1]"), None);
 }
+
+mod never_panics {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn json_lines(line in prop::collection::vec(any::<u8>(), 0..200)) {
+            for (name, mapping) in KNOWN {
+                let format = JsonFormat::new(name, mapping).expect("compiles");
+                let _ = format.parse(&line);
+            }
+        }
+
+        #[test]
+        fn json_shaped_lines(line in "\\{(\"[a-zA-Z_.]{0,8}\":(\"[^\"]{0,12}\"|[0-9.e+-]{1,12}|\\[\"[^\"]{0,6}\"\\]|\\{\\}|null),?){0,6}\\}") {
+            for (name, mapping) in KNOWN {
+                let format = JsonFormat::new(name, mapping).expect("compiles");
+                if let Ok(entry) = format.parse(line.as_bytes()) {
+                    let _ = entry.request_line();
+                    let _ = entry.user_agent_text();
+                }
+            }
+        }
+
+        #[test]
+        fn w3c_lines(line in prop::collection::vec(any::<u8>(), 0..200)) {
+            let mut format = super::super::super::w3c::W3cFormat::default();
+            let _ = format.follow(b"#Fields: date time c-ip cs-method cs-uri-stem cs-uri-query sc-status cs(User-Agent)");
+            if let Ok(entry) = format.parse(&line) {
+                let _ = entry.request_line();
+                let _ = entry.user_agent_text();
+            }
+            let _ = format.follow(&line);
+        }
+    }
+}

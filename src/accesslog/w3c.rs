@@ -81,7 +81,7 @@ impl W3cFormat {
         let Ok(text) = std::str::from_utf8(line) else {
             return Skip::Directive;
         };
-        let Some((name, value)) = text[1..].split_once(':') else {
+        let Some((name, value)) = text.strip_prefix('#').and_then(|t| t.split_once(':')) else {
             return Skip::Directive;
         };
         if name.trim().eq_ignore_ascii_case("Fields") {

@@ -348,3 +348,47 @@ fn json_keys_named_by_hand() {
         "{violations}"
     );
 }
+
+#[test]
+fn w3c_fields_changed_past_the_first_chunks_are_followed_at_every_thread_count() {
+    // Some megabytes of IIS lines, so that the change of fields falls in a
+    // later chunk than the one the format was chosen from; the workers
+    // read chunks in parallel and each must know the fields in force.
+    let ua = SEZNAM_UA.replace(' ', "+");
+    let mut text = String::from(
+        "#Software: Microsoft Internet Information Services 10.0\n#Fields: date time s-ip cs-method cs-uri-stem cs-uri-query s-port c-ip cs(User-Agent) sc-status\n",
+    );
+    let mut seznam = 0;
+    for i in 0..40_000u32 {
+        let (h, m, s) = (i / 3600 % 24, i / 60 % 60, i % 60);
+        if i % 1000 == 0 {
+            seznam += 1;
+            text.push_str(&format!("2026-11-30 {h:02}:{m:02}:{s:02} 10.0.0.1 GET /private/{i} - 443 77.75.77.123 {ua} 200\n"));
+        } else {
+            text.push_str(&format!("2026-11-30 {h:02}:{m:02}:{s:02} 10.0.0.1 GET /page/{i} q=1 443 198.51.100.{} Mozilla/5.0+(X11) 200\n", i % 250));
+        }
+    }
+    assert!(text.len() > 3 << 20);
+    // Other fields in another order: read by the old ones, these lines
+    // would have `GET` as client and be skipped.
+    text.push_str("#Fields: date time cs-method c-ip cs-uri-stem sc-status cs(User-Agent)\n");
+    for i in 0..5 {
+        seznam += 1;
+        text.push_str(&format!(
+            "2026-11-30 23:59:5{i} GET 77.75.77.124 /private/late{i} 200 {ua}\n"
+        ));
+    }
+    let site = Site::new()
+        .with("robots.txt", ROBOTS)
+        .with("u_ex.log", &text);
+    let report = site.audit(&["--log", "u_ex.log", "--robots", "robots.txt"]);
+    report.assert_code(1);
+    assert_eq!(seznam_disallow(&report.summary), (seznam, seznam));
+    let files = run_files(&site);
+    assert_eq!(files[0]["lines_skipped"], 0, "{}", report.stderr);
+    let violations = String::from_utf8_lossy(&report.violations);
+    assert!(
+        violations.contains(",77.75.77.124,") && violations.contains("/private/late4"),
+        "{violations}"
+    );
+}
