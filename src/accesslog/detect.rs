@@ -29,8 +29,9 @@ pub const SAMPLE: usize = 200;
 /// The format a file's lines are read in.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FileFormat {
-    /// A text format, with its name (`combined`, …, or `custom`).
-    Text(LogFormat, &'static str),
+    /// A text format, with its name (`combined`, …, or the custom format
+    /// string as given).
+    Text(LogFormat, String),
     Json(JsonFormat),
     W3c(W3cFormat),
 }
@@ -40,7 +41,7 @@ impl FileFormat {
     /// `json (Caddy)`, `w3c`…
     pub fn name(&self) -> String {
         match self {
-            FileFormat::Text(_, name) => (*name).to_string(),
+            FileFormat::Text(_, name) => name.clone(),
             FileFormat::Json(format) => format!("json ({})", format.name()),
             FileFormat::W3c(_) => "w3c".to_string(),
         }
@@ -109,10 +110,10 @@ impl FormatChoice {
     /// Reads `--log-format`; the error says what is wrong with it.
     pub fn new(spec: &str) -> Result<FormatChoice, String> {
         let trimmed = spec.trim();
-        let text = |spec: &str, name: &'static str| -> Result<FormatChoice, String> {
+        let text = |spec: &str, name: &str| -> Result<FormatChoice, String> {
             Ok(FormatChoice::Fixed(Arc::new(FileFormat::Text(
                 LogFormat::new(spec)?,
-                name,
+                name.to_string(),
             ))))
         };
         match trimmed {
@@ -133,7 +134,8 @@ impl FormatChoice {
                         return Ok(FormatChoice::Fixed(Arc::new(FileFormat::Json(format))));
                     }
                 }
-                text(trimmed, "custom")
+                // Named as given, so that run.json says which it was.
+                text(trimmed, trimmed)
             }
         }
     }
@@ -223,9 +225,9 @@ impl From<String> for Unfit {
 
 fn text_candidates() -> Result<Vec<FileFormat>, String> {
     Ok(vec![
-        FileFormat::Text(LogFormat::new(VHOST_COMBINED)?, "vhost_combined"),
-        FileFormat::Text(LogFormat::new(COMBINED)?, "combined"),
-        FileFormat::Text(LogFormat::new(COMMON)?, "common"),
+        FileFormat::Text(LogFormat::new(VHOST_COMBINED)?, "vhost_combined".into()),
+        FileFormat::Text(LogFormat::new(COMBINED)?, "combined".into()),
+        FileFormat::Text(LogFormat::new(COMMON)?, "common".into()),
     ])
 }
 

@@ -119,6 +119,27 @@ fn fixed_formats_are_not_chosen() {
 }
 
 #[test]
+fn json_chooses_among_the_known_schemas_only() {
+    let traefik = r#"{"ClientAddr":"192.0.2.10:5678","RequestMethod":"GET","RequestPath":"/","DownstreamStatus":200,"StartUTC":"2023-07-18T08:03:58Z"}"#;
+    let json = FormatChoice::new("json").expect("known");
+    assert!(json.chooses());
+    assert_eq!(
+        json.choose(Some(&chunk(traefik))).map(|f| f.name()),
+        Ok("json (Traefik)".to_string())
+    );
+    let unfit = json
+        .choose(Some(&chunk(&combined(3))))
+        .expect_err("no JSON");
+    assert!(unfit.cause.contains("closest is json"), "{}", unfit.cause);
+    let custom = r#"%h [%t] "%r" %>s"#;
+    assert_eq!(
+        FormatChoice::new(custom)
+            .and_then(|c| c.choose(None).map(|f| f.name()).map_err(|u| u.cause)),
+        Ok(custom.to_string())
+    );
+}
+
+#[test]
 fn fields_travel_from_chunk_to_chunk() {
     let first = chunk(
         "#Fields: date time c-ip cs-method cs-uri-stem sc-status\n2026-11-30 00:00:01 77.75.77.1 GET / 200\n",
