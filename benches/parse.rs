@@ -1,7 +1,8 @@
 //! Parse throughput: lines per second of `LogFormat::parse` on generated
 //! combined lines, and of the whole per-line path a worker runs (chunk line
-//! iteration + parse); then the reader's cost over bare inflate + line count
-//! on the same gzip data. Inputs are generated here, not committed (STYLE
+//! iteration + parse); the same requests as Caddy JSON lines (SPEC §1
+//! `json`), against the combined figure; then the reader's cost over bare
+//! inflate + line count on the same gzip data. Inputs are generated here, not committed (STYLE
 //! "Benches"). Run with `cargo bench --bench parse`.
 
 use std::hint::black_box;
@@ -13,6 +14,7 @@ use flate2::Compression;
 use flate2::bufread::MultiGzDecoder;
 use flate2::write::GzEncoder;
 use robots_audit::accesslog::chunk::READ_SIZE;
+use robots_audit::accesslog::json::{CADDY, JsonFormat};
 use robots_audit::accesslog::open::{GZIP_BUFFER, from_reader};
 use robots_audit::accesslog::{Chunk, ChunkReader, LogFormat, LogTz};
 
@@ -135,6 +137,7 @@ fn main() {
         bytes as f64 / best_whole / 1e6
     );
     compare_zones(&lines);
+    compare_json(&chunk.data, best_parse / n);
     compare_reader(&chunk.data);
 }
 
@@ -196,6 +199,58 @@ fn compare_zones(lines: &[&[u8]]) {
             secs / n * 1e9
         );
     }
+}
+
+/// The combined lines rewritten as Caddy writes its access log (its
+/// documented fields, headers as arrays), parsed by the JSON reader.
+fn compare_json(text: &[u8], combined_per_line: f64) {
+    let format = LogFormat::new("combined").unwrap_or_default();
+    let mut caddy = Vec::with_capacity(text.len() * 3);
+    for line in text.split(|&b| b == b'\n') {
+        let Ok(entry) = format.parse(line) else {
+            continue;
+        };
+        let request = String::from_utf8_lossy(entry.request);
+        let mut parts = request.split(' ');
+        let (method, uri) = (parts.next().unwrap_or("GET"), parts.next().unwrap_or("/"));
+        let ua = String::from_utf8_lossy(entry.user_agent.unwrap_or(b"-"));
+        let _ = writeln!(
+            caddy,
+            r#"{{"level":"info","ts":{}.{:03},"logger":"http.log.access","msg":"handled request","request":{{"remote_ip":"{}","remote_port":"41342","client_ip":"{}","proto":"HTTP/1.1","method":"{method}","host":"example.cz","uri":"{uri}","headers":{{"User-Agent":["{ua}"],"Accept":["*/*"],"Accept-Encoding":["gzip, deflate, br"]}},"tls":{{"resumed":false,"version":772,"cipher_suite":4865,"proto":"h2","server_name":"example.cz"}}}},"bytes_read":0,"user_id":"","duration":0.000929675,"size":10900,"status":{},"resp_headers":{{"Server":["Caddy"],"Content-Type":["text/html; charset=utf-8"]}}}}"#,
+            entry.time.unix,
+            entry.time.millis,
+            String::from_utf8_lossy(entry.client),
+            String::from_utf8_lossy(entry.client),
+            entry.status.unwrap_or(200),
+        );
+    }
+    let Ok(json) = JsonFormat::new("Caddy", CADDY) else {
+        return;
+    };
+    let lines: Vec<&[u8]> = caddy
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .collect();
+    let mut best = f64::MAX;
+    for _ in 0..ROUNDS {
+        let start = Instant::now();
+        let mut parsed = 0usize;
+        for line in &lines {
+            if let Ok(entry) = json.parse(black_box(line)) {
+                parsed += usize::from(entry.user_agent.is_some());
+            }
+        }
+        black_box(parsed);
+        best = best.min(start.elapsed().as_secs_f64());
+    }
+    let n = lines.len() as f64;
+    println!(
+        "JsonFormat::parse (Caddy):   {:.1} M lines/s, {:.1} ns a line ({:.0} bytes a line), {:.1}x a combined line",
+        n / best / 1e6,
+        best / n * 1e9,
+        caddy.len() as f64 / n,
+        best / n / combined_per_line
+    );
 }
 
 /// Bare inflate + count against `open` + `ChunkReader` + count, on the same

@@ -73,9 +73,12 @@ pub struct AuditArgs {
     #[arg(long, value_name = "N", default_value_t = crate::state::DEFAULT_DAYS)]
     pub state_days: u64,
 
-    /// Log format: combined, common, vhost_combined, or a literal Apache
-    /// LogFormat or nginx log_format string.
-    #[arg(long, value_name = "FORMAT", default_value = "combined")]
+    /// Log format: auto (chosen for each file from its first lines),
+    /// combined, common, vhost_combined, json (Caddy, Traefik or nginx
+    /// names), json:client=FIELD,time=FIELD,request=FIELD (or
+    /// method=…,target=…; status=, user_agent=, xff=), w3c, or a literal
+    /// Apache LogFormat or nginx log_format string.
+    #[arg(long, value_name = "FORMAT", default_value = "auto")]
     pub log_format: String,
 
     /// Time zone of log times written without a UTC offset (a custom

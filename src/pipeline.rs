@@ -24,12 +24,12 @@ use std::collections::{BTreeMap, HashMap};
 use std::net::IpAddr;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, mpsc};
+use std::sync::{Arc, Mutex, mpsc};
 
 use rayon::prelude::*;
 
 use crate::Outcome;
-use crate::accesslog::{self, Chunk, ChunkReader, LogFormat, Recycler, Timestamp};
+use crate::accesslog::{self, Chunk, ChunkReader, FileFormat, FormatChoice, Recycler, Timestamp};
 use crate::audit::{
     self, Counted, Counting, Impostor, Judge, Nights, Policy, SpoofReason, Violation,
 };
@@ -54,6 +54,7 @@ use crate::spill::{Sorter, SpillDir};
 /// readable lines were scanned.
 fn read_logs(
     config: &AuditConfig,
+    formats: &Formats<'_>,
     scanner: &Scanner<'_>,
     pool: &rayon::ThreadPool,
     progress: &Progress,
@@ -65,7 +66,7 @@ fn read_logs(
     let readers = config.logs.len().min(workers).max(1);
     // A few chunks in flight keep every worker busy; the cap keeps memory
     // bounded on machines with many cores.
-    let (tx, rx) = mpsc::sync_channel::<(usize, Chunk, Recycler)>((workers * 2).clamp(2, 8));
+    let (tx, rx) = mpsc::sync_channel::<Message>((workers * 2).clamp(2, 8));
 
     let scan = std::thread::scope(|scope| {
         for _ in 0..readers {
@@ -78,7 +79,7 @@ fn read_logs(
                         break;
                     };
                     if let (Err(err), Ok(mut errors)) =
-                        (read_one(file, path, &tx, progress), errors.lock())
+                        (read_one(file, path, formats, &tx, progress), errors.lock())
                     {
                         errors.push((file, err));
                     }
@@ -89,8 +90,8 @@ fn read_logs(
         pool.install(|| {
             rx.into_iter()
                 .par_bridge()
-                .map(|(file, chunk, recycler)| {
-                    let (scan, fetches) = scanner.scan(file, &chunk);
+                .map(|(file, chunk, recycler, format)| {
+                    let (scan, fetches) = scanner.scan(file, &chunk, &format);
                     progress.add_lines(scan.lines);
                     recycler.recycle(chunk.data);
                     sorter.extend(fetches);
@@ -104,12 +105,72 @@ fn read_logs(
     (scan, errors)
 }
 
+/// A chunk on its way to the workers: the file it is from, the buffer's
+/// way back, and the format in force at its first line.
+type Message = (usize, Chunk, Recycler, Arc<FileFormat>);
+
+/// The format of each file, chosen by its reader from its first chunk.
+struct Formats<'a> {
+    choice: &'a FormatChoice,
+    quiet: bool,
+    /// By file: the format's name and what standard error is to say of
+    /// it, said in file order once every file is read, so that it does
+    /// not depend on which reader came first.
+    chosen: Mutex<BTreeMap<usize, (String, Vec<String>)>>,
+}
+
+impl Formats<'_> {
+    fn choose(&self, file: usize, path: &Path, first: Option<&Chunk>) -> Result<Arc<FileFormat>> {
+        let format = self.choice.choose(first).map_err(|unfit| Error::Format {
+            path: path.to_path_buf(),
+            at: unfit.line.map_or(Position::File, Position::Line),
+            cause: unfit.cause,
+        })?;
+        let name = format.name();
+        let mut said = Vec::new();
+        if let Some(first) = first.filter(|f| accesslog::detect::has_lines(f)) {
+            if self.choice.chooses() && !self.quiet {
+                said.push(format!(
+                    "robots-audit: {} is read as {name} (the format its first lines fit)",
+                    path.display()
+                ));
+            }
+            if !accesslog::detect::shows_user_agents(&format, first) {
+                said.push(format!(
+                    "robots-audit: warning: {}: its lines ({name}) carry no user agent: \
+                     crawlers can be found by address only",
+                    path.display()
+                ));
+            }
+        }
+        if let Ok(mut chosen) = self.chosen.lock() {
+            chosen.insert(file, (name, said));
+        }
+        Ok(format)
+    }
+
+    /// Says what was chosen, in file order; gives each file's format name.
+    fn said(self) -> BTreeMap<usize, String> {
+        let chosen = self.chosen.into_inner().unwrap_or_default();
+        chosen
+            .into_iter()
+            .map(|(file, (name, said))| {
+                for line in said {
+                    crate::warn!("{line}");
+                }
+                (file, name)
+            })
+            .collect()
+    }
+}
+
 /// Reads one log into the channel; the error, if any, comes after every
 /// line before the damage was sent.
 fn read_one(
     file: usize,
     path: &Path,
-    tx: &mpsc::SyncSender<(usize, Chunk, Recycler)>,
+    formats: &Formats<'_>,
+    tx: &mpsc::SyncSender<Message>,
     progress: &Progress,
 ) -> Result<()> {
     let input = accesslog::open(path)?;
@@ -118,7 +179,11 @@ fn read_one(
     let mut reader = ChunkReader::new(input);
     let recycler = reader.recycler();
     let mut reported = 0;
-    while let Some(chunk) = reader.next_chunk() {
+    // The format is chosen where the file is opened, from its first chunk,
+    // and travels with every chunk.
+    let mut first = reader.next_chunk().transpose()?;
+    let mut format = formats.choose(file, path, first.as_ref())?;
+    while let Some(chunk) = first.take().map(Ok).or_else(|| reader.next_chunk()) {
         let chunk = chunk?;
         let now = consumed.load(Ordering::Relaxed);
         progress.add_read(
@@ -127,9 +192,11 @@ fn read_one(
             chunk.data.len() as u64,
         );
         reported = now;
-        if tx.send((file, chunk, recycler.clone())).is_err() {
+        let next = accesslog::detect::carry(&format, &chunk);
+        if tx.send((file, chunk, recycler.clone(), format)).is_err() {
             break;
         }
+        format = next;
     }
     Ok(())
 }
@@ -323,10 +390,10 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
             versions: &versions,
             grace_ms: config.robots_grace_ms,
         });
-    let format = LogFormat::new(&config.log_format)
+    let choice = FormatChoice::new(&config.log_format)
         .map_err(|cause| Error::Usage(format!("--log-format: {cause}")))?
         .with_zone(config.log_tz.clone());
-    if format.needs_zone()
+    if choice.needs_zone()
         && let Some(path) = config.logs.first()
     {
         // Never silently UTC (SPEC §1 "Times").
@@ -338,6 +405,11 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
                 .to_string(),
         });
     }
+    let formats = Formats {
+        choice: &choice,
+        quiet: config.quiet,
+        chosen: Mutex::default(),
+    };
     let ident = Identifier::with_profiles(config.profiles.as_deref())?;
     let ptr_map = load_ptr_map(config.ptr_map.as_deref(), config.quiet)?;
     let crawler_addrs = ptr_map.crawler_addresses(&ident);
@@ -352,7 +424,6 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
 
     let progress = Progress::new(&progress::measure(&config.logs), config.quiet);
     let scanner = Scanner {
-        format: &format,
         ident: &ident,
         crawler_addrs: &crawler_addrs,
         proxies: &config.trusted_proxies,
@@ -371,8 +442,9 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
     let spill = SpillDir::new(&std::env::temp_dir());
     let budget = Budget::of(config.memory);
     let sorter: Sorter<'_, Fetch> = Sorter::new(budget.fetches, &spill);
-    let (scan, input_errors) = read_logs(config, &scanner, &pool, &progress, &sorter);
+    let (scan, input_errors) = read_logs(config, &formats, &scanner, &pool, &progress, &sorter);
     progress.finish();
+    let mut chosen = formats.said();
 
     if let (true, Some(&(file, line, skip))) = (config.strict, scan.skips.first()) {
         return Err(Error::Format {
@@ -499,13 +571,12 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
             (version.robots_version().to_string(), from)
         })
         .collect();
+    for file in 0..config.logs.len() {
+        chosen.entry(file).or_insert_with(|| choice.name());
+    }
     let health = report::run::Health {
         arguments: &arguments,
-        format: if config.log_format.is_empty() {
-            "combined"
-        } else {
-            &config.log_format
-        },
+        formats: &chosen,
         tallies: &scan.tallies,
         errors: &errors,
         robots_versions: &robots_versions,
@@ -520,6 +591,7 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
         let totals = Totals {
             lines: scan.lines,
             skipped: scan.skipped,
+            not_requests: scan.tallies.values().map(|t| t.not_requests).sum(),
             dns_failures,
             outside_period: scan.outside_period,
             spilled_runs,

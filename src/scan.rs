@@ -8,7 +8,7 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::net::IpAddr;
 
-use crate::accesslog::{self, Chunk, Entry, LogFormat, Skip, TrustedProxies};
+use crate::accesslog::{self, Chunk, Entry, FileFormat, Skip, TrustedProxies};
 use crate::crawler::{self, Client, Identifier};
 use crate::fetch::{self, Fetch};
 use crate::report::skipped::{SHOWN as SHOWN_SKIPS, Tally};
@@ -69,7 +69,6 @@ impl Scan {
 
 /// Everything the workers need, immutable and shared.
 pub struct Scanner<'a> {
-    pub format: &'a LogFormat,
     pub ident: &'a Identifier,
     /// Addresses the PTR map names as crawler hosts.
     pub crawler_addrs: &'a HashSet<IpAddr>,
@@ -80,9 +79,10 @@ pub struct Scanner<'a> {
 }
 
 impl Scanner<'_> {
-    /// Reads one chunk of file `file`: the fetches it holds, in line order,
-    /// and what it read.
-    pub fn scan(&self, file: usize, chunk: &Chunk) -> (Scan, Vec<Fetch>) {
+    /// Reads one chunk of file `file` in `format` (the one in force at its
+    /// first line): the fetches it holds, in line order, and what it read.
+    pub fn scan(&self, file: usize, chunk: &Chunk, format: &FileFormat) -> (Scan, Vec<Fetch>) {
+        let mut parser = format.parser();
         let mut scan = Scan::default();
         let mut fetches = Vec::new();
         let mut tally = Tally::default();
@@ -92,7 +92,7 @@ impl Scanner<'_> {
             let entry = if line.too_long {
                 Err(Skip::TooLong)
             } else {
-                self.format.parse(line.text)
+                parser.parse(line.text)
             };
             match entry {
                 Ok(entry) => {
@@ -113,7 +113,8 @@ impl Scanner<'_> {
                         }
                     }
                 }
-                Err(Skip::Empty) => tally.blank += 1,
+                Err(Skip::Empty | Skip::Directive) => tally.blank += 1,
+                Err(Skip::NotRequest) => tally.not_requests += 1,
                 Err(skip) => {
                     scan.skipped += 1;
                     tally.skip(line.number, skip);
@@ -150,17 +151,14 @@ impl Scanner<'_> {
                 _ => return None,
             }
         }
-        let user_agent = entry
-            .user_agent
-            .map(accesslog::unescape)
-            .unwrap_or_default();
+        let user_agent = entry.user_agent_text().unwrap_or_default();
         let claim = self.ident.by_user_agent(&user_agent);
         // The client is read only when the user agent claims no crawler:
         // then its name or address must be a crawler host's.
         if claim.is_none() && may_be && !named_host(&crawler::parse_client(client_text)) {
             return None;
         }
-        let request = accesslog::unescape(entry.request);
+        let request = entry.request_line();
         let accesslog::Fetch::Target(request) = accesslog::parse_request(&request) else {
             return None;
         };

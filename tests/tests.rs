@@ -10,6 +10,7 @@
 mod support;
 
 mod suite {
+    mod accesslog_formats;
     mod accesslog_read;
     mod audit_counts;
     mod audit_disallow;

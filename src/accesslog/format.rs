@@ -14,6 +14,8 @@ use std::fmt;
 
 use super::chunk::Line;
 use super::compile::{Compiled, compile};
+use super::decode::Escaping;
+use super::fields;
 use super::layout::TimeLayout;
 use super::time::{Timestamp, fraction_millis, offset_prefix};
 use super::zone::LogTz;
@@ -119,25 +121,59 @@ pub struct LogFormat {
     has_status: bool,
 }
 
-/// The fields of one parsed line. Text is raw, as logged: still escaped.
+/// The fields of one parsed line. Text is raw, as logged: still escaped,
+/// in the way `escaping` says; `Entry::request_line` and
+/// `Entry::user_agent_text` decode it, once, for the lines that need it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Entry<'a> {
     /// IPv4, IPv6 or a host name, as logged.
     pub client: &'a [u8],
     pub time: Timestamp,
     /// The request line (`GET /a?b HTTP/1.1`), still escaped; see
-    /// `escape::unescape` and `request::parse_request`.
+    /// `escape::unescape` and `request::parse_request`. When `method` is
+    /// set (JSON and W3C logs log them apart), the target alone.
     pub request: &'a [u8],
+    /// The method, when the log writes it apart from the target.
+    pub method: Option<&'a [u8]>,
+    /// The query, when the log writes it apart from the target (W3C
+    /// `cs-uri-query`), without its `?`.
+    pub query: Option<&'a [u8]>,
     /// `None` when logged as `-` or when the format has no status.
     pub status: Option<u16>,
     /// `None` when logged as `-` or empty, or when the format has none.
     pub user_agent: Option<&'a [u8]>,
     /// The virtual host; `None` when logged as `-` or the format has none.
     pub vhost: Option<&'a [u8]>,
-    /// The forwarded-for chain as logged (`1.2.3.4, 203.0.113.5`); `None`
-    /// when logged as `-` or empty, or when the format has none. Only
-    /// `proxy::TrustedProxies` reads it (SPEC §1 "Client address").
+    /// The forwarded-for chain as logged (`X-Forwarded-For`), connecting
+    /// proxy last; `None` when the format has none.
     pub forwarded_for: Option<&'a [u8]>,
+    /// The server's own reading of the client behind its proxies (Caddy's
+    /// `client_ip`, Traefik's `ClientHost`): to be believed only when a
+    /// trusted proxy connected (SPEC §1 "Client address").
+    pub forwarded_client: Option<&'a [u8]>,
+    /// How the text fields are escaped.
+    pub escaping: Escaping,
+}
+
+impl Entry<'_> {
+    /// An entry with every field empty, to be filled by a parser.
+    pub(crate) const EMPTY: Entry<'static> = Entry {
+        client: b"",
+        time: Timestamp {
+            unix: 0,
+            millis: 0,
+            offset_min: 0,
+        },
+        request: b"",
+        method: None,
+        query: None,
+        status: None,
+        user_agent: None,
+        vhost: None,
+        forwarded_for: None,
+        forwarded_client: None,
+        escaping: Escaping::Backslash,
+    };
 }
 
 /// Why a line was skipped.
@@ -159,11 +195,27 @@ pub enum Skip {
     BadStatus,
     /// The client field is empty.
     NoClient,
+    /// The client field holds what is no address or host name
+    /// (`host:443`, a quoted string, a date): the fields are shifted.
+    BadClient,
+    /// The virtual host field holds what is no host name.
+    BadHost,
+    /// The time carries no UTC offset and no zone was given for it.
+    NoOffset,
+    /// Not one JSON object, or a field of the wrong JSON type.
+    BadJson,
+    /// Not a skip: a directive of the log itself (W3C `#Fields:`),
+    /// counted with the blank lines.
+    Directive,
+    /// Not a skip: a JSON line that is no request (Caddy's runtime
+    /// messages), counted apart.
+    NotRequest,
 }
 
 impl Skip {
-    /// Every reason, in order, for counting skipped lines by reason.
-    pub const ALL: [Skip; 8] = [
+    /// Every reason a line is skipped, in order, for counting skipped
+    /// lines by reason (`Directive` and `NotRequest` are no skips).
+    pub const ALL: [Skip; 12] = [
         Skip::Empty,
         Skip::TooLong,
         Skip::Truncated,
@@ -172,6 +224,10 @@ impl Skip {
         Skip::BadTime,
         Skip::BadStatus,
         Skip::NoClient,
+        Skip::BadClient,
+        Skip::BadHost,
+        Skip::NoOffset,
+        Skip::BadJson,
     ];
 
     /// A short reason for the `file:line: reason` message.
@@ -185,6 +241,12 @@ impl Skip {
             Skip::BadTime => "bad time",
             Skip::BadStatus => "bad status",
             Skip::NoClient => "no client address",
+            Skip::BadClient => "client is no address or host name",
+            Skip::BadHost => "virtual host is no host name",
+            Skip::NoOffset => "time without UTC offset (needs --log-tz)",
+            Skip::BadJson => "not a JSON object of the format's fields",
+            Skip::Directive => "a directive of the log",
+            Skip::NotRequest => "no request (a server message)",
         }
     }
 }
@@ -452,19 +514,7 @@ impl LogFormat {
                 Skip::Mismatch
             });
         }
-        let mut entry = Entry {
-            client: b"",
-            time: Timestamp {
-                unix: 0,
-                millis: 0,
-                offset_min: 0,
-            },
-            request: b"",
-            status: None,
-            user_agent: None,
-            vhost: None,
-            forwarded_for: None,
-        };
+        let mut entry = Entry::EMPTY;
         // Written without an offset: the civil time, read as if UTC.
         let mut local = false;
         let mut offset = None;
@@ -545,6 +595,15 @@ impl LogFormat {
         }
         if let Some(millis) = fraction {
             entry.time.millis = millis;
+        }
+        // A value a field cannot hold means the line was cut in the wrong
+        // places (a `vhost_combined` line read as `combined` takes
+        // `host:443` as its client): skipped, never read shifted.
+        if !fields::is_client(entry.client) {
+            return Err(Skip::BadClient);
+        }
+        if entry.vhost.is_some_and(|host| !fields::is_host(host)) {
+            return Err(Skip::BadHost);
         }
         Ok(entry)
     }

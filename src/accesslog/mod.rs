@@ -4,22 +4,30 @@
 //!
 //! ```text
 //! open(path) ─► Input ─► ChunkReader ─► Chunk          (one reader thread per file)
-//!   Chunk::lines() ─► LogFormat::parse_line ─► Entry   (workers; no allocation)
-//!   Entry::request ─► unescape ─► parse_request ─► Fetch   (crawler lines only)
+//!   first chunk ─► FormatChoice::choose ─► Arc<FileFormat>  (per file, `auto`)
+//!   Chunk::lines() ─► FileFormat::parser().parse ─► Entry   (workers; no allocation)
+//!   Entry::request_line ─► parse_request ─► Fetch   (crawler lines only)
 //! ```
 
 pub mod chunk;
 mod compile;
+pub mod decode;
+pub mod detect;
 pub mod escape;
+mod fields;
 pub mod format;
+pub mod json;
 pub mod layout;
 pub mod open;
 pub mod proxy;
 pub mod request;
 pub mod time;
+pub mod w3c;
 pub mod zone;
 
 pub use chunk::{Chunk, ChunkReader, Line, Recycler};
+pub use decode::Escaping;
+pub use detect::{FileFormat, FormatChoice, Parser};
 pub use escape::unescape;
 pub use format::{Entry, LogFormat, Skip};
 pub use open::{Input, open};

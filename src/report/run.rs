@@ -20,8 +20,9 @@ use crate::accesslog::{Skip, Timestamp};
 pub struct Health<'a> {
     /// The command line as typed, program name left out.
     pub arguments: &'a [String],
-    /// The format each file was read in, by file index.
-    pub format: &'a str,
+    /// The format each file was read in, by file index (`auto` chooses
+    /// one for each file).
+    pub formats: &'a BTreeMap<usize, String>,
     /// Each file's lines, by file index.
     pub tallies: &'a BTreeMap<usize, Tally>,
     /// The error that kept a file from being read whole, by file index.
@@ -58,9 +59,10 @@ pub fn value(digest: &Digest<'_>, names: &Names<'_>, health: &Health<'_>) -> Val
             }
             json!({
                 "file": path.to_string_lossy(),
-                "format": health.format,
+                "format": health.formats.get(&index),
                 "lines_read": tally.lines,
                 "lines_skipped": tally.skipped,
+                "not_requests": tally.not_requests,
                 "skipped": skipped,
                 "already_audited": 0,
                 "first_time": time(tally.first_time),

@@ -24,6 +24,9 @@ pub struct Tally {
     pub blank: u64,
     /// Lines that did not parse.
     pub skipped: u64,
+    /// JSON lines that are no request (Caddy's runtime messages): neither
+    /// parsed fetches nor skipped (SPEC §1).
+    pub not_requests: u64,
     /// The first line that did not parse, and why.
     pub first_skip: Option<(u64, Skip)>,
     /// Lines that did not parse, by reason, indexed like `Skip::ALL`.
@@ -36,7 +39,7 @@ pub struct Tally {
 impl Tally {
     /// Lines that parsed.
     pub fn parsed(&self) -> u64 {
-        self.lines - self.blank - self.skipped
+        self.lines - self.blank - self.skipped - self.not_requests
     }
 
     /// Notes the time of a line that parsed.
@@ -65,6 +68,7 @@ impl Tally {
     pub fn merge(&mut self, other: &Tally) {
         self.lines += other.lines;
         self.blank += other.blank;
+        self.not_requests += other.not_requests;
         if let Some((line, _)) = other.first_skip
             && self.first_skip.is_none_or(|(first, _)| line < first)
         {

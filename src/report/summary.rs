@@ -18,6 +18,9 @@ use crate::audit::Kind;
 pub struct Totals {
     pub lines: u64,
     pub skipped: u64,
+    /// JSON lines that are no request (Caddy's runtime messages): neither
+    /// skipped nor fetches (SPEC §1).
+    pub not_requests: u64,
     pub dns_failures: u64,
     pub outside_period: u64,
     /// Sorted runs of fetches written to disk to stay within `--memory`.
@@ -95,9 +98,14 @@ pub fn human(digest: &Digest<'_>, names: &Names<'_>, totals: &Totals) -> String 
     let fetches: u64 = digest.crawlers.iter().flatten().map(|c| c.fetches).sum();
     let _ = writeln!(
         text,
-        "robots-audit: {} read, {} skipped, {}, {}, {}",
+        "robots-audit: {} read, {} skipped, {}{}, {}, {}",
         count(totals.lines, "line", "lines"),
         totals.skipped,
+        if totals.not_requests > 0 {
+            format!("{} no request (server messages), ", totals.not_requests)
+        } else {
+            String::new()
+        },
         count(fetches, "crawler fetch", "crawler fetches"),
         count(digest.violations, "violation", "violations"),
         count(

@@ -162,6 +162,7 @@ fn run_json_says_what_the_run_read_and_decided() {
                 "format": "combined",
                 "lines_read": 13,
                 "lines_skipped": 2,
+                "not_requests": 0,
                 "skipped": {"line ends early": 1, "bad time": 1},
                 "already_audited": 0,
                 "first_time": rfc3339(1),

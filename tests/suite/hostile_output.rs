@@ -34,30 +34,32 @@ fn hostile_log(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
         log.extend_from_slice(b"\"\n");
     };
     // Crawler fetches (user agent claims SeznamBot, address unknown).
+    // A client is an address or a host name (SPEC §1): of the formula
+    // starters only `-` can lead one; the others make the line skipped.
     push(
         &mut log,
-        b"=1+2",
+        b"-1",
         1,
         b"GET /cz/chat/a HTTP/1.1",
         b"SeznamBot/4.0",
     );
     push(
         &mut log,
-        b"@SUM(A1)",
+        b"77.75.77.2",
         2,
         b"+GET /cz/chat/b HTTP/1.1",
         b"SeznamBot/4.0",
     );
     push(
         &mut log,
-        b"-2+3",
+        b"-2",
         3,
         b"-X /cz/chat/\xff\\xfe HTTP/1.1",
         b"SeznamBot/4.0",
     );
     push(
         &mut log,
-        b"a\xff",
+        b"a-b",
         4,
         b"GET /cz/chat/=cmd|' /C calc'!A0 HTTP/1.1",
         b"SeznamBot/4.0",
@@ -91,6 +93,21 @@ fn hostile_log(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
         b"GET /cz/chat/f HTTP/1.1",
         b"+SeznamBot/4.0\\r",
     );
+    // Formula and binary clients: skipped, never reported.
+    push(
+        &mut log,
+        b"=1+2",
+        9,
+        b"GET /cz/chat/g HTTP/1.1",
+        b"SeznamBot/4.0",
+    );
+    push(
+        &mut log,
+        b"@SUM(A1)\xff",
+        10,
+        b"GET /cz/chat/h HTTP/1.1",
+        b"SeznamBot/4.0",
+    );
     let log_path = write(dir, "hostile.log", &log);
     let ptr = write(dir, "ptr.txt", "6.6.6.6 evil.example.com\n");
     (log_path, ptr)
@@ -114,6 +131,10 @@ fn every_text_column_is_safe_for_a_spreadsheet() {
         s(&out),
     ]);
     assert_eq!(run.code(), Some(1), "{}", run.stderr);
+    for line in [9, 10] {
+        let said = format!("hostile.log:{line}: skipped: client is no address or host name");
+        assert!(run.stderr.contains(&said), "{said}: {}", run.stderr);
+    }
     for name in ["violations.csv", "impostors.csv", "summary.csv"] {
         // rows() insists that every field is UTF-8.
         let rows = rows(&std::fs::read(out.join(name)).unwrap());
@@ -132,10 +153,10 @@ fn every_text_column_is_safe_for_a_spreadsheet() {
     assert_eq!(
         cells,
         [
-            ("'=1+2", "GET", "/cz/chat/a"),
-            ("'@SUM(A1)", "'+GET", "/cz/chat/b"),
-            ("'-2+3", "'-X", "/cz/chat/\\xFF\\xFE"),
-            ("a\\xFF", "GET", "/cz/chat/=cmd|' /C calc'!A0"),
+            ("'-1", "GET", "/cz/chat/a"),
+            ("77.75.77.2", "'+GET", "/cz/chat/b"),
+            ("'-2", "'-X", "/cz/chat/\\xFF\\xFE"),
+            ("a-b", "GET", "/cz/chat/=cmd|' /C calc'!A0"),
         ]
     );
     let impostors = rows(&std::fs::read(out.join("impostors.csv")).unwrap());
@@ -170,7 +191,7 @@ fn every_text_column_is_safe_for_a_spreadsheet() {
         Duration::from_secs(60),
     );
     assert_eq!(raw.code(), Some(1), "{}", raw.stderr);
-    assert!(raw.stdout.windows(6).any(|w| w == b",=1+2,"));
+    assert!(raw.stdout.windows(4).any(|w| w == b",-1,"));
     assert!(raw.stdout.windows(2).any(|w| w == b"\xff\xfe"));
 }
 

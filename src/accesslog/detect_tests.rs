@@ -1,0 +1,162 @@
+//! Choosing a file's format from its first lines (SPEC §1 `auto`).
+
+use super::*;
+
+fn chunk(text: &str) -> Chunk {
+    Chunk {
+        first_line: 1,
+        line_count: text.lines().count() as u64,
+        data: text.as_bytes().to_vec(),
+        too_long: Vec::new(),
+    }
+}
+
+fn chosen(text: &str) -> Result<String, String> {
+    FormatChoice::new("auto")?
+        .choose(Some(&chunk(text)))
+        .map(|f| f.name())
+        .map_err(|unfit| unfit.cause)
+}
+
+const UA: &str =
+    "Mozilla/5.0 (compatible; SeznamBot/4.0; +http://napoveda.seznam.cz/seznambot-intro/)";
+
+fn combined(n: usize) -> String {
+    (0..n)
+        .map(|i| format!("77.75.77.{i} - - [30/Nov/2026:00:00:0{} +0100] \"GET /{i} HTTP/1.1\" 200 5 \"-\" \"{UA}\"\n", i % 10))
+        .collect()
+}
+
+#[test]
+fn each_kind_is_recognised() {
+    assert_eq!(chosen(&combined(5)).as_deref(), Ok("combined"));
+    let vhost: String = combined(5)
+        .lines()
+        .map(|l| format!("www.example.cz:443 {l}\n"))
+        .collect();
+    assert_eq!(chosen(&vhost).as_deref(), Ok("vhost_combined"));
+    let common: String = combined(5)
+        .lines()
+        .map(|l| format!("{}\n", &l[..l.find(" \"-\"").unwrap_or(l.len())]))
+        .collect();
+    assert_eq!(chosen(&common).as_deref(), Ok("common"));
+    let caddy = r#"{"level":"info","ts":1646861401.5,"msg":"using provided configuration"}
+{"level":"info","ts":1646861401.5,"logger":"http.log.access","msg":"handled request","request":{"remote_ip":"127.0.0.1","method":"GET","uri":"/","headers":{"User-Agent":["curl/7.82.0"]}},"status":200}
+"#;
+    assert_eq!(chosen(caddy).as_deref(), Ok("json (Caddy)"));
+    let traefik = r#"{"ClientAddr":"192.0.2.10:5678","RequestMethod":"GET","RequestPath":"/","DownstreamStatus":200,"StartUTC":"2023-07-18T08:03:58Z"}"#;
+    assert_eq!(chosen(traefik).as_deref(), Ok("json (Traefik)"));
+    let nginx = r#"{"remote_addr":"77.75.77.1","time_iso8601":"2026-11-30T00:00:01+01:00","request":"GET / HTTP/1.1","status":"200"}"#;
+    assert_eq!(chosen(nginx).as_deref(), Ok("json (nginx)"));
+    let iis = "#Software: Microsoft Internet Information Services 10.0\n#Fields: date time c-ip cs-method cs-uri-stem sc-status\n2026-11-30 00:00:01 77.75.77.1 GET / 200\n";
+    assert_eq!(chosen(iis).as_deref(), Ok("w3c"));
+}
+
+#[test]
+fn one_odd_line_never_turns_combined_into_common() {
+    let mut text = combined(9);
+    text.push_str("77.75.77.9 - - [30/Nov/2026:00:00:09 +0100] \"GET / HTTP/1.1\" 200 5\n");
+    assert_eq!(chosen(&text).as_deref(), Ok("combined"));
+}
+
+#[test]
+fn one_line_of_combined_shape_never_turns_common_into_combined() {
+    let mut text: String = combined(9)
+        .lines()
+        .map(|l| format!("{}\n", &l[..l.find(" \"-\"").unwrap_or(l.len())]))
+        .collect();
+    text.push_str(&combined(1));
+    assert_eq!(chosen(&text).as_deref(), Ok("common"));
+}
+
+#[test]
+fn the_first_misfit_is_named_by_its_line() {
+    let text = "\n\nhello world\n";
+    let unfit = FormatChoice::Auto
+        .choose(Some(&chunk(text)))
+        .expect_err("fits nothing");
+    assert_eq!(unfit.line, Some(3));
+}
+
+#[test]
+fn a_vhost_combined_line_never_reads_as_combined() {
+    let line = format!("www.example.cz:443 {}", combined(1));
+    let format = LogFormat::new(COMBINED).expect("compiles");
+    assert_eq!(
+        format.parse(line.trim_end().as_bytes()),
+        Err(Skip::BadClient)
+    );
+}
+
+#[test]
+fn nothing_fits() {
+    let err = chosen("hello world\nthis is no log\n").expect_err("fits nothing");
+    assert!(err.contains("closest is"), "{err}");
+    let json = r#"{"ip":"1.2.3.4","when":"x","what":"GET /"}"#;
+    let err = chosen(json).expect_err("unknown keys");
+    assert!(
+        err.contains("ip, ") && err.contains("when") && err.contains("json:client="),
+        "{err}"
+    );
+    let local = "#Fields: date-local time-local c-ip cs-method cs-uri-stem sc-status\n2026-11-30 00:00:01 77.75.77.1 GET / 200\n";
+    let err = chosen(local).expect_err("no offset");
+    assert!(err.contains("needs --log-tz"), "{err}");
+}
+
+#[test]
+fn fixed_formats_are_not_chosen() {
+    let choice = FormatChoice::new("common").expect("known");
+    assert!(!choice.chooses());
+    let format = choice.choose(Some(&chunk(&combined(3)))).expect("fixed");
+    assert_eq!(format.name(), "common");
+    assert!(FormatChoice::new("json:client=a").is_err());
+    assert_eq!(
+        FormatChoice::new("json:client=a,time=b,request=c")
+            .and_then(|c| c.choose(None).map(|f| f.name()).map_err(|u| u.cause))
+            .as_deref(),
+        Ok("json (client=a,time=b,request=c)")
+    );
+}
+
+#[test]
+fn json_chooses_among_the_known_schemas_only() {
+    let traefik = r#"{"ClientAddr":"192.0.2.10:5678","RequestMethod":"GET","RequestPath":"/","DownstreamStatus":200,"StartUTC":"2023-07-18T08:03:58Z"}"#;
+    let json = FormatChoice::new("json").expect("known");
+    assert!(json.chooses());
+    assert_eq!(
+        json.choose(Some(&chunk(traefik))).map(|f| f.name()),
+        Ok("json (Traefik)".to_string())
+    );
+    let unfit = json
+        .choose(Some(&chunk(&combined(3))))
+        .expect_err("no JSON");
+    assert!(unfit.cause.contains("closest is json"), "{}", unfit.cause);
+    let custom = r#"%h [%t] "%r" %>s"#;
+    assert_eq!(
+        FormatChoice::new(custom)
+            .and_then(|c| c.choose(None).map(|f| f.name()).map_err(|u| u.cause)),
+        Ok(custom.to_string())
+    );
+}
+
+#[test]
+fn fields_travel_from_chunk_to_chunk() {
+    let first = chunk(
+        "#Fields: date time c-ip cs-method cs-uri-stem sc-status\n2026-11-30 00:00:01 77.75.77.1 GET / 200\n",
+    );
+    let second = chunk(
+        "2026-11-30 00:00:02 77.75.77.1 GET /b 200\n#Fields: date time cs-method cs-uri-stem c-ip sc-status\n2026-11-30 00:00:03 GET /c 77.75.77.2 200\n",
+    );
+    let start = FormatChoice::W3c.choose(Some(&first)).expect("w3c");
+    let at_second = carry(&start, &first);
+    let mut parser = at_second.parser();
+    let read: Vec<Vec<u8>> = second
+        .lines()
+        .filter_map(|l| parser.parse(l.text).ok())
+        .map(|e| e.client.to_vec())
+        .collect();
+    assert_eq!(read, [b"77.75.77.1".to_vec(), b"77.75.77.2".to_vec()]);
+    // A chunk without directives hands on the same format.
+    let plain = chunk("2026-11-30 00:00:02 77.75.77.1 GET /b 200\n");
+    assert!(Arc::ptr_eq(&carry(&at_second, &plain), &at_second));
+}

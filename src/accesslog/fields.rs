@@ -1,0 +1,152 @@
+//! What a field's value may hold: takes the raw value of a client or
+//! virtual-host field and says whether it can be one (SPEC §1 "A field's
+//! value is checked against what it must be"). A line whose client is
+//! `www.example.cz:443`, `"GET` or `[10/Oct/2000:13:55:36` was cut in the
+//! wrong places; checking the value is what keeps such a line from being
+//! read with its fields shifted, and what tells formats apart when `auto`
+//! chooses one.
+
+use std::net::Ipv6Addr;
+
+/// Bytes of a host name or an IPv4 address, `-` (no address), and `_`
+/// (which some resolvers hand out). Everything else — blanks, quotes,
+/// brackets, `/`, `:` — cannot stand in a client written without port.
+const fn host_bytes() -> [bool; 256] {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        table[b] = c.is_ascii_alphanumeric() || c == b'.' || c == b'-' || c == b'_';
+        b += 1;
+    }
+    table
+}
+
+static HOST_BYTES: [bool; 256] = host_bytes();
+
+/// True when `value` may be a client: an IPv4 or IPv6 address (bracketed or
+/// with a zone), a host name, or a single word (`unknown`, `-`). A port is
+/// not part of a client: `1.2.3.4:80` and `host:443` are not clients.
+#[inline]
+pub fn is_client(value: &[u8]) -> bool {
+    if value.iter().all(|&b| HOST_BYTES[usize::from(b)]) {
+        return true;
+    }
+    // Only an IPv6 address may hold `:`; it is rare enough in logs that
+    // the full parse is cheap overall.
+    is_ipv6(value)
+}
+
+fn is_ipv6(value: &[u8]) -> bool {
+    let Ok(text) = std::str::from_utf8(value) else {
+        return false;
+    };
+    let text = text
+        .strip_prefix('[')
+        .and_then(|t| t.strip_suffix(']'))
+        .unwrap_or(text);
+    let bare = match text.split_once('%') {
+        Some((bare, zone))
+            if !zone.is_empty() && zone.bytes().all(|b| HOST_BYTES[usize::from(b)]) =>
+        {
+            bare
+        }
+        Some(_) => return false,
+        None => text,
+    };
+    bare.parse::<Ipv6Addr>().is_ok()
+}
+
+/// True when `value` may be a virtual host: a host name or address, with a
+/// port or not (`%{Host}i` keeps the port the client wrote).
+#[inline]
+pub fn is_host(value: &[u8]) -> bool {
+    if value.iter().all(|&b| HOST_BYTES[usize::from(b)]) {
+        return true;
+    }
+    if is_ipv6(value) {
+        return true;
+    }
+    let (host, port) = split_port(value);
+    !port.is_empty()
+        && port.iter().all(u8::is_ascii_digit)
+        && (host.iter().all(|&b| HOST_BYTES[usize::from(b)]) || is_ipv6(host))
+}
+
+/// `1.2.3.4:80` → (`1.2.3.4`, `80`); `[::1]:80` → (`[::1]`, `80`); a value
+/// without a port (an IPv6 address without brackets included) is all host.
+pub fn split_port(value: &[u8]) -> (&[u8], &[u8]) {
+    if value.first() == Some(&b'[') {
+        if let Some(close) = memchr::memchr(b']', value)
+            && value.get(close + 1) == Some(&b':')
+        {
+            return (&value[..=close], &value[close + 2..]);
+        }
+        return (value, &[]);
+    }
+    match memchr::memchr(b':', value) {
+        Some(at) if memchr::memrchr(b':', value) == Some(at) => (&value[..at], &value[at + 1..]),
+        _ => (value, &[]),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clients() {
+        let good: &[&str] = &[
+            "1.2.3.4",
+            "2a02:598:a::78:90",
+            "[2a02:598::1]",
+            "fe80::1%eth0",
+            "::ffff:77.75.77.123",
+            "fulltextrobot-77-75-77-123.seznam.cz",
+            "unknown",
+            "-",
+        ];
+        for value in good {
+            assert!(is_client(value.as_bytes()), "{value}");
+        }
+        let bad: &[&str] = &[
+            "www.example.cz:443",
+            "1.2.3.4:80",
+            "[::1]:80",
+            "\"GET",
+            "[10/Oct/2000:13:55:36",
+            "a b",
+            "cafe.de:443",
+            "fe80::1%",
+            "{\"level\":",
+        ];
+        for value in bad {
+            assert!(!is_client(value.as_bytes()), "{value}");
+        }
+    }
+
+    #[test]
+    fn hosts() {
+        for value in ["www.example.cz", "example.cz:8080", "[::1]:443", "::1"] {
+            assert!(is_host(value.as_bytes()), "{value}");
+        }
+        for value in ["1.2.3.4 - - [10/Oct/2000", "a:b", "\"x\"", "host:"] {
+            assert!(!is_host(value.as_bytes()), "{value}");
+        }
+    }
+
+    #[test]
+    fn ports() {
+        let cases: &[(&str, &str, &str)] = &[
+            ("1.2.3.4:80", "1.2.3.4", "80"),
+            ("[::1]:80", "[::1]", "80"),
+            ("::1", "::1", ""),
+            ("[::1]", "[::1]", ""),
+            ("host", "host", ""),
+        ];
+        for &(value, host, port) in cases {
+            let (h, p) = split_port(value.as_bytes());
+            assert_eq!((h, p), (host.as_bytes(), port.as_bytes()), "{value}");
+        }
+    }
+}

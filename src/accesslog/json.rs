@@ -1,0 +1,563 @@
+//! JSON access logs, one object a line: takes a mapping from the fields an
+//! audit needs to the keys a server writes (Caddy's, Traefik's, nginx's
+//! variable names, or `json:client=…,time=…,request=…` given by the user)
+//! and gives a `JsonFormat` that reads a line into an `Entry` (SPEC §1
+//! "Formats", `json`).
+//!
+//! One pass of serde_json's streaming reader over the line walks only the
+//! keys of the mapping (dotted paths reach nested objects) and skips every
+//! other value; the values kept are borrowed raw text, strings still
+//! escaped (`Escaping::Json`), so a line that is no crawler's costs no
+//! allocation and no decoding. A line that is valid JSON but holds neither
+//! a client nor a request (Caddy's runtime messages) is `Skip::NotRequest`:
+//! counted apart, neither skipped nor a fetch.
+
+use std::fmt;
+
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::value::RawValue;
+
+use super::decode::Escaping;
+use super::fields;
+use super::format::{Entry, Skip};
+use super::time::{Timestamp, clf_prefix, epoch_prefix, iso8601_prefix};
+
+/// What a mapped key means to the audit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    Client,
+    ForwardedClient,
+    Time,
+    Request,
+    Method,
+    Target,
+    Status,
+    UserAgent,
+    Xff,
+    Vhost,
+}
+
+const ROLES: [(Role, &str); 10] = [
+    (Role::Client, "client"),
+    (Role::ForwardedClient, "forwarded_client"),
+    (Role::Time, "time"),
+    (Role::Request, "request"),
+    (Role::Method, "method"),
+    (Role::Target, "target"),
+    (Role::Status, "status"),
+    (Role::UserAgent, "user_agent"),
+    (Role::Xff, "xff"),
+    (Role::Vhost, "vhost"),
+];
+
+/// The most keys a mapping may name, alternatives included.
+const MAX_LEAVES: usize = 24;
+
+/// Caddy's access log (`http.log.access`): the connecting address is
+/// `request.remote_ip`; `request.client_ip` is Caddy's own reading of its
+/// trusted proxies' headers. Headers are arrays of strings.
+pub const CADDY: &str = "client=request.remote_ip,forwarded_client=request.client_ip,time=ts,\
+method=request.method,target=request.uri,status=status,\
+user_agent=request.headers.User-Agent,xff=request.headers.X-Forwarded-For,vhost=request.host";
+
+/// Traefik's access log in JSON: `ClientAddr` is `host:port` of the
+/// connecting peer, `ClientHost` Traefik's own forwarded reading; request
+/// headers are `request_<Name>` and dropped by default.
+pub const TRAEFIK: &str = "client=ClientAddr,forwarded_client=ClientHost,\
+time=StartUTC|StartLocal|time,method=RequestMethod,target=RequestPath,\
+status=DownstreamStatus|OriginStatus,user_agent=request_User-Agent,\
+xff=request_X-Forwarded-For,vhost=RequestHost";
+
+/// nginx `log_format … escape=json` whose keys are the variable names.
+pub const NGINX: &str = "client=remote_addr,time=time_iso8601|time_local|msec,\
+request=request,method=request_method,target=request_uri,status=status,\
+user_agent=http_user_agent,xff=http_x_forwarded_for,vhost=host|http_host|server_name";
+
+/// The schemas `auto` and `json` know, by name.
+pub const KNOWN: [(&str, &str); 3] = [("Caddy", CADDY), ("Traefik", TRAEFIK), ("nginx", NGINX)];
+
+/// A key of the mapping at one level of nesting.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Node {
+    key: Box<str>,
+    /// Where its value is kept, when it is a mapped field.
+    leaf: Option<usize>,
+    children: Vec<Node>,
+}
+
+/// A compiled JSON mapping. Immutable; share it between threads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JsonFormat {
+    /// `Caddy`, `Traefik`, `nginx`, or the mapping as given.
+    name: String,
+    tree: Vec<Node>,
+    /// Each role's leaves, in order of preference.
+    roles: Vec<(Role, Vec<usize>)>,
+    /// The unit of a time written as a number: 1 (seconds), 1000 (ms),
+    /// 1_000_000 (µs) or 1_000_000_000 (ns).
+    time_scale: i64,
+}
+
+impl JsonFormat {
+    /// Compiles `client=PATH,time=PATH[:s|ms|us|ns],request=PATH,…`; a
+    /// role may name alternatives, `time=a|b`, the first present wins.
+    pub fn new(name: &str, mapping: &str) -> Result<JsonFormat, String> {
+        let mut format = JsonFormat {
+            name: name.to_string(),
+            tree: Vec::new(),
+            roles: Vec::new(),
+            time_scale: 1,
+        };
+        let mut leaves = 0;
+        for pair in mapping.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let (role_name, paths) = pair
+                .split_once('=')
+                .ok_or_else(|| format!("{pair:?} is not ROLE=FIELD"))?;
+            let role = ROLES
+                .iter()
+                .find(|(_, n)| *n == role_name.trim())
+                .map(|(r, _)| *r)
+                .ok_or_else(|| {
+                    format!(
+                        "{role_name:?} is no field of a JSON mapping (client, time, request, \
+                         method, target, status, user_agent, xff)"
+                    )
+                })?;
+            let mut paths = paths.trim();
+            if role == Role::Time
+                && let Some((rest, unit)) = paths.rsplit_once(':')
+            {
+                format.time_scale = match unit {
+                    "s" => 1,
+                    "ms" => 1000,
+                    "us" => 1_000_000,
+                    "ns" => 1_000_000_000,
+                    other => return Err(format!("time unit {other:?} is none of s, ms, us, ns")),
+                };
+                paths = rest;
+            }
+            let mut chosen = Vec::new();
+            for path in paths.split('|').map(str::trim) {
+                if path.is_empty() || path.split('.').any(str::is_empty) {
+                    return Err(format!("{role_name}={paths:?} names an empty field"));
+                }
+                if leaves == MAX_LEAVES {
+                    return Err(format!("a JSON mapping names at most {MAX_LEAVES} fields"));
+                }
+                insert(&mut format.tree, path, leaves)?;
+                chosen.push(leaves);
+                leaves += 1;
+            }
+            match format.roles.iter_mut().find(|(r, _)| *r == role) {
+                Some((_, existing)) => existing.extend(chosen),
+                None => format.roles.push((role, chosen)),
+            }
+        }
+        let has = |role| format.roles.iter().any(|(r, _)| *r == role);
+        if !has(Role::Client) {
+            return Err("a JSON mapping needs client=FIELD".to_string());
+        }
+        if !has(Role::Time) {
+            return Err("a JSON mapping needs time=FIELD".to_string());
+        }
+        if !has(Role::Request) && !has(Role::Target) {
+            return Err("a JSON mapping needs request=FIELD, or target=FIELD".to_string());
+        }
+        Ok(format)
+    }
+
+    /// The mapping's name, as shown on standard error and in `run.json`.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// True when the mapping names a user agent.
+    pub fn has_user_agent(&self) -> bool {
+        self.roles.iter().any(|(r, _)| *r == Role::UserAgent)
+    }
+
+    fn first<'a>(&self, found: &[Option<&'a RawValue>], role: Role) -> Option<&'a RawValue> {
+        let (_, leaves) = self.roles.iter().find(|(r, _)| *r == role)?;
+        leaves
+            .iter()
+            .find_map(|&leaf| found[leaf].filter(|v| v.get() != "null"))
+    }
+
+    /// Reads one line.
+    pub fn parse<'a>(&self, line: &'a [u8]) -> Result<Entry<'a>, Skip> {
+        let line = line.trim_ascii();
+        if line.is_empty() {
+            return Err(Skip::Empty);
+        }
+        if line[0] != b'{' {
+            return Err(Skip::BadJson);
+        }
+        let mut found: [Option<&'a RawValue>; MAX_LEAVES] = [None; MAX_LEAVES];
+        let mut reader = serde_json::Deserializer::from_slice(line);
+        Level {
+            nodes: &self.tree,
+            found: &mut found,
+        }
+        .deserialize(&mut reader)
+        .map_err(|_| Skip::BadJson)?;
+        reader.end().map_err(|_| Skip::BadJson)?;
+
+        let client = self.first(&found, Role::Client);
+        let request = self.first(&found, Role::Request);
+        let target = self.first(&found, Role::Target);
+        if client.is_none() && request.is_none() && target.is_none() {
+            return Err(Skip::NotRequest);
+        }
+        let mut entry = Entry {
+            escaping: Escaping::Json,
+            ..Entry::EMPTY
+        };
+        let client = string(client.ok_or(Skip::NoClient)?)?.ok_or(Skip::NoClient)?;
+        let (host, _port) = fields::split_port(client);
+        entry.client = host;
+        if host.is_empty() {
+            return Err(Skip::NoClient);
+        }
+        if !fields::is_client(host) {
+            return Err(Skip::BadClient);
+        }
+        entry.time = self.time(self.first(&found, Role::Time).ok_or(Skip::BadTime)?)?;
+        match (request, target) {
+            (Some(request), _) => entry.request = string(request)?.unwrap_or_default(),
+            (None, Some(target)) => {
+                entry.request = string(target)?.unwrap_or_default();
+                entry.method = match self.first(&found, Role::Method) {
+                    Some(method) => string(method)?,
+                    // A mapping without a method: every line a fetch.
+                    None => Some(b"GET"),
+                };
+            }
+            (None, None) => return Err(Skip::Mismatch),
+        }
+        if let Some(status) = self.first(&found, Role::Status) {
+            entry.status = status_of(status)?;
+        }
+        entry.user_agent = self
+            .first(&found, Role::UserAgent)
+            .map(first_string)
+            .transpose()?
+            .flatten()
+            .filter(|ua| !matches!(*ua, b"" | b"-"));
+        entry.forwarded_for = self
+            .first(&found, Role::Xff)
+            .map(first_string)
+            .transpose()?
+            .flatten()
+            .filter(|v| !matches!(*v, b"" | b"-"));
+        entry.forwarded_client = self
+            .first(&found, Role::ForwardedClient)
+            .map(string)
+            .transpose()?
+            .flatten()
+            .filter(|v| !v.is_empty());
+        entry.vhost = self
+            .first(&found, Role::Vhost)
+            .map(string)
+            .transpose()?
+            .flatten()
+            .filter(|v| !matches!(*v, b"" | b"-"));
+        if entry.vhost.is_some_and(|h| !fields::is_host(h)) {
+            return Err(Skip::BadHost);
+        }
+        Ok(entry)
+    }
+
+    /// A time: a number in the mapping's unit, or a string holding an
+    /// RFC 3339 time, a CLF time, or such a number.
+    fn time(&self, raw: &RawValue) -> Result<Timestamp, Skip> {
+        let text = raw.get().as_bytes();
+        let text = match string(raw) {
+            Ok(Some(inner)) => inner,
+            _ => text,
+        };
+        let whole = |read: Option<(Timestamp, usize)>| {
+            read.filter(|&(_, used)| used == text.len()).map(|(t, _)| t)
+        };
+        if text.first().is_some_and(u8::is_ascii_digit)
+            && text.iter().all(|b| b.is_ascii_digit() || *b == b'.')
+        {
+            return self.epoch(text).ok_or(Skip::BadTime);
+        }
+        if let Some(time) = whole(iso8601_prefix(text)).or_else(|| whole(clf_prefix(text))) {
+            return Ok(time);
+        }
+        // A date and time of day without an offset: a local time, which
+        // only a given zone can place (SPEC §1 "Times").
+        if text.len() >= 19
+            && text[4] == b'-'
+            && text[13] == b':'
+            && text.iter().all(|b| b.is_ascii_graphic() || *b == b' ')
+        {
+            return Err(Skip::NoOffset);
+        }
+        Err(Skip::BadTime)
+    }
+
+    fn epoch(&self, text: &[u8]) -> Option<Timestamp> {
+        let (text, scale) = match self.time_scale {
+            1_000_000_000 => {
+                // Nanoseconds outgrow what `epoch_prefix` reads: drop the
+                // last three digits, which no report shows.
+                let digits = text.iter().take_while(|b| b.is_ascii_digit()).count();
+                (&text[..digits.saturating_sub(3)], 1_000_000)
+            }
+            scale => (text, scale),
+        };
+        epoch_prefix(text, scale)
+            .filter(|&(_, used)| used == text.len() || scale == 1)
+            .map(|(t, _)| t)
+    }
+}
+
+/// Adds a dotted path to the tree.
+fn insert(nodes: &mut Vec<Node>, path: &str, leaf: usize) -> Result<(), String> {
+    let (key, rest) = match path.split_once('.') {
+        Some((key, rest)) => (key, Some(rest)),
+        None => (path, None),
+    };
+    let at = match nodes.iter().position(|n| &*n.key == key) {
+        Some(at) => at,
+        None => {
+            nodes.push(Node {
+                key: key.into(),
+                leaf: None,
+                children: Vec::new(),
+            });
+            nodes.len() - 1
+        }
+    };
+    let node = &mut nodes[at];
+    match rest {
+        Some(rest) => insert(&mut node.children, rest, leaf),
+        None if node.leaf.is_some() => Err(format!("{path:?} is named twice in the mapping")),
+        None => {
+            node.leaf = Some(leaf);
+            Ok(())
+        }
+    }
+}
+
+/// The inside of a JSON string, still escaped; `None` for `null`. Any other
+/// JSON type is a line of another shape.
+fn string(raw: &RawValue) -> Result<Option<&[u8]>, Skip> {
+    let text = raw.get().as_bytes();
+    match text {
+        [b'"', inner @ .., b'"'] => Ok(Some(inner)),
+        b"null" => Ok(None),
+        _ => Err(Skip::BadJson),
+    }
+}
+
+/// A string, or the first string of an array of them (Caddy logs each
+/// header as an array).
+fn first_string(raw: &RawValue) -> Result<Option<&[u8]>, Skip> {
+    if !raw.get().starts_with('[') {
+        return string(raw);
+    }
+    let mut reader = serde_json::Deserializer::from_str(raw.get());
+    match FirstOf.deserialize(&mut reader) {
+        Ok(Some(first)) => string(first),
+        Ok(None) => Ok(None),
+        Err(_) => Err(Skip::BadJson),
+    }
+}
+
+/// A status: a number or a string of one to three digits; `-` none.
+fn status_of(raw: &RawValue) -> Result<Option<u16>, Skip> {
+    let text = match raw.get().as_bytes() {
+        [b'"', inner @ .., b'"'] => inner,
+        b"null" => return Ok(None),
+        number => number,
+    };
+    if matches!(text, b"-" | b"") {
+        return Ok(None);
+    }
+    if text.len() > 3 || !text.iter().all(u8::is_ascii_digit) {
+        return Err(Skip::BadStatus);
+    }
+    Ok(Some(
+        text.iter().fold(0, |v, &d| v * 10 + u16::from(d - b'0')),
+    ))
+}
+
+/// Walks one object of the line: keeps the values of mapped keys, descends
+/// into mapped objects, skips the rest.
+struct Level<'t, 'f, 'a> {
+    nodes: &'t [Node],
+    found: &'f mut [Option<&'a RawValue>; MAX_LEAVES],
+}
+
+impl<'de: 'a, 'a> DeserializeSeed<'de> for Level<'_, '_, 'a> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, reader: D) -> Result<(), D::Error> {
+        reader.deserialize_map(self)
+    }
+}
+
+impl<'de: 'a, 'a> Visitor<'de> for Level<'_, '_, 'a> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while let Some(index) = map.next_key_seed(Key(self.nodes))? {
+            match index.map(|i| &self.nodes[i]) {
+                Some(node) if !node.children.is_empty() => {
+                    map.next_value_seed(Nested {
+                        nodes: &node.children,
+                        found: &mut *self.found,
+                    })?;
+                }
+                Some(Node {
+                    leaf: Some(leaf), ..
+                }) => {
+                    self.found[*leaf] = Some(map.next_value::<&'de RawValue>()?);
+                }
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A mapped object's value: descended into when it is an object, skipped
+/// when it is anything else (its fields are then absent).
+struct Nested<'t, 'f, 'a> {
+    nodes: &'t [Node],
+    found: &'f mut [Option<&'a RawValue>; MAX_LEAVES],
+}
+
+impl<'de: 'a, 'a> DeserializeSeed<'de> for Nested<'_, '_, 'a> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, reader: D) -> Result<(), D::Error> {
+        reader.deserialize_any(self)
+    }
+}
+
+impl<'de: 'a, 'a> Visitor<'de> for Nested<'_, '_, 'a> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<(), A::Error> {
+        Level {
+            nodes: self.nodes,
+            found: self.found,
+        }
+        .visit_map(map)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(())
+    }
+
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        Ok(())
+    }
+}
+
+/// A key: which of the level's nodes it names, if any. Keys are compared
+/// as decoded, so an escaped key matches too.
+struct Key<'t>(&'t [Node]);
+
+impl<'de> DeserializeSeed<'de> for Key<'_> {
+    type Value = Option<usize>;
+
+    fn deserialize<D: Deserializer<'de>>(self, reader: D) -> Result<Option<usize>, D::Error> {
+        reader.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Key<'_> {
+    type Value = Option<usize>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a key")
+    }
+
+    fn visit_str<E: de::Error>(self, key: &str) -> Result<Option<usize>, E> {
+        Ok(self.0.iter().position(|n| &*n.key == key))
+    }
+}
+
+/// The first element of an array, borrowed raw; the rest skipped.
+struct FirstOf;
+
+impl<'de> DeserializeSeed<'de> for FirstOf {
+    type Value = Option<&'de RawValue>;
+
+    fn deserialize<D: Deserializer<'de>>(self, reader: D) -> Result<Self::Value, D::Error> {
+        reader.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for FirstOf {
+    type Value = Option<&'de RawValue>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an array")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let first = seq.next_element::<&'de RawValue>()?;
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(first)
+    }
+}
+
+/// The keys of a line, dotted down to nested objects, for the message that
+/// asks for a mapping; `None` when the line is no JSON object.
+pub fn keys(line: &[u8]) -> Option<Vec<String>> {
+    let value: serde_json::Value = serde_json::from_slice(line.trim_ascii()).ok()?;
+    let mut keys = Vec::new();
+    fn walk(prefix: &str, value: &serde_json::Value, keys: &mut Vec<String>) {
+        if let serde_json::Value::Object(map) = value {
+            for (key, inner) in map {
+                let path = if prefix.is_empty() {
+                    key.clone()
+                } else {
+                    format!("{prefix}.{key}")
+                };
+                match inner {
+                    serde_json::Value::Object(_) => walk(&path, inner, keys),
+                    _ => keys.push(path),
+                }
+            }
+        }
+    }
+    value.is_object().then(|| walk("", &value, &mut keys))?;
+    Some(keys)
+}
+
+#[cfg(test)]
+#[path = "json_tests.rs"]
+mod tests;

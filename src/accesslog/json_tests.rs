@@ -1,0 +1,205 @@
+//! JSON lines as Caddy, Traefik and nginx write them, and mappings given by
+//! hand (SPEC §1 `json`).
+
+use super::*;
+
+const CADDY_LINE: &str = r#"{"level":"info","ts":1646861401.5241024,"logger":"http.log.access","msg":"handled request","request":{"remote_ip":"127.0.0.1","remote_port":"41342","client_ip":"203.0.113.9","proto":"HTTP/2.0","method":"GET","host":"localhost","uri":"/a\u0026b?q=\"x\"","headers":{"User-Agent":["curl/7.82.0","second"],"Accept":["*/*"],"X-Forwarded-For":["203.0.113.9, 10.0.0.1"]},"tls":{"resumed":false,"version":772}},"bytes_read":0,"user_id":"","duration":0.000929675,"size":10900,"status":200,"resp_headers":{"Server":["Caddy"]}}"#;
+
+fn known(name: &str) -> JsonFormat {
+    let (_, mapping) = KNOWN
+        .iter()
+        .find(|(n, _)| *n == name)
+        .expect("a known schema");
+    JsonFormat::new(name, mapping).expect("compiles")
+}
+
+#[test]
+fn caddy_access_line() {
+    let entry = known("Caddy").parse(CADDY_LINE.as_bytes()).expect("parses");
+    assert_eq!(entry.client, b"127.0.0.1");
+    assert_eq!(entry.forwarded_client, Some(&b"203.0.113.9"[..]));
+    assert_eq!(entry.forwarded_for, Some(&b"203.0.113.9, 10.0.0.1"[..]));
+    assert_eq!(entry.time.unix, 1_646_861_401);
+    assert_eq!(entry.time.millis, 524);
+    assert_eq!(entry.status, Some(200));
+    assert_eq!(entry.vhost, Some(&b"localhost"[..]));
+    assert_eq!(&*entry.request_line(), br#"GET /a&b?q="x""#);
+    assert_eq!(
+        entry.user_agent_text().as_deref(),
+        Some(&b"curl/7.82.0"[..])
+    );
+}
+
+#[test]
+fn caddy_runtime_messages_are_no_requests() {
+    let format = known("Caddy");
+    for line in [
+        r#"{"level":"info","ts":1646861401.52,"msg":"using provided configuration","config_file":"/etc/caddy/Caddyfile"}"#,
+        r#"{"level":"info","ts":1646861401.6,"logger":"tls.cache.maintenance","msg":"started background certificate maintenance"}"#,
+    ] {
+        assert_eq!(
+            format.parse(line.as_bytes()),
+            Err(Skip::NotRequest),
+            "{line}"
+        );
+    }
+}
+
+#[test]
+fn traefik_line() {
+    let line = r#"{"ClientAddr":"[2a02:598:a::78:90]:41694","ClientHost":"2a02:598:a::78:90","ClientPort":"41694","DownstreamStatus":404,"RequestHost":"example.cz","RequestMethod":"GET","RequestPath":"/x?y=1\u0026z=2","RequestProtocol":"HTTP/1.1","StartLocal":"2023-07-18T10:03:58.009808429+02:00","StartUTC":"2023-07-18T08:03:58.009808429Z","level":"info","msg":"","request_User-Agent":"Mozilla/5.0 (compatible; SeznamBot/4.0; +http://napoveda.seznam.cz/seznambot-intro/)","time":"2023-07-18T08:03:58Z"}"#;
+    let entry = known("Traefik").parse(line.as_bytes()).expect("parses");
+    assert_eq!(entry.client, b"[2a02:598:a::78:90]");
+    assert_eq!(entry.time.rfc3339(), "2023-07-18T08:03:58.009+00:00");
+    assert_eq!(entry.status, Some(404));
+    assert_eq!(&*entry.request_line(), b"GET /x?y=1&z=2");
+    assert!(entry.user_agent.is_some());
+    // Traefik drops request headers unless told to keep them.
+    let bare = r#"{"ClientAddr":"192.0.2.10:5678","RequestMethod":"GET","RequestPath":"/","DownstreamStatus":200,"StartUTC":"2023-07-18T08:03:58Z"}"#;
+    let entry = known("Traefik").parse(bare.as_bytes()).expect("parses");
+    assert_eq!((entry.client, entry.user_agent), (&b"192.0.2.10"[..], None));
+}
+
+#[test]
+fn nginx_escape_json_line() {
+    let line = r#"{"remote_addr":"77.75.77.123","time_local":"30/Nov/2026:00:00:01 +0100","request":"GET /a\"b HTTP/1.1","status":"200","http_user_agent":"Mozilla/5.0 (compatible; SeznamBot/4.0)","http_x_forwarded_for":"-"}"#;
+    let entry = known("nginx").parse(line.as_bytes()).expect("parses");
+    assert_eq!(entry.time.rfc3339(), "2026-11-30T00:00:01+01:00");
+    assert_eq!(&*entry.request_line(), br#"GET /a"b HTTP/1.1"#);
+    assert_eq!(entry.method, None);
+    assert_eq!(entry.status, Some(200));
+    assert_eq!(entry.forwarded_for, None);
+}
+
+#[test]
+fn mappings_given_by_hand() {
+    let format = JsonFormat::new(
+        "custom",
+        "client=src.ip,time=when:ms,method=verb,target=path,status=code,user_agent=ua,xff=fwd",
+    )
+    .expect("compiles");
+    let line = r#"{"src":{"ip":"77.75.77.123","port":1},"when":1764460801123,"verb":"HEAD","path":"\/robots.txt","code":304,"ua":"SeznamBot","fwd":"1.2.3.4"}"#;
+    let entry = format.parse(line.as_bytes()).expect("parses");
+    assert_eq!(entry.time.unix, 1_764_460_801);
+    assert_eq!(entry.time.millis, 123);
+    assert_eq!(&*entry.request_line(), b"HEAD /robots.txt");
+    assert_eq!(entry.forwarded_for, Some(&b"1.2.3.4"[..]));
+    let ns = JsonFormat::new("ns", "client=c,time=t:ns,request=r").expect("compiles");
+    let entry = ns
+        .parse(br#"{"c":"::1","t":1764460801123456789,"r":"GET / HTTP/1.1"}"#)
+        .expect("parses");
+    assert_eq!((entry.time.unix, entry.time.millis), (1_764_460_801, 123));
+    // No method: every line a fetch of its target.
+    let target_only = JsonFormat::new("t", "client=c,time=t,target=p").expect("compiles");
+    let entry = target_only
+        .parse(br#"{"c":"::1","t":"2026-11-30T00:00:00Z","p":"/x"}"#)
+        .expect("parses");
+    assert_eq!(&*entry.request_line(), b"GET /x");
+}
+
+#[test]
+fn bad_mappings() {
+    for (mapping, wanted) in [
+        ("time=t,request=r", "client"),
+        ("client=c,request=r", "time"),
+        ("client=c,time=t", "request"),
+        ("client=c,time=t:h,request=r", "unit"),
+        ("client=c,time=t,request=r,colour=x", "no field"),
+        ("client=c,time=t,request=a..b", "empty"),
+        ("client=c,time=c,request=r", "twice"),
+        ("client", "ROLE=FIELD"),
+    ] {
+        match JsonFormat::new("x", mapping) {
+            Ok(_) => panic!("{mapping} compiled"),
+            Err(e) => assert!(e.contains(wanted), "{mapping}: {e}"),
+        }
+    }
+}
+
+#[test]
+fn bad_lines() {
+    let format = JsonFormat::new("x", "client=c,time=t,request=r,status=s").expect("compiles");
+    let cases: &[(&str, Result<(), Skip>)] = &[
+        ("", Err(Skip::Empty)),
+        ("not json", Err(Skip::BadJson)),
+        (
+            r#"{"c":"1.2.3.4","t":1,"r":"GET / HTTP/1.1""#,
+            Err(Skip::BadJson),
+        ),
+        (
+            r#"{"c":"1.2.3.4","t":1,"r":"GET / HTTP/1.1"} x"#,
+            Err(Skip::BadJson),
+        ),
+        // A port in a named client field cannot shift anything: dropped.
+        (r#"{"c":"1.2.3.4:80","t":1,"r":"GET /"}"#, Ok(())),
+        (
+            r#"{"c":"host name","t":1,"r":"GET /"}"#,
+            Err(Skip::BadClient),
+        ),
+        (r#"{"t":1,"r":"GET /"}"#, Err(Skip::NoClient)),
+        (r#"{"c":"1.2.3.4","r":"GET /"}"#, Err(Skip::BadTime)),
+        (
+            r#"{"c":"1.2.3.4","t":"yesterday","r":"GET /"}"#,
+            Err(Skip::BadTime),
+        ),
+        (
+            r#"{"c":"1.2.3.4","t":"2026-11-30T10:00:00","r":"GET /"}"#,
+            Err(Skip::NoOffset),
+        ),
+        (
+            r#"{"c":"1.2.3.4","t":1,"r":"GET /","s":"2000"}"#,
+            Err(Skip::BadStatus),
+        ),
+        (r#"{"c":"1.2.3.4","t":1,"r":7}"#, Err(Skip::BadJson)),
+        (r#"{"level":"info"}"#, Err(Skip::NotRequest)),
+    ];
+    for &(line, want) in cases {
+        assert_eq!(format.parse(line.as_bytes()).map(|_| ()), want, "{line}");
+    }
+}
+
+#[test]
+fn keys_for_the_mapping_message() {
+    assert_eq!(
+        keys(br#"{"a":1,"b":{"c":"x","d":[1]}}"#),
+        Some(vec!["a".to_string(), "b.c".to_string(), "b.d".to_string()])
+    );
+    assert_eq!(keys(b"[1]"), None);
+}
+
+mod never_panics {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn json_lines(line in prop::collection::vec(any::<u8>(), 0..200)) {
+            for (name, mapping) in KNOWN {
+                let format = JsonFormat::new(name, mapping).expect("compiles");
+                let _ = format.parse(&line);
+            }
+        }
+
+        #[test]
+        fn json_shaped_lines(line in "\\{(\"[a-zA-Z_.]{0,8}\":(\"[^\"]{0,12}\"|[0-9.e+-]{1,12}|\\[\"[^\"]{0,6}\"\\]|\\{\\}|null),?){0,6}\\}") {
+            for (name, mapping) in KNOWN {
+                let format = JsonFormat::new(name, mapping).expect("compiles");
+                if let Ok(entry) = format.parse(line.as_bytes()) {
+                    let _ = entry.request_line();
+                    let _ = entry.user_agent_text();
+                }
+            }
+        }
+
+        #[test]
+        fn w3c_lines(line in prop::collection::vec(any::<u8>(), 0..200)) {
+            let mut format = super::super::super::w3c::W3cFormat::default();
+            let _ = format.follow(b"#Fields: date time c-ip cs-method cs-uri-stem cs-uri-query sc-status cs(User-Agent)");
+            if let Ok(entry) = format.parse(&line) {
+                let _ = entry.request_line();
+                let _ = entry.user_agent_text();
+            }
+            let _ = format.follow(&line);
+        }
+    }
+}

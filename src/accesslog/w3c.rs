@@ -1,0 +1,353 @@
+//! W3C extended logs (IIS, CloudFront and the like): takes the `#Fields:`
+//! and `#GMT-Offset:` directives a file writes and gives a `W3cFormat` that
+//! reads the lines below them into an `Entry` (SPEC §1 "Formats", `w3c`).
+//!
+//! Fields are separated by blanks or tabs (IIS writes spaces, CloudFront
+//! tabs; neither writes a blank inside a field). `date` and `time` are UTC;
+//! `date-local`/`time-local` are placed by a `#GMT-Offset:` directive of
+//! the file, or else need a zone (`Skip::NoOffset`). The target is
+//! `cs-uri-stem` and `cs-uri-query` (`-` is none); the user agent is
+//! decoded as `decode::w3c_user_agent` says. A directive changes the format
+//! for the lines below it: `Parser` in `detect.rs` follows them within a
+//! chunk, and `carry` hands the fields in force on to the next chunk.
+
+use super::decode::Escaping;
+use super::fields;
+use super::format::{Entry, Skip};
+use super::time::{Timestamp, days_from_civil};
+
+/// What a `#Fields:` column means to the audit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Column {
+    Date,
+    Time,
+    DateLocal,
+    TimeLocal,
+    Client,
+    Method,
+    Stem,
+    Query,
+    Status,
+    UserAgent,
+    Xff,
+    Vhost,
+    Other,
+}
+
+/// The fields in force and the file's offset for local times.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct W3cFormat {
+    columns: Box<[Column]>,
+    /// From `#GMT-Offset:`, in minutes east of UTC.
+    local_offset: Option<i16>,
+}
+
+fn column(name: &str) -> Column {
+    match name.to_ascii_lowercase().as_str() {
+        "date" => Column::Date,
+        "time" => Column::Time,
+        "date-local" => Column::DateLocal,
+        "time-local" => Column::TimeLocal,
+        "c-ip" => Column::Client,
+        "cs-method" => Column::Method,
+        "cs-uri-stem" => Column::Stem,
+        "cs-uri-query" => Column::Query,
+        "sc-status" => Column::Status,
+        "cs(user-agent)" => Column::UserAgent,
+        "x-forwarded-for" | "cs(x-forwarded-for)" => Column::Xff,
+        "cs-host" | "cs(host)" => Column::Vhost,
+        _ => Column::Other,
+    }
+}
+
+impl W3cFormat {
+    /// True when `#Fields:` named the columns an audit needs.
+    pub fn has_fields(&self) -> bool {
+        let has = |c| self.columns.contains(&c);
+        has(Column::Client)
+            && has(Column::Stem)
+            && ((has(Column::Date) && has(Column::Time))
+                || (has(Column::DateLocal) && has(Column::TimeLocal)))
+    }
+
+    /// True when the fields in force carry a user agent.
+    pub fn has_user_agent(&self) -> bool {
+        self.columns.contains(&Column::UserAgent)
+    }
+
+    /// Takes a directive line (`#…`) into account; gives `Skip::Directive`
+    /// for the line itself.
+    pub fn follow(&mut self, line: &[u8]) -> Skip {
+        let Ok(text) = std::str::from_utf8(line) else {
+            return Skip::Directive;
+        };
+        let Some((name, value)) = text.strip_prefix('#').and_then(|t| t.split_once(':')) else {
+            return Skip::Directive;
+        };
+        if name.trim().eq_ignore_ascii_case("Fields") {
+            self.columns = value.split_ascii_whitespace().map(column).collect();
+        } else if name.trim().eq_ignore_ascii_case("GMT-Offset") {
+            self.local_offset = offset(value.trim());
+        }
+        Skip::Directive
+    }
+
+    /// True when `line` is a directive that changes the format.
+    pub fn changes(line: &[u8]) -> bool {
+        let name = |n: &[u8]| line.len() > n.len() + 1 && line[1..=n.len()].eq_ignore_ascii_case(n);
+        line.first() == Some(&b'#') && (name(b"Fields:") || name(b"GMT-Offset:"))
+    }
+
+    /// Reads one line below the directives in force.
+    pub fn parse<'a>(&self, line: &'a [u8]) -> Result<Entry<'a>, Skip> {
+        let line = line.trim_ascii_end();
+        if line.is_empty() {
+            return Err(Skip::Empty);
+        }
+        if line[0] == b'#' {
+            return Err(Skip::Directive);
+        }
+        if !self.has_fields() {
+            return Err(Skip::Mismatch);
+        }
+        let mut entry = Entry {
+            escaping: Escaping::W3c,
+            ..Entry::EMPTY
+        };
+        let (mut date, mut time, mut local) = (None, None, false);
+        // CloudFront separates with tabs and may leave a field empty;
+        // IIS separates with a space. A tabbed line is cut at every tab.
+        let tabbed = memchr::memchr(b'\t', line).is_some();
+        let mut rest = line;
+        for &column in self.columns.iter() {
+            let value = next_value(&mut rest, tabbed).ok_or(Skip::Truncated)?;
+            let present = (!matches!(value, b"-" | b"")).then_some(value);
+            match column {
+                Column::Date => date = Some(value),
+                Column::Time => time = Some(value),
+                Column::DateLocal if date.is_none() => {
+                    date = Some(value);
+                    local = true;
+                }
+                Column::TimeLocal if time.is_none() => time = Some(value),
+                Column::Client => entry.client = value,
+                Column::Method => entry.method = present,
+                Column::Stem => entry.request = value,
+                Column::Query => entry.query = present,
+                Column::Status => {
+                    entry.status = match present {
+                        None => None,
+                        Some(s) if s.len() <= 3 && s.iter().all(u8::is_ascii_digit) => {
+                            Some(s.iter().fold(0, |v, &d| v * 10 + u16::from(d - b'0')))
+                        }
+                        Some(_) => return Err(Skip::BadStatus),
+                    }
+                }
+                Column::UserAgent => entry.user_agent = present,
+                Column::Xff => entry.forwarded_for = present,
+                Column::Vhost => entry.vhost = present,
+                _ => {}
+            }
+        }
+        if entry.client.is_empty() {
+            return Err(Skip::NoClient);
+        }
+        if !fields::is_client(entry.client) {
+            return Err(Skip::BadClient);
+        }
+        if entry.vhost.is_some_and(|h| !fields::is_host(h)) {
+            return Err(Skip::BadHost);
+        }
+        let offset = if local {
+            self.local_offset.ok_or(Skip::NoOffset)?
+        } else {
+            0
+        };
+        entry.time = timestamp(date.unwrap_or_default(), time.unwrap_or_default(), offset)
+            .ok_or(Skip::BadTime)?;
+        if entry.method.is_none() {
+            // A log without cs-method: every line a fetch of its target.
+            entry.method = Some(b"GET");
+        }
+        Ok(entry)
+    }
+}
+
+/// The next field of a line: up to the next tab in a tabbed line (an empty
+/// field is a field), else up to the next run of blanks.
+fn next_value<'a>(rest: &mut &'a [u8], tabbed: bool) -> Option<&'a [u8]> {
+    if !tabbed {
+        let start = rest.iter().position(|&b| b != b' ')?;
+        *rest = &rest[start..];
+    } else if rest.is_empty() {
+        return None;
+    }
+    let separator = if tabbed { b'\t' } else { b' ' };
+    let end = memchr::memchr(separator, rest).unwrap_or(rest.len());
+    let value = &rest[..end];
+    *rest = if end < rest.len() {
+        &rest[end + 1..]
+    } else {
+        &[]
+    };
+    Some(value)
+}
+
+/// `+HH:MM`, `+HHMM`, `-H`… as `#GMT-Offset:` writes it.
+fn offset(text: &str) -> Option<i16> {
+    let (sign, rest) = match text.as_bytes().first()? {
+        b'+' => (1, &text[1..]),
+        b'-' => (-1, &text[1..]),
+        _ => (1, text),
+    };
+    let digits: String = rest.chars().filter(char::is_ascii_digit).collect();
+    let (hours, minutes) = match digits.len() {
+        1 | 2 => (digits.parse::<i16>().ok()?, 0),
+        3 | 4 => {
+            let split = digits.len() - 2;
+            (digits[..split].parse().ok()?, digits[split..].parse().ok()?)
+        }
+        _ => return None,
+    };
+    (hours < 24 && minutes < 60).then_some(sign * (hours * 60 + minutes))
+}
+
+/// `2026-11-30` and `13:55:36` (a fraction of a second kept to the
+/// millisecond), written at `offset` minutes east of UTC.
+fn timestamp(date: &[u8], time: &[u8], offset: i16) -> Option<Timestamp> {
+    let number = |s: &[u8]| -> Option<u32> {
+        if s.is_empty() || s.len() > 4 || !s.iter().all(u8::is_ascii_digit) {
+            return None;
+        }
+        Some(s.iter().fold(0, |v, &d| v * 10 + u32::from(d - b'0')))
+    };
+    let mut parts = date.split(|&b| b == b'-');
+    let (year, month, day) = (
+        number(parts.next()?)?,
+        number(parts.next()?)?,
+        number(parts.next()?)?,
+    );
+    if parts.next().is_some() || !(1..=12).contains(&month) || day == 0 {
+        return None;
+    }
+    let (clock, fraction) = match time.iter().position(|&b| b == b'.') {
+        Some(at) => (&time[..at], &time[at + 1..]),
+        None => (time, &b""[..]),
+    };
+    let mut parts = clock.split(|&b| b == b':');
+    let (hour, minute, second) = (
+        number(parts.next()?)?,
+        number(parts.next()?)?,
+        number(parts.next()?)?,
+    );
+    if parts.next().is_some() || hour > 23 || minute > 59 || second > 60 {
+        return None;
+    }
+    if !fraction.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    if !(1..=12).contains(&month)
+        || day == 0
+        || day > super::time::days_in_month(i64::from(year), month)
+    {
+        return None;
+    }
+    let days = days_from_civil(i64::from(year), month, day);
+    let millis = fraction
+        .iter()
+        .chain(std::iter::repeat(&b'0'))
+        .take(3)
+        .fold(0u16, |v, &d| v * 10 + u16::from(d - b'0'));
+    let unix =
+        days * 86_400 + i64::from(hour * 3600 + minute * 60 + second) - i64::from(offset) * 60;
+    Some(Timestamp {
+        unix,
+        millis,
+        offset_min: offset,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn format(directives: &[&str]) -> W3cFormat {
+        let mut format = W3cFormat::default();
+        for line in directives {
+            assert_eq!(format.follow(line.as_bytes()), Skip::Directive);
+        }
+        format
+    }
+
+    #[test]
+    fn iis_line() {
+        let format = format(&[
+            "#Software: Microsoft Internet Information Services 10.0",
+            "#Fields: date time s-ip cs-method cs-uri-stem cs-uri-query s-port cs-username c-ip cs(User-Agent) cs(Referer) sc-status sc-substatus sc-win32-status time-taken",
+        ]);
+        let line = b"2026-11-30 13:55:36 10.0.0.1 GET /a/b.aspx id=3&x=%22 443 - 77.75.77.123 Mozilla/5.0+(compatible;+SeznamBot/4.0;++http://napoveda.seznam.cz/seznambot-intro/) - 200 0 0 15";
+        let entry = format.parse(line).expect("parses");
+        assert_eq!(entry.client, b"77.75.77.123");
+        assert_eq!(entry.time.rfc3339(), "2026-11-30T13:55:36+00:00");
+        assert_eq!(&*entry.request_line(), b"GET /a/b.aspx?id=3&x=%22");
+        assert_eq!(entry.status, Some(200));
+        assert_eq!(
+            entry.user_agent_text().as_deref(),
+            Some(&b"Mozilla/5.0 (compatible; SeznamBot/4.0;  http://napoveda.seznam.cz/seznambot-intro/)"[..])
+        );
+    }
+
+    #[test]
+    fn local_times_need_an_offset() {
+        let fields = "#Fields: date-local time-local c-ip cs-method cs-uri-stem sc-status";
+        let line: &[u8] = b"2026-11-30 14:55:36 77.75.77.123 GET / 200";
+        assert_eq!(format(&[fields]).parse(line), Err(Skip::NoOffset));
+        let entry = format(&["#GMT-Offset: +01:00", fields])
+            .parse(line)
+            .expect("parses");
+        assert_eq!(entry.time.rfc3339(), "2026-11-30T14:55:36+01:00");
+        assert_eq!(entry.time.unix % 86_400, 13 * 3600 + 55 * 60 + 36);
+    }
+
+    #[test]
+    fn bad_lines() {
+        let format = format(&["#Fields: date time c-ip cs-method cs-uri-stem sc-status"]);
+        let cases: &[(&[u8], Skip)] = &[
+            (b"2026-11-30 13:55:36 77.75.77.123 GET", Skip::Truncated),
+            (b"2026-11-31 13:55:36 77.75.77.123 GET / 200", Skip::BadTime),
+            (b"2026-11-30 25:55:36 77.75.77.123 GET / 200", Skip::BadTime),
+            (b"2026-11-30 13:55:36 host:443 GET / 200", Skip::BadClient),
+            (
+                b"2026-11-30 13:55:36 77.75.77.123 GET / 2000",
+                Skip::BadStatus,
+            ),
+            (b"#Remark: hello", Skip::Directive),
+            (b"", Skip::Empty),
+        ];
+        for &(line, want) in cases {
+            assert_eq!(
+                format.parse(line),
+                Err(want),
+                "{}",
+                String::from_utf8_lossy(line)
+            );
+        }
+        assert_eq!(
+            W3cFormat::default().parse(b"2026-11-30 13:55:36 1.2.3.4 GET / 200"),
+            Err(Skip::Mismatch)
+        );
+    }
+
+    #[test]
+    fn offsets() {
+        for (text, want) in [
+            ("+01:00", Some(60)),
+            ("-0530", Some(-330)),
+            ("+2", Some(120)),
+            ("x", None),
+            ("+25:00", None),
+        ] {
+            assert_eq!(offset(text), want, "{text}");
+        }
+    }
+}

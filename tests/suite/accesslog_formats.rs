@@ -1,0 +1,394 @@
+//! Logs of every kind a webmaster has, chosen by `--log-format auto` (the
+//! default) from their first lines (SPEC §1 "Formats"): the real and
+//! documented samples of `tests/data/logs/` (sources in its README), each
+//! read whole, its format named on standard error and in `run.json`, and
+//! its crawler fetches counted exactly; then the choices that must not go
+//! wrong — vhost_combined never read as combined, one odd line never
+//! turning combined into common, a file that fits nothing an error for
+//! that file alone.
+
+use crate::support::audit as common;
+
+use common::{SEZNAM_UA, Site, clf, combined, data};
+
+const ROBOTS: &str = "User-agent: *\nDisallow: /private/\n";
+
+/// A file under `tests/data/logs/`.
+fn log(name: &str) -> Vec<u8> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/logs")
+        .join(name);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The `files[]` entries of the run.json an audit wrote at `--threads 1`.
+fn run_files(site: &Site) -> Vec<serde_json::Value> {
+    let text = std::fs::read_to_string(site.path("out-1/run.json")).expect("run.json");
+    let run: serde_json::Value = serde_json::from_str(&text).expect("run.json is JSON");
+    run["files"].as_array().cloned().unwrap_or_default()
+}
+
+/// SeznamBot's (fetches, violations) of kind `disallow` in summary.csv.
+fn seznam_disallow(summary: &[u8]) -> (u64, u64) {
+    let text = String::from_utf8_lossy(summary);
+    let row = text
+        .lines()
+        .find(|l| l.starts_with("SeznamBot,disallow,"))
+        .unwrap_or_else(|| panic!("no SeznamBot disallow row in:\n{text}"));
+    let cells: Vec<&str> = row.split(',').collect();
+    (
+        cells[2].parse().expect("fetches"),
+        cells[3].parse().expect("violations"),
+    )
+}
+
+/// Audits one sample under the default format; checks that the format
+/// chosen is `format`, that every line was read (`lines` in all, none
+/// skipped, `not_requests` counted apart) and that SeznamBot made
+/// `fetches` fetches, `violations` of them disallowed.
+#[track_caller]
+fn check_sample(
+    name: &str,
+    format: &str,
+    lines: u64,
+    not_requests: u64,
+    fetches: u64,
+    violations: u64,
+) -> common::Report {
+    let site = Site::new().with("robots.txt", ROBOTS).with(name, log(name));
+    let report = site.audit(&["--log", name, "--robots", "robots.txt"]);
+    report.assert_code(if violations > 0 { 1 } else { 0 });
+    let said = format!("robots-audit: {name} is read as {format} (the format its first lines fit)");
+    assert!(
+        report.stderr.lines().any(|l| l == said),
+        "stderr should say {said:?}:\n{}",
+        report.stderr
+    );
+    assert_eq!(
+        seznam_disallow(&report.summary),
+        (fetches, violations),
+        "{name}"
+    );
+    let files = run_files(&site);
+    assert_eq!(files.len(), 1);
+    assert_eq!(files[0]["format"], format, "{name}");
+    assert_eq!(files[0]["lines_read"], lines, "{name}");
+    assert_eq!(files[0]["lines_skipped"], 0, "{name}: {}", report.stderr);
+    assert_eq!(files[0]["not_requests"], not_requests, "{name}");
+    report
+}
+
+#[test]
+fn iis_log_with_its_fields_changing_mid_file() {
+    let report = check_sample("iis.log", "w3c", 31, 0, 4, 2);
+    // `+` in IIS user agents is a blank; the query joins the stem.
+    let violations = String::from_utf8_lossy(&report.violations);
+    assert!(
+        violations.contains("/private/report.aspx?id=1")
+            && violations.contains("/private/a.aspx?q=%22x%22"),
+        "{violations}"
+    );
+    let impostors = String::from_utf8_lossy(&report.impostors);
+    assert_eq!(impostors.lines().count(), 1, "{impostors}");
+}
+
+#[test]
+fn cloudfront_log_with_tabs_and_percent_encoded_user_agents() {
+    let report = check_sample("cloudfront.log", "w3c", 6, 0, 2, 1);
+    let violations = String::from_utf8_lossy(&report.violations);
+    assert!(
+        violations.contains("/private/feed.xml?page=2"),
+        "{violations}"
+    );
+}
+
+#[test]
+fn caddy_log_with_runtime_messages_counted_apart() {
+    let report = check_sample("caddy.log", "json (Caddy)", 9, 4, 4, 3);
+    assert!(
+        report.stderr.contains("4 no request (server messages)"),
+        "{}",
+        report.stderr
+    );
+    let violations = String::from_utf8_lossy(&report.violations);
+    // Caddy's `ts` is seconds since the epoch, kept to the millisecond;
+    // a JSON-escaped target (`\/private\/b`) is decoded once.
+    assert!(
+        violations.contains("2022-03-09T21:30:02.250+00:00"),
+        "{violations}"
+    );
+    assert!(violations.contains(",/private/b,404,"), "{violations}");
+}
+
+#[test]
+fn traefik_log_with_its_request_headers_kept() {
+    let report = check_sample("traefik.log", "json (Traefik)", 4, 0, 3, 1);
+    let violations = String::from_utf8_lossy(&report.violations);
+    // `ClientAddr` without its port; `\u0026` decoded.
+    assert!(
+        violations.contains(",77.75.77.123,") && violations.contains("/private/x?a=1&b=2"),
+        "{violations}"
+    );
+}
+
+#[test]
+fn traefik_log_without_headers_warns_that_user_agents_are_missing() {
+    let name = "traefik-no-headers.log";
+    let site = Site::new().with("robots.txt", ROBOTS).with(name, log(name));
+    let report = site.audit(&["--log", name, "--robots", "robots.txt", "--quiet"]);
+    report.assert_code(0);
+    assert!(
+        report
+            .stderr
+            .contains("carry no user agent: crawlers can be found by address only"),
+        "{}",
+        report.stderr
+    );
+}
+
+#[test]
+fn nginx_escape_json_log() {
+    let report = check_sample("nginx-json.log", "json (nginx)", 4, 0, 3, 2);
+    let violations = String::from_utf8_lossy(&report.violations);
+    // `\"` inside the JSON string is a quote of the target (CSV doubles it).
+    assert!(violations.contains(r#""/private/""q""""#), "{violations}");
+}
+
+#[test]
+fn vhost_combined_is_chosen_and_read_with_its_true_clients() {
+    let site = Site::new()
+        .with("robots.txt", data("formats/robots.txt"))
+        .with("ptr-map.txt", data("formats/ptr-map.txt"))
+        .with("access.log", data("formats/vhost_combined.log"));
+    let report = site.audit(&[
+        "--log",
+        "access.log",
+        "--robots",
+        "robots.txt",
+        "--ptr-map",
+        "ptr-map.txt",
+    ]);
+    report.assert_code(1);
+    assert!(
+        report
+            .stderr
+            .contains("access.log is read as vhost_combined (the format"),
+        "{}",
+        report.stderr
+    );
+    let expected = |n: &str| common::data_text(&format!("formats/expected/{n}.csv"));
+    report.assert_reports(
+        &expected("violations"),
+        &expected("impostors"),
+        &expected("summary"),
+    );
+}
+
+#[test]
+fn a_vhost_combined_log_read_as_combined_is_skipped_never_shifted() {
+    let line = format!(
+        "www.example.cz:443 {}",
+        combined(
+            "77.75.77.123",
+            &clf(1),
+            "GET /private/ HTTP/1.1",
+            200,
+            SEZNAM_UA
+        )
+    );
+    let site = Site::new()
+        .with("robots.txt", ROBOTS)
+        .with("access.log", line);
+    let run = site.run(&[
+        "--log",
+        "access.log",
+        "--robots",
+        "robots.txt",
+        "--log-format",
+        "combined",
+    ]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("client is no address or host name"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn one_odd_line_never_turns_combined_into_common() {
+    let mut text: String = (0..9)
+        .map(|i| {
+            combined(
+                "77.75.77.123",
+                &clf(i),
+                "GET /private/x HTTP/1.1",
+                200,
+                SEZNAM_UA,
+            )
+        })
+        .collect();
+    text.push_str(&format!(
+        "77.75.77.123 - - [{}] \"GET /private/y HTTP/1.1\" 200 512\n",
+        clf(10)
+    ));
+    let site = Site::new()
+        .with("robots.txt", ROBOTS)
+        .with("access.log", text);
+    let report = site.audit(&["--log", "access.log", "--robots", "robots.txt"]);
+    report.assert_code(1);
+    assert!(
+        report
+            .stderr
+            .contains("access.log is read as combined (the format"),
+        "{}",
+        report.stderr
+    );
+    assert_eq!(seznam_disallow(&report.summary), (9, 9));
+}
+
+#[test]
+fn a_file_that_fits_nothing_is_an_error_for_that_file_alone() {
+    let good = combined(
+        "77.75.77.123",
+        &clf(1),
+        "GET /private/x HTTP/1.1",
+        200,
+        SEZNAM_UA,
+    );
+    let site = Site::new()
+        .with("robots.txt", ROBOTS)
+        .with("good.log", good)
+        .with(
+            "odd.log",
+            "<html><body>not a log</body></html>\nnor is this\n",
+        )
+        .with(
+            "keys.log",
+            "{\"ip\":\"77.75.77.123\",\"when\":1,\"what\":\"GET /\"}\n",
+        );
+    let report = site.audit(&[
+        "--log",
+        "good.log",
+        "--log",
+        "odd.log",
+        "--log",
+        "keys.log",
+        "--robots",
+        "robots.txt",
+    ]);
+    report.assert_code(2);
+    assert!(
+        report
+            .stderr
+            .contains("odd.log:1: its first lines fit no log format")
+            && report.stderr.contains("the closest is"),
+        "{}",
+        report.stderr
+    );
+    assert!(
+        report
+            .stderr
+            .contains("keys.log:1: JSON whose keys are neither")
+            && report.stderr.contains("json:client=FIELD"),
+        "{}",
+        report.stderr
+    );
+    // The good log is still audited and reported.
+    assert_eq!(seznam_disallow(&report.summary), (1, 1));
+    let files = run_files(&site);
+    assert_eq!(files[0]["format"], "combined");
+    assert_eq!(files[1]["format"], "auto");
+    assert!(
+        files[1]["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("closest"))
+    );
+}
+
+#[test]
+fn local_times_without_an_offset_need_a_zone() {
+    let text = "#Fields: date-local time-local c-ip cs-method cs-uri-stem sc-status\n2026-11-30 00:00:01 77.75.77.1 GET / 200\n";
+    let site = Site::new().with("robots.txt", ROBOTS).with("iis.log", text);
+    let run = site.run(&["--log", "iis.log", "--robots", "robots.txt"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("iis.log") && run.stderr.contains("needs --log-tz"),
+        "{}",
+        run.stderr
+    );
+    // A #GMT-Offset directive places them.
+    let placed = format!("#GMT-Offset: +01:00\n{text}");
+    let site = Site::new()
+        .with("robots.txt", ROBOTS)
+        .with("iis.log", placed);
+    let run = site.run(&["--log", "iis.log", "--robots", "robots.txt"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+}
+
+#[test]
+fn json_keys_named_by_hand() {
+    let line = format!(
+        "{{\"src\":{{\"ip\":\"77.75.77.123\"}},\"when\":1764460801123,\"verb\":\"GET\",\"path\":\"/private/q\",\"code\":200,\"ua\":\"{SEZNAM_UA}\"}}\n"
+    );
+    let site = Site::new().with("robots.txt", ROBOTS).with("app.log", line);
+    let report = site.audit(&[
+        "--log",
+        "app.log",
+        "--robots",
+        "robots.txt",
+        "--log-format",
+        "json:client=src.ip,time=when:ms,method=verb,target=path,status=code,user_agent=ua",
+    ]);
+    report.assert_code(1);
+    assert_eq!(seznam_disallow(&report.summary), (1, 1));
+    let violations = String::from_utf8_lossy(&report.violations);
+    assert!(
+        violations.contains("2025-11-30T00:00:01.123+00:00"),
+        "{violations}"
+    );
+}
+
+#[test]
+fn w3c_fields_changed_past_the_first_chunks_are_followed_at_every_thread_count() {
+    // Some megabytes of IIS lines, so that the change of fields falls in a
+    // later chunk than the one the format was chosen from; the workers
+    // read chunks in parallel and each must know the fields in force.
+    let ua = SEZNAM_UA.replace(' ', "+");
+    let mut text = String::from(
+        "#Software: Microsoft Internet Information Services 10.0\n#Fields: date time s-ip cs-method cs-uri-stem cs-uri-query s-port c-ip cs(User-Agent) sc-status\n",
+    );
+    let mut seznam = 0;
+    for i in 0..40_000u32 {
+        let (h, m, s) = (i / 3600 % 24, i / 60 % 60, i % 60);
+        if i % 1000 == 0 {
+            seznam += 1;
+            text.push_str(&format!("2026-11-30 {h:02}:{m:02}:{s:02} 10.0.0.1 GET /private/{i} - 443 77.75.77.123 {ua} 200\n"));
+        } else {
+            text.push_str(&format!("2026-11-30 {h:02}:{m:02}:{s:02} 10.0.0.1 GET /page/{i} q=1 443 198.51.100.{} Mozilla/5.0+(X11) 200\n", i % 250));
+        }
+    }
+    assert!(text.len() > 3 << 20);
+    // Other fields in another order: read by the old ones, these lines
+    // would have `GET` as client and be skipped.
+    text.push_str("#Fields: date time cs-method c-ip cs-uri-stem sc-status cs(User-Agent)\n");
+    for i in 0..5 {
+        seznam += 1;
+        text.push_str(&format!(
+            "2026-11-30 23:59:5{i} GET 77.75.77.124 /private/late{i} 200 {ua}\n"
+        ));
+    }
+    let site = Site::new()
+        .with("robots.txt", ROBOTS)
+        .with("u_ex.log", &text);
+    let report = site.audit(&["--log", "u_ex.log", "--robots", "robots.txt"]);
+    report.assert_code(1);
+    assert_eq!(seznam_disallow(&report.summary), (seznam, seznam));
+    let files = run_files(&site);
+    assert_eq!(files[0]["lines_skipped"], 0, "{}", report.stderr);
+    let violations = String::from_utf8_lossy(&report.violations);
+    assert!(
+        violations.contains(",77.75.77.124,") && violations.contains("/private/late4"),
+        "{violations}"
+    );
+}
