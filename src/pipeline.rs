@@ -22,7 +22,7 @@ use rayon::prelude::*;
 use crate::Outcome;
 use crate::accesslog::{self, Chunk, ChunkReader, Entry, LogFormat, Recycler, Skip, Timestamp};
 use crate::audit::{self, Counting, Fetch, Impostor, Policy, SpoofReason, Violation};
-use crate::config::AuditConfig;
+use crate::config::{AuditConfig, WindowTz};
 use crate::crawler::dns::{self, DnsOptions};
 use crate::crawler::{
     self, Client, CrawlerId, DnsAnswer, Identifier, Knowledge, PtrMap, Verification,
@@ -533,7 +533,24 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
         dns_unusable,
         exit_status: outcome.exit_code(),
     };
-    report::write(&findings, &health, out.as_ref())?;
+    let allowed: Vec<_> = policies
+        .iter()
+        .map(report::html::build::allowances)
+        .collect();
+    let sources = report::html::build::Sources {
+        robots_bytes: robots.bytes(),
+        robots_version: robots.version(),
+        allowed: &allowed,
+        window_offset_min: match config.window_tz {
+            WindowTz::Utc => 0,
+            WindowTz::Fixed(minutes) => minutes,
+            // Each timestamp's own offset: the chart reads windows in the
+            // offset of the first fetch.
+            WindowTz::Local => verdicts.fetches.first().map_or(0, |f| f.time.offset_min),
+        },
+        trend: None,
+    };
+    report::write(&findings, &health, &sources, out.as_ref())?;
     if !config.quiet {
         let totals = Totals {
             lines: scan.lines,

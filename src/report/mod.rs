@@ -1,12 +1,14 @@
 //! The reports of SPEC §5: `violations.csv`, `impostors.csv`, `summary.csv`
 //! and the short human summary on standard error; and of SPEC §7 `tables`:
-//! `rules.csv` and `impostor-addresses.csv`. `columns` holds the
+//! `rules.csv` and `impostor-addresses.csv`, `run`: `run.json`, `html`:
+//! `report.html`, and `mail`: the short text the nightly cron mails. `columns` holds the
 //! column lists in one place; `lock` keeps two runs out of one `--out`
 //! directory and `atomic` switches the set of reports there as one.
 
 pub mod atomic;
 pub mod columns;
 pub mod escape;
+pub mod html;
 pub mod lock;
 pub mod run;
 pub mod skipped;
@@ -34,11 +36,12 @@ pub struct Findings<'a> {
 }
 
 /// Writes the reports: into the locked `--out` directory as one set
-/// (`atomic`), `run.json` with them, or `violations.csv` alone to standard
-/// output.
+/// (`atomic`), `run.json` and `report.html` with them, or
+/// `violations.csv` alone to standard output.
 pub fn write(
     findings: &Findings<'_>,
     health: &run::Health<'_>,
+    sources: &html::build::Sources<'_>,
     out: Option<&OutDir>,
 ) -> Result<()> {
     match out {
@@ -62,6 +65,11 @@ pub fn write(
                 }),
                 ("run.json", &|out: &mut dyn io::Write| {
                     run::write_run(findings, health, out)
+                }),
+                ("report.html", &|out: &mut dyn io::Write| {
+                    let page = html::build(findings, health, sources);
+                    out.write_all(html::render(&page).as_bytes())?;
+                    out.flush()
                 }),
             ],
         ),

@@ -1,7 +1,8 @@
 //! The tables of SPEC §7 a webmaster acts on: `rules.csv`, one row per
 //! robots.txt rule that decided a violation, and `impostor-addresses.csv`,
 //! one row per address that pretended to be a crawler, ready for a
-//! firewall. Takes the sorted findings; gives the two CSV files.
+//! firewall. Takes the sorted findings; gives the rows (which `report.html`
+//! shows too, so its numbers are the CSVs') and the two CSV files.
 
 use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap};
@@ -9,10 +10,13 @@ use std::io;
 
 use super::Findings;
 use super::columns::{IMPOSTOR_ADDRESSES, RULES, io_error, stream};
+use super::escape::Escaping;
+use super::html::{AddressLine, RuleLine};
 use crate::accesslog::time::Timestamp;
 use crate::crawler::{Client, parse_client};
 
-/// One rule's violations: a rule is (robots_version, rule_line, kind).
+/// One rule's violations while they are counted: a rule is
+/// (robots_version, rule_line, kind).
 struct RuleRow<'a> {
     robots_version: &'a str,
     rule_line: usize,
@@ -20,16 +24,23 @@ struct RuleRow<'a> {
     group: &'a str,
     kind: &'static str,
     violations: u64,
+    informing: u64,
     targets: BTreeSet<&'a [u8]>,
     crawlers: BTreeSet<&'a str>,
     first: &'a Timestamp,
     last: &'a Timestamp,
 }
 
-/// SPEC §7 `rules.csv`: every rule that decided a row (informing rows
-/// included), most violations first, ties by first_time, then
-/// robots_version, then rule_line.
-pub fn write_rules(findings: &Findings<'_>, out: &mut dyn io::Write) -> io::Result<()> {
+/// Text as a field of the report holds it: escaped as `escaping` says.
+fn text(escaping: Escaping, bytes: &[u8]) -> String {
+    String::from_utf8_lossy(&escaping.apply(bytes)).into_owned()
+}
+
+/// SPEC §7 `rules.csv` rows: every rule that decided a row (informing rows
+/// included, and counted apart in `informing`), most violations first,
+/// ties by first_time, then robots_version, then rule_line. Rule and group
+/// text is written as `escaping` says.
+pub fn rule_lines(findings: &Findings<'_>, escaping: Escaping) -> Vec<RuleLine> {
     let mut rows: Vec<RuleRow<'_>> = Vec::new();
     let mut index: HashMap<(&str, usize, &str, &str), usize> = HashMap::new();
     for row in findings.violations {
@@ -47,6 +58,7 @@ pub fn write_rules(findings: &Findings<'_>, out: &mut dyn io::Write) -> io::Resu
                 group: row.group,
                 kind,
                 violations: 0,
+                informing: 0,
                 targets: BTreeSet::new(),
                 crawlers: BTreeSet::new(),
                 first: &fetch.time,
@@ -56,6 +68,9 @@ pub fn write_rules(findings: &Findings<'_>, out: &mut dyn io::Write) -> io::Resu
         });
         let entry = &mut rows[at];
         entry.violations += 1;
+        if !row.accuses() {
+            entry.informing += 1;
+        }
         entry.targets.insert(&fetch.target);
         entry
             .crawlers
@@ -71,30 +86,48 @@ pub fn write_rules(findings: &Findings<'_>, out: &mut dyn io::Write) -> io::Resu
             .then(a.rule_line.cmp(&b.rule_line))
             .then(a.kind.cmp(b.kind))
     });
+    rows.into_iter()
+        .map(|row| RuleLine {
+            robots_version: row.robots_version.to_string(),
+            rule_line: row.rule_line,
+            rule: text(escaping, row.rule.as_bytes()),
+            group: text(escaping, row.group.as_bytes()),
+            kind: row.kind.to_string(),
+            violations: row.violations,
+            informing: row.informing,
+            distinct_targets: row.targets.len() as u64,
+            crawlers: row.crawlers.into_iter().collect::<Vec<_>>().join("|"),
+            first_time: row.first.rfc3339(),
+            last_time: row.last.rfc3339(),
+        })
+        .collect()
+}
+
+/// SPEC §7 `rules.csv`.
+pub fn write_rules(findings: &Findings<'_>, out: &mut dyn io::Write) -> io::Result<()> {
     let mut out = stream(out);
     out.write_record(RULES).map_err(io_error)?;
-    let log = |bytes| findings.escaping.apply(bytes);
-    for row in &rows {
-        let crawlers: Vec<&str> = row.crawlers.iter().copied().collect();
-        let record: [Cow<'_, [u8]>; 10] = [
-            Cow::Borrowed(row.robots_version.as_bytes()),
-            Cow::Owned(line_text(row.rule_line).into_bytes()),
-            log(row.rule.as_bytes()),
-            log(row.group.as_bytes()),
-            Cow::Borrowed(row.kind.as_bytes()),
-            Cow::Owned(row.violations.to_string().into_bytes()),
-            Cow::Owned(row.targets.len().to_string().into_bytes()),
-            Cow::Owned(crawlers.join("|").into_bytes()),
-            Cow::Owned(row.first.rfc3339().into_bytes()),
-            Cow::Owned(row.last.rfc3339().into_bytes()),
+    for row in rule_lines(findings, findings.escaping) {
+        let record: [Cow<'_, str>; 10] = [
+            Cow::Borrowed(&row.robots_version),
+            Cow::Owned(line_text(row.rule_line)),
+            Cow::Borrowed(&row.rule),
+            Cow::Borrowed(&row.group),
+            Cow::Borrowed(&row.kind),
+            Cow::Owned(row.violations.to_string()),
+            Cow::Owned(row.distinct_targets.to_string()),
+            Cow::Borrowed(&row.crawlers),
+            Cow::Borrowed(&row.first_time),
+            Cow::Borrowed(&row.last_time),
         ];
-        out.write_record(&record).map_err(io_error)?;
+        out.write_record(record.iter().map(|f| f.as_bytes()))
+            .map_err(io_error)?;
     }
     out.flush()
 }
 
 /// A rule line as the reports write it: empty when there is none.
-fn line_text(line: usize) -> String {
+pub fn line_text(line: usize) -> String {
     if line == 0 {
         String::new()
     } else {
@@ -102,7 +135,7 @@ fn line_text(line: usize) -> String {
     }
 }
 
-/// One spoofing address.
+/// One spoofing address while its fetches are counted.
 struct AddressRow<'a> {
     client: String,
     claimed: BTreeSet<&'a str>,
@@ -123,13 +156,10 @@ fn canonical(client: &[u8]) -> Cow<'_, [u8]> {
     }
 }
 
-/// SPEC §7 `impostor-addresses.csv`: one row per spoofing address, most
-/// fetches first, ties by first_time, then the address.
-pub fn write_impostor_addresses(
-    findings: &Findings<'_>,
-    out: &mut dyn io::Write,
-) -> io::Result<()> {
-    let log = |bytes| findings.escaping.apply(bytes);
+/// SPEC §7 `impostor-addresses.csv` rows: one per spoofing address, most
+/// fetches first, ties by first_time, then the address. Log text is
+/// written as `escaping` says.
+pub fn address_lines(findings: &Findings<'_>, escaping: Escaping) -> Vec<AddressLine> {
     let mut rows: Vec<AddressRow<'_>> = Vec::new();
     let mut index: HashMap<Vec<u8>, usize> = HashMap::new();
     for fetch in findings.impostors {
@@ -137,9 +167,8 @@ pub fn write_impostor_addresses(
         let at = match index.get(&client) {
             Some(&at) => at,
             None => {
-                let written = findings.escaping.apply(&client).into_owned();
                 rows.push(AddressRow {
-                    client: String::from_utf8_lossy(&written).into_owned(),
+                    client: text(escaping, &client),
                     claimed: BTreeSet::new(),
                     fetches: 0,
                     ptr: None,
@@ -172,20 +201,38 @@ pub fn write_impostor_addresses(
             .then(a.first.instant_ms().cmp(&b.first.instant_ms()))
             .then(a.client.cmp(&b.client))
     });
+    rows.into_iter()
+        .map(|row| AddressLine {
+            client: row.client,
+            claimed_crawlers: row.claimed.into_iter().collect::<Vec<_>>().join("|"),
+            fetches: row.fetches,
+            ptr: text(escaping, row.ptr.unwrap_or("").as_bytes()),
+            reason: row.reason.to_string(),
+            first_time: row.first.rfc3339(),
+            last_time: row.last.rfc3339(),
+        })
+        .collect()
+}
+
+/// SPEC §7 `impostor-addresses.csv`.
+pub fn write_impostor_addresses(
+    findings: &Findings<'_>,
+    out: &mut dyn io::Write,
+) -> io::Result<()> {
     let mut out = stream(out);
     out.write_record(IMPOSTOR_ADDRESSES).map_err(io_error)?;
-    for row in &rows {
-        let claimed: Vec<&str> = row.claimed.iter().copied().collect();
-        let record: [Cow<'_, [u8]>; 7] = [
-            Cow::Borrowed(row.client.as_bytes()),
-            Cow::Owned(claimed.join("|").into_bytes()),
-            Cow::Owned(row.fetches.to_string().into_bytes()),
-            log(row.ptr.unwrap_or("").as_bytes()),
-            Cow::Borrowed(row.reason.as_bytes()),
-            Cow::Owned(row.first.rfc3339().into_bytes()),
-            Cow::Owned(row.last.rfc3339().into_bytes()),
+    for row in address_lines(findings, findings.escaping) {
+        let record: [Cow<'_, str>; 7] = [
+            Cow::Borrowed(&row.client),
+            Cow::Borrowed(&row.claimed_crawlers),
+            Cow::Owned(row.fetches.to_string()),
+            Cow::Borrowed(&row.ptr),
+            Cow::Borrowed(&row.reason),
+            Cow::Borrowed(&row.first_time),
+            Cow::Borrowed(&row.last_time),
         ];
-        out.write_record(&record).map_err(io_error)?;
+        out.write_record(record.iter().map(|f| f.as_bytes()))
+            .map_err(io_error)?;
     }
     out.flush()
 }

@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use common::*;
 
-const REPORTS: [&str; 6] = REPORT_FILES;
+const REPORTS: [&str; 7] = REPORT_FILES;
 
 fn signal(pid: u32, name: &str) {
     let status = std::process::Command::new("sh")
