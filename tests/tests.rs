@@ -31,6 +31,7 @@ mod suite {
     mod lint_cli;
     mod props_matcher;
     mod props_parsers;
+    mod report_html;
     mod resolve_cli;
     mod robots_conformance;
     mod robots_props;

@@ -138,6 +138,13 @@ pub fn draw(traffic: &Traffic, axis: &Axis) -> Result<String, String> {
             .x_labels(8)
             .y_labels(6)
             .x_label_formatter(&|i| axis.label(*i))
+            .y_label_formatter(&|y| {
+                if top > 10.0 {
+                    format!("{y:.0}")
+                } else {
+                    format!("{y:.1}")
+                }
+            })
             .y_desc("fetches / minute")
             .label_style(("sans-serif", 13))
             .draw()

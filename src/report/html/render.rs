@@ -41,7 +41,7 @@ table{border-collapse:collapse;margin:.3em 0;font-variant-numeric:tabular-nums}\
 th,td{border-bottom:1px solid var(--line);padding:.25em .5em;text-align:left;vertical-align:top}\
 th{background:#f3f5f7;font-weight:600}\
 td.n,th.n{text-align:right;white-space:nowrap}\
-.text{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.88em;word-break:break-all}\
+.text{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.88em;overflow-wrap:anywhere}td.text{min-width:14em}\
 .bad{color:var(--bad);font-weight:600}.info{color:var(--info)}.ok{color:var(--ok)}\
 .verdict{font-size:1.05em;margin:.4em 0}\
 .more{color:#5a6270;font-style:italic}\
