@@ -32,6 +32,7 @@ mod suite {
     mod props_matcher;
     mod props_parsers;
     mod report_html;
+    mod report_mail;
     mod resolve_cli;
     mod robots_conformance;
     mod robots_props;

@@ -10,6 +10,7 @@ pub mod columns;
 pub mod escape;
 pub mod html;
 pub mod lock;
+pub mod mail;
 pub mod run;
 pub mod skipped;
 pub mod summary;

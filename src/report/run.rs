@@ -71,14 +71,23 @@ pub fn value(findings: &Findings<'_>, health: &Health<'_>) -> Value {
         .iter()
         .map(|(version, from)| json!({"robots_version": version, "in_force_from": from}))
         .collect();
+    // Rows whose note only informs, apart: the mail and the page leave
+    // them out of the verdict (SPEC §7).
+    let mut informing: BTreeMap<(&str, &str), u64> = BTreeMap::new();
+    for row in findings.violations.iter().filter(|v| !v.accuses()) {
+        let crawler = findings.crawlers[findings.fetches[row.fetch].crawler].as_str();
+        *informing.entry((crawler, row.kind.as_str())).or_default() += 1;
+    }
     let counts: Vec<Value> = summary::lines(findings)
         .into_iter()
         .map(|line| {
+            let kind = line.kind.as_str();
             json!({
                 "crawler": line.crawler,
-                "kind": line.kind.as_str(),
+                "kind": kind,
                 "fetches": line.fetches,
                 "violations": line.violations,
+                "informing": informing.get(&(line.crawler.as_str(), kind)).copied().unwrap_or(0),
                 "distinct_targets": line.distinct_targets,
             })
         })
