@@ -66,6 +66,15 @@ fn number(value: &Value) -> u64 {
     value.as_u64().unwrap_or(0)
 }
 
+/// One crawler's line of the mail.
+#[derive(Default)]
+struct Verdict {
+    fetches: u64,
+    /// (kind, accusing rows), in run.json's order.
+    kinds: Vec<(String, u64)>,
+    informing: u64,
+}
+
 /// The summary of the reports in `dir`.
 pub fn summary(dir: &Path) -> Result<String> {
     let run_path = dir.join("run.json");
@@ -97,26 +106,28 @@ pub fn summary(dir: &Path) -> Result<String> {
     );
 
     // Verdict per crawler, from run.json's counts.
-    let mut crawlers: BTreeMap<String, (u64, Vec<(String, u64)>, u64)> = BTreeMap::new();
+    let mut crawlers: BTreeMap<String, Verdict> = BTreeMap::new();
     for count in run["counts"].as_array().into_iter().flatten() {
         let entry = crawlers
             .entry(plain(count["crawler"].as_str().unwrap_or("")))
             .or_default();
-        entry.0 = number(&count["fetches"]);
+        entry.fetches = number(&count["fetches"]);
         let informing = number(&count["informing"]);
         let accusing = number(&count["violations"]).saturating_sub(informing);
         entry
-            .1
+            .kinds
             .push((plain(count["kind"].as_str().unwrap_or("")), accusing));
-        entry.2 += informing;
+        entry.informing += informing;
     }
     let _ = writeln!(out, "\nVerdict per crawler");
     if crawlers.is_empty() {
         let _ = writeln!(out, "  no crawler fetch");
     }
-    for (crawler, (fetches, kinds, informing)) in &crawlers {
-        let total: u64 = kinds.iter().map(|(_, n)| n).sum();
-        let by_kind: Vec<String> = kinds
+    for (crawler, verdict) in &crawlers {
+        let (fetches, informing) = (verdict.fetches, verdict.informing);
+        let total: u64 = verdict.kinds.iter().map(|(_, n)| n).sum();
+        let by_kind: Vec<String> = verdict
+            .kinds
             .iter()
             .filter(|(_, n)| *n > 0)
             .map(|(kind, n)| format!("{kind} {n}"))
@@ -125,7 +136,7 @@ pub fn summary(dir: &Path) -> Result<String> {
         if !by_kind.is_empty() {
             let _ = write!(out, " ({})", by_kind.join(", "));
         }
-        if *informing > 0 {
+        if informing > 0 {
             let _ = write!(out, "; {informing} informing rows");
         }
         out.push('\n');
