@@ -180,12 +180,9 @@ pub fn build(findings: &Findings<'_>, health: &run::Health<'_>, sources: &Source
     verdicts.retain(|v| v.fetches > 0 || v.impostor_fetches > 0);
     verdicts.sort_by(|a, b| a.crawler.cmp(&b.crawler));
 
+    // The period the lines cover, as run.json and the mail say it.
     let first = findings.fetches.first().map(|f| &f.time);
-    let last = findings.fetches.last().map(|f| &f.time);
-    let (first_time, last_time) = match (first, last) {
-        (Some(first), Some(last)) => (Some(first.rfc3339()), Some(last.rfc3339())),
-        _ => period(health),
-    };
+    let (first_time, last_time) = period(health);
     Page {
         first_time,
         last_time,
@@ -203,7 +200,7 @@ pub fn build(findings: &Findings<'_>, health: &run::Health<'_>, sources: &Source
     }
 }
 
-/// The period the lines cover when no crawler fetched anything.
+/// The period the lines cover: the earliest and latest line that parsed.
 fn period(health: &run::Health<'_>) -> (Option<String>, Option<String>) {
     let first = health
         .tallies

@@ -138,7 +138,10 @@ pub fn render(page: &Page) -> String {
             }
         }
     };
-    markup.into_string()
+    let mut page = markup.into_string();
+    // A text file ends with a line end; a reader can tell a whole page.
+    page.push('\n');
+    page
 }
 
 fn verdict(page: &Page) -> Markup {
