@@ -40,6 +40,21 @@ pub enum Sub {
     ///
     /// Exit status: 0 clean, 1 findings, 2 error.
     Lint(LintArgs),
+    /// Prints the short text the nightly cron mails, read from the reports
+    /// an audit wrote into DIR (`run.json`, `rules.csv`,
+    /// `impostor-addresses.csv`): the verdict per crawler, the rules
+    /// broken most, the impostor addresses, the run's health and where
+    /// `report.html` is.
+    ///
+    /// Exit status: 0 printed, 2 the reports could not be read.
+    Summary(SummaryArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct SummaryArgs {
+    /// The `--out` directory of a finished audit.
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
 }
 
 #[derive(Debug, Args)]
@@ -330,6 +345,7 @@ impl Cli {
                     LintFormatArg::Json => OutputFormat::Json,
                 },
             })),
+            Some(Sub::Summary(args)) => Ok(Command::Summary(args.dir)),
             None => self
                 .audit
                 .into_config()

@@ -12,6 +12,8 @@ pub enum Command {
     Audit(Box<AuditConfig>),
     Check(CheckConfig),
     Lint(LintConfig),
+    /// The short text of an `--out` directory for the nightly mail.
+    Summary(PathBuf),
 }
 
 /// How the Request-rate and Crawl-delay counts are kept (SPEC §4).

@@ -74,6 +74,22 @@ pub fn run(command: &Command) -> Result<Outcome> {
         } else {
             Outcome::Findings
         }),
+        Command::Summary(dir) => {
+            let text = report::mail::summary(dir)?;
+            let mut stdout = std::io::stdout().lock();
+            match stdout
+                .write_all(text.as_bytes())
+                .and_then(|()| stdout.flush())
+            {
+                Err(source) if source.kind() != std::io::ErrorKind::BrokenPipe => {
+                    Err(Error::Write {
+                        path: std::path::PathBuf::from("-"),
+                        source,
+                    })
+                }
+                _ => Ok(Outcome::Clean),
+            }
+        }
     }
 }
 

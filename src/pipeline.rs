@@ -33,7 +33,7 @@ use crate::accesslog::{self, Chunk, ChunkReader, FileFormat, FormatChoice, Recyc
 use crate::audit::{
     self, Counted, Counting, Impostor, Judge, Nights, Policy, SpoofReason, Violation,
 };
-use crate::config::AuditConfig;
+use crate::config::{AuditConfig, WindowTz};
 use crate::crawler::dns::{self, DnsOptions};
 use crate::crawler::{
     Client, CrawlerId, DnsAnswer, Identifier, Identity, Knowledge, PtrMap, Verification,
@@ -298,6 +298,7 @@ fn judge<'d, 'r>(
     sorter: Sorter<'_, Fetch>,
     rows: &mut report::Rows<'_, '_>,
     mut digest: Digest<'d>,
+    gather: &mut report::html::build::Gather,
 ) -> Result<(Digest<'d>, u64)> {
     let mut judge = Judge::new(policies, nights, &counting);
     let versions = nights.map(|n| n.versions);
@@ -337,15 +338,18 @@ fn judge<'d, 'r>(
             match decided {
                 Decided::Counted(counted, disallow) => {
                     digest.counted(&counted);
+                    gather.counted(&counted);
                     judge.judge(&counted, disallow, &mut made);
                     for row in made.drain(..) {
                         rows.violation(&counted, &row)?;
                         digest.violation(&counted, &row);
+                        gather.violation(&counted, &row);
                     }
                 }
                 Decided::Impostor(impostor) => {
                     rows.impostor(&impostor)?;
                     digest.impostor(&impostor);
+                    gather.impostor(&impostor);
                 }
                 Decided::Nobody => {}
             }
@@ -537,8 +541,18 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
     let spilled_runs = sorter.runs();
     let mut rows = report::Rows::begin(names, out.as_ref())?;
     let digest = Digest::new(crawlers.len(), budget.targets, &spill);
+    let mut gather = report::html::build::Gather::new(&crawlers);
     let (digest, excused) = judge(
-        &pool, &ident, &knowledge, &policies, nights, counting, sorter, &mut rows, digest,
+        &pool,
+        &ident,
+        &knowledge,
+        &policies,
+        nights,
+        counting,
+        sorter,
+        &mut rows,
+        digest,
+        &mut gather,
     )?;
 
     for (_, err) in &input_errors {
@@ -586,7 +600,33 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
         excused_by_cache_grace: excused,
         exit_status: outcome.exit_code(),
     };
-    rows.finish(&digest, &health)?;
+    let allowed: Vec<_> = policies
+        .last()
+        .map(|latest| latest.iter().map(report::html::build::allowances).collect())
+        .unwrap_or_default();
+    let sources = report::html::build::Sources {
+        robots: judged
+            .iter()
+            .map(|version| (version.robots().bytes(), version.robots_version()))
+            .collect(),
+        allowed: &allowed,
+        window_offset_min: match &config.window_tz {
+            WindowTz::Utc => 0,
+            WindowTz::Fixed(minutes) => *minutes,
+            // Each timestamp's own offset, or a zone's that changes: the
+            // chart reads windows in the offset of the first fetch.
+            _ => scan
+                .tallies
+                .values()
+                .find_map(|t| t.first_time)
+                .map_or(0, |t| t.offset_min),
+        },
+        trend: None,
+    };
+    let page = report::html::render(&report::html::build(
+        gather, &digest, &names, &health, &sources,
+    ));
+    rows.finish(&digest, &health, &page)?;
     if !config.quiet {
         let totals = Totals {
             lines: scan.lines,

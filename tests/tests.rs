@@ -36,6 +36,8 @@ mod suite {
     mod nights_check;
     mod props_matcher;
     mod props_parsers;
+    mod report_html;
+    mod report_mail;
     mod resolve_cli;
     mod robots_conformance;
     mod robots_props;

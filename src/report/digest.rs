@@ -37,6 +37,8 @@ pub struct CrawlerTotals {
 #[derive(Debug, Clone, Default)]
 pub struct KindTotals {
     pub violations: u64,
+    /// Of those, rows whose note only informs.
+    pub informing: u64,
     pub distinct_targets: u64,
     pub first: Option<Timestamp>,
     pub last: Option<Timestamp>,
@@ -154,6 +156,9 @@ impl<'d> Digest<'d> {
         if let Some(totals) = self.crawlers[counted.crawler].as_mut() {
             let kind = &mut totals.kinds[kind_index];
             kind.violations += 1;
+            if !row.accuses() {
+                kind.informing += 1;
+            }
             kind.first.get_or_insert(time);
             kind.last = Some(time);
         }

@@ -1,6 +1,7 @@
 //! The reports of SPEC §5: `violations.csv`, `impostors.csv`, `summary.csv`
 //! and the short human summary on standard error; and of SPEC §7 `tables`:
-//! `rules.csv` and `impostor-addresses.csv`. `columns` holds the
+//! `rules.csv` and `impostor-addresses.csv`, `run`: `run.json`, `html`:
+//! `report.html`, and `mail`: the short text the nightly cron mails. `columns` holds the
 //! column lists in one place; `lock` keeps two runs out of one `--out`
 //! directory and `atomic` switches the set of reports there as one.
 
@@ -8,7 +9,9 @@ pub mod atomic;
 pub mod columns;
 pub mod digest;
 pub mod escape;
+pub mod html;
 pub mod lock;
+pub mod mail;
 pub mod run;
 pub mod skipped;
 pub mod summary;
@@ -35,13 +38,14 @@ pub struct Names<'a> {
 }
 
 /// The report files of a set, in the order they are written.
-pub const FILES: [&str; 6] = [
+pub const FILES: [&str; 7] = [
     "violations.csv",
     "impostors.csv",
     "summary.csv",
     "rules.csv",
     "impostor-addresses.csv",
     "run.json",
+    "report.html",
 ];
 
 type CsvOut = csv::Writer<BufWriter<Sink>>;
@@ -159,9 +163,15 @@ impl<'a, 'o> Rows<'a, 'o> {
         self.check("impostors.csv", written)
     }
 
-    /// Writes the rest of the set from `digest` and puts it in force; or
-    /// ends the rows on standard output.
-    pub fn finish(mut self, digest: &Digest<'_>, health: &run::Health<'_>) -> Result<()> {
+    /// Writes the rest of the set from `digest`, with `page` (the text of
+    /// `report.html`), and puts it in force; or ends the rows on standard
+    /// output.
+    pub fn finish(
+        mut self,
+        digest: &Digest<'_>,
+        health: &run::Health<'_>,
+        page: &str,
+    ) -> Result<()> {
         let names = self.names;
         for name in ["violations.csv", "impostors.csv"] {
             let out = if name == "violations.csv" {
@@ -190,7 +200,7 @@ impl<'a, 'o> Rows<'a, 'o> {
             atomic::end_streaming();
             return Ok(());
         };
-        let rest: [(&str, &columns::Report<'_>); 4] = [
+        let rest: [(&str, &columns::Report<'_>); 5] = [
             ("summary.csv", &|out: &mut dyn Write| {
                 summary::write_summary(digest, &names, out)
             }),
@@ -202,6 +212,10 @@ impl<'a, 'o> Rows<'a, 'o> {
             }),
             ("run.json", &|out: &mut dyn Write| {
                 run::write_run(digest, &names, health, out)
+            }),
+            ("report.html", &|out: &mut dyn Write| {
+                out.write_all(page.as_bytes())?;
+                out.flush()
             }),
         ];
         for (name, report) in rest {

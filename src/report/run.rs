@@ -76,14 +76,32 @@ pub fn value(digest: &Digest<'_>, names: &Names<'_>, health: &Health<'_>) -> Val
         .iter()
         .map(|(version, from)| json!({"robots_version": version, "in_force_from": from}))
         .collect();
+    // Rows whose note only informs, apart: the mail and the page leave
+    // them out of the verdict (SPEC §7).
+    let informing = |crawler: &str, kind: crate::audit::Kind| -> u64 {
+        names
+            .crawlers
+            .iter()
+            .position(|c| c == crawler)
+            .and_then(|i| digest.crawlers.get(i)?.as_ref())
+            .map_or(0, |t| {
+                t.kinds[crate::audit::Kind::ALL
+                    .iter()
+                    .position(|&k| k == kind)
+                    .unwrap_or(0)]
+                .informing
+            })
+    };
     let counts: Vec<Value> = summary::lines(digest, names)
         .into_iter()
         .map(|line| {
+            let kind = line.kind.as_str();
             json!({
                 "crawler": line.crawler,
-                "kind": line.kind.as_str(),
+                "kind": kind,
                 "fetches": line.fetches,
                 "violations": line.violations,
+                "informing": informing(&line.crawler, line.kind),
                 "distinct_targets": line.distinct_targets,
             })
         })

@@ -29,6 +29,9 @@ pub struct Robots {
     /// SPEC §5 `robots_version`: the first 12 hex digits of the SHA-256 of
     /// the bytes read, to the 500 KiB limit.
     version: Arc<str>,
+    /// The bytes read, to the limit and one past it: the file as written,
+    /// for the report that shows it.
+    bytes: Arc<[u8]>,
 }
 
 /// The `robots_version` of a robots.txt read as `bytes`.
@@ -48,17 +51,23 @@ impl Robots {
     /// crawler's profile. Never fails: whatever does not make sense is kept
     /// for the lint and has no effect.
     pub fn new(bytes: &[u8]) -> Robots {
-        Robots::from_file(parse::parse(bytes), version_of(bytes))
+        Robots::from_file(parse::parse(bytes), version_of(bytes), bytes)
     }
 
-    fn from_file(file: RobotsFile, version: Arc<str>) -> Robots {
+    fn from_file(file: RobotsFile, version: Arc<str>, bytes: &[u8]) -> Robots {
         let grouping = group::group(&file, Reads::ALL);
         Robots {
             file: Arc::new(file),
             grouping,
             reads: Reads::ALL,
             version,
+            bytes: Arc::from(bytes),
         }
+    }
+
+    /// The file as read (to the 500 KiB limit and one byte past it).
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes
     }
 
     /// The same file, grouped as a crawler that reads `reads` groups it.
@@ -71,6 +80,7 @@ impl Robots {
             grouping: group::group(&self.file, reads),
             reads,
             version: Arc::clone(&self.version),
+            bytes: Arc::clone(&self.bytes),
         }
     }
 
@@ -112,7 +122,7 @@ impl Robots {
                 .size
                 .max(usize::try_from(metadata.len()).unwrap_or(usize::MAX));
         }
-        Ok(Robots::from_file(file, version_of(&bytes)))
+        Ok(Robots::from_file(file, version_of(&bytes), &bytes))
     }
 
     pub fn file(&self) -> &RobotsFile {

@@ -149,6 +149,35 @@ fn lines(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
     })
 }
 
+/// The bytes a crawler reads: after the byte-order mark, and, past the
+/// limit, only whole lines inside it — a line cut in half could turn
+/// `Disallow: /private-area` into a broader `Disallow: /pri`.
+fn kept(input: &[u8], bom_len: usize) -> &[u8] {
+    if input.len() > SIZE_LIMIT {
+        let kept = &input[..SIZE_LIMIT];
+        let kept = &kept[bom_len.min(kept.len())..];
+        let end = memchr::memrchr2(b'\n', b'\r', kept).map_or(0, |i| i + 1);
+        &kept[..end]
+    } else {
+        &input[bom_len..]
+    }
+}
+
+/// The lines as written, numbered as `parse` numbers them (from 1, after
+/// a byte-order mark, within the size limit): for showing the file with
+/// what each line decided.
+pub fn written_lines(input: &[u8]) -> impl Iterator<Item = (usize, &[u8])> {
+    let bom_len = match input {
+        [0xEF, 0xBB, 0xBF, ..] => 3,
+        [0xEF, 0xBB, ..] => 2,
+        [0xEF, ..] => 1,
+        _ => 0,
+    };
+    lines(kept(input, bom_len))
+        .enumerate()
+        .map(|(index, line)| (index + 1, line))
+}
+
 /// Reads a robots.txt. Never fails.
 pub fn parse(input: &[u8]) -> RobotsFile {
     let size = input.len();
@@ -161,16 +190,8 @@ pub fn parse(input: &[u8]) -> RobotsFile {
         _ => 0,
     };
     let bom = bom_len > 0;
-    let mut bytes = &input[bom_len..];
     let truncated = size > SIZE_LIMIT;
-    if truncated {
-        // Keep only whole lines inside the limit: a line cut in half could
-        // turn `Disallow: /private-area` into a broader `Disallow: /pri`.
-        let kept = &input[..SIZE_LIMIT];
-        let kept = &kept[bom_len.min(kept.len())..];
-        let end = memchr::memrchr2(b'\n', b'\r', kept).map_or(0, |i| i + 1);
-        bytes = &kept[..end];
-    }
+    let bytes = kept(input, bom_len);
 
     let mut file = RobotsFile {
         size,

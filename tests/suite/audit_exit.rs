@@ -177,6 +177,7 @@ fn reports_replace_old_ones_whole() {
             ".robots-audit",
             "impostor-addresses.csv",
             "impostors.csv",
+            "report.html",
             "rules.csv",
             "run.json",
             "summary.csv",

@@ -143,10 +143,13 @@ fn run_json_says_what_the_run_read_and_decided() {
         "ptr-map.txt",
     ]);
     report.assert_code(1);
+    // Seznam's crawlers do not read Crawl-delay: those rows only inform.
     let count = |crawler: &str, kind: &str, fetches: u64, violations: u64, targets: u64| {
+        let informing = if kind == "crawl-delay" { violations } else { 0 };
         serde_json::json!({
             "crawler": crawler, "kind": kind, "fetches": fetches,
-            "violations": violations, "distinct_targets": targets,
+            "violations": violations, "informing": informing,
+            "distinct_targets": targets,
         })
     };
     for threads in ["1", "4"] {

@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use common::*;
 
-const REPORTS: [&str; 6] = REPORT_FILES;
+const REPORTS: [&str; 7] = REPORT_FILES;
 
 fn signal(pid: u32, name: &str) {
     let status = std::process::Command::new("sh")
@@ -47,9 +47,14 @@ fn assert_whole_or_earlier(out: &Path) {
 }
 
 /// A report is whole: it ends with a line end, and every row is as wide as
-/// the header (run.json: it is whole JSON).
+/// the header (run.json: it is whole JSON; report.html: it ends with its
+/// closing tag).
 fn assert_whole(name: &str, bytes: &[u8]) {
     assert!(bytes.ends_with(b"\n"), "{name} is cut short");
+    if name.ends_with(".html") {
+        assert!(bytes.ends_with(b"</html>\n"), "{name} is cut short");
+        return;
+    }
     if name.ends_with(".json") {
         let parsed: Result<serde_json::Value, _> = serde_json::from_slice(bytes);
         assert!(parsed.is_ok(), "{name} is not whole JSON");

@@ -387,6 +387,7 @@ impl Site {
                         ".robots-audit",
                         "impostor-addresses.csv",
                         "impostors.csv",
+                        "report.html",
                         "rules.csv",
                         "run.json",
                         "summary.csv",

@@ -181,9 +181,10 @@ pub fn entries(dir: &Path) -> Vec<String> {
 }
 
 /// The report files of an `--out` directory, sorted.
-pub const REPORT_FILES: [&str; 6] = [
+pub const REPORT_FILES: [&str; 7] = [
     "impostor-addresses.csv",
     "impostors.csv",
+    "report.html",
     "rules.csv",
     "run.json",
     "summary.csv",

@@ -1,0 +1,340 @@
+//! Fills a [`Page`] from the run as it streams: each counted fetch, each
+//! row and each impostor fetch passes through a [`Gather`] once, in SPEC
+//! §5 order, beside the `Digest` that the CSVs are written from; `build`
+//! then takes both, with the run's health and the robots.txt versions.
+//! Memory is bounded by minutes × crawlers (the per-minute series), the
+//! robots.txt lines, and what the `Digest` holds (rules with their most
+//! fetched targets, spoofing addresses); never by the fetches.
+
+use std::collections::{BTreeMap, HashMap};
+
+use super::{
+    AddressLine, Allowance, CrawlerVerdict, Dns, FileHealth, Health, Night, Page, RobotsLine,
+    RobotsText, RuleLine, TargetLine, Traffic,
+};
+use crate::accesslog::Skip;
+use crate::audit::{Counted, Impostor, Kind, Policy, Violation};
+use crate::crawler::verify::Verification;
+use crate::report::digest::Digest;
+use crate::report::escape::{Escaping, escape};
+use crate::report::{Names, run};
+use crate::robots::parse::written_lines;
+
+/// What the page shows beyond the run's totals and health.
+pub struct Sources<'a> {
+    /// Each robots.txt version judged: its bytes as read and its
+    /// `robots_version`.
+    pub robots: Vec<(&'a [u8], &'a str)>,
+    /// The Request-rate lines each crawler obeys, by crawler index.
+    pub allowed: &'a [Vec<Allowance>],
+    /// The offset Request-rate windows are read in (`--window-tz`), in
+    /// minutes east of UTC.
+    pub window_offset_min: i16,
+    /// The last nights, when a state holds them.
+    pub trend: Option<Vec<Night>>,
+}
+
+/// The Request-rate lines a crawler's merged groups hold, with its floor
+/// where the floor raises them.
+pub fn allowances(policy: &Policy<'_>) -> Vec<Allowance> {
+    policy
+        .rules
+        .request_rates()
+        .iter()
+        .filter_map(|line| {
+            let rate = line.rate.as_ref()?;
+            let floor = policy
+                .rate_floor
+                .and_then(|(n, secs)| rate.floored(n, secs))
+                .map(|f| (f.requests, f.period_secs));
+            Some(Allowance {
+                text: line.text.clone(),
+                rule_line: line.line,
+                requests: rate.requests,
+                period_secs: rate.period_secs,
+                window: rate.window.map(|w| (w.start_min, w.end_min)),
+                floor,
+            })
+        })
+        .collect()
+}
+
+/// The minute an instant falls in, as minutes since the epoch.
+fn minute(instant_ms: i64) -> i64 {
+    instant_ms.div_euclid(60_000)
+}
+
+/// What the page counts as rows stream out.
+#[derive(Debug, Default)]
+pub struct Gather {
+    verdicts: Vec<CrawlerVerdict>,
+    per_minute: Vec<BTreeMap<i64, u32>>,
+    accused_per_minute: Vec<BTreeMap<i64, u32>>,
+    /// Per (robots_version, line): accusing and informing rows.
+    by_line: HashMap<(String, usize), (u64, u64)>,
+    /// The log's offset at the first counted fetch: the charts' clock.
+    first_offset: Option<i16>,
+}
+
+impl Gather {
+    pub fn new(crawlers: &[String]) -> Gather {
+        Gather {
+            verdicts: crawlers
+                .iter()
+                .map(|name| CrawlerVerdict {
+                    crawler: name.clone(),
+                    ..CrawlerVerdict::default()
+                })
+                .collect(),
+            per_minute: vec![BTreeMap::new(); crawlers.len()],
+            accused_per_minute: vec![BTreeMap::new(); crawlers.len()],
+            by_line: HashMap::new(),
+            first_offset: None,
+        }
+    }
+
+    pub fn counted(&mut self, counted: &Counted) {
+        let verdict = &mut self.verdicts[counted.crawler];
+        verdict.fetches += 1;
+        let level = match counted.verification {
+            Verification::Verified => 0,
+            Verification::PtrOnly => 1,
+            // A spoofed fetch is an impostor's and never reaches here.
+            Verification::Unverified | Verification::Spoofed => 2,
+        };
+        verdict.verification[level] += 1;
+        *self.per_minute[counted.crawler]
+            .entry(minute(counted.fetch.time.instant_ms()))
+            .or_default() += 1;
+        self.first_offset
+            .get_or_insert(counted.fetch.time.offset_min);
+    }
+
+    pub fn violation(&mut self, counted: &Counted, row: &Violation<'_>) {
+        let kind = Kind::ALL.iter().position(|k| *k == row.kind).unwrap_or(0);
+        let verdict = &mut self.verdicts[counted.crawler];
+        let counts = self
+            .by_line
+            .entry((row.robots_version.to_string(), row.rule_line))
+            .or_default();
+        if row.accuses() {
+            verdict.violations[kind] += 1;
+            counts.0 += 1;
+            *self.accused_per_minute[counted.crawler]
+                .entry(minute(counted.fetch.time.instant_ms()))
+                .or_default() += 1;
+        } else {
+            verdict.informing[kind] += 1;
+            counts.1 += 1;
+        }
+    }
+
+    pub fn impostor(&mut self, impostor: &Impostor) {
+        self.verdicts[impostor.claimed].impostor_fetches += 1;
+    }
+}
+
+/// Text as a field of the report holds it.
+fn text(escaping: Escaping, bytes: &[u8]) -> String {
+    String::from_utf8_lossy(&escaping.apply(bytes)).into_owned()
+}
+
+/// Crawler names of a set of indices, in string order, `|`-joined.
+fn joined(names: &Names<'_>, crawlers: &std::collections::BTreeSet<usize>) -> String {
+    let mut named: Vec<&str> = crawlers
+        .iter()
+        .map(|&c| names.crawlers[c].as_str())
+        .collect();
+    named.sort_unstable();
+    named.dedup();
+    named.join("|")
+}
+
+/// The page for this run.
+pub fn build(
+    gather: Gather,
+    digest: &Digest<'_>,
+    names: &Names<'_>,
+    health: &run::Health<'_>,
+    sources: &Sources<'_>,
+) -> Page {
+    // The page always escapes log text, whatever `--raw-csv` says of the
+    // CSVs: it is read in a browser, never read back.
+    let escaping = Escaping::Safe;
+    let Gather {
+        mut verdicts,
+        mut per_minute,
+        mut accused_per_minute,
+        by_line,
+        first_offset,
+    } = gather;
+
+    let rules: Vec<RuleLine> = digest
+        .rules_in_order()
+        .into_iter()
+        .map(|rule| RuleLine {
+            robots_version: rule.robots_version.clone(),
+            rule_line: rule.rule_line,
+            rule: text(escaping, rule.rule.as_bytes()),
+            group: text(escaping, rule.group.as_bytes()),
+            kind: rule.kind.as_str().to_string(),
+            violations: rule.violations,
+            informing: rule.informing,
+            distinct_targets: rule.distinct_targets,
+            crawlers: joined(names, &rule.crawlers),
+            first_time: rule.first.rfc3339(),
+            last_time: rule.last.rfc3339(),
+        })
+        .collect();
+    // The targets fetched most against a rule that accuses: each rule's
+    // most fetched targets (the Digest keeps the top ones of every rule).
+    let mut targets: Vec<TargetLine> = digest
+        .rules
+        .iter()
+        .filter(|rule| rule.violations > rule.informing)
+        .flat_map(|rule| {
+            rule.top_targets
+                .iter()
+                .map(move |(target, times)| TargetLine {
+                    target: text(escaping, target),
+                    rule_line: rule.rule_line,
+                    rule: text(escaping, rule.rule.as_bytes()),
+                    kind: rule.kind.as_str().to_string(),
+                    violations: *times,
+                })
+        })
+        .collect();
+    // Most first; the rest only so that the order never depends on a hash.
+    targets.sort_by(|a, b| {
+        b.violations
+            .cmp(&a.violations)
+            .then(a.rule_line.cmp(&b.rule_line))
+            .then(a.kind.cmp(&b.kind))
+            .then(a.target.cmp(&b.target))
+    });
+    let impostors: Vec<AddressLine> = digest
+        .addresses_in_order()
+        .into_iter()
+        .map(|address| AddressLine {
+            client: text(escaping, &address.client),
+            claimed_crawlers: joined(names, &address.claimed),
+            fetches: address.fetches,
+            ptr: text(escaping, address.ptr.as_deref().unwrap_or("").as_bytes()),
+            reason: address.reason.as_str().to_string(),
+            first_time: address.first.rfc3339(),
+            last_time: address.last.rfc3339(),
+        })
+        .collect();
+
+    let robots: Vec<RobotsText> = sources
+        .robots
+        .iter()
+        .map(|(bytes, version)| RobotsText {
+            robots_version: version.to_string(),
+            lines: written_lines(bytes)
+                .map(|(number, line)| {
+                    let (accusing, informing) = by_line
+                        .get(&(version.to_string(), number))
+                        .copied()
+                        .unwrap_or_default();
+                    RobotsLine {
+                        number,
+                        text: escape(line).into_owned(),
+                        accusing,
+                        informing,
+                    }
+                })
+                .collect(),
+        })
+        .collect();
+
+    let mut charts: Vec<Traffic> = Vec::new();
+    for (index, verdict) in verdicts.iter().enumerate() {
+        if verdict.fetches == 0 {
+            continue;
+        }
+        charts.push(Traffic {
+            crawler: verdict.crawler.clone(),
+            fetches: std::mem::take(&mut per_minute[index]),
+            violations: std::mem::take(&mut accused_per_minute[index]),
+            allowed: sources.allowed.get(index).cloned().unwrap_or_default(),
+        });
+    }
+    charts.sort_by(|a, b| a.crawler.cmp(&b.crawler));
+    // A crawler with nothing to say is left out of the verdict, as
+    // summary.csv leaves it out; one that was only impersonated stays.
+    verdicts.retain(|v| v.fetches > 0 || v.impostor_fetches > 0);
+    verdicts.sort_by(|a, b| a.crawler.cmp(&b.crawler));
+
+    let (first_time, last_time) = period(health);
+    Page {
+        first_time,
+        last_time,
+        offset_min: first_offset.unwrap_or(0),
+        window_offset_min: sources.window_offset_min,
+        exit_status: health.exit_status,
+        crawlers: verdicts,
+        health: health_of(names, health, escaping),
+        charts,
+        rules,
+        targets,
+        impostors,
+        robots,
+        trend: sources.trend.clone(),
+    }
+}
+
+/// The period the lines cover: the earliest and latest line that parsed.
+fn period(health: &run::Health<'_>) -> (Option<String>, Option<String>) {
+    let first = health
+        .tallies
+        .values()
+        .filter_map(|t| t.first_time)
+        .min_by_key(|t| t.instant_ms());
+    let last = health
+        .tallies
+        .values()
+        .filter_map(|t| t.last_time)
+        .max_by_key(|t| t.instant_ms());
+    (first.map(|t| t.rfc3339()), last.map(|t| t.rfc3339()))
+}
+
+fn health_of(names: &Names<'_>, health: &run::Health<'_>, escaping: Escaping) -> Health {
+    let mut skipped = [0u64; Skip::ALL.len()];
+    let mut files = Vec::new();
+    let (mut lines_read, mut lines_skipped) = (0, 0);
+    for (index, path) in names.files.iter().enumerate() {
+        let tally = health.tallies.get(&index).copied().unwrap_or_default();
+        lines_read += tally.lines;
+        lines_skipped += tally.skipped;
+        for (sum, count) in skipped.iter_mut().zip(tally.reasons) {
+            *sum += count;
+        }
+        files.push(FileHealth {
+            file: String::from_utf8_lossy(&escaping.apply(path.as_os_str().as_encoded_bytes()))
+                .into_owned(),
+            format: health.formats.get(&index).cloned().unwrap_or_default(),
+            lines_read: tally.lines,
+            lines_skipped: tally.skipped,
+            error: health.errors.get(&index).cloned(),
+        });
+    }
+    Health {
+        lines_read,
+        lines_skipped,
+        skipped: Skip::ALL
+            .iter()
+            .zip(skipped)
+            .filter(|(_, n)| *n > 0)
+            .map(|(skip, n)| (skip.reason().to_string(), n))
+            .collect(),
+        files,
+        dns: Dns {
+            asked: health.dns_asked,
+            failures: health.dns_failures,
+            resolver_unusable: health.dns_unusable,
+        },
+        robots_versions: health.robots_versions.to_vec(),
+        excused_by_cache_grace: health.excused_by_cache_grace,
+    }
+}

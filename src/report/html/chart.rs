@@ -1,0 +1,327 @@
+//! The per-crawler chart of `report.html` (SPEC §7): fetches per minute
+//! over the audited period against the allowed Request-rate, its windows
+//! shaded, the Seznam floor drawn where it raises the written rate, and the
+//! minutes with violations marked. Takes a [`Traffic`] and the period;
+//! gives inline SVG drawn by plotters' SVG backend.
+//!
+//! A long period is cut into at most [`POINTS`] steps of whole minutes;
+//! each step shows its busiest minute (the one a rate is broken in) and
+//! the violations of all its minutes, so the page stays small however long
+//! the night.
+
+use plotters::prelude::*;
+
+use super::{Allowance, Traffic};
+
+/// At most this many steps along the time axis.
+pub const POINTS: i64 = 720;
+
+const WIDTH: u32 = 960;
+const HEIGHT: u32 = 300;
+
+/// The time axis shared by every chart of a page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Axis {
+    /// First minute (minutes since the epoch, UTC).
+    pub start: i64,
+    /// Minutes in one step.
+    pub step: i64,
+    /// Number of steps.
+    pub steps: i64,
+    /// The clock labels are written in, minutes east of UTC.
+    pub offset_min: i16,
+    /// The clock Request-rate windows are read in.
+    pub window_offset_min: i16,
+}
+
+impl Axis {
+    /// An axis over minutes `first..=last`.
+    pub fn new(first: i64, last: i64, offset_min: i16, window_offset_min: i16) -> Axis {
+        let span = last.saturating_sub(first).saturating_add(1).max(1);
+        let step = (span + POINTS - 1) / POINTS;
+        Axis {
+            start: first,
+            step,
+            steps: (span + step - 1) / step,
+            offset_min,
+            window_offset_min,
+        }
+    }
+
+    fn index(&self, minute: i64) -> usize {
+        usize::try_from((minute - self.start) / self.step).unwrap_or(0)
+    }
+
+    fn minute_at(&self, index: i64) -> i64 {
+        self.start.saturating_add(index.saturating_mul(self.step))
+    }
+
+    /// A label for the step at `index`, in the log's clock.
+    fn label(&self, index: i64) -> String {
+        let local = self
+            .minute_at(index)
+            .saturating_add(i64::from(self.offset_min));
+        let date = jiff::civil::date(1970, 1, 1)
+            .checked_add(jiff::SignedDuration::from_hours(
+                local.div_euclid(1440) * 24,
+            ))
+            .unwrap_or_default();
+        let (month, day) = (date.month(), date.day());
+        let of_day = local.rem_euclid(1440);
+        if self.step * self.steps <= 1440 {
+            format!("{:02}:{:02}", of_day / 60, of_day % 60)
+        } else {
+            format!("{month:02}-{day:02} {:02}:{:02}", of_day / 60, of_day % 60)
+        }
+    }
+}
+
+/// The Request-rate line that holds at `minute_of_day`: a windowed line
+/// that covers it wins over one without a window; the first in the file
+/// among equals (SPEC §3, §4).
+pub fn holding(allowed: &[Allowance], minute_of_day: u16) -> Option<&Allowance> {
+    allowed
+        .iter()
+        .find(|a| a.window.is_some() && a.covers(minute_of_day))
+        .or_else(|| allowed.iter().find(|a| a.window.is_none()))
+}
+
+/// Per step: the busiest minute's fetches and all the violations.
+pub fn steps(traffic: &Traffic, axis: &Axis) -> (Vec<u32>, Vec<u32>) {
+    let len = usize::try_from(axis.steps).unwrap_or(0);
+    let mut busiest = vec![0u32; len];
+    let mut violations = vec![0u32; len];
+    for (&minute, &count) in &traffic.fetches {
+        if let Some(slot) = busiest.get_mut(axis.index(minute)) {
+            *slot = (*slot).max(count);
+        }
+    }
+    for (&minute, &count) in &traffic.violations {
+        if let Some(slot) = violations.get_mut(axis.index(minute)) {
+            *slot = slot.saturating_add(count);
+        }
+    }
+    (busiest, violations)
+}
+
+/// The chart as inline SVG, or a sentence saying why it could not be
+/// drawn.
+pub fn draw(traffic: &Traffic, axis: &Axis) -> Result<String, String> {
+    let (busiest, violations) = steps(traffic, axis);
+    // The line that holds at each step's first minute, per minute.
+    let held: Vec<Option<&Allowance>> = (0..axis.steps)
+        .map(|i| {
+            let local = axis
+                .minute_at(i)
+                .saturating_add(i64::from(axis.window_offset_min));
+            holding(&traffic.allowed, local.rem_euclid(1440) as u16)
+        })
+        .collect();
+    let written = |a: &Allowance| f64::from(a.requests) * 60.0 / a.period_secs.max(1) as f64;
+    let top = busiest
+        .iter()
+        .map(|&n| f64::from(n))
+        .chain(held.iter().flatten().map(|a| a.per_minute()))
+        .fold(1.0f64, f64::max)
+        * 1.15;
+
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
+        let fail = |e: &dyn std::fmt::Display| e.to_string();
+        root.fill(&WHITE).map_err(|e| fail(&e))?;
+        let mut chart = ChartBuilder::on(&root)
+            .margin(10)
+            .x_label_area_size(30)
+            .y_label_area_size(50)
+            .build_cartesian_2d(0i64..axis.steps.max(1), 0f64..top)
+            .map_err(|e| fail(&e))?;
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .x_labels(8)
+            .y_labels(6)
+            .x_label_formatter(&|i| axis.label(*i))
+            .y_label_formatter(&|y| {
+                if top > 10.0 {
+                    format!("{y:.0}")
+                } else {
+                    format!("{y:.1}")
+                }
+            })
+            .y_desc("fetches / minute")
+            .label_style(("sans-serif", 13))
+            .draw()
+            .map_err(|e| fail(&e))?;
+
+        // Windows: the steps whose first minute a windowed line covers.
+        let band = RGBColor(0xdd, 0xea, 0xf7).filled();
+        for (start, end) in runs(&held, |a| a.is_some_and(|a| a.window.is_some())) {
+            chart
+                .draw_series(std::iter::once(Rectangle::new(
+                    [(start, 0.0), (end, top)],
+                    band,
+                )))
+                .map_err(|e| fail(&e))?;
+        }
+        chart
+            .draw_series(LineSeries::new(
+                busiest
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &n)| (i as i64, f64::from(n))),
+                RGBColor(0x1f, 0x5f, 0xa8).stroke_width(1),
+            ))
+            .map_err(|e| fail(&e))?;
+        // Where the floor raises the written rate, the written one is drawn
+        // thin and grey beneath the one that holds.
+        for (start, end) in runs(&held, |a| a.is_some_and(|a| a.floor.is_some())) {
+            let Some(Some(line)) = held.get(usize::try_from(start).unwrap_or(0)) else {
+                continue;
+            };
+            let y = written(line);
+            chart
+                .draw_series(LineSeries::new(
+                    [(start, y), (end, y)],
+                    RGBColor(0x99, 0x99, 0x99).stroke_width(1),
+                ))
+                .map_err(|e| fail(&e))?;
+        }
+        for (start, end) in runs(&held, |a| a.is_some()) {
+            // Within a run the line may change (two windows back to back):
+            // each step draws its own level.
+            let points = (start..end).flat_map(|i| {
+                let y = held[i as usize].map_or(0.0, Allowance::per_minute);
+                [(i, y), (i + 1, y)]
+            });
+            chart
+                .draw_series(LineSeries::new(
+                    points,
+                    RGBColor(0x2e, 0x8b, 0x57).stroke_width(2),
+                ))
+                .map_err(|e| fail(&e))?;
+        }
+        chart
+            .draw_series(
+                violations
+                    .iter()
+                    .zip(&busiest)
+                    .enumerate()
+                    .filter(|(_, (v, _))| **v > 0)
+                    .map(|(i, (_, &n))| {
+                        Circle::new(
+                            (i as i64, f64::from(n)),
+                            3,
+                            RGBColor(0xc6, 0x28, 0x28).filled(),
+                        )
+                    }),
+            )
+            .map_err(|e| fail(&e))?;
+        root.present().map_err(|e| fail(&e))?;
+    }
+    Ok(inline(svg))
+}
+
+/// Runs of consecutive steps for which `test` holds, as (start, end)
+/// with `end` exclusive.
+fn runs<T: Copy>(items: &[T], test: impl Fn(T) -> bool) -> Vec<(i64, i64)> {
+    let mut out = Vec::new();
+    let mut start = None;
+    for (i, &item) in items.iter().enumerate() {
+        match (test(item), start) {
+            (true, None) => start = Some(i as i64),
+            (false, Some(s)) => {
+                out.push((s, i as i64));
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    if let Some(s) = start {
+        out.push((s, items.len() as i64));
+    }
+    out
+}
+
+/// The SVG as the page holds it: the backend's file header (a fixed
+/// pixel size and the `xmlns` URL, which SPEC §7 allows in no attribute
+/// and HTML does not need) replaced by a view box that scales to the
+/// screen.
+fn inline(svg: String) -> String {
+    let body = svg
+        .find('>')
+        .map_or(svg.as_str(), |end| &svg[end + 1..])
+        .trim_start();
+    format!("<svg viewBox=\"0 0 {WIDTH} {HEIGHT}\" class=\"chart\" role=\"img\">\n{body}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    fn traffic(fetches: &[(i64, u32)], violations: &[(i64, u32)]) -> Traffic {
+        Traffic {
+            crawler: "SeznamBot".into(),
+            fetches: fetches.iter().copied().collect::<BTreeMap<_, _>>(),
+            violations: violations.iter().copied().collect::<BTreeMap<_, _>>(),
+            allowed: vec![Allowance {
+                text: "Request-rate: 1/60s 0800-1800".into(),
+                rule_line: 3,
+                requests: 1,
+                period_secs: 60,
+                window: Some((480, 1080)),
+                floor: Some((1, 30)),
+            }],
+        }
+    }
+
+    #[test]
+    fn a_long_period_is_cut_into_bounded_steps_keeping_the_busiest_minute() {
+        // A week of minutes.
+        let axis = Axis::new(0, 7 * 1440 - 1, 60, 0);
+        assert!(axis.steps <= POINTS);
+        assert_eq!(axis.step, 14);
+        let t = traffic(&[(0, 3), (1, 9), (13, 4), (14, 2)], &[(1, 1), (13, 2)]);
+        let (busiest, violations) = steps(&t, &axis);
+        assert_eq!(busiest.len() as i64, axis.steps);
+        assert_eq!((busiest[0], busiest[1]), (9, 2));
+        assert_eq!((violations[0], violations[1]), (3, 0));
+    }
+
+    #[test]
+    fn a_short_period_keeps_every_minute() {
+        let axis = Axis::new(100, 159, 0, 0);
+        assert_eq!((axis.step, axis.steps), (1, 60));
+        assert_eq!(axis.label(0), "01:40");
+    }
+
+    #[test]
+    fn a_windowed_line_wins_inside_its_window_only() {
+        let mut allowed = traffic(&[], &[]).allowed;
+        allowed.push(Allowance {
+            text: "Request-rate: 10/1m".into(),
+            rule_line: 4,
+            requests: 10,
+            period_secs: 60,
+            window: None,
+            floor: None,
+        });
+        assert_eq!(holding(&allowed, 600).map(|a| a.rule_line), Some(3));
+        assert_eq!(holding(&allowed, 1200).map(|a| a.rule_line), Some(4));
+        // The floor holds: 1/60s acts as 1/30s, two a minute.
+        assert_eq!(allowed[0].per_minute(), 2.0);
+    }
+
+    #[test]
+    fn the_svg_carries_no_url_and_marks_violations() {
+        let axis = Axis::new(0, 1439, 0, 0);
+        let svg = draw(&traffic(&[(500, 5), (900, 1)], &[(500, 4)]), &axis).unwrap();
+        assert!(svg.starts_with("<svg viewBox=\"0 0 960 300\""));
+        assert!(!svg.contains("http"), "{}", &svg[..200]);
+        assert!(!svg.contains("style="));
+        assert_eq!(svg.matches("<circle").count(), 1);
+        // The window 0800-1800 is one shaded band.
+        assert_eq!(svg.matches("fill=\"#DDEAF7\"").count(), 1, "{svg}");
+    }
+}

@@ -1,0 +1,223 @@
+//! `report.html` (SPEC §7): one self-contained page a webmaster opens from
+//! the nightly mail. Takes a [`Page`] — plain, owned numbers and strings,
+//! already escaped as the CSVs write log text — and gives the HTML.
+//!
+//! The page is made in two steps so that the pipeline may change under it:
+//! `build` fills a `Page` from the run's findings (everything it needs can
+//! be gathered in one pass over the rows in order, with memory bounded by
+//! minutes × crawlers, rules, addresses and distinct (rule, target) pairs);
+//! `render` turns any `Page` into HTML (maud, escaping by default) with
+//! charts drawn by `chart` (plotters' SVG backend).
+
+pub mod build;
+pub mod chart;
+pub mod render;
+
+use std::collections::BTreeMap;
+
+pub use build::build;
+pub use render::render;
+
+/// Everything `report.html` shows. Log-derived strings are already written
+/// as the CSVs write them (`\xNN`, `\u{NNNN}`); `render` escapes them for
+/// HTML.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Page {
+    /// The audited period: first and last fetch or line time, RFC 3339.
+    pub first_time: Option<String>,
+    pub last_time: Option<String>,
+    /// The offset (minutes east of UTC) the charts' clock is drawn in:
+    /// the log's own.
+    pub offset_min: i16,
+    /// The offset, in minutes east of UTC, that Request-rate windows are
+    /// read in (`--window-tz`).
+    pub window_offset_min: i16,
+    pub exit_status: u8,
+    pub crawlers: Vec<CrawlerVerdict>,
+    pub health: Health,
+    /// Per crawler with a counted fetch, in name order.
+    pub charts: Vec<Traffic>,
+    /// As `rules.csv` orders them.
+    pub rules: Vec<RuleLine>,
+    /// Accusing rows only, most first.
+    pub targets: Vec<TargetLine>,
+    /// As `impostor-addresses.csv` orders them.
+    pub impostors: Vec<AddressLine>,
+    pub robots: Vec<RobotsText>,
+    /// The last nights (`--state`); `None` when no state was given.
+    pub trend: Option<Vec<Night>>,
+}
+
+/// One crawler's night. `violations` count the rows that accuse, by kind
+/// in the kinds' string order (crawl-delay, disallow, request-rate);
+/// `informing` the rows whose note only informs.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CrawlerVerdict {
+    pub crawler: String,
+    pub fetches: u64,
+    pub violations: [u64; 3],
+    pub informing: [u64; 3],
+    /// Fetches by verification level: verified, ptr-only, unverified.
+    pub verification: [u64; 3],
+    /// Fetches that claimed this crawler from an address that disproves it.
+    pub impostor_fetches: u64,
+}
+
+/// The names of the kinds, in the order of `CrawlerVerdict::violations`.
+pub const KINDS: [&str; 3] = ["crawl-delay", "disallow", "request-rate"];
+/// The names of the levels, in the order of `CrawlerVerdict::verification`.
+pub const LEVELS: [&str; 3] = ["verified", "ptr-only", "unverified"];
+
+/// Did the run read everything?
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Health {
+    pub lines_read: u64,
+    pub lines_skipped: u64,
+    /// (reason, lines), every reason with a line.
+    pub skipped: Vec<(String, u64)>,
+    pub files: Vec<FileHealth>,
+    pub dns: Dns,
+    /// (robots_version, in force from).
+    pub robots_versions: Vec<(String, Option<String>)>,
+    pub excused_by_cache_grace: u64,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FileHealth {
+    /// As given, written as the CSVs write log text.
+    pub file: String,
+    pub format: String,
+    pub lines_read: u64,
+    pub lines_skipped: u64,
+    pub error: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Dns {
+    /// Whether `--resolve` asked live DNS.
+    pub asked: bool,
+    /// Addresses DNS could not answer for (timeout, SERVFAIL, REFUSED).
+    pub failures: u64,
+    pub resolver_unusable: bool,
+}
+
+/// One crawler's fetches per minute against what robots.txt allows.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Traffic {
+    pub crawler: String,
+    /// Fetches per minute, keyed by minutes since the epoch (UTC); minutes
+    /// without a fetch are absent.
+    pub fetches: BTreeMap<i64, u32>,
+    /// Accusing rows per minute, same keys.
+    pub violations: BTreeMap<i64, u32>,
+    /// The Request-rate lines the crawler's groups hold, in file order.
+    pub allowed: Vec<Allowance>,
+}
+
+/// One `Request-rate` line as the chart draws it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Allowance {
+    /// The line as written, e.g. `Request-rate: 1/60s 0800-1800`.
+    pub text: String,
+    pub rule_line: usize,
+    /// The written rate.
+    pub requests: u32,
+    pub period_secs: u64,
+    /// (start, end) minute of the day, start inclusive, end exclusive.
+    pub window: Option<(u16, u16)>,
+    /// The crawler's floor when it raises this rate (Seznam: 1 per 30 s).
+    pub floor: Option<(u32, u64)>,
+}
+
+impl Allowance {
+    /// The rate that holds: the written one, or the floor when faster.
+    pub fn effective(&self) -> (u32, u64) {
+        self.floor.unwrap_or((self.requests, self.period_secs))
+    }
+
+    /// Fetches per minute the effective rate allows on average.
+    pub fn per_minute(&self) -> f64 {
+        let (n, secs) = self.effective();
+        f64::from(n) * 60.0 / secs.max(1) as f64
+    }
+
+    /// True when the line holds at `minute_of_day` (0..1440).
+    pub fn covers(&self, minute_of_day: u16) -> bool {
+        match self.window {
+            None => true,
+            Some((start, end)) => crate::robots::Window {
+                start_min: start,
+                end_min: end,
+            }
+            .contains(minute_of_day),
+        }
+    }
+}
+
+/// One row of `rules.csv`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RuleLine {
+    pub robots_version: String,
+    pub rule_line: usize,
+    pub rule: String,
+    pub group: String,
+    pub kind: String,
+    /// Rows that accuse and rows whose note only informs.
+    pub violations: u64,
+    pub informing: u64,
+    pub distinct_targets: u64,
+    pub crawlers: String,
+    pub first_time: String,
+    pub last_time: String,
+}
+
+/// A target fetched against a rule, with how often.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TargetLine {
+    pub target: String,
+    pub rule_line: usize,
+    pub rule: String,
+    pub kind: String,
+    pub violations: u64,
+}
+
+/// One row of `impostor-addresses.csv`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AddressLine {
+    pub client: String,
+    pub claimed_crawlers: String,
+    pub fetches: u64,
+    pub ptr: String,
+    pub reason: String,
+    pub first_time: String,
+    pub last_time: String,
+}
+
+/// A robots.txt version as written, each line with the rows it decided.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RobotsText {
+    pub robots_version: String,
+    pub lines: Vec<RobotsLine>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RobotsLine {
+    /// 1-based.
+    pub number: usize,
+    /// As written, bytes that are not UTF-8 and controls escaped.
+    pub text: String,
+    pub accusing: u64,
+    pub informing: u64,
+}
+
+/// One night of the trend.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Night {
+    /// `YYYY-MM-DD`.
+    pub date: String,
+    /// (crawler, fetches, accusing rows).
+    pub crawlers: Vec<(String, u64, u64)>,
+}
+
+#[cfg(test)]
+mod tests;

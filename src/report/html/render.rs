@@ -1,0 +1,432 @@
+//! Turns a [`Page`] into `report.html` (SPEC §7): one file that requests
+//! nothing when opened, readable on a phone and on paper, with no script.
+//! Every value goes through maud, which escapes it for HTML; log text was
+//! already written as the CSVs write it. A Content-Security-Policy meta
+//! comes before the one style element and allows that style by its hash
+//! alone. Tables and lines are capped so that the page stays far below
+//! 5,000,000 bytes however big the night; each cut says how much more
+//! there was.
+
+use std::borrow::Cow;
+
+use base64::Engine as _;
+use maud::{DOCTYPE, Markup, PreEscaped, html};
+use sha2::{Digest, Sha256};
+
+use super::chart::{self, Axis};
+use super::{KINDS, LEVELS, Page, RobotsText, Traffic};
+
+/// Rows shown at most, per table.
+pub const RULES_SHOWN: usize = 50;
+pub const TARGETS_SHOWN: usize = 50;
+pub const ADDRESSES_SHOWN: usize = 100;
+pub const FILES_SHOWN: usize = 50;
+pub const CRAWLERS_SHOWN: usize = 50;
+pub const CHARTS_SHOWN: usize = 12;
+/// robots.txt lines shown from the top, then those that decided a row.
+pub const ROBOTS_LINES_SHOWN: usize = 1000;
+pub const ROBOTS_COUNTED_SHOWN: usize = 200;
+/// Characters of one value shown; the rest is in the CSVs.
+pub const TEXT_SHOWN: usize = 160;
+
+/// The page's only style. Its SHA-256 goes into the CSP.
+const STYLE: &str = "\
+:root{color-scheme:light;--line:#d0d4da;--bad:#b3261e;--info:#6b5900;--ok:#1e6b34}\
+*{box-sizing:border-box}\
+body{font:15px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;margin:0 auto;padding:0 12px 40px;max-width:1100px;color:#1b1f24;background:#fff}\
+h1{font-size:1.5em;margin:.8em 0 .2em}h2{font-size:1.2em;margin:1.6em 0 .4em;border-bottom:1px solid var(--line)}h3{font-size:1.05em;margin:1.2em 0 .3em}\
+nav{display:flex;flex-wrap:wrap;gap:.3em 1em;font-size:.9em}\
+.scroll{overflow-x:auto}\
+table{border-collapse:collapse;margin:.3em 0;font-variant-numeric:tabular-nums}\
+th,td{border-bottom:1px solid var(--line);padding:.25em .5em;text-align:left;vertical-align:top}\
+th{background:#f3f5f7;font-weight:600}\
+td.n,th.n{text-align:right;white-space:nowrap}\
+.text{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.88em;overflow-wrap:anywhere}td.text{min-width:14em}\
+.bad{color:var(--bad);font-weight:600}.info{color:var(--info)}.ok{color:var(--ok)}\
+.verdict{font-size:1.05em;margin:.4em 0}\
+.more{color:#5a6270;font-style:italic}\
+svg.chart{width:100%;height:auto;max-width:960px;display:block}\
+.key{display:flex;flex-wrap:wrap;gap:.2em 1.2em;font-size:.88em;margin:.2em 0}\
+.sw{display:inline-block;width:1.6em;height:.7em;margin-right:.35em;vertical-align:middle}\
+.sw-f{background:#1f5fa8;height:2px}.sw-a{background:#2e8b57;height:3px}.sw-w{background:#ddeaf7}\
+.sw-r{background:#c62828;width:.7em;border-radius:50%}.sw-g{background:#999;height:1px}\
+tr.hit td{background:#fdf0ef}tr.inform td{background:#fbf8e6}\
+@media (max-width:600px){body{font-size:14px;padding:0 6px 30px}th,td{padding:.2em .3em}}\
+@media print{nav{display:none}body{max-width:none;font-size:10pt}.scroll{overflow:visible}\
+h2{break-after:avoid}table,svg.chart{break-inside:avoid}a{color:inherit;text-decoration:none}}";
+
+/// The Content-Security-Policy of SPEC §7: nothing but the page's own
+/// style, images and fonts only from `data:`, no script at all.
+pub fn policy() -> String {
+    let hash = base64::engine::general_purpose::STANDARD.encode(Sha256::digest(STYLE));
+    format!(
+        "default-src 'none'; style-src 'sha256-{hash}'; img-src data:; font-src data:; \
+         base-uri 'none'; form-action 'none'"
+    )
+}
+
+/// At most [`TEXT_SHOWN`] characters of a value, marked where cut.
+fn cut(text: &str) -> Cow<'_, str> {
+    match text.char_indices().nth(TEXT_SHOWN) {
+        None => Cow::Borrowed(text),
+        Some((at, _)) => Cow::Owned(format!(
+            "{}…[cut {} chars]",
+            &text[..at],
+            text[at..].chars().count()
+        )),
+    }
+}
+
+/// "N more", when a table was cut.
+fn more(total: usize, shown: usize, what: &str) -> Markup {
+    html! {
+        @if total > shown {
+            p.more { (total - shown) " more " (what) " not shown here; the CSVs hold all." }
+        }
+    }
+}
+
+/// The HTML of `report.html`.
+pub fn render(page: &Page) -> String {
+    let period = match (&page.first_time, &page.last_time) {
+        (Some(first), Some(last)) => format!("{first} – {last}"),
+        _ => "no dated line".to_string(),
+    };
+    let accused: u64 = page.crawlers.iter().flat_map(|c| c.violations).sum();
+    let markup = html! {
+        (DOCTYPE)
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                meta http-equiv="Content-Security-Policy" content=(policy());
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                meta name="referrer" content="no-referrer";
+                title { "robots-audit report " (period) }
+                style { (PreEscaped(STYLE)) }
+            }
+            body {
+                header {
+                    h1 { "robots.txt audit" }
+                    p { "Period: " (period) ". Exit status " (page.exit_status) "." }
+                    p.verdict {
+                        @if accused == 0 {
+                            span.ok { "No crawler broke robots.txt." }
+                        } @else {
+                            span.bad { (accused) " fetches broke robots.txt." }
+                        }
+                    }
+                    nav {
+                        a href="#verdict" { "verdict" }
+                        a href="#health" { "health" }
+                        a href="#traffic" { "fetches per minute" }
+                        a href="#rules" { "rules" }
+                        a href="#targets" { "targets" }
+                        a href="#impostors" { "impostors" }
+                        a href="#robots" { "robots.txt" }
+                        @if page.trend.is_some() { a href="#trend" { "trend" } }
+                    }
+                }
+                (verdict(page))
+                (health(page))
+                (traffic(page))
+                (rules(page))
+                (targets(page))
+                (impostors(page))
+                @for text in &page.robots { (robots(text)) }
+                @if let Some(trend) = &page.trend { (self::trend(trend)) }
+                footer { p.more { "robots-audit " (env!("CARGO_PKG_VERSION")) } }
+            }
+        }
+    };
+    let mut page = markup.into_string();
+    // A text file ends with a line end; a reader can tell a whole page.
+    page.push('\n');
+    page
+}
+
+fn verdict(page: &Page) -> Markup {
+    let shown = page.crawlers.len().min(CRAWLERS_SHOWN);
+    html! {
+        section #verdict {
+            h2 { "Verdict per crawler" }
+            p { "Violations are rows that accuse the crawler; informing rows (a rule the crawler does not read, Seznam's home-page exception) are counted apart and left out of the verdict." }
+            div.scroll { table #verdict-table {
+                thead { tr {
+                    th { "crawler" } th.n { "fetches" }
+                    @for kind in KINDS { th.n { (kind) } }
+                    th.n { "informing" }
+                    @for level in LEVELS { th.n { (level) } }
+                    th.n { "impostor fetches" }
+                } }
+                tbody {
+                    @for c in &page.crawlers[..shown] {
+                        tr {
+                            td { (cut(&c.crawler)) }
+                            td.n { (c.fetches) }
+                            @for n in c.violations {
+                                td.n.bad[n > 0] { (n) }
+                            }
+                            td.n.info[c.informing.iter().sum::<u64>() > 0] { (c.informing.iter().sum::<u64>()) }
+                            @for n in c.verification { td.n { (n) } }
+                            td.n.bad[c.impostor_fetches > 0] { (c.impostor_fetches) }
+                        }
+                    }
+                }
+            } }
+            (more(page.crawlers.len(), shown, "crawlers"))
+        }
+    }
+}
+
+fn health(page: &Page) -> Markup {
+    let h = &page.health;
+    let shown = h.files.len().min(FILES_SHOWN);
+    html! {
+        section #health {
+            h2 { "Health of the run" }
+            ul {
+                li { "Lines read: " (h.lines_read) "; skipped: "
+                    span.bad[h.lines_skipped > 0] { (h.lines_skipped) }
+                    @if !h.skipped.is_empty() {
+                        " (" @for (i, (reason, n)) in h.skipped.iter().enumerate() {
+                            @if i > 0 { ", " } (reason) ": " (n)
+                        } ")"
+                    }
+                }
+                li { "DNS: "
+                    @if !h.dns.asked { "not asked (no --resolve)" }
+                    @else if h.dns.resolver_unusable { span.bad { "no usable resolver" } }
+                    @else { "asked; " span.bad[h.dns.failures > 0] { (h.dns.failures) } " addresses without an answer" }
+                }
+                li { "robots.txt versions: "
+                    @for (i, (version, from)) in h.robots_versions.iter().enumerate() {
+                        @if i > 0 { ", " }
+                        span.text { (version) }
+                        @if let Some(from) = from { " in force from " (from) }
+                    }
+                }
+                li { "Fetches excused by the cache grace: " (h.excused_by_cache_grace) }
+            }
+            div.scroll { table #files {
+                thead { tr { th { "file" } th { "format" } th.n { "lines read" } th.n { "skipped" } th { "error" } } }
+                tbody { @for f in &h.files[..shown] {
+                    tr {
+                        td.text { (cut(&f.file)) }
+                        td.text { (cut(&f.format)) }
+                        td.n { (f.lines_read) }
+                        td.n.bad[f.lines_skipped > 0] { (f.lines_skipped) }
+                        td.bad { @if let Some(e) = &f.error { (cut(e)) } }
+                    }
+                } }
+            } }
+            (more(h.files.len(), shown, "files"))
+        }
+    }
+}
+
+fn traffic(page: &Page) -> Markup {
+    let first = page
+        .charts
+        .iter()
+        .filter_map(|t| t.fetches.keys().next())
+        .min();
+    let last = page
+        .charts
+        .iter()
+        .filter_map(|t| t.fetches.keys().next_back())
+        .max();
+    let shown = page.charts.len().min(CHARTS_SHOWN);
+    html! {
+        section #traffic {
+            h2 { "Fetches per minute against the allowed Request-rate" }
+            @if let (Some(&first), Some(&last)) = (first, last) {
+                @let axis = Axis::new(first, last, page.offset_min, page.window_offset_min);
+                p.key {
+                    span { span.sw.sw-f {} "fetches in the busiest minute of each step" }
+                    span { span.sw.sw-a {} "allowed per minute (the rate that holds)" }
+                    span { span.sw.sw-g {} "written rate, where the Seznam floor raises it" }
+                    span { span.sw.sw-w {} "Request-rate window" }
+                    span { span.sw.sw-r {} "violations in that step" }
+                }
+                p { "Times in the log's offset; windows read at UTC"
+                    @if page.window_offset_min != 0 { " " (offset(page.window_offset_min)) } "."
+                    @if axis.step > 1 { " Each step is " (axis.step) " minutes." }
+                }
+                @for t in &page.charts[..shown] { (one_chart(t, &axis)) }
+                (more(page.charts.len(), shown, "crawlers"))
+            } @else {
+                p { "No crawler fetch." }
+            }
+        }
+    }
+}
+
+fn offset(minutes: i16) -> String {
+    let sign = if minutes < 0 { '-' } else { '+' };
+    let m = minutes.unsigned_abs();
+    format!("{sign}{:02}:{:02}", m / 60, m % 60)
+}
+
+fn one_chart(t: &Traffic, axis: &Axis) -> Markup {
+    let violations: u64 = t.violations.values().map(|&n| u64::from(n)).sum();
+    html! {
+        h3 { (cut(&t.crawler)) }
+        p { (t.fetches.values().map(|&n| u64::from(n)).sum::<u64>()) " fetches, "
+            span.bad[violations > 0] { (violations) " violations" } "; "
+            @if t.allowed.is_empty() { "robots.txt sets no Request-rate for it." }
+            @else {
+                "allowed: "
+                @for (i, a) in t.allowed.iter().enumerate() {
+                    @if i > 0 { "; " }
+                    span.text { (cut(&a.text)) } " (line " (a.rule_line) ")"
+                    @if let Some((n, s)) = a.floor { ", effective " (n) "/" (s) "s (the crawler's floor)" }
+                }
+            }
+        }
+        @match chart::draw(t, axis) {
+            Ok(svg) => (PreEscaped(svg)),
+            Err(why) => p.bad { "The chart could not be drawn: " (why) },
+        }
+    }
+}
+
+fn rules(page: &Page) -> Markup {
+    let shown = page.rules.len().min(RULES_SHOWN);
+    html! {
+        section #rules {
+            h2 { "Rules broken most" }
+            @if page.rules.is_empty() { p { "No rule decided a violation." } }
+            @else {
+                div.scroll { table #rules-table {
+                    thead { tr { th.n { "line" } th { "rule" } th { "kind" } th.n { "violations" } th.n { "informing" } th.n { "distinct targets" } th { "crawlers" } th { "first" } th { "last" } } }
+                    tbody { @for r in &page.rules[..shown] {
+                        tr.inform[r.informing == r.violations] {
+                            td.n { @if r.rule_line > 0 { (r.rule_line) } }
+                            td.text { (cut(&r.rule)) }
+                            td { (r.kind) }
+                            td.n.bad[r.violations > r.informing] { (r.violations - r.informing) }
+                            td.n { (r.informing) }
+                            td.n { (r.distinct_targets) }
+                            td { (cut(&r.crawlers)) }
+                            td { (r.first_time) }
+                            td { (r.last_time) }
+                        }
+                    } }
+                } }
+                (more(page.rules.len(), shown, "rules"))
+            }
+        }
+    }
+}
+
+fn targets(page: &Page) -> Markup {
+    let shown = page.targets.len().min(TARGETS_SHOWN);
+    html! {
+        section #targets {
+            h2 { "Targets fetched most against a rule" }
+            @if page.targets.is_empty() { p { "None." } }
+            @else {
+                div.scroll { table #targets-table {
+                    thead { tr { th.n { "violations" } th { "target" } th { "kind" } th.n { "line" } th { "rule" } } }
+                    tbody { @for t in &page.targets[..shown] {
+                        tr {
+                            td.n { (t.violations) }
+                            td.text { (cut(&t.target)) }
+                            td { (t.kind) }
+                            td.n { @if t.rule_line > 0 { (t.rule_line) } }
+                            td.text { (cut(&t.rule)) }
+                        }
+                    } }
+                } }
+                (more(page.targets.len(), shown, "targets"))
+            }
+        }
+    }
+}
+
+fn impostors(page: &Page) -> Markup {
+    let shown = page.impostors.len().min(ADDRESSES_SHOWN);
+    html! {
+        section #impostors {
+            h2 { "Impostor addresses" }
+            @if page.impostors.is_empty() { p { "No fetch pretended to be a crawler from an address that disproves it." } }
+            @else {
+                div.scroll { table #impostors-table {
+                    thead { tr { th { "address" } th { "claimed" } th.n { "fetches" } th { "PTR name" } th { "reason" } th { "first" } th { "last" } } }
+                    tbody { @for a in &page.impostors[..shown] {
+                        tr {
+                            td.text { (cut(&a.client)) }
+                            td { (cut(&a.claimed_crawlers)) }
+                            td.n { (a.fetches) }
+                            td.text { (cut(&a.ptr)) }
+                            td { (a.reason) }
+                            td { (a.first_time) }
+                            td { (a.last_time) }
+                        }
+                    } }
+                } }
+                (more(page.impostors.len(), shown, "addresses"))
+            }
+        }
+    }
+}
+
+fn robots(text: &RobotsText) -> Markup {
+    let head = text.lines.len().min(ROBOTS_LINES_SHOWN);
+    let counted: Vec<_> = text.lines[head..]
+        .iter()
+        .filter(|l| l.accusing + l.informing > 0)
+        .take(ROBOTS_COUNTED_SHOWN)
+        .collect();
+    let shown = head + counted.len();
+    html! {
+        section #robots {
+            h2 { "robots.txt as written" }
+            p { "Version " span.text { (text.robots_version) } ". Each line with the violations it decided and, apart, the informing rows." }
+            div.scroll { table #robots-table {
+                thead { tr { th.n { "line" } th.n { "violations" } th.n { "informing" } th { "text" } } }
+                tbody { @for l in text.lines[..head].iter().chain(counted) {
+                    tr.hit[l.accusing > 0].inform[l.accusing == 0 && l.informing > 0] {
+                        td.n { (l.number) }
+                        td.n.bad[l.accusing > 0] { @if l.accusing > 0 { (l.accusing) } }
+                        td.n.info[l.informing > 0] { @if l.informing > 0 { (l.informing) } }
+                        td.text { (cut(&l.text)) }
+                    }
+                } }
+            } }
+            (more(text.lines.len(), shown, "lines"))
+        }
+    }
+}
+
+fn trend(nights: &[super::Night]) -> Markup {
+    let mut names: Vec<&str> = nights
+        .iter()
+        .flat_map(|n| n.crawlers.iter().map(|(c, _, _)| c.as_str()))
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    names.truncate(CHARTS_SHOWN);
+    let start = nights.len().saturating_sub(30);
+    html! {
+        section #trend {
+            h2 { "The last nights" }
+            div.scroll { table #trend-table {
+                thead {
+                    tr { th { "night" } @for name in &names { th.n colspan="2" { (cut(name)) } } }
+                    tr { th {} @for _ in &names { th.n { "fetches" } th.n { "violations" } } }
+                }
+                tbody { @for night in &nights[start..] {
+                    tr {
+                        td { (cut(&night.date)) }
+                        @for name in &names {
+                            @let found = night.crawlers.iter().find(|(c, _, _)| c == name);
+                            td.n { (found.map_or(0, |f| f.1)) }
+                            td.n.bad[found.is_some_and(|f| f.2 > 0)] { (found.map_or(0, |f| f.2)) }
+                        }
+                    }
+                } }
+            } }
+        }
+    }
+}

@@ -1,0 +1,183 @@
+//! Unit tests of the page as a whole: the CSP names the style's real hash,
+//! every table and line is capped so that a huge hostile night stays under
+//! 5,000,000 bytes, and a trend given by hand is drawn.
+
+use std::collections::BTreeMap;
+
+use super::*;
+
+fn verdict(name: &str) -> CrawlerVerdict {
+    CrawlerVerdict {
+        crawler: name.to_string(),
+        fetches: 10,
+        violations: [1, 2, 3],
+        informing: [0, 4, 0],
+        verification: [5, 3, 2],
+        impostor_fetches: 7,
+    }
+}
+
+/// The text between the first `open` and the next `close`.
+fn between<'a>(page: &'a str, open: &str, close: &str) -> &'a str {
+    let start = page.find(open).expect(open) + open.len();
+    let end = page[start..].find(close).expect(close) + start;
+    &page[start..end]
+}
+
+#[test]
+fn the_policy_names_the_hash_of_the_style_the_page_holds() {
+    use base64::Engine as _;
+    use sha2::{Digest, Sha256};
+    let page = render(&Page::default());
+    let style = between(&page, "<style>", "</style>");
+    let hash = base64::engine::general_purpose::STANDARD.encode(Sha256::digest(style));
+    let csp = between(
+        &page,
+        "http-equiv=\"Content-Security-Policy\" content=\"",
+        "\"",
+    );
+    assert!(csp.starts_with("default-src 'none'; "), "{csp}");
+    assert!(csp.contains(&format!("style-src 'sha256-{hash}'")), "{csp}");
+    assert!(!csp.contains("unsafe"), "{csp}");
+    // The policy comes before the style and there is no script.
+    assert!(page.find("Content-Security-Policy") < page.find("<style>"));
+    assert!(!page.contains("<script"));
+}
+
+#[test]
+fn the_verdict_counts_each_kind_and_leaves_informing_rows_apart() {
+    let page = Page {
+        crawlers: vec![verdict("SeznamBot")],
+        ..Page::default()
+    };
+    let html = render(&page);
+    let row = between(&html, "<tbody><tr><td>SeznamBot</td>", "</tr>");
+    let cells: Vec<&str> = row
+        .split("</td>")
+        .filter_map(|c| c.rsplit('>').next())
+        .filter(|c| !c.is_empty())
+        .collect();
+    // fetches, three kinds, informing, three levels, impostor fetches.
+    assert_eq!(cells, ["10", "1", "2", "3", "4", "5", "3", "2", "7"]);
+    assert!(html.contains("6 fetches broke robots.txt."));
+}
+
+#[test]
+fn a_trend_given_by_hand_is_drawn_and_none_is_left_out() {
+    let mut page = Page::default();
+    assert!(!render(&page).contains("id=\"trend\""));
+    page.trend = Some(
+        (1..=31)
+            .map(|day| Night {
+                date: format!("2026-10-{day:02}"),
+                crawlers: vec![("SeznamBot".into(), 100 + day, day % 3)],
+            })
+            .collect(),
+    );
+    let html = render(&page);
+    let trend = between(&html, "id=\"trend\"", "</section>");
+    // The last 30 nights: the first of 31 is left out.
+    assert!(!trend.contains("2026-10-01"));
+    assert!(trend.contains("2026-10-02"));
+    assert!(
+        trend.contains("<td class=\"n\">131</td><td class=\"n bad\">1</td>"),
+        "{trend}"
+    );
+    assert!(html.contains("href=\"#trend\""));
+}
+
+/// A night as large as an attacker can make it: every table long, every
+/// value long and made of the characters HTML escaping lengthens most.
+fn huge() -> Page {
+    let nasty = "\"<>&".repeat(2_000);
+    let minutes: BTreeMap<i64, u32> = (0..60 * 24 * 30).map(|m| (m, 5000)).collect();
+    Page {
+        first_time: Some(nasty.clone()),
+        last_time: Some(nasty.clone()),
+        crawlers: (0..1000).map(|i| verdict(&format!("{nasty}{i}"))).collect(),
+        health: Health {
+            files: (0..500)
+                .map(|_| FileHealth {
+                    file: nasty.clone(),
+                    format: nasty.clone(),
+                    error: Some(nasty.clone()),
+                    ..FileHealth::default()
+                })
+                .collect(),
+            ..Health::default()
+        },
+        charts: (0..20)
+            .map(|i| Traffic {
+                crawler: format!("{nasty}{i}"),
+                fetches: minutes.clone(),
+                violations: minutes.clone(),
+                allowed: vec![Allowance {
+                    text: nasty.clone(),
+                    rule_line: 1,
+                    requests: 1,
+                    period_secs: 60,
+                    window: Some((60, 120)),
+                    floor: Some((1, 30)),
+                }],
+            })
+            .collect(),
+        rules: (0..1000)
+            .map(|_| RuleLine {
+                rule: nasty.clone(),
+                group: nasty.clone(),
+                crawlers: nasty.clone(),
+                violations: 2,
+                ..RuleLine::default()
+            })
+            .collect(),
+        targets: (0..1000)
+            .map(|_| TargetLine {
+                target: nasty.clone(),
+                rule: nasty.clone(),
+                ..TargetLine::default()
+            })
+            .collect(),
+        impostors: (0..1000)
+            .map(|_| AddressLine {
+                client: nasty.clone(),
+                claimed_crawlers: nasty.clone(),
+                ptr: nasty.clone(),
+                ..AddressLine::default()
+            })
+            .collect(),
+        robots: vec![RobotsText {
+            robots_version: "0123456789ab".into(),
+            lines: (1..=5000)
+                .map(|number| RobotsLine {
+                    number,
+                    text: nasty.clone(),
+                    accusing: number as u64 % 2,
+                    informing: 0,
+                })
+                .collect(),
+        }],
+        trend: Some(
+            (0..100)
+                .map(|_| Night {
+                    date: nasty.clone(),
+                    crawlers: (0..20).map(|i| (format!("{nasty}{i}"), 1, 1)).collect(),
+                })
+                .collect(),
+        ),
+        ..Page::default()
+    }
+}
+
+#[test]
+fn a_huge_hostile_night_stays_under_five_million_bytes_and_says_what_was_cut() {
+    let html = render(&huge());
+    eprintln!("{} bytes", html.len());
+    assert!(html.len() < 5_000_000, "{} bytes", html.len());
+    assert!(html.contains("900 more addresses not shown here"));
+    assert!(html.contains("950 more rules"));
+    assert!(html.contains("8 more crawlers"));
+    assert!(html.contains("950 more crawlers"));
+    assert!(html.contains("more lines not shown here"));
+    assert!(html.contains("…[cut 7840 chars]"));
+    assert!(!html.contains("\"<>&"));
+}

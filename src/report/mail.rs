@@ -1,0 +1,268 @@
+//! `robots-audit summary DIR`: the short plain text the nightly cron mails
+//! (SPEC §7 leaves its form to us; README "Nightly cron"). Takes an `--out`
+//! directory a finished run wrote — `run.json`, `rules.csv`,
+//! `impostor-addresses.csv` — and gives the verdict per crawler, the rules
+//! broken most, the impostor addresses, the run's health and where
+//! `report.html` is. It reads the reports, not the logs, so it costs
+//! nothing and says exactly what the reports say.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::error::{Error, Position, Result};
+
+/// Rules and addresses listed in the mail; the CSVs hold the rest.
+pub const RULES_LISTED: usize = 5;
+pub const ADDRESSES_LISTED: usize = 10;
+
+/// A report file's rows, header first.
+fn read_csv(path: &Path) -> Result<Vec<csv::StringRecord>> {
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .from_path(path)
+        .map_err(|e| format_error(path, e))?;
+    reader
+        .records()
+        .collect::<std::result::Result<Vec<_>, _>>()
+        .map_err(|e| format_error(path, e))
+}
+
+fn format_error(path: &Path, e: impl std::fmt::Display) -> Error {
+    Error::Format {
+        path: path.to_path_buf(),
+        at: Position::File,
+        cause: e.to_string(),
+    }
+}
+
+/// Text from a report as the mail shows it: controls and bidi controls a
+/// `--raw-csv` report may hold are written as `\u{NNNN}`, so no mail
+/// reader or terminal runs them.
+fn plain(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}') {
+            let _ = write!(out, "\\u{{{:04X}}}", u32::from(c));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// A row's field by header name; empty when missing.
+fn field<'a>(header: &csv::StringRecord, row: &'a csv::StringRecord, name: &str) -> &'a str {
+    header
+        .iter()
+        .position(|h| h == name)
+        .and_then(|i| row.get(i))
+        .unwrap_or("")
+}
+
+fn number(value: &Value) -> u64 {
+    value.as_u64().unwrap_or(0)
+}
+
+/// One crawler's line of the mail.
+#[derive(Default)]
+struct Verdict {
+    fetches: u64,
+    /// (kind, accusing rows), in run.json's order.
+    kinds: Vec<(String, u64)>,
+    informing: u64,
+}
+
+/// The summary of the reports in `dir`.
+pub fn summary(dir: &Path) -> Result<String> {
+    let run_path = dir.join("run.json");
+    let text = std::fs::read_to_string(&run_path).map_err(|source| Error::Open {
+        path: run_path.clone(),
+        source,
+    })?;
+    let run: Value = serde_json::from_str(&text).map_err(|e| format_error(&run_path, e))?;
+    let rules = read_csv(&dir.join("rules.csv"))?;
+    let addresses = read_csv(&dir.join("impostor-addresses.csv"))?;
+    let mut out = String::new();
+
+    let files = run["files"].as_array().cloned().unwrap_or_default();
+    let first = files.iter().filter_map(|f| f["first_time"].as_str()).min();
+    let last = files.iter().filter_map(|f| f["last_time"].as_str()).max();
+    let status = number(&run["exit_status"]);
+    let _ = writeln!(
+        out,
+        "robots-audit {}: {}",
+        match (first, last) {
+            (Some(first), Some(last)) => format!("{first} to {last}"),
+            _ => "no dated line".to_string(),
+        },
+        match status {
+            0 => "no crawler broke robots.txt (exit 0)",
+            1 => "violations found (exit 1)",
+            _ => "the run could not be done whole (exit 2)",
+        }
+    );
+
+    // Verdict per crawler, from run.json's counts.
+    let mut crawlers: BTreeMap<String, Verdict> = BTreeMap::new();
+    for count in run["counts"].as_array().into_iter().flatten() {
+        let entry = crawlers
+            .entry(plain(count["crawler"].as_str().unwrap_or("")))
+            .or_default();
+        entry.fetches = number(&count["fetches"]);
+        let informing = number(&count["informing"]);
+        let accusing = number(&count["violations"]).saturating_sub(informing);
+        entry
+            .kinds
+            .push((plain(count["kind"].as_str().unwrap_or("")), accusing));
+        entry.informing += informing;
+    }
+    let _ = writeln!(out, "\nVerdict per crawler");
+    if crawlers.is_empty() {
+        let _ = writeln!(out, "  no crawler fetch");
+    }
+    for (crawler, verdict) in &crawlers {
+        let (fetches, informing) = (verdict.fetches, verdict.informing);
+        let total: u64 = verdict.kinds.iter().map(|(_, n)| n).sum();
+        let by_kind: Vec<String> = verdict
+            .kinds
+            .iter()
+            .filter(|(_, n)| *n > 0)
+            .map(|(kind, n)| format!("{kind} {n}"))
+            .collect();
+        let _ = write!(out, "  {crawler}: {fetches} fetches, {total} violations");
+        if !by_kind.is_empty() {
+            let _ = write!(out, " ({})", by_kind.join(", "));
+        }
+        if informing > 0 {
+            let _ = write!(out, "; {informing} informing rows");
+        }
+        out.push('\n');
+    }
+    let _ = writeln!(
+        out,
+        "  impostor fetches: {} from {} addresses",
+        number(&run["impostor_fetches"]),
+        addresses.len().saturating_sub(1)
+    );
+
+    if let Some((header, rows)) = rules.split_first()
+        && !rows.is_empty()
+    {
+        let _ = writeln!(out, "\nRules broken most");
+        for row in rows.iter().take(RULES_LISTED) {
+            let line = field(header, row, "rule_line");
+            let _ = writeln!(
+                out,
+                "  {:>6}  {}{}  ({}; {} distinct targets; {})",
+                field(header, row, "violations"),
+                if line.is_empty() {
+                    String::new()
+                } else {
+                    format!("line {line}: ")
+                },
+                plain(field(header, row, "rule")),
+                field(header, row, "kind"),
+                field(header, row, "distinct_targets"),
+                plain(field(header, row, "crawlers")),
+            );
+        }
+        if rows.len() > RULES_LISTED {
+            let _ = writeln!(out, "  … {} more in rules.csv", rows.len() - RULES_LISTED);
+        }
+    }
+
+    if let Some((header, rows)) = addresses.split_first()
+        && !rows.is_empty()
+    {
+        let _ = writeln!(out, "\nImpostor addresses (block these)");
+        for row in rows.iter().take(ADDRESSES_LISTED) {
+            let ptr = field(header, row, "ptr");
+            let _ = writeln!(
+                out,
+                "  {}  {} fetches claiming {}, {}{}",
+                plain(field(header, row, "client")),
+                field(header, row, "fetches"),
+                plain(field(header, row, "claimed_crawlers")),
+                field(header, row, "reason"),
+                if ptr.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", plain(ptr))
+                },
+            );
+        }
+        if rows.len() > ADDRESSES_LISTED {
+            let _ = writeln!(
+                out,
+                "  … {} more in impostor-addresses.csv",
+                rows.len() - ADDRESSES_LISTED
+            );
+        }
+    }
+
+    let _ = writeln!(out, "\nHealth");
+    for file in &files {
+        let skipped: Vec<String> = file["skipped"]
+            .as_object()
+            .into_iter()
+            .flatten()
+            .map(|(reason, n)| format!("{} {}", plain(reason), number(n)))
+            .collect();
+        let _ = write!(
+            out,
+            "  {} ({}): {} lines read, {} skipped",
+            plain(file["file"].as_str().unwrap_or("")),
+            plain(file["format"].as_str().unwrap_or("")),
+            number(&file["lines_read"]),
+            number(&file["lines_skipped"]),
+        );
+        if !skipped.is_empty() {
+            let _ = write!(out, " ({})", skipped.join(", "));
+        }
+        if let Some(error) = file["error"].as_str() {
+            let _ = write!(out, "; NOT READ WHOLE: {}", plain(error));
+        }
+        out.push('\n');
+    }
+    let dns = &run["dns"];
+    let _ = writeln!(
+        out,
+        "  DNS: {}",
+        if dns["resolver_unusable"].as_bool() == Some(true) {
+            "no usable resolver; crawler fetches left unverified".to_string()
+        } else if dns["asked"].as_bool() == Some(true) {
+            format!(
+                "asked; {} addresses without an answer",
+                number(&dns["failures"])
+            )
+        } else {
+            "not asked (no --resolve)".to_string()
+        }
+    );
+    for version in run["robots_versions"].as_array().into_iter().flatten() {
+        let _ = writeln!(
+            out,
+            "  robots.txt {}{}",
+            plain(version["robots_version"].as_str().unwrap_or("")),
+            version["in_force_from"]
+                .as_str()
+                .map(|t| format!(", in force from {}", plain(t)))
+                .unwrap_or_default()
+        );
+    }
+
+    let page = report_path(dir);
+    let _ = writeln!(out, "\nThe whole report: {}", page.display());
+    Ok(out)
+}
+
+/// Where `report.html` is, as a path a mail reader can open: absolute
+/// when the directory can be resolved.
+fn report_path(dir: &Path) -> PathBuf {
+    std::fs::canonicalize(dir)
+        .unwrap_or_else(|_| dir.to_path_buf())
+        .join("report.html")
+}

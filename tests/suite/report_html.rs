@@ -1,0 +1,194 @@
+//! `report.html` through the real binary (SPEC §7): log text written by
+//! strangers — targets, PTR names, file names, robots.txt lines — never
+//! reaches the page as markup. The page is read back with a small
+//! tokenizer: every `<` in it must open one of the page's own elements,
+//! no attribute may be an event handler or hold a URL other than `#…`,
+//! and each payload must be there, shown as text.
+
+use crate::support::audit as common;
+
+use common::{SEZNAM_UA, Site, clf, combined};
+
+/// Payloads an attacker can put in a request target.
+const TARGETS: [&str; 6] = [
+    "/a<script>alert(1)</script>",
+    "/b\"><img src=x onerror=alert(1)>",
+    "/javascript:alert(1)",
+    "/c</style><script>alert(2)</script>",
+    "/d\u{202E}fdp.exe",
+    "/e'><svg onload=alert(3)>",
+];
+
+/// The elements the page itself writes (plotters' SVG included).
+const OWN_ELEMENTS: [&str; 33] = [
+    "html", "head", "meta", "title", "style", "body", "header", "h1", "h2", "h3", "p", "span",
+    "nav", "a", "section", "div", "table", "thead", "tbody", "tr", "th", "td", "ul", "li",
+    "footer", "svg", "rect", "polyline", "line", "text", "circle", "path", "g",
+];
+
+/// One start tag: its name and attributes (name, value).
+#[derive(Debug)]
+struct Tag {
+    name: String,
+    attributes: Vec<(String, String)>,
+}
+
+/// Every start tag of an HTML document, as a browser's tokenizer would see
+/// them outside raw-text elements (the page's only raw text is its style,
+/// which holds no `<`).
+fn start_tags(page: &str) -> Vec<Tag> {
+    let mut tags = Vec::new();
+    let mut rest = page;
+    while let Some(at) = rest.find('<') {
+        rest = &rest[at + 1..];
+        if rest.starts_with('!') || rest.starts_with('/') {
+            continue;
+        }
+        let end = rest.find('>').expect("every tag is closed");
+        let inside = &rest[..end];
+        let name_end = inside
+            .find(|c: char| c.is_whitespace() || c == '/')
+            .unwrap_or(inside.len());
+        let name = inside[..name_end].to_ascii_lowercase();
+        let mut attributes = Vec::new();
+        let mut attrs = inside[name_end..].trim_start_matches('/').trim();
+        while !attrs.is_empty() {
+            let key_end = attrs
+                .find(|c: char| c == '=' || c.is_whitespace())
+                .unwrap_or(attrs.len());
+            let key = attrs[..key_end].to_ascii_lowercase();
+            attrs = attrs[key_end..].trim_start();
+            let mut value = String::new();
+            if let Some(after) = attrs.strip_prefix('=') {
+                let after = after.trim_start();
+                let (v, next) = match after.strip_prefix('"') {
+                    Some(quoted) => {
+                        let close = quoted.find('"').expect("a closing quote");
+                        (&quoted[..close], &quoted[close + 1..])
+                    }
+                    None => {
+                        let stop = after.find(char::is_whitespace).unwrap_or(after.len());
+                        (&after[..stop], &after[stop..])
+                    }
+                };
+                value = v.to_string();
+                attrs = next.trim_start().trim_start_matches('/').trim_start();
+            }
+            if !key.is_empty() {
+                attributes.push((key, value));
+            }
+        }
+        tags.push(Tag { name, attributes });
+    }
+    tags
+}
+
+fn hostile_site() -> Site {
+    let mut log = String::new();
+    for (i, target) in TARGETS.iter().enumerate() {
+        let request = format!("GET {} HTTP/1.1", target.replace('"', "\\\""));
+        // Genuine by the PTR map, so every target is a crawler's fetch.
+        log.push_str(&combined(
+            "77.75.77.1",
+            &clf(i as u32 * 40),
+            &request,
+            200,
+            SEZNAM_UA,
+        ));
+        // And the same from an impostor whose PTR name is a payload too.
+        log.push_str(&combined(
+            "203.0.113.7",
+            &clf(i as u32 * 40 + 1),
+            &request,
+            200,
+            SEZNAM_UA,
+        ));
+    }
+    Site::new()
+        .with(
+            "robots.txt",
+            "# <script>alert('robots')</script>\nUser-agent: *\nDisallow: /\n\
+             Disallow: /<img src=x onerror=alert(4)>\n",
+        )
+        .with("a<b>\"x.log", log)
+        .with(
+            "ptr-map.txt",
+            "77.75.77.1 fulltextrobot-77-75-77-1.seznam.cz\n\
+             203.0.113.7 <img/src=x/onerror=alert(5)>.example\n",
+        )
+}
+
+#[test]
+fn no_payload_from_a_log_reaches_the_page_as_markup() {
+    let site = hostile_site();
+    let run = site.run(&[
+        "--log",
+        "a<b>\"x.log",
+        "--robots",
+        "robots.txt",
+        "--ptr-map",
+        "ptr-map.txt",
+        "--out",
+        "out",
+        "--quiet",
+    ]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let page = std::fs::read_to_string(site.path("out/report.html")).unwrap();
+
+    let tags = start_tags(&page);
+    assert!(tags.len() > 100, "the tokenizer read the page");
+    for tag in &tags {
+        assert!(
+            OWN_ELEMENTS.contains(&tag.name.as_str()),
+            "an element the page does not write: {tag:?}"
+        );
+        for (key, value) in &tag.attributes {
+            assert!(!key.starts_with("on"), "an event handler: {tag:?}");
+            assert!(
+                ![
+                    "src",
+                    "srcset",
+                    "action",
+                    "formaction",
+                    "style",
+                    "xmlns",
+                    "xlink:href"
+                ]
+                .contains(&key.as_str()),
+                "{tag:?}"
+            );
+            if key == "href" {
+                assert!(
+                    value.starts_with('#'),
+                    "a link that leaves the page: {tag:?}"
+                );
+            }
+            assert!(
+                !value.contains("://") && !value.to_ascii_lowercase().contains("javascript:"),
+                "a URL in an attribute: {tag:?}"
+            );
+        }
+    }
+    assert_eq!(tags.iter().filter(|t| t.name == "style").count(), 1);
+    // The policy comes before the style (SPEC §7).
+    let csp = page.find("http-equiv=\"Content-Security-Policy\"").unwrap();
+    assert!(csp < page.find("<style>").unwrap());
+
+    // Each payload is on the page, as text.
+    for shown in [
+        "/a&lt;script&gt;alert(1)&lt;/script&gt;",
+        "/b&quot;&gt;&lt;img src=x onerror=alert(1)&gt;",
+        "/javascript:alert(1)",
+        "/c&lt;/style&gt;&lt;script&gt;alert(2)&lt;/script&gt;",
+        "/e'&gt;&lt;svg onload=alert(3)&gt;",
+        // The robots.txt as written, the impostor's PTR name, the file.
+        "# &lt;script&gt;alert('robots')&lt;/script&gt;",
+        "&lt;img/src=x/onerror=alert(5)&gt;.example",
+        "a&lt;b&gt;&quot;x.log",
+    ] {
+        assert!(page.contains(shown), "{shown} is not shown as text");
+    }
+    // A bidi control is written as the CSVs write it, never raw.
+    assert!(page.contains("/d\\u{202E}fdp.exe"));
+    assert!(!page.contains('\u{202E}'));
+}

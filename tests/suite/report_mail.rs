@@ -1,0 +1,134 @@
+//! `robots-audit summary DIR`, the text the nightly cron mails: read from
+//! the reports an audit wrote, whole and exactly; a directory without
+//! reports is exit 2; text a `--raw-csv` report holds raw is shown without
+//! its controls.
+
+use crate::support::audit as common;
+
+use common::{SEZNAM_UA, Site, clf, combined, robots_version};
+
+const ROBOTS: &str = "User-agent: *\nDisallow: /private/\n";
+
+fn site(impostor_ptr: &str) -> Site {
+    let log = [
+        combined(
+            "77.75.77.1",
+            &clf(1),
+            "GET /private/a HTTP/1.1",
+            200,
+            SEZNAM_UA,
+        ),
+        combined(
+            "77.75.77.1",
+            &clf(2),
+            "GET /private/b HTTP/1.1",
+            200,
+            SEZNAM_UA,
+        ),
+        combined("77.75.77.1", &clf(3), "GET /ok HTTP/1.1", 200, SEZNAM_UA),
+        combined(
+            "203.0.113.9",
+            &clf(4),
+            "GET /private/z HTTP/1.1",
+            200,
+            SEZNAM_UA,
+        ),
+        combined(
+            "203.0.113.9",
+            &clf(5),
+            "GET /private/y HTTP/1.1",
+            200,
+            SEZNAM_UA,
+        ),
+        "garbage\n".to_string(),
+    ]
+    .concat();
+    let site = Site::new()
+        .with("robots.txt", ROBOTS)
+        .with("access.log", log)
+        .with(
+            "ptr-map.txt",
+            format!("77.75.77.1 fulltextrobot-77-75-77-1.seznam.cz\n203.0.113.9 {impostor_ptr}\n"),
+        );
+    let noon = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_795_953_600);
+    std::fs::File::options()
+        .write(true)
+        .open(site.path("robots.txt"))
+        .unwrap()
+        .set_modified(noon)
+        .unwrap();
+    site
+}
+
+fn audit(site: &Site, extra: &[&str]) {
+    let mut args = vec![
+        "--log",
+        "access.log",
+        "--robots",
+        "robots.txt",
+        "--ptr-map",
+        "ptr-map.txt",
+        "--out",
+        "out",
+        "--quiet",
+    ];
+    args.extend_from_slice(extra);
+    let run = site.run(&args);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+}
+
+#[test]
+fn the_summary_says_the_verdict_rules_impostors_health_and_where_the_page_is() {
+    let site = site("evil.example.com");
+    audit(&site, &[]);
+    let run = site.run(&["summary", "out"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let dir = std::fs::canonicalize(site.path("out")).unwrap();
+    let want = format!(
+        "robots-audit 2026-11-30T00:00:01+00:00 to 2026-11-30T00:00:05+00:00: violations found (exit 1)\n\
+         \n\
+         Verdict per crawler\n\
+         \x20 SeznamBot: 3 fetches, 2 violations (disallow 2)\n\
+         \x20 impostor fetches: 2 from 1 addresses\n\
+         \n\
+         Rules broken most\n\
+         \x20      2  line 2: Disallow: /private/  (disallow; 2 distinct targets; SeznamBot)\n\
+         \n\
+         Impostor addresses (block these)\n\
+         \x20 203.0.113.9  2 fetches claiming SeznamBot, ptr-mismatch (evil.example.com)\n\
+         \n\
+         Health\n\
+         \x20 access.log (combined): 6 lines read, 1 skipped (line ends early 1)\n\
+         \x20 DNS: not asked (no --resolve)\n\
+         \x20 robots.txt {}, in force from 2026-11-29T12:00:00+00:00\n\
+         \n\
+         The whole report: {}\n",
+        robots_version(ROBOTS.as_bytes()),
+        dir.join("report.html").display()
+    );
+    assert_eq!(String::from_utf8_lossy(&run.stdout), want);
+    assert!(dir.join("report.html").exists());
+}
+
+#[test]
+fn a_raw_report_is_summarised_without_its_controls() {
+    let site = site("evil\u{1b}[31m\u{202E}.example.com");
+    audit(&site, &["--raw-csv"]);
+    let run = site.run(&["summary", "out"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let text = String::from_utf8(run.stdout).unwrap();
+    assert!(
+        text.contains("(evil\\u{001B}[31m\\u{202E}.example.com)"),
+        "{text}"
+    );
+    assert!(!text.contains(['\u{1b}', '\u{202E}']));
+}
+
+#[test]
+fn a_directory_without_reports_is_exit_2_naming_the_file() {
+    let site = Site::new().with("empty/.keep", "");
+    let run = site.run(&["summary", "empty"]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("empty/run.json"), "{}", run.stderr);
+    assert!(run.stdout.is_empty());
+}
