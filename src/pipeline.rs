@@ -385,6 +385,15 @@ fn load_ptr_map(path: Option<&Path>, quiet: bool) -> Result<PtrMap> {
 
 /// The main job: audit every log against robots.txt and write the reports.
 pub fn run(config: &AuditConfig) -> Result<Outcome> {
+    if config.state.is_some() {
+        // A state that is not saved is a failure, never a quiet night
+        // (SPEC §6): refused until the audit keeps it.
+        return Err(Error::Usage(
+            "--state: this version of the audit does not yet load or save the state \
+             folder; run without --state (check --state reads one)"
+                .into(),
+        ));
+    }
     accesslog::open::check_distinct(&config.logs)?;
     let versions = Versions::gather(&config.robots_sources, Vec::new())?;
     // SPEC §6: with one --robots file and no state, nothing of nights

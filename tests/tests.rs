@@ -33,6 +33,7 @@ mod suite {
     mod hostile_robots;
     mod hostile_signals;
     mod lint_cli;
+    mod nights_audit;
     mod nights_check;
     mod props_matcher;
     mod props_parsers;
