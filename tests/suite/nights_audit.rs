@@ -6,7 +6,8 @@
 
 use crate::support::audit::{Site, clf, combined, robots_version};
 
-const UA: &str = "Mozilla/5.0 (compatible; SeznamBot/4.0; +http://napoveda.seznam.cz/seznambot-intro/)";
+const UA: &str =
+    "Mozilla/5.0 (compatible; SeznamBot/4.0; +http://napoveda.seznam.cz/seznambot-intro/)";
 
 const V1: &str = "User-agent: *\nDisallow: /a\n";
 const V2: &str = "User-agent: *\nDisallow: /a\nDisallow: /b\n";
@@ -114,8 +115,18 @@ fn an_edit_re_read_two_hours_later_accuses_only_after_the_re_read() {
     assert_eq!(
         got,
         [
-            ("/b/2".into(), "disallow".into(), "Disallow: /b".into(), v2.clone()),
-            ("/a/1".into(), "disallow".into(), "Disallow: /a".into(), v2.clone()),
+            (
+                "/b/2".into(),
+                "disallow".into(),
+                "Disallow: /b".into(),
+                v2.clone()
+            ),
+            (
+                "/a/1".into(),
+                "disallow".into(),
+                "Disallow: /a".into(),
+                v2.clone()
+            ),
         ]
     );
     assert_eq!(json["excused_by_cache_grace"], 1);
@@ -141,13 +152,19 @@ fn without_a_fetch_of_robots_txt_the_grace_is_24_hours() {
     .concat();
     site.write("access.log", log);
     let (_, violations, json) = audit(&site, &[]);
-    let targets: Vec<String> = rows(&violations).into_iter().map(|r| r[8].clone()).collect();
+    let targets: Vec<String> = rows(&violations)
+        .into_iter()
+        .map(|r| r[8].clone())
+        .collect();
     assert_eq!(targets, ["/b/2"]);
     assert_eq!(json["excused_by_cache_grace"], 1);
 
     // A grace of 0: the version in force at t alone decides.
     let (_, violations, json) = audit(&site, &["--robots-grace", "0"]);
-    let targets: Vec<String> = rows(&violations).into_iter().map(|r| r[8].clone()).collect();
+    let targets: Vec<String> = rows(&violations)
+        .into_iter()
+        .map(|r| r[8].clone())
+        .collect();
     assert_eq!(targets, ["/b/1", "/b/2"]);
     assert_eq!(json["excused_by_cache_grace"], 0);
 }
@@ -197,17 +214,20 @@ fn a_503_on_robots_txt_is_complete_disallow_until_the_next_success() {
     };
     // The fetches of /robots.txt themselves are never rows; each row names
     // the last 503 before it.
-    assert_eq!(
-        got,
-        [row("/ok", 15 * H), row("/also-ok", 15 * H + 120)]
-    );
+    assert_eq!(got, [row("/ok", 15 * H), row("/also-ok", 15 * H + 120)]);
 }
 
 #[test]
 fn a_404_on_robots_txt_allows_everything_until_the_next_fetch_of_it() {
     let site = Site::new();
-    site.write("history/2026-11-29T00:00:00Z.txt", "User-agent: *\nDisallow: /a\nRequest-rate: 1/1m\n");
-    site.write("history/2026-11-30T12:00:00Z.txt", "User-agent: *\nDisallow: /a\nRequest-rate: 1/1m\n# v2\n");
+    site.write(
+        "history/2026-11-29T00:00:00Z.txt",
+        "User-agent: *\nDisallow: /a\nRequest-rate: 1/1m\n",
+    );
+    site.write(
+        "history/2026-11-30T12:00:00Z.txt",
+        "User-agent: *\nDisallow: /a\nRequest-rate: 1/1m\n# v2\n",
+    );
     let log = [
         fetch(13 * H, "/robots.txt", 404),
         // Disallowed and too fast, yet no row: the crawler may fetch
