@@ -39,9 +39,11 @@ pub struct Line {
     pub last_time: String,
 }
 
-/// The rows of `summary.csv`: every crawler with a counted fetch, in name
-/// order, each with a row for every kind.
-pub fn lines(digest: &Digest<'_>, names: &Names<'_>) -> Vec<Line> {
+/// Every crawler with a counted fetch and its totals, in name order.
+fn counted_crawlers<'d>(
+    digest: &'d Digest<'_>,
+    names: &Names<'d>,
+) -> Vec<(&'d str, &'d CrawlerTotals)> {
     let mut crawlers: Vec<(&str, &CrawlerTotals)> = digest
         .crawlers
         .iter()
@@ -49,6 +51,13 @@ pub fn lines(digest: &Digest<'_>, names: &Names<'_>) -> Vec<Line> {
         .filter_map(|(i, t)| Some((names.crawlers[i].as_str(), t.as_ref()?)))
         .collect();
     crawlers.sort_by_key(|(name, _)| *name);
+    crawlers
+}
+
+/// The rows of `summary.csv`: every crawler with a counted fetch, in name
+/// order, each with a row for every kind.
+pub fn lines(digest: &Digest<'_>, names: &Names<'_>) -> Vec<Line> {
+    let crawlers = counted_crawlers(digest, names);
     let mut out = Vec::new();
     for (crawler, totals) in crawlers {
         for (kind, of_kind) in Kind::ALL.iter().zip(&totals.kinds) {
@@ -115,13 +124,7 @@ pub fn human(digest: &Digest<'_>, names: &Names<'_>, totals: &Totals) -> String 
         ),
     );
     let lines = lines(digest, names);
-    let mut crawlers: Vec<(&str, &CrawlerTotals)> = digest
-        .crawlers
-        .iter()
-        .enumerate()
-        .filter_map(|(i, t)| Some((names.crawlers[i].as_str(), t.as_ref()?)))
-        .collect();
-    crawlers.sort_by_key(|(name, _)| *name);
+    let crawlers = counted_crawlers(digest, names);
     for (crawler, totals) in crawlers {
         let levels: Vec<String> = LEVELS
             .iter()
