@@ -133,7 +133,12 @@ impl Scanner<'_> {
     fn fetch(&self, file: usize, number: u64, text: &[u8], entry: &Entry<'_>) -> Option<Fetch> {
         // The client behind trusted proxies, as the forwarded-for field
         // names it (SPEC §1); the connecting address otherwise.
-        let client_text = self.proxies.client(entry.client, entry.forwarded_for);
+        // A server that logs its own reading of the client (Caddy's
+        // `client_ip`, Traefik's `ClientHost`) and no chain: that reading
+        // is walked as a chain of one, so it is believed only when a
+        // trusted proxy connected.
+        let chain = entry.forwarded_for.or(entry.forwarded_client);
+        let client_text = self.proxies.client(entry.client, chain);
         // The cheap test first: most lines name no crawler anywhere. Only
         // then, when a PTR map names crawler hosts, the address itself.
         let named_host = |client: &Client| match client {

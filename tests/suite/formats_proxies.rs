@@ -197,3 +197,48 @@ fn rhel_ssl_request_log_is_read() {
         report.stderr
     );
 }
+
+/// A Caddy access line whose connecting address is `remote` and whose own
+/// reading of the client (`client_ip`) is `client`, with no forwarded-for
+/// header.
+fn caddy_line(remote: &str, client: &str, ts: u32) -> String {
+    format!(
+        r#"{{"level":"info","ts":{ts}.5,"logger":"http.log.access","msg":"handled request","request":{{"remote_ip":"{remote}","remote_port":"41342","client_ip":"{client}","proto":"HTTP/1.1","method":"GET","host":"example.cz","uri":"/private/x","headers":{{"User-Agent":["{SEZNAM_UA}"]}}}},"bytes_read":0,"user_id":"","duration":0.001,"size":10,"status":200,"resp_headers":{{}}}}"#
+    ) + "\n"
+}
+
+#[test]
+fn caddys_client_ip_is_believed_only_behind_a_trusted_proxy() {
+    let site = Site::new().with("robots.txt", ROBOTS).with(
+        "access.log",
+        [
+            caddy_line("10.0.0.5", "77.75.77.123", 1_764_547_200),
+            // Not from the proxy: its own claim is not believed.
+            caddy_line("6.6.6.6", "77.75.77.124", 1_764_547_260),
+        ]
+        .concat(),
+    );
+    let clients = |extra: &[&str]| -> Vec<String> {
+        let mut args = vec![
+            "--log",
+            "access.log",
+            "--robots",
+            "robots.txt",
+            "--out",
+            "o",
+        ];
+        args.extend_from_slice(extra);
+        let run = site.run(&args);
+        assert_eq!(run.code, 1, "{}", run.stderr);
+        let text = std::fs::read_to_string(site.path("o/violations.csv")).unwrap();
+        text.lines()
+            .skip(1)
+            .map(|line| line.split(',').nth(3).unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(clients(&[]), ["10.0.0.5", "6.6.6.6"]);
+    assert_eq!(
+        clients(&["--trusted-proxy", "10.0.0.0/8"]),
+        ["77.75.77.123", "6.6.6.6"]
+    );
+}
