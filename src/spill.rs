@@ -67,14 +67,12 @@ impl SpillDir {
     /// A new run file, created exclusively.
     fn create(&self) -> Result<(PathBuf, File)> {
         let mut made = self.made.lock().unwrap_or_else(|e| e.into_inner());
-        if made.is_none() {
-            *made = Some(self.make().map_err(|source| Error::Write {
+        let made = match &mut *made {
+            Some(made) => made,
+            empty => empty.insert(self.make().map_err(|source| Error::Write {
                 path: self.parent.clone(),
                 source,
-            })?);
-        }
-        let Some(made) = made.as_mut() else {
-            unreachable!("made above");
+            })?),
         };
         made.next += 1;
         let path = made.path.join(format!("run-{}", made.next));

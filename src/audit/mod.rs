@@ -250,9 +250,9 @@ impl<'p, 'r> Judge<'p, 'r> {
         if let Some(before) = previous {
             rows.extend(delay::judge(policy, now - before));
         }
-        let disallow = match (&standing, self.nights) {
-            (Standing::Versions { .. }, None) => disallow,
-            (_, Some(nights)) => {
+        let disallow = match self.nights {
+            None => disallow,
+            Some(nights) => {
                 let decision =
                     cache::decide(nights.versions, &standing, now, fetch.target(), |v| {
                         if v.index() == version {
@@ -283,7 +283,6 @@ impl<'p, 'r> Judge<'p, 'r> {
                     }),
                 }
             }
-            (_, None) => disallow,
         };
         rows.extend(disallow);
         rows.extend(rate::judge(policy, count, &fetch.time, &self.window_tz));

@@ -11,14 +11,14 @@ use super::columns::{IMPOSTOR_ADDRESSES, RULES, io_error, rule_line, stream};
 use super::digest::Digest;
 
 /// Crawler names of a set of indices, in string order, `|`-joined.
-fn joined(names: &Names<'_>, crawlers: &std::collections::BTreeSet<usize>) -> Vec<u8> {
+pub(crate) fn joined(names: &Names<'_>, crawlers: &std::collections::BTreeSet<usize>) -> String {
     let mut named: Vec<&str> = crawlers
         .iter()
         .map(|&c| names.crawlers[c].as_str())
         .collect();
     named.sort_unstable();
     named.dedup();
-    named.join("|").into_bytes()
+    named.join("|")
 }
 
 pub fn write_rules(
@@ -38,7 +38,7 @@ pub fn write_rules(
             Cow::Borrowed(row.kind.as_str().as_bytes()),
             Cow::Owned(row.violations.to_string().into_bytes()),
             Cow::Owned(row.distinct_targets.to_string().into_bytes()),
-            Cow::Owned(joined(names, &row.crawlers)),
+            Cow::Owned(joined(names, &row.crawlers).into_bytes()),
             Cow::Owned(row.first.rfc3339().into_bytes()),
             Cow::Owned(row.last.rfc3339().into_bytes()),
         ];
@@ -58,7 +58,7 @@ pub fn write_impostor_addresses(
     for row in digest.addresses_in_order() {
         let record: [Cow<'_, [u8]>; 7] = [
             log(&row.client),
-            Cow::Owned(joined(names, &row.claimed)),
+            Cow::Owned(joined(names, &row.claimed).into_bytes()),
             Cow::Owned(row.fetches.to_string().into_bytes()),
             log(row.ptr.as_deref().unwrap_or("").as_bytes()),
             Cow::Borrowed(row.reason.as_str().as_bytes()),

@@ -17,6 +17,7 @@ use crate::audit::{Counted, Impostor, Kind, Policy, Violation};
 use crate::crawler::verify::Verification;
 use crate::report::digest::Digest;
 use crate::report::escape::{Escaping, escape};
+use crate::report::tables::joined;
 use crate::report::{Names, run};
 use crate::robots::parse::written_lines;
 
@@ -137,17 +138,6 @@ impl Gather {
 /// Text as a field of the report holds it.
 fn text(escaping: Escaping, bytes: &[u8]) -> String {
     String::from_utf8_lossy(&escaping.apply(bytes)).into_owned()
-}
-
-/// Crawler names of a set of indices, in string order, `|`-joined.
-fn joined(names: &Names<'_>, crawlers: &std::collections::BTreeSet<usize>) -> String {
-    let mut named: Vec<&str> = crawlers
-        .iter()
-        .map(|&c| names.crawlers[c].as_str())
-        .collect();
-    named.sort_unstable();
-    named.dedup();
-    named.join("|")
 }
 
 /// The page for this run.
