@@ -414,6 +414,15 @@ impl AuditArgs {
                 "--since must be before --until: the period holds no instant".into(),
             ));
         }
+        if (since.is_some() || until.is_some()) && self.state.is_some() {
+            // A state holds whole logs: a log judged only in part would be
+            // marked audited, and its other lines never judged.
+            return Err(Error::Usage(
+                "--since/--until and --state: the state records whole logs as audited, \
+                 so a log judged only in part cannot go into it; give one or the other"
+                    .into(),
+            ));
+        }
         let seconds = |flag: &str, v: f64| {
             if v.is_finite() && v > 0.0 && v < 86_400.0 {
                 Ok(std::time::Duration::from_secs_f64(v))

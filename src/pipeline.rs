@@ -2,7 +2,9 @@
 //!
 //! 1. read: one reader thread per log file (at most `--threads` at once)
 //!    inflates and cuts the file into line-aligned chunks, sent through a
-//!    bounded channel, so memory is chunk size × queue depth;
+//!    bounded channel, so memory is chunk size × queue depth; with
+//!    `--state` it fingerprints the file and sends only the lines after
+//!    the head a night before audited;
 //! 2. scan: rayon workers parse every line (`scan`) and give a `Fetch`
 //!    record for each line whose user agent or address may be a crawler's;
 //!    the records go into a `spill::Sorter`, which writes sorted runs to
@@ -14,7 +16,11 @@
 //!    order, one count at a time;
 //! 5. report: each row is written as it is judged, into the new report set
 //!    (or standard output); the totals of the other reports are gathered
-//!    on the way (`report::Digest`) and written at the end.
+//!    on the way (`report::Digest`) and written at the end;
+//! 6. state: with `--state`, what the next night needs (versions, each
+//!    count's fetches of robots.txt and recent times, fingerprints, a row a
+//!    night per crawler) is saved once the reports are whole, unless the
+//!    run exits 2.
 //!
 //! Memory is bounded by `--memory`, whatever the number of fetches: the
 //! chunks in flight, the sorter's buffer, a batch being judged, and totals
@@ -29,6 +35,7 @@ use std::sync::{Arc, Mutex, mpsc};
 use rayon::prelude::*;
 
 use crate::Outcome;
+use crate::accesslog::open::Compression;
 use crate::accesslog::{self, Chunk, ChunkReader, FileFormat, FormatChoice, Recycler, Timestamp};
 use crate::audit::{
     self, Counted, Counting, Impostor, Judge, Nights, Policy, SpoofReason, Violation,
@@ -48,6 +55,9 @@ use crate::robots::group::Reads;
 use crate::robots::versions::Versions;
 use crate::scan::{Scan, Scanner};
 use crate::spill::{Sorter, SpillDir};
+use crate::state::fingerprint::{Fingerprint, Finished, Reading};
+use crate::state::heads::Heads;
+use crate::state::{self, NightRows, State, StateDir};
 
 /// Reads every log: reader threads feed chunks to rayon workers. Inputs
 /// that cannot be read whole leave their error in the list, after their
@@ -59,8 +69,10 @@ fn read_logs(
     pool: &rayon::ThreadPool,
     progress: &Progress,
     sorter: &Sorter<'_, Fetch>,
-) -> (Scan, Vec<(usize, Error)>) {
+    known: Option<(&[Fingerprint], i64)>,
+) -> (Scan, Vec<(usize, Error)>, BTreeMap<usize, Finished>) {
     let errors: Mutex<Vec<(usize, Error)>> = Mutex::new(Vec::new());
+    let finished: Mutex<BTreeMap<usize, Finished>> = Mutex::default();
     let next = AtomicUsize::new(0);
     let workers = pool.current_num_threads();
     let readers = config.logs.len().min(workers).max(1);
@@ -71,17 +83,25 @@ fn read_logs(
     let scan = std::thread::scope(|scope| {
         for _ in 0..readers {
             let tx = tx.clone();
-            let (next, errors) = (&next, &errors);
+            let (next, errors, finished) = (&next, &errors, &finished);
             scope.spawn(move || {
                 loop {
                     let file = next.fetch_add(1, Ordering::Relaxed);
                     let Some(path) = config.logs.get(file) else {
                         break;
                     };
-                    if let (Err(err), Ok(mut errors)) =
-                        (read_one(file, path, formats, &tx, progress), errors.lock())
-                    {
-                        errors.push((file, err));
+                    match read_one(file, path, formats, &tx, progress, known) {
+                        Ok(None) => {}
+                        Ok(Some(done)) => {
+                            if let Ok(mut finished) = finished.lock() {
+                                finished.insert(file, done);
+                            }
+                        }
+                        Err(err) => {
+                            if let Ok(mut errors) = errors.lock() {
+                                errors.push((file, err));
+                            }
+                        }
                     }
                 }
             });
@@ -102,7 +122,7 @@ fn read_logs(
     });
     let mut errors = errors.into_inner().unwrap_or_default();
     errors.sort_by_key(|(file, _)| *file);
-    (scan, errors)
+    (scan, errors, finished.into_inner().unwrap_or_default())
 }
 
 /// A chunk on its way to the workers: the file it is from, the buffer's
@@ -165,40 +185,215 @@ impl Formats<'_> {
 }
 
 /// Reads one log into the channel; the error, if any, comes after every
-/// line before the damage was sent.
+/// line before the damage was sent. With a state (`known`), the lines at
+/// its head that are exactly a log audited before are not sent, and the
+/// reading gives the log's fingerprint.
 fn read_one(
     file: usize,
     path: &Path,
     formats: &Formats<'_>,
     tx: &mpsc::SyncSender<Message>,
     progress: &Progress,
-) -> Result<()> {
-    let input = accesslog::open(path)?;
-    let consumed = input.progress.consumed.clone();
-    let compression = input.compression;
-    let mut reader = ChunkReader::new(input);
-    let recycler = reader.recycler();
-    let mut reported = 0;
+    known: Option<(&[Fingerprint], i64)>,
+) -> Result<Option<Finished>> {
+    let mut sending = Sending::open(file, path, tx, progress)?;
     // The format is chosen where the file is opened, from its first chunk,
     // and travels with every chunk.
-    let mut first = reader.next_chunk().transpose()?;
-    let mut format = formats.choose(file, path, first.as_ref())?;
-    while let Some(chunk) = first.take().map(Ok).or_else(|| reader.next_chunk()) {
-        let chunk = chunk?;
-        let now = consumed.load(Ordering::Relaxed);
-        progress.add_read(
-            compression,
-            now.saturating_sub(reported),
-            chunk.data.len() as u64,
-        );
-        reported = now;
-        let next = accesslog::detect::carry(&format, &chunk);
-        if tx.send((file, chunk, recycler.clone(), format)).is_err() {
+    let first = sending.next().transpose()?;
+    let format = formats.choose(file, path, first.as_ref())?;
+    let Some((known, audited_ms)) = known else {
+        sending.send_all(first, format)?;
+        return Ok(None);
+    };
+    // Lines already audited: held back (a few chunks at most) until the
+    // fingerprints say how many of the first lines were audited before.
+    let mut heads = Heads::new(Reading::new(known));
+    let mut held = Vec::new();
+    let mut held_bytes = 0;
+    let mut overflow = false;
+    let mut damage = None;
+    let mut next = first;
+    while let Some(chunk) = next.take() {
+        heads.feed(&chunk, sending.reader.added_line_end());
+        if overflow {
+            sending.reader.recycler().recycle(chunk.data);
+        } else {
+            held_bytes += chunk.data.len();
+            held.push(chunk);
+            if held_bytes > HOLD_BYTES {
+                // Too much to hold: go on fingerprinting, then read the
+                // log again from its start.
+                overflow = true;
+                for chunk in held.drain(..) {
+                    sending.reader.recycler().recycle(chunk.data);
+                }
+            }
+        }
+        if !heads.reading.pending() {
             break;
         }
-        format = next;
+        match sending.next() {
+            Some(Ok(chunk)) => next = Some(chunk),
+            Some(Err(err)) => damage = Some(err),
+            None => {}
+        }
     }
-    Ok(())
+    let through = heads.reading.matched_lines();
+    let chosen = Arc::clone(&format);
+    let mut format = format;
+    if !overflow {
+        for chunk in held {
+            format = sending.send_after(chunk, through, format, &mut heads)?;
+        }
+        if let Some(err) = damage {
+            return Err(err);
+        }
+        while let Some(chunk) = sending.next() {
+            format = sending.send_after(chunk?, through, format, &mut heads)?;
+        }
+        return Ok(Some(heads.reading.finish(audited_ms)));
+    }
+    if damage.is_none() && sending.ended_at(through) {
+        // The whole log was audited before (a log renamed or compressed).
+        return Ok(Some(heads.reading.finish(audited_ms)));
+    }
+    if path == Path::new("-") {
+        return Err(Error::Format {
+            path: path.to_path_buf(),
+            at: Position::Line(through + 1),
+            cause: format!(
+                "its first {through} lines are a log already audited (--state), which was \
+                 found past the first {} MiB; standard input cannot be read again to \
+                 audit the rest: give the log by its file name",
+                HOLD_BYTES >> 20
+            ),
+        });
+    }
+    // Read again, sending only the lines after the head.
+    let mut again = Sending::open(file, path, tx, progress)?;
+    let mut format = chosen;
+    while let Some(chunk) = again.next() {
+        format = again.send_after(chunk?, through, format, &mut heads)?;
+    }
+    Ok(Some(heads.reading.finish(audited_ms)))
+}
+
+/// The most of a log held back while its head may be a log audited
+/// before; past it the log is read a second time.
+const HOLD_BYTES: usize = 8 << 20;
+
+/// One log being read and sent to the workers.
+struct Sending<'a> {
+    file: usize,
+    reader: ChunkReader,
+    consumed: Arc<std::sync::atomic::AtomicU64>,
+    compression: Compression,
+    reported: u64,
+    recycler: Recycler,
+    tx: &'a mpsc::SyncSender<Message>,
+    progress: &'a Progress,
+    /// One past the last line read.
+    next_line: u64,
+    /// The channel was closed: the run is ending.
+    closed: bool,
+}
+
+impl<'a> Sending<'a> {
+    fn open(
+        file: usize,
+        path: &Path,
+        tx: &'a mpsc::SyncSender<Message>,
+        progress: &'a Progress,
+    ) -> Result<Sending<'a>> {
+        let input = accesslog::open(path)?;
+        let consumed = input.progress.consumed.clone();
+        let compression = input.compression;
+        let reader = ChunkReader::new(input);
+        let recycler = reader.recycler();
+        Ok(Sending {
+            file,
+            reader,
+            consumed,
+            compression,
+            reported: 0,
+            recycler,
+            tx,
+            progress,
+            next_line: 1,
+            closed: false,
+        })
+    }
+
+    /// The next chunk, its bytes counted for the progress bar.
+    fn next(&mut self) -> Option<Result<Chunk>> {
+        if self.closed {
+            return None;
+        }
+        let chunk = self.reader.next_chunk()?;
+        if let Ok(chunk) = &chunk {
+            let now = self.consumed.load(Ordering::Relaxed);
+            self.progress.add_read(
+                self.compression,
+                now.saturating_sub(self.reported),
+                chunk.data.len() as u64,
+            );
+            self.reported = now;
+            self.next_line = chunk.first_line + chunk.line_count;
+        }
+        Some(chunk)
+    }
+
+    /// True when the log ended with line `through`: nothing after it.
+    fn ended_at(&mut self, through: u64) -> bool {
+        self.next().is_none() && self.next_line <= through + 1
+    }
+
+    /// Sends a chunk with the format in force at its first line; gives
+    /// the format in force after it.
+    fn send(&mut self, chunk: Chunk, format: Arc<FileFormat>) -> Arc<FileFormat> {
+        let next = accesslog::detect::carry(&format, &chunk);
+        if self
+            .tx
+            .send((self.file, chunk, self.recycler.clone(), format))
+            .is_err()
+        {
+            self.closed = true;
+        }
+        next
+    }
+
+    /// Sends every chunk, the first one given.
+    fn send_all(&mut self, first: Option<Chunk>, mut format: Arc<FileFormat>) -> Result<()> {
+        if let Some(first) = first {
+            format = self.send(first, format);
+        }
+        while let Some(chunk) = self.next() {
+            format = self.send(chunk?, format);
+        }
+        Ok(())
+    }
+
+    /// Feeds `chunk` to the fingerprint and sends its lines after line
+    /// `through`; the format follows every line, sent or not.
+    fn send_after(
+        &mut self,
+        chunk: Chunk,
+        through: u64,
+        format: Arc<FileFormat>,
+        heads: &mut Heads<'_>,
+    ) -> Result<Arc<FileFormat>> {
+        heads.feed(&chunk, self.reader.added_line_end());
+        let (head, tail) = state::heads::split_after(chunk, through);
+        let mut format = format;
+        if let Some(head) = head {
+            format = accesslog::detect::carry(&format, &head);
+            self.recycler.recycle(head.data);
+        }
+        if let Some(tail) = tail {
+            format = self.send(tail, format);
+        }
+        Ok(format)
+    }
 }
 
 /// What a fetch turned out to be, once its address's names are known.
@@ -293,15 +488,14 @@ fn judge<'d, 'r>(
     ident: &Identifier,
     knowledge: &Knowledge,
     policies: &[Vec<Policy<'r>>],
-    nights: Option<Nights<'_>>,
-    counting: Counting,
+    judge: &mut Judge<'_, 'r>,
+    versions: Option<&Versions>,
     sorter: Sorter<'_, Fetch>,
     rows: &mut report::Rows<'_, '_>,
     mut digest: Digest<'d>,
     gather: &mut report::html::build::Gather,
-) -> Result<(Digest<'d>, u64)> {
-    let mut judge = Judge::new(policies, nights, &counting);
-    let versions = nights.map(|n| n.versions);
+    mut nightly: Option<&mut NightRows>,
+) -> Result<Digest<'d>> {
     let mut merged = sorter.finish()?;
     let mut batch: Vec<Fetch> = Vec::with_capacity(BATCH);
     let mut made: Vec<Violation<'r>> = Vec::new();
@@ -340,6 +534,13 @@ fn judge<'d, 'r>(
                     digest.counted(&counted);
                     gather.counted(&counted);
                     judge.judge(&counted, disallow, &mut made);
+                    if let Some(nightly) = nightly.as_deref_mut() {
+                        nightly.counted(counted.crawler, &counted.fetch.time);
+                        for row in made.iter().filter(|row| row.accuses()) {
+                            let time = &counted.fetch.time;
+                            nightly.violation(counted.crawler, time, row.kind.as_str());
+                        }
+                    }
                     for row in made.drain(..) {
                         rows.violation(&counted, &row)?;
                         digest.violation(&counted, &row);
@@ -347,6 +548,9 @@ fn judge<'d, 'r>(
                     }
                 }
                 Decided::Impostor(impostor) => {
+                    if let Some(nightly) = nightly.as_deref_mut() {
+                        nightly.impostor(impostor.claimed, &impostor.fetch.time);
+                    }
                     rows.impostor(&impostor)?;
                     digest.impostor(&impostor);
                     gather.impostor(&impostor);
@@ -355,7 +559,7 @@ fn judge<'d, 'r>(
             }
         }
     }
-    Ok((digest.finish()?, judge.excused))
+    digest.finish()
 }
 
 fn load_ptr_map(path: Option<&Path>, quiet: bool) -> Result<PtrMap> {
@@ -385,17 +589,26 @@ fn load_ptr_map(path: Option<&Path>, quiet: bool) -> Result<PtrMap> {
 
 /// The main job: audit every log against robots.txt and write the reports.
 pub fn run(config: &AuditConfig) -> Result<Outcome> {
-    if config.state.is_some() {
-        // A state that is not saved is a failure, never a quiet night
-        // (SPEC §6): refused until the audit keeps it.
-        return Err(Error::Usage(
-            "--state: this version of the audit does not yet load or save the state \
-             folder; run without --state (check --state reads one)"
-                .into(),
-        ));
-    }
     accesslog::open::check_distinct(&config.logs)?;
-    let versions = Versions::gather(&config.robots_sources, Vec::new())?;
+    // The lock on --out comes before the first log line is read and is
+    // held to the end (SPEC §5): a second run waits or gives up before it
+    // has done any work. The state's lock is the same (one lock when both
+    // name one folder).
+    let out = config
+        .out
+        .as_deref()
+        .map(|dir| report::OutDir::lock(dir, config.lock_wait))
+        .transpose()?;
+    let state_dir = config
+        .state
+        .as_deref()
+        .map(|dir| StateDir::lock(dir, config.lock_wait, out.as_ref()))
+        .transpose()?;
+    let mut state = state_dir.as_ref().map(StateDir::load).transpose()?;
+    let versions = Versions::gather(
+        &config.robots_sources,
+        state.as_ref().map(State::entries).unwrap_or_default(),
+    )?;
     // SPEC §6: with one --robots file and no state, nothing of nights
     // applies.
     let nights =
@@ -443,19 +656,16 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
         since: config.since,
         until: config.until,
     };
-    // The lock on --out comes before the first log line is read and is
-    // held to the end (SPEC §5): a second run waits or gives up before it
-    // has done any work.
-    let out = config
-        .out
-        .as_deref()
-        .map(|dir| report::OutDir::lock(dir, config.lock_wait))
-        .transpose()?;
-    // Runs spill beside the state, else into $TMPDIR (SPEC §5).
-    let spill = SpillDir::new(&std::env::temp_dir());
+    // Runs spill into the state folder, else into $TMPDIR (SPEC §5).
+    let spill = SpillDir::new(&config.state.clone().unwrap_or_else(std::env::temp_dir));
     let budget = Budget::of(config.memory);
     let sorter: Sorter<'_, Fetch> = Sorter::new(budget.fetches, &spill);
-    let (scan, input_errors) = read_logs(config, &formats, &scanner, &pool, &progress, &sorter);
+    let started_ms = now_ms();
+    let known = state
+        .as_ref()
+        .map(|state| (&state.fingerprints[..], started_ms));
+    let (scan, input_errors, finished) =
+        read_logs(config, &formats, &scanner, &pool, &progress, &sorter, known);
     progress.finish();
     let mut chosen = formats.said();
 
@@ -468,11 +678,16 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
     }
     let mut input_errors = input_errors;
     let unread: Vec<usize> = input_errors.iter().map(|(file, _)| *file).collect();
+    let already_audited: BTreeMap<usize, u64> = finished
+        .iter()
+        .map(|(&file, done)| (file, done.already_audited))
+        .collect();
     let notice = skipped::notice(
         &config.logs,
         &scan.tallies,
         &scan.skips,
         &unread,
+        &already_audited,
         config.quiet,
     );
     for line in &notice.lines {
@@ -481,8 +696,13 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
     input_errors.extend(notice.failed);
     input_errors.sort_by_key(|(file, _)| *file);
 
+    // The DNS cache lives in the state unless --dns-cache says otherwise.
+    let dns_cache = config
+        .dns_cache
+        .clone()
+        .or_else(|| config.state.as_deref().map(StateDir::dns_cache));
     let (dns, dns_failures, dns_unusable) = if config.resolve {
-        resolve(config, &ident, &scan.addresses())
+        resolve(config, dns_cache, &ident, &scan.addresses())
     } else {
         (Default::default(), 0, false)
     };
@@ -551,18 +771,27 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
     let mut rows = report::Rows::begin(names, out.as_ref())?;
     let digest = Digest::new(crawlers.len(), budget.targets, &spill);
     let mut gather = report::html::build::Gather::new(&crawlers);
-    let (digest, excused) = judge(
+    let mut judged_by = Judge::new(&policies, nights, &counting);
+    if let Some(state) = &state {
+        for (name, count) in &state.counts {
+            judged_by.resume(name, count.robots_txt, &count.fetch_times_ms);
+        }
+    }
+    let mut nightly = state.as_ref().map(|_| NightRows::default());
+    let digest = judge(
         &pool,
         &ident,
         &knowledge,
         &policies,
-        nights,
-        counting,
+        &mut judged_by,
+        nights.map(|n| n.versions),
         sorter,
         &mut rows,
         digest,
         &mut gather,
+        nightly.as_mut(),
     )?;
+    let excused = judged_by.excused;
 
     for (_, err) in &input_errors {
         crate::warn!("robots-audit: {err}");
@@ -597,10 +826,31 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
     for file in 0..config.logs.len() {
         chosen.entry(file).or_insert_with(|| choice.name());
     }
+    // What the next night needs (SPEC §6), kept only once the reports are
+    // written whole and the run did not fail.
+    if let Some(state) = &mut state {
+        state.remember_versions(&versions);
+        for (name, robots_txt, times, longest_ms) in judged_by.memories() {
+            let mut memory = state::CountMemory {
+                robots_txt,
+                fetch_times_ms: times,
+            };
+            memory.keep_recent(longest_ms, KEPT_TIMES);
+            state.counts.insert(name.to_string(), memory);
+        }
+        for done in finished.values() {
+            state.add_fingerprint(done.fingerprint.clone());
+        }
+        for row in nightly.iter().flat_map(|n| n.rows(&crawlers)) {
+            state.add_night(row);
+        }
+        state.expire(started_ms, config.state_days);
+    }
     let health = report::run::Health {
         arguments: &arguments,
         formats: &chosen,
         tallies: &scan.tallies,
+        already_audited: &already_audited,
         errors: &errors,
         robots_versions: &robots_versions,
         dns_asked: config.resolve,
@@ -630,12 +880,19 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
                 .find_map(|t| t.first_time)
                 .map_or(0, |t| t.offset_min),
         },
-        trend: None,
+        trend: state.as_ref().map(|state| trend_of(state, &crawlers)),
     };
     let page = report::html::render(&report::html::build(
         gather, &digest, &names, &health, &sources,
     ));
     rows.finish(&digest, &health, &page)?;
+    if let (Some(dir), Some(state)) = (&state_dir, &state)
+        && outcome != Outcome::Incomplete
+    {
+        // A run that exits 2 never updates the state (SPEC §6): running
+        // again after the fix gives the same reports.
+        dir.save(state)?;
+    }
     if !config.quiet {
         let totals = Totals {
             lines: scan.lines,
@@ -653,6 +910,44 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
     }
     Ok(outcome)
 }
+
+/// The most fetch times a count keeps for the next night: a bound on the
+/// state's size far above what a rate period holds of a real crawler.
+const KEPT_TIMES: usize = 1_000_000;
+
+/// Milliseconds since the epoch, now.
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
+/// The trend of report.html (SPEC §7): the last 30 nights of the state,
+/// tonight's included.
+fn trend_of(state: &State, crawlers: &[String]) -> Vec<report::html::Night> {
+    let mut nights: BTreeMap<&str, report::html::Night> = BTreeMap::new();
+    for crawler in crawlers {
+        for row in state.trend(crawler, TREND_NIGHTS) {
+            let night = nights
+                .entry(row.night.as_str())
+                .or_insert_with(|| report::html::Night {
+                    date: row.night.clone(),
+                    crawlers: Vec::new(),
+                });
+            night.crawlers.push((
+                row.crawler.clone(),
+                row.fetches,
+                row.violations.values().sum(),
+            ));
+        }
+    }
+    let nights: Vec<report::html::Night> = nights.into_values().collect();
+    let start = nights.len().saturating_sub(TREND_NIGHTS);
+    nights[start..].to_vec()
+}
+
+/// Nights in report.html's trend.
+const TREND_NIGHTS: usize = 30;
 
 /// How `--memory` is shared out. The rest of it goes to what does not
 /// grow with the log: the program, the chunks in flight, a batch being
@@ -696,6 +991,7 @@ fn in_force_from(path: &Path) -> Option<String> {
 /// run then goes on, unverified, and exits 2).
 fn resolve(
     config: &AuditConfig,
+    dns_cache: Option<std::path::PathBuf>,
     ident: &Identifier,
     addresses: &HashMap<IpAddr, u64>,
 ) -> (HashMap<IpAddr, DnsAnswer>, u64, bool) {
@@ -705,7 +1001,7 @@ fn resolve(
         server: config.dns_server,
         timeout: config.dns_timeout,
         deadline: config.dns_deadline,
-        cache_path: config.dns_cache.clone(),
+        cache_path: dns_cache,
         max_age: config.dns_cache_max_age,
         ..DnsOptions::default()
     };

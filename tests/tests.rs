@@ -35,6 +35,7 @@ mod suite {
     mod lint_cli;
     mod nights_audit;
     mod nights_check;
+    mod nights_state;
     mod props_matcher;
     mod props_parsers;
     mod report_html;

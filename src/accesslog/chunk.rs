@@ -151,6 +151,8 @@ pub struct ChunkReader {
     /// Inside a line that was too long: drop bytes up to its LF.
     skipping: bool,
     state: State,
+    /// The log's last line had no LF and one was added.
+    added_line_end: bool,
     returned: Receiver<Vec<u8>>,
     recycler: Recycler,
 }
@@ -168,6 +170,7 @@ impl ChunkReader {
             too_long: Vec::new(),
             skipping: false,
             state: State::Reading,
+            added_line_end: false,
             returned,
             recycler: Recycler(sender),
         }
@@ -186,6 +189,12 @@ impl ChunkReader {
     /// The log being read.
     pub fn input(&self) -> &Input {
         &self.input
+    }
+
+    /// True once the last chunk was handed out and its last line had no
+    /// LF in the log (the chunk's final LF was added).
+    pub fn added_line_end(&self) -> bool {
+        self.added_line_end
     }
 
     /// A fresh buffer of `BUFFER_SIZE` initialised bytes, reused if one came
@@ -301,6 +310,7 @@ impl ChunkReader {
                         self.filled += 1;
                         self.line_start = self.filled;
                         self.lines += 1;
+                        self.added_line_end = true;
                     }
                     if self.line_start == 0 {
                         return None;

@@ -157,6 +157,9 @@ pub struct Judge<'p, 'r> {
     nights: Option<Nights<'p>>,
     /// Which count each crawler feeds.
     count_of: Vec<usize>,
+    /// Each count's name: its robots.txt token in lower case, or the
+    /// crawler's name with `--rate-by crawler`.
+    names: Vec<String>,
     counts: Vec<rate::Count>,
     trackers: Vec<Tracker>,
     window_tz: WindowTz,
@@ -206,11 +209,43 @@ impl<'p, 'r> Judge<'p, 'r> {
             policies,
             nights,
             count_of,
-            counts,
             trackers: vec![Tracker::new(grace); keys.len()],
+            names: keys,
+            counts,
             window_tz: counting.window_tz.clone(),
             excused: 0,
         }
+    }
+
+    /// Takes up a count where an earlier night left it (SPEC §6
+    /// "State"): what it knows of its fetches of `/robots.txt`, and its
+    /// latest fetch times, ascending. A name no count has is ignored (the
+    /// crawlers or `--rate-by` changed).
+    pub fn resume(&mut self, name: &str, robots_txt: cache::Memory, times: &[i64]) {
+        if let Some(i) = self.names.iter().position(|n| n == name) {
+            let grace = self.nights.map_or(0, |n| n.grace_ms);
+            self.trackers[i] = Tracker::resume(robots_txt, grace);
+            self.counts[i].resume(times);
+        }
+    }
+
+    /// What each count leaves for the next night: (name, its fetches of
+    /// `/robots.txt`, its latest fetch times ascending, the longest period
+    /// in force in milliseconds).
+    pub fn memories(&self) -> Vec<(&str, cache::Memory, Vec<i64>, i64)> {
+        self.names
+            .iter()
+            .zip(&self.trackers)
+            .zip(&self.counts)
+            .map(|((name, tracker), count)| {
+                (
+                    name.as_str(),
+                    *tracker.memory(),
+                    count.times(),
+                    count.longest_ms(),
+                )
+            })
+            .collect()
     }
 
     /// The index of the robots.txt version in force at `instant_ms`.

@@ -52,6 +52,14 @@ impl Count {
 
     /// Adds the next fetch, at `now`; gives the previous fetch's time.
     pub fn push(&mut self, now: i64) -> Option<i64> {
+        if self.previous.is_some_and(|p| p > now) {
+            // Earlier than a fetch a state remembers (an older log audited
+            // after a newer one): put in its place; the delay is from the
+            // fetch before it, if still known.
+            let at = self.window.partition_point(|&t| t <= now);
+            self.window.insert(at, now);
+            return at.checked_sub(1).map(|i| self.window[i]);
+        }
         let horizon = now.saturating_sub(self.longest);
         while self.window.front().is_some_and(|&t| t <= horizon) {
             self.window.pop_front();
@@ -63,7 +71,34 @@ impl Count {
     /// Fetches in (now − period, now], the last one pushed included.
     fn inside(&self, now: i64, period_ms: i64) -> usize {
         let start = now.saturating_sub(period_ms);
-        self.window.len() - self.window.partition_point(|&t| t <= start)
+        self.window.partition_point(|&t| t <= now) - self.window.partition_point(|&t| t <= start)
+    }
+
+    /// Takes up where an earlier night left the count: its latest fetch
+    /// times, ascending (the last is the previous fetch for the delay).
+    pub fn resume(&mut self, times: &[i64]) {
+        for &t in times {
+            self.push(t);
+        }
+    }
+
+    /// The latest fetch times, ascending: those the next night's rates and
+    /// delays can still see.
+    pub fn times(&self) -> Vec<i64> {
+        let mut times: Vec<i64> = self.window.iter().copied().collect();
+        if let Some(previous) = self.previous
+            && times.last() != Some(&previous)
+            && times.binary_search(&previous).is_err()
+        {
+            times.push(previous);
+            times.sort_unstable();
+        }
+        times
+    }
+
+    /// The longest period in force for the count, in milliseconds.
+    pub fn longest_ms(&self) -> i64 {
+        self.longest
     }
 }
 

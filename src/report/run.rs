@@ -25,6 +25,9 @@ pub struct Health<'a> {
     pub formats: &'a BTreeMap<usize, String>,
     /// Each file's lines, by file index.
     pub tallies: &'a BTreeMap<usize, Tally>,
+    /// Lines at the head of each file that a run audited before (SPEC §6),
+    /// by file index.
+    pub already_audited: &'a BTreeMap<usize, u64>,
     /// The error that kept a file from being read whole, by file index.
     pub errors: &'a BTreeMap<usize, String>,
     /// (robots_version, in force from) of every robots.txt version used.
@@ -64,7 +67,7 @@ pub fn value(digest: &Digest<'_>, names: &Names<'_>, health: &Health<'_>) -> Val
                 "lines_skipped": tally.skipped,
                 "not_requests": tally.not_requests,
                 "skipped": skipped,
-                "already_audited": 0,
+                "already_audited": health.already_audited.get(&index).copied().unwrap_or(0),
                 "first_time": time(tally.first_time),
                 "last_time": time(tally.last_time),
                 "error": health.errors.get(&index),

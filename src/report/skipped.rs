@@ -112,6 +112,7 @@ pub fn notice(
     tallies: &BTreeMap<usize, Tally>,
     shown: &[(usize, u64, Skip)],
     unread: &[usize],
+    already_audited: &BTreeMap<usize, u64>,
     quiet: bool,
 ) -> Notice {
     let mut notice = Notice::default();
@@ -141,7 +142,17 @@ pub fn notice(
             Some((line, skip)) => format!(", the first at line {line}: {}", skip.reason()),
             None => String::new(),
         };
-        if tally.parsed() == 0 {
+        let before = already_audited.get(&file).copied().unwrap_or(0);
+        if tally.lines == 0 && before > 0 {
+            // Logrotate renamed or compressed a log audited before: normal.
+            if !quiet {
+                notice.lines.push(format!(
+                    "robots-audit: {}: nothing new ({} audited before, --state)",
+                    path.display(),
+                    count(before, "line", "lines")
+                ));
+            }
+        } else if tally.parsed() == 0 {
             let cause = if tally.skipped == 0 {
                 "the log is empty: nothing was audited".to_string()
             } else {
@@ -214,7 +225,14 @@ mod tests {
         ];
         for &(lines, blank, skips, quiet, warned, failed) in cases {
             let tallies = BTreeMap::from([(0, tally(lines, blank, skips))]);
-            let got = notice(&[PathBuf::from("a.log")], &tallies, &[], &[], quiet);
+            let got = notice(
+                &[PathBuf::from("a.log")],
+                &tallies,
+                &[],
+                &[],
+                &BTreeMap::new(),
+                quiet,
+            );
             let warnings = got.lines.iter().filter(|l| l.contains("warning")).count();
             assert_eq!(warnings, usize::from(warned), "{lines} {skips:?}");
             assert_eq!(got.failed.len(), usize::from(failed), "{lines} {skips:?}");
@@ -227,7 +245,7 @@ mod tests {
         let tallies = BTreeMap::from([(0, tally(300, 0, &skips))]);
         let shown: Vec<(usize, u64, Skip)> = (1..=5).map(|line| (0, line, Skip::BadTime)).collect();
         let files = [PathBuf::from("a.log")];
-        let got = notice(&files, &tallies, &shown, &[], false);
+        let got = notice(&files, &tallies, &shown, &[], &BTreeMap::new(), false);
         assert_eq!(got.lines.len(), 7, "{:?}", got.lines);
         assert_eq!(got.lines[4], "robots-audit: a.log:5: skipped: bad time");
         assert_eq!(
@@ -238,7 +256,7 @@ mod tests {
             got.lines[6],
             "robots-audit: warning: a.log: 7 of 300 lines skipped (2.3%), the first at line 1: bad time"
         );
-        let got = notice(&files, &tallies, &shown, &[], true);
+        let got = notice(&files, &tallies, &shown, &[], &BTreeMap::new(), true);
         assert_eq!(got.lines.len(), 1, "{:?}", got.lines);
     }
 
@@ -249,6 +267,7 @@ mod tests {
             &BTreeMap::new(),
             &[],
             &[0],
+            &BTreeMap::new(),
             false,
         );
         assert!(got.lines.is_empty() && got.failed.is_empty());

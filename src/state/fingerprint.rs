@@ -2,10 +2,12 @@
 //! text as it is read (decompressed, in pieces of any size) and the
 //! fingerprints the state holds; gives how many of its first lines are
 //! exactly a log audited before, and this log's own fingerprint for the
-//! next night. The file is read once; nothing is held back.
+//! next night. Pure: the reader decides what to do with the answer.
 //!
-//! Design. A log is a byte string cut into lines by `\n` (a last line
-//! without one is a line too). Its fingerprint is the number of lines N,
+//! Design. A log is a byte string cut into lines by `\n`; a last line
+//! without one is left out of the fingerprint, since it may still be
+//! being written (it is audited, and audited again once it is whole).
+//! Its fingerprint is the number of lines N,
 //! the number of bytes B they take, and the SHA-256 of those B bytes:
 //! "the first N lines of this file are exactly that log" is then "after
 //! N lines this file has read B bytes, and their SHA-256 is the same" —
@@ -19,12 +21,14 @@
 //! be an older log grown or renamed (`may_match`), without waiting for
 //! line N; the final word is always the full hash at line N.
 //!
-//! How the pipeline is meant to use it: the one reader thread of each
-//! file feeds its decompressed chunks, in order, to a [`Reading`] made
-//! from the state's fingerprints; at the end `finish` says how many
-//! lines were audited before (their fetches are dropped before the judge,
-//! the line numbers of the others still count the whole file; run.json's
-//! `already_audited`) and gives the fingerprint the state keeps.
+//! How the pipeline uses it: the one reader thread of each file feeds its
+//! decompressed chunks, in order, to a [`Reading`] made from the state's
+//! fingerprints (through `state::heads`). While a known log may still be
+//! its head (`pending`), the reader holds its chunks back, a few MiB at
+//! most, then reads the file again; the lines of the head are never sent
+//! to the workers, the line numbers of the others still count the whole
+//! file, and run.json's `already_audited` counts them. At the end `finish`
+//! gives the fingerprint the state keeps.
 
 use std::collections::BTreeMap;
 
@@ -86,10 +90,13 @@ pub struct Reading<'k> {
     /// Candidates still possible, by the line count at which they end.
     ends: BTreeMap<u64, Vec<usize>>,
     hasher: Sha256,
+    /// Complete lines (ended by `\n`) taken in so far.
     lines: u64,
     bytes: u64,
-    /// Bytes after the last line end.
-    partial: u64,
+    /// The bytes after the last line end: a line not yet complete. It is
+    /// no part of a fingerprint, for a line still being written when the
+    /// log is read is not yet the line that will be there.
+    carry: Vec<u8>,
     next_checkpoint: u64,
     checkpoints: Vec<Checkpoint>,
     matched: Vec<usize>,
@@ -109,7 +116,7 @@ impl<'k> Reading<'k> {
             hasher: Sha256::new(),
             lines: 0,
             bytes: 0,
-            partial: 0,
+            carry: Vec::new(),
             next_checkpoint: 1,
             checkpoints: Vec::new(),
             matched: Vec::new(),
@@ -122,6 +129,27 @@ impl<'k> Reading<'k> {
         !self.matched.is_empty() || !self.ends.is_empty()
     }
 
+    /// True while a known log may still be found to be a head of this
+    /// file: the reading has not yet passed every candidate's end.
+    pub fn pending(&self) -> bool {
+        !self.ends.is_empty()
+    }
+
+    /// The complete lines taken in so far.
+    pub fn lines(&self) -> u64 {
+        self.lines
+    }
+
+    /// Lines at the head of the file known so far to be a log audited
+    /// before: the longest match found yet.
+    pub fn matched_lines(&self) -> u64 {
+        self.matched
+            .iter()
+            .map(|&i| self.known[i].lines)
+            .max()
+            .unwrap_or(0)
+    }
+
     /// The next line count at which the reading must stop and look.
     fn next_stop(&self) -> u64 {
         let end = self.ends.keys().next().copied().unwrap_or(u64::MAX);
@@ -130,6 +158,27 @@ impl<'k> Reading<'k> {
 
     /// Takes the next piece of the file's text.
     pub fn feed(&mut self, mut text: &[u8]) {
+        if !self.carry.is_empty() {
+            let Some(lf) = memchr::memchr(b'\n', text) else {
+                self.carry.extend_from_slice(text);
+                return;
+            };
+            let mut line = std::mem::take(&mut self.carry);
+            line.extend_from_slice(&text[..=lf]);
+            self.take_lines(&line);
+            text = &text[lf + 1..];
+        }
+        match memchr::memrchr(b'\n', text) {
+            Some(last) => {
+                self.take_lines(&text[..=last]);
+                self.carry.extend_from_slice(&text[last + 1..]);
+            }
+            None => self.carry.extend_from_slice(text),
+        }
+    }
+
+    /// Takes in whole lines: `text` ends with `\n`.
+    fn take_lines(&mut self, mut text: &[u8]) {
         while !text.is_empty() {
             let stop = self.next_stop();
             // Lines still to go before the stop; scan only that far.
@@ -148,7 +197,6 @@ impl<'k> Reading<'k> {
                     self.hasher.update(&text[..cut]);
                     self.bytes += cut as u64;
                     self.lines = stop;
-                    self.partial = 0;
                     text = &text[cut..];
                     self.look();
                 }
@@ -156,10 +204,6 @@ impl<'k> Reading<'k> {
                     self.hasher.update(text);
                     self.bytes += text.len() as u64;
                     self.lines += seen;
-                    self.partial = match memchr::memrchr(b'\n', text) {
-                        Some(last) => (text.len() - last - 1) as u64,
-                        None => self.partial + text.len() as u64,
-                    };
                     text = &[];
                 }
             }
@@ -191,11 +235,8 @@ impl<'k> Reading<'k> {
             });
             self.next_checkpoint = self.next_checkpoint.saturating_mul(2);
         }
-        self.compare_ends(&hex(&digest));
-    }
-
-    fn compare_ends(&mut self, full: &str) {
         if let Some(list) = self.ends.remove(&self.lines) {
+            let full = hex(&digest);
             for i in list {
                 let f = &self.known[i];
                 if f.bytes == self.bytes && f.sha256 == full {
@@ -205,15 +246,12 @@ impl<'k> Reading<'k> {
         }
     }
 
-    /// The end of the file: what it matched, and its fingerprint.
+    /// The end of the file: what it matched, and its fingerprint — of its
+    /// complete lines only (a last line without its end is left out, so a
+    /// log met again once that line is finished still matches up to it).
     pub fn finish(mut self, audited_ms: i64) -> Finished {
-        if self.partial > 0 {
-            // A last line without a line end is a line.
-            self.lines += 1;
-            self.partial = 0;
-            let full = hex(&self.hasher.clone().finalize());
-            self.compare_ends(&full);
-        }
+        // Candidates longer than the file cannot match.
+        self.ends.clear();
         let sha256 = hex(&self.hasher.finalize());
         self.matched
             .sort_by_key(|&i| (self.known[i].lines, std::cmp::Reverse(i)));
@@ -264,20 +302,21 @@ mod tests {
 
     #[test]
     fn counts_lines_and_bytes_like_a_log_reader() {
-        let cases: [(&[u8], u64); 6] = [
-            (b"", 0),
-            (b"a\n", 1),
-            (b"a\nb", 2),
-            (b"a\nb\n", 2),
-            (b"\n\n\n", 3),
-            (b"no line end", 1),
+        // (text, complete lines, the bytes they take)
+        let cases: [(&[u8], u64, usize); 6] = [
+            (b"", 0, 0),
+            (b"a\n", 1, 2),
+            (b"a\nb", 1, 2),
+            (b"a\nb\n", 2, 4),
+            (b"\n\n\n", 3, 3),
+            (b"no line end", 0, 0),
         ];
-        for (text, expected) in cases {
+        for (text, lines, bytes) in cases {
             for piece in 1..=4 {
                 let f = read_in_pieces(&[], text, piece).fingerprint;
-                assert_eq!(f.lines, expected, "{text:?} {piece}");
-                assert_eq!(f.bytes, text.len() as u64, "{text:?}");
-                assert_eq!(f.sha256, hex(&Sha256::digest(text)), "{text:?}");
+                assert_eq!(f.lines, lines, "{text:?} {piece}");
+                assert_eq!(f.bytes, bytes as u64, "{text:?}");
+                assert_eq!(f.sha256, hex(&Sha256::digest(&text[..bytes])), "{text:?}");
             }
         }
     }
@@ -350,12 +389,14 @@ mod tests {
     }
 
     #[test]
-    fn a_last_line_without_its_end_matches_only_as_written() {
+    fn a_last_line_without_its_end_is_audited_again_once_finished() {
         let text = b"a\nb\nc".to_vec();
         let known = vec![of_text(&[], &text, 0).fingerprint];
-        assert_eq!(of_text(&known, &text, 0).already_audited, 3);
-        // The line was still being written: now it is longer.
-        assert_eq!(of_text(&known, b"a\nb\ncd\n", 0).already_audited, 0);
+        assert_eq!(known[0].lines, 2);
+        assert_eq!(of_text(&known, &text, 0).already_audited, 2);
+        // The line was still being written: now it is whole, and new.
+        assert_eq!(of_text(&known, b"a\nb\ncd\n", 0).already_audited, 2);
+        assert_eq!(of_text(&known, b"a\nbc\n", 0).already_audited, 0);
     }
 
     #[test]

@@ -27,6 +27,7 @@
 //! `add_night`, `expire`, then `save`. A run that exits 2 never saves.
 
 pub mod fingerprint;
+pub mod heads;
 mod stored;
 
 use std::collections::BTreeMap;
@@ -408,6 +409,78 @@ pub struct Night {
     pub impostor_fetches: u64,
 }
 
+/// A run's summary rows a night per crawler (SPEC §6), gathered as the
+/// judge goes: the night of a fetch is its date in the log's own offset.
+#[derive(Debug, Default)]
+pub struct NightRows {
+    /// By (day number, crawler index).
+    rows: BTreeMap<(i64, usize), NightCounts>,
+}
+
+/// One crawler's night as it is gathered.
+#[derive(Debug, Default)]
+struct NightCounts {
+    fetches: u64,
+    /// Accusing rows by kind.
+    violations: BTreeMap<&'static str, u64>,
+    impostor_fetches: u64,
+}
+
+impl NightRows {
+    fn day(time: &Timestamp) -> i64 {
+        (time.unix + i64::from(time.offset_min) * 60).div_euclid(86_400)
+    }
+
+    /// A counted fetch of `crawler`.
+    pub fn counted(&mut self, crawler: usize, time: &Timestamp) {
+        self.rows
+            .entry((Self::day(time), crawler))
+            .or_default()
+            .fetches += 1;
+    }
+
+    /// A row that accuses `crawler`, of `kind`.
+    pub fn violation(&mut self, crawler: usize, time: &Timestamp, kind: &'static str) {
+        *self
+            .rows
+            .entry((Self::day(time), crawler))
+            .or_default()
+            .violations
+            .entry(kind)
+            .or_default() += 1;
+    }
+
+    /// An impostor's fetch claiming `crawler`.
+    pub fn impostor(&mut self, crawler: usize, time: &Timestamp) {
+        self.rows
+            .entry((Self::day(time), crawler))
+            .or_default()
+            .impostor_fetches += 1;
+    }
+
+    /// The rows, the crawlers named by `names`.
+    pub fn rows(&self, names: &[String]) -> Vec<Night> {
+        self.rows
+            .iter()
+            .map(|(&(day, crawler), counts)| Night {
+                night: night_of(&Timestamp {
+                    unix: day * 86_400,
+                    millis: 0,
+                    offset_min: 0,
+                }),
+                crawler: names.get(crawler).cloned().unwrap_or_default(),
+                fetches: counts.fetches,
+                violations: counts
+                    .violations
+                    .iter()
+                    .map(|(k, n)| ((*k).to_string(), *n))
+                    .collect(),
+                impostor_fetches: counts.impostor_fetches,
+            })
+            .collect()
+    }
+}
+
 /// The day number of a `YYYY-MM-DD`.
 fn day_of(night: &str) -> Option<i64> {
     let t = parse_rfc3339_or_date(night)?;
@@ -476,17 +549,22 @@ impl State {
             .sort_by(|a, b| (&a.night, &a.crawler).cmp(&(&b.night, &b.crawler)));
     }
 
-    /// Bounds the state: nights and fingerprints older than `days` before
-    /// `now_ms` go. Versions stay (a log of any age may need them), and
-    /// so do the counts (already bounded by `keep_recent`).
+    /// Bounds the state: fingerprints of logs not met in the `days`
+    /// before `now_ms` go, and so do the nights more than `days` before the
+    /// newest night kept (the last `days` nights of the logs stay, whenever
+    /// they are audited). Versions stay (a log of any age may need them),
+    /// and so do the counts (already bounded by `keep_recent`).
     pub fn expire(&mut self, now_ms: i64, days: u64) {
         let days = i64::try_from(days).unwrap_or(i64::MAX);
         let oldest_ms = now_ms.saturating_sub(days.saturating_mul(DAY_MS));
-        let oldest_day = oldest_ms.div_euclid(DAY_MS);
         self.fingerprints.retain(|f| f.audited_ms >= oldest_ms);
+        let Some(newest) = self.nights.iter().filter_map(|n| day_of(&n.night)).max() else {
+            return;
+        };
+        let oldest_day = newest.saturating_sub(days);
         // A row whose night cannot be read is kept: it is not ours to drop.
         self.nights
-            .retain(|n| day_of(&n.night).is_none_or(|d| d >= oldest_day));
+            .retain(|n| day_of(&n.night).is_none_or(|d| d > oldest_day));
     }
 
     /// The last `n` nights' rows of a crawler, oldest first (the trend).

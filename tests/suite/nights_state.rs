@@ -1,0 +1,636 @@
+//! State across nights (SPEC §6 "State"), through the audit itself: two
+//! nights audited one after the other give exactly the rows of one run
+//! over both logs (bursts, a crawl delay and a `9000/1d` rate across
+//! midnight, a 503 on robots.txt before midnight, an edit re-read after
+//! it); logrotate's renames and compression across three nights; a run
+//! that fails or is killed leaves the state as it was; a state that cannot
+//! be read is exit 2 and left alone; old nights expire; report.html draws
+//! the trend.
+
+use std::path::Path;
+
+use crate::support::audit::{Site, clf, combined, gzip};
+
+const UA: &str =
+    "Mozilla/5.0 (compatible; SeznamBot/4.0; +http://napoveda.seznam.cz/seznambot-intro/)";
+
+const H: u32 = 3600;
+const DAY: u32 = 86_400;
+
+/// A SeznamBot fetch (unverified: no PTR is known) `seconds` after
+/// 2026-11-30T00:00:00Z.
+fn fetch(seconds: u32, target: &str, status: u16) -> String {
+    combined(
+        "77.75.77.1",
+        &clf(seconds),
+        &format!("GET {target} HTTP/1.1"),
+        status,
+        UA,
+    )
+}
+
+fn read(site: &Site, name: &str) -> String {
+    std::fs::read_to_string(site.path(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+fn json(site: &Site, name: &str) -> serde_json::Value {
+    serde_json::from_str(&read(site, name)).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+/// The rows of a CSV, without its header.
+fn body(csv: &str) -> Vec<&str> {
+    csv.lines().skip(1).collect()
+}
+
+/// The `file` column (the second, after `time`) cut from each row.
+fn without_file(rows: &[&str]) -> Vec<String> {
+    rows.iter()
+        .map(|row| {
+            let mut fields = row.splitn(3, ',');
+            let time = fields.next().unwrap_or_default();
+            let _file = fields.next();
+            format!("{time},{}", fields.next().unwrap_or_default())
+        })
+        .collect()
+}
+
+/// The violations.csv header line.
+fn header(csv: &str) -> &str {
+    csv.lines().next().unwrap_or_default()
+}
+
+const V1: &str = "User-agent: *\nDisallow: /a\nCrawl-delay: 5\nRequest-rate: 9000/1d\n";
+const V2: &str =
+    "User-agent: *\nDisallow: /a\nDisallow: /b\nCrawl-delay: 5\nRequest-rate: 9000/1d\n";
+
+/// Night 1 (2026-11-30, from noon) and night 2 (2026-12-01, to noon):
+/// a fetch every 9 s, 9,600 in 24 hours, so `9000/1d` is broken only by
+/// counting across midnight; a burst a second apart across midnight; a
+/// 503 on robots.txt at 23:50 and a 200 at 00:10; robots.txt edited at
+/// 00:30 (V2 disallows /b) and re-read at 02:30.
+fn two_nights() -> (String, String) {
+    let mut night1 = String::new();
+    let mut night2 = String::new();
+    let mut t = 12 * H;
+    let mut i = 0;
+    while t < DAY + 12 * H {
+        let target = match i % 7 {
+            0 => format!("/a/{i}"),
+            3 => format!("/b/{i}"),
+            _ => format!("/p/{i}"),
+        };
+        let line = fetch(t, &target, 200);
+        if t < DAY {
+            night1.push_str(&line);
+        } else {
+            night2.push_str(&line);
+        }
+        t += 9;
+        i += 1;
+    }
+    night1.push_str(&fetch(20 * H + 1, "/robots.txt", 200));
+    night1.push_str(&fetch(23 * H + 50 * 60, "/robots.txt", 503));
+    for s in [DAY - 3, DAY - 2, DAY - 1] {
+        night1.push_str(&fetch(s, "/burst", 200));
+    }
+    for s in [DAY, DAY + 1, DAY + 2] {
+        night2.push_str(&fetch(s, "/burst", 200));
+    }
+    night2.push_str(&fetch(DAY + 10 * 60 + 1, "/robots.txt", 200));
+    night2.push_str(&fetch(DAY + 2 * H + 30 * 60 + 1, "/robots.txt", 200));
+    (sorted_by_time(&night1), sorted_by_time(&night2))
+}
+
+/// A log's lines in time order, as a server writes them.
+fn sorted_by_time(log: &str) -> String {
+    let mut lines: Vec<&str> = log.lines().collect();
+    // The time is the text between '[' and ']'; the day and time compare
+    // as text within one month, and these logs span two months only at
+    // midnight between them.
+    lines.sort_by_key(|line| {
+        let time = &line[line.find('[').unwrap() + 1..line.find(']').unwrap()];
+        (time.contains("Dec"), time.to_string())
+    });
+    lines.iter().map(|l| format!("{l}\n")).collect()
+}
+
+fn history(site: &Site) {
+    site.write("history/2026-11-29T00:00:00Z.txt", V1);
+    site.write("history/2026-12-01T00:30:00Z.txt", V2);
+}
+
+#[test]
+fn two_nights_one_after_the_other_give_the_rows_of_one_run() {
+    let site = Site::new();
+    history(&site);
+    let (night1, night2) = two_nights();
+    site.write("night1.log", &night1);
+    site.write("night2.log", &night2);
+    let one = site.run(&[
+        "--log",
+        "night1.log",
+        "--log",
+        "night2.log",
+        "--robots-history",
+        "history",
+        "--out",
+        "one",
+    ]);
+    assert_eq!(one.code, 1, "{}", one.stderr);
+    let one_rows = read(&site, "one/violations.csv");
+    let kinds = |rows: &[&str], kind: &str| rows.iter().filter(|r| r.contains(kind)).count();
+    let all = body(&one_rows);
+    // Each part of the story made rows in the one run.
+    assert!(kinds(&all, ",request-rate,") > 0, "{one_rows}");
+    assert!(kinds(&all, "robots-unreachable") > 0);
+    assert!(kinds(&all, ",crawl-delay,") > 0);
+    assert!(all.iter().any(|r| r.contains("/b/")));
+
+    for (threads, memory) in [("1", "1G"), ("2", "1M")] {
+        let state = format!("state-{threads}");
+        let (n1, n2) = (format!("n1-{threads}"), format!("n2-{threads}"));
+        for (log, out) in [("night1.log", &n1), ("night2.log", &n2)] {
+            let run = site.run(&[
+                "--log",
+                log,
+                "--robots-history",
+                "history",
+                "--state",
+                &state,
+                "--out",
+                out,
+                "--threads",
+                threads,
+                "--memory",
+                memory,
+            ]);
+            assert_eq!(run.code, 1, "{log}: {}", run.stderr);
+        }
+        let (v1, v2) = (
+            read(&site, &format!("{n1}/violations.csv")),
+            read(&site, &format!("{n2}/violations.csv")),
+        );
+        assert_eq!(header(&v1), header(&one_rows));
+        let mut nights = body(&v1);
+        nights.extend(body(&v2));
+        assert_eq!(
+            nights.len(),
+            all.len(),
+            "rows of two nights against one run, --threads {threads}"
+        );
+        for (got, want) in nights.iter().zip(&all) {
+            assert_eq!(got, want, "--threads {threads} --memory {memory}");
+        }
+        // The cache grace excused as many fetches in all.
+        let excused = |name: &str| {
+            json(&site, name)["excused_by_cache_grace"]
+                .as_u64()
+                .unwrap()
+        };
+        assert_eq!(
+            excused(&format!("{n1}/run.json")) + excused(&format!("{n2}/run.json")),
+            excused("one/run.json")
+        );
+        assert!(excused("one/run.json") > 0);
+    }
+    // Without the state, the second night alone would miss what crossed
+    // midnight: the proof that the state carries it.
+    let alone = site.run(&[
+        "--log",
+        "night2.log",
+        "--robots-history",
+        "history",
+        "--out",
+        "alone",
+    ]);
+    assert_eq!(alone.code, 1, "{}", alone.stderr);
+    let alone_rows = read(&site, "alone/violations.csv");
+    let n2 = read(&site, "n2-1/violations.csv");
+    assert_ne!(alone_rows, n2);
+    assert_eq!(kinds(&body(&alone_rows), ",request-rate,"), 0);
+}
+
+/// Night `n`'s part of the rotation story: 100 lines, one in five of them
+/// a fetch of /a (disallowed), from `hour` on day `day` (0-based).
+fn part(day: u32, hour: u32, tag: &str) -> String {
+    (0..100)
+        .map(|i| {
+            let target = if i % 5 == 0 {
+                format!("/a/{tag}{i}")
+            } else {
+                format!("/p/{tag}{i}")
+            };
+            fetch(day * DAY + hour * H + i * 60, &target, 200)
+        })
+        .collect()
+}
+
+const ROTATION_ROBOTS: &str = "User-agent: *\nDisallow: /a\n";
+
+fn audit_night(site: &Site, logs: &[&str], out: &str) -> crate::support::audit::Run {
+    let mut args = vec!["--robots", "robots.txt", "--state", "state", "--out", out];
+    for log in logs {
+        args.push("--log");
+        args.push(log);
+    }
+    site.run(&args)
+}
+
+#[test]
+fn logrotate_across_three_nights_reads_every_line_once() {
+    let site = Site::new().with("robots.txt", ROTATION_ROBOTS);
+    let (a, a2) = (part(0, 1, "a"), part(0, 20, "A"));
+    let (b, b2) = (part(1, 1, "b"), part(1, 20, "B"));
+    let c = part(2, 1, "c");
+
+    // Night 1: access.log holds A.
+    site.write("access.log", &a);
+    let n1 = audit_night(&site, &["access.log"], "n1");
+    assert_eq!(n1.code, 1, "{}", n1.stderr);
+    // Night 2: the server wrote A' after the audit; logrotate renamed the
+    // log to access.log.1, and access.log holds B.
+    site.write("access.log.1", format!("{a}{a2}"));
+    site.write("access.log", &b);
+    let n2 = audit_night(&site, &["access.log.1", "access.log"], "n2");
+    assert_eq!(n2.code, 1, "{}", n2.stderr);
+    // Night 3: access.log.1 went to access.log.2.gz, access.log (B and B')
+    // to access.log.1, and access.log holds C.
+    site.write("access.log.2.gz", gzip(format!("{a}{a2}").as_bytes()));
+    std::fs::remove_file(site.path("access.log.1")).unwrap();
+    site.write("access.log.1", format!("{b}{b2}"));
+    site.write("access.log", &c);
+    let n3 = audit_night(
+        &site,
+        &["access.log.2.gz", "access.log.1", "access.log"],
+        "n3",
+    );
+    assert_eq!(n3.code, 1, "{}", n3.stderr);
+    assert!(
+        n3.stderr.contains("access.log.2.gz: nothing new"),
+        "{}",
+        n3.stderr
+    );
+
+    // One run over the whole story, each log as it ended up.
+    site.write("week-a.log", format!("{a}{a2}"));
+    site.write("week-b.log", format!("{b}{b2}"));
+    site.write("week-c.log", &c);
+    let one = site.run(&[
+        "--robots",
+        "robots.txt",
+        "--log",
+        "week-a.log",
+        "--log",
+        "week-b.log",
+        "--log",
+        "week-c.log",
+        "--out",
+        "one",
+    ]);
+    assert_eq!(one.code, 1, "{}", one.stderr);
+    let mut nights = Vec::new();
+    for out in ["n1", "n2", "n3"] {
+        let text = read(&site, &format!("{out}/violations.csv"));
+        nights.extend(without_file(&body(&text)));
+    }
+    let one_text = read(&site, "one/violations.csv");
+    let one_rows = without_file(&body(&one_text));
+    assert_eq!(one_rows.len(), 100, "{one_text}");
+    assert!(
+        nights == one_rows,
+        "every line audited once, line numbers of the whole file:\n{nights:#?}"
+    );
+
+    // run.json counts the lines skipped as audited before.
+    let files = |out: &str| -> Vec<(String, u64, u64)> {
+        json(&site, &format!("{out}/run.json"))["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| {
+                (
+                    f["file"].as_str().unwrap().to_string(),
+                    f["already_audited"].as_u64().unwrap(),
+                    f["lines_read"].as_u64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(files("n1"), vec![("access.log".into(), 0, 100)]);
+    assert_eq!(
+        files("n2"),
+        vec![
+            ("access.log.1".into(), 100, 100),
+            ("access.log".into(), 0, 100)
+        ]
+    );
+    assert_eq!(
+        files("n3"),
+        vec![
+            ("access.log.2.gz".into(), 200, 0),
+            ("access.log.1".into(), 100, 100),
+            ("access.log".into(), 0, 100),
+        ]
+    );
+    // The same nights run again add nothing: every line was audited.
+    let again = audit_night(
+        &site,
+        &["access.log.2.gz", "access.log.1", "access.log"],
+        "again",
+    );
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    assert_eq!(body(&read(&site, "again/violations.csv")).len(), 0);
+}
+
+/// The files of a state folder, by name, with their bytes.
+fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap().flatten() {
+            let path = entry.path();
+            let name = path
+                .strip_prefix(dir)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            if name.starts_with(".robots-audit") {
+                continue;
+            }
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                files.push((name, std::fs::read(&path).unwrap()));
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+#[test]
+fn a_failed_or_killed_run_leaves_the_state_and_a_rerun_gives_the_same_reports() {
+    let site = Site::new().with("robots.txt", ROTATION_ROBOTS);
+    site.write("night1.log", part(0, 1, "a"));
+    let n1 = audit_night(&site, &["night1.log"], "n1");
+    assert_eq!(n1.code, 1, "{}", n1.stderr);
+    let before = snapshot(&site.path("state"));
+    assert!(before.iter().any(|(name, _)| name == "state.json"));
+
+    // A run that exits 2 (a log that cannot be read) saves nothing.
+    site.write("night2.log", part(1, 1, "b"));
+    let failed = audit_night(&site, &["night2.log", "missing.log"], "failed");
+    assert_eq!(failed.code, 2, "{}", failed.stderr);
+    assert_eq!(snapshot(&site.path("state")), before);
+
+    // A run killed while it reads saves nothing either.
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_robots-audit"))
+        .current_dir(site.path(""))
+        .args([
+            "--robots",
+            "robots.txt",
+            "--state",
+            "state",
+            "--out",
+            "killed",
+            "--log",
+            "-",
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write as _;
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(part(1, 1, "b").as_bytes()).unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        child.kill().unwrap();
+        drop(stdin);
+    }
+    child.wait().unwrap();
+    assert_eq!(snapshot(&site.path("state")), before);
+
+    // The rerun, and a clean sequence from the same first night, agree.
+    let rerun = audit_night(&site, &["night2.log"], "rerun");
+    assert_eq!(rerun.code, 1, "{}", rerun.stderr);
+    let clean = Site::new().with("robots.txt", ROTATION_ROBOTS);
+    clean.write("night1.log", part(0, 1, "a"));
+    clean.write("night2.log", part(1, 1, "b"));
+    audit_night(&clean, &["night1.log"], "n1");
+    audit_night(&clean, &["night2.log"], "n2");
+    for report in [
+        "violations.csv",
+        "impostors.csv",
+        "summary.csv",
+        "rules.csv",
+    ] {
+        assert_eq!(
+            read(&site, &format!("rerun/{report}")),
+            read(&clean, &format!("n2/{report}")),
+            "{report}"
+        );
+    }
+    assert!(
+        !std::fs::read_dir(site.path("state"))
+            .unwrap()
+            .flatten()
+            .any(|e| e.file_name().to_string_lossy().starts_with(".tmp-")),
+        "the killed run's temporary files are gone"
+    );
+}
+
+#[test]
+fn a_state_that_cannot_be_read_is_exit_2_and_left_as_it_is() {
+    let cases = [
+        (
+            "garbage",
+            "{ not json".to_string(),
+            "not a state this tool can read",
+        ),
+        (
+            "a later format",
+            "{\"format\": 99, \"versions\": []}".to_string(),
+            "written by a later version of robots-audit",
+        ),
+    ];
+    for (what, text, says) in cases {
+        let site = Site::new().with("robots.txt", ROTATION_ROBOTS);
+        site.write("night1.log", part(0, 1, "a"));
+        site.write("state/state.json", &text);
+        let run = audit_night(&site, &["night1.log"], "out");
+        assert_eq!(run.code, 2, "{what}: {}", run.stderr);
+        assert!(run.stderr.contains(says), "{what}: {}", run.stderr);
+        assert!(run.stderr.contains("state.json"), "{what}: {}", run.stderr);
+        assert_eq!(read(&site, "state/state.json"), text, "{what}");
+        assert!(!site.path("out/violations.csv").exists(), "{what}");
+    }
+}
+
+#[test]
+fn nights_older_than_state_days_expire_and_the_trend_shows_the_rest() {
+    let site = Site::new().with("robots.txt", ROTATION_ROBOTS);
+    // Three nights: day 0, day 1 and day 12.
+    for (i, day) in [0, 1, 12].into_iter().enumerate() {
+        let log = format!("night{i}.log");
+        site.write(&log, part(day, 1, &format!("n{i}")));
+        let run = site.run(&[
+            "--robots",
+            "robots.txt",
+            "--state",
+            "state",
+            "--state-days",
+            "10",
+            "--out",
+            &format!("out{i}"),
+            "--log",
+            &log,
+        ]);
+        assert_eq!(run.code, 1, "{}", run.stderr);
+    }
+    let state = json(&site, "state/state.json");
+    let nights: Vec<(&str, &str, u64)> = state["nights"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| {
+            (
+                n["night"].as_str().unwrap(),
+                n["crawler"].as_str().unwrap(),
+                n["fetches"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    // Day 0 and day 1 are more than 10 nights before day 12.
+    assert_eq!(nights, vec![("2026-12-12", "SeznamBot", 100)]);
+    assert_eq!(state["nights"][0]["violations"]["disallow"], 20);
+
+    // The second night's page shows both nights so far.
+    let html = read(&site, "out1/report.html");
+    let trend = &html[html.find("id=\"trend\"").expect("a trend section")..];
+    let trend = &trend[..trend.find("</section>").unwrap()];
+    assert!(
+        trend.contains("2026-11-30") && trend.contains("2026-12-01"),
+        "{trend}"
+    );
+    assert!(trend.contains("<td class=\"n\">100</td>"), "{trend}");
+    // Without --state there is no trend.
+    let run = site.run(&[
+        "--robots",
+        "robots.txt",
+        "--out",
+        "plain",
+        "--log",
+        "night0.log",
+    ]);
+    assert_eq!(run.code, 1);
+    assert!(!read(&site, "plain/report.html").contains("id=\"trend\""));
+}
+
+#[test]
+fn a_second_run_on_the_same_state_waits_for_the_lock() {
+    let site = Site::new().with("robots.txt", ROTATION_ROBOTS);
+    site.write("night1.log", part(0, 1, "a"));
+    // The first run holds the state's lock while it waits for its input.
+    let mut first = std::process::Command::new(env!("CARGO_BIN_EXE_robots-audit"))
+        .current_dir(site.path(""))
+        .args([
+            "--robots",
+            "robots.txt",
+            "--state",
+            "state",
+            "--out",
+            "first",
+            "--log",
+            "-",
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let second = site.run(&[
+        "--robots",
+        "robots.txt",
+        "--state",
+        "state",
+        "--out",
+        "second",
+        "--log",
+        "night1.log",
+        "--lock-wait",
+        "0",
+    ]);
+    assert_eq!(second.code, 2, "{}", second.stderr);
+    assert!(second.stderr.contains("state"), "{}", second.stderr);
+    drop(first.stdin.take());
+    first.wait().unwrap();
+}
+
+/// A log bigger than what a reader holds back while it fingerprints: the
+/// grown log is read a second time from its start, the renamed and
+/// compressed one is known whole by its end, and standard input, which
+/// cannot be read twice, is refused rather than audited twice.
+#[test]
+fn a_big_log_grown_renamed_or_piped_is_audited_from_its_first_new_line() {
+    let site = Site::new().with("robots.txt", ROTATION_ROBOTS);
+    // About 10 MiB of browser lines, with a crawler fetch of /a every
+    // 1000 lines.
+    let filler = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) \
+                  Chrome/131.0 Safari/537.36";
+    let mut big = String::new();
+    for i in 0..60_000u32 {
+        if i % 1000 == 0 {
+            big.push_str(&fetch(i, &format!("/a/{i}"), 200));
+        } else {
+            big.push_str(&combined(
+                "192.0.2.7",
+                &clf(i),
+                &format!("GET /page/{i}?q=filler-text-to-fill HTTP/1.1"),
+                200,
+                filler,
+            ));
+        }
+    }
+    assert!(big.len() > 9 << 20, "{}", big.len());
+    site.write("access.log", &big);
+    let n1 = audit_night(&site, &["access.log"], "n1");
+    assert_eq!(n1.code, 1, "{}", n1.stderr);
+    assert_eq!(body(&read(&site, "n1/violations.csv")).len(), 60);
+
+    let grown = format!("{big}{}", fetch(70_000, "/a/new", 200));
+    site.write("access.log.1.gz", gzip(big.as_bytes()));
+    site.write("access.log", &grown);
+    let n2 = audit_night(&site, &["access.log.1.gz", "access.log"], "n2");
+    assert_eq!(n2.code, 1, "{}", n2.stderr);
+    let rows = read(&site, "n2/violations.csv");
+    assert_eq!(body(&rows).len(), 1, "{rows}");
+    assert!(body(&rows)[0].contains(",access.log,60001,"), "{rows}");
+    let files = json(&site, "n2/run.json")["files"].clone();
+    assert_eq!(files[0]["already_audited"], 60_000);
+    assert_eq!(files[1]["already_audited"], 60_000);
+    assert_eq!(files[1]["lines_read"], 1);
+
+    let grown_more = format!("{grown}{}", fetch(70_001, "/a/newer", 200));
+    let piped = site.run_with_stdin(
+        &[
+            "--robots",
+            "robots.txt",
+            "--state",
+            "state",
+            "--out",
+            "n3",
+            "--log",
+            "-",
+        ],
+        grown_more.as_bytes(),
+    );
+    assert_eq!(piped.code, 2, "{}", piped.stderr);
+    assert!(
+        piped.stderr.contains("standard input cannot be read again"),
+        "{}",
+        piped.stderr
+    );
+}
