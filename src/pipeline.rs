@@ -696,13 +696,8 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
     input_errors.extend(notice.failed);
     input_errors.sort_by_key(|(file, _)| *file);
 
-    // The DNS cache lives in the state unless --dns-cache says otherwise.
-    let dns_cache = config
-        .dns_cache
-        .clone()
-        .or_else(|| config.state.as_deref().map(StateDir::dns_cache));
     let (dns, dns_failures, dns_unusable) = if config.resolve {
-        resolve(config, dns_cache, &ident, &scan.addresses())
+        resolve(config, &ident, &scan.addresses())
     } else {
         (Default::default(), 0, false)
     };
@@ -991,7 +986,6 @@ fn in_force_from(path: &Path) -> Option<String> {
 /// run then goes on, unverified, and exits 2).
 fn resolve(
     config: &AuditConfig,
-    dns_cache: Option<std::path::PathBuf>,
     ident: &Identifier,
     addresses: &HashMap<IpAddr, u64>,
 ) -> (HashMap<IpAddr, DnsAnswer>, u64, bool) {
@@ -1001,7 +995,7 @@ fn resolve(
         server: config.dns_server,
         timeout: config.dns_timeout,
         deadline: config.dns_deadline,
-        cache_path: dns_cache,
+        cache_path: config.dns_cache.clone(),
         max_age: config.dns_cache_max_age,
         ..DnsOptions::default()
     };

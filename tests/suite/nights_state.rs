@@ -634,3 +634,51 @@ fn a_big_log_grown_renamed_or_piped_is_audited_from_its_first_new_line() {
         piped.stderr
     );
 }
+
+/// SPEC §6: the DNS cache is part of the state unless `--dns-cache` says
+/// otherwise: the second night asks DNS nothing it already knows.
+#[test]
+fn the_dns_cache_lives_in_the_state() {
+    use crate::support::dns_server::{DnsServer, Zone};
+    let server =
+        DnsServer::start(Zone::default().host("77.75.77.1", "fulltextrobot-77-75-77-1.seznam.cz"));
+    let site = Site::new().with("robots.txt", ROTATION_ROBOTS);
+    let night = |i: u32| {
+        let log = format!("night{i}.log");
+        site.write(&log, part(i, 1, &format!("n{i}")));
+        let addr = server.addr.to_string();
+        let mut args = vec![
+            "--robots",
+            "robots.txt",
+            "--state",
+            "state",
+            "--resolve",
+            "--dns-server",
+            &addr,
+            "--dns-timeout",
+            "0.5",
+            "--out",
+        ];
+        let out = format!("out{i}");
+        args.push(&out);
+        args.extend(["--log", &log]);
+        if i == 2 {
+            args.push("--no-dns-cache");
+        }
+        let run = site.run(&args);
+        assert_eq!(run.code, 1, "{}", run.stderr);
+        let rows = read(&site, &format!("{out}/violations.csv"));
+        assert!(
+            body(&rows).iter().all(|r| r.contains(",verified,")),
+            "{rows}"
+        );
+    };
+    night(0);
+    assert!(site.path("state/dns-cache").exists());
+    let asked = server.queries();
+    assert!(asked > 0);
+    night(1);
+    assert_eq!(server.queries(), asked, "the second night asked DNS again");
+    night(2);
+    assert!(server.queries() > asked, "--no-dns-cache asks DNS");
+}
