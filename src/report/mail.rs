@@ -222,6 +222,13 @@ pub fn summary(dir: &Path) -> Result<String> {
         if !skipped.is_empty() {
             let _ = write!(out, " ({})", skipped.join(", "));
         }
+        if file["already_audited"].as_u64().is_some_and(|n| n > 0) {
+            let _ = write!(
+                out,
+                ", {} audited on an earlier night",
+                number(&file["already_audited"])
+            );
+        }
         if let Some(error) = file["error"].as_str() {
             let _ = write!(out, "; NOT READ WHOLE: {}", plain(error));
         }

@@ -79,8 +79,10 @@ trap 'rm -rf "$work"' EXIT
 "$target/release/examples/genlog" --quiet --lines 400000 --span 1w \
     --start 2026-11-23T00:00:00+01:00 --ptr-map "$work/ptr.txt" --out "$work/access.log.gz"
 code=0
+# With a state, so that the page draws the trend: one row a night of the
+# week.
 "$bin" --quiet --log "$work/access.log.gz" --robots "$root/samples/robots.txt" \
-    --ptr-map "$work/ptr.txt" --out "$work/out" || code=$?
+    --ptr-map "$work/ptr.txt" --state "$work/state" --out "$work/out" || code=$?
 if [[ $code -eq 1 ]]; then
     pass "the audit of a week found violations (exit 1)"
 else
@@ -133,7 +135,7 @@ else
 fi
 
 # The numbers shown against the reports.
-if python3 - "$work/dom.html" "$work/out" <<'PYEOF'; then
+if python3 - "$work/dom.html" "$work/out" "$work/state/state.json" <<'PYEOF'; then
 import csv, html.parser, json, sys
 
 dom, out = sys.argv[1], sys.argv[2]
@@ -209,15 +211,41 @@ for got, row in zip(shown_addresses, addresses):
     if (got[0], got[2], got[4]) != (row["client"], row["fetches"], row["reason"]):
         problems.append(f"address shown {got} != impostor-addresses.csv {row}")
 
-if not want or not rules or not addresses:
+# Trend: each night of the state, per crawler, fetches and violations.
+state = json.load(open(sys.argv[3], encoding="utf-8"))
+trend = tables.tables.get("trend-table", [])
+names = trend[0][1:] if trend else []
+shown_nights = {}
+for row in trend[2:]:
+    for i, name in enumerate(names):
+        shown_nights[(row[0], name)] = (int(row[1 + 2 * i]), int(row[2 + 2 * i]))
+kept = {}
+for n in state["nights"]:
+    kept[(n["night"], n["crawler"])] = (n["fetches"], sum(n["violations"].values()))
+nights = sorted({night for night, _ in kept})
+if len(nights) < 7:
+    problems.append(f"the state holds {len(nights)} nights of a week")
+for key, value in kept.items():
+    if key[1] in names and shown_nights.get(key) != value:
+        problems.append(f"trend {key}: shown {shown_nights.get(key)}, state.json {value}")
+for key, value in shown_nights.items():
+    if key not in kept and value != (0, 0):
+        problems.append(f"trend {key}: shown {value}, not in state.json")
+for crawler, c in want.items():
+    total = sum(v[0] for k, v in kept.items() if k[1] == crawler)
+    if total != c["fetches"]:
+        problems.append(f"{crawler}: the nights add up to {total} fetches, run.json {c['fetches']}")
+
+if not want or not rules or not addresses or not shown_nights:
     problems.append("the week had no crawler, rule or impostor to compare")
 for p in problems[:20]:
     print("     ", p)
 print(f"      compared {len(want)} crawlers, {len(shown_rules)} rules, "
-      f"{len(shown_addresses)} addresses; {tables.elements} elements in the DOM")
+      f"{len(shown_addresses)} addresses, {len(nights)} nights; "
+      f"{tables.elements} elements in the DOM")
 sys.exit(1 if problems else 0)
 PYEOF
-    pass "the numbers shown equal run.json, rules.csv and impostor-addresses.csv"
+    pass "the numbers shown equal run.json, rules.csv, impostor-addresses.csv and the state's nights"
 else
     fail "the numbers shown differ from the reports"
 fi

@@ -332,6 +332,20 @@ fn logrotate_across_three_nights_reads_every_line_once() {
             ("access.log".into(), 0, 100),
         ]
     );
+    // The mail and the page say it too.
+    let summary = site.run(&["summary", "n3"]);
+    let mail = String::from_utf8_lossy(&summary.stdout);
+    assert!(
+        mail.contains(
+            "access.log.2.gz (combined): 0 lines read, 0 skipped, 200 audited on an earlier night"
+        ),
+        "{mail}"
+    );
+    let page = read(&site, "n3/report.html");
+    assert!(
+        page.contains("audited on an earlier night (--state): 300"),
+        "{page}"
+    );
     // The same nights run again add nothing: every line was audited.
     let again = audit_night(
         &site,

@@ -292,11 +292,13 @@ fn period(health: &run::Health<'_>) -> (Option<String>, Option<String>) {
 fn health_of(names: &Names<'_>, health: &run::Health<'_>, escaping: Escaping) -> Health {
     let mut skipped = [0u64; Skip::ALL.len()];
     let mut files = Vec::new();
-    let (mut lines_read, mut lines_skipped) = (0, 0);
+    let (mut lines_read, mut lines_skipped, mut already_audited) = (0, 0, 0);
     for (index, path) in names.files.iter().enumerate() {
         let tally = health.tallies.get(&index).copied().unwrap_or_default();
         lines_read += tally.lines;
         lines_skipped += tally.skipped;
+        let before = health.already_audited.get(&index).copied().unwrap_or(0);
+        already_audited += before;
         for (sum, count) in skipped.iter_mut().zip(tally.reasons) {
             *sum += count;
         }
@@ -306,12 +308,14 @@ fn health_of(names: &Names<'_>, health: &run::Health<'_>, escaping: Escaping) ->
             format: health.formats.get(&index).cloned().unwrap_or_default(),
             lines_read: tally.lines,
             lines_skipped: tally.skipped,
+            already_audited: before,
             error: health.errors.get(&index).cloned(),
         });
     }
     Health {
         lines_read,
         lines_skipped,
+        already_audited,
         skipped: Skip::ALL
             .iter()
             .zip(skipped)

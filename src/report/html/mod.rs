@@ -73,6 +73,8 @@ pub const LEVELS: [&str; 3] = ["verified", "ptr-only", "unverified"];
 pub struct Health {
     pub lines_read: u64,
     pub lines_skipped: u64,
+    /// Lines skipped as audited before (`--state`).
+    pub already_audited: u64,
     /// (reason, lines), every reason with a line.
     pub skipped: Vec<(String, u64)>,
     pub files: Vec<FileHealth>,
@@ -89,6 +91,8 @@ pub struct FileHealth {
     pub format: String,
     pub lines_read: u64,
     pub lines_skipped: u64,
+    /// Lines at its head that a night before audited (SPEC §6).
+    pub already_audited: u64,
     pub error: Option<String>,
 }
 

@@ -192,6 +192,9 @@ fn health(page: &Page) -> Markup {
                             @if i > 0 { ", " } (reason) ": " (n)
                         } ")"
                     }
+                    @if h.already_audited > 0 {
+                        "; audited on an earlier night (--state): " (h.already_audited)
+                    }
                 }
                 li { "DNS: "
                     @if !h.dns.asked { "not asked (no --resolve)" }
@@ -208,13 +211,14 @@ fn health(page: &Page) -> Markup {
                 li { "Fetches excused by the cache grace: " (h.excused_by_cache_grace) }
             }
             div.scroll { table #files {
-                thead { tr { th { "file" } th { "format" } th.n { "lines read" } th.n { "skipped" } th { "error" } } }
+                thead { tr { th { "file" } th { "format" } th.n { "lines read" } th.n { "skipped" } th.n { "audited before" } th { "error" } } }
                 tbody { @for f in &h.files[..shown] {
                     tr {
                         td.text { (cut(&f.file)) }
                         td.text { (cut(&f.format)) }
                         td.n { (f.lines_read) }
                         td.n.bad[f.lines_skipped > 0] { (f.lines_skipped) }
+                        td.n { (f.already_audited) }
                         td.bad { @if let Some(e) = &f.error { (cut(e)) } }
                     }
                 } }
