@@ -17,46 +17,14 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-passed=0
-failed=0
+# shellcheck source=tests/scripts/lib.sh
+source "$root/tests/scripts/lib.sh"
 
-pass() {
-    passed=$((passed + 1))
-    echo "ok    $1"
-}
-
-fail() {
-    failed=$((failed + 1))
-    echo "FAIL  $1"
-}
-
-find_soffice() {
-    local name path
-    for name in soffice libreoffice; do
-        path=$(command -v "$name" || true)
-        if [[ -n $path && -x $path ]]; then
-            echo "$path"
-            return
-        fi
-    done
-}
-
-soffice=$(find_soffice)
+soffice=$(find_program soffice libreoffice)
 if [[ -z $soffice ]]; then
     echo "LibreOffice Calc not found: installing libreoffice-calc-nogui" >&2
-    sudo=()
-    if [[ $(id -u) -ne 0 ]] && command -v sudo >/dev/null; then
-        sudo=(sudo -n)
-    fi
-    if command -v apt-get >/dev/null; then
-        export DEBIAN_FRONTEND=noninteractive
-        {
-            "${sudo[@]}" apt-get update &&
-                { "${sudo[@]}" apt-get install -y --no-install-recommends libreoffice-calc-nogui ||
-                    "${sudo[@]}" apt-get install -y --no-install-recommends libreoffice-calc; }
-        } >&2 || true
-    fi
-    soffice=$(find_soffice)
+    apt_install libreoffice-calc-nogui libreoffice-calc
+    soffice=$(find_program soffice libreoffice)
 fi
 if [[ -z $soffice ]]; then
     echo "SKIPPED: LibreOffice Calc could not be installed; no spreadsheet check was made"

@@ -19,43 +19,14 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-passed=0
-failed=0
-pass() {
-    passed=$((passed + 1))
-    echo "ok    $1"
-}
-fail() {
-    failed=$((failed + 1))
-    echo "FAIL  $1"
-}
+# shellcheck source=tests/scripts/lib.sh
+source "$root/tests/scripts/lib.sh"
 
-find_chromium() {
-    local name path
-    for name in chromium chromium-browser; do
-        path=$(command -v "$name" || true)
-        if [[ -n $path && -x $path ]]; then
-            echo "$path"
-            return
-        fi
-    done
-}
-
-chromium=$(find_chromium)
+chromium=$(find_program chromium chromium-browser)
 if [[ -z $chromium ]]; then
     echo "Chromium not found: installing the Debian package chromium" >&2
-    sudo=()
-    if [[ $(id -u) -ne 0 ]] && command -v sudo >/dev/null; then
-        sudo=(sudo -n)
-    fi
-    if command -v apt-get >/dev/null; then
-        export DEBIAN_FRONTEND=noninteractive
-        {
-            "${sudo[@]}" apt-get update &&
-                "${sudo[@]}" apt-get install -y --no-install-recommends chromium
-        } >&2 || true
-    fi
-    chromium=$(find_chromium)
+    apt_install chromium
+    chromium=$(find_program chromium chromium-browser)
 fi
 if [[ -z $chromium ]] || ! command -v python3 >/dev/null; then
     echo "SKIPPED: Chromium (or python3) could not be installed; report.html was not opened in a browser"
