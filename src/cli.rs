@@ -191,15 +191,15 @@ pub struct AuditArgs {
     pub no_dns_cache: bool,
 
     /// Days a cached DNS answer stays good.
-    #[arg(long, value_name = "DAYS", default_value_t = 7)]
+    #[arg(long, value_name = "DAYS", default_value_t = crate::crawler::dns::DEFAULT_CACHE_DAYS)]
     pub dns_cache_days: u64,
 
     /// Seconds to wait for one DNS answer.
-    #[arg(long, value_name = "SECONDS", default_value_t = 2.0)]
+    #[arg(long, value_name = "SECONDS", default_value_t = crate::crawler::dns::DEFAULT_TIMEOUT_SECS)]
     pub dns_timeout: f64,
 
     /// Seconds all DNS lookups together may take.
-    #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
+    #[arg(long, value_name = "SECONDS", default_value_t = crate::crawler::dns::DEFAULT_DEADLINE_SECS)]
     pub dns_deadline: f64,
 }
 

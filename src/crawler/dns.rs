@@ -54,16 +54,24 @@ pub struct DnsOptions {
     pub max_age: Duration,
 }
 
+/// `--dns-timeout`'s default: seconds to wait for one answer.
+pub const DEFAULT_TIMEOUT_SECS: f64 = 2.0;
+/// `--dns-deadline`'s default: seconds all lookups together may take.
+pub const DEFAULT_DEADLINE_SECS: f64 = 60.0;
+/// `--dns-cache-days`'s default: days a cached answer stays good.
+pub const DEFAULT_CACHE_DAYS: u64 = 7;
+
 impl Default for DnsOptions {
+    /// The options the command line gives when no DNS flag is set.
     fn default() -> DnsOptions {
         DnsOptions {
             server: None,
-            timeout: Duration::from_secs(3),
+            timeout: Duration::from_secs_f64(DEFAULT_TIMEOUT_SECS),
             attempts: 2,
-            deadline: Duration::from_secs(120),
+            deadline: Duration::from_secs_f64(DEFAULT_DEADLINE_SECS),
             concurrency: 32,
             cache_path: default_cache_path(),
-            max_age: Duration::from_secs(7 * 86_400),
+            max_age: Duration::from_secs(DEFAULT_CACHE_DAYS * 86_400),
         }
     }
 }
