@@ -1,7 +1,7 @@
 //! `robots-audit lint FILE`: takes a robots.txt, shows it as a crawler reads
 //! it — groups with their agents and lines, Request-rates written and
 //! effective, sitemaps, unknown directives, each with its line — then the
-//! findings of [`crate::robots::lint`], as text for a person or JSON for a
+//! findings of [`crate::robots::findings`], as text for a person or JSON for a
 //! script (`json`) (SPEC §3; the lint issue). The crawlers it judges for are the
 //! crawler table's, `--profiles` included.
 
@@ -12,7 +12,7 @@ use crate::config::{LintConfig, OutputFormat};
 use crate::crawler::profile::{self, Profile};
 use crate::crawler::profile_file;
 use crate::error::Result;
-use crate::robots::lint::{self, Finding, Reader, Severity};
+use crate::robots::findings::{self, Finding, Reader, Severity};
 
 mod json;
 use crate::robots::parse::{Directive, Record};
@@ -28,7 +28,7 @@ pub fn run(config: &LintConfig) -> Result<bool> {
     }
     let readers = readers(&table);
     let robots = Robots::read(&config.file)?;
-    let findings = lint::lint(&robots, &readers);
+    let findings = findings::lint(&robots, &readers);
     let path = config.file.display().to_string();
     let output = match config.format {
         OutputFormat::Json => json(&path, &robots, &readers, &findings),
@@ -40,7 +40,7 @@ pub fn run(config: &LintConfig) -> Result<bool> {
         _ => crate::text::terminal_safe(&output),
     };
     crate::write_stdout(output.as_bytes())?;
-    Ok(lint::is_clean(&findings))
+    Ok(findings::is_clean(&findings))
 }
 
 /// The crawlers of the table as the lint judges for them: one reader per
@@ -432,7 +432,7 @@ mod tests {
               User-agent: *\nCrawl-delay: 2.5\nSitemap: https://example.cz/s.xml\nHost: example.cz\n",
         );
         let readers = readers(&profile::builtin());
-        let findings = lint::lint(&robots, &readers);
+        let findings = findings::lint(&robots, &readers);
         let out = text("robots.txt", &robots, &readers, &findings);
         for expected in [
             "file: robots.txt (9 lines, ",

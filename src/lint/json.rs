@@ -4,7 +4,7 @@
 
 use super::{Selections, effective, readers_of, records_of, seconds, selections};
 use crate::robots::Robots;
-use crate::robots::lint::{self, Finding, Reader};
+use crate::robots::findings::{self, Finding, Reader};
 use crate::robots::parse::Directive;
 use crate::text::{escape_non_utf8, json_string};
 
@@ -186,7 +186,7 @@ pub fn json(path: &str, robots: &Robots, readers: &[Reader], findings: &[Finding
         sitemaps.join(","),
         unknown.join(","),
         findings_json.join(","),
-        lint::is_clean(findings),
+        findings::is_clean(findings),
     )
 }
 
@@ -200,7 +200,7 @@ mod tests {
     fn json_is_one_object() {
         let robots = Robots::new(b"User-agent: *\nDisallow: /a\"b\nRequest-rate: 1/x\n");
         let readers = readers(&profile::builtin());
-        let findings = lint::lint(&robots, &readers);
+        let findings = findings::lint(&robots, &readers);
         let out = json("r\"obots.txt", &robots, &readers, &findings);
         assert!(out.starts_with("{\"file\":\"r\\\"obots.txt\","));
         assert!(out.ends_with("}\n"));

@@ -8,9 +8,9 @@
 pub mod agent;
 pub mod cache;
 mod compile;
+pub mod findings;
 pub mod group;
 pub mod limits;
-pub mod lint;
 pub mod matcher;
 pub mod normalize;
 pub mod parse;

@@ -1,4 +1,4 @@
-//! The lint: takes a read robots.txt, gives its mistakes, each with a line,
+//! The findings of the lint: takes a read robots.txt, gives its mistakes, each with a line,
 //! a short kebab-case name, a severity and one sentence (RFC 9309; SPEC §1,
 //! §3; the `lint` command). It judges the file as Seznam's crawlers read it
 //! and never re-parses: it looks at the records, groups and compiled rules
