@@ -12,7 +12,7 @@
 use std::io::{self, Read};
 use std::sync::mpsc::{self, Receiver, SyncSender, TrySendError};
 
-use super::open::{Input, Progress};
+use super::open::{Input, ReadCount};
 use crate::error::{Error, Result};
 
 /// The size a chunk is filled to before it is handed out.
@@ -182,7 +182,7 @@ impl ChunkReader {
     }
 
     /// How far reading has come, for a progress bar.
-    pub fn progress(&self) -> &Progress {
+    pub fn progress(&self) -> &ReadCount {
         &self.input.progress
     }
 

@@ -32,7 +32,7 @@ pub enum Compression {
 
 /// How far reading has come, shared with whoever draws a progress bar.
 #[derive(Debug, Clone)]
-pub struct Progress {
+pub struct ReadCount {
     /// Bytes of the file (compressed bytes for gzip) consumed so far.
     pub consumed: Arc<AtomicU64>,
     /// The size of the file, when it is a regular file.
@@ -44,7 +44,7 @@ pub struct Input {
     /// The path as given (`-` for standard input), for messages.
     pub path: PathBuf,
     pub compression: Compression,
-    pub progress: Progress,
+    pub progress: ReadCount,
     /// The log's text (inflated when the file is gzip).
     pub reader: Box<dyn Read + Send>,
     /// Set when the file itself failed to read, so that a failing gzip read
@@ -339,7 +339,7 @@ pub fn from_reader(
     Ok(Input {
         path: path.to_path_buf(),
         compression,
-        progress: Progress { consumed, size },
+        progress: ReadCount { consumed, size },
         reader,
         source_failed: failed,
     })

@@ -95,7 +95,7 @@ pub fn value(digest: &Digest<'_>, names: &Names<'_>, health: &Health<'_>) -> Val
                 .informing
             })
     };
-    let counts: Vec<Value> = summary::lines(digest, names)
+    let counts: Vec<Value> = summary::rows(digest, names)
         .into_iter()
         .map(|line| {
             let kind = line.kind.as_str();

@@ -29,7 +29,7 @@ pub struct Totals {
 
 /// One summary row.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Line {
+pub struct SummaryRow {
     pub crawler: String,
     pub kind: Kind,
     pub fetches: u64,
@@ -56,13 +56,13 @@ fn counted_crawlers<'d>(
 
 /// The rows of `summary.csv`: every crawler with a counted fetch, in name
 /// order, each with a row for every kind.
-pub fn lines(digest: &Digest<'_>, names: &Names<'_>) -> Vec<Line> {
+pub fn rows(digest: &Digest<'_>, names: &Names<'_>) -> Vec<SummaryRow> {
     let crawlers = counted_crawlers(digest, names);
     let mut out = Vec::new();
     for (crawler, totals) in crawlers {
         for (kind, of_kind) in Kind::ALL.iter().zip(&totals.kinds) {
             let time = |t: Option<Timestamp>| t.map(|t| t.rfc3339()).unwrap_or_default();
-            out.push(Line {
+            out.push(SummaryRow {
                 crawler: crawler.to_string(),
                 kind: *kind,
                 fetches: totals.fetches,
@@ -85,7 +85,7 @@ pub fn write_summary(
         .terminator(csv::Terminator::Any(b'\n'))
         .from_writer(out);
     out.write_record(SUMMARY).map_err(io_error)?;
-    for line in lines(digest, names) {
+    for line in rows(digest, names) {
         out.write_record([
             line.crawler,
             line.kind.as_str().to_string(),
@@ -123,7 +123,7 @@ pub fn human(digest: &Digest<'_>, names: &Names<'_>, totals: &Totals) -> String 
             "impostor fetches"
         ),
     );
-    let lines = lines(digest, names);
+    let lines = rows(digest, names);
     let crawlers = counted_crawlers(digest, names);
     for (crawler, totals) in crawlers {
         let levels: Vec<String> = LEVELS
