@@ -172,10 +172,26 @@ fn spilling_never_changes_a_byte_of_the_reports() {
 
 #[test]
 fn a_killed_runs_sorted_runs_are_removed_by_the_next_run() {
+    killed_run_then_next(&[]);
+}
+
+/// With `--state`, the runs spill inside the state folder, not $TMPDIR.
+#[test]
+fn with_a_state_the_runs_spill_in_its_folder() {
+    killed_run_then_next(&["--state", "state"]);
+}
+
+fn killed_run_then_next(extra: &[&str]) {
     use std::io::BufRead;
     let dir = tempfile::tempdir().unwrap();
     let tmp = tempfile::tempdir().unwrap();
     let logs = write_site(dir.path());
+    // Where the runs go: the state folder when there is one.
+    let spill = if extra.is_empty() {
+        tmp.path().to_path_buf()
+    } else {
+        dir.path().join("state")
+    };
     let mut command = Command::new(BIN);
     command.current_dir(dir.path()).env("TMPDIR", tmp.path());
     for log in &logs {
@@ -184,6 +200,7 @@ fn a_killed_runs_sorted_runs_are_removed_by_the_next_run() {
     let mut child = command
         .args(["--robots", "robots.txt", "--ptr-map", "ptr-map.txt"])
         .args(["--memory", "1M", "--out", "out"])
+        .args(extra)
         .env("ROBOTS_AUDIT_PAUSE_AT", "adopted")
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -200,24 +217,24 @@ fn a_killed_runs_sorted_runs_are_removed_by_the_next_run() {
         }
     });
     assert!(rx.recv_timeout(Duration::from_secs(120)).is_ok());
-    assert_eq!(spill_folders(tmp.path()).len(), 1, "the runs are on disk");
+    assert_eq!(spill_folders(&spill).len(), 1, "the runs are on disk");
+    if !extra.is_empty() {
+        assert_eq!(spill_folders(tmp.path()), Vec::<String>::new());
+    }
     let _ = Command::new("kill")
         .args(["-KILL", &child.id().to_string()])
         .status();
     let _ = child.wait();
-    assert_eq!(spill_folders(tmp.path()).len(), 1, "kill -9 leaves them");
+    assert_eq!(spill_folders(&spill).len(), 1, "kill -9 leaves them");
 
-    let next = audit(
-        dir.path(),
-        tmp.path(),
-        &logs,
-        &["--memory", "1M", "--out", "out"],
-    );
+    let mut args = vec!["--memory", "1M", "--out", "out"];
+    args.extend_from_slice(extra);
+    let next = audit(dir.path(), tmp.path(), &logs, &args);
     assert_eq!(
         next.status.code(),
         Some(1),
         "{}",
         String::from_utf8_lossy(&next.stderr)
     );
-    assert_eq!(spill_folders(tmp.path()), Vec::<String>::new());
+    assert_eq!(spill_folders(&spill), Vec::<String>::new());
 }
