@@ -4,25 +4,10 @@
 //! robots.txt, a 503 and a 404 on `/robots.txt`; the same answers at every
 //! `--threads` and `--memory`.
 
-use crate::support::audit::{Site, clf, combined, robots_version};
-
-const UA: &str =
-    "Mozilla/5.0 (compatible; SeznamBot/4.0; +http://napoveda.seznam.cz/seznambot-intro/)";
+use crate::support::audit::{Site, robots_version, seznambot_fetch as fetch};
 
 const V1: &str = "User-agent: *\nDisallow: /a\n";
 const V2: &str = "User-agent: *\nDisallow: /a\nDisallow: /b\n";
-
-/// A SeznamBot fetch (unverified: no PTR is known) `seconds` after
-/// 2026-11-30T00:00:00Z.
-fn fetch(seconds: u32, target: &str, status: u16) -> String {
-    combined(
-        "77.75.77.1",
-        &clf(seconds),
-        &format!("GET {target} HTTP/1.1"),
-        status,
-        UA,
-    )
-}
 
 const H: u32 = 3600;
 

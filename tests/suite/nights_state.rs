@@ -9,25 +9,10 @@
 
 use std::path::Path;
 
-use crate::support::audit::{Site, clf, combined, gzip};
-
-const UA: &str =
-    "Mozilla/5.0 (compatible; SeznamBot/4.0; +http://napoveda.seznam.cz/seznambot-intro/)";
+use crate::support::audit::{Site, clf, combined, gzip, seznambot_fetch as fetch};
 
 const H: u32 = 3600;
 const DAY: u32 = 86_400;
-
-/// A SeznamBot fetch (unverified: no PTR is known) `seconds` after
-/// 2026-11-30T00:00:00Z.
-fn fetch(seconds: u32, target: &str, status: u16) -> String {
-    combined(
-        "77.75.77.1",
-        &clf(seconds),
-        &format!("GET {target} HTTP/1.1"),
-        status,
-        UA,
-    )
-}
 
 fn read(site: &Site, name: &str) -> String {
     std::fs::read_to_string(site.path(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
@@ -356,6 +341,20 @@ fn logrotate_across_three_nights_reads_every_line_once() {
     assert_eq!(body(&read(&site, "again/violations.csv")).len(), 0);
 }
 
+/// An audit with `--state state --out OUT` reading standard input, left
+/// running: it holds the lock and waits for lines until its input closes.
+fn audit_stdin_in_background(site: &Site, out: &str) -> std::process::Child {
+    std::process::Command::new(env!("CARGO_BIN_EXE_robots-audit"))
+        .current_dir(site.path(""))
+        .args(["--robots", "robots.txt", "--state", "state", "--out", out])
+        .args(["--log", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
 /// The files of a state folder, by name, with their bytes.
 fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
     let mut files = Vec::new();
@@ -398,23 +397,7 @@ fn a_failed_or_killed_run_leaves_the_state_and_a_rerun_gives_the_same_reports() 
     assert_eq!(snapshot(&site.path("state")), before);
 
     // A run killed while it reads saves nothing either.
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_robots-audit"))
-        .current_dir(site.path(""))
-        .args([
-            "--robots",
-            "robots.txt",
-            "--state",
-            "state",
-            "--out",
-            "killed",
-            "--log",
-            "-",
-        ])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = audit_stdin_in_background(&site, "killed");
     {
         use std::io::Write as _;
         let mut stdin = child.stdin.take().unwrap();
@@ -547,23 +530,7 @@ fn a_second_run_on_the_same_state_waits_for_the_lock() {
     let site = Site::new().with("robots.txt", ROTATION_ROBOTS);
     site.write("night1.log", part(0, 1, "a"));
     // The first run holds the state's lock while it waits for its input.
-    let mut first = std::process::Command::new(env!("CARGO_BIN_EXE_robots-audit"))
-        .current_dir(site.path(""))
-        .args([
-            "--robots",
-            "robots.txt",
-            "--state",
-            "state",
-            "--out",
-            "first",
-            "--log",
-            "-",
-        ])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut first = audit_stdin_in_background(&site, "first");
     std::thread::sleep(std::time::Duration::from_millis(500));
     let second = site.run(&[
         "--robots",

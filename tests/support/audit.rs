@@ -137,6 +137,18 @@ pub fn combined(client: &str, time: &str, request: &str, status: u16, ua: &str) 
     format!("{client} - - [{time}] \"{request}\" {status} 512 \"-\" \"{ua}\"\n")
 }
 
+/// A SeznamBot fetch from 77.75.77.1 (unverified unless a test gives its
+/// PTR) `seconds` after 2026-11-30T00:00:00Z.
+pub fn seznambot_fetch(seconds: u32, target: &str, status: u16) -> String {
+    combined(
+        "77.75.77.1",
+        &clf(seconds),
+        &format!("GET {target} HTTP/1.1"),
+        status,
+        "Mozilla/5.0 (compatible; SeznamBot/4.0; +http://napoveda.seznam.cz/seznambot-intro/)",
+    )
+}
+
 /// `30/Nov/2026:HH:MM:SS +0000` for a number of seconds after midnight
 /// UTC, 2026-11-30 (may pass into the next days).
 pub fn clf(seconds: u32) -> String {
