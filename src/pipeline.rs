@@ -495,6 +495,7 @@ fn judge<'d, 'r>(
     mut digest: Digest<'d>,
     gather: &mut report::html::build::Gather,
     mut nightly: Option<&mut NightRows>,
+    copies: &[usize],
 ) -> Result<Digest<'d>> {
     let mut merged = sorter.finish()?;
     let mut batch: Vec<Fetch> = Vec::with_capacity(BATCH);
@@ -506,6 +507,9 @@ fn judge<'d, 'r>(
             match merged.next() {
                 Some(fetch) => {
                     let fetch = fetch?;
+                    if copies.contains(&(fetch.file as usize)) {
+                        continue;
+                    }
                     bytes += fetch.size();
                     batch.push(fetch);
                 }
@@ -664,8 +668,17 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
     let known = state
         .as_ref()
         .map(|state| (&state.fingerprints[..], started_ms));
-    let (scan, input_errors, finished) =
+    let (mut scan, input_errors, mut finished) =
         read_logs(config, &formats, &scanner, &pool, &progress, &sorter, known);
+    // A log given twice in one run (a copy under another name) is audited
+    // once, under the first name, as across nights.
+    let copies = copies_of_earlier(&finished);
+    for &file in &copies {
+        scan.forget_file(file);
+        if let Some(done) = finished.get_mut(&file) {
+            done.already_audited = done.fingerprint.lines;
+        }
+    }
     progress.finish();
     let mut chosen = formats.said();
 
@@ -785,6 +798,7 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
         digest,
         &mut gather,
         nightly.as_mut(),
+        &copies,
     )?;
     let excused = judged_by.excused;
 
@@ -904,6 +918,25 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
         }
     }
     Ok(outcome)
+}
+
+/// The files whose text is exactly that of a file given before them in
+/// the run (same lines, bytes and SHA-256), with lines of their own to
+/// skip.
+fn copies_of_earlier(finished: &BTreeMap<usize, Finished>) -> Vec<usize> {
+    let mut copies = Vec::new();
+    for (&file, done) in finished {
+        let f = &done.fingerprint;
+        let copy = f.lines > done.already_audited
+            && finished.range(..file).any(|(_, earlier)| {
+                let e = &earlier.fingerprint;
+                (e.lines, e.bytes, &e.sha256) == (f.lines, f.bytes, &f.sha256)
+            });
+        if copy {
+            copies.push(file);
+        }
+    }
+    copies
 }
 
 /// The most fetch times a count keeps for the next night: a bound on the

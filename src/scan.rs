@@ -31,6 +31,16 @@ pub struct Scan {
 }
 
 impl Scan {
+    /// Leaves a file out of the counts, as if it had not been read (a copy
+    /// of a log read in the same run, `--state`).
+    pub fn forget_file(&mut self, file: usize) {
+        if let Some(tally) = self.tallies.remove(&file) {
+            self.lines -= tally.lines;
+            self.skipped -= tally.skipped;
+        }
+        self.skips.retain(|&(f, _, _)| f != file);
+    }
+
     pub fn merge(mut self, other: Scan) -> Scan {
         self.lines += other.lines;
         self.skipped += other.skipped;

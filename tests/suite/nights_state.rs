@@ -663,3 +663,28 @@ fn the_dns_cache_lives_in_the_state() {
     night(2);
     assert!(server.queries() > asked, "--no-dns-cache asks DNS");
 }
+
+/// The same log given twice in one run, under two names, is audited once
+/// (under the first name): its rows do not double.
+#[test]
+fn a_copy_given_in_the_same_run_is_audited_once() {
+    let site = Site::new().with("robots.txt", ROTATION_ROBOTS);
+    let log = part(0, 1, "a");
+    site.write("access.log.1", &log);
+    site.write("copy-of-access.log.1", &log);
+    let run = audit_night(&site, &["access.log.1", "copy-of-access.log.1"], "out");
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("copy-of-access.log.1: nothing new (100 lines audited before"),
+        "{}",
+        run.stderr
+    );
+    let rows = read(&site, "out/violations.csv");
+    assert_eq!(body(&rows).len(), 20, "{rows}");
+    assert!(body(&rows).iter().all(|r| r.contains(",access.log.1,")));
+    let files = json(&site, "out/run.json")["files"].clone();
+    assert_eq!(files[1]["already_audited"], 100);
+    assert_eq!(files[1]["lines_read"], 0);
+    assert_eq!(json(&site, "state/state.json")["nights"][0]["fetches"], 100);
+}
