@@ -21,6 +21,7 @@ use super::decode::Escaping;
 use super::fields;
 use super::format::{Entry, Skip};
 use super::time::{Timestamp, clf_prefix, epoch_prefix, iso8601_prefix};
+use super::zone::LogTz;
 
 /// What a mapped key means to the audit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -96,6 +97,8 @@ pub struct JsonFormat {
     /// The unit of a time written as a number: 1 (seconds), 1000 (ms),
     /// 1_000_000 (µs) or 1_000_000_000 (ns).
     time_scale: i64,
+    /// `--log-tz`: where a time written without an offset is placed.
+    zone: Option<LogTz>,
 }
 
 impl JsonFormat {
@@ -107,6 +110,7 @@ impl JsonFormat {
             tree: Vec::new(),
             roles: Vec::new(),
             time_scale: 1,
+            zone: None,
         };
         let mut leaves = 0;
         for pair in mapping.split(',').map(str::trim).filter(|p| !p.is_empty()) {
@@ -164,6 +168,14 @@ impl JsonFormat {
             return Err("a JSON mapping needs request=FIELD, or target=FIELD".to_string());
         }
         Ok(format)
+    }
+
+    /// The same mapping with times written without an offset placed in
+    /// `zone` (SPEC §1 "Times"); without one such a time is
+    /// `Skip::NoOffset`, never UTC.
+    pub fn with_zone(mut self, zone: Option<LogTz>) -> JsonFormat {
+        self.zone = zone;
+        self
     }
 
     /// The mapping's name, as shown on standard error and in `run.json`.
@@ -293,7 +305,9 @@ impl JsonFormat {
             && text[13] == b':'
             && text.iter().all(|b| b.is_ascii_graphic() || *b == b' ')
         {
-            return Err(Skip::NoOffset);
+            let zone = self.zone.as_ref().ok_or(Skip::NoOffset)?;
+            let civil = local_time(text).ok_or(Skip::BadTime)?;
+            return zone.timestamp(civil).ok_or(Skip::BadTime);
         }
         Err(Skip::BadTime)
     }
@@ -312,6 +326,44 @@ impl JsonFormat {
             .filter(|&(_, used)| used == text.len() || scale == 1)
             .map(|(t, _)| t)
     }
+}
+
+/// `2026-11-29T14:00:00` or `2026-11-29 14:00:00`, with a fraction of a
+/// second or not, and nothing after it: a civil time with no offset. A
+/// time with an offset of a form `iso8601_prefix` does not read is none,
+/// so that its offset is never dropped.
+fn local_time(text: &[u8]) -> Option<jiff::civil::DateTime> {
+    let number = |at: usize, len: usize| -> Option<i64> {
+        let digits = text.get(at..at + len)?;
+        digits
+            .iter()
+            .all(u8::is_ascii_digit)
+            .then(|| digits.iter().fold(0, |v, &d| v * 10 + i64::from(d - b'0')))
+    };
+    let separators = [(4, b'-'), (7, b'-'), (13, b':'), (16, b':')];
+    if separators.iter().any(|&(at, b)| text.get(at) != Some(&b))
+        || !matches!(text.get(10), Some(b'T' | b't' | b' '))
+    {
+        return None;
+    }
+    let nanos = match &text[19..] {
+        [] => 0,
+        [b'.', fraction @ ..] if (1..=9).contains(&fraction.len()) => {
+            let digits = number(20, fraction.len())?;
+            digits * 10i64.pow(9 - fraction.len() as u32)
+        }
+        _ => return None,
+    };
+    jiff::civil::DateTime::new(
+        i16::try_from(number(0, 4)?).ok()?,
+        i8::try_from(number(5, 2)?).ok()?,
+        i8::try_from(number(8, 2)?).ok()?,
+        i8::try_from(number(11, 2)?).ok()?,
+        i8::try_from(number(14, 2)?).ok()?,
+        i8::try_from(number(17, 2)?).ok()?,
+        i32::try_from(nanos).ok()?,
+    )
+    .ok()
 }
 
 /// Adds a dotted path to the tree.
