@@ -320,6 +320,11 @@ fn w3c_local_times_are_read_in_log_tz_or_refused() {
     args.extend(["--log-tz", "Europe/Prague"]);
     let report = site.audit(&args);
     report.assert_code(1);
+    assert!(
+        !report.stderr.contains("carry no user agent"),
+        "{}",
+        report.stderr
+    );
     assert_violations(
         &report,
         &[
