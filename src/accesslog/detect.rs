@@ -57,6 +57,16 @@ impl FileFormat {
         }
     }
 
+    /// The same format with times written without an offset placed in
+    /// `zone` (`--log-tz`, SPEC §1 "Times").
+    pub fn with_zone(self, zone: Option<super::LogTz>) -> FileFormat {
+        match self {
+            FileFormat::Text(text, name) => FileFormat::Text(text.with_zone(zone), name),
+            FileFormat::Json(json) => FileFormat::Json(json.with_zone(zone)),
+            FileFormat::W3c(w3c) => FileFormat::W3c(w3c.with_zone(zone)),
+        }
+    }
+
     /// A reader of the lines of one chunk, in order.
     pub fn parser(&self) -> Parser<'_> {
         match self {
@@ -93,9 +103,17 @@ impl Parser<'_> {
     }
 }
 
-/// What `--log-format` asked for.
+/// What `--log-format` and `--log-tz` asked for.
 #[derive(Debug, Clone)]
-pub enum FormatChoice {
+pub struct FormatChoice {
+    asked: Asked,
+    /// `--log-tz`: where times written without an offset are placed.
+    zone: Option<super::LogTz>,
+}
+
+/// The formats `--log-format` allows.
+#[derive(Debug, Clone)]
+enum Asked {
     /// Chosen for each file from its first lines.
     Auto,
     /// One of the known JSON schemas, chosen for each file.
@@ -109,29 +127,26 @@ pub enum FormatChoice {
 impl FormatChoice {
     /// Reads `--log-format`; the error says what is wrong with it.
     pub fn new(spec: &str) -> Result<FormatChoice, String> {
-        let trimmed = spec.trim();
+        let asked = |asked| Ok(FormatChoice { asked, zone: None });
+        let fixed = |format| asked(Asked::Fixed(Arc::new(format)));
         let text = |spec: &str, name: &str| -> Result<FormatChoice, String> {
-            Ok(FormatChoice::Fixed(Arc::new(FileFormat::Text(
-                LogFormat::new(spec)?,
-                name.to_string(),
-            ))))
+            fixed(FileFormat::Text(LogFormat::new(spec)?, name.to_string()))
         };
+        let trimmed = spec.trim();
         match trimmed {
-            "" | "auto" => Ok(FormatChoice::Auto),
+            "" | "auto" => asked(Asked::Auto),
             "combined" => text(COMBINED, "combined"),
             "common" => text(COMMON, "common"),
             "vhost_combined" => text(VHOST_COMBINED, "vhost_combined"),
-            "json" => Ok(FormatChoice::JsonKnown),
-            "w3c" => Ok(FormatChoice::W3c),
+            "json" => asked(Asked::JsonKnown),
+            "w3c" => asked(Asked::W3c),
             _ => {
                 if let Some(mapping) = trimmed.strip_prefix("json:") {
-                    let format = JsonFormat::new(mapping.trim(), mapping)?;
-                    return Ok(FormatChoice::Fixed(Arc::new(FileFormat::Json(format))));
+                    return fixed(FileFormat::Json(JsonFormat::new(mapping.trim(), mapping)?));
                 }
                 for (name, mapping) in json::KNOWN {
                     if trimmed.eq_ignore_ascii_case(&format!("json-{name}")) {
-                        let format = JsonFormat::new(name, mapping)?;
-                        return Ok(FormatChoice::Fixed(Arc::new(FileFormat::Json(format))));
+                        return fixed(FileFormat::Json(JsonFormat::new(name, mapping)?));
                     }
                 }
                 // Named as given, so that run.json says which it was.
@@ -140,27 +155,27 @@ impl FormatChoice {
         }
     }
 
-    /// Places the times a custom format writes without an offset in
-    /// `zone` (`--log-tz`, SPEC §1 "Times"); the named formats carry their
-    /// offset.
+    /// Places the times a log writes without an offset in `zone`
+    /// (`--log-tz`, SPEC §1 "Times"): a custom format's `%{…}t` without
+    /// `%z`, a JSON time without one, W3C `date-local`/`time-local`. A
+    /// format chosen file by file gets the zone when it is chosen.
     pub fn with_zone(self, zone: Option<super::LogTz>) -> FormatChoice {
-        match self {
-            FormatChoice::Fixed(format) => match &*format {
-                FileFormat::Text(text, name) => FormatChoice::Fixed(Arc::new(FileFormat::Text(
-                    text.clone().with_zone(zone),
-                    name.clone(),
-                ))),
-                _ => FormatChoice::Fixed(format),
-            },
+        let asked = match self.asked {
+            Asked::Fixed(format) => Asked::Fixed(Arc::new(
+                Arc::unwrap_or_clone(format).with_zone(zone.clone()),
+            )),
             other => other,
-        }
+        };
+        FormatChoice { asked, zone }
     }
 
-    /// True when the format writes times without an offset and no zone
-    /// places them: the run must not start (never silently UTC).
+    /// True when the format is known before any line is read to write
+    /// times without an offset and no zone places them: the run must not
+    /// start (never silently UTC). Formats whose times may or may not
+    /// carry an offset (JSON, W3C) are judged file by file, in `choose`.
     pub fn needs_zone(&self) -> bool {
-        match self {
-            FormatChoice::Fixed(format) => match &**format {
+        match &self.asked {
+            Asked::Fixed(format) => match &**format {
                 FileFormat::Text(text, _) => text.needs_zone(),
                 _ => false,
             },
@@ -170,45 +185,61 @@ impl FormatChoice {
 
     /// True when the format is chosen file by file.
     pub fn chooses(&self) -> bool {
-        !matches!(self, FormatChoice::Fixed(_))
+        !matches!(self.asked, Asked::Fixed(_))
     }
 
     /// As `run.json` names a file whose format could not be chosen.
     pub fn name(&self) -> String {
-        match self {
-            FormatChoice::Auto => "auto".to_string(),
-            FormatChoice::JsonKnown => "json".to_string(),
-            FormatChoice::W3c => "w3c".to_string(),
-            FormatChoice::Fixed(format) => format.name(),
+        match &self.asked {
+            Asked::Auto => "auto".to_string(),
+            Asked::JsonKnown => "json".to_string(),
+            Asked::W3c => "w3c".to_string(),
+            Asked::Fixed(format) => format.name(),
         }
     }
 
     /// The format of the file whose first chunk is `first`; for a file
     /// without a line to choose by (empty, or blank lines only) the first
     /// candidate, since the empty log is reported as such. The error names
-    /// the closest format and why it did not fit.
+    /// the closest format and why it did not fit, or, when the file's
+    /// first lines write times without an offset and no `--log-tz` was
+    /// given, says so (SPEC §1 "Times": never silently UTC).
     pub fn choose(&self, first: Option<&Chunk>) -> Result<Arc<FileFormat>, Unfit> {
-        let candidates: Vec<FileFormat> = match self {
-            FormatChoice::Fixed(format) => return Ok(Arc::clone(format)),
-            FormatChoice::Auto => {
+        let candidates: Vec<FileFormat> = match &self.asked {
+            Asked::Fixed(format) => {
+                if self.zone.is_none()
+                    && let Some(first) = first
+                {
+                    let numbered = sample(first);
+                    let lines: Vec<&[u8]> = numbered.iter().map(|&(_, text)| text).collect();
+                    let fit = Fit::of(format, &lines);
+                    if let Some(index) = fit.first_no_offset {
+                        return Err(Unfit {
+                            line: numbered.get(index).map(|&(n, _)| n),
+                            cause: without_offset(&format.name()),
+                        });
+                    }
+                }
+                return Ok(Arc::clone(format));
+            }
+            Asked::Auto => {
                 let mut all = text_candidates().map_err(Unfit::from)?;
                 all.extend(json_candidates().map_err(Unfit::from)?);
                 all.push(FileFormat::W3c(W3cFormat::default()));
                 all
             }
-            FormatChoice::JsonKnown => json_candidates().map_err(Unfit::from)?,
-            FormatChoice::W3c => vec![FileFormat::W3c(W3cFormat::default())],
+            Asked::JsonKnown => json_candidates().map_err(Unfit::from)?,
+            Asked::W3c => vec![FileFormat::W3c(W3cFormat::default())],
         };
+        let candidates: Vec<FileFormat> = candidates
+            .into_iter()
+            .map(|c| c.with_zone(self.zone.clone()))
+            .collect();
         let none = || Unfit::from("no format".to_string());
         let Some(first) = first else {
             return Ok(Arc::new(candidates.into_iter().next().ok_or_else(none)?));
         };
-        let numbered: Vec<(u64, &[u8])> = first
-            .lines()
-            .filter(|l| !l.too_long && !l.text.trim_ascii().is_empty())
-            .map(|l| (l.number, l.text))
-            .take(SAMPLE)
-            .collect();
+        let numbered = sample(first);
         let sample: Vec<&[u8]> = numbered.iter().map(|&(_, text)| text).collect();
         if sample.is_empty() {
             return Ok(Arc::new(candidates.into_iter().next().ok_or_else(none)?));
@@ -222,7 +253,18 @@ impl FormatChoice {
             // The most fields wins; among equals, the earlier candidate.
             .max_by_key(|(index, fit)| (fit.rank, std::cmp::Reverse(*index)))
             .map(|(index, _)| index);
-        if let Some(format) = best.and_then(|index| candidates.get(index)) {
+        if let Some(index) = best
+            && let (Some(format), Some(fit)) = (candidates.get(index), fits.get(index))
+        {
+            // Some lines fit but for their times, which carry no offset
+            // (a JSON time field of that kind, W3C local times): without a
+            // zone the file is not read at all rather than read in part.
+            if let Some(misfit) = fit.first_no_offset {
+                return Err(Unfit {
+                    line: numbered.get(misfit).map(|&(n, _)| n),
+                    cause: without_offset(&format.name()),
+                });
+            }
             // A W3C format starts empty: the workers read the file's
             // directives from its first line on.
             return Ok(Arc::new(format.clone()));
@@ -235,6 +277,25 @@ impl FormatChoice {
             cause,
         })
     }
+}
+
+/// The first lines a format is chosen by, with their numbers: up to
+/// `SAMPLE` lines that are not blank.
+fn sample(first: &Chunk) -> Vec<(u64, &[u8])> {
+    first
+        .lines()
+        .filter(|l| !l.too_long && !l.text.trim_ascii().is_empty())
+        .map(|l| (l.number, l.text))
+        .take(SAMPLE)
+        .collect()
+}
+
+/// Why a file whose times carry no offset is not read without a zone.
+fn without_offset(name: &str) -> String {
+    format!(
+        "read as {name}, its times carry no UTC offset and are never taken as UTC: \
+         needs --log-tz ZONE (an IANA name such as Europe/Prague, or +HHMM)"
+    )
 }
 
 /// Why a file's format could not be chosen, and the first line that did
@@ -279,6 +340,8 @@ struct Fit {
     misfits: usize,
     first_misfit: Option<(usize, Skip)>,
     no_offset: usize,
+    /// The first line whose time carries no offset.
+    first_no_offset: Option<usize>,
     /// The candidate's fields, for ranking those that fit.
     rank: usize,
     /// Set for a W3C candidate when the file named its fields.
@@ -301,7 +364,10 @@ impl Fit {
                 Err(Skip::Directive | Skip::NotRequest | Skip::Empty) => fit.neutral += 1,
                 Err(skip) => {
                     fit.misfits += 1;
-                    fit.no_offset += usize::from(skip == Skip::NoOffset);
+                    if skip == Skip::NoOffset {
+                        fit.no_offset += 1;
+                        fit.first_no_offset.get_or_insert(index);
+                    }
                     fit.first_misfit.get_or_insert((index, skip));
                 }
             }
@@ -334,7 +400,9 @@ fn explain(candidates: &[FileFormat], fits: &[Fit], sample: &[&[u8]]) -> (String
             .iter()
             .zip(candidates)
             .filter(|(_, c)| matches!(c, FileFormat::Json(_)))
-            .all(|(f, _)| f.read == 0)
+            // A schema whose lines fit but for a time without offset is
+            // known: the zone is what is missing, not a mapping.
+            .all(|(f, _)| f.read == 0 && f.no_offset == 0)
         && let Some((index, keys)) = sample
             .iter()
             .enumerate()
@@ -368,10 +436,7 @@ fn explain(candidates: &[FileFormat], fits: &[Fit], sample: &[&[u8]]) -> (String
         .map(FileFormat::name)
         .unwrap_or_default();
     if fit.no_offset > 0 && fit.no_offset * 2 >= fit.misfits {
-        let cause = format!(
-            "no line parsed: its lines fit {name} but their times carry no UTC offset: needs --log-tz"
-        );
-        return (cause, misfit);
+        return (without_offset(&name), fit.first_no_offset);
     }
     let why = match fit.first_misfit {
         Some((_, skip)) => format!(", the first misfit here: {}", skip.reason()),
@@ -428,15 +493,22 @@ pub fn has_lines(first: &Chunk) -> bool {
         .any(|l| l.too_long || !l.text.trim_ascii().is_empty())
 }
 
-/// True when some of the first lines that `format` reads carry a user
-/// agent (a Traefik log drops request headers unless told to keep them).
+/// True when some line of the first chunk that `format` reads carries a
+/// user agent (a Traefik log drops request headers unless told to keep
+/// them). Judged on the lines themselves, not on the fields a format
+/// names: a W3C file's `#Fields:` are followed line by line, so fields
+/// that change within the chunk are seen, and a field that is always
+/// `-` counts for nothing.
 pub fn shows_user_agents(format: &FileFormat, first: &Chunk) -> bool {
-    if !format.has_user_agent() {
+    // A text or JSON format's fields never change: one without a user
+    // agent shows none. A W3C format starts empty and learns its fields
+    // from the lines.
+    if !matches!(format, FileFormat::W3c(_)) && !format.has_user_agent() {
         return false;
     }
     let mut parser = format.parser();
     let mut read = 0;
-    for line in first.lines().filter(|l| !l.too_long).take(SAMPLE) {
+    for line in first.lines().filter(|l| !l.too_long) {
         if let Ok(entry) = parser.parse(line.text) {
             if entry.user_agent.is_some() {
                 return true;

@@ -72,7 +72,8 @@ fn one_line_of_combined_shape_never_turns_common_into_combined() {
 #[test]
 fn the_first_misfit_is_named_by_its_line() {
     let text = "\n\nhello world\n";
-    let unfit = FormatChoice::Auto
+    let unfit = FormatChoice::new("auto")
+        .expect("known")
         .choose(Some(&chunk(text)))
         .expect_err("fits nothing");
     assert_eq!(unfit.line, Some(3));
@@ -147,7 +148,10 @@ fn fields_travel_from_chunk_to_chunk() {
     let second = chunk(
         "2026-11-30 00:00:02 77.75.77.1 GET /b 200\n#Fields: date time cs-method cs-uri-stem c-ip sc-status\n2026-11-30 00:00:03 GET /c 77.75.77.2 200\n",
     );
-    let start = FormatChoice::W3c.choose(Some(&first)).expect("w3c");
+    let start = FormatChoice::new("w3c")
+        .expect("known")
+        .choose(Some(&first))
+        .expect("w3c");
     let at_second = carry(&start, &first);
     let mut parser = at_second.parser();
     let read: Vec<Vec<u8>> = second
@@ -159,4 +163,141 @@ fn fields_travel_from_chunk_to_chunk() {
     // A chunk without directives hands on the same format.
     let plain = chunk("2026-11-30 00:00:02 77.75.77.1 GET /b 200\n");
     assert!(Arc::ptr_eq(&carry(&at_second, &plain), &at_second));
+}
+
+fn prague() -> super::super::LogTz {
+    super::super::LogTz::parse("Europe/Prague").expect("the system knows Prague")
+}
+
+/// The time of the first line `format` reads from `text`, as written back.
+fn first_time(format: &FileFormat, text: &str) -> Option<String> {
+    let mut parser = format.parser();
+    text.lines()
+        .find_map(|l| parser.parse(l.as_bytes()).ok())
+        .map(|e| e.time.rfc3339())
+}
+
+#[test]
+fn json_times_without_an_offset_need_a_zone() {
+    let mapping = "json:client=ip,time=time,request=req";
+    let text = "{\"ip\":\"77.75.77.1\",\"time\":\"2026-11-29T14:00:00+01:00\",\"req\":\"GET / HTTP/1.1\"}\n\
+                {\"ip\":\"77.75.77.1\",\"time\":\"2026-11-29 14:00:01\",\"req\":\"GET / HTTP/1.1\"}\n";
+    let unfit = FormatChoice::new(mapping)
+        .expect("compiles")
+        .choose(Some(&chunk(text)))
+        .expect_err("never read as UTC");
+    assert_eq!(unfit.line, Some(2));
+    assert!(unfit.cause.contains("needs --log-tz"), "{}", unfit.cause);
+    let format = FormatChoice::new(mapping)
+        .expect("compiles")
+        .with_zone(Some(prague()))
+        .choose(Some(&chunk(text)))
+        .expect("placed in Prague");
+    let local = text.lines().nth(1).unwrap_or_default();
+    assert_eq!(
+        first_time(&format, local).as_deref(),
+        Some("2026-11-29T14:00:01+01:00")
+    );
+    // A time with an offset keeps its own.
+    assert_eq!(
+        first_time(&format, text).as_deref(),
+        Some("2026-11-29T14:00:00+01:00")
+    );
+}
+
+#[test]
+fn a_known_json_schema_with_local_times_asks_for_a_zone_not_a_mapping() {
+    let text = "{\"remote_addr\":\"77.75.77.1\",\"time_iso8601\":\"2026-11-29T14:00:00.250\",\"request\":\"GET / HTTP/1.1\",\"status\":\"200\"}\n";
+    let err = chosen(text).expect_err("no offset");
+    assert!(
+        err.contains("json (nginx)") && err.contains("needs --log-tz"),
+        "{err}"
+    );
+    let format = FormatChoice::new("auto")
+        .expect("known")
+        .with_zone(Some(prague()))
+        .choose(Some(&chunk(text)))
+        .expect("placed in Prague");
+    assert_eq!(format.name(), "json (nginx)");
+    assert_eq!(
+        first_time(&format, text).as_deref(),
+        Some("2026-11-29T14:00:00.250+01:00")
+    );
+}
+
+#[test]
+fn w3c_local_times_take_the_zone_unless_the_file_gives_its_offset() {
+    let local = "#Fields: date-local time-local c-ip cs-method cs-uri-stem sc-status\n\
+                 2026-10-25 02:30:00 77.75.77.1 GET / 200\n";
+    let format = FormatChoice::new("auto")
+        .expect("known")
+        .with_zone(Some(prague()))
+        .choose(Some(&chunk(local)))
+        .expect("placed in Prague");
+    assert_eq!(format.name(), "w3c");
+    // 02:30 happens twice that night: the earlier, summer time.
+    assert_eq!(
+        first_time(&format, local).as_deref(),
+        Some("2026-10-25T02:30:00+02:00")
+    );
+    let stated = format!("#GMT-Offset: +01:00\n{local}");
+    assert_eq!(
+        first_time(&format, &stated).as_deref(),
+        Some("2026-10-25T02:30:00+01:00")
+    );
+    // UTC fields need no zone.
+    let utc = local.replace("date-local time-local", "date time");
+    let format = FormatChoice::new("w3c")
+        .expect("known")
+        .choose(Some(&chunk(&utc)))
+        .expect("UTC");
+    assert_eq!(
+        first_time(&format, &utc).as_deref(),
+        Some("2026-10-25T02:30:00+00:00")
+    );
+}
+
+#[test]
+fn w3c_fields_turning_local_in_the_first_lines_need_a_zone() {
+    let text = "#Fields: date time c-ip cs-method cs-uri-stem sc-status\n\
+                2026-11-30 00:00:01 77.75.77.1 GET / 200\n\
+                2026-11-30 00:00:02 77.75.77.1 GET / 200\n\
+                #Fields: date-local time-local c-ip cs-method cs-uri-stem sc-status\n\
+                2026-11-30 01:00:03 77.75.77.1 GET / 200\n";
+    for choice in ["auto", "w3c"] {
+        let unfit = FormatChoice::new(choice)
+            .expect("known")
+            .choose(Some(&chunk(text)))
+            .expect_err("never read as UTC");
+        assert_eq!(unfit.line, Some(5), "{choice}");
+        assert!(unfit.cause.contains("needs --log-tz"), "{}", unfit.cause);
+        FormatChoice::new(choice)
+            .expect("known")
+            .with_zone(Some(prague()))
+            .choose(Some(&chunk(text)))
+            .expect("placed in Prague");
+    }
+}
+
+#[test]
+fn user_agents_are_judged_on_the_lines_under_every_fields_directive() {
+    let shows = |text: &str| {
+        let first = chunk(text);
+        let format = FormatChoice::new("w3c")
+            .expect("known")
+            .choose(Some(&first))
+            .expect("w3c");
+        shows_user_agents(&format, &first)
+    };
+    let with = "#Fields: date time c-ip cs-method cs-uri-stem sc-status cs(User-Agent)\n\
+                2026-11-30 00:00:01 77.75.77.1 GET / 200 SeznamBot/4.0\n";
+    assert!(shows(with));
+    let without = "#Fields: date time c-ip cs-method cs-uri-stem sc-status\n\
+                   2026-11-30 00:00:01 77.75.77.1 GET / 200\n";
+    assert!(!shows(without));
+    // The fields change below the first lines: the later lines carry one.
+    let gained = format!("{without}{with}");
+    assert!(shows(&gained));
+    // A user-agent column that is always `-` carries none.
+    assert!(!shows(&with.replace("SeznamBot/4.0", "-")));
 }

@@ -4,23 +4,20 @@
 //! and gives a `JsonFormat` that reads a line into an `Entry` (SPEC §1
 //! "Formats", `json`).
 //!
-//! One pass of serde_json's streaming reader over the line walks only the
-//! keys of the mapping (dotted paths reach nested objects) and skips every
-//! other value; the values kept are borrowed raw text, strings still
-//! escaped (`Escaping::Json`), so a line that is no crawler's costs no
-//! allocation and no decoding. A line that is valid JSON but holds neither
-//! a client nor a request (Caddy's runtime messages) is `Skip::NotRequest`:
-//! counted apart, neither skipped nor a fetch.
-
-use std::fmt;
-
-use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
-use serde_json::value::RawValue;
+//! One pass over the line (`json_scan`) walks only the keys of the mapping
+//! (dotted paths reach nested objects) and skips every other value; the
+//! values kept are borrowed raw text, strings still escaped
+//! (`Escaping::Json`), so a line that is no crawler's costs no allocation
+//! and no decoding. A line that is valid JSON but holds neither a client
+//! nor a request (Caddy's runtime messages) is `Skip::NotRequest`: counted
+//! apart, neither skipped nor a fetch.
 
 use super::decode::Escaping;
 use super::fields;
 use super::format::{Entry, Skip};
+use super::json_scan::{self, Node, insert};
 use super::time::{Timestamp, clf_prefix, epoch_prefix, iso8601_prefix};
+use super::zone::LogTz;
 
 /// What a mapped key means to the audit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,15 +73,6 @@ user_agent=http_user_agent,xff=http_x_forwarded_for,vhost=host|http_host|server_
 /// The schemas `auto` and `json` know, by name.
 pub const KNOWN: [(&str, &str); 3] = [("Caddy", CADDY), ("Traefik", TRAEFIK), ("nginx", NGINX)];
 
-/// A key of the mapping at one level of nesting.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Node {
-    key: Box<str>,
-    /// Where its value is kept, when it is a mapped field.
-    leaf: Option<usize>,
-    children: Vec<Node>,
-}
-
 /// A compiled JSON mapping. Immutable; share it between threads.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct JsonFormat {
@@ -96,6 +84,8 @@ pub struct JsonFormat {
     /// The unit of a time written as a number: 1 (seconds), 1000 (ms),
     /// 1_000_000 (µs) or 1_000_000_000 (ns).
     time_scale: i64,
+    /// `--log-tz`: where a time written without an offset is placed.
+    zone: Option<LogTz>,
 }
 
 impl JsonFormat {
@@ -107,6 +97,7 @@ impl JsonFormat {
             tree: Vec::new(),
             roles: Vec::new(),
             time_scale: 1,
+            zone: None,
         };
         let mut leaves = 0;
         for pair in mapping.split(',').map(str::trim).filter(|p| !p.is_empty()) {
@@ -166,6 +157,14 @@ impl JsonFormat {
         Ok(format)
     }
 
+    /// The same mapping with times written without an offset placed in
+    /// `zone` (SPEC §1 "Times"); without one such a time is
+    /// `Skip::NoOffset`, never UTC.
+    pub fn with_zone(mut self, zone: Option<LogTz>) -> JsonFormat {
+        self.zone = zone;
+        self
+    }
+
     /// The mapping's name, as shown on standard error and in `run.json`.
     pub fn name(&self) -> &str {
         &self.name
@@ -176,11 +175,11 @@ impl JsonFormat {
         self.roles.iter().any(|(r, _)| *r == Role::UserAgent)
     }
 
-    fn first<'a>(&self, found: &[Option<&'a RawValue>], role: Role) -> Option<&'a RawValue> {
+    fn first<'a>(&self, found: &[Option<&'a [u8]>], role: Role) -> Option<&'a [u8]> {
         let (_, leaves) = self.roles.iter().find(|(r, _)| *r == role)?;
         leaves
             .iter()
-            .find_map(|&leaf| found[leaf].filter(|v| v.get() != "null"))
+            .find_map(|&leaf| found[leaf].filter(|v| *v != b"null"))
     }
 
     /// Reads one line.
@@ -192,15 +191,8 @@ impl JsonFormat {
         if line[0] != b'{' {
             return Err(Skip::BadJson);
         }
-        let mut found: [Option<&'a RawValue>; MAX_LEAVES] = [None; MAX_LEAVES];
-        let mut reader = serde_json::Deserializer::from_slice(line);
-        Level {
-            nodes: &self.tree,
-            found: &mut found,
-        }
-        .deserialize(&mut reader)
-        .map_err(|_| Skip::BadJson)?;
-        reader.end().map_err(|_| Skip::BadJson)?;
+        let mut found: [Option<&'a [u8]>; MAX_LEAVES] = [None; MAX_LEAVES];
+        json_scan::extract(line, &self.tree, &mut found).map_err(|_| Skip::BadJson)?;
 
         let client = self.first(&found, Role::Client);
         let request = self.first(&found, Role::Request);
@@ -269,11 +261,10 @@ impl JsonFormat {
 
     /// A time: a number in the mapping's unit, or a string holding an
     /// RFC 3339 time, a CLF time, or such a number.
-    fn time(&self, raw: &RawValue) -> Result<Timestamp, Skip> {
-        let text = raw.get().as_bytes();
+    fn time(&self, raw: &[u8]) -> Result<Timestamp, Skip> {
         let text = match string(raw) {
             Ok(Some(inner)) => inner,
-            _ => text,
+            _ => raw,
         };
         let whole = |read: Option<(Timestamp, usize)>| {
             read.filter(|&(_, used)| used == text.len()).map(|(t, _)| t)
@@ -293,7 +284,9 @@ impl JsonFormat {
             && text[13] == b':'
             && text.iter().all(|b| b.is_ascii_graphic() || *b == b' ')
         {
-            return Err(Skip::NoOffset);
+            let zone = self.zone.as_ref().ok_or(Skip::NoOffset)?;
+            let civil = local_time(text).ok_or(Skip::BadTime)?;
+            return zone.timestamp(civil).ok_or(Skip::BadTime);
         }
         Err(Skip::BadTime)
     }
@@ -314,40 +307,49 @@ impl JsonFormat {
     }
 }
 
-/// Adds a dotted path to the tree.
-fn insert(nodes: &mut Vec<Node>, path: &str, leaf: usize) -> Result<(), String> {
-    let (key, rest) = match path.split_once('.') {
-        Some((key, rest)) => (key, Some(rest)),
-        None => (path, None),
+/// `2026-11-29T14:00:00` or `2026-11-29 14:00:00`, with a fraction of a
+/// second or not, and nothing after it: a civil time with no offset. A
+/// time with an offset of a form `iso8601_prefix` does not read is none,
+/// so that its offset is never dropped.
+fn local_time(text: &[u8]) -> Option<jiff::civil::DateTime> {
+    let number = |at: usize, len: usize| -> Option<i64> {
+        let digits = text.get(at..at + len)?;
+        digits
+            .iter()
+            .all(u8::is_ascii_digit)
+            .then(|| digits.iter().fold(0, |v, &d| v * 10 + i64::from(d - b'0')))
     };
-    let at = match nodes.iter().position(|n| &*n.key == key) {
-        Some(at) => at,
-        None => {
-            nodes.push(Node {
-                key: key.into(),
-                leaf: None,
-                children: Vec::new(),
-            });
-            nodes.len() - 1
-        }
-    };
-    let node = &mut nodes[at];
-    match rest {
-        Some(rest) => insert(&mut node.children, rest, leaf),
-        None if node.leaf.is_some() => Err(format!("{path:?} is named twice in the mapping")),
-        None => {
-            node.leaf = Some(leaf);
-            Ok(())
-        }
+    let separators = [(4, b'-'), (7, b'-'), (13, b':'), (16, b':')];
+    if separators.iter().any(|&(at, b)| text.get(at) != Some(&b))
+        || !matches!(text.get(10), Some(b'T' | b't' | b' '))
+    {
+        return None;
     }
+    let nanos = match &text[19..] {
+        [] => 0,
+        [b'.', fraction @ ..] if (1..=9).contains(&fraction.len()) => {
+            let digits = number(20, fraction.len())?;
+            digits * 10i64.pow(9 - fraction.len() as u32)
+        }
+        _ => return None,
+    };
+    jiff::civil::DateTime::new(
+        i16::try_from(number(0, 4)?).ok()?,
+        i8::try_from(number(5, 2)?).ok()?,
+        i8::try_from(number(8, 2)?).ok()?,
+        i8::try_from(number(11, 2)?).ok()?,
+        i8::try_from(number(14, 2)?).ok()?,
+        i8::try_from(number(17, 2)?).ok()?,
+        i32::try_from(nanos).ok()?,
+    )
+    .ok()
 }
 
 /// The inside of a JSON string, still escaped; `None` for `null`. Any other
-/// JSON type is a line of another shape.
-fn string(raw: &RawValue) -> Result<Option<&[u8]>, Skip> {
-    let text = raw.get().as_bytes();
-    match text {
-        [b'"', inner @ .., b'"'] => Ok(Some(inner)),
+/// JSON type, or text that is not UTF-8, is a line of another shape.
+fn string(raw: &[u8]) -> Result<Option<&[u8]>, Skip> {
+    match raw {
+        [b'"', inner @ .., b'"'] if std::str::from_utf8(inner).is_ok() => Ok(Some(inner)),
         b"null" => Ok(None),
         _ => Err(Skip::BadJson),
     }
@@ -355,12 +357,11 @@ fn string(raw: &RawValue) -> Result<Option<&[u8]>, Skip> {
 
 /// A string, or the first string of an array of them (Caddy logs each
 /// header as an array).
-fn first_string(raw: &RawValue) -> Result<Option<&[u8]>, Skip> {
-    if !raw.get().starts_with('[') {
+fn first_string(raw: &[u8]) -> Result<Option<&[u8]>, Skip> {
+    if raw.first() != Some(&b'[') {
         return string(raw);
     }
-    let mut reader = serde_json::Deserializer::from_str(raw.get());
-    match FirstOf.deserialize(&mut reader) {
+    match json_scan::first_element(raw) {
         Ok(Some(first)) => string(first),
         Ok(None) => Ok(None),
         Err(_) => Err(Skip::BadJson),
@@ -368,8 +369,8 @@ fn first_string(raw: &RawValue) -> Result<Option<&[u8]>, Skip> {
 }
 
 /// A status: a number or a string of one to three digits; `-` none.
-fn status_of(raw: &RawValue) -> Result<Option<u16>, Skip> {
-    let text = match raw.get().as_bytes() {
+fn status_of(raw: &[u8]) -> Result<Option<u16>, Skip> {
+    let text = match raw {
         [b'"', inner @ .., b'"'] => inner,
         b"null" => return Ok(None),
         number => number,
@@ -383,155 +384,6 @@ fn status_of(raw: &RawValue) -> Result<Option<u16>, Skip> {
     Ok(Some(
         text.iter().fold(0, |v, &d| v * 10 + u16::from(d - b'0')),
     ))
-}
-
-/// Walks one object of the line: keeps the values of mapped keys, descends
-/// into mapped objects, skips the rest.
-struct Level<'t, 'f, 'a> {
-    nodes: &'t [Node],
-    found: &'f mut [Option<&'a RawValue>; MAX_LEAVES],
-}
-
-impl<'de: 'a, 'a> DeserializeSeed<'de> for Level<'_, '_, 'a> {
-    type Value = ();
-
-    fn deserialize<D: Deserializer<'de>>(self, reader: D) -> Result<(), D::Error> {
-        reader.deserialize_map(self)
-    }
-}
-
-impl<'de: 'a, 'a> Visitor<'de> for Level<'_, '_, 'a> {
-    type Value = ();
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a JSON object")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        while let Some(index) = map.next_key_seed(Key(self.nodes))? {
-            match index.map(|i| &self.nodes[i]) {
-                Some(node) if !node.children.is_empty() => {
-                    map.next_value_seed(Nested {
-                        nodes: &node.children,
-                        found: &mut *self.found,
-                    })?;
-                }
-                Some(Node {
-                    leaf: Some(leaf), ..
-                }) => {
-                    self.found[*leaf] = Some(map.next_value::<&'de RawValue>()?);
-                }
-                _ => {
-                    map.next_value::<IgnoredAny>()?;
-                }
-            }
-        }
-        Ok(())
-    }
-}
-
-/// A mapped object's value: descended into when it is an object, skipped
-/// when it is anything else (its fields are then absent).
-struct Nested<'t, 'f, 'a> {
-    nodes: &'t [Node],
-    found: &'f mut [Option<&'a RawValue>; MAX_LEAVES],
-}
-
-impl<'de: 'a, 'a> DeserializeSeed<'de> for Nested<'_, '_, 'a> {
-    type Value = ();
-
-    fn deserialize<D: Deserializer<'de>>(self, reader: D) -> Result<(), D::Error> {
-        reader.deserialize_any(self)
-    }
-}
-
-impl<'de: 'a, 'a> Visitor<'de> for Nested<'_, '_, 'a> {
-    type Value = ();
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("any JSON value")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<(), A::Error> {
-        Level {
-            nodes: self.nodes,
-            found: self.found,
-        }
-        .visit_map(map)
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        while seq.next_element::<IgnoredAny>()?.is_some() {}
-        Ok(())
-    }
-
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_u64<E: de::Error>(self, _: u64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_str<E: de::Error>(self, _: &str) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
-        Ok(())
-    }
-}
-
-/// A key: which of the level's nodes it names, if any. Keys are compared
-/// as decoded, so an escaped key matches too.
-struct Key<'t>(&'t [Node]);
-
-impl<'de> DeserializeSeed<'de> for Key<'_> {
-    type Value = Option<usize>;
-
-    fn deserialize<D: Deserializer<'de>>(self, reader: D) -> Result<Option<usize>, D::Error> {
-        reader.deserialize_str(self)
-    }
-}
-
-impl<'de> Visitor<'de> for Key<'_> {
-    type Value = Option<usize>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a key")
-    }
-
-    fn visit_str<E: de::Error>(self, key: &str) -> Result<Option<usize>, E> {
-        Ok(self.0.iter().position(|n| &*n.key == key))
-    }
-}
-
-/// The first element of an array, borrowed raw; the rest skipped.
-struct FirstOf;
-
-impl<'de> DeserializeSeed<'de> for FirstOf {
-    type Value = Option<&'de RawValue>;
-
-    fn deserialize<D: Deserializer<'de>>(self, reader: D) -> Result<Self::Value, D::Error> {
-        reader.deserialize_seq(self)
-    }
-}
-
-impl<'de> Visitor<'de> for FirstOf {
-    type Value = Option<&'de RawValue>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("an array")
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        let first = seq.next_element::<&'de RawValue>()?;
-        while seq.next_element::<IgnoredAny>()?.is_some() {}
-        Ok(first)
-    }
 }
 
 /// The keys of a line, dotted down to nested objects, for the message that

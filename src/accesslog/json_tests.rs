@@ -159,6 +159,47 @@ fn bad_lines() {
 }
 
 #[test]
+fn times_without_an_offset_are_placed_by_the_zone_only() {
+    let line = |time: &str| format!(r#"{{"c":"77.75.77.1","t":"{time}","r":"GET / HTTP/1.1"}}"#);
+    let bare = JsonFormat::new("x", "client=c,time=t,request=r").expect("compiles");
+    let prague = bare.clone().with_zone(Some(
+        crate::accesslog::LogTz::parse("Europe/Prague").expect("known zone"),
+    ));
+    let read = |format: &JsonFormat, time: &str| {
+        format
+            .parse(line(time).as_bytes())
+            .map(|e| e.time.rfc3339())
+    };
+    for (time, want) in [
+        ("2026-11-29 14:00:00", Ok("2026-11-29T14:00:00+01:00")),
+        ("2026-11-29T14:00:00.5", Ok("2026-11-29T14:00:00.500+01:00")),
+        (
+            "2026-07-01t14:00:00.123456789",
+            Ok("2026-07-01T14:00:00.123+02:00"),
+        ),
+        // The hour skipped in spring is no time.
+        ("2026-03-29 02:30:00", Err(Skip::BadTime)),
+        ("2026-02-30 10:00:00", Err(Skip::BadTime)),
+        // An offset of a form not read is never dropped.
+        ("2026-11-29 14:00:00 +01", Err(Skip::BadTime)),
+        ("2026-11-29 14:00:00.", Err(Skip::BadTime)),
+    ] {
+        assert_eq!(read(&prague, time), want.map(str::to_string), "{time}");
+        assert_eq!(
+            read(&bare, time).ok(),
+            None,
+            "{time}: never read without a zone"
+        );
+    }
+    assert_eq!(read(&bare, "2026-11-29 14:00:00"), Err(Skip::NoOffset));
+    // A time with its offset needs no zone and keeps its offset.
+    assert_eq!(
+        read(&prague, "2026-11-29T14:00:00+00:00").as_deref(),
+        Ok("2026-11-29T14:00:00+00:00")
+    );
+}
+
+#[test]
 fn keys_for_the_mapping_message() {
     assert_eq!(
         keys(br#"{"a":1,"b":{"c":"x","d":[1]}}"#),

@@ -17,6 +17,7 @@ pub mod escape;
 mod fields;
 pub mod format;
 pub mod json;
+mod json_scan;
 pub mod layout;
 pub mod open;
 pub mod proxy;

@@ -3,9 +3,11 @@
 //! reads the lines below them into an `Entry` (SPEC §1 "Formats", `w3c`).
 //!
 //! Fields are separated by blanks or tabs (IIS writes spaces, CloudFront
-//! tabs; neither writes a blank inside a field). `date` and `time` are UTC;
+//! tabs; neither writes a blank inside a field). `date` and `time` are UTC
+//! (IIS writes them so whatever its local-time rollover setting);
 //! `date-local`/`time-local` are placed by a `#GMT-Offset:` directive of
-//! the file, or else need a zone (`Skip::NoOffset`). The target is
+//! the file, or else by `--log-tz`, and without either are
+//! `Skip::NoOffset`. The target is
 //! `cs-uri-stem` and `cs-uri-query` (`-` is none); the user agent is
 //! decoded as `decode::w3c_user_agent` says. A directive changes the format
 //! for the lines below it: `Parser` in `detect.rs` follows them within a
@@ -15,6 +17,7 @@ use super::decode::Escaping;
 use super::fields;
 use super::format::{Entry, Skip};
 use super::time::{Timestamp, days_from_civil};
+use super::zone::LogTz;
 
 /// What a `#Fields:` column means to the audit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,6 +43,8 @@ pub struct W3cFormat {
     columns: Box<[Column]>,
     /// From `#GMT-Offset:`, in minutes east of UTC.
     local_offset: Option<i16>,
+    /// `--log-tz`: places local times where the file gives no offset.
+    zone: Option<LogTz>,
 }
 
 fn column(name: &str) -> Column {
@@ -61,6 +66,14 @@ fn column(name: &str) -> Column {
 }
 
 impl W3cFormat {
+    /// The same format with local times that no `#GMT-Offset:` places put
+    /// in `zone` (SPEC §1 "Times"); without either they are
+    /// `Skip::NoOffset`, never UTC.
+    pub fn with_zone(mut self, zone: Option<LogTz>) -> W3cFormat {
+        self.zone = zone;
+        self
+    }
+
     /// True when `#Fields:` named the columns an audit needs.
     pub fn has_fields(&self) -> bool {
         let has = |c| self.columns.contains(&c);
@@ -158,13 +171,20 @@ impl W3cFormat {
         if entry.vhost.is_some_and(|h| !fields::is_host(h)) {
             return Err(Skip::BadHost);
         }
-        let offset = if local {
-            self.local_offset.ok_or(Skip::NoOffset)?
-        } else {
-            0
-        };
-        entry.time = timestamp(date.unwrap_or_default(), time.unwrap_or_default(), offset)
-            .ok_or(Skip::BadTime)?;
+        let (date, time) = (date.unwrap_or_default(), time.unwrap_or_default());
+        // The file's own `#GMT-Offset:` places its local times; `--log-tz`
+        // those of a file that gives none.
+        entry.time = match (local, self.local_offset, &self.zone) {
+            (false, _, _) => timestamp(date, time, 0),
+            (true, Some(offset), _) => timestamp(date, time, offset),
+            (true, None, Some(zone)) => timestamp(date, time, 0).and_then(|as_utc| {
+                let mut placed = zone.from_local_seconds(as_utc.unix)?;
+                placed.millis = as_utc.millis;
+                Some(placed)
+            }),
+            (true, None, None) => return Err(Skip::NoOffset),
+        }
+        .ok_or(Skip::BadTime)?;
         if entry.method.is_none() {
             // A log without cs-method: every line a fetch of its target.
             entry.method = Some(b"GET");

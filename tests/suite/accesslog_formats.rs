@@ -90,6 +90,42 @@ fn iis_log_with_its_fields_changing_mid_file() {
     );
     let impostors = String::from_utf8_lossy(&report.impostors);
     assert_eq!(impostors.lines().count(), 1, "{impostors}");
+    // Its lines carry user agents: no warning that they do not.
+    assert!(
+        !report.stderr.contains("carry no user agent"),
+        "{}",
+        report.stderr
+    );
+}
+
+#[test]
+fn w3c_warns_of_missing_user_agents_by_what_its_lines_carry() {
+    let without = "#Fields: date time c-ip cs-method cs-uri-stem sc-status\n\
+                   2026-11-30 00:00:01 77.75.77.1 GET /a 200\n";
+    let with = format!(
+        "#Fields: date time c-ip cs-method cs-uri-stem sc-status cs(User-Agent)\n\
+         2026-11-30 00:00:02 77.75.77.1 GET /b 200 {}\n",
+        SEZNAM_UA.replace(' ', "+")
+    );
+    let warning = "carry no user agent: crawlers can be found by address only";
+    for (text, warned) in [
+        (without.to_string(), true),
+        (with.clone(), false),
+        // Fields that gain a user agent below the first lines.
+        (format!("{without}{with}"), false),
+    ] {
+        let site = Site::new()
+            .with("robots.txt", ROBOTS)
+            .with("u_ex.log", &text);
+        let report = site.audit(&["--log", "u_ex.log", "--robots", "robots.txt", "--quiet"]);
+        report.assert_code(0);
+        assert_eq!(
+            report.stderr.contains(warning),
+            warned,
+            "{text}\n{}",
+            report.stderr
+        );
+    }
 }
 
 #[test]

@@ -2,7 +2,8 @@
 //! format without an offset read under `--log-tz Europe/Prague` across
 //! both DST changes of 2026, the run refused without `--log-tz`, and a
 //! windowed Request-rate judged in Prague's clock on both sides of the
-//! autumn change.
+//! autumn change; JSON and W3C times without an offset placed by
+//! `--log-tz` or refused without it.
 
 use crate::support::audit as common;
 
@@ -224,4 +225,111 @@ fn window_tz_prague_follows_the_clock_across_the_autumn_change() {
     ]);
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("--window-tz"), "{}", run.stderr);
+}
+
+/// A JSON mapping whose time field is written without an offset.
+const LOCAL_JSON: &str = "json:client=ip,time=time,request=req,status=status,user_agent=ua";
+
+/// JSON lines of `LOCAL_JSON`, a SeznamBot fetch of `/page/<line>` a line.
+fn local_json_log(times: &[&str]) -> String {
+    times
+        .iter()
+        .zip(1..)
+        .map(|(time, line)| {
+            format!(
+                "{{\"ip\":\"{GENUINE}\",\"time\":\"{time}\",\"req\":\"GET /page/{line} HTTP/1.1\",\"status\":200,\"ua\":\"{SEZNAM_UA}\"}}\n"
+            )
+        })
+        .collect()
+}
+
+#[track_caller]
+fn assert_violations(report: &common::Report, rows: &[Row<'_>]) {
+    assert_eq!(
+        String::from_utf8_lossy(&report.violations),
+        violations(rows),
+        "stderr:\n{}",
+        report.stderr
+    );
+}
+
+#[test]
+fn json_times_without_an_offset_are_read_in_log_tz_or_refused() {
+    let site = Site::new().with("robots.txt", DISALLOW_PAGES).with(
+        "access.log",
+        local_json_log(&["2026-10-25 02:30:00", "2026-10-25T03:00:00.500"]),
+    );
+    let args = [
+        "--log",
+        "access.log",
+        "--robots",
+        "robots.txt",
+        "--log-format",
+        LOCAL_JSON,
+    ];
+    let run = site.run(&args);
+    assert_eq!(run.code, 2, "stderr:\n{}", run.stderr);
+    // An error for that file, as a file that fits no format: the others
+    // would be audited; this one gives no row, never one read as UTC.
+    assert_eq!(
+        String::from_utf8_lossy(&run.stdout).lines().count(),
+        1,
+        "only the header:\n{}",
+        String::from_utf8_lossy(&run.stdout)
+    );
+    assert!(
+        run.stderr.contains("access.log:1:") && run.stderr.contains("--log-tz"),
+        "names the file, the line and the flag:\n{}",
+        run.stderr
+    );
+    let mut args = args.to_vec();
+    args.extend(["--log-tz", "Europe/Prague"]);
+    let report = site.audit(&args);
+    report.assert_code(1);
+    // 02:30 happens twice that night: the earlier, summer time.
+    assert_violations(
+        &report,
+        &[
+            disallow_row("2026-10-25T02:30:00+02:00", 1),
+            disallow_row("2026-10-25T03:00:00.500+01:00", 2),
+        ],
+    );
+}
+
+#[test]
+fn w3c_local_times_are_read_in_log_tz_or_refused() {
+    let ua = SEZNAM_UA.replace(' ', "+");
+    let log = format!(
+        "#Software: Microsoft IIS Advanced Logging\n\
+         #Fields: date-local time-local c-ip cs-method cs-uri-stem sc-status cs(User-Agent)\n\
+         2026-10-25 02:30:00 {GENUINE} GET /page/3 200 {ua}\n\
+         2026-10-25 03:00:00 {GENUINE} GET /page/4 200 {ua}\n"
+    );
+    let site = Site::new()
+        .with("robots.txt", DISALLOW_PAGES)
+        .with("access.log", log);
+    let args = ["--log", "access.log", "--robots", "robots.txt"];
+    let run = site.run(&args);
+    assert_eq!(run.code, 2, "stderr:\n{}", run.stderr);
+    assert!(
+        run.stderr.contains("access.log:3:") && run.stderr.contains("--log-tz"),
+        "{}",
+        run.stderr
+    );
+    let mut args = args.to_vec();
+    args.extend(["--log-tz", "Europe/Prague"]);
+    let report = site.audit(&args);
+    report.assert_code(1);
+    assert!(
+        !report.stderr.contains("carry no user agent"),
+        "{}",
+        report.stderr
+    );
+    assert_violations(
+        &report,
+        &[
+            disallow_row("2026-10-25T02:30:00+02:00", 3),
+            disallow_row("2026-10-25T03:00:00+01:00", 4),
+        ],
+    );
 }

@@ -1,0 +1,353 @@
+//! The one-pass reader against serde_json's full parse: on generated
+//! objects written with every escape JSON allows (`\uXXXX`, surrogate
+//! pairs, `\"`, `\/`, escaped keys) and blanks anywhere, on those lines
+//! damaged, and on the real and documented lines of `tests/data/logs/`,
+//! every mapped value it keeps is the value serde_json finds at that path.
+
+use super::*;
+use proptest::prelude::*;
+use serde_json::{Map, Value};
+
+/// Caddy's paths, a path that is both a leaf and a parent, and short
+/// keys the generator writes often.
+const PATHS: [&str; 12] = [
+    "request.remote_ip",
+    "request.client_ip",
+    "ts",
+    "request.method",
+    "request.uri",
+    "status",
+    "request.headers.User-Agent",
+    "request.headers.X-Forwarded-For",
+    "request.host",
+    "a",
+    "a.b",
+    "é.\"q\"",
+];
+
+fn tree(paths: &[&str]) -> Vec<Node> {
+    let mut nodes = Vec::new();
+    for (leaf, path) in paths.iter().enumerate() {
+        insert(&mut nodes, path, leaf).expect("distinct paths");
+    }
+    nodes
+}
+
+/// What serde_json finds at a dotted path: objects only, as the mapping
+/// reads it.
+fn at_path<'v>(value: &'v Value, path: &str) -> Option<&'v Value> {
+    path.split('.')
+        .try_fold(value, |v, key| v.as_object().and_then(|o| o.get(key)))
+}
+
+/// Checks `line` both ways: when serde_json reads it, the reader does too
+/// and keeps, for every path, the value serde_json has there; when the
+/// reader refuses it, so does serde_json.
+fn agrees(line: &[u8], paths: &[&str]) -> Result<(), String> {
+    let nodes = tree(paths);
+    let mut found = vec![None; paths.len()];
+    let fast = extract(line, &nodes, &mut found);
+    let full: Result<Value, _> = serde_json::from_slice(line);
+    let shown = String::from_utf8_lossy(line);
+    match (fast, full) {
+        (Ok(()), Ok(full)) if full.is_object() => {
+            for (path, raw) in paths.iter().zip(&found) {
+                let kept = raw.map(|raw| {
+                    serde_json::from_slice::<Value>(raw)
+                        .map_err(|e| format!("{path}: kept {raw:?}, no JSON value: {e}"))
+                });
+                let kept = kept.transpose()?;
+                if kept.as_ref() != at_path(&full, path) {
+                    return Err(format!(
+                        "{path}: kept {kept:?}, serde_json has {:?} in {shown}",
+                        at_path(&full, path)
+                    ));
+                }
+            }
+            Ok(())
+        }
+        (Ok(()), Ok(_)) => Err(format!("not an object, yet read: {shown}")),
+        (Err(Malformed), Ok(full)) if full.is_object() => {
+            Err(format!("serde_json reads it, the reader refused: {shown}"))
+        }
+        // The reader does not look inside strings it skips (control
+        // bytes, UTF-8): it may read what serde_json refuses.
+        (_, _) => Ok(()),
+    }
+}
+
+/// How a generated value is written.
+#[derive(Debug, Clone, Copy)]
+struct Style {
+    /// Every character past ASCII as `\uXXXX`, astral ones as surrogate
+    /// pairs.
+    ascii_only: bool,
+    /// `/` as `\/`, as some encoders write it.
+    escape_slash: bool,
+    /// Keys' letters as `\u00XX`.
+    escape_keys: bool,
+    /// Blanks around every token.
+    blanks: bool,
+}
+
+fn write_string(out: &mut String, text: &str, style: Style, key: bool) {
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '/' if style.escape_slash => out.push_str("\\/"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c if key && style.escape_keys && c.is_ascii_alphabetic() => {
+                out.push_str(&format!("\\u{:04X}", c as u32))
+            }
+            c if !c.is_ascii() && style.ascii_only => {
+                let mut units = [0u16; 2];
+                for unit in c.encode_utf16(&mut units) {
+                    out.push_str(&format!("\\u{unit:04x}"));
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+fn write(out: &mut String, value: &Value, style: Style) {
+    let blank = |out: &mut String| {
+        if style.blanks {
+            out.push_str(" \t");
+        }
+    };
+    blank(out);
+    match value {
+        Value::Object(map) => {
+            out.push('{');
+            for (i, (key, inner)) in map.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                blank(out);
+                write_string(out, key, style, true);
+                blank(out);
+                out.push(':');
+                write(out, inner, style);
+            }
+            blank(out);
+            out.push('}');
+        }
+        Value::Array(items) => {
+            out.push('[');
+            for (i, inner) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write(out, inner, style);
+            }
+            blank(out);
+            out.push(']');
+        }
+        Value::String(text) => write_string(out, text, style, false),
+        other => out.push_str(&other.to_string()),
+    }
+    blank(out);
+}
+
+fn key() -> impl Strategy<Value = String> {
+    prop_oneof![
+        prop::sample::select(vec![
+            "request",
+            "remote_ip",
+            "client_ip",
+            "ts",
+            "method",
+            "uri",
+            "status",
+            "headers",
+            "User-Agent",
+            "X-Forwarded-For",
+            "host",
+            "a",
+            "b",
+            "é",
+            "\"q\"",
+        ])
+        .prop_map(str::to_string),
+        "[a-z_]{1,6}",
+    ]
+}
+
+fn text() -> impl Strategy<Value = String> {
+    prop_oneof![
+        "[ -~]{0,12}",
+        "[a\"\\\\/é€😀\u{1}\n\t ]{0,8}",
+        any::<String>().prop_map(|s| s.chars().take(10).collect()),
+    ]
+}
+
+fn value() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i64>().prop_map(Value::from),
+        // Eighths: written and read back exactly.
+        (-1_000_000_000i64..1_000_000_000).prop_map(|n| Value::from(n as f64 / 8.0)),
+        text().prop_map(Value::String),
+    ];
+    leaf.prop_recursive(4, 48, 6, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+            prop::collection::vec((key(), inner), 0..6)
+                .prop_map(|pairs| Value::Object(pairs.into_iter().collect::<Map<_, _>>())),
+        ]
+    })
+}
+
+fn object() -> impl Strategy<Value = Value> {
+    prop::collection::vec((key(), value()), 0..8)
+        .prop_map(|pairs| Value::Object(pairs.into_iter().collect::<Map<_, _>>()))
+}
+
+fn style() -> impl Strategy<Value = Style> {
+    (any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>()).prop_map(
+        |(ascii_only, escape_slash, escape_keys, blanks)| Style {
+            ascii_only,
+            escape_slash,
+            escape_keys,
+            blanks,
+        },
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    #[test]
+    fn generated_objects_agree_with_serde_json(value in object(), style in style()) {
+        let mut line = String::new();
+        write(&mut line, &value, style);
+        // The writer is right: serde_json reads back what was generated.
+        let back: Value = serde_json::from_str(&line).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        prop_assert_eq!(&back, &value);
+        agrees(line.as_bytes(), &PATHS).map_err(TestCaseError::fail)?;
+    }
+
+    #[test]
+    fn damaged_objects_agree_with_serde_json(
+        value in object(),
+        style in style(),
+        cut in any::<prop::sample::Index>(),
+        byte in any::<u8>(),
+        how in 0..3u8,
+    ) {
+        let mut line = String::new();
+        write(&mut line, &value, style);
+        let mut bytes = line.into_bytes();
+        let at = cut.index(bytes.len().max(1)).min(bytes.len());
+        match how {
+            0 => bytes.truncate(at),
+            1 => bytes.insert(at, byte),
+            _ => {
+                if at < bytes.len() {
+                    bytes[at] = byte;
+                }
+            }
+        }
+        agrees(&bytes, &PATHS).map_err(TestCaseError::fail)?;
+    }
+}
+
+#[test]
+fn escapes_and_nested_paths() {
+    let paths = ["request.headers.User-Agent", "request.uri", "ts"];
+    for line in [
+        // \uXXXX, a surrogate pair, \" inside a string.
+        r#"{"request":{"uri":"/a\u0026b?q=\"x\"","headers":{"User-Agent":["Seznam\ud83d\ude00Bot","x"]}},"ts":1.5e3}"#,
+        // An escaped key names the same field.
+        r#"{"request":{"h\u006fst":"a","headers":{"User\u002DAgent":["b"]}},"ts":-0}"#,
+        // A mapped object that is no object, and a leaf that is one.
+        r#"{"request":["uri"],"ts":{"a":[1,{"b":null}]}}"#,
+        "{ }",
+        " {\"ts\" : true } ",
+    ] {
+        agrees(line.as_bytes(), &paths).unwrap_or_else(|e| panic!("{e}"));
+    }
+    let mut found = [None; 3];
+    assert_eq!(extract(b"[]", &tree(&paths), &mut found), Err(Malformed));
+    for bad in [
+        "",
+        "{",
+        r#"{"ts":1,}"#,
+        r#"{"ts" 1}"#,
+        r#"{"ts":01}"#,
+        r#"{"ts":1.}"#,
+        r#"{"ts":tru}"#,
+        r#"{"ts":"\x"}"#,
+        r#"{"ts":"\u12G4"}"#,
+        r#"{"ts":"open}"#,
+        r#"{"ts":1} x"#,
+        r#"{"ts":[1 2]}"#,
+    ] {
+        let mut found = [None; 3];
+        assert_eq!(
+            extract(bad.as_bytes(), &tree(&paths), &mut found),
+            Err(Malformed),
+            "{bad}"
+        );
+        assert!(serde_json::from_str::<Value>(bad).is_err(), "{bad}");
+    }
+}
+
+#[test]
+fn nesting_is_bounded() {
+    let deep = format!("{{\"a\":{}{}}}", "[".repeat(100_000), "]".repeat(100_000));
+    let mut found = [None; 1];
+    assert_eq!(
+        extract(deep.as_bytes(), &tree(&["a"]), &mut found),
+        Err(Malformed)
+    );
+}
+
+#[test]
+fn the_first_element_of_an_array() {
+    assert_eq!(
+        first_element(br#"[ "a\"" , 1 ]"#),
+        Ok(Some(&br#""a\"""#[..]))
+    );
+    assert_eq!(first_element(b"[ ]"), Ok(None));
+    assert_eq!(first_element(b"\"a\""), Err(Malformed));
+}
+
+#[test]
+fn real_lines_agree_with_serde_json() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/logs");
+    let mut lines = 0;
+    for name in [
+        "caddy.log",
+        "traefik.log",
+        "traefik-no-headers.log",
+        "nginx-json.log",
+    ] {
+        let text = std::fs::read(dir.join(name)).expect("a sample");
+        for line in text.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+            for (_, mapping) in super::super::json::KNOWN {
+                let paths: Vec<&str> = mapping
+                    .split(',')
+                    .filter_map(|pair| pair.split_once('=').map(|(_, p)| p))
+                    .flat_map(|p| p.split('|'))
+                    .collect();
+                agrees(line, &paths).unwrap_or_else(|e| panic!("{name}: {e}"));
+            }
+            let mut found = [None; 1];
+            assert_eq!(
+                extract(line, &tree(&["x"]), &mut found),
+                Ok(()),
+                "{name}: a well-formed line"
+            );
+            lines += 1;
+        }
+    }
+    assert!(lines >= 15, "{lines} lines");
+}
