@@ -16,6 +16,7 @@ pub mod detect;
 pub mod escape;
 mod fields;
 pub mod format;
+pub mod ipv6;
 pub mod json;
 pub mod layout;
 pub mod open;
