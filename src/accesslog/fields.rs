@@ -6,7 +6,7 @@
 //! read with its fields shifted, and what tells formats apart when `auto`
 //! chooses one.
 
-use std::net::Ipv6Addr;
+use super::ipv6;
 
 /// Bytes of a host name or an IPv4 address, `-` (no address), and `_`
 /// (which some resolvers hand out). Everything else — blanks, quotes,
@@ -38,23 +38,21 @@ pub fn is_client(value: &[u8]) -> bool {
 }
 
 fn is_ipv6(value: &[u8]) -> bool {
-    let Ok(text) = std::str::from_utf8(value) else {
-        return false;
-    };
-    let text = text
-        .strip_prefix('[')
-        .and_then(|t| t.strip_suffix(']'))
-        .unwrap_or(text);
-    let bare = match text.split_once('%') {
-        Some((bare, zone))
-            if !zone.is_empty() && zone.bytes().all(|b| HOST_BYTES[usize::from(b)]) =>
-        {
-            bare
+    let text = value
+        .strip_prefix(b"[")
+        .and_then(|t| t.strip_suffix(b"]"))
+        .unwrap_or(value);
+    let bare = match memchr::memchr(b'%', text) {
+        Some(at) => {
+            let zone = &text[at + 1..];
+            if zone.is_empty() || !zone.iter().all(|&b| HOST_BYTES[usize::from(b)]) {
+                return false;
+            }
+            &text[..at]
         }
-        Some(_) => return false,
         None => text,
     };
-    bare.parse::<Ipv6Addr>().is_ok()
+    ipv6::parse_ipv6(bare).is_some()
 }
 
 /// True when `value` may be a virtual host: a host name or address, with a
@@ -122,6 +120,58 @@ mod tests {
         ];
         for value in bad {
             assert!(!is_client(value.as_bytes()), "{value}");
+        }
+    }
+
+    /// `is_client` as it was written on the standard IPv6 parser.
+    fn is_client_by_std(value: &[u8]) -> bool {
+        if value.iter().all(|&b| HOST_BYTES[usize::from(b)]) {
+            return true;
+        }
+        let Ok(text) = std::str::from_utf8(value) else {
+            return false;
+        };
+        let text = text
+            .strip_prefix('[')
+            .and_then(|t| t.strip_suffix(']'))
+            .unwrap_or(text);
+        let bare = match text.split_once('%') {
+            Some((bare, zone))
+                if !zone.is_empty() && zone.bytes().all(|b| HOST_BYTES[usize::from(b)]) =>
+            {
+                bare
+            }
+            Some(_) => return false,
+            None => text,
+        };
+        bare.parse::<std::net::Ipv6Addr>().is_ok()
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn clients_read_as_by_the_standard_parser(
+            value in proptest::collection::vec(
+                proptest::sample::select(b"0123456789abcdefABCDEF:::.%[]-_xz \xff".to_vec()),
+                0..40,
+            )
+        ) {
+            proptest::prop_assert_eq!(is_client(&value), is_client_by_std(&value));
+        }
+
+        #[test]
+        fn written_clients_read_as_by_the_standard_parser(
+            groups in proptest::prelude::any::<[u16; 8]>(),
+            form in "\\[?%?[a-z0-9]{0,3}\\]?",
+        ) {
+            let address = std::net::Ipv6Addr::from(groups).to_string();
+            let value = match form.strip_prefix('[') {
+                Some(rest) => format!("[{address}{rest}"),
+                None => format!("{address}{form}"),
+            };
+            proptest::prop_assert_eq!(
+                is_client(value.as_bytes()),
+                is_client_by_std(value.as_bytes())
+            );
         }
     }
 

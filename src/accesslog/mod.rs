@@ -16,6 +16,7 @@ pub mod detect;
 pub mod escape;
 mod fields;
 pub mod format;
+pub mod ipv6;
 pub mod json;
 mod json_scan;
 pub mod layout;

@@ -2,7 +2,9 @@
 //! "Addresses may be IPv4, IPv6 or a host name"; addresses compared as
 //! addresses). Takes the bytes of a client field; gives a `Client`.
 
-use std::net::{IpAddr, Ipv6Addr};
+use std::net::{IpAddr, Ipv4Addr};
+
+use crate::accesslog::ipv6::parse_ipv6;
 
 use crate::text::escape_non_utf8;
 
@@ -48,28 +50,58 @@ pub fn parse_client(field: &[u8]) -> Client {
 /// A dotted-quad IPv4 address and nothing else, read straight from the
 /// bytes as the standard parser reads it (four decimal octets up to 255,
 /// no leading zeros); `None` for anything else, which the general path
-/// then reads.
-fn plain_ipv4(field: &[u8]) -> Option<std::net::Ipv4Addr> {
-    let mut octets = [0u8; 4];
-    let mut parts = field.split(|&b| b == b'.');
-    for octet in &mut octets {
-        let part = parts.next()?;
-        if part.is_empty() || part.len() > 3 || (part.len() > 1 && part[0] == b'0') {
-            return None;
-        }
-        let mut value: u16 = 0;
-        for &b in part {
-            if !b.is_ascii_digit() {
-                return None;
-            }
-            value = value * 10 + u16::from(b - b'0');
-        }
-        *octet = u8::try_from(value).ok()?;
-    }
-    if parts.next().is_some() {
+/// then reads. One pass over the bytes: it runs for every line's client
+/// when a PTR map names crawler hosts.
+fn plain_ipv4(field: &[u8]) -> Option<Ipv4Addr> {
+    if !(7..=15).contains(&field.len()) {
         return None;
     }
-    Some(std::net::Ipv4Addr::from(octets))
+    let mut octets = [0u8; 4];
+    let mut done = 0;
+    let mut value: u16 = 0;
+    let mut digits = 0;
+    for &byte in field {
+        if byte == b'.' {
+            if digits == 0 || done == 3 {
+                return None;
+            }
+            octets[done] = u8::try_from(value).ok()?;
+            done += 1;
+            value = 0;
+            digits = 0;
+            continue;
+        }
+        let digit = byte.wrapping_sub(b'0');
+        // A fourth digit, or a digit after a leading zero.
+        if digit > 9 || digits == 3 || (digits == 1 && value == 0) {
+            return None;
+        }
+        value = value * 10 + u16::from(digit);
+        digits += 1;
+    }
+    if done != 3 || digits == 0 {
+        return None;
+    }
+    octets[3] = u8::try_from(value).ok()?;
+    Some(Ipv4Addr::from(octets))
+}
+
+/// The address a client field holds, as `parse_client` reads it, or `None`
+/// when it holds none. A plain IPv4 or IPv6 address — nearly every client
+/// field — is read without the checks and the allocation `parse_client`
+/// makes for names and garbage: the scan asks this of every line's client
+/// when a PTR map names crawler hosts.
+pub fn client_address(field: &[u8]) -> Option<IpAddr> {
+    if let Some(addr) = plain_ipv4(field) {
+        return Some(IpAddr::V4(addr));
+    }
+    if let Some(addr) = parse_ipv6(field) {
+        return Some(IpAddr::V6(addr).to_canonical());
+    }
+    match parse_client(field) {
+        Client::Addr(addr) => Some(addr),
+        _ => None,
+    }
 }
 
 /// Reads an address written as an address: `1.2.3.4`, `2a02:598::1`,
@@ -81,14 +113,22 @@ pub fn parse_address(text: &str) -> Option<IpAddr> {
         .strip_prefix('[')
         .and_then(|t| t.strip_suffix(']'))
         .unwrap_or(text);
-    if let Ok(addr) = text.parse::<IpAddr>() {
+    if let Some(addr) = read_address(text.as_bytes()) {
         return Some(addr.to_canonical());
     }
     // A zone names the link the address was seen on, not another address.
     let (bare, _zone) = text.split_once('%')?;
-    bare.parse::<Ipv6Addr>()
-        .ok()
-        .map(|a| IpAddr::V6(a).to_canonical())
+    parse_ipv6(bare.as_bytes()).map(|a| IpAddr::V6(a).to_canonical())
+}
+
+/// `text.parse::<IpAddr>()`, with IPv6 read by the fast reader: only an
+/// IPv6 address holds a `:`, and every IPv6 address holds one.
+fn read_address(text: &[u8]) -> Option<IpAddr> {
+    if memchr::memchr(b':', text).is_some() {
+        return parse_ipv6(text).map(IpAddr::V6);
+    }
+    let text = std::str::from_utf8(text).ok()?;
+    text.parse::<Ipv4Addr>().ok().map(IpAddr::V4)
 }
 
 /// `1.2.3.4:80` → `1.2.3.4`, `[::1]:80` → `[::1]`; None when there is no
@@ -195,6 +235,93 @@ mod tests {
         ];
         for (text, want) in cases {
             assert_eq!(is_host_name(text), *want, "{text}");
+        }
+    }
+
+    /// `parse_address` as it was written on the standard parser alone.
+    fn parse_address_by_std(text: &str) -> Option<IpAddr> {
+        let text = text.trim();
+        let text = text
+            .strip_prefix('[')
+            .and_then(|t| t.strip_suffix(']'))
+            .unwrap_or(text);
+        if let Ok(addr) = text.parse::<IpAddr>() {
+            return Some(addr.to_canonical());
+        }
+        let (bare, _zone) = text.split_once('%')?;
+        bare.parse::<std::net::Ipv6Addr>()
+            .ok()
+            .map(|a| IpAddr::V6(a).to_canonical())
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn addresses_read_as_the_standard_parser_does(
+            text in "[ \\[]?[0-9a-fA-F:.%]{0,40}[\\] ]?[a-z0-9]{0,3}"
+        ) {
+            proptest::prop_assert_eq!(parse_address(&text), parse_address_by_std(&text));
+        }
+
+        #[test]
+        fn written_addresses_read_as_the_standard_parser_does(
+            groups in proptest::prelude::any::<[u16; 8]>(),
+            bracketed in proptest::prelude::any::<bool>(),
+            zone in "(%[a-z0-9]{1,4})?",
+        ) {
+            let address = std::net::Ipv6Addr::from(groups).to_string();
+            let text = if bracketed {
+                format!("[{address}{zone}]")
+            } else {
+                format!("{address}{zone}")
+            };
+            proptest::prop_assert_eq!(parse_address(&text), parse_address_by_std(&text));
+            proptest::prop_assert!(parse_address(&text).is_some());
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn plain_ipv4_reads_as_the_standard_parser_does(
+            text in "[0-9.]{0,17}|([0-9]{1,4}\\.){3}[0-9]{1,4}"
+        ) {
+            proptest::prop_assert_eq!(
+                super::plain_ipv4(text.as_bytes()),
+                text.parse::<std::net::Ipv4Addr>().ok()
+            );
+        }
+
+        #[test]
+        fn client_address_reads_as_parse_client_does(
+            field in proptest::collection::vec(
+                proptest::sample::select(b"0123456789abcdefABCDEFxz.:%[] -\xff".to_vec()),
+                0..42,
+            )
+        ) {
+            let want = match parse_client(&field) {
+                Client::Addr(addr) => Some(addr),
+                _ => None,
+            };
+            proptest::prop_assert_eq!(client_address(&field), want);
+        }
+
+        #[test]
+        fn client_address_reads_written_addresses(
+            groups in proptest::prelude::any::<[u16; 8]>(),
+            v4 in proptest::prelude::any::<u32>(),
+            form in 0usize..4,
+        ) {
+            let field = match form {
+                0 => std::net::Ipv6Addr::from(groups).to_string(),
+                1 => format!("[{}]:443", std::net::Ipv6Addr::from(groups)),
+                2 => std::net::Ipv4Addr::from(v4).to_string(),
+                _ => std::net::Ipv4Addr::from(v4).to_ipv6_mapped().to_string(),
+            };
+            let want = match parse_client(field.as_bytes()) {
+                Client::Addr(addr) => Some(addr),
+                _ => None,
+            };
+            proptest::prop_assert!(want.is_some());
+            proptest::prop_assert_eq!(client_address(field.as_bytes()), want);
         }
     }
 

@@ -235,8 +235,14 @@ impl Identifier {
             let mut lower = lower.borrow_mut();
             lower.clear();
             lower.extend(line.iter().map(u8::to_ascii_lowercase));
-            self.prefilter.is_match(&lower)
+            self.may_be_crawler_lowered(&lower)
         })
+    }
+
+    /// `may_be_crawler` of a line already lowered (ASCII): the scan lowers
+    /// a whole chunk in one pass rather than each line apart.
+    pub fn may_be_crawler_lowered(&self, lowered: &[u8]) -> bool {
+        self.prefilter.is_match(lowered)
     }
 }
 
@@ -397,6 +403,35 @@ mod tests {
         assert!(!ident.same_token(google, seznam));
         assert!(ident.same_token(fresh, seznam));
         assert!(ident.may_be_crawler(b"1.2.3.4 - - \"GET / HTTP/1.1\" 200 1 \"-\" \"bingbot\""));
+    }
+
+    proptest::proptest! {
+        /// A line and the same line lowered are told apart alike, and a
+        /// needle in any case is found.
+        #[test]
+        fn prefilter_reads_every_line_lowered(
+            filler in proptest::collection::vec(
+                proptest::sample::select(b"aZ .\\x\"/-".to_vec()),
+                0..600,
+            ),
+            needle in proptest::sample::select(vec![
+                &b""[..], b"SeznamBot", b"sEzNaMbOt", b"freshbot", b"FullTextRobot-", b"\\x4",
+            ]),
+            at in proptest::prelude::any::<proptest::sample::Index>(),
+        ) {
+            let ident = ident();
+            let mut line = filler.clone();
+            let at = at.index(line.len() + 1);
+            line.splice(at..at, needle.iter().copied());
+            let lowered = line.to_ascii_lowercase();
+            proptest::prop_assert_eq!(
+                ident.may_be_crawler(&line),
+                ident.may_be_crawler_lowered(&lowered)
+            );
+            if !needle.is_empty() {
+                proptest::prop_assert!(ident.may_be_crawler(&line));
+            }
+        }
     }
 
     #[test]

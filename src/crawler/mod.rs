@@ -17,7 +17,7 @@ pub mod ptr;
 pub mod side_file;
 pub mod verify;
 
-pub use address::{Client, parse_client};
+pub use address::{Client, client_address, parse_client};
 pub use identify::{CrawlerId, Identifier};
 pub use profile::Profile;
 pub use ptr::{BadLine, PtrMap};
