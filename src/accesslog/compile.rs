@@ -9,8 +9,8 @@
 //! quotes around a string that holds `\"`, or outer single quotes, are
 //! removed, and `\"`, `\'`, `\\`, `\t`, `\n` are read as escapes.
 
-use super::format::{Slot, Step, Text};
 use super::layout::{TimeLayout, TimePart};
+use super::program::{Slot, Step, Text};
 
 /// A piece of a format string, before the fields are ranked.
 #[derive(Debug, Clone, PartialEq, Eq)]

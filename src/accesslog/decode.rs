@@ -14,19 +14,7 @@
 use std::borrow::Cow;
 
 use super::escape::unescape;
-use super::format::Entry;
-
-/// How an entry's text fields are escaped.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Escaping {
-    /// Apache and nginx text logs: `\"`, `\\`, `\xHH` and the like.
-    Backslash,
-    /// The inside of JSON strings.
-    Json,
-    /// W3C extended logs: targets as logged; user agents with `+` for a
-    /// blank and `%XX` for other bytes.
-    W3c,
-}
+use super::format::{Entry, LogEscaping};
 
 impl Entry<'_> {
     /// The request line, decoded: `METHOD TARGET[?QUERY]` when the log
@@ -53,9 +41,9 @@ impl Entry<'_> {
     pub fn user_agent_text(&self) -> Option<Cow<'_, [u8]>> {
         let raw = self.user_agent?;
         Some(match self.escaping {
-            Escaping::Backslash => unescape(raw),
-            Escaping::Json => json_unescape(raw),
-            Escaping::W3c => w3c_user_agent(raw),
+            LogEscaping::Backslash => unescape(raw),
+            LogEscaping::Json => json_unescape(raw),
+            LogEscaping::W3c => w3c_user_agent(raw),
         })
     }
 
@@ -64,9 +52,9 @@ impl Entry<'_> {
     /// normalises.
     fn decoded<'a>(&self, raw: &'a [u8]) -> Cow<'a, [u8]> {
         match self.escaping {
-            Escaping::Backslash => unescape(raw),
-            Escaping::Json => json_unescape(raw),
-            Escaping::W3c => Cow::Borrowed(raw),
+            LogEscaping::Backslash => unescape(raw),
+            LogEscaping::Json => json_unescape(raw),
+            LogEscaping::W3c => Cow::Borrowed(raw),
         }
     }
 }
@@ -241,7 +229,7 @@ mod tests {
         let entry = Entry {
             request: br"/a\/b",
             method: Some(b"GET"),
-            escaping: Escaping::Json,
+            escaping: LogEscaping::Json,
             ..Entry::EMPTY
         };
         assert_eq!(&*entry.request_line(), b"GET /a/b");
@@ -249,7 +237,7 @@ mod tests {
             request: b"/a%20b",
             method: Some(b"GET"),
             query: Some(b"q=%22"),
-            escaping: Escaping::W3c,
+            escaping: LogEscaping::W3c,
             ..Entry::EMPTY
         };
         assert_eq!(&*entry.request_line(), b"GET /a%20b?q=%22");

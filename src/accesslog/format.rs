@@ -14,9 +14,9 @@ use std::fmt;
 
 use super::chunk::Line;
 use super::compile::{Compiled, compile};
-use super::decode::Escaping;
 use super::fields;
 use super::layout::TimeLayout;
+use super::program::{Slot, Step, Text};
 use super::time::{Timestamp, fraction_millis, offset_prefix};
 use super::zone::LogTz;
 
@@ -24,84 +24,6 @@ use super::zone::LogTz;
 pub const COMBINED: &str = r#"%h %l %u %t "%r" %>s %b "%{Referer}i" "%{User-agent}i""#;
 pub const COMMON: &str = r#"%h %l %u %t "%r" %>s %b"#;
 pub const VHOST_COMBINED: &str = r#"%v:%p %h %l %u %t "%r" %>s %b "%{Referer}i" "%{User-agent}i""#;
-
-/// What a field of the format means to the audit.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Slot {
-    Client,
-    /// The time, written as `LogFormat::time` says.
-    Time,
-    Request,
-    Status,
-    UserAgent,
-    Vhost,
-    /// The forwarded-for chain (`%{X-Forwarded-For}i`,
-    /// `$http_x_forwarded_for`).
-    ForwardedFor,
-    /// `%{msec_frac}t` (3 digits) or `%{usec_frac}t` (6): the fraction of
-    /// the second of the time field.
-    Fraction(u8),
-    /// `%{%z}t`: the UTC offset of a time field written without one.
-    Offset,
-    /// A field the audit does not use: skipped.
-    Other,
-}
-
-/// Fixed text of a format (between fields), with up to its first four
-/// bytes packed so that checking it against a line is one load and one
-/// compare: it is checked once per field on every line.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct Text {
-    bytes: Box<[u8]>,
-    /// The first bytes, little-endian, and a mask of the bytes that count.
-    word: u32,
-    mask: u32,
-}
-
-impl Text {
-    pub(crate) fn new(bytes: Vec<u8>) -> Text {
-        let mut word = 0u32;
-        let mut mask = 0u32;
-        for (i, &b) in bytes.iter().take(4).enumerate() {
-            word |= u32::from(b) << (8 * i);
-            mask |= 0xff << (8 * i);
-        }
-        Text {
-            bytes: bytes.into_boxed_slice(),
-            word,
-            mask,
-        }
-    }
-
-    pub(crate) fn bytes(&self) -> &[u8] {
-        &self.bytes
-    }
-
-    /// True when the text stands in `line` at `at`.
-    #[inline(always)]
-    fn stands_at(&self, line: &[u8], at: usize) -> bool {
-        if self.bytes.len() <= 4
-            && let Some(&four) = line.get(at..).and_then(|rest| rest.first_chunk::<4>())
-        {
-            return u32::from_le_bytes(four) & self.mask == self.word;
-        }
-        match line.get(at..at + self.bytes.len()) {
-            Some(here) => here == &*self.bytes,
-            None => false,
-        }
-    }
-}
-
-/// One field of a compiled format and the text that follows it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Step {
-    pub slot: Slot,
-    /// Between `"`s: ends only at an unescaped `"` followed by `after`.
-    pub quoted: bool,
-    /// The text between this field and the next (may be empty only when
-    /// the field ends by itself: a time, a status, or the last field).
-    pub after: Text,
-}
 
 /// A compiled log format. Immutable; share it between threads.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -152,7 +74,7 @@ pub struct Entry<'a> {
     /// trusted proxy connected (SPEC §1 "Client address").
     pub forwarded_client: Option<&'a [u8]>,
     /// How the text fields are escaped.
-    pub escaping: Escaping,
+    pub escaping: LogEscaping,
 }
 
 impl Entry<'_> {
@@ -172,8 +94,20 @@ impl Entry<'_> {
         vhost: None,
         forwarded_for: None,
         forwarded_client: None,
-        escaping: Escaping::Backslash,
+        escaping: LogEscaping::Backslash,
     };
+}
+
+/// How an entry's text fields are escaped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogEscaping {
+    /// Apache and nginx text logs: `\"`, `\\`, `\xHH` and the like.
+    Backslash,
+    /// The inside of JSON strings.
+    Json,
+    /// W3C extended logs: targets as logged; user agents with `+` for a
+    /// blank and `%XX` for other bytes.
+    W3c,
 }
 
 /// Why a line was skipped.
@@ -322,7 +256,7 @@ fn find_quote_or_escape(line: &[u8], from: usize) -> Option<usize> {
 /// at the end of the line.
 #[inline]
 fn unquoted_end(line: &[u8], start: usize, after: &Text) -> Result<usize, Skip> {
-    let Some(&first) = after.bytes.first() else {
+    let Some(&first) = after.bytes().first() else {
         let rest = &line[start..];
         return Ok(start + memchr::memchr2(b' ', b'\t', rest).unwrap_or(rest.len()));
     };
@@ -332,7 +266,7 @@ fn unquoted_end(line: &[u8], start: usize, after: &Text) -> Result<usize, Skip> 
         if after.stands_at(line, at) {
             return Ok(at);
         }
-        if line.len() - at <= after.bytes.len() {
+        if line.len() - at <= after.bytes().len() {
             return Err(Skip::Truncated);
         }
         from = at + 1;
@@ -351,7 +285,7 @@ fn spaced_end(
     slot: Slot,
     last: bool,
 ) -> Result<usize, Skip> {
-    if last && after.bytes.is_empty() {
+    if last && after.bytes().is_empty() {
         let mut end = line.len();
         while end > start && line[end - 1].is_ascii_whitespace() {
             end -= 1;
@@ -374,7 +308,7 @@ fn closes(line: &[u8], at: usize, after: &Text, last: bool) -> bool {
     after.stands_at(line, at)
         && (!last
             || line
-                .get(at + after.bytes.len())
+                .get(at + after.bytes().len())
                 .is_none_or(|b| b.is_ascii_whitespace()))
 }
 
@@ -508,7 +442,7 @@ impl LogFormat {
             return Err(Skip::Empty);
         }
         if !self.lead.stands_at(line, 0) {
-            return Err(if line.len() < self.lead.bytes.len() {
+            return Err(if line.len() < self.lead.bytes().len() {
                 Skip::Truncated
             } else {
                 Skip::Mismatch
@@ -519,7 +453,7 @@ impl LogFormat {
         let mut local = false;
         let mut offset = None;
         let mut fraction = None;
-        let mut pos = self.lead.bytes.len();
+        let mut pos = self.lead.bytes().len();
         let last = self.steps.len().saturating_sub(1);
         for (index, step) in self.steps.iter().enumerate() {
             let rest = &line[pos..];
@@ -577,13 +511,13 @@ impl LogFormat {
                 }
             };
             if !step.after.stands_at(line, end) {
-                return Err(if line.len() - end < step.after.bytes.len() {
+                return Err(if line.len() - end < step.after.bytes().len() {
                     Skip::Truncated
                 } else {
                     Skip::Mismatch
                 });
             }
-            pos = end + step.after.bytes.len();
+            pos = end + step.after.bytes().len();
         }
         // `-` is a client field that says "no address": the line is read
         // and gives no PTR name (SPEC §2); an empty one is no field at all.

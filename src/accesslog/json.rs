@@ -7,13 +7,13 @@
 //! One pass over the line (`json_scan`) walks only the keys of the mapping
 //! (dotted paths reach nested objects) and skips every other value; the
 //! values kept are borrowed raw text, strings still escaped
-//! (`Escaping::Json`), so a line that is no crawler's costs no allocation
+//! (`LogEscaping::Json`), so a line that is no crawler's costs no allocation
 //! and no decoding. A line that is valid JSON but holds neither a client
 //! nor a request (Caddy's runtime messages) is `Skip::NotRequest`: counted
 //! apart, neither skipped nor a fetch.
 
-use super::decode::Escaping;
 use super::fields;
+use super::format::LogEscaping;
 use super::format::{Entry, Skip};
 use super::json_scan::{self, Node, insert};
 use super::time::{Timestamp, clf_prefix, epoch_prefix, iso8601_prefix};
@@ -201,7 +201,7 @@ impl JsonFormat {
             return Err(Skip::NotRequest);
         }
         let mut entry = Entry {
-            escaping: Escaping::Json,
+            escaping: LogEscaping::Json,
             ..Entry::EMPTY
         };
         let client = string(client.ok_or(Skip::NoClient)?)?.ok_or(Skip::NoClient)?;

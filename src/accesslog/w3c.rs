@@ -13,8 +13,8 @@
 //! for the lines below it: `Parser` in `detect.rs` follows them within a
 //! chunk, and `carry` hands the fields in force on to the next chunk.
 
-use super::decode::Escaping;
 use super::fields;
+use super::format::LogEscaping;
 use super::format::{Entry, Skip};
 use super::time::{Timestamp, days_from_civil};
 use super::zone::LogTz;
@@ -124,7 +124,7 @@ impl W3cFormat {
             return Err(Skip::Mismatch);
         }
         let mut entry = Entry {
-            escaping: Escaping::W3c,
+            escaping: LogEscaping::W3c,
             ..Entry::EMPTY
         };
         let (mut date, mut time, mut local) = (None, None, false);

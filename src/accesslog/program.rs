@@ -1,0 +1,85 @@
+//! What a compiled log format is made of: takes nothing, gives the pieces
+//! `compile` makes from a format string and `format` follows on every line
+//! — the meaning of each field (`Slot`), the fixed text between fields
+//! (`Text`, packed for a fast check), and a field with the text after it
+//! (`Step`). Kept apart so that neither of those two modules needs the
+//! other's insides.
+
+/// What a field of the format means to the audit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Slot {
+    Client,
+    /// The time, written as `LogFormat::time` says.
+    Time,
+    Request,
+    Status,
+    UserAgent,
+    Vhost,
+    /// The forwarded-for chain (`%{X-Forwarded-For}i`,
+    /// `$http_x_forwarded_for`).
+    ForwardedFor,
+    /// `%{msec_frac}t` (3 digits) or `%{usec_frac}t` (6): the fraction of
+    /// the second of the time field.
+    Fraction(u8),
+    /// `%{%z}t`: the UTC offset of a time field written without one.
+    Offset,
+    /// A field the audit does not use: skipped.
+    Other,
+}
+
+/// Fixed text of a format (between fields), with up to its first four
+/// bytes packed so that checking it against a line is one load and one
+/// compare: it is checked once per field on every line.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Text {
+    bytes: Box<[u8]>,
+    /// The first bytes, little-endian, and a mask of the bytes that count.
+    word: u32,
+    mask: u32,
+}
+
+impl Text {
+    pub(crate) fn new(bytes: Vec<u8>) -> Text {
+        let mut word = 0u32;
+        let mut mask = 0u32;
+        for (i, &b) in bytes.iter().take(4).enumerate() {
+            word |= u32::from(b) << (8 * i);
+            mask |= 0xff << (8 * i);
+        }
+        Text {
+            bytes: bytes.into_boxed_slice(),
+            word,
+            mask,
+        }
+    }
+
+    #[inline(always)]
+    pub(crate) fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// True when the text stands in `line` at `at`.
+    #[inline(always)]
+    pub(crate) fn stands_at(&self, line: &[u8], at: usize) -> bool {
+        if self.bytes.len() <= 4
+            && let Some(&four) = line.get(at..).and_then(|rest| rest.first_chunk::<4>())
+        {
+            return u32::from_le_bytes(four) & self.mask == self.word;
+        }
+        match line.get(at..at + self.bytes.len()) {
+            Some(here) => here == &*self.bytes,
+            None => false,
+        }
+    }
+}
+
+/// One field of a compiled format and the text that follows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Step {
+    pub slot: Slot,
+    /// Between `"`s: ends only at an unescaped `"` followed by `after`.
+    pub quoted: bool,
+    /// The text between this field and the next (may be empty only when
+    /// the field ends by itself: a time, a status, or the last field).
+    pub after: Text,
+}
