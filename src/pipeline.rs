@@ -847,7 +847,9 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
             memory.keep_recent(longest_ms, KEPT_TIMES);
             state.counts.insert(name.to_string(), memory);
         }
-        for done in finished.values() {
+        // An empty log (or one whose only line is unfinished) matches
+        // nothing: no fingerprint to keep.
+        for done in finished.values().filter(|done| done.fingerprint.lines > 0) {
             state.add_fingerprint(done.fingerprint.clone());
         }
         for row in nightly.iter().flat_map(|n| n.rows(&crawlers)) {
