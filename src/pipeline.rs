@@ -216,7 +216,7 @@ fn read_one(
     while let Some(chunk) = next.take() {
         heads.feed(&chunk, sending.reader.added_line_end());
         if overflow {
-            sending.reader.recycler().recycle(chunk.data);
+            sending.recycler.recycle(chunk.data);
         } else {
             held_bytes += chunk.data.len();
             held.push(chunk);
@@ -225,7 +225,7 @@ fn read_one(
                 // log again from its start.
                 overflow = true;
                 for chunk in held.drain(..) {
-                    sending.reader.recycler().recycle(chunk.data);
+                    sending.recycler.recycle(chunk.data);
                 }
             }
         }
@@ -243,13 +243,13 @@ fn read_one(
     let mut format = format;
     if !overflow {
         for chunk in held {
-            format = sending.send_after(chunk, through, format, &mut heads)?;
+            format = sending.send_after(chunk, through, format, &mut heads);
         }
         if let Some(err) = damage {
             return Err(err);
         }
         while let Some(chunk) = sending.next() {
-            format = sending.send_after(chunk?, through, format, &mut heads)?;
+            format = sending.send_after(chunk?, through, format, &mut heads);
         }
         return Ok(Some(heads.reading.finish(audited_ms)));
     }
@@ -273,7 +273,7 @@ fn read_one(
     let mut again = Sending::open(file, path, tx, progress)?;
     let mut format = chosen;
     while let Some(chunk) = again.next() {
-        format = again.send_after(chunk?, through, format, &mut heads)?;
+        format = again.send_after(chunk?, through, format, &mut heads);
     }
     Ok(Some(heads.reading.finish(audited_ms)))
 }
@@ -381,7 +381,7 @@ impl<'a> Sending<'a> {
         through: u64,
         format: Arc<FileFormat>,
         heads: &mut Heads<'_>,
-    ) -> Result<Arc<FileFormat>> {
+    ) -> Arc<FileFormat> {
         heads.feed(&chunk, self.reader.added_line_end());
         let (head, tail) = state::heads::split_after(chunk, through);
         let mut format = format;
@@ -392,7 +392,7 @@ impl<'a> Sending<'a> {
         if let Some(tail) = tail {
             format = self.send(tail, format);
         }
-        Ok(format)
+        format
     }
 }
 

@@ -84,16 +84,10 @@ impl Count {
 
     /// The latest fetch times, ascending: those the next night's rates and
     /// delays can still see.
+    /// The window always holds the latest fetch (it is pruned before a
+    /// push, never after), so it is the previous fetch for the delay too.
     pub fn times(&self) -> Vec<i64> {
-        let mut times: Vec<i64> = self.window.iter().copied().collect();
-        if let Some(previous) = self.previous
-            && times.last() != Some(&previous)
-            && times.binary_search(&previous).is_err()
-        {
-            times.push(previous);
-            times.sort_unstable();
-        }
-        times
+        self.window.iter().copied().collect()
     }
 
     /// The longest period in force for the count, in milliseconds.
