@@ -148,20 +148,11 @@ impl Formats<'_> {
         })?;
         let name = format.name();
         let mut said = Vec::new();
-        if let Some(first) = first.filter(|f| accesslog::detect::has_lines(f)) {
-            if self.choice.chooses() && !self.quiet {
-                said.push(format!(
-                    "robots-audit: {} is read as {name} (the format its first lines fit)",
-                    path.display()
-                ));
-            }
-            if !accesslog::detect::shows_user_agents(&format, first) {
-                said.push(format!(
-                    "robots-audit: warning: {}: its lines ({name}) carry no user agent: \
-                     crawlers can be found by address only",
-                    path.display()
-                ));
-            }
+        if self.choice.chooses() && !self.quiet && first.is_some_and(accesslog::detect::has_lines) {
+            said.push(format!(
+                "robots-audit: {} is read as {name} (the format its first lines fit)",
+                path.display()
+            ));
         }
         if let Ok(mut chosen) = self.chosen.lock() {
             chosen.insert(file, (name, said));
@@ -701,6 +692,7 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
         &scan.skips,
         &unread,
         &already_audited,
+        &chosen,
         config.quiet,
     );
     for line in &notice.lines {

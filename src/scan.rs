@@ -169,6 +169,7 @@ impl Scanner<'_> {
             match entry {
                 Ok(entry) => {
                     tally.saw(entry.time);
+                    tally.with_user_agent += u64::from(entry.user_agent.is_some());
                     let lowered = lowered.line(&chunk.data, line.start, line.text.len());
                     if let Some(fetch) = self.fetch(file, &line, lowered, &entry) {
                         let inside = self.since.is_none_or(|s| fetch.time.unix >= s)

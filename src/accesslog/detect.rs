@@ -493,33 +493,6 @@ pub fn has_lines(first: &Chunk) -> bool {
         .any(|l| l.too_long || !l.text.trim_ascii().is_empty())
 }
 
-/// True when some line of the first chunk that `format` reads carries a
-/// user agent (a Traefik log drops request headers unless told to keep
-/// them). Judged on the lines themselves, not on the fields a format
-/// names: a W3C file's `#Fields:` are followed line by line, so fields
-/// that change within the chunk are seen, and a field that is always
-/// `-` counts for nothing.
-pub fn shows_user_agents(format: &FileFormat, first: &Chunk) -> bool {
-    // A text or JSON format's fields never change: one without a user
-    // agent shows none. A W3C format starts empty and learns its fields
-    // from the lines.
-    if !matches!(format, FileFormat::W3c(_)) && !format.has_user_agent() {
-        return false;
-    }
-    let mut parser = format.parser();
-    let mut read = 0;
-    for line in first.lines().filter(|l| !l.too_long) {
-        if let Ok(entry) = parser.parse(line.text) {
-            if entry.user_agent.is_some() {
-                return true;
-            }
-            read += 1;
-        }
-    }
-    // Nothing read: the skipped lines are reported on their own.
-    read == 0
-}
-
 #[cfg(test)]
 #[path = "detect_tests.rs"]
 mod tests;

@@ -278,26 +278,3 @@ fn w3c_fields_turning_local_in_the_first_lines_need_a_zone() {
             .expect("placed in Prague");
     }
 }
-
-#[test]
-fn user_agents_are_judged_on_the_lines_under_every_fields_directive() {
-    let shows = |text: &str| {
-        let first = chunk(text);
-        let format = FormatChoice::new("w3c")
-            .expect("known")
-            .choose(Some(&first))
-            .expect("w3c");
-        shows_user_agents(&format, &first)
-    };
-    let with = "#Fields: date time c-ip cs-method cs-uri-stem sc-status cs(User-Agent)\n\
-                2026-11-30 00:00:01 77.75.77.1 GET / 200 SeznamBot/4.0\n";
-    assert!(shows(with));
-    let without = "#Fields: date time c-ip cs-method cs-uri-stem sc-status\n\
-                   2026-11-30 00:00:01 77.75.77.1 GET / 200\n";
-    assert!(!shows(without));
-    // The fields change below the first lines: the later lines carry one.
-    let gained = format!("{without}{with}");
-    assert!(shows(&gained));
-    // A user-agent column that is always `-` carries none.
-    assert!(!shows(&with.replace("SeznamBot/4.0", "-")));
-}

@@ -34,6 +34,12 @@ pub struct Tally {
     /// The earliest and latest time of a line that parsed, by instant.
     pub first_time: Option<Timestamp>,
     pub last_time: Option<Timestamp>,
+    /// Lines that parsed with a user agent (not `-`): none in a file means
+    /// its crawlers can be found by address only.
+    pub with_user_agent: u64,
+    /// The first line whose time carries no UTC offset, read without a
+    /// zone: such a file is not read (SPEC §1 "Times").
+    pub first_no_offset: Option<u64>,
 }
 
 impl Tally {
@@ -62,6 +68,9 @@ impl Tally {
         if self.first_skip.is_none_or(|(first, _)| line < first) {
             self.first_skip = Some((line, skip));
         }
+        if skip == Skip::NoOffset && self.first_no_offset.is_none_or(|first| line < first) {
+            self.first_no_offset = Some(line);
+        }
     }
 
     /// Adds the counts of another part of the same file.
@@ -69,6 +78,12 @@ impl Tally {
         self.lines += other.lines;
         self.blank += other.blank;
         self.not_requests += other.not_requests;
+        self.with_user_agent += other.with_user_agent;
+        if let Some(line) = other.first_no_offset
+            && self.first_no_offset.is_none_or(|first| line < first)
+        {
+            self.first_no_offset = Some(line);
+        }
         if let Some((line, _)) = other.first_skip
             && self.first_skip.is_none_or(|(first, _)| line < first)
         {
@@ -105,14 +120,16 @@ pub fn count(n: u64, one: &str, many: &str) -> String {
 
 /// The messages about skipped lines. `shown` are the first skipped lines
 /// of the run by (file, line); files in `unread` already failed to open or
-/// read (their error says enough); with `quiet` only the warnings and the
-/// errors remain.
+/// read (their error says enough); `formats` names each file's format for
+/// the warning of lines without user agents; with `quiet` only the
+/// warnings and the errors remain.
 pub fn notice(
     files: &[PathBuf],
     tallies: &BTreeMap<usize, Tally>,
     shown: &[(usize, u64, Skip)],
     unread: &[usize],
     already_audited: &BTreeMap<usize, u64>,
+    formats: &BTreeMap<usize, String>,
     quiet: bool,
 ) -> Notice {
     let mut notice = Notice::default();
@@ -152,6 +169,19 @@ pub fn notice(
                     count(before, "line", "lines")
                 ));
             }
+        } else if let Some(line) = tally.first_no_offset {
+            // Wherever in the file it is, never silently UTC: the lines
+            // before it were read, the file is not a clean night.
+            notice.failed.push((
+                file,
+                Error::Format {
+                    path: path.clone(),
+                    at: Position::Line(line),
+                    cause: "its time carries no UTC offset and is never taken as UTC: \
+                            needs --log-tz ZONE (an IANA name such as Europe/Prague, or +HHMM)"
+                        .to_string(),
+                },
+            ));
         } else if tally.parsed() == 0 {
             let cause = if tally.skipped == 0 {
                 "the log is empty: nothing was audited".to_string()
@@ -178,6 +208,19 @@ pub fn notice(
                 tally.skipped as f64 * 100.0 / tally.lines as f64
             ));
         }
+        // Judged on every line read, whatever the format said it holds:
+        // W3C fields change within a file, and a user-agent column that is
+        // always `-` carries none.
+        if tally.parsed() > 0 && tally.with_user_agent == 0 {
+            let format = formats
+                .get(&file)
+                .map_or(String::new(), |name| format!(" ({name})"));
+            notice.lines.push(format!(
+                "robots-audit: warning: {}: its lines{format} carry no user agent: \
+                 crawlers can be found by address only",
+                path.display()
+            ));
+        }
     }
     notice
 }
@@ -195,6 +238,7 @@ mod tests {
         for &line in skips {
             tally.skip(line, Skip::BadTime);
         }
+        tally.with_user_agent = tally.parsed();
         tally
     }
 
@@ -231,6 +275,7 @@ mod tests {
                 &[],
                 &[],
                 &BTreeMap::new(),
+                &BTreeMap::new(),
                 quiet,
             );
             let warnings = got.lines.iter().filter(|l| l.contains("warning")).count();
@@ -245,7 +290,15 @@ mod tests {
         let tallies = BTreeMap::from([(0, tally(300, 0, &skips))]);
         let shown: Vec<(usize, u64, Skip)> = (1..=5).map(|line| (0, line, Skip::BadTime)).collect();
         let files = [PathBuf::from("a.log")];
-        let got = notice(&files, &tallies, &shown, &[], &BTreeMap::new(), false);
+        let got = notice(
+            &files,
+            &tallies,
+            &shown,
+            &[],
+            &BTreeMap::new(),
+            &BTreeMap::new(),
+            false,
+        );
         assert_eq!(got.lines.len(), 7, "{:?}", got.lines);
         assert_eq!(got.lines[4], "robots-audit: a.log:5: skipped: bad time");
         assert_eq!(
@@ -256,7 +309,15 @@ mod tests {
             got.lines[6],
             "robots-audit: warning: a.log: 7 of 300 lines skipped (2.3%), the first at line 1: bad time"
         );
-        let got = notice(&files, &tallies, &shown, &[], &BTreeMap::new(), true);
+        let got = notice(
+            &files,
+            &tallies,
+            &shown,
+            &[],
+            &BTreeMap::new(),
+            &BTreeMap::new(),
+            true,
+        );
         assert_eq!(got.lines.len(), 1, "{:?}", got.lines);
     }
 
@@ -268,8 +329,62 @@ mod tests {
             &[],
             &[0],
             &BTreeMap::new(),
+            &BTreeMap::new(),
             false,
         );
         assert!(got.lines.is_empty() && got.failed.is_empty());
+    }
+
+    #[test]
+    fn a_time_without_offset_anywhere_fails_the_file_at_its_first_line() {
+        let mut early = tally(100, 0, &[]);
+        let mut late = tally(100, 0, &[]);
+        late.skip(180, Skip::NoOffset);
+        late.skip(150, Skip::NoOffset);
+        early.merge(&late);
+        early.with_user_agent = early.parsed();
+        let tallies = BTreeMap::from([(0, early)]);
+        let files = [PathBuf::from("a.log")];
+        let got = notice(
+            &files,
+            &tallies,
+            &[],
+            &[],
+            &BTreeMap::new(),
+            &BTreeMap::new(),
+            true,
+        );
+        assert_eq!(got.failed.len(), 1, "{:?}", got.lines);
+        let message = got.failed[0].1.to_string();
+        assert!(
+            message.contains("a.log:150") && message.contains("--log-tz"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn lines_without_user_agents_are_warned_of_whatever_the_quiet() {
+        let files = [PathBuf::from("a.log")];
+        let formats = BTreeMap::from([(0, "common".to_string())]);
+        let mut none = tally(10, 0, &[]);
+        none.with_user_agent = 0;
+        let mut one = none;
+        one.with_user_agent = 1;
+        for (tally, warned) in [(none, true), (one, false)] {
+            let tallies = BTreeMap::from([(0, tally)]);
+            let got = notice(&files, &tallies, &[], &[], &BTreeMap::new(), &formats, true);
+            assert_eq!(
+                got.lines,
+                if warned {
+                    vec![
+                        "robots-audit: warning: a.log: its lines (common) carry no user agent: \
+                         crawlers can be found by address only"
+                            .to_string(),
+                    ]
+                } else {
+                    Vec::new()
+                }
+            );
+        }
     }
 }

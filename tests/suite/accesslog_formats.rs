@@ -128,6 +128,89 @@ fn w3c_warns_of_missing_user_agents_by_what_its_lines_carry() {
     }
 }
 
+/// W3C lines under `#Fields: date time c-ip cs-method cs-uri-stem
+/// sc-status`, more than a reader's first chunk (1 MiB) of them.
+fn w3c_head_without_user_agents() -> String {
+    let mut text = String::from("#Fields: date time c-ip cs-method cs-uri-stem sc-status\n");
+    for n in 0..30_000 {
+        text.push_str(&format!(
+            "2026-11-30 00:{:02}:{:02} 192.0.2.{} GET /page/{n} 200\n",
+            n / 60 % 60,
+            n % 60,
+            n % 250 + 1
+        ));
+    }
+    assert!(text.len() > 1 << 20, "past the first chunk");
+    text
+}
+
+#[test]
+fn fields_that_change_past_the_first_chunk_decide_the_warning_and_the_zone() {
+    let head = w3c_head_without_user_agents();
+    let ua = SEZNAM_UA.replace(' ', "+");
+    // User agents appear only past the first chunk: no warning.
+    let gained = format!(
+        "{head}#Fields: date time c-ip cs-method cs-uri-stem sc-status cs(User-Agent)\n\
+         2026-11-30 01:00:00 77.75.77.1 GET /private/x 200 {ua}\n"
+    );
+    let site = Site::new()
+        .with("robots.txt", ROBOTS)
+        .with("u_ex.log", &gained);
+    let report = site.audit(&["--log", "u_ex.log", "--robots", "robots.txt", "--quiet"]);
+    report.assert_code(1);
+    assert!(
+        !report.stderr.contains("carry no user agent"),
+        "{}",
+        report.stderr
+    );
+    // Never any: warned, though the first chunk could not tell.
+    let site = Site::new()
+        .with("robots.txt", ROBOTS)
+        .with("u_ex.log", &head);
+    let report = site.audit(&["--log", "u_ex.log", "--robots", "robots.txt", "--quiet"]);
+    report.assert_code(0);
+    assert!(
+        report
+            .stderr
+            .contains("u_ex.log: its lines (w3c) carry no user agent"),
+        "{}",
+        report.stderr
+    );
+    // Local times past the first chunk: the file is refused at their first
+    // line, never read as UTC; with --log-tz it is read.
+    let local = format!(
+        "{head}#Fields: date-local time-local c-ip cs-method cs-uri-stem sc-status cs(User-Agent)\n\
+         2026-11-30 02:00:00 77.75.77.1 GET /private/y 200 {ua}\n"
+    );
+    let first_local = head.lines().count() + 2;
+    let site = Site::new()
+        .with("robots.txt", ROBOTS)
+        .with("u_ex.log", &local);
+    let run = site.run(&["--log", "u_ex.log", "--robots", "robots.txt", "--quiet"]);
+    assert_eq!(run.code, 2, "stderr:\n{}", run.stderr);
+    assert!(
+        run.stderr.contains(&format!("u_ex.log:{first_local}:"))
+            && run.stderr.contains("needs --log-tz"),
+        "{}",
+        run.stderr
+    );
+    let report = site.audit(&[
+        "--log",
+        "u_ex.log",
+        "--robots",
+        "robots.txt",
+        "--quiet",
+        "--log-tz",
+        "Europe/Prague",
+    ]);
+    report.assert_code(1);
+    let violations = String::from_utf8_lossy(&report.violations);
+    assert!(
+        violations.contains("2026-11-30T02:00:00+01:00") && violations.contains("/private/y"),
+        "{violations}"
+    );
+}
+
 #[test]
 fn cloudfront_log_with_tabs_and_percent_encoded_user_agents() {
     let report = check_sample("cloudfront.log", "w3c", 6, 0, 2, 1);
