@@ -471,8 +471,23 @@ fn decide<'r>(
 const BATCH: usize = 4096;
 const BATCH_BYTES: usize = 4 << 20;
 
+/// What the judge hands to the writer, in order: a crawler's fetch with
+/// the rows it made, or an impostor's fetch.
+enum Judged<'r> {
+    Counted(Counted, Vec<Violation<'r>>),
+    Impostor(Impostor),
+}
+
+/// Batches judged but not yet written: one in the channel beside the one
+/// being judged and the one being written, so the judging phase holds at
+/// most three batches (`BATCH_BYTES` each) whatever the log.
+const BATCHES_IN_FLIGHT: usize = 1;
+
 /// Merges the sorted fetches and judges them, writing every row as it is
-/// made; gives the totals for the other reports.
+/// made; gives the totals for the other reports. The judging (merge,
+/// identity, `disallow` in parallel, then rates and delays in order) and
+/// the writing of its rows (reports, totals, the night's counts) run on
+/// two threads, a batch apart, in the same order as one would.
 #[allow(clippy::too_many_arguments)]
 fn judge<'d, 'r>(
     pool: &rayon::ThreadPool,
@@ -483,52 +498,92 @@ fn judge<'d, 'r>(
     versions: Option<&Versions>,
     sorter: Sorter<'_, Fetch>,
     rows: &mut report::Rows<'_, '_>,
-    mut digest: Digest<'d>,
+    digest: Digest<'d>,
     gather: &mut report::html::build::Gather,
-    mut nightly: Option<&mut NightRows>,
+    nightly: Option<&mut NightRows>,
     copies: &[usize],
 ) -> Result<Digest<'d>> {
     let mut merged = sorter.finish()?;
-    let mut batch: Vec<Fetch> = Vec::with_capacity(BATCH);
-    let mut made: Vec<Violation<'r>> = Vec::new();
-    let mut identities = Identities::new();
-    loop {
-        let mut bytes = 0;
-        while batch.len() < BATCH && bytes < BATCH_BYTES {
-            match merged.next() {
-                Some(fetch) => {
-                    let fetch = fetch?;
-                    if copies.contains(&(fetch.file as usize)) {
-                        continue;
+    let (tx, rx) = mpsc::sync_channel::<Vec<Judged<'r>>>(BATCHES_IN_FLIGHT);
+    std::thread::scope(|scope| {
+        let writer = scope.spawn(move || write_judged(rx, rows, digest, gather, nightly));
+        let judged = (|| -> Result<()> {
+            let mut batch: Vec<Fetch> = Vec::with_capacity(BATCH);
+            let mut made: Vec<Violation<'r>> = Vec::new();
+            let mut identities = Identities::new();
+            loop {
+                let mut bytes = 0;
+                while batch.len() < BATCH && bytes < BATCH_BYTES {
+                    match merged.next() {
+                        Some(fetch) => {
+                            let fetch = fetch?;
+                            if copies.contains(&(fetch.file as usize)) {
+                                continue;
+                            }
+                            bytes += fetch.size();
+                            batch.push(fetch);
+                        }
+                        None => break,
                     }
-                    bytes += fetch.size();
-                    batch.push(fetch);
                 }
-                None => break,
+                if batch.is_empty() {
+                    return Ok(());
+                }
+                for fetch in &batch {
+                    let clients = identities.entry(fetch.claim).or_default();
+                    if !clients.contains_key(fetch.client()) {
+                        let who = identify(ident, knowledge, fetch.client(), fetch.claim);
+                        clients.insert(fetch.client().into(), who);
+                    }
+                }
+                let decided: Vec<Decided<'r>> = pool.install(|| {
+                    batch
+                        .par_drain(..)
+                        .map(|fetch| decide(&identities, policies, versions, fetch))
+                        .collect()
+                });
+                let mut out = Vec::with_capacity(decided.len());
+                for decided in decided {
+                    match decided {
+                        Decided::Counted(counted, disallow) => {
+                            judge.judge(&counted, disallow, &mut made);
+                            out.push(Judged::Counted(counted, std::mem::take(&mut made)));
+                        }
+                        Decided::Impostor(impostor) => out.push(Judged::Impostor(impostor)),
+                        Decided::Nobody => {}
+                    }
+                }
+                if tx.send(out).is_err() {
+                    // The writer stopped on an error, which it gives.
+                    return Ok(());
+                }
             }
-        }
-        if batch.is_empty() {
-            break;
-        }
-        for fetch in &batch {
-            let clients = identities.entry(fetch.claim).or_default();
-            if !clients.contains_key(fetch.client()) {
-                let who = identify(ident, knowledge, fetch.client(), fetch.claim);
-                clients.insert(fetch.client().into(), who);
-            }
-        }
-        let decided: Vec<Decided<'r>> = pool.install(|| {
-            batch
-                .par_drain(..)
-                .map(|fetch| decide(&identities, policies, versions, fetch))
-                .collect()
-        });
-        for decided in decided {
-            match decided {
-                Decided::Counted(counted, disallow) => {
+        })();
+        drop(tx);
+        let written = match writer.join() {
+            Ok(written) => written,
+            Err(panic) => std::panic::resume_unwind(panic),
+        };
+        judged?;
+        written
+    })
+}
+
+/// Writes what the judge made, batch by batch in its order: each row into
+/// the reports, the totals of the others, and the night's counts.
+fn write_judged<'d>(
+    batches: mpsc::Receiver<Vec<Judged<'_>>>,
+    rows: &mut report::Rows<'_, '_>,
+    mut digest: Digest<'d>,
+    gather: &mut report::html::build::Gather,
+    mut nightly: Option<&mut NightRows>,
+) -> Result<Digest<'d>> {
+    for batch in batches {
+        for judged in batch {
+            match judged {
+                Judged::Counted(counted, made) => {
                     digest.counted(&counted);
                     gather.counted(&counted);
-                    judge.judge(&counted, disallow, &mut made);
                     if let Some(nightly) = nightly.as_deref_mut() {
                         nightly.counted(counted.crawler, &counted.fetch.time);
                         for row in made.iter().filter(|row| row.accuses()) {
@@ -536,13 +591,13 @@ fn judge<'d, 'r>(
                             nightly.violation(counted.crawler, time, row.kind.as_str());
                         }
                     }
-                    for row in made.drain(..) {
-                        rows.violation(&counted, &row)?;
-                        digest.violation(&counted, &row);
-                        gather.violation(&counted, &row);
+                    for row in &made {
+                        rows.violation(&counted, row)?;
+                        digest.violation(&counted, row);
+                        gather.violation(&counted, row);
                     }
                 }
-                Decided::Impostor(impostor) => {
+                Judged::Impostor(impostor) => {
                     if let Some(nightly) = nightly.as_deref_mut() {
                         nightly.impostor(impostor.claimed, &impostor.fetch.time);
                     }
@@ -550,7 +605,6 @@ fn judge<'d, 'r>(
                     digest.impostor(&impostor);
                     gather.impostor(&impostor);
                 }
-                Decided::Nobody => {}
             }
         }
     }

@@ -53,7 +53,7 @@ type CsvOut = csv::Writer<BufWriter<Sink>>;
 /// Where rows go: a file of the new set, or standard output.
 enum Sink {
     File(File),
-    Stdout(io::StdoutLock<'static>),
+    Stdout(io::Stdout),
 }
 
 impl Write for Sink {
@@ -106,7 +106,7 @@ impl<'a, 'o> Rows<'a, 'o> {
             }
             None => {
                 atomic::begin_streaming();
-                rows.violations = Some(csv_out(Sink::Stdout(io::stdout().lock())));
+                rows.violations = Some(csv_out(Sink::Stdout(io::stdout())));
             }
         }
         rows.header("violations.csv", &columns::VIOLATIONS)?;
