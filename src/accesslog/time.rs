@@ -10,7 +10,6 @@
 //! off that path (`--since`/`--until`, writing times back) is jiff's.
 
 use std::cell::Cell;
-use std::fmt::Write;
 
 /// Seconds in a day.
 const DAY: i64 = 86_400;
@@ -42,6 +41,29 @@ pub fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
     let day_of_year = (153 * month_from_march + 2) / 5 + i64::from(day) - 1;
     let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
     era * 146_097 + day_of_era - 719_468
+}
+
+/// The proleptic Gregorian (year, month, day) of a day counted from
+/// 1970-01-01, the inverse of `days_from_civil` (by 400-year eras, whose
+/// days repeat).
+pub(crate) fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    // Counted from 0000-03-01, so that a leap day ends its year.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let day_of_era = z.rem_euclid(146_097);
+    let year_of_era =
+        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    // Months from March: 0 is March, 11 February.
+    let march_month = (5 * day_of_year + 2) / 153;
+    let day = day_of_year - (153 * march_month + 2) / 5 + 1;
+    let month = if march_month < 10 {
+        march_month + 3
+    } else {
+        march_month - 9
+    };
+    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    (year, month, day)
 }
 
 fn is_leap(year: i64) -> bool {
@@ -416,38 +438,48 @@ impl Timestamp {
     /// `Z`: `2026-11-30T00:00:01+01:00`; with milliseconds only when the log
     /// wrote a fraction.
     pub fn rfc3339(&self) -> String {
-        let mut out = String::with_capacity(25);
         let offset = i32::from(self.offset_min);
-        // The local day and second by division, the calendar date of the
-        // day by jiff: jiff's instants stop a day short of 9999-12-31
-        // at -23:59, which a log can write. Out of range (never from the
-        // readers) is clamped, never a panic.
+        // The local day and second by division, then the calendar date of
+        // the day: the writer of every report row, so by arithmetic rather
+        // than a calendar library (held against jiff in the tests). Out of
+        // range (never from the readers) is clamped to years 0 to 9999,
+        // never a panic.
         let local = self.unix.saturating_add(i64::from(offset) * 60);
         let days = local.div_euclid(DAY).clamp(-719_528, 2_932_896);
         let second_of_day = local.rem_euclid(DAY);
-        let epoch = jiff::civil::date(1970, 1, 1);
-        let date = epoch
-            .checked_add(jiff::SignedDuration::from_hours(days * 24))
-            .unwrap_or(epoch);
-        let sign = if offset < 0 { '-' } else { '+' };
-        let offset = offset.abs();
-        // Writing to a String cannot fail.
-        let _ = write!(
-            out,
-            "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}",
-            date.year(),
-            date.month(),
-            date.day(),
-            second_of_day / 3600,
-            second_of_day / 60 % 60,
-            second_of_day % 60,
-        );
+        let (year, month, day) = civil_from_days(days);
+        let mut out = [0u8; 33];
+        let mut at = 0;
+        let mut put = |value: i64, width: usize, after: Option<u8>| {
+            let mut value = value;
+            for k in (0..width).rev() {
+                // value is 0..=9999 and width its digits: each is 0..=9.
+                out[at + k] = b'0' + (value % 10) as u8;
+                value /= 10;
+            }
+            at += width;
+            if let Some(byte) = after {
+                out[at] = byte;
+                at += 1;
+            }
+        };
+        put(year, 4, Some(b'-'));
+        put(month, 2, Some(b'-'));
+        put(day, 2, Some(b'T'));
+        put(second_of_day / 3600, 2, Some(b':'));
+        put(second_of_day / 60 % 60, 2, Some(b':'));
         // Whole-second logs (the usual formats) keep whole-second times.
+        let sign = if offset < 0 { b'-' } else { b'+' };
         if self.millis != 0 {
-            let _ = write!(out, ".{:03}", self.millis);
+            put(second_of_day % 60, 2, Some(b'.'));
+            put(i64::from(self.millis.min(999)), 3, Some(sign));
+        } else {
+            put(second_of_day % 60, 2, Some(sign));
         }
-        let _ = write!(out, "{sign}{:02}:{:02}", offset / 60, offset % 60);
-        out
+        let offset = i64::from(offset.abs());
+        put((offset / 60).min(99), 2, Some(b':'));
+        put(offset % 60, 2, None);
+        String::from_utf8_lossy(&out[..at]).into_owned()
     }
 
     /// Minutes since midnight (0..1440) of the instant read in the given

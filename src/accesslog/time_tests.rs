@@ -233,3 +233,41 @@ fn offsets() {
         assert_eq!(parse_offset(text), expected, "{text}");
     }
 }
+
+/// Every day from 0000-01-01 to 9999-12-31, as the report writer dates
+/// it, against jiff's calendar walked one day at a time.
+#[test]
+fn civil_from_days_agrees_with_jiff_on_every_day() {
+    let mut date = jiff::civil::date(0, 1, 1);
+    for days in -719_528..=2_932_896 {
+        let expected = (
+            i64::from(date.year()),
+            i64::from(date.month()),
+            i64::from(date.day()),
+        );
+        assert_eq!(civil_from_days(days), expected, "day {days}");
+        assert_eq!(
+            days_from_civil(expected.0, expected.1 as u32, expected.2 as u32),
+            days
+        );
+        if days < 2_932_896 {
+            date = date.tomorrow().expect("within 9999");
+        }
+    }
+}
+
+#[test]
+fn rfc3339_writes_milliseconds_and_negative_offsets() {
+    let t = Timestamp {
+        unix: 1_700_000_000,
+        millis: 7,
+        offset_min: -570,
+    };
+    assert_eq!(t.rfc3339(), "2023-11-14T12:43:20.007-09:30");
+    let t = Timestamp {
+        unix: -1,
+        millis: 999,
+        offset_min: 0,
+    };
+    assert_eq!(t.rfc3339(), "1969-12-31T23:59:59.999+00:00");
+}

@@ -105,7 +105,10 @@ pub struct Digest<'d> {
     /// Indexed like the audit's crawlers; `None` for one without a fetch.
     pub crawlers: Vec<Option<CrawlerTotals>>,
     pub rules: Vec<RuleTotals>,
-    rule_index: HashMap<(String, usize, Kind, String), usize>,
+    /// Rules by (line, kind): the indexes in `rules` of those of that line
+    /// and kind, told apart by version (and text, for a made rule of no
+    /// line), looked up without a copy of the row's text.
+    rule_index: HashMap<(usize, Kind), Vec<usize>>,
     pub addresses: Vec<AddressTotals>,
     address_index: HashMap<Vec<u8>, usize>,
     pub violations: u64,
@@ -162,31 +165,37 @@ impl<'d> Digest<'d> {
             kind.first.get_or_insert(time);
             kind.last = Some(time);
         }
-        let text = if row.rule_line == 0 { &*row.rule } else { "" };
-        let key = (
-            row.robots_version.to_string(),
-            row.rule_line,
-            row.kind,
-            text.to_string(),
-        );
-        let next = self.rules.len();
-        let at = *self.rule_index.entry(key).or_insert(next);
-        if at == next {
-            self.rules.push(RuleTotals {
-                robots_version: row.robots_version.to_string(),
-                rule_line: row.rule_line,
-                rule: row.rule.to_string(),
-                group: row.group.to_string(),
-                kind: row.kind,
-                violations: 0,
-                informing: 0,
-                distinct_targets: 0,
-                crawlers: BTreeSet::new(),
-                first: time,
-                last: time,
-                top_targets: Vec::new(),
-            });
-        }
+        let candidates = self
+            .rule_index
+            .entry((row.rule_line, row.kind))
+            .or_default();
+        let found = candidates.iter().copied().find(|&at| {
+            let rule = &self.rules[at];
+            rule.robots_version == row.robots_version
+                && (row.rule_line != 0 || rule.rule == row.rule)
+        });
+        let at = match found {
+            Some(at) => at,
+            None => {
+                let at = self.rules.len();
+                candidates.push(at);
+                self.rules.push(RuleTotals {
+                    robots_version: row.robots_version.to_string(),
+                    rule_line: row.rule_line,
+                    rule: row.rule.to_string(),
+                    group: row.group.to_string(),
+                    kind: row.kind,
+                    violations: 0,
+                    informing: 0,
+                    distinct_targets: 0,
+                    crawlers: BTreeSet::new(),
+                    first: time,
+                    last: time,
+                    top_targets: Vec::new(),
+                });
+                at
+            }
+        };
         let rule = &mut self.rules[at];
         rule.violations += 1;
         if !row.accuses() {

@@ -25,6 +25,19 @@ impl Escaping {
     pub fn apply(self, field: &[u8]) -> Cow<'_, [u8]> {
         match self {
             Escaping::Raw => Cow::Borrowed(field),
+            // Printable ASCII without a backslash or a list separator, as
+            // almost every client, method and target is: written as it is
+            // unless its start would run as a formula.
+            Escaping::Safe if is_printable_ascii(field) => {
+                if needs_guard(field) {
+                    let mut out = Vec::with_capacity(field.len() + 1);
+                    out.push(b'\'');
+                    out.extend_from_slice(field);
+                    Cow::Owned(out)
+                } else {
+                    Cow::Borrowed(field)
+                }
+            }
             Escaping::Safe => {
                 let text = escape(field);
                 if needs_guard(field) {
@@ -73,10 +86,7 @@ fn skip_blanks(bytes: &[u8]) -> &[u8] {
 fn needs_guard(field: &[u8]) -> bool {
     field.first() == Some(&b'\'')
         || starts_formula(skip_blanks(field))
-        || field
-            .iter()
-            .enumerate()
-            .any(|(i, &b)| matches!(b, b';' | b',') && starts_formula(&field[i + 1..]))
+        || memchr::memchr2_iter(b';', b',', field).any(|i| starts_formula(&field[i + 1..]))
 }
 
 /// Whether a `;` followed by `rest` would open a formula cell in a
@@ -118,9 +128,25 @@ fn push_escaped(text: &str, out: &mut String) {
     }
 }
 
+/// True when every byte is printable ASCII (space to `~`) other than `\\`,
+/// and no `;` opens a formula cell: text that `escape` writes as it is.
+/// One pass the compiler vectorizes, before the character-by-character
+/// check.
+fn is_printable_ascii(bytes: &[u8]) -> bool {
+    // A fold, not `all`: without the early exit the loop is vectorized.
+    bytes.iter().fold(true, |plain, &b| {
+        plain & (b' '..=b'~').contains(&b) & (b != b'\\')
+    }) && memchr::memchr_iter(b';', bytes).all(|at| !opens_formula_cell(&bytes[at + 1..]))
+}
+
 /// The escaped text of a field, without the formula guard. Borrows when
 /// nothing needs escaping, as for almost every target and user agent.
 pub fn escape(bytes: &[u8]) -> Cow<'_, str> {
+    if is_printable_ascii(bytes)
+        && let Ok(text) = std::str::from_utf8(bytes)
+    {
+        return Cow::Borrowed(text);
+    }
     if let Ok(text) = std::str::from_utf8(bytes)
         && is_plain(text)
     {

@@ -71,8 +71,10 @@ pub struct Gather {
     verdicts: Vec<CrawlerVerdict>,
     per_minute: Vec<BTreeMap<i64, u32>>,
     accused_per_minute: Vec<BTreeMap<i64, u32>>,
-    /// Per (robots_version, line): accusing and informing rows.
-    by_line: HashMap<(String, usize), (u64, u64)>,
+    /// Per line, then robots_version: accusing and informing rows (by
+    /// line first, so that a row is counted without a copy of its
+    /// version's name).
+    by_line: HashMap<usize, Vec<(String, (u64, u64))>>,
     /// The log's offset at the first counted fetch: the charts' clock.
     first_offset: Option<i16>,
 }
@@ -114,10 +116,18 @@ impl Gather {
     pub fn violation(&mut self, counted: &Counted, row: &Violation<'_>) {
         let kind = Kind::ALL.iter().position(|k| *k == row.kind).unwrap_or(0);
         let verdict = &mut self.verdicts[counted.crawler];
-        let counts = self
-            .by_line
-            .entry((row.robots_version.to_string(), row.rule_line))
-            .or_default();
+        let versions = self.by_line.entry(row.rule_line).or_default();
+        let at = match versions
+            .iter()
+            .position(|(version, _)| version == row.robots_version)
+        {
+            Some(at) => at,
+            None => {
+                versions.push((row.robots_version.to_string(), (0, 0)));
+                versions.len() - 1
+            }
+        };
+        let counts = &mut versions[at].1;
         if row.accuses() {
             verdict.violations[kind] += 1;
             counts.0 += 1;
@@ -224,8 +234,10 @@ pub fn build(
             lines: written_lines(bytes)
                 .map(|(number, line)| {
                     let (accusing, informing) = by_line
-                        .get(&(version.to_string(), number))
-                        .copied()
+                        .get(&number)
+                        .and_then(|versions| {
+                            versions.iter().find(|(v, _)| v == version).map(|&(_, c)| c)
+                        })
                         .unwrap_or_default();
                     RobotsLine {
                         number,
