@@ -65,6 +65,9 @@ fn minute(instant_ms: i64) -> i64 {
     instant_ms.div_euclid(60_000)
 }
 
+/// Accusing and informing rows.
+type RowCounts = (u64, u64);
+
 /// What the page counts as rows stream out.
 #[derive(Debug, Default)]
 pub struct Gather {
@@ -74,7 +77,7 @@ pub struct Gather {
     /// Per line, then robots_version: accusing and informing rows (by
     /// line first, so that a row is counted without a copy of its
     /// version's name).
-    by_line: HashMap<usize, Vec<(String, (u64, u64))>>,
+    by_line: HashMap<usize, Vec<(String, RowCounts)>>,
     /// The log's offset at the first counted fetch: the charts' clock.
     first_offset: Option<i16>,
 }
