@@ -161,6 +161,9 @@ fn apache_tokens(spec: &[u8]) -> Result<Vec<Token>, String> {
                 TimePart::Opaque => field(Slot::Other, 0, name),
             },
             (b'r', _) => field(Slot::Request, 1, name),
+            (b'm', None) => field(Slot::Method, 1, name),
+            (b'U', None) => field(Slot::Target, 1, name),
+            (b'q', None) => field(Slot::Query, 1, name),
             (b's', _) => field(Slot::Status, if final_status { 2 } else { 1 }, name),
             (b'i', Some(header)) if header.eq_ignore_ascii_case(b"user-agent") => {
                 field(Slot::UserAgent, 1, name)
@@ -237,6 +240,15 @@ fn nginx_tokens(spec: &[u8]) -> Result<Vec<Token>, String> {
             b"time_iso8601" => time_field(TimeLayout::Iso8601, name),
             b"msec" => time_field(TimeLayout::Epoch(1), name),
             b"request" => field(Slot::Request, 1, name),
+            b"request_method" => field(Slot::Method, 1, name),
+            // The target as the client sent it; `$uri` is nginx's own
+            // reading of it (decoded, merged slashes), used only without.
+            b"request_uri" => field(Slot::Target, 2, name),
+            b"uri" | b"document_uri" => field(Slot::Target, 1, name),
+            b"args" | b"query_string" => field(Slot::Query, 1, name),
+            // `?` when there are arguments: read as part of the target
+            // (`$uri$is_args$args`).
+            b"is_args" => field(Slot::Query, 0, name),
             b"status" => field(Slot::Status, 1, name),
             b"http_user_agent" => field(Slot::UserAgent, 1, name),
             b"host" => field(Slot::Vhost, 3, name),
@@ -295,9 +307,15 @@ fn slot_kind(slot: &Slot) -> Option<usize> {
         Slot::ForwardedFor => 6,
         Slot::Fraction(_) => 7,
         Slot::Offset => 8,
+        Slot::Method => 9,
+        Slot::Target => 10,
+        Slot::Query => 11,
         Slot::Other => return None,
     })
 }
+
+/// How many slots `slot_kind` numbers.
+const SLOT_KINDS: usize = 12;
 
 /// True when the field's value shows by itself where it ends.
 fn ends_by_itself(slot: &Slot) -> bool {
@@ -319,7 +337,7 @@ pub(crate) fn compile(spec: &str) -> Result<Compiled, String> {
     };
 
     // Keep one field of each slot: the first of the highest rank.
-    let mut best: [Option<(u8, usize)>; 9] = [None; 9];
+    let mut best: [Option<(u8, usize)>; SLOT_KINDS] = [None; SLOT_KINDS];
     for (index, token) in tokens.iter().enumerate() {
         if let Token::Field { slot, rank, .. } = token
             && let Some(kind) = slot_kind(slot)
@@ -328,10 +346,24 @@ pub(crate) fn compile(spec: &str) -> Result<Compiled, String> {
             best[kind] = Some((*rank, index));
         }
     }
+    // The request line, when logged, is read whole; its parts are read
+    // only without it, and a query only with a target.
+    if best[2].is_some() {
+        best[9] = None;
+        best[10] = None;
+    }
+    if best[10].is_none() {
+        best[11] = None;
+    }
     let mut time = TimeLayout::Clf;
     for (index, token) in tokens.iter_mut().enumerate() {
         if let Token::Field { slot, layout, .. } = token {
             let kind = slot_kind(slot);
+            // `$is_args` (rank 0) stays beside the query it announces.
+            let is_args = *slot == Slot::Query && best[11].is_some();
+            if is_args {
+                continue;
+            }
             if kind.is_some_and(|kind| best[kind].map(|(_, i)| i) != Some(index)) {
                 *slot = Slot::Other;
             } else if let Some(layout) = layout.take() {
@@ -342,9 +374,12 @@ pub(crate) fn compile(spec: &str) -> Result<Compiled, String> {
     for (kind, what) in [
         (0, "client address (%h, %a or $remote_addr)"),
         (1, "time (%t or $time_local)"),
-        (2, "request line (%r or $request)"),
+        (
+            2,
+            "request line (%r or $request, or its target: %U or $request_uri)",
+        ),
     ] {
-        if best[kind].is_none() {
+        if best[kind].is_none() && !(kind == 2 && best[10].is_some()) {
             return Err(format!("the log format has no {what}"));
         }
     }
@@ -363,6 +398,11 @@ pub(crate) fn compile(spec: &str) -> Result<Compiled, String> {
                     && previous.after.bytes().is_empty()
                     && !ends_by_itself(&previous.slot)
                 {
+                    // A query right after its target (`%U%q`,
+                    // `$uri$is_args$args`) is read with it, as one target.
+                    if previous.slot == Slot::Target && slot == Slot::Query {
+                        continue;
+                    }
                     // Two skipped fields in a row (`%U%q`) read as one.
                     if previous.slot == Slot::Other && slot == Slot::Other {
                         continue;
@@ -404,6 +444,9 @@ mod tests {
                     Slot::Client => "client",
                     Slot::Time => "time",
                     Slot::Request => "request",
+                    Slot::Method => "method",
+                    Slot::Target => "target",
+                    Slot::Query => "query",
                     Slot::Status => "status",
                     Slot::UserAgent => "ua",
                     Slot::Vhost => "vhost",
@@ -423,6 +466,42 @@ mod tests {
     #[test]
     fn shapes() {
         let cases: &[(&str, &str, &[&str])] = &[
+            (
+                // The request in parts; the query read with its target.
+                r#"%h %t "%m %U%q %H" %>s"#,
+                "",
+                &[
+                    "client| [",
+                    "time|] \"",
+                    "method| ",
+                    "target| ",
+                    "-|\" ",
+                    "status|",
+                ],
+            ),
+            (
+                r#"$remote_addr [$time_local] "$request_method $uri$is_args$args" $status"#,
+                "",
+                &[
+                    "client| [",
+                    "time|] \"",
+                    "method| ",
+                    "target|\" ",
+                    "status|",
+                ],
+            ),
+            (
+                // The request line wins over its parts.
+                r#"%h %t "%r" %m %U %q"#,
+                "",
+                &["client| [", "time|] \"", "requestq|\" ", "-| ", "-| ", "-|"],
+            ),
+            (
+                // The client's target over nginx's reading of it.
+                r#"$remote_addr $time_iso8601 $uri $request_uri"#,
+                "",
+                &["client| ", "time| ", "-| ", "target|"],
+            ),
             (
                 r#"%h %l %u %t "%r" %>s %b "%{Referer}i" "%{User-agent}i""#,
                 "",
@@ -569,6 +648,7 @@ mod tests {
     fn errors() {
         let cases: &[(&str, &str)] = &[
             ("%h %t", "no request line"),
+            ("%h %t %m %q", "no request line"),
             ("%t \"%r\"", "no client address"),
             ("%h \"%r\"", "no time"),
             ("%h %t \"%r\" %", "ends inside"),

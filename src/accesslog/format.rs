@@ -41,6 +41,9 @@ pub struct LogFormat {
     has_user_agent: bool,
     has_vhost: bool,
     has_status: bool,
+    /// The format logs the target apart (`%U`, `$request_uri`) but no
+    /// method.
+    no_method: bool,
 }
 
 /// The fields of one parsed line. Text is raw, as logged: still escaped,
@@ -203,6 +206,7 @@ impl Default for LogFormat {
             has_user_agent: false,
             has_vhost: false,
             has_status: false,
+            no_method: false,
         })
     }
 }
@@ -386,6 +390,7 @@ impl LogFormat {
             has_user_agent: has(|s| *s == Slot::UserAgent),
             has_vhost: has(|s| *s == Slot::Vhost),
             has_status: has(|s| *s == Slot::Status),
+            no_method: has(|s| *s == Slot::Target) && !has(|s| *s == Slot::Method),
             lead: Text::new(lead),
             steps: steps.into_boxed_slice(),
             time,
@@ -501,7 +506,11 @@ impl LogFormat {
                     let value = &line[pos..end];
                     match slot {
                         Slot::Client => entry.client = value,
-                        Slot::Request => entry.request = value,
+                        Slot::Request | Slot::Target => entry.request = value,
+                        Slot::Method => entry.method = Some(value),
+                        Slot::Query => {
+                            entry.query = present(value.strip_prefix(b"?").unwrap_or(value));
+                        }
                         Slot::UserAgent => entry.user_agent = present(value),
                         Slot::Vhost => entry.vhost = present(value),
                         Slot::ForwardedFor => entry.forwarded_for = present(value),
@@ -523,6 +532,11 @@ impl LogFormat {
         // and gives no PTR name (SPEC §2); an empty one is no field at all.
         if entry.client.is_empty() {
             return Err(Skip::NoClient);
+        }
+        if self.no_method {
+            // A target logged without its method: every line a fetch of
+            // it, as a W3C log without `cs-method`.
+            entry.method = Some(b"GET");
         }
         if local {
             entry.time = self.place(entry.time.unix, offset)?;

@@ -12,6 +12,12 @@ pub(crate) enum Slot {
     /// The time, written as `LogFormat::time` says.
     Time,
     Request,
+    /// A format without the request line logs its parts apart: the method
+    /// (`%m`, `$request_method`), the target (`%U`, `$request_uri`,
+    /// `$uri`) and the query (`%q` with its `?`, `$args` without).
+    Method,
+    Target,
+    Query,
     Status,
     UserAgent,
     Vhost,

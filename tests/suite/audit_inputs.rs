@@ -98,6 +98,87 @@ fn custom_nginx_log_format_with_time_iso8601() {
     );
 }
 
+/// A request logged in parts (Apache `%m %U%q`, nginx `$request_method
+/// $request_uri` or `$uri$is_args$args`, a target without its method)
+/// gives the rows the same lines give with the request line whole.
+#[test]
+fn a_request_logged_in_parts_is_read_as_the_request_line() {
+    let fetches = [
+        ("GET", "/private/a", "?x=1"),
+        ("POST", "/private/b", ""),
+        ("GET", "/public/c", "?y=2"),
+        ("HEAD", "/private/d%20e", ""),
+    ];
+    let mut whole = String::new();
+    let mut apache = String::new();
+    let mut nginx = String::new();
+    let mut no_method = String::new();
+    for (n, (method, path, query)) in fetches.iter().enumerate() {
+        let time = format!("[30/Nov/2026:10:00:{n:02} +0100]");
+        whole.push_str(&format!(
+            "77.75.77.1 {time} \"{method} {path}{query} HTTP/1.1\" 200 \"{SEZNAM_UA}\"\n"
+        ));
+        apache.push_str(&format!(
+            "77.75.77.1 {time} \"{method} {path}{query} HTTP/1.1\" 200 \"{SEZNAM_UA}\"\n"
+        ));
+        let args = query.trim_start_matches('?');
+        let is_args = if args.is_empty() { "" } else { "?" };
+        nginx.push_str(&format!(
+            "77.75.77.1 {time} \"{method} {path}{is_args}{args}\" 200 \"{SEZNAM_UA}\"\n"
+        ));
+        no_method.push_str(&format!(
+            "77.75.77.1 {time} \"GET {path}{query} HTTP/1.1\" {path}{query} 200 \"{SEZNAM_UA}\"\n"
+        ));
+    }
+    let robots = "User-agent: *\nDisallow: /private/\n";
+    let site = Site::new()
+        .with("robots.txt", robots)
+        .with("whole.log", &whole)
+        .with("apache.log", &apache)
+        .with("nginx.log", &nginx)
+        .with("no-method.log", &no_method);
+    let audit = |log: &str, format: &str| {
+        let report = site.audit(&[
+            "--log",
+            log,
+            "--robots",
+            "robots.txt",
+            "--log-format",
+            format,
+            "--quiet",
+        ]);
+        report.assert_code(1);
+        // The rows but for the file they name.
+        String::from_utf8_lossy(&report.violations).replace(log, "LOG")
+    };
+    let expected = audit("whole.log", r#"%h %t "%r" %>s "%{User-Agent}i""#);
+    assert_eq!(expected.lines().count(), 4, "{expected}");
+    assert!(expected.contains(",POST,/private/b,"), "{expected}");
+    assert_eq!(
+        audit("apache.log", r#"%h %t "%m %U%q %H" %>s "%{User-Agent}i""#),
+        expected
+    );
+    assert_eq!(
+        audit(
+            "nginx.log",
+            r#"$remote_addr [$time_local] "$request_method $uri$is_args$args" $status "$http_user_agent""#
+        ),
+        expected
+    );
+    // Without a method, each line is a GET of its target: the HEAD and
+    // POST rows say GET, the targets are the same.
+    let got = audit(
+        "no-method.log",
+        r#"$remote_addr [$time_local] "$request_mangled" $request_uri $status "$http_user_agent""#,
+    );
+    assert_eq!(
+        got,
+        expected
+            .replace(",POST,", ",GET,")
+            .replace(",HEAD,", ",GET,")
+    );
+}
+
 #[test]
 fn common_format_identifies_by_address_only() {
     // No user agent: only the PTR map's crawler addresses and host-name
