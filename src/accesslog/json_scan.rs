@@ -9,17 +9,18 @@
 //! (README "JSON logs"): they check or build what the audit never reads.
 //! This reader checks the grammar of the structure (objects, arrays,
 //! commas and colons, literals, numbers, escapes) but not what a string
-//! holds between its quotes, and finds each string's end a word at a time,
-//! then with memchr's vector search. Values it keeps are checked by the caller (UTF-8, type); a key
-//! written with escapes is decoded by serde_json, the rare case.
+//! holds between its quotes. Where each string ends comes from
+//! `json_quotes`, which marks the unescaped quotes 64 bytes at a time;
+//! the escapes of a string are checked only when it holds a backslash.
+//! Values it keeps are checked by the caller (UTF-8, type); a key written
+//! with escapes is decoded by serde_json, the rare case.
 //! `json_scan_tests.rs` holds it against serde_json's full parse.
+
+use super::json_quotes::Quotes;
 
 /// How deep objects and arrays may nest, as serde_json allows: a line of
 /// brackets never exhausts the stack.
 const MAX_DEPTH: usize = 128;
-
-/// Bytes of a string searched a word at a time before a vector search.
-const SHORT: usize = 32;
 
 /// A key of the mapping at one level of nesting.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -58,6 +59,16 @@ pub(super) fn insert(nodes: &mut Vec<Node>, path: &str, leaf: usize) -> Result<(
     }
 }
 
+impl Node {
+    /// Whether `key`, as a line writes it without escapes, is this node's.
+    #[inline]
+    fn names(&self, key: &[u8]) -> bool {
+        // Most keys differ in length or first byte: no call to compare.
+        let own = self.key.as_bytes();
+        own.len() == key.len() && own.first() == key.first() && own == key
+    }
+}
+
 /// The line is no well-formed JSON object.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Malformed;
@@ -70,7 +81,7 @@ pub(super) fn extract<'a>(
     tree: &[Node],
     found: &mut [Option<&'a [u8]>],
 ) -> Result<(), Malformed> {
-    let mut reader = Reader { text: line, at: 0 };
+    let mut reader = Reader::new(line);
     reader.blanks();
     if reader.peek() != Some(b'{') {
         return Err(Malformed);
@@ -88,7 +99,7 @@ pub(super) fn extract<'a>(
 /// The raw text of the first element of the array `raw` (as `extract`
 /// gave it, so already checked); `None` for an empty array.
 pub(super) fn first_element(raw: &[u8]) -> Result<Option<&[u8]>, Malformed> {
-    let mut reader = Reader { text: raw, at: 0 };
+    let mut reader = Reader::new(raw);
     reader.blanks();
     if reader.peek() != Some(b'[') {
         return Err(Malformed);
@@ -98,15 +109,26 @@ pub(super) fn first_element(raw: &[u8]) -> Result<Option<&[u8]>, Malformed> {
     if reader.peek() == Some(b']') {
         return Ok(None);
     }
-    reader.value(None, &mut [], 1).map(Some)
+    let start = reader.at;
+    reader.skip(1)?;
+    Ok(Some(&raw[start..reader.at]))
 }
 
 struct Reader<'a> {
     text: &'a [u8],
     at: usize,
+    quotes: Quotes<'a>,
 }
 
 impl<'a> Reader<'a> {
+    fn new(text: &'a [u8]) -> Reader<'a> {
+        Reader {
+            text,
+            at: 0,
+            quotes: Quotes::new(text),
+        }
+    }
+
     #[inline]
     fn peek(&self) -> Option<u8> {
         self.text.get(self.at).copied()
@@ -119,7 +141,8 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// The members of an object, from past its `{` to past its `}`.
+    /// The members of an object that holds mapped keys, from past its `{`
+    /// to past its `}`.
     fn object(
         &mut self,
         nodes: &[Node],
@@ -139,16 +162,12 @@ impl<'a> Reader<'a> {
             let quoted_from = self.at;
             self.at += 1;
             let (key, escaped) = self.string()?;
-            let node = match (nodes.is_empty(), escaped) {
-                (true, _) => None,
-                (false, false) => nodes.iter().find(|n| n.key.as_bytes() == key),
-                (false, true) => decoded(nodes, &self.text[quoted_from..self.at]),
+            let node = if escaped {
+                decoded(nodes, &self.text[quoted_from..self.at])
+            } else {
+                nodes.iter().find(|n| n.names(key))
             };
-            self.blanks();
-            if self.peek() != Some(b':') {
-                return Err(Malformed);
-            }
-            self.at += 1;
+            self.colon()?;
             let raw = self.value(node, found, depth)?;
             if let Some(&Node {
                 leaf: Some(leaf), ..
@@ -170,7 +189,8 @@ impl<'a> Reader<'a> {
     }
 
     /// One value, from its first byte (after blanks) to past its last;
-    /// an object whose key is a node with children is read for them.
+    /// an object whose key is a node with children is read for them,
+    /// anything else skipped.
     fn value(
         &mut self,
         node: Option<&Node>,
@@ -179,53 +199,106 @@ impl<'a> Reader<'a> {
     ) -> Result<&'a [u8], Malformed> {
         self.blanks();
         let start = self.at;
-        match self.peek().ok_or(Malformed)? {
-            b'"' => {
-                self.at += 1;
-                self.string()?;
-            }
-            b'{' => {
+        match node {
+            Some(node) if !node.children.is_empty() && self.peek() == Some(b'{') => {
                 if depth >= MAX_DEPTH {
                     return Err(Malformed);
                 }
                 self.at += 1;
-                let children = node.map_or(&[][..], |n| &n.children);
-                self.object(children, found, depth + 1)?;
+                self.object(&node.children, found, depth + 1)?;
             }
-            b'[' => {
-                if depth >= MAX_DEPTH {
-                    return Err(Malformed);
-                }
-                self.at += 1;
-                self.array(depth + 1)?;
-            }
-            b't' => self.literal(b"true")?,
-            b'f' => self.literal(b"false")?,
-            b'n' => self.literal(b"null")?,
-            b'-' | b'0'..=b'9' => self.number()?,
-            _ => return Err(Malformed),
+            _ => self.skip(depth)?,
         }
         Ok(&self.text[start..self.at])
     }
 
-    /// The elements of an array, from past its `[` to past its `]`; no
-    /// key inside an array is mapped.
-    fn array(&mut self, depth: usize) -> Result<(), Malformed> {
+    /// Past a `:` and the blanks around it.
+    #[inline]
+    fn colon(&mut self) -> Result<(), Malformed> {
         self.blanks();
-        if self.peek() == Some(b']') {
-            self.at += 1;
-            return Ok(());
+        if self.peek() != Some(b':') {
+            return Err(Malformed);
         }
+        self.at += 1;
+        Ok(())
+    }
+
+    /// Past a key, from its opening quote, and the `:` after it.
+    #[inline]
+    fn key(&mut self) -> Result<(), Malformed> {
+        self.blanks();
+        if self.peek() != Some(b'"') {
+            return Err(Malformed);
+        }
+        self.at += 1;
+        self.string()?;
+        self.colon()
+    }
+
+    /// One value that holds no mapped key, from its first byte (after
+    /// blanks) to past its last, its grammar checked as `object` would:
+    /// one loop with a stack of bits (1 an object, 0 an array) for what
+    /// is open, rather than a call for each level, since most of a line
+    /// is skipped. `depth` is how deeply the value is nested already.
+    fn skip(&mut self, depth: usize) -> Result<(), Malformed> {
+        let mut open: u128 = 0;
+        let mut levels = 0usize;
         loop {
-            self.value(None, &mut [], depth)?;
+            // A value is due.
             self.blanks();
-            match self.peek() {
-                Some(b',') => self.at += 1,
-                Some(b']') => {
+            match self.peek().ok_or(Malformed)? {
+                b'"' => {
                     self.at += 1;
+                    self.string()?;
+                }
+                bracket @ (b'{' | b'[') => {
+                    if depth + levels >= MAX_DEPTH {
+                        return Err(Malformed);
+                    }
+                    self.at += 1;
+                    self.blanks();
+                    let object = bracket == b'{';
+                    let close = if object { b'}' } else { b']' };
+                    if self.peek() == Some(close) {
+                        self.at += 1;
+                    } else {
+                        open = open << 1 | u128::from(object);
+                        levels += 1;
+                        if object {
+                            self.key()?;
+                        }
+                        continue;
+                    }
+                }
+                b't' => self.literal(b"true")?,
+                b'f' => self.literal(b"false")?,
+                b'n' => self.literal(b"null")?,
+                b'-' | b'0'..=b'9' => self.number()?,
+                _ => return Err(Malformed),
+            }
+            // A value ended: close what it ends, until a comma asks for
+            // the next.
+            loop {
+                if levels == 0 {
                     return Ok(());
                 }
-                _ => return Err(Malformed),
+                self.blanks();
+                let object = open & 1 == 1;
+                match (self.peek(), object) {
+                    (Some(b','), _) => {
+                        self.at += 1;
+                        if object {
+                            self.key()?;
+                        }
+                        break;
+                    }
+                    (Some(b'}'), true) | (Some(b']'), false) => {
+                        self.at += 1;
+                        open >>= 1;
+                        levels -= 1;
+                    }
+                    _ => return Err(Malformed),
+                }
             }
         }
     }
@@ -236,27 +309,13 @@ impl<'a> Reader<'a> {
     #[inline]
     fn string(&mut self) -> Result<(&'a [u8], bool), Malformed> {
         let start = self.at;
-        let mut escaped = false;
-        loop {
-            self.at += quote_or_backslash(self.text.get(self.at..).ok_or(Malformed)?)?;
-            if self.text[self.at] == b'"' {
-                let inside = &self.text[start..self.at];
-                self.at += 1;
-                return Ok((inside, escaped));
-            }
-            escaped = true;
-            match self.text.get(self.at + 1) {
-                Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => self.at += 2,
-                Some(b'u') => {
-                    let hex = self.text.get(self.at + 2..self.at + 6).ok_or(Malformed)?;
-                    if !hex.iter().all(u8::is_ascii_hexdigit) {
-                        return Err(Malformed);
-                    }
-                    self.at += 6;
-                }
-                _ => return Err(Malformed),
-            }
+        let (end, escaped) = self.quotes.next_quote(start).ok_or(Malformed)?;
+        let inside = &self.text[start..end];
+        if escaped {
+            escapes(inside)?;
         }
+        self.at = end + 1;
+        Ok((inside, escaped))
     }
 
     fn literal(&mut self, word: &[u8]) -> Result<(), Malformed> {
@@ -317,36 +376,27 @@ fn decoded<'n>(nodes: &'n [Node], quoted: &[u8]) -> Option<&'n Node> {
     nodes.iter().find(|n| *n.key == *decoded)
 }
 
-/// Where the first `"` or `\` of `text` is. Most strings of a log line
-/// (keys, short values) end within a few words: those are searched eight
-/// bytes at a time in a register, before a vector search would have set
-/// up; longer ones get memchr's vector search.
-#[inline]
-fn quote_or_backslash(text: &[u8]) -> Result<usize, Malformed> {
-    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
-    const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
-    const QUOTES: u64 = u64::from_ne_bytes([b'"'; 8]);
-    const BACKSLASHES: u64 = u64::from_ne_bytes([b'\\'; 8]);
-    // A byte of `word` that is zero gets its high bit set (and only the
-    // lowest such byte is sure to be exact, which is the one wanted).
-    let zero_bytes = |word: u64| word.wrapping_sub(ONES) & !word & HIGHS;
+/// Checks that every escape of the inside of a string is JSON's: `\"`,
+/// `\\`, `\/`, `\b`, `\f`, `\n`, `\r`, `\t` or `\u` and four hex digits.
+/// The rare case: most strings of a log hold no backslash.
+#[cold]
+fn escapes(inside: &[u8]) -> Result<(), Malformed> {
     let mut at = 0;
-    while at < SHORT
-        && let Some(chunk) = text.get(at..at + 8)
-    {
-        let mut bytes = [0; 8];
-        bytes.copy_from_slice(chunk);
-        let word = u64::from_le_bytes(bytes);
-        let hits = zero_bytes(word ^ QUOTES) | zero_bytes(word ^ BACKSLASHES);
-        if hits != 0 {
-            return Ok(at + hits.trailing_zeros() as usize / 8);
+    while let Some(found) = memchr::memchr(b'\\', &inside[at..]) {
+        at += found;
+        match inside.get(at + 1) {
+            Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => at += 2,
+            Some(b'u') => {
+                let hex = inside.get(at + 2..at + 6).ok_or(Malformed)?;
+                if !hex.iter().all(u8::is_ascii_hexdigit) {
+                    return Err(Malformed);
+                }
+                at += 6;
+            }
+            _ => return Err(Malformed),
         }
-        at += 8;
     }
-    let rest = &text[at..];
-    memchr::memchr2(b'"', b'\\', rest)
-        .map(|i| at + i)
-        .ok_or(Malformed)
+    Ok(())
 }
 
 #[cfg(test)]
