@@ -43,7 +43,22 @@ impl<'a> Quotes<'a> {
     /// whether a backslash lies between `from` and it; `None` when the line
     /// has none. `from` never goes back before a place asked for earlier.
     #[inline]
-    pub(super) fn next_quote(&mut self, mut from: usize) -> Option<(usize, bool)> {
+    pub(super) fn next_quote(&mut self, from: usize) -> Option<(usize, bool)> {
+        // Most strings end in the block that holds their start.
+        let offset = from.wrapping_sub(self.base);
+        if offset < BLOCK {
+            let quotes = self.quotes >> offset;
+            if quotes != 0 {
+                let len = quotes.trailing_zeros();
+                let before = (self.backslashes >> offset) & ((1u64 << len) - 1);
+                return Some((from + len as usize, before != 0));
+            }
+        }
+        self.next_quote_later(from)
+    }
+
+    /// `next_quote` when the quote is not in the block held.
+    fn next_quote_later(&mut self, mut from: usize) -> Option<(usize, bool)> {
         let mut escaped = false;
         loop {
             while from >= self.base + BLOCK {

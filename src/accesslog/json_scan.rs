@@ -26,6 +26,9 @@ const MAX_DEPTH: usize = 128;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Node {
     pub key: Box<str>,
+    /// The key's first eight bytes (fewer, zeros after), to compare with
+    /// a key of the line in one word.
+    prefix: u64,
     /// Where its value is kept, when it is a mapped field.
     pub leaf: Option<usize>,
     pub children: Vec<Node>,
@@ -42,6 +45,7 @@ pub(super) fn insert(nodes: &mut Vec<Node>, path: &str, leaf: usize) -> Result<(
         None => {
             nodes.push(Node {
                 key: key.into(),
+                prefix: prefix(key.as_bytes()),
                 leaf: None,
                 children: Vec::new(),
             });
@@ -60,13 +64,26 @@ pub(super) fn insert(nodes: &mut Vec<Node>, path: &str, leaf: usize) -> Result<(
 }
 
 impl Node {
-    /// Whether `key`, as a line writes it without escapes, is this node's.
+    /// Whether `key`, as a line writes it without escapes and whose
+    /// `prefix` is `key_prefix`, is this node's.
     #[inline]
-    fn names(&self, key: &[u8]) -> bool {
-        // Most keys differ in length or first byte: no call to compare.
+    fn names(&self, key: &[u8], key_prefix: u64) -> bool {
+        // Most keys differ in length or in their first eight bytes: one
+        // word compared, no call.
         let own = self.key.as_bytes();
-        own.len() == key.len() && own.first() == key.first() && own == key
+        own.len() == key.len()
+            && self.prefix == key_prefix
+            && (key.len() <= 8 || own[8..] == key[8..])
     }
+}
+
+/// The first eight bytes of `key` in a word, zeros past its end.
+#[inline]
+fn prefix(key: &[u8]) -> u64 {
+    let mut word = [0u8; 8];
+    let len = key.len().min(8);
+    word[..len].copy_from_slice(&key[..len]);
+    u64::from_le_bytes(word)
 }
 
 /// The line is no well-formed JSON object.
@@ -82,14 +99,12 @@ pub(super) fn extract<'a>(
     found: &mut [Option<&'a [u8]>],
 ) -> Result<(), Malformed> {
     let mut reader = Reader::new(line);
-    reader.blanks();
-    if reader.peek() != Some(b'{') {
+    let at = reader.blanks(0);
+    if reader.byte(at) != b'{' {
         return Err(Malformed);
     }
-    reader.at += 1;
-    reader.object(tree, found, 1)?;
-    reader.blanks();
-    if reader.at == line.len() {
+    let at = reader.object(at + 1, tree, found, 1)?;
+    if reader.blanks(at) == line.len() {
         Ok(())
     } else {
         Err(Malformed)
@@ -100,23 +115,23 @@ pub(super) fn extract<'a>(
 /// gave it, so already checked); `None` for an empty array.
 pub(super) fn first_element(raw: &[u8]) -> Result<Option<&[u8]>, Malformed> {
     let mut reader = Reader::new(raw);
-    reader.blanks();
-    if reader.peek() != Some(b'[') {
+    let at = reader.blanks(0);
+    if reader.byte(at) != b'[' {
         return Err(Malformed);
     }
-    reader.at += 1;
-    reader.blanks();
-    if reader.peek() == Some(b']') {
+    let start = reader.blanks(at + 1);
+    if reader.byte(start) == b']' {
         return Ok(None);
     }
-    let start = reader.at;
-    reader.skip(1)?;
-    Ok(Some(&raw[start..reader.at]))
+    let end = reader.skip(start, 1)?;
+    Ok(Some(&raw[start..end]))
 }
 
+/// The line and where its strings end. Every step takes the place it
+/// reads from and gives the place after what it read, so that the place
+/// stays in a register rather than in memory.
 struct Reader<'a> {
     text: &'a [u8],
-    at: usize,
     quotes: Quotes<'a>,
 }
 
@@ -124,115 +139,116 @@ impl<'a> Reader<'a> {
     fn new(text: &'a [u8]) -> Reader<'a> {
         Reader {
             text,
-            at: 0,
             quotes: Quotes::new(text),
         }
     }
 
-    #[inline]
-    fn peek(&self) -> Option<u8> {
-        self.text.get(self.at).copied()
+    /// The byte at `at`, or 0 past the end: no token starts with 0, so
+    /// the end of the text is refused wherever a token is due.
+    #[inline(always)]
+    fn byte(&self, at: usize) -> u8 {
+        self.text.get(at).copied().unwrap_or(0)
     }
 
-    #[inline]
-    fn blanks(&mut self) {
-        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
-            self.at += 1;
+    #[inline(always)]
+    fn blanks(&self, mut at: usize) -> usize {
+        // Most tokens follow the one before without a blank.
+        if self.byte(at) > b' ' {
+            return at;
         }
+        while let b' ' | b'\t' | b'\n' | b'\r' = self.byte(at) {
+            at += 1;
+        }
+        at
     }
 
     /// The members of an object that holds mapped keys, from past its `{`
     /// to past its `}`.
     fn object(
         &mut self,
+        mut at: usize,
         nodes: &[Node],
         found: &mut [Option<&'a [u8]>],
         depth: usize,
-    ) -> Result<(), Malformed> {
-        self.blanks();
-        if self.peek() == Some(b'}') {
-            self.at += 1;
-            return Ok(());
+    ) -> Result<usize, Malformed> {
+        at = self.blanks(at);
+        if self.byte(at) == b'}' {
+            return Ok(at + 1);
         }
         loop {
-            self.blanks();
-            if self.peek() != Some(b'"') {
+            at = self.blanks(at);
+            if self.byte(at) != b'"' {
                 return Err(Malformed);
             }
-            let quoted_from = self.at;
-            self.at += 1;
-            let (key, escaped) = self.string()?;
+            let quoted_from = at;
+            let (end, escaped) = self.string(at + 1)?;
+            let key = &self.text[at + 1..end];
             let node = if escaped {
-                decoded(nodes, &self.text[quoted_from..self.at])
+                decoded(nodes, &self.text[quoted_from..end + 1])
             } else {
-                nodes.iter().find(|n| n.names(key))
+                let key_prefix = match self.text[at + 1..].first_chunk::<8>() {
+                    // The eight bytes from the key's start, most often
+                    // there (the key is followed by at least `":` and a
+                    // value): masked to the key's length.
+                    Some(word) if key.len() < 8 => {
+                        u64::from_le_bytes(*word) & ((1u64 << (8 * key.len())) - 1)
+                    }
+                    Some(word) => u64::from_le_bytes(*word),
+                    None => prefix(key),
+                };
+                nodes.iter().find(|n| n.names(key, key_prefix))
             };
-            self.colon()?;
-            let raw = self.value(node, found, depth)?;
+            at = self.colon(end + 1)?;
+            at = self.blanks(at);
+            let start = at;
+            at = match (node, self.byte(at)) {
+                // Most values are strings: read here, without the
+                // skipper's set-up.
+                (_, b'"') => self.string(at + 1)?.0 + 1,
+                (Some(node), b'{') if !node.children.is_empty() => {
+                    if depth >= MAX_DEPTH {
+                        return Err(Malformed);
+                    }
+                    self.object(at + 1, &node.children, found, depth + 1)?
+                }
+                _ => self.skip(at, depth)?,
+            };
             if let Some(&Node {
                 leaf: Some(leaf), ..
             }) = node
                 && let Some(slot) = found.get_mut(leaf)
             {
-                *slot = Some(raw);
+                *slot = Some(&self.text[start..at]);
             }
-            self.blanks();
-            match self.peek() {
-                Some(b',') => self.at += 1,
-                Some(b'}') => {
-                    self.at += 1;
-                    return Ok(());
-                }
+            at = self.blanks(at);
+            match self.byte(at) {
+                b',' => at += 1,
+                b'}' => return Ok(at + 1),
                 _ => return Err(Malformed),
             }
         }
     }
 
-    /// One value, from its first byte (after blanks) to past its last;
-    /// an object whose key is a node with children is read for them,
-    /// anything else skipped.
-    fn value(
-        &mut self,
-        node: Option<&Node>,
-        found: &mut [Option<&'a [u8]>],
-        depth: usize,
-    ) -> Result<&'a [u8], Malformed> {
-        self.blanks();
-        let start = self.at;
-        match node {
-            Some(node) if !node.children.is_empty() && self.peek() == Some(b'{') => {
-                if depth >= MAX_DEPTH {
-                    return Err(Malformed);
-                }
-                self.at += 1;
-                self.object(&node.children, found, depth + 1)?;
-            }
-            _ => self.skip(depth)?,
-        }
-        Ok(&self.text[start..self.at])
-    }
-
-    /// Past a `:` and the blanks around it.
-    #[inline]
-    fn colon(&mut self) -> Result<(), Malformed> {
-        self.blanks();
-        if self.peek() != Some(b':') {
+    /// Past a `:` and the blanks before it.
+    #[inline(always)]
+    fn colon(&self, at: usize) -> Result<usize, Malformed> {
+        let at = self.blanks(at);
+        if self.byte(at) != b':' {
             return Err(Malformed);
         }
-        self.at += 1;
-        Ok(())
+        Ok(at + 1)
     }
 
-    /// Past a key, from its opening quote, and the `:` after it.
-    #[inline]
-    fn key(&mut self) -> Result<(), Malformed> {
-        self.blanks();
-        if self.peek() != Some(b'"') {
+    /// Past a key, from the blanks before its opening quote, and the `:`
+    /// after it.
+    #[inline(always)]
+    fn key(&mut self, at: usize) -> Result<usize, Malformed> {
+        let at = self.blanks(at);
+        if self.byte(at) != b'"' {
             return Err(Malformed);
         }
-        self.at += 1;
-        self.string()?;
-        self.colon()
+        let (end, _) = self.string(at + 1)?;
+        self.colon(end + 1)
     }
 
     /// One value that holds no mapped key, from its first byte (after
@@ -240,60 +256,56 @@ impl<'a> Reader<'a> {
     /// one loop with a stack of bits (1 an object, 0 an array) for what
     /// is open, rather than a call for each level, since most of a line
     /// is skipped. `depth` is how deeply the value is nested already.
-    fn skip(&mut self, depth: usize) -> Result<(), Malformed> {
+    fn skip(&mut self, mut at: usize, depth: usize) -> Result<usize, Malformed> {
         let mut open: u128 = 0;
         let mut levels = 0usize;
         loop {
             // A value is due.
-            self.blanks();
-            match self.peek().ok_or(Malformed)? {
-                b'"' => {
-                    self.at += 1;
-                    self.string()?;
-                }
+            at = self.blanks(at);
+            match self.byte(at) {
+                b'"' => at = self.string(at + 1)?.0 + 1,
                 bracket @ (b'{' | b'[') => {
                     if depth + levels >= MAX_DEPTH {
                         return Err(Malformed);
                     }
-                    self.at += 1;
-                    self.blanks();
+                    at = self.blanks(at + 1);
                     let object = bracket == b'{';
                     let close = if object { b'}' } else { b']' };
-                    if self.peek() == Some(close) {
-                        self.at += 1;
+                    if self.byte(at) == close {
+                        at += 1;
                     } else {
                         open = open << 1 | u128::from(object);
                         levels += 1;
                         if object {
-                            self.key()?;
+                            at = self.key(at)?;
                         }
                         continue;
                     }
                 }
-                b't' => self.literal(b"true")?,
-                b'f' => self.literal(b"false")?,
-                b'n' => self.literal(b"null")?,
-                b'-' | b'0'..=b'9' => self.number()?,
+                b't' => at = self.literal(at, b"true")?,
+                b'f' => at = self.literal(at, b"false")?,
+                b'n' => at = self.literal(at, b"null")?,
+                b'-' | b'0'..=b'9' => at = self.number(at)?,
                 _ => return Err(Malformed),
             }
             // A value ended: close what it ends, until a comma asks for
             // the next.
             loop {
                 if levels == 0 {
-                    return Ok(());
+                    return Ok(at);
                 }
-                self.blanks();
+                at = self.blanks(at);
                 let object = open & 1 == 1;
-                match (self.peek(), object) {
-                    (Some(b','), _) => {
-                        self.at += 1;
+                match (self.byte(at), object) {
+                    (b',', _) => {
+                        at += 1;
                         if object {
-                            self.key()?;
+                            at = self.key(at)?;
                         }
                         break;
                     }
-                    (Some(b'}'), true) | (Some(b']'), false) => {
-                        self.at += 1;
+                    (b'}', true) | (b']', false) => {
+                        at += 1;
                         open >>= 1;
                         levels -= 1;
                     }
@@ -303,68 +315,60 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// A string from past its opening quote to past its closing one; gives
-    /// what is between, still escaped, and whether it holds an escape.
-    /// Escapes are checked to be JSON's.
-    #[inline]
-    fn string(&mut self) -> Result<(&'a [u8], bool), Malformed> {
-        let start = self.at;
-        let (end, escaped) = self.quotes.next_quote(start).ok_or(Malformed)?;
-        let inside = &self.text[start..end];
+    /// A string from past its opening quote: where its closing quote is,
+    /// and whether it holds an escape. Escapes are checked to be JSON's.
+    #[inline(always)]
+    fn string(&mut self, at: usize) -> Result<(usize, bool), Malformed> {
+        let (end, escaped) = self.quotes.next_quote(at).ok_or(Malformed)?;
         if escaped {
-            escapes(inside)?;
+            escapes(self.text.get(at..end).ok_or(Malformed)?)?;
         }
-        self.at = end + 1;
-        Ok((inside, escaped))
+        Ok((end, escaped))
     }
 
-    fn literal(&mut self, word: &[u8]) -> Result<(), Malformed> {
-        if self.text[self.at..].starts_with(word) {
-            self.at += word.len();
-            Ok(())
+    fn literal(&self, at: usize, word: &[u8]) -> Result<usize, Malformed> {
+        if self.text[at..].starts_with(word) {
+            Ok(at + word.len())
         } else {
             Err(Malformed)
         }
     }
 
     /// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`
-    fn number(&mut self) -> Result<(), Malformed> {
-        if self.peek() == Some(b'-') {
-            self.at += 1;
+    fn number(&self, mut at: usize) -> Result<usize, Malformed> {
+        if self.byte(at) == b'-' {
+            at += 1;
         }
-        match self.peek() {
-            Some(b'0') => self.at += 1,
-            Some(b'1'..=b'9') => self.digits(),
+        match self.byte(at) {
+            b'0' => at += 1,
+            b'1'..=b'9' => at = self.digits(at + 1),
             _ => return Err(Malformed),
         }
-        if self.peek() == Some(b'.') {
-            self.at += 1;
-            self.some_digits()?;
+        if self.byte(at) == b'.' {
+            at = self.some_digits(at + 1)?;
         }
-        if let Some(b'e' | b'E') = self.peek() {
-            self.at += 1;
-            if let Some(b'+' | b'-') = self.peek() {
-                self.at += 1;
+        if let b'e' | b'E' = self.byte(at) {
+            at += 1;
+            if let b'+' | b'-' = self.byte(at) {
+                at += 1;
             }
-            self.some_digits()?;
+            at = self.some_digits(at)?;
         }
-        Ok(())
+        Ok(at)
     }
 
-    fn digits(&mut self) {
-        while self.peek().is_some_and(|b| b.is_ascii_digit()) {
-            self.at += 1;
+    #[inline(always)]
+    fn digits(&self, mut at: usize) -> usize {
+        while self.byte(at).is_ascii_digit() {
+            at += 1;
         }
+        at
     }
 
-    fn some_digits(&mut self) -> Result<(), Malformed> {
-        let start = self.at;
-        self.digits();
-        if self.at > start {
-            Ok(())
-        } else {
-            Err(Malformed)
-        }
+    #[inline(always)]
+    fn some_digits(&self, at: usize) -> Result<usize, Malformed> {
+        let end = self.digits(at);
+        if end > at { Ok(end) } else { Err(Malformed) }
     }
 }
 
