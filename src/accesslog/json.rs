@@ -16,7 +16,7 @@ use super::fields;
 use super::format::LogEscaping;
 use super::format::{Entry, Skip};
 use super::json_scan::{self, Node, insert};
-use super::time::{Timestamp, clf_prefix, epoch_prefix, iso8601_prefix};
+use super::time::{Timestamp, clf_prefix, epoch_prefix, fraction_millis, iso8601_prefix};
 use super::zone::LogTz;
 
 /// What a mapped key means to the audit.
@@ -259,6 +259,11 @@ impl JsonFormat {
     /// A time: a number in the mapping's unit, or a string holding an
     /// RFC 3339 time, a CLF time, or such a number.
     fn time(&self, raw: &[u8]) -> Result<Timestamp, Skip> {
+        if self.time_scale == 1
+            && let Some(time) = seconds(raw)
+        {
+            return Ok(time);
+        }
         let text = match string(raw) {
             Ok(Some(inner)) => inner,
             _ => raw,
@@ -302,6 +307,36 @@ impl JsonFormat {
             .filter(|&(_, used)| used == text.len() || scale == 1)
             .map(|(t, _)| t)
     }
+}
+
+/// A JSON number of seconds with or without a fraction
+/// (`1646861401.5241024`, Caddy's `ts`): what `epoch_prefix` reads from
+/// it, without the general path every line would otherwise take; `None`
+/// for anything else, which the general path then reads or refuses.
+fn seconds(raw: &[u8]) -> Option<Timestamp> {
+    let (whole, fraction) = match memchr::memchr(b'.', raw) {
+        Some(dot) => (&raw[..dot], &raw[dot + 1..]),
+        None => (raw, &[][..]),
+    };
+    if whole.is_empty()
+        || whole.len() > 18
+        || !whole.iter().all(u8::is_ascii_digit)
+        || !fraction.iter().all(u8::is_ascii_digit)
+    {
+        return None;
+    }
+    let unix = whole
+        .iter()
+        .fold(0i64, |v, &d| v * 10 + i64::from(d - b'0'));
+    // Year 9999 ends here, as `epoch_prefix` has it.
+    if unix >= 253_402_300_800 {
+        return None;
+    }
+    Some(Timestamp {
+        unix,
+        millis: fraction_millis(fraction),
+        offset_min: 0,
+    })
 }
 
 /// `2026-11-29T14:00:00` or `2026-11-29 14:00:00`, with a fraction of a

@@ -85,11 +85,22 @@ impl<'a> Quotes<'a> {
     /// Works out the block at `base`, given the carry of the one before.
     fn load(&mut self) {
         let rest = &self.text[self.base.min(self.text.len())..];
-        let (quotes, backslashes) = match rest.first_chunk::<BLOCK>() {
-            Some(block) => masks(block),
-            None => {
-                // The last, short block: padded with bytes that are
-                // neither quote nor backslash.
+        let (quotes, backslashes) = match (rest.first_chunk::<BLOCK>(), self.text.last_chunk()) {
+            (Some(block), _) => masks(block),
+            // The last, short block of a line of a block or more: the
+            // line's last 64 bytes, shifted so that bit 0 is the block's
+            // first byte; the bits past the line's end are zeros.
+            (None, Some(last)) => {
+                let (quotes, backslashes) = masks(last);
+                let shift = (BLOCK - rest.len()) as u32;
+                (
+                    quotes.checked_shr(shift).unwrap_or(0),
+                    backslashes.checked_shr(shift).unwrap_or(0),
+                )
+            }
+            (None, None) => {
+                // A line shorter than a block: padded with bytes that
+                // are neither quote nor backslash.
                 let mut block = [0u8; BLOCK];
                 block[..rest.len()].copy_from_slice(rest);
                 masks(&block)
