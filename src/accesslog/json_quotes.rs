@@ -152,6 +152,8 @@ pub(super) fn masks(block: &[u8; BLOCK]) -> (u64, u64) {
     }
 }
 
+/// The masks with SSE2: the one `unsafe` of the reader, kept because it
+/// pays (the portable path makes the whole scan about 1.35× slower).
 #[cfg(target_arch = "x86_64")]
 #[inline]
 pub(super) fn masks_sse2(block: &[u8; BLOCK]) -> (u64, u64) {
@@ -186,17 +188,37 @@ fn masks_sse2_enabled(block: &[u8; BLOCK]) -> (u64, u64) {
     (quotes, backslashes)
 }
 
-/// The same masks, a byte at a time: the path of other targets, and the
-/// reference the SSE2 path is tested against.
+/// The same masks without vector instructions: the path of other targets,
+/// eight bytes a word. The whole scan of a Caddy line took about twice as
+/// long as with SSE2 when this was a loop a byte at a time, and about 1.35×
+/// as long as written here (README "JSON logs").
 #[cfg(any(test, not(target_arch = "x86_64")))]
 pub(super) fn masks_portable(block: &[u8; BLOCK]) -> (u64, u64) {
+    let (words, _) = block.as_chunks::<8>();
     let mut quotes = 0u64;
     let mut backslashes = 0u64;
-    for (i, &byte) in block.iter().enumerate() {
-        quotes |= u64::from(byte == b'"') << i;
-        backslashes |= u64::from(byte == b'\\') << i;
+    for (i, word) in words.iter().enumerate() {
+        let word = u64::from_le_bytes(*word);
+        quotes |= u64::from(equal_bytes(word, b'"')) << (8 * i);
+        backslashes |= u64::from(equal_bytes(word, b'\\')) << (8 * i);
     }
     (quotes, backslashes)
+}
+
+/// One bit for each byte of `word` (read little-endian) that is `byte`.
+#[cfg(any(test, not(target_arch = "x86_64")))]
+#[inline]
+fn equal_bytes(word: u64, byte: u8) -> u8 {
+    const LOWS: u64 = u64::from_ne_bytes([0x7f; 8]);
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    let x = word ^ (u64::from(byte) * ONES);
+    // A byte's high bit is set when the byte of `x` is zero: its low seven
+    // bits plus 0x7f reach the high bit unless all are zero, and no carry
+    // crosses into the next byte.
+    let zero = !(((x & LOWS) + LOWS) | x | LOWS);
+    // Gathers the eight high bits into the top byte, byte k's to bit
+    // 56 + k: each product lands on its own bit, so no carries mix them.
+    ((zero >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u8
 }
 
 #[cfg(test)]

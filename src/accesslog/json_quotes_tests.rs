@@ -1,7 +1,8 @@
 //! The quote index against a byte-by-byte reading of the same text: the
-//! SSE2 masks equal the portable ones, and every quote found is the first
-//! one no backslash escapes, counted from the start of the line, across
-//! block boundaries and runs of backslashes of every length.
+//! SSE2 and the portable masks equal a plain byte loop's, and every quote
+//! found is the first one no backslash escapes, counted from the start of
+//! the line, across block boundaries and runs of backslashes of every
+//! length.
 
 use super::*;
 use proptest::prelude::*;
@@ -45,17 +46,30 @@ fn text() -> impl Strategy<Value = Vec<u8>> {
     )
 }
 
+/// The masks a byte at a time, as plainly as they can be written.
+fn masks_reference(block: &[u8; BLOCK]) -> (u64, u64) {
+    let mut quotes = 0u64;
+    let mut backslashes = 0u64;
+    for (i, &byte) in block.iter().enumerate() {
+        quotes |= u64::from(byte == b'"') << i;
+        backslashes |= u64::from(byte == b'\\') << i;
+    }
+    (quotes, backslashes)
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(2000))]
 
     #[test]
     fn sse2_and_portable_masks_agree(block in prop::collection::vec(
-        prop_oneof![Just(b'\\'), Just(b'"'), any::<u8>()], BLOCK)
+        prop_oneof![Just(b'\\'), Just(b'"'), Just(b'"' ^ 0x80), Just(b'\\' + 1), any::<u8>()], BLOCK)
     ) {
         let block: [u8; BLOCK] = block.try_into().expect("64 bytes");
+        let reference = masks_reference(&block);
         #[cfg(target_arch = "x86_64")]
-        prop_assert_eq!(masks_sse2(&block), masks_portable(&block));
-        prop_assert_eq!(masks(&block), masks_portable(&block));
+        prop_assert_eq!(masks_sse2(&block), reference);
+        prop_assert_eq!(masks_portable(&block), reference);
+        prop_assert_eq!(masks(&block), reference);
     }
 
     #[test]
@@ -89,4 +103,21 @@ fn runs_of_backslashes_across_a_block_boundary() {
     assert_eq!(Quotes::new(&two).next_quote(0), Some((64, true)));
     assert_eq!(Quotes::new(b"").next_quote(0), None);
     assert_eq!(Quotes::new(br#"abc\""#).next_quote(0), None);
+}
+
+#[test]
+fn masks_of_every_byte_value_in_every_place() {
+    // Each byte value at each of the 64 places, among bytes one off from a
+    // quote and a backslash, where a carry between bytes would show.
+    for byte in 0..=255u8 {
+        for at in 0..BLOCK {
+            let mut block = [b'"' + 1; BLOCK];
+            block[..BLOCK / 2].fill(b'\\' - 1);
+            block[at] = byte;
+            let reference = masks_reference(&block);
+            #[cfg(target_arch = "x86_64")]
+            assert_eq!(masks_sse2(&block), reference, "{byte} at {at}");
+            assert_eq!(masks_portable(&block), reference, "{byte} at {at}");
+        }
+    }
 }
