@@ -16,7 +16,7 @@ use super::fields;
 use super::format::LogEscaping;
 use super::format::{Entry, Skip};
 use super::json_scan::{self, Node, insert};
-use super::time::{Timestamp, clf_prefix, epoch_prefix, iso8601_prefix};
+use super::time::{Timestamp, clf_prefix, epoch_prefix, fraction_millis, iso8601_prefix};
 use super::zone::LogTz;
 
 /// What a mapped key means to the audit.
@@ -79,8 +79,9 @@ pub struct JsonFormat {
     /// `Caddy`, `Traefik`, `nginx`, or the mapping as given.
     name: String,
     tree: Vec<Node>,
-    /// Each role's leaves, in order of preference.
-    roles: Vec<(Role, Vec<usize>)>,
+    /// Each role's leaves, in order of preference, at the role's index
+    /// (`Role as usize`): found without a search on every line.
+    roles: [Vec<usize>; ROLES.len()],
     /// The unit of a time written as a number: 1 (seconds), 1000 (ms),
     /// 1_000_000 (µs) or 1_000_000_000 (ns).
     time_scale: i64,
@@ -95,7 +96,7 @@ impl JsonFormat {
         let mut format = JsonFormat {
             name: name.to_string(),
             tree: Vec::new(),
-            roles: Vec::new(),
+            roles: Default::default(),
             time_scale: 1,
             zone: None,
         };
@@ -139,12 +140,9 @@ impl JsonFormat {
                 chosen.push(leaves);
                 leaves += 1;
             }
-            match format.roles.iter_mut().find(|(r, _)| *r == role) {
-                Some((_, existing)) => existing.extend(chosen),
-                None => format.roles.push((role, chosen)),
-            }
+            format.roles[role as usize].extend(chosen);
         }
-        let has = |role| format.roles.iter().any(|(r, _)| *r == role);
+        let has = |role: Role| !format.roles[role as usize].is_empty();
         if !has(Role::Client) {
             return Err("a JSON mapping needs client=FIELD".to_string());
         }
@@ -172,12 +170,11 @@ impl JsonFormat {
 
     /// True when the mapping names a user agent.
     pub fn has_user_agent(&self) -> bool {
-        self.roles.iter().any(|(r, _)| *r == Role::UserAgent)
+        !self.roles[Role::UserAgent as usize].is_empty()
     }
 
     fn first<'a>(&self, found: &[Option<&'a [u8]>], role: Role) -> Option<&'a [u8]> {
-        let (_, leaves) = self.roles.iter().find(|(r, _)| *r == role)?;
-        leaves
+        self.roles[role as usize]
             .iter()
             .find_map(|&leaf| found[leaf].filter(|v| *v != b"null"))
     }
@@ -262,6 +259,11 @@ impl JsonFormat {
     /// A time: a number in the mapping's unit, or a string holding an
     /// RFC 3339 time, a CLF time, or such a number.
     fn time(&self, raw: &[u8]) -> Result<Timestamp, Skip> {
+        if self.time_scale == 1
+            && let Some(time) = seconds(raw)
+        {
+            return Ok(time);
+        }
         let text = match string(raw) {
             Ok(Some(inner)) => inner,
             _ => raw,
@@ -305,6 +307,36 @@ impl JsonFormat {
             .filter(|&(_, used)| used == text.len() || scale == 1)
             .map(|(t, _)| t)
     }
+}
+
+/// A JSON number of seconds with or without a fraction
+/// (`1646861401.5241024`, Caddy's `ts`): what `epoch_prefix` reads from
+/// it, without the general path every line would otherwise take; `None`
+/// for anything else, which the general path then reads or refuses.
+fn seconds(raw: &[u8]) -> Option<Timestamp> {
+    let (whole, fraction) = match memchr::memchr(b'.', raw) {
+        Some(dot) => (&raw[..dot], &raw[dot + 1..]),
+        None => (raw, &[][..]),
+    };
+    if whole.is_empty()
+        || whole.len() > 18
+        || !whole.iter().all(u8::is_ascii_digit)
+        || !fraction.iter().all(u8::is_ascii_digit)
+    {
+        return None;
+    }
+    let unix = whole
+        .iter()
+        .fold(0i64, |v, &d| v * 10 + i64::from(d - b'0'));
+    // Year 9999 ends here, as `epoch_prefix` has it.
+    if unix >= 253_402_300_800 {
+        return None;
+    }
+    Some(Timestamp {
+        unix,
+        millis: fraction_millis(fraction),
+        offset_min: 0,
+    })
 }
 
 /// `2026-11-29T14:00:00` or `2026-11-29 14:00:00`, with a fraction of a
@@ -360,6 +392,14 @@ fn string(raw: &[u8]) -> Result<Option<&[u8]>, Skip> {
 fn first_string(raw: &[u8]) -> Result<Option<&[u8]>, Skip> {
     if raw.first() != Some(&b'[') {
         return string(raw);
+    }
+    // `["…"` whose first string holds no backslash: it ends at the first
+    // quote (the array was read whole by `extract`, so that quote is there).
+    if raw.get(1) == Some(&b'"')
+        && let Some(end) = memchr::memchr2(b'"', b'\\', &raw[2..])
+        && raw[2 + end] == b'"'
+    {
+        return string(&raw[1..3 + end]);
     }
     match json_scan::first_element(raw) {
         Ok(Some(first)) => string(first),

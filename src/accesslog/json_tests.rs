@@ -244,3 +244,34 @@ mod never_panics {
         }
     }
 }
+
+mod seconds_fast_path {
+    use super::super::{epoch_prefix, seconds};
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Caddy's `ts` read by hand: what `epoch_prefix` reads from the
+        /// whole number, or nothing (then the general path reads it).
+        #[test]
+        fn seconds_read_as_epoch_prefix_reads_them(raw in "[0-9]{0,20}(\\.[0-9]{0,12})?|[0-9.eE+-]{0,12}") {
+            if let Some(time) = seconds(raw.as_bytes()) {
+                let general = epoch_prefix(raw.as_bytes(), 1);
+                prop_assert_eq!(general.map(|(t, _)| t), Some(time));
+                prop_assert_eq!(general.map(|(_, used)| used), Some(raw.len()));
+            }
+        }
+    }
+
+    #[test]
+    fn caddy_timestamps() {
+        let time = seconds(b"1646861401.5241024").expect("read");
+        assert_eq!(
+            (time.unix, time.millis, time.offset_min),
+            (1_646_861_401, 524, 0)
+        );
+        assert_eq!(seconds(b"1646861401").map(|t| t.millis), Some(0));
+        for other in ["", ".5", "1.2.3", "-1", "1e3", "9999999999999999999"] {
+            assert_eq!(seconds(other.as_bytes()), None, "{other}");
+        }
+    }
+}

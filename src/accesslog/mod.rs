@@ -18,6 +18,7 @@ mod fields;
 pub mod format;
 pub mod ipv6;
 pub mod json;
+mod json_quotes;
 mod json_scan;
 pub mod layout;
 pub mod open;
