@@ -506,7 +506,7 @@ fn judge<'d, 'r>(
     let mut merged = sorter.finish()?;
     let (tx, rx) = mpsc::sync_channel::<Vec<Judged<'r>>>(BATCHES_IN_FLIGHT);
     std::thread::scope(|scope| {
-        let writer = scope.spawn(move || write_judged(rx, rows, digest, gather, nightly));
+        let writer = scope.spawn(move || write_judged(pool, rx, rows, digest, gather, nightly));
         let judged = (|| -> Result<()> {
             let mut batch: Vec<Fetch> = Vec::with_capacity(BATCH);
             let mut made: Vec<Violation<'r>> = Vec::new();
@@ -569,16 +569,48 @@ fn judge<'d, 'r>(
     })
 }
 
+/// Judged fetches whose rows one worker formats at a time.
+const FORMAT_SPAN: usize = 512;
+
 /// Writes what the judge made, batch by batch in its order: each row into
-/// the reports, the totals of the others, and the night's counts.
+/// the reports (formatted by the workers, written here in order), the
+/// totals of the others, and the night's counts.
 fn write_judged<'d>(
+    pool: &rayon::ThreadPool,
     batches: mpsc::Receiver<Vec<Judged<'_>>>,
     rows: &mut report::Rows<'_, '_>,
     mut digest: Digest<'d>,
     gather: &mut report::html::build::Gather,
     mut nightly: Option<&mut NightRows>,
 ) -> Result<Digest<'d>> {
+    let names = rows.names();
     for batch in batches {
+        let formatted: Vec<std::io::Result<report::Formatted>> = pool.install(|| {
+            batch
+                .par_chunks(FORMAT_SPAN)
+                .map(|span| {
+                    let mut out = report::FormattedRows::default();
+                    for judged in span {
+                        match judged {
+                            Judged::Counted(counted, made) => {
+                                for row in made {
+                                    out.violation(&names, counted, row)?;
+                                }
+                            }
+                            Judged::Impostor(impostor) => out.impostor(&names, impostor)?,
+                        }
+                    }
+                    out.finish()
+                })
+                .collect()
+        });
+        for span in formatted {
+            let span = span.map_err(|source| Error::Write {
+                path: std::path::PathBuf::from("(rows)"),
+                source,
+            })?;
+            rows.formatted(&span)?;
+        }
         for judged in batch {
             match judged {
                 Judged::Counted(counted, made) => {
@@ -592,7 +624,6 @@ fn write_judged<'d>(
                         }
                     }
                     for row in &made {
-                        rows.violation(&counted, row)?;
                         digest.violation(&counted, row);
                         gather.violation(&counted, row);
                     }
@@ -601,7 +632,6 @@ fn write_judged<'d>(
                     if let Some(nightly) = nightly.as_deref_mut() {
                         nightly.impostor(impostor.claimed, &impostor.fetch.time);
                     }
-                    rows.impostor(&impostor)?;
                     digest.impostor(&impostor);
                     gather.impostor(&impostor);
                 }

@@ -48,7 +48,8 @@ pub const FILES: [&str; 7] = [
     "report.html",
 ];
 
-type CsvOut = csv::Writer<BufWriter<Sink>>;
+/// A row file: rows arrive as CSV text (`Formatted`).
+type RowsOut = BufWriter<Sink>;
 
 /// Where rows go: a file of the new set, or standard output.
 enum Sink {
@@ -73,17 +74,68 @@ impl Write for Sink {
 }
 
 /// The reports while the audit streams rows into them: `violations.csv`
-/// and `impostors.csv` written row by row (into the new set of `--out`, or
+/// and `impostors.csv` written as rows are judged, formatted on the workers
+/// and written in order (into the new set of `--out`, or
 /// `violations.csv` alone to standard output), the rest gathered in a
 /// `Digest` and written by `finish`.
 pub struct Rows<'a, 'o> {
     names: Names<'a>,
     staging: Option<atomic::Staging<'o>>,
-    violations: Option<CsvOut>,
-    impostors: Option<CsvOut>,
+    violations: Option<RowsOut>,
+    impostors: Option<RowsOut>,
     /// Standard output was closed by its reader: rows are no longer
     /// written, the audit goes on.
     closed: bool,
+}
+
+/// Rows of `violations.csv` and `impostors.csv` formatted apart from the
+/// files (on other threads), as CSV text to be written in order.
+#[derive(Debug, Default)]
+pub struct Formatted {
+    violations: Vec<u8>,
+    impostors: Vec<u8>,
+}
+
+/// `Formatted` being written.
+pub struct FormattedRows {
+    violations: csv::Writer<Vec<u8>>,
+    impostors: csv::Writer<Vec<u8>>,
+}
+
+impl Default for FormattedRows {
+    /// Formats rows as `Rows` writes them.
+    fn default() -> FormattedRows {
+        FormattedRows {
+            violations: columns::stream_owned(Vec::new()),
+            impostors: columns::stream_owned(Vec::new()),
+        }
+    }
+}
+
+impl FormattedRows {
+    pub fn violation(
+        &mut self,
+        names: &Names<'_>,
+        counted: &Counted,
+        row: &Violation<'_>,
+    ) -> io::Result<()> {
+        columns::write_violation(&mut self.violations, names, counted, row)
+    }
+
+    pub fn impostor(&mut self, names: &Names<'_>, impostor: &Impostor) -> io::Result<()> {
+        columns::write_impostor(&mut self.impostors, names, impostor)
+    }
+
+    pub fn finish(self) -> io::Result<Formatted> {
+        let text = |out: csv::Writer<Vec<u8>>| {
+            out.into_inner()
+                .map_err(|e| io::Error::new(e.error().kind(), e.error().to_string()))
+        };
+        Ok(Formatted {
+            violations: text(self.violations)?,
+            impostors: text(self.impostors)?,
+        })
+    }
 }
 
 impl<'a, 'o> Rows<'a, 'o> {
@@ -123,7 +175,15 @@ impl<'a, 'o> Rows<'a, 'o> {
         let Some(out) = out else {
             return Ok(());
         };
-        let written = out.write_record(columns).map_err(columns::io_error);
+        let mut line = columns::stream_owned(Vec::new());
+        let written = line
+            .write_record(columns)
+            .map_err(columns::io_error)
+            .and_then(|()| {
+                line.into_inner()
+                    .map_err(|e| io::Error::new(e.error().kind(), e.error().to_string()))
+            })
+            .and_then(|text| out.write_all(&text));
         self.check(name, written)
     }
 
@@ -147,20 +207,33 @@ impl<'a, 'o> Rows<'a, 'o> {
         }
     }
 
-    pub fn violation(&mut self, counted: &Counted, row: &Violation<'_>) -> Result<()> {
-        let Some(out) = self.violations.as_mut() else {
-            return Ok(());
-        };
-        let written = columns::write_violation(out, &self.names, counted, row);
-        self.check("violations.csv", written)
+    /// How the rows name things, to format rows elsewhere (`Formatted`).
+    pub fn names(&self) -> Names<'a> {
+        self.names
     }
 
-    pub fn impostor(&mut self, impostor: &Impostor) -> Result<()> {
-        let Some(out) = self.impostors.as_mut() else {
-            return Ok(());
-        };
-        let written = columns::write_impostor(out, &self.names, impostor);
-        self.check("impostors.csv", written)
+    /// Writes rows formatted ahead (`Formatted`), in the order given, as
+    /// `violation` and `impostor` would have written them.
+    pub fn formatted(&mut self, rows: &Formatted) -> Result<()> {
+        for (name, bytes) in [
+            ("violations.csv", &rows.violations),
+            ("impostors.csv", &rows.impostors),
+        ] {
+            if bytes.is_empty() {
+                continue;
+            }
+            let out = if name == "violations.csv" {
+                self.violations.as_mut()
+            } else {
+                self.impostors.as_mut()
+            };
+            let Some(out) = out else {
+                continue;
+            };
+            let written = out.write_all(bytes);
+            self.check(name, written)?;
+        }
+        Ok(())
     }
 
     /// Writes the rest of the set from `digest`, with `page` (the text of
@@ -182,10 +255,7 @@ impl<'a, 'o> Rows<'a, 'o> {
             let Some(out) = out else {
                 continue;
             };
-            let inner = out
-                .into_inner()
-                .map_err(|e| io::Error::new(e.error().kind(), e.error().to_string()))
-                .and_then(|buffered| buffered.into_inner().map_err(|e| e.into_error()));
+            let inner = out.into_inner().map_err(|e| e.into_error());
             match inner {
                 Ok(Sink::File(file)) => {
                     if let Some(staging) = &self.staging {
@@ -227,6 +297,6 @@ impl<'a, 'o> Rows<'a, 'o> {
     }
 }
 
-fn csv_out(out: Sink) -> CsvOut {
-    columns::stream_owned(BufWriter::with_capacity(256 * 1024, out))
+fn csv_out(out: Sink) -> RowsOut {
+    BufWriter::with_capacity(256 * 1024, out)
 }
