@@ -605,6 +605,8 @@ fn write_judged<'d>(
                 .collect()
         });
         for span in formatted {
+            // Text formatted into memory: a failure would be the CSV
+            // writer's, named as a write of the rows.
             let span = span.map_err(|source| Error::Write {
                 path: std::path::PathBuf::from("(rows)"),
                 source,
