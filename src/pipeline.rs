@@ -478,10 +478,11 @@ enum Judged<'r> {
     Impostor(Impostor),
 }
 
-/// Batches judged but not yet written: one in the channel beside the one
-/// being judged and the one being written, so the judging phase holds at
-/// most three batches (`BATCH_BYTES` each) whatever the log.
-const BATCHES_IN_FLIGHT: usize = 1;
+/// Batches judged but not yet written, beside the one being judged and
+/// the one being written: none, the judge hands each batch over in
+/// person, so the judging phase holds two batches (`BATCH_BYTES` each)
+/// and the rows' text of one, whatever the log.
+const BATCHES_IN_FLIGHT: usize = 0;
 
 /// Merges the sorted fetches and judges them, writing every row as it is
 /// made; gives the totals for the other reports. The judging (merge,
