@@ -359,9 +359,10 @@ pub(crate) fn compile(spec: &str) -> Result<Compiled, String> {
     for (index, token) in tokens.iter_mut().enumerate() {
         if let Token::Field { slot, layout, .. } = token {
             let kind = slot_kind(slot);
-            // `$is_args` (rank 0) stays beside the query it announces.
-            let is_args = *slot == Slot::Query && best[11].is_some();
-            if is_args {
+            // Every query field stays one while a query is read, not only
+            // the best: `$is_args` (rank 0) stands beside the `$args` it
+            // announces, and both are read into the target before them.
+            if *slot == Slot::Query && best[11].is_some() {
                 continue;
             }
             if kind.is_some_and(|kind| best[kind].map(|(_, i)| i) != Some(index)) {

@@ -28,7 +28,7 @@ impl Escaping {
             // Printable ASCII without a backslash or a list separator, as
             // almost every client, method and target is: written as it is
             // unless its start would run as a formula.
-            Escaping::Safe if is_printable_ascii(field) => {
+            Escaping::Safe if is_plain_ascii(field) => {
                 if needs_guard(field) {
                     let mut out = Vec::with_capacity(field.len() + 1);
                     out.push(b'\'');
@@ -132,7 +132,7 @@ fn push_escaped(text: &str, out: &mut String) {
 /// and no `;` opens a formula cell: text that `escape` writes as it is.
 /// One pass the compiler vectorizes, before the character-by-character
 /// check.
-fn is_printable_ascii(bytes: &[u8]) -> bool {
+fn is_plain_ascii(bytes: &[u8]) -> bool {
     // A fold, not `all`: without the early exit the loop is vectorized.
     bytes.iter().fold(true, |plain, &b| {
         plain & (b' '..=b'~').contains(&b) & (b != b'\\')
@@ -142,7 +142,7 @@ fn is_printable_ascii(bytes: &[u8]) -> bool {
 /// The escaped text of a field, without the formula guard. Borrows when
 /// nothing needs escaping, as for almost every target and user agent.
 pub fn escape(bytes: &[u8]) -> Cow<'_, str> {
-    if is_printable_ascii(bytes)
+    if is_plain_ascii(bytes)
         && let Ok(text) = std::str::from_utf8(bytes)
     {
         return Cow::Borrowed(text);

@@ -127,15 +127,17 @@ impl FormattedRows {
     }
 
     pub fn finish(self) -> io::Result<Formatted> {
-        let text = |out: csv::Writer<Vec<u8>>| {
-            out.into_inner()
-                .map_err(|e| io::Error::new(e.error().kind(), e.error().to_string()))
-        };
         Ok(Formatted {
-            violations: text(self.violations)?,
-            impostors: text(self.impostors)?,
+            violations: csv_text(self.violations)?,
+            impostors: csv_text(self.impostors)?,
         })
     }
+}
+
+/// The text a CSV writer into memory made.
+fn csv_text(out: csv::Writer<Vec<u8>>) -> io::Result<Vec<u8>> {
+    out.into_inner()
+        .map_err(|e| io::Error::new(e.error().kind(), e.error().to_string()))
 }
 
 impl<'a, 'o> Rows<'a, 'o> {
@@ -166,23 +168,25 @@ impl<'a, 'o> Rows<'a, 'o> {
         Ok(rows)
     }
 
-    fn header(&mut self, name: &str, columns: &[&str]) -> Result<()> {
-        let out = if name == "violations.csv" {
+    /// The open row file named `name` (`violations.csv` or
+    /// `impostors.csv`); `None` when it is not written.
+    fn row_file(&mut self, name: &str) -> Option<&mut RowsOut> {
+        if name == "violations.csv" {
             self.violations.as_mut()
         } else {
             self.impostors.as_mut()
-        };
-        let Some(out) = out else {
+        }
+    }
+
+    fn header(&mut self, name: &str, columns: &[&str]) -> Result<()> {
+        let Some(out) = self.row_file(name) else {
             return Ok(());
         };
         let mut line = columns::stream_owned(Vec::new());
         let written = line
             .write_record(columns)
             .map_err(columns::io_error)
-            .and_then(|()| {
-                line.into_inner()
-                    .map_err(|e| io::Error::new(e.error().kind(), e.error().to_string()))
-            })
+            .and_then(|()| csv_text(line))
             .and_then(|text| out.write_all(&text));
         self.check(name, written)
     }
@@ -212,8 +216,8 @@ impl<'a, 'o> Rows<'a, 'o> {
         self.names
     }
 
-    /// Writes rows formatted ahead (`Formatted`), in the order given, as
-    /// `violation` and `impostor` would have written them.
+    /// Writes rows formatted ahead (`Formatted`) after those written
+    /// before, in the order given.
     pub fn formatted(&mut self, rows: &Formatted) -> Result<()> {
         for (name, bytes) in [
             ("violations.csv", &rows.violations),
@@ -222,12 +226,7 @@ impl<'a, 'o> Rows<'a, 'o> {
             if bytes.is_empty() {
                 continue;
             }
-            let out = if name == "violations.csv" {
-                self.violations.as_mut()
-            } else {
-                self.impostors.as_mut()
-            };
-            let Some(out) = out else {
+            let Some(out) = self.row_file(name) else {
                 continue;
             };
             let written = out.write_all(bytes);
