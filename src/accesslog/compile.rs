@@ -162,8 +162,6 @@ fn apache_tokens(spec: &[u8]) -> Result<Vec<Token>, String> {
             },
             (b'r', _) => field(Slot::Request, 1, name),
             (b'm', None) => field(Slot::Method, 1, name),
-            (b'U', None) => field(Slot::Target, 1, name),
-            (b'q', None) => field(Slot::Query, 1, name),
             (b's', _) => field(Slot::Status, if final_status { 2 } else { 1 }, name),
             (b'i', Some(header)) if header.eq_ignore_ascii_case(b"user-agent") => {
                 field(Slot::UserAgent, 1, name)
@@ -241,14 +239,13 @@ fn nginx_tokens(spec: &[u8]) -> Result<Vec<Token>, String> {
             b"msec" => time_field(TimeLayout::Epoch(1), name),
             b"request" => field(Slot::Request, 1, name),
             b"request_method" => field(Slot::Method, 1, name),
-            // The target as the client sent it; `$uri` is nginx's own
-            // reading of it (decoded, merged slashes), used only without.
-            b"request_uri" => field(Slot::Target, 2, name),
-            b"uri" | b"document_uri" => field(Slot::Target, 1, name),
-            b"args" | b"query_string" => field(Slot::Query, 1, name),
-            // `?` when there are arguments: read as part of the target
-            // (`$uri$is_args$args`).
-            b"is_args" => field(Slot::Query, 0, name),
+            // The target as the client sent it. Apache's `%U` and nginx's
+            // `$uri` are the server's decoded reading of it (`%2F` as `/`,
+            // slashes merged, dot segments gone), which robots.txt rules
+            // are not matched against (RFC 9309 §2.2.2): a crawler that
+            // fetched `//private/x` would be accused of `/private/x`. They
+            // stay opaque.
+            b"request_uri" => field(Slot::Target, 1, name),
             b"status" => field(Slot::Status, 1, name),
             b"http_user_agent" => field(Slot::UserAgent, 1, name),
             b"host" => field(Slot::Vhost, 3, name),
@@ -309,13 +306,12 @@ fn slot_kind(slot: &Slot) -> Option<usize> {
         Slot::Offset => 8,
         Slot::Method => 9,
         Slot::Target => 10,
-        Slot::Query => 11,
         Slot::Other => return None,
     })
 }
 
 /// How many slots `slot_kind` numbers.
-const SLOT_KINDS: usize = 12;
+const SLOT_KINDS: usize = 11;
 
 /// True when the field's value shows by itself where it ends.
 fn ends_by_itself(slot: &Slot) -> bool {
@@ -347,24 +343,15 @@ pub(crate) fn compile(spec: &str) -> Result<Compiled, String> {
         }
     }
     // The request line, when logged, is read whole; its parts are read
-    // only without it, and a query only with a target.
+    // only without it.
     if best[2].is_some() {
         best[9] = None;
         best[10] = None;
-    }
-    if best[10].is_none() {
-        best[11] = None;
     }
     let mut time = TimeLayout::Clf;
     for (index, token) in tokens.iter_mut().enumerate() {
         if let Token::Field { slot, layout, .. } = token {
             let kind = slot_kind(slot);
-            // Every query field stays one while a query is read, not only
-            // the best: `$is_args` (rank 0) stands beside the `$args` it
-            // announces, and both are read into the target before them.
-            if *slot == Slot::Query && best[11].is_some() {
-                continue;
-            }
             if kind.is_some_and(|kind| best[kind].map(|(_, i)| i) != Some(index)) {
                 *slot = Slot::Other;
             } else if let Some(layout) = layout.take() {
@@ -377,7 +364,9 @@ pub(crate) fn compile(spec: &str) -> Result<Compiled, String> {
         (1, "time (%t or $time_local)"),
         (
             2,
-            "request line (%r or $request, or its target: %U or $request_uri)",
+            "request line (%r or $request, or $request_uri; %U and $uri are the \
+             server's decoded reading of the target, which robots.txt is not matched \
+             against)",
         ),
     ] {
         if best[kind].is_none() && !(kind == 2 && best[10].is_some()) {
@@ -399,11 +388,6 @@ pub(crate) fn compile(spec: &str) -> Result<Compiled, String> {
                     && previous.after.bytes().is_empty()
                     && !ends_by_itself(&previous.slot)
                 {
-                    // A query right after its target (`%U%q`,
-                    // `$uri$is_args$args`) is read with it, as one target.
-                    if previous.slot == Slot::Target && slot == Slot::Query {
-                        continue;
-                    }
                     // Two skipped fields in a row (`%U%q`) read as one.
                     if previous.slot == Slot::Other && slot == Slot::Other {
                         continue;
@@ -447,7 +431,6 @@ mod tests {
                     Slot::Request => "request",
                     Slot::Method => "method",
                     Slot::Target => "target",
-                    Slot::Query => "query",
                     Slot::Status => "status",
                     Slot::UserAgent => "ua",
                     Slot::Vhost => "vhost",
@@ -468,8 +451,8 @@ mod tests {
     fn shapes() {
         let cases: &[(&str, &str, &[&str])] = &[
             (
-                // The request in parts; the query read with its target.
-                r#"%h %t "%m %U%q %H" %>s"#,
+                // The request in parts, the target as the client sent it.
+                r#"$remote_addr [$time_local] "$request_method $request_uri $server_protocol" $status"#,
                 "",
                 &[
                     "client| [",
@@ -481,24 +464,13 @@ mod tests {
                 ],
             ),
             (
-                r#"$remote_addr [$time_local] "$request_method $uri$is_args$args" $status"#,
-                "",
-                &[
-                    "client| [",
-                    "time|] \"",
-                    "method| ",
-                    "target|\" ",
-                    "status|",
-                ],
-            ),
-            (
                 // The request line wins over its parts.
                 r#"%h %t "%r" %m %U %q"#,
                 "",
                 &["client| [", "time|] \"", "requestq|\" ", "-| ", "-| ", "-|"],
             ),
             (
-                // The client's target over nginx's reading of it.
+                // The server's decoded reading of the target is opaque.
                 r#"$remote_addr $time_iso8601 $uri $request_uri"#,
                 "",
                 &["client| ", "time| ", "-| ", "target|"],
@@ -650,6 +622,11 @@ mod tests {
         let cases: &[(&str, &str)] = &[
             ("%h %t", "no request line"),
             ("%h %t %m %q", "no request line"),
+            ("%h %t \"%m %U%q %H\"", "decoded reading of the target"),
+            (
+                "$remote_addr [$time_local] \"$request_method $uri$is_args$args\"",
+                "decoded reading of the target",
+            ),
             ("%t \"%r\"", "no client address"),
             ("%h \"%r\"", "no time"),
             ("%h %t \"%r\" %", "ends inside"),

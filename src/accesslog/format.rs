@@ -41,8 +41,7 @@ pub struct LogFormat {
     has_user_agent: bool,
     has_vhost: bool,
     has_status: bool,
-    /// The format logs the target apart (`%U`, `$request_uri`) but no
-    /// method.
+    /// The format logs the target apart (`$request_uri`) but no method.
     no_method: bool,
 }
 
@@ -508,9 +507,6 @@ impl LogFormat {
                         Slot::Client => entry.client = value,
                         Slot::Request | Slot::Target => entry.request = value,
                         Slot::Method => entry.method = Some(value),
-                        Slot::Query => {
-                            entry.query = present(value.strip_prefix(b"?").unwrap_or(value));
-                        }
                         Slot::UserAgent => entry.user_agent = present(value),
                         Slot::Vhost => entry.vhost = present(value),
                         Slot::ForwardedFor => entry.forwarded_for = present(value),

@@ -12,12 +12,11 @@ pub(crate) enum Slot {
     /// The time, written as `LogFormat::time` says.
     Time,
     Request,
-    /// A format without the request line logs its parts apart: the method
-    /// (`%m`, `$request_method`), the target (`%U`, `$request_uri`,
-    /// `$uri`) and the query (`%q` with its `?`, `$args` without).
+    /// A format without the request line may log its parts apart: the
+    /// method (`%m`, `$request_method`) and the target as the client sent
+    /// it, query included (`$request_uri`).
     Method,
     Target,
-    Query,
     Status,
     UserAgent,
     Vhost,
