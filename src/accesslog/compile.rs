@@ -46,7 +46,7 @@ fn time_field(layout: TimeLayout, name: &[u8]) -> Token {
 }
 
 /// A compiled format string.
-#[derive(Debug)]
+#[derive(Debug, PartialEq, Eq)]
 pub(crate) struct Compiled {
     /// The text before the first field.
     pub lead: Vec<u8>,

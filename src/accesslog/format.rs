@@ -13,6 +13,7 @@
 use std::fmt;
 
 use super::chunk::Line;
+use super::clf_family::{self, Family};
 use super::compile::{Compiled, compile};
 use super::fields;
 use super::layout::TimeLayout;
@@ -43,6 +44,9 @@ pub struct LogFormat {
     has_status: bool,
     /// The format logs the target apart (`$request_uri`) but no method.
     no_method: bool,
+    /// The format is one of the Common Log Format family, which
+    /// `clf_family` reads faster.
+    family: Option<Family>,
 }
 
 /// The fields of one parsed line. Text is raw, as logged: still escaped,
@@ -206,6 +210,7 @@ impl Default for LogFormat {
             has_vhost: false,
             has_status: false,
             no_method: false,
+            family: None,
         })
     }
 }
@@ -220,7 +225,7 @@ const SHORT: usize = 24;
 /// an address, a size) end within a word or two, and a vector search costs
 /// more to start than such a field costs to walk.
 #[inline(always)]
-fn find_byte(line: &[u8], from: usize, byte: u8) -> Option<usize> {
+pub(super) fn find_byte(line: &[u8], from: usize, byte: u8) -> Option<usize> {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGHS: u64 = 0x8080_8080_8080_8080;
     let pattern = ONES * u64::from(byte);
@@ -381,9 +386,15 @@ impl LogFormat {
             "vhost_combined" => VHOST_COMBINED,
             custom => custom,
         };
-        let Compiled { lead, steps, time } = compile(text)?;
+        let compiled = compile(text)?;
+        let family = Family::ALL
+            .iter()
+            .find(|(_, member)| compile(member).is_ok_and(|known| known == compiled))
+            .map(|&(family, _)| family);
+        let Compiled { lead, steps, time } = compiled;
         let has = |wanted: fn(&Slot) -> bool| steps.iter().any(|s| wanted(&s.slot));
         Ok(LogFormat {
+            family,
             local_time: time.may_be_local() && !has(|s| *s == Slot::Offset),
             zone: None,
             has_user_agent: has(|s| *s == Slot::UserAgent),
@@ -416,6 +427,12 @@ impl LogFormat {
         self.has_user_agent
     }
 
+    /// Which member of the Common Log Format family the format is.
+    #[cfg(test)]
+    pub(crate) fn family(&self) -> Option<Family> {
+        self.family
+    }
+
     /// True when lines carry a virtual host.
     pub fn has_vhost(&self) -> bool {
         self.has_vhost
@@ -445,6 +462,17 @@ impl LogFormat {
         if line.is_empty() {
             return Err(Skip::Empty);
         }
+        if let Some(family) = self.family
+            && let Some(entry) = clf_family::read(line, family)
+        {
+            return Ok(entry);
+        }
+        self.parse_steps(line)
+    }
+
+    /// `parse` of a line without its line end, not empty, by the format's
+    /// steps: the general reader, and the reference of `clf_family`.
+    pub(crate) fn parse_steps<'a>(&self, line: &'a [u8]) -> Result<Entry<'a>, Skip> {
         if !self.lead.stands_at(line, 0) {
             return Err(if line.len() < self.lead.bytes().len() {
                 Skip::Truncated

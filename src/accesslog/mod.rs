@@ -10,6 +10,7 @@
 //! ```
 
 pub mod chunk;
+mod clf_family;
 mod compile;
 pub mod decode;
 pub mod detect;
