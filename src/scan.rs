@@ -11,7 +11,7 @@ use std::net::IpAddr;
 
 use crate::accesslog::{self, Chunk, Entry, FileFormat, Line, Skip, TrustedProxies};
 use crate::crawler::ptr::CrawlerAddrs;
-use crate::crawler::{self, Client, Identifier};
+use crate::crawler::{self, Client, CrawlerId, Identifier};
 use crate::fetch::{self, Fetch};
 use crate::report::skipped::{SHOWN as SHOWN_SKIPS, Tally};
 use crate::text::bound;
@@ -124,6 +124,33 @@ impl Lowered {
     }
 }
 
+/// The crawler each user agent of a chunk claims, as found: a crawler
+/// sends the same few user agents all night, and searching one for the
+/// crawlers' names costs some forty times as much as looking it up. Kept
+/// for one chunk (one `Identifier`), at most `CLAIMS_KEPT` of them.
+#[derive(Default)]
+struct Claims {
+    found: HashMap<Box<[u8]>, Option<CrawlerId>, foldhash::fast::RandomState>,
+}
+
+/// User agents remembered at most; past that, the memory starts over (a
+/// flood of made-up user agents costs a search each, as without it).
+const CLAIMS_KEPT: usize = 1024;
+
+impl Claims {
+    fn of(&mut self, ident: &Identifier, user_agent: &[u8]) -> Option<CrawlerId> {
+        if let Some(&claim) = self.found.get(user_agent) {
+            return claim;
+        }
+        let claim = ident.by_user_agent(user_agent);
+        if self.found.len() >= CLAIMS_KEPT {
+            self.found.clear();
+        }
+        self.found.insert(user_agent.into(), claim);
+        claim
+    }
+}
+
 /// Everything the workers need, immutable and shared.
 pub struct Scanner<'a> {
     pub ident: &'a Identifier,
@@ -158,6 +185,7 @@ impl Scanner<'_> {
         let mut scan = Scan::default();
         let mut fetches = Vec::new();
         let mut tally = Tally::default();
+        let mut claims = Claims::default();
         for line in chunk.lines() {
             scan.lines += 1;
             tally.lines += 1;
@@ -171,7 +199,7 @@ impl Scanner<'_> {
                     tally.saw(entry.time);
                     tally.with_user_agent += u64::from(entry.user_agent.is_some());
                     let lowered = lowered.line(&chunk.data, line.start, line.text.len());
-                    if let Some(fetch) = self.fetch(file, &line, lowered, &entry) {
+                    if let Some(fetch) = self.fetch(file, &line, lowered, &entry, &mut claims) {
                         let inside = self.since.is_none_or(|s| fetch.time.unix >= s)
                             && self.until.is_none_or(|u| fetch.time.unix < u);
                         if inside {
@@ -211,6 +239,7 @@ impl Scanner<'_> {
         line: &Line<'_>,
         lowered: Option<&[u8]>,
         entry: &Entry<'_>,
+        claims: &mut Claims,
     ) -> Option<Fetch> {
         // The client behind trusted proxies, as the forwarded-for field
         // names it (SPEC §1); the connecting address otherwise.
@@ -232,7 +261,7 @@ impl Scanner<'_> {
             None => self.ident.may_be_crawler(line.text),
         };
         if !may_be {
-            if self.crawler_addrs.is_empty() {
+            if self.crawler_addrs.is_empty() || !self.crawler_addrs.may_hold(client_text) {
                 return None;
             }
             match crawler::client_address(client_text) {
@@ -241,7 +270,7 @@ impl Scanner<'_> {
             }
         }
         let user_agent = entry.user_agent_text().unwrap_or_default();
-        let claim = self.ident.by_user_agent(&user_agent);
+        let claim = claims.of(self.ident, &user_agent);
         // The client is read only when the user agent claims no crawler:
         // then its name or address must be a crawler host's.
         if claim.is_none() && may_be && !named_host(&crawler::parse_client(client_text)) {

@@ -125,7 +125,132 @@ impl PtrMap {
 /// SipHash's defence against chosen keys is not needed here: the keys come
 /// from the PTR map the user gave, and looking up an address an attacker
 /// chose cannot slow the set down.
-pub type CrawlerAddrs = HashSet<IpAddr, foldhash::fast::RandomState>;
+///
+/// Beside the set, the address prefixes it holds (an IPv4 address's first
+/// two octets, an IPv6 address's first group), one bit each: most clients
+/// are told apart by the first bytes of their field, before it is read as
+/// an address at all (`may_hold`).
+#[derive(Debug, Clone, Default)]
+pub struct CrawlerAddrs {
+    set: HashSet<IpAddr, foldhash::fast::RandomState>,
+    v4_prefixes: Prefixes,
+    v6_prefixes: Prefixes,
+}
+
+/// One bit for each 16-bit prefix.
+#[derive(Debug, Clone)]
+struct Prefixes(Box<[u64; 1024]>);
+
+impl Default for Prefixes {
+    fn default() -> Prefixes {
+        Prefixes(Box::new([0; 1024]))
+    }
+}
+
+impl Prefixes {
+    fn insert(&mut self, prefix: u16) {
+        self.0[usize::from(prefix >> 6)] |= 1 << (prefix & 63);
+    }
+
+    fn contains(&self, prefix: u16) -> bool {
+        self.0[usize::from(prefix >> 6)] & (1 << (prefix & 63)) != 0
+    }
+}
+
+impl FromIterator<IpAddr> for CrawlerAddrs {
+    fn from_iter<I: IntoIterator<Item = IpAddr>>(addresses: I) -> CrawlerAddrs {
+        let mut crawler = CrawlerAddrs::default();
+        for address in addresses {
+            match address {
+                IpAddr::V4(v4) => {
+                    let [a, b, _, _] = v4.octets();
+                    crawler.v4_prefixes.insert(u16::from_be_bytes([a, b]));
+                }
+                IpAddr::V6(v6) => crawler.v6_prefixes.insert(v6.segments()[0]),
+            }
+            crawler.set.insert(address);
+        }
+        crawler
+    }
+}
+
+impl PartialEq for CrawlerAddrs {
+    fn eq(&self, other: &CrawlerAddrs) -> bool {
+        self.set == other.set
+    }
+}
+
+impl CrawlerAddrs {
+    pub fn is_empty(&self) -> bool {
+        self.set.is_empty()
+    }
+
+    pub fn contains(&self, address: &IpAddr) -> bool {
+        self.set.contains(address)
+    }
+
+    /// False when no address read from the client field `field` (as
+    /// `address::client_address` reads it) can be in the set; true when
+    /// one may be. Only two shapes are ruled out, those whose every reading
+    /// keeps the prefix in view: a field that starts `A.B.` (decimal, no
+    /// leading zero: an IPv4 address, with a port or not, starts with
+    /// those octets) and one that starts with a non-zero hex group and a
+    /// `:` with no `.` anywhere (an IPv6 address, which no reading maps to
+    /// IPv4, starts with that group). Everything else may be held.
+    #[inline]
+    pub fn may_hold(&self, field: &[u8]) -> bool {
+        if let Some(prefix) = ipv4_prefix(field) {
+            return self.v4_prefixes.contains(prefix);
+        }
+        if let Some(group) = ipv6_first_group(field) {
+            return self.v6_prefixes.contains(group);
+        }
+        true
+    }
+}
+
+/// `A.B.` at the start of `field`: two decimal octets, each up to 255 and
+/// without a leading zero, each followed by a `.`.
+#[inline]
+fn ipv4_prefix(field: &[u8]) -> Option<u16> {
+    let mut at = 0;
+    let mut octets = [0u8; 2];
+    for octet in &mut octets {
+        let digits = field[at..]
+            .iter()
+            .take(4)
+            .position(|b| !b.is_ascii_digit())?;
+        if digits == 0 || digits > 3 || (digits > 1 && field[at] == b'0') {
+            return None;
+        }
+        let value = field[at..at + digits]
+            .iter()
+            .fold(0u16, |n, &d| n * 10 + u16::from(d - b'0'));
+        *octet = u8::try_from(value).ok()?;
+        at += digits;
+        if field.get(at) != Some(&b'.') {
+            return None;
+        }
+        at += 1;
+    }
+    Some(u16::from_be_bytes(octets))
+}
+
+/// The first group of a field that starts with one to four hex digits and
+/// a `:`, holds no `.`, and whose first group is not zero (`0:…` and `::…`
+/// may spell an IPv4-mapped address).
+#[inline]
+fn ipv6_first_group(field: &[u8]) -> Option<u16> {
+    let digits = field.iter().take(5).position(|&b| b == b':')?;
+    if digits == 0 || memchr::memchr(b'.', field).is_some() {
+        return None;
+    }
+    let mut group = 0u16;
+    for &b in &field[..digits] {
+        group = group << 4 | u16::from(char::from(b).to_digit(16)? as u8);
+    }
+    (group != 0).then_some(group)
+}
 
 /// Host names compare case-insensitively, one trailing dot ignored.
 pub fn same_name(a: &str, b: &str) -> bool {
@@ -202,6 +327,74 @@ mod tests {
             .into_iter()
             .collect();
         assert_eq!(map.crawler_addresses(&ident), want);
+    }
+
+    /// Whatever address `client_address` reads from a field, a set that
+    /// holds it may hold the field: the prefix test never rules out a
+    /// crawler's fetch.
+    fn held_by_its_own_set(field: &[u8]) -> Result<(), proptest::test_runner::TestCaseError> {
+        if let Some(address) = crate::crawler::address::client_address(field) {
+            let addrs: CrawlerAddrs = [address].into_iter().collect();
+            proptest::prop_assert!(
+                addrs.may_hold(field),
+                "{:?} reads as {address}",
+                String::from_utf8_lossy(field)
+            );
+        }
+        Ok(())
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn prefixes_never_rule_out_a_held_address(
+            field in proptest::collection::vec(
+                proptest::sample::select(b"0123456789abcdefABCDEF.:%[] f".to_vec()),
+                0..42,
+            )
+        ) {
+            held_by_its_own_set(&field)?;
+        }
+
+        #[test]
+        fn prefixes_never_rule_out_a_written_address(
+            groups in proptest::prelude::any::<[u16; 8]>(),
+            v4 in proptest::prelude::any::<u32>(),
+            form in 0usize..9,
+        ) {
+            let v4 = std::net::Ipv4Addr::from(v4);
+            let v6 = std::net::Ipv6Addr::from(groups);
+            let field = match form {
+                0 => v4.to_string(),
+                1 => format!("{v4}:8080"),
+                2 => v6.to_string(),
+                3 => format!("[{v6}]:443"),
+                4 => format!("{v6}%eth0"),
+                5 => v4.to_ipv6_mapped().to_string(),
+                6 => format!("0:0:0:0:0:ffff:{v4}"),
+                7 => format!("0::ffff:{v4}"),
+                _ => format!(" {v4} "),
+            };
+            held_by_its_own_set(field.as_bytes())?;
+        }
+    }
+
+    #[test]
+    fn prefixes_rule_out_other_networks() {
+        let addrs: CrawlerAddrs = [ip("77.75.77.123"), ip("2a02:598:64:8a00::3100:0")]
+            .into_iter()
+            .collect();
+        for other in ["89.24.212.157", "77.76.1.1", "2a01:510::1", "2a03:598::1"] {
+            assert!(!addrs.may_hold(other.as_bytes()), "{other}");
+        }
+        for same in [
+            "77.75.1.2",
+            "2a02:598::1",
+            "2A02:1::2",
+            "host.example.cz",
+            "::ffff:1.2.3.4",
+        ] {
+            assert!(addrs.may_hold(same.as_bytes()), "{same}");
+        }
     }
 
     #[test]
