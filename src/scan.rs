@@ -5,7 +5,6 @@
 //! the tally of lines read and skipped. Runs on many threads at once;
 //! `pipeline` decides which.
 
-use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 use std::net::IpAddr;
 
@@ -79,48 +78,29 @@ impl Scan {
     }
 }
 
-/// A chunk's lines lowered (ASCII) for the crawler prefilter, a window of
-/// whole lines at a time: one pass over 64 KiB, which the compiler
-/// vectorizes, costs less than lowering each line apart (the thread-local
-/// look-up and copy per line were ~4% of the scan), and a window, unlike
-/// the whole chunk, stays in cache and adds no chunk's worth of memory
-/// per worker. One per worker thread.
-pub(crate) struct Lowered {
-    /// `data[from..from + window.len()]` of the chunk, lowered.
-    window: Vec<u8>,
-    from: usize,
+/// The fields of a line where a crawler's name can stand — the client
+/// (a host name) and the user agent, as logged — lowered (ASCII) for the
+/// crawler prefilter, a line break between them so that no needle spans
+/// both. Only these two can make a line a crawler's; searching them, not
+/// the whole line, leaves the referer and the request (most of a line's
+/// bytes) unread. One buffer a chunk, reused line after line.
+#[derive(Default)]
+struct Needles {
+    lowered: Vec<u8>,
 }
 
-/// Bytes lowered at a time (more when a line is longer).
-const WINDOW: usize = 64 << 10;
-
-impl Lowered {
-    pub(crate) const fn new() -> Lowered {
-        Lowered {
-            window: Vec::new(),
-            from: 0,
+impl Needles {
+    fn of(&mut self, client: &[u8], user_agent: Option<&[u8]>) -> &[u8] {
+        // Copied, then lowered in place: a loop the compiler vectorizes,
+        // where lowering byte by byte into the buffer is not.
+        self.lowered.clear();
+        self.lowered.extend_from_slice(client);
+        if let Some(user_agent) = user_agent {
+            self.lowered.push(b'\n');
+            self.lowered.extend_from_slice(user_agent);
         }
-    }
-
-    /// Forgets the last chunk's window.
-    pub(crate) fn start_chunk(&mut self) {
-        self.window.clear();
-        self.from = 0;
-    }
-
-    /// The line of `len` bytes at `start` in the chunk's `data`, lowered.
-    /// Lines are asked for in order; a line past the window moves it on.
-    /// `None` only when the line lies outside `data`.
-    pub(crate) fn line(&mut self, data: &[u8], start: usize, len: usize) -> Option<&[u8]> {
-        let end = start.checked_add(len)?;
-        if start < self.from || end > self.from + self.window.len() {
-            let until = end.max(start.saturating_add(WINDOW)).min(data.len());
-            let fresh = data.get(start..until)?;
-            self.window.clear();
-            self.window.extend(fresh.iter().map(u8::to_ascii_lowercase));
-            self.from = start;
-        }
-        self.window.get(start - self.from..end - self.from)
+        self.lowered.make_ascii_lowercase();
+        &self.lowered
     }
 }
 
@@ -166,26 +146,12 @@ impl Scanner<'_> {
     /// Reads one chunk of file `file` in `format` (the one in force at its
     /// first line): the fetches it holds, in line order, and what it read.
     pub fn scan(&self, file: usize, chunk: &Chunk, format: &FileFormat) -> (Scan, Vec<Fetch>) {
-        thread_local! {
-            static LOWERED: RefCell<Lowered> = const { RefCell::new(Lowered::new()) };
-        }
-        LOWERED.with_borrow_mut(|lowered| self.scan_lowered(file, chunk, lowered, format))
-    }
-
-    /// `scan`, with `lowered` to lower the chunk's lines for the prefilter.
-    fn scan_lowered(
-        &self,
-        file: usize,
-        chunk: &Chunk,
-        lowered: &mut Lowered,
-        format: &FileFormat,
-    ) -> (Scan, Vec<Fetch>) {
-        lowered.start_chunk();
         let mut parser = format.parser();
         let mut scan = Scan::default();
         let mut fetches = Vec::new();
         let mut tally = Tally::default();
         let mut claims = Claims::default();
+        let mut needles = Needles::default();
         for line in chunk.lines() {
             scan.lines += 1;
             tally.lines += 1;
@@ -198,8 +164,8 @@ impl Scanner<'_> {
                 Ok(entry) => {
                     tally.saw(entry.time);
                     tally.with_user_agent += u64::from(entry.user_agent.is_some());
-                    let lowered = lowered.line(&chunk.data, line.start, line.text.len());
-                    if let Some(fetch) = self.fetch(file, &line, lowered, &entry, &mut claims) {
+                    if let Some(fetch) = self.fetch(file, &line, &entry, &mut needles, &mut claims)
+                    {
                         let inside = self.since.is_none_or(|s| fetch.time.unix >= s)
                             && self.until.is_none_or(|u| fetch.time.unix < u);
                         if inside {
@@ -232,13 +198,12 @@ impl Scanner<'_> {
 
     /// Keeps a line when its user agent claims a crawler, its client field
     /// is a crawler's host name, or its address is a named crawler host.
-    /// `lowered` is the line's text lowered, when the caller has it.
     fn fetch(
         &self,
         file: usize,
         line: &Line<'_>,
-        lowered: Option<&[u8]>,
         entry: &Entry<'_>,
+        needles: &mut Needles,
         claims: &mut Claims,
     ) -> Option<Fetch> {
         // The client behind trusted proxies, as the forwarded-for field
@@ -256,10 +221,9 @@ impl Scanner<'_> {
             Client::Addr(addr) => self.crawler_addrs.contains(addr),
             Client::Other(_) => false,
         };
-        let may_be = match lowered {
-            Some(lowered) => self.ident.may_be_crawler_lowered(lowered),
-            None => self.ident.may_be_crawler(line.text),
-        };
+        let may_be = self
+            .ident
+            .may_be_crawler_lowered(needles.of(client_text, entry.user_agent));
         if !may_be {
             if self.crawler_addrs.is_empty() || !self.crawler_addrs.may_hold(client_text) {
                 return None;
@@ -296,40 +260,5 @@ impl Scanner<'_> {
                 user_agent: &bound(&user_agent),
             },
         ))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use proptest::prelude::*;
-
-    proptest! {
-        /// Every line, asked for in order, is its own text lowered,
-        /// whatever the lengths of the lines against the window.
-        #[test]
-        fn lowered_lines_are_the_lines_lowered(
-            lengths in prop::collection::vec(
-                prop_oneof![0usize..300, (WINDOW - 3)..(WINDOW + 3), 0..(3 * WINDOW)],
-                1..12,
-            ),
-            seed in any::<u8>(),
-        ) {
-            let total: usize = lengths.iter().map(|n| n + 1).sum();
-            let data: Vec<u8> = (0..total)
-                .map(|i| b"aBzZ-\\x@["[(i + usize::from(seed)) % 9])
-                .collect();
-            let mut lowered = Lowered::new();
-            // A first chunk leaves a window behind; a new chunk starts over.
-            lowered.line(b"XYZ", 0, 3);
-            lowered.start_chunk();
-            let mut start = 0;
-            for &len in &lengths {
-                let want = data[start..start + len].to_ascii_lowercase();
-                prop_assert_eq!(lowered.line(&data, start, len), Some(&want[..]));
-                start += len + 1;
-            }
-            prop_assert_eq!(lowered.line(&data, total, 1), None);
-        }
     }
 }

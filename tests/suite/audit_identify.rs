@@ -244,3 +244,34 @@ fn impostors_alone_are_not_violations() {
         &csv::<&str>(SUMMARY_HEADER, &[]),
     );
 }
+
+#[test]
+fn a_crawlers_name_counts_in_the_client_and_the_user_agent_alone() {
+    let robots = "User-agent: SeznamBot\nDisallow: /private/\n";
+    let log = [
+        // The name in the target and the referer claims nothing.
+        format!(
+            "77.75.77.1 - - [{}] \"GET /private/SeznamBot/1 HTTP/1.1\" 200 512 \"https://search.seznam.cz/?q=SeznamBot\" \"{BROWSER_UA}\"\n",
+            clf(1)
+        ),
+        // An escaped user agent is read decoded.
+        format!(
+            "77.75.77.1 - - [{}] \"GET /private/2 HTTP/1.1\" 200 512 \"-\" \"Mozilla/5.0 (compatible; \\x53eznamBot/4.0)\"\n",
+            clf(2)
+        ),
+        // A crawler's host name as the client, whatever the user agent.
+        format!(
+            "fulltextrobot-77-75-77-3.seznam.cz - - [{}] \"GET /private/3 HTTP/1.1\" 200 512 \"-\" \"{BROWSER_UA}\"\n",
+            clf(3)
+        ),
+        // The name in upper case.
+        format!(
+            "77.75.77.1 - - [{}] \"GET /private/4 HTTP/1.1\" 200 512 \"-\" \"SEZNAMBOT/4.0\"\n",
+            clf(4)
+        ),
+    ]
+    .concat();
+    let report = audit_text(robots, &log);
+    report.assert_code(1);
+    assert_eq!(common::row_lines(&report), [2, 3, 4], "{report:?}");
+}
