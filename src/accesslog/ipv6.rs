@@ -33,14 +33,11 @@ const fn hex_values() -> [u8; 256] {
 static HEX: [u8; 256] = hex_values();
 
 /// Reads `text` as a whole IPv6 address (no brackets, no zone), as
-/// `text.parse::<Ipv6Addr>()` would.
+/// `text.parse::<Ipv6Addr>()` would. One pass over the bytes: a `.` hands
+/// the whole text to the standard parser (an embedded IPv4 part), anything
+/// else that is neither a hex digit nor a `:` ends the reading.
 #[inline]
 pub fn parse_ipv6(text: &[u8]) -> Option<Ipv6Addr> {
-    if memchr::memchr(b'.', text).is_some() {
-        // An embedded IPv4 part: the standard parser's grammar for it
-        // (where it may stand, octets without leading zeros) is theirs.
-        return std::str::from_utf8(text).ok()?.parse().ok();
-    }
     let mut groups = [0u16; 8];
     let mut count = 0;
     // Where `::` stands, as a count of the groups before it.
@@ -50,42 +47,55 @@ pub fn parse_ipv6(text: &[u8]) -> Option<Ipv6Addr> {
         gap = Some(0);
         at = 2;
     }
-    while at < text.len() {
-        let start = at;
-        let mut value = 0u32;
-        // A fifth digit makes the group unreadable: stop there and fail.
-        while at < text.len() && at - start < 5 {
-            let digit = HEX[usize::from(text[at])];
-            if digit > 15 {
-                break;
-            }
-            value = value << 4 | u32::from(digit);
-            at += 1;
-        }
-        let digits = at - start;
-        if digits == 0 || digits > 4 || count == 8 {
-            return None;
-        }
-        // At most four hex digits: fits.
-        groups[count] = value as u16;
-        count += 1;
-        if at == text.len() {
-            break;
-        }
-        if text[at] != b':' {
-            return None;
-        }
+    // The group being read: its value and digits so far.
+    let mut value = 0u16;
+    let mut digits = 0;
+    while let Some(&byte) = text.get(at) {
+        let digit = HEX[usize::from(byte)];
         at += 1;
-        if text.get(at) == Some(&b':') {
-            if gap.is_some() {
+        if digit < 16 {
+            // A fifth digit makes the group unreadable, embedded IPv4
+            // part or not.
+            if digits == 4 {
                 return None;
             }
-            gap = Some(count);
-            at += 1;
-        } else if at == text.len() {
-            // A single trailing `:`.
+            value = value << 4 | u16::from(digit);
+            digits += 1;
+            continue;
+        }
+        if byte == b'.' {
+            // An embedded IPv4 part: the standard parser's grammar for it
+            // (where it may stand, octets without leading zeros) is theirs.
+            return std::str::from_utf8(text).ok()?.parse().ok();
+        }
+        if byte != b':' || digits == 0 || count == 8 {
             return None;
         }
+        groups[count] = value;
+        count += 1;
+        value = 0;
+        digits = 0;
+        match text.get(at) {
+            Some(b':') => {
+                if gap.is_some() {
+                    return None;
+                }
+                gap = Some(count);
+                at += 1;
+            }
+            // A single trailing `:`.
+            None => return None,
+            Some(_) => {}
+        }
+    }
+    // The last group; a text that ends in `::` has none, and one that
+    // ends in a single `:` was refused above.
+    if digits > 0 {
+        if count == 8 {
+            return None;
+        }
+        groups[count] = value;
+        count += 1;
     }
     match gap {
         None if count == 8 => Some(Ipv6Addr::from(groups)),
