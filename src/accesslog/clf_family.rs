@@ -153,7 +153,13 @@ pub(crate) fn read(line: &[u8], family: Family) -> Option<Entry<'_>> {
         entry.vhost = present(&line[..colon]);
         pos = next_blank(line, colon + 1)? + 1;
     }
-    let blank = next_blank(line, pos)?;
+    // The client: most are all host bytes up to the blank, which makes
+    // them a client; the rest (IPv6) are checked whole in `accept`.
+    let stop = fields::host_bytes_end(line, pos);
+    let (blank, plain_client) = match line.get(stop) {
+        Some(b' ') => (stop, true),
+        _ => (next_blank(line, stop)?, false),
+    };
     entry.client = &line[pos..blank];
     pos = blank + 1;
     if family == Family::NginxCombined {
@@ -186,7 +192,7 @@ pub(crate) fn read(line: &[u8], family: Family) -> Option<Entry<'_>> {
     entry.status = status;
     if family == Family::Common {
         // `%b` last: ends anywhere, and is not used.
-        return accept(entry);
+        return accept(entry, plain_client);
     }
     // `%b`, then ` "`.
     pos = next_blank(line, blank + 1)? + 1;
@@ -207,14 +213,15 @@ pub(crate) fn read(line: &[u8], family: Family) -> Option<Entry<'_>> {
         return None;
     }
     entry.user_agent = present(&line[pos..agent_end]);
-    accept(entry)
+    accept(entry, plain_client)
 }
 
-/// The checks the general reader makes on the fields it cut.
+/// The checks the general reader makes on the fields it cut; a
+/// `plain_client` is all host bytes, so a client already.
 #[inline]
-fn accept(entry: Entry<'_>) -> Option<Entry<'_>> {
+fn accept(entry: Entry<'_>, plain_client: bool) -> Option<Entry<'_>> {
     let fits = !entry.client.is_empty()
-        && fields::is_client(entry.client)
+        && (plain_client || fields::is_client(entry.client))
         && entry.vhost.is_none_or(fields::is_host);
     fits.then_some(entry)
 }

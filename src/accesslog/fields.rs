@@ -29,12 +29,26 @@ static HOST_BYTES: [bool; 256] = host_bytes();
 /// not part of a client: `1.2.3.4:80` and `host:443` are not clients.
 #[inline]
 pub fn is_client(value: &[u8]) -> bool {
-    if value.iter().all(|&b| HOST_BYTES[usize::from(b)]) {
+    if host_bytes_end(value, 0) == value.len() {
         return true;
     }
     // Only an IPv6 address may hold `:`; it is rare enough in logs that
     // the full parse is cheap overall.
     is_ipv6(value)
+}
+
+/// Where the bytes of a host name or an IPv4 address that start at `from`
+/// end: the first byte at or after it that neither holds, or the end.
+#[inline]
+pub fn host_bytes_end(text: &[u8], from: usize) -> usize {
+    let mut at = from;
+    while let Some(&b) = text.get(at) {
+        if !HOST_BYTES[usize::from(b)] {
+            break;
+        }
+        at += 1;
+    }
+    at
 }
 
 fn is_ipv6(value: &[u8]) -> bool {
