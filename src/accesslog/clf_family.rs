@@ -142,7 +142,7 @@ fn status(line: &[u8], from: usize) -> Option<(Option<u16>, usize)> {
 
 /// Reads `line` (without its line end, not empty) as `family`, or `None`
 /// to leave it to the general reader.
-#[inline]
+#[inline(always)]
 pub(crate) fn read(line: &[u8], family: Family) -> Option<Entry<'_>> {
     let quotes = Quotes::new(line)?;
     let mut entry = Entry::EMPTY;
@@ -218,7 +218,7 @@ pub(crate) fn read(line: &[u8], family: Family) -> Option<Entry<'_>> {
 
 /// The checks the general reader makes on the fields it cut; a
 /// `plain_client` is all host bytes, so a client already.
-#[inline]
+#[inline(always)]
 fn accept(entry: Entry<'_>, plain_client: bool) -> Option<Entry<'_>> {
     let fits = !entry.client.is_empty()
         && (plain_client || fields::is_client(entry.client))
