@@ -314,20 +314,27 @@ impl JsonFormat {
 /// it, without the general path every line would otherwise take; `None`
 /// for anything else, which the general path then reads or refuses.
 fn seconds(raw: &[u8]) -> Option<Timestamp> {
-    let (whole, fraction) = match memchr::memchr(b'.', raw) {
-        Some(dot) => (&raw[..dot], &raw[dot + 1..]),
-        None => (raw, &[][..]),
-    };
-    if whole.is_empty()
-        || whole.len() > 18
-        || !whole.iter().all(u8::is_ascii_digit)
-        || !fraction.iter().all(u8::is_ascii_digit)
+    // One pass over the whole seconds, without a search for the dot first:
+    // the number is short, and a search costs more than it saves.
+    let mut unix = 0i64;
+    let mut whole = 0;
+    while let Some(&digit) = raw.get(whole)
+        && digit.is_ascii_digit()
     {
+        if whole == 18 {
+            return None;
+        }
+        unix = unix * 10 + i64::from(digit - b'0');
+        whole += 1;
+    }
+    let fraction = match raw.get(whole) {
+        None => &[][..],
+        Some(b'.') => &raw[whole + 1..],
+        Some(_) => return None,
+    };
+    if whole == 0 || !fraction.iter().all(u8::is_ascii_digit) {
         return None;
     }
-    let unix = whole
-        .iter()
-        .fold(0i64, |v, &d| v * 10 + i64::from(d - b'0'));
     // Year 9999 ends here, as `epoch_prefix` has it.
     if unix >= 253_402_300_800 {
         return None;
@@ -381,7 +388,11 @@ fn local_time(text: &[u8]) -> Option<jiff::civil::DateTime> {
 /// JSON type, or text that is not UTF-8, is a line of another shape.
 fn string(raw: &[u8]) -> Result<Option<&[u8]>, Skip> {
     match raw {
-        [b'"', inner @ .., b'"'] if std::str::from_utf8(inner).is_ok() => Ok(Some(inner)),
+        // Most values are ASCII, checked a word at a time without the
+        // UTF-8 decoder's set-up.
+        [b'"', inner @ .., b'"'] if inner.is_ascii() || std::str::from_utf8(inner).is_ok() => {
+            Ok(Some(inner))
+        }
         b"null" => Ok(None),
         _ => Err(Skip::BadJson),
     }
