@@ -259,6 +259,43 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(3000))]
+
+    /// The other way round from `agrees`: where the damage puts no control
+    /// byte into a string (which serde_json refuses and the reader, not
+    /// looking inside strings, reads), the reader refuses exactly the lines
+    /// serde_json refuses, so no fast path lets a broken line through.
+    #[test]
+    fn damaged_objects_are_refused_as_serde_json_refuses_them(
+        value in object(),
+        style in style(),
+        cut in any::<prop::sample::Index>(),
+        byte in 0x20u8..=0xff,
+        how in 0..3u8,
+    ) {
+        let mut line = String::new();
+        write(&mut line, &value, style);
+        let mut bytes = line.into_bytes();
+        let at = cut.index(bytes.len().max(1)).min(bytes.len());
+        match how {
+            0 => bytes.truncate(at),
+            1 => bytes.insert(at, byte),
+            _ => {
+                if at < bytes.len() {
+                    bytes[at] = byte;
+                }
+            }
+        }
+        let nodes = tree(&PATHS);
+        let mut found = vec![None; PATHS.len()];
+        let read = extract(&bytes, &nodes, &mut found).is_ok();
+        let valid = serde_json::from_slice::<serde::de::IgnoredAny>(&bytes).is_ok()
+            && bytes.trim_ascii_start().first() == Some(&b'{');
+        prop_assert_eq!(read, valid, "{}", String::from_utf8_lossy(&bytes));
+    }
+}
+
 #[test]
 fn escapes_and_nested_paths() {
     let paths = ["request.headers.User-Agent", "request.uri", "ts"];
