@@ -32,6 +32,9 @@ pub(super) struct Node {
     /// Where its value is kept, when it is a mapped field.
     pub leaf: Option<usize>,
     pub children: Vec<Node>,
+    /// The lengths of the children's keys (`length_bit`), so that a key
+    /// of the line no child has the length of is passed by with one test.
+    child_lengths: u64,
 }
 
 /// Adds a dotted path to the tree.
@@ -48,13 +51,18 @@ pub(super) fn insert(nodes: &mut Vec<Node>, path: &str, leaf: usize) -> Result<(
                 prefix: prefix(key.as_bytes()),
                 leaf: None,
                 children: Vec::new(),
+                child_lengths: 0,
             });
             nodes.len() - 1
         }
     };
     let node = &mut nodes[at];
     match rest {
-        Some(rest) => insert(&mut node.children, rest, leaf),
+        Some(rest) => {
+            insert(&mut node.children, rest, leaf)?;
+            node.child_lengths = lengths(&node.children);
+            Ok(())
+        }
         None if node.leaf.is_some() => Err(format!("{path:?} is named twice in the mapping")),
         None => {
             node.leaf = Some(leaf);
@@ -75,6 +83,19 @@ impl Node {
             && self.prefix == key_prefix
             && (key.len() <= 8 || own[8..] == key[8..])
     }
+}
+
+/// One bit for a key's length; keys of 63 bytes and more share the last.
+#[inline(always)]
+fn length_bit(len: usize) -> u64 {
+    1u64 << len.min(63)
+}
+
+/// The lengths of the keys of `nodes`, one bit each.
+fn lengths(nodes: &[Node]) -> u64 {
+    nodes
+        .iter()
+        .fold(0, |bits, node| bits | length_bit(node.key.len()))
 }
 
 /// The first eight bytes of `key` in a word, zeros past its end.
@@ -103,7 +124,7 @@ pub(super) fn extract<'a>(
     if byte != b'{' {
         return Err(Malformed);
     }
-    let at = reader.object(at + 1, tree, found, 1)?;
+    let at = reader.object(at + 1, tree, lengths(tree), found, 1)?;
     if reader.token(at).0 == line.len() {
         Ok(())
     } else {
@@ -172,6 +193,7 @@ impl<'a> Reader<'a> {
         &mut self,
         at: usize,
         nodes: &[Node],
+        node_lengths: u64,
         found: &mut [Option<&'a [u8]>],
         depth: usize,
     ) -> Result<usize, Malformed> {
@@ -188,6 +210,10 @@ impl<'a> Reader<'a> {
             let key = &self.text[at + 1..end];
             let node = if escaped {
                 decoded(nodes, &self.text[quoted_from..end + 1])
+            } else if node_lengths & length_bit(key.len()) == 0 {
+                // Most keys of a line are not the mapping's, and most of
+                // those differ in length from every key it names here.
+                None
             } else {
                 let key_prefix = match self.text[at + 1..].first_chunk::<8>() {
                     // The eight bytes from the key's start, most often
@@ -210,8 +236,43 @@ impl<'a> Reader<'a> {
                     if depth >= MAX_DEPTH {
                         return Err(Malformed);
                     }
-                    self.object(start + 1, &node.children, found, depth + 1)?
+                    self.object(
+                        start + 1,
+                        &node.children,
+                        node.child_lengths,
+                        found,
+                        depth + 1,
+                    )?
                 }
+                // Numbers and literals read here too: the skipper's set-up
+                // costs more than they do.
+                // Arrays of one string (Caddy's headers) read here too;
+                // from any other element on, the skipper reads the rest.
+                (_, b'[') => {
+                    if depth >= MAX_DEPTH {
+                        return Err(Malformed);
+                    }
+                    let (inner, inner_byte) = self.token(start + 1);
+                    match inner_byte {
+                        b']' => inner + 1,
+                        b'"' => {
+                            let after = self.string(inner + 1)?.0 + 1;
+                            match self.token(after) {
+                                (close, b']') => close + 1,
+                                (comma, b',') => {
+                                    let (at, byte) = self.token(comma + 1);
+                                    self.skip_in(at, byte, 0, 1, depth)?
+                                }
+                                _ => return Err(Malformed),
+                            }
+                        }
+                        _ => self.skip_in(inner, inner_byte, 0, 1, depth)?,
+                    }
+                }
+                (_, b'-' | b'0'..=b'9') => self.number(start)?,
+                (_, b't') => self.literal(start, b"true")?,
+                (_, b'f') => self.literal(start, b"false")?,
+                (_, b'n') => self.literal(start, b"null")?,
                 _ => self.skip(start, first, depth)?,
             };
             if let Some(&Node {
@@ -258,9 +319,20 @@ impl<'a> Reader<'a> {
     /// array) for what is open, rather than a call for each level, since
     /// most of a line is skipped. `depth` is how deeply the value is
     /// nested already.
-    fn skip(&mut self, mut at: usize, mut byte: u8, depth: usize) -> Result<usize, Malformed> {
-        let mut open: u128 = 0;
-        let mut levels = 0usize;
+    fn skip(&mut self, at: usize, byte: u8, depth: usize) -> Result<usize, Malformed> {
+        self.skip_in(at, byte, 0, 0, depth)
+    }
+
+    /// `skip` from a value due within `levels` objects and arrays already
+    /// open (`open` as `skip` keeps it), to past the last of them.
+    fn skip_in(
+        &mut self,
+        mut at: usize,
+        mut byte: u8,
+        mut open: u128,
+        mut levels: usize,
+        depth: usize,
+    ) -> Result<usize, Malformed> {
         loop {
             // A value is due, at `at`, starting with `byte`.
             let mut end = match byte {
@@ -332,6 +404,7 @@ impl<'a> Reader<'a> {
     }
 
     /// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`
+    #[inline(always)]
     fn number(&self, mut at: usize) -> Result<usize, Malformed> {
         if self.byte(at) == b'-' {
             at += 1;

@@ -388,3 +388,52 @@ fn real_lines_agree_with_serde_json() {
     }
     assert!(lines >= 15, "{lines} lines");
 }
+
+#[test]
+fn arrays_read_in_place_of_the_skipper() {
+    // Arrays of one string take their own path in `object`; every other
+    // shape goes on in the skipper from the element it reached.
+    let paths = ["a", "b.c"];
+    for line in [
+        r#"{"a":["x"],"b":{"c":["y"]}}"#,
+        r#"{"a":[],"b":{"c":[ ]}}"#,
+        r#"{"a":[ "x" , 1 ,{"d":[2,"z"]}],"b":{"c":["y",["w"]]}}"#,
+        r#"{"a":[1,"x"],"b":{"c":[{"d":"x"}]}}"#,
+        r#"{"a":["x\"]"],"b":{"c":["\\"]}}"#,
+    ] {
+        agrees(line.as_bytes(), &paths).unwrap_or_else(|e| panic!("{e}"));
+        let mut found = [None; 2];
+        assert_eq!(extract(line.as_bytes(), &tree(&paths), &mut found), Ok(()));
+        assert!(found.iter().all(Option::is_some), "{line}");
+    }
+    for bad in [
+        r#"{"a":["x" 1]}"#,
+        r#"{"a":["x",]}"#,
+        r#"{"a":["x"}"#,
+        r#"{"a":["x",1}"#,
+        r#"{"a":["x"#,
+        r#"{"a":[,"x"]}"#,
+    ] {
+        let mut found = [None; 2];
+        assert_eq!(
+            extract(bad.as_bytes(), &tree(&paths), &mut found),
+            Err(Malformed),
+            "{bad}"
+        );
+        assert!(serde_json::from_str::<Value>(bad).is_err(), "{bad}");
+    }
+}
+
+#[test]
+fn keys_told_apart_by_length_then_by_bytes() {
+    // Keys of 63 bytes and more share one length bit: they are told apart
+    // by their bytes, as shorter keys of one length are.
+    let long = "k".repeat(70);
+    let longer = format!("{long}x");
+    let paths = [long.as_str(), "ab"];
+    let line = format!(r#"{{"{longer}":1,"{long}":2,"ba":3,"ab":4,"abc":5}}"#);
+    let mut found = [None; 2];
+    assert_eq!(extract(line.as_bytes(), &tree(&paths), &mut found), Ok(()));
+    assert_eq!(found, [Some(&b"2"[..]), Some(&b"4"[..])]);
+    agrees(line.as_bytes(), &paths).unwrap_or_else(|e| panic!("{e}"));
+}
