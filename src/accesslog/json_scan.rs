@@ -12,6 +12,8 @@
 //! holds between its quotes. Where each string ends comes from
 //! `json_quotes`, which marks the unescaped quotes 64 bytes at a time;
 //! the escapes of a string are checked only when it holds a backslash.
+//! A key is compared only when a mapped key at its level has its length
+//! (a bitmask a level), then by its first eight bytes in one word.
 //! Values it keeps are checked by the caller (UTF-8, type); a key written
 //! with escapes is decoded by serde_json, the rare case.
 //! `json_scan_tests.rs` holds it against serde_json's full parse.
@@ -244,8 +246,6 @@ impl<'a> Reader<'a> {
                         depth + 1,
                     )?
                 }
-                // Numbers and literals read here too: the skipper's set-up
-                // costs more than they do.
                 // Arrays of one string (Caddy's headers) read here too;
                 // from any other element on, the skipper reads the rest.
                 (_, b'[') => {
@@ -269,6 +269,8 @@ impl<'a> Reader<'a> {
                         _ => self.skip_in(inner, inner_byte, 0, 1, depth)?,
                     }
                 }
+                // Numbers and literals read here as well: the skipper's
+                // set-up costs more than they do.
                 (_, b'-' | b'0'..=b'9') => self.number(start)?,
                 (_, b't') => self.literal(start, b"true")?,
                 (_, b'f') => self.literal(start, b"false")?,
