@@ -307,3 +307,22 @@ mod seconds_fast_path {
         }
     }
 }
+
+mod ascii_words {
+    use super::super::ascii;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The word-at-a-time test says what `is_ascii` says, at every
+        /// length and with the one high byte anywhere.
+        #[test]
+        fn ascii_as_is_ascii_says(bytes in prop::collection::vec(0u8..0x80, 0..40), high in 0x80u8.., at in any::<prop::sample::Index>(), add in any::<bool>()) {
+            let mut bytes = bytes;
+            if add {
+                let at = at.index(bytes.len() + 1);
+                bytes.insert(at, high);
+            }
+            prop_assert_eq!(ascii(&bytes), bytes.is_ascii());
+        }
+    }
+}
