@@ -50,8 +50,10 @@ impl<'a> Quotes<'a> {
             let quotes = self.quotes >> offset;
             if quotes != 0 {
                 let len = quotes.trailing_zeros();
-                let before = (self.backslashes >> offset) & ((1u64 << len) - 1);
-                return Some((from + len as usize, before != 0));
+                // Most blocks of a log hold no backslash at all.
+                let escaped = self.backslashes != 0
+                    && (self.backslashes >> offset) & ((1u64 << len) - 1) != 0;
+                return Some((from + len as usize, escaped));
             }
         }
         self.next_quote_later(from)

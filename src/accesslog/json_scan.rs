@@ -12,6 +12,8 @@
 //! holds between its quotes. Where each string ends comes from
 //! `json_quotes`, which marks the unescaped quotes 64 bytes at a time;
 //! the escapes of a string are checked only when it holds a backslash.
+//! A key is compared only when a mapped key at its level has its length
+//! (a bitmask a level), then by its first eight bytes in one word.
 //! Values it keeps are checked by the caller (UTF-8, type); a key written
 //! with escapes is decoded by serde_json, the rare case.
 //! `json_scan_tests.rs` holds it against serde_json's full parse.
@@ -32,6 +34,9 @@ pub(super) struct Node {
     /// Where its value is kept, when it is a mapped field.
     pub leaf: Option<usize>,
     pub children: Vec<Node>,
+    /// The lengths of the children's keys (`length_bit`), so that a key
+    /// of the line no child has the length of is passed by with one test.
+    child_lengths: u64,
 }
 
 /// Adds a dotted path to the tree.
@@ -48,13 +53,18 @@ pub(super) fn insert(nodes: &mut Vec<Node>, path: &str, leaf: usize) -> Result<(
                 prefix: prefix(key.as_bytes()),
                 leaf: None,
                 children: Vec::new(),
+                child_lengths: 0,
             });
             nodes.len() - 1
         }
     };
     let node = &mut nodes[at];
     match rest {
-        Some(rest) => insert(&mut node.children, rest, leaf),
+        Some(rest) => {
+            insert(&mut node.children, rest, leaf)?;
+            node.child_lengths = lengths(&node.children);
+            Ok(())
+        }
         None if node.leaf.is_some() => Err(format!("{path:?} is named twice in the mapping")),
         None => {
             node.leaf = Some(leaf);
@@ -75,6 +85,19 @@ impl Node {
             && self.prefix == key_prefix
             && (key.len() <= 8 || own[8..] == key[8..])
     }
+}
+
+/// One bit for a key's length; keys of 63 bytes and more share the last.
+#[inline(always)]
+fn length_bit(len: usize) -> u64 {
+    1u64 << len.min(63)
+}
+
+/// The lengths of the keys of `nodes`, one bit each.
+fn lengths(nodes: &[Node]) -> u64 {
+    nodes
+        .iter()
+        .fold(0, |bits, node| bits | length_bit(node.key.len()))
 }
 
 /// The first eight bytes of `key` in a word, zeros past its end.
@@ -99,12 +122,12 @@ pub(super) fn extract<'a>(
     found: &mut [Option<&'a [u8]>],
 ) -> Result<(), Malformed> {
     let mut reader = Reader::new(line);
-    let at = reader.blanks(0);
-    if reader.byte(at) != b'{' {
+    let (at, byte) = reader.token(0);
+    if byte != b'{' {
         return Err(Malformed);
     }
-    let at = reader.object(at + 1, tree, found, 1)?;
-    if reader.blanks(at) == line.len() {
+    let at = reader.object(at + 1, tree, lengths(tree), found, 1)?;
+    if reader.token(at).0 == line.len() {
         Ok(())
     } else {
         Err(Malformed)
@@ -115,15 +138,15 @@ pub(super) fn extract<'a>(
 /// gave it, so already checked); `None` for an empty array.
 pub(super) fn first_element(raw: &[u8]) -> Result<Option<&[u8]>, Malformed> {
     let mut reader = Reader::new(raw);
-    let at = reader.blanks(0);
-    if reader.byte(at) != b'[' {
+    let (at, byte) = reader.token(0);
+    if byte != b'[' {
         return Err(Malformed);
     }
-    let start = reader.blanks(at + 1);
-    if reader.byte(start) == b']' {
+    let (start, first) = reader.token(at + 1);
+    if first == b']' {
         return Ok(None);
     }
-    let end = reader.skip(start, 1)?;
+    let end = reader.skip(start, first, 1)?;
     Ok(Some(&raw[start..end]))
 }
 
@@ -150,34 +173,38 @@ impl<'a> Reader<'a> {
         self.text.get(at).copied().unwrap_or(0)
     }
 
+    /// The next token from `at` on, past blanks: where it is and its first
+    /// byte (0 past the end). Most tokens follow the one before without a
+    /// blank, and the byte looked at for blanks is the one given.
     #[inline(always)]
-    fn blanks(&self, mut at: usize) -> usize {
-        // Most tokens follow the one before without a blank.
-        if self.byte(at) > b' ' {
-            return at;
+    fn token(&self, mut at: usize) -> (usize, u8) {
+        let mut byte = self.byte(at);
+        if byte > b' ' {
+            return (at, byte);
         }
-        while let b' ' | b'\t' | b'\n' | b'\r' = self.byte(at) {
+        while let b' ' | b'\t' | b'\n' | b'\r' = byte {
             at += 1;
+            byte = self.byte(at);
         }
-        at
+        (at, byte)
     }
 
     /// The members of an object that holds mapped keys, from past its `{`
     /// to past its `}`.
     fn object(
         &mut self,
-        mut at: usize,
+        at: usize,
         nodes: &[Node],
+        node_lengths: u64,
         found: &mut [Option<&'a [u8]>],
         depth: usize,
     ) -> Result<usize, Malformed> {
-        at = self.blanks(at);
-        if self.byte(at) == b'}' {
+        let (mut at, mut byte) = self.token(at);
+        if byte == b'}' {
             return Ok(at + 1);
         }
         loop {
-            at = self.blanks(at);
-            if self.byte(at) != b'"' {
+            if byte != b'"' {
                 return Err(Malformed);
             }
             let quoted_from = at;
@@ -185,6 +212,10 @@ impl<'a> Reader<'a> {
             let key = &self.text[at + 1..end];
             let node = if escaped {
                 decoded(nodes, &self.text[quoted_from..end + 1])
+            } else if node_lengths & length_bit(key.len()) == 0 {
+                // Most keys of a line are not the mapping's, and most of
+                // those differ in length from every key it names here.
+                None
             } else {
                 let key_prefix = match self.text[at + 1..].first_chunk::<8>() {
                     // The eight bytes from the key's start, most often
@@ -198,114 +229,154 @@ impl<'a> Reader<'a> {
                 };
                 nodes.iter().find(|n| n.names(key, key_prefix))
             };
-            at = self.colon(end + 1)?;
-            at = self.blanks(at);
-            let start = at;
-            at = match (node, self.byte(at)) {
+            let (start, first) = self.colon(end + 1)?;
+            let end = match (node, first) {
                 // Most values are strings: read here, without the
                 // skipper's set-up.
-                (_, b'"') => self.string(at + 1)?.0 + 1,
+                (_, b'"') => self.string(start + 1)?.0 + 1,
                 (Some(node), b'{') if !node.children.is_empty() => {
                     if depth >= MAX_DEPTH {
                         return Err(Malformed);
                     }
-                    self.object(at + 1, &node.children, found, depth + 1)?
+                    self.object(
+                        start + 1,
+                        &node.children,
+                        node.child_lengths,
+                        found,
+                        depth + 1,
+                    )?
                 }
-                _ => self.skip(at, depth)?,
+                // Arrays of one string (Caddy's headers) read here too;
+                // from any other element on, the skipper reads the rest.
+                (_, b'[') => {
+                    if depth >= MAX_DEPTH {
+                        return Err(Malformed);
+                    }
+                    let (inner, inner_byte) = self.token(start + 1);
+                    match inner_byte {
+                        b']' => inner + 1,
+                        b'"' => {
+                            let after = self.string(inner + 1)?.0 + 1;
+                            match self.token(after) {
+                                (close, b']') => close + 1,
+                                (comma, b',') => {
+                                    let (at, byte) = self.token(comma + 1);
+                                    self.skip_in(at, byte, 0, 1, depth)?
+                                }
+                                _ => return Err(Malformed),
+                            }
+                        }
+                        _ => self.skip_in(inner, inner_byte, 0, 1, depth)?,
+                    }
+                }
+                // Numbers and literals read here as well: the skipper's
+                // set-up costs more than they do.
+                (_, b'-' | b'0'..=b'9') => self.number(start)?,
+                (_, b't') => self.literal(start, b"true")?,
+                (_, b'f') => self.literal(start, b"false")?,
+                (_, b'n') => self.literal(start, b"null")?,
+                _ => self.skip(start, first, depth)?,
             };
             if let Some(&Node {
                 leaf: Some(leaf), ..
             }) = node
                 && let Some(slot) = found.get_mut(leaf)
             {
-                *slot = Some(&self.text[start..at]);
+                *slot = Some(&self.text[start..end]);
             }
-            at = self.blanks(at);
-            match self.byte(at) {
-                b',' => at += 1,
-                b'}' => return Ok(at + 1),
+            let (next, next_byte) = self.token(end);
+            match next_byte {
+                b',' => (at, byte) = self.token(next + 1),
+                b'}' => return Ok(next + 1),
                 _ => return Err(Malformed),
             }
         }
     }
 
-    /// Past a `:` and the blanks before it.
+    /// Past a `:` and the blanks around it, from the blanks before it: the
+    /// token after it and its first byte.
     #[inline(always)]
-    fn colon(&self, at: usize) -> Result<usize, Malformed> {
-        let at = self.blanks(at);
-        if self.byte(at) != b':' {
+    fn colon(&self, at: usize) -> Result<(usize, u8), Malformed> {
+        let (at, byte) = self.token(at);
+        if byte != b':' {
             return Err(Malformed);
         }
-        Ok(at + 1)
+        Ok(self.token(at + 1))
     }
 
-    /// Past a key, from the blanks before its opening quote, and the `:`
-    /// after it.
+    /// Past a key, from its opening quote, and the `:` after it: the token
+    /// after it and its first byte.
     #[inline(always)]
-    fn key(&mut self, at: usize) -> Result<usize, Malformed> {
-        let at = self.blanks(at);
-        if self.byte(at) != b'"' {
+    fn key(&mut self, (at, byte): (usize, u8)) -> Result<(usize, u8), Malformed> {
+        if byte != b'"' {
             return Err(Malformed);
         }
         let (end, _) = self.string(at + 1)?;
         self.colon(end + 1)
     }
 
-    /// One value that holds no mapped key, from its first byte (after
-    /// blanks) to past its last, its grammar checked as `object` would:
-    /// one loop with a stack of bits (1 an object, 0 an array) for what
-    /// is open, rather than a call for each level, since most of a line
-    /// is skipped. `depth` is how deeply the value is nested already.
-    fn skip(&mut self, mut at: usize, depth: usize) -> Result<usize, Malformed> {
-        let mut open: u128 = 0;
-        let mut levels = 0usize;
+    /// One value that holds no mapped key, from its first byte `byte` at
+    /// `at` (after blanks) to past its last, its grammar checked as
+    /// `object` would: one loop with a stack of bits (1 an object, 0 an
+    /// array) for what is open, rather than a call for each level, since
+    /// most of a line is skipped. `depth` is how deeply the value is
+    /// nested already.
+    fn skip(&mut self, at: usize, byte: u8, depth: usize) -> Result<usize, Malformed> {
+        self.skip_in(at, byte, 0, 0, depth)
+    }
+
+    /// `skip` from a value due within `levels` objects and arrays already
+    /// open (`open` as `skip` keeps it), to past the last of them.
+    fn skip_in(
+        &mut self,
+        mut at: usize,
+        mut byte: u8,
+        mut open: u128,
+        mut levels: usize,
+        depth: usize,
+    ) -> Result<usize, Malformed> {
         loop {
-            // A value is due.
-            at = self.blanks(at);
-            match self.byte(at) {
-                b'"' => at = self.string(at + 1)?.0 + 1,
+            // A value is due, at `at`, starting with `byte`.
+            let mut end = match byte {
+                b'"' => self.string(at + 1)?.0 + 1,
                 bracket @ (b'{' | b'[') => {
                     if depth + levels >= MAX_DEPTH {
                         return Err(Malformed);
                     }
-                    at = self.blanks(at + 1);
                     let object = bracket == b'{';
                     let close = if object { b'}' } else { b']' };
-                    if self.byte(at) == close {
-                        at += 1;
+                    let inner = self.token(at + 1);
+                    if inner.1 == close {
+                        inner.0 + 1
                     } else {
                         open = open << 1 | u128::from(object);
                         levels += 1;
-                        if object {
-                            at = self.key(at)?;
-                        }
+                        (at, byte) = if object { self.key(inner)? } else { inner };
                         continue;
                     }
                 }
-                b't' => at = self.literal(at, b"true")?,
-                b'f' => at = self.literal(at, b"false")?,
-                b'n' => at = self.literal(at, b"null")?,
-                b'-' | b'0'..=b'9' => at = self.number(at)?,
+                b't' => self.literal(at, b"true")?,
+                b'f' => self.literal(at, b"false")?,
+                b'n' => self.literal(at, b"null")?,
+                b'-' | b'0'..=b'9' => self.number(at)?,
                 _ => return Err(Malformed),
-            }
+            };
             // A value ended: close what it ends, until a comma asks for
             // the next.
             loop {
                 if levels == 0 {
-                    return Ok(at);
+                    return Ok(end);
                 }
-                at = self.blanks(at);
+                let (next, next_byte) = self.token(end);
                 let object = open & 1 == 1;
-                match (self.byte(at), object) {
+                match (next_byte, object) {
                     (b',', _) => {
-                        at += 1;
-                        if object {
-                            at = self.key(at)?;
-                        }
+                        let inner = self.token(next + 1);
+                        (at, byte) = if object { self.key(inner)? } else { inner };
                         break;
                     }
                     (b'}', true) | (b']', false) => {
-                        at += 1;
+                        end = next + 1;
                         open >>= 1;
                         levels -= 1;
                     }
@@ -335,6 +406,7 @@ impl<'a> Reader<'a> {
     }
 
     /// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`
+    #[inline(always)]
     fn number(&self, mut at: usize) -> Result<usize, Malformed> {
         if self.byte(at) == b'-' {
             at += 1;

@@ -259,6 +259,43 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(3000))]
+
+    /// The other way round from `agrees`: where the damage puts no control
+    /// byte into a string (which serde_json refuses and the reader, not
+    /// looking inside strings, reads), the reader refuses exactly the lines
+    /// serde_json refuses, so no fast path lets a broken line through.
+    #[test]
+    fn damaged_objects_are_refused_as_serde_json_refuses_them(
+        value in object(),
+        style in style(),
+        cut in any::<prop::sample::Index>(),
+        byte in 0x20u8..=0xff,
+        how in 0..3u8,
+    ) {
+        let mut line = String::new();
+        write(&mut line, &value, style);
+        let mut bytes = line.into_bytes();
+        let at = cut.index(bytes.len().max(1)).min(bytes.len());
+        match how {
+            0 => bytes.truncate(at),
+            1 => bytes.insert(at, byte),
+            _ => {
+                if at < bytes.len() {
+                    bytes[at] = byte;
+                }
+            }
+        }
+        let nodes = tree(&PATHS);
+        let mut found = vec![None; PATHS.len()];
+        let read = extract(&bytes, &nodes, &mut found).is_ok();
+        let valid = serde_json::from_slice::<serde::de::IgnoredAny>(&bytes).is_ok()
+            && bytes.trim_ascii_start().first() == Some(&b'{');
+        prop_assert_eq!(read, valid, "{}", String::from_utf8_lossy(&bytes));
+    }
+}
+
 #[test]
 fn escapes_and_nested_paths() {
     let paths = ["request.headers.User-Agent", "request.uri", "ts"];
@@ -350,4 +387,53 @@ fn real_lines_agree_with_serde_json() {
         }
     }
     assert!(lines >= 15, "{lines} lines");
+}
+
+#[test]
+fn arrays_read_in_place_of_the_skipper() {
+    // Arrays of one string take their own path in `object`; every other
+    // shape goes on in the skipper from the element it reached.
+    let paths = ["a", "b.c"];
+    for line in [
+        r#"{"a":["x"],"b":{"c":["y"]}}"#,
+        r#"{"a":[],"b":{"c":[ ]}}"#,
+        r#"{"a":[ "x" , 1 ,{"d":[2,"z"]}],"b":{"c":["y",["w"]]}}"#,
+        r#"{"a":[1,"x"],"b":{"c":[{"d":"x"}]}}"#,
+        r#"{"a":["x\"]"],"b":{"c":["\\"]}}"#,
+    ] {
+        agrees(line.as_bytes(), &paths).unwrap_or_else(|e| panic!("{e}"));
+        let mut found = [None; 2];
+        assert_eq!(extract(line.as_bytes(), &tree(&paths), &mut found), Ok(()));
+        assert!(found.iter().all(Option::is_some), "{line}");
+    }
+    for bad in [
+        r#"{"a":["x" 1]}"#,
+        r#"{"a":["x",]}"#,
+        r#"{"a":["x"}"#,
+        r#"{"a":["x",1}"#,
+        r#"{"a":["x"#,
+        r#"{"a":[,"x"]}"#,
+    ] {
+        let mut found = [None; 2];
+        assert_eq!(
+            extract(bad.as_bytes(), &tree(&paths), &mut found),
+            Err(Malformed),
+            "{bad}"
+        );
+        assert!(serde_json::from_str::<Value>(bad).is_err(), "{bad}");
+    }
+}
+
+#[test]
+fn keys_told_apart_by_length_then_by_bytes() {
+    // Keys of 63 bytes and more share one length bit: they are told apart
+    // by their bytes, as shorter keys of one length are.
+    let long = "k".repeat(70);
+    let longer = format!("{long}x");
+    let paths = [long.as_str(), "ab"];
+    let line = format!(r#"{{"{longer}":1,"{long}":2,"ba":3,"ab":4,"abc":5}}"#);
+    let mut found = [None; 2];
+    assert_eq!(extract(line.as_bytes(), &tree(&paths), &mut found), Ok(()));
+    assert_eq!(found, [Some(&b"2"[..]), Some(&b"4"[..])]);
+    agrees(line.as_bytes(), &paths).unwrap_or_else(|e| panic!("{e}"));
 }

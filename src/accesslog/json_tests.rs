@@ -262,6 +262,38 @@ mod seconds_fast_path {
         }
     }
 
+    /// `seconds` as first written: split at the first dot, both halves
+    /// checked to be digits, then read.
+    fn seconds_split_at_the_dot(raw: &[u8]) -> Option<(i64, u16)> {
+        let (whole, fraction) = match raw.iter().position(|&b| b == b'.') {
+            Some(dot) => (&raw[..dot], &raw[dot + 1..]),
+            None => (raw, &[][..]),
+        };
+        if whole.is_empty()
+            || whole.len() > 18
+            || !whole.iter().all(u8::is_ascii_digit)
+            || !fraction.iter().all(u8::is_ascii_digit)
+        {
+            return None;
+        }
+        let unix = whole
+            .iter()
+            .fold(0i64, |v, &d| v * 10 + i64::from(d - b'0'));
+        (unix < 253_402_300_800).then(|| (unix, super::super::fraction_millis(fraction)))
+    }
+
+    proptest! {
+        /// The one-pass reading refuses and reads exactly what the split
+        /// one does.
+        #[test]
+        fn seconds_read_in_one_pass_as_split_at_the_dot(raw in "[0-9]{0,20}(\\.[0-9]{0,5}){0,2}|[0-9.eE+ a-]{0,12}") {
+            prop_assert_eq!(
+                seconds(raw.as_bytes()).map(|t| (t.unix, t.millis)),
+                seconds_split_at_the_dot(raw.as_bytes())
+            );
+        }
+    }
+
     #[test]
     fn caddy_timestamps() {
         let time = seconds(b"1646861401.5241024").expect("read");
@@ -272,6 +304,25 @@ mod seconds_fast_path {
         assert_eq!(seconds(b"1646861401").map(|t| t.millis), Some(0));
         for other in ["", ".5", "1.2.3", "-1", "1e3", "9999999999999999999"] {
             assert_eq!(seconds(other.as_bytes()), None, "{other}");
+        }
+    }
+}
+
+mod ascii_words {
+    use super::super::ascii;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The word-at-a-time test says what `is_ascii` says, at every
+        /// length and with the one high byte anywhere.
+        #[test]
+        fn ascii_as_is_ascii_says(bytes in prop::collection::vec(0u8..0x80, 0..40), high in 0x80u8.., at in any::<prop::sample::Index>(), add in any::<bool>()) {
+            let mut bytes = bytes;
+            if add {
+                let at = at.index(bytes.len() + 1);
+                bytes.insert(at, high);
+            }
+            prop_assert_eq!(ascii(&bytes), bytes.is_ascii());
         }
     }
 }
