@@ -60,17 +60,12 @@ pub struct Line<'a> {
     pub text: &'a [u8],
     /// The line was longer than `MAX_LINE` and its text was dropped.
     pub too_long: bool,
-    /// Where `text` starts in the chunk's `data`, so that a copy of the
-    /// chunk made once (the scan's lowered one) can be read line by line.
-    pub start: usize,
 }
 
 /// The lines of a chunk, in order.
 #[derive(Debug, Clone)]
 pub struct Lines<'a> {
     rest: &'a [u8],
-    /// The length of the chunk's data, to tell where `rest` starts.
-    total: usize,
     number: u64,
     too_long: &'a [u64],
 }
@@ -83,7 +78,6 @@ impl<'a> Iterator for Lines<'a> {
         if self.rest.is_empty() {
             return None;
         }
-        let start = self.total - self.rest.len();
         let (mut text, rest) = match memchr::memchr(b'\n', self.rest) {
             Some(i) => (&self.rest[..i], &self.rest[i + 1..]),
             None => (self.rest, &[][..]),
@@ -102,7 +96,6 @@ impl<'a> Iterator for Lines<'a> {
             number,
             text,
             too_long,
-            start,
         })
     }
 }
@@ -112,7 +105,6 @@ impl Chunk {
     pub fn lines(&self) -> Lines<'_> {
         Lines {
             rest: &self.data,
-            total: self.data.len(),
             number: self.first_line,
             too_long: &self.too_long,
         }
@@ -365,11 +357,6 @@ mod tests {
             let lf = memchr::memchr_iter(b'\n', &chunk.data).count() as u64;
             assert_eq!(chunk.line_count, lf);
             for line in chunk.lines() {
-                // `start` names where the text stands in the chunk.
-                assert_eq!(
-                    &chunk.data[line.start..line.start + line.text.len()],
-                    line.text
-                );
                 out.push((line.number, line.text.to_vec(), line.too_long));
             }
         }

@@ -8,7 +8,9 @@
 //! escaped (`\"`) and is followed by the format's next text; the last
 //! field's closing quote must also be followed by the end of the line or a
 //! blank, because sites append fields of their own. Fields after the
-//! format's last one are ignored.
+//! format's last one are ignored. The named formats of the Common Log
+//! Format family are read first by `clf_family`, which hands this reader
+//! every line that is not of their plain shape.
 
 use std::fmt;
 

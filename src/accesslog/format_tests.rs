@@ -334,7 +334,6 @@ fn lines_too_long_are_skipped() {
         number: 7,
         text: b"",
         too_long: true,
-        start: 0,
     };
     assert_eq!(format.parse_line(&line), Err(Skip::TooLong));
     assert_eq!(Skip::TooLong.to_string(), "line too long");

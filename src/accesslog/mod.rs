@@ -6,6 +6,8 @@
 //! open(path) ─► Input ─► ChunkReader ─► Chunk          (one reader thread per file)
 //!   first chunk ─► FormatChoice::choose ─► Arc<FileFormat>  (per file, `auto`)
 //!   Chunk::lines() ─► FileFormat::parser().parse ─► Entry   (workers; no allocation)
+//!     LogFormat::parse: clf_family::read for the named formats' plain
+//!     lines, else the format's steps (parse_steps), the reference
 //!   Entry::request_line ─► parse_request ─► Fetch   (crawler lines only)
 //! ```
 

@@ -239,8 +239,9 @@ impl Identifier {
         })
     }
 
-    /// `may_be_crawler` of a line already lowered (ASCII): the scan lowers
-    /// a whole chunk in one pass rather than each line apart.
+    /// `may_be_crawler` of text already lowered (ASCII): the scan lowers
+    /// and searches each line's client and user agent, where alone a
+    /// crawler's name can stand.
     pub fn may_be_crawler_lowered(&self, lowered: &[u8]) -> bool {
         self.prefilter.is_match(lowered)
     }
