@@ -605,7 +605,7 @@ fn write_judged<'d>(
 ) -> Result<Digest<'d>> {
     let names = rows.names();
     for batch in batches {
-        let formatted: Vec<std::io::Result<report::Formatted>> = pool.install(|| {
+        let formatted: Vec<report::Formatted> = pool.install(|| {
             batch
                 .par_chunks(FORMAT_SPAN)
                 .map(|span| {
@@ -614,10 +614,10 @@ fn write_judged<'d>(
                         match judged {
                             Judged::Counted(counted, made) => {
                                 for row in made {
-                                    out.violation(&names, counted, row)?;
+                                    out.violation(&names, counted, row);
                                 }
                             }
-                            Judged::Impostor(impostor) => out.impostor(&names, impostor)?,
+                            Judged::Impostor(impostor) => out.impostor(&names, impostor),
                         }
                     }
                     out.finish()
@@ -625,12 +625,6 @@ fn write_judged<'d>(
                 .collect()
         });
         for span in formatted {
-            // Text formatted into memory: a failure would be the CSV
-            // writer's, named as a write of the rows.
-            let span = span.map_err(|source| Error::Write {
-                path: std::path::PathBuf::from("(rows)"),
-                source,
-            })?;
             rows.formatted(&span)?;
         }
         for judged in batch {

@@ -98,24 +98,6 @@ pub(crate) fn csv_error(e: csv::Error) -> Error {
     }
 }
 
-fn file_name(names: &Names<'_>, index: u32) -> Cow<'static, [u8]> {
-    Cow::Owned(
-        names
-            .files
-            .get(index as usize)
-            .map(|p| p.to_string_lossy().into_owned())
-            .unwrap_or_default()
-            .into_bytes(),
-    )
-}
-
-fn status(value: Option<u16>) -> Vec<u8> {
-    value
-        .map(|s| s.to_string())
-        .unwrap_or_default()
-        .into_bytes()
-}
-
 /// Writes one report into `out`; the caller decides where the bytes go.
 pub type Report<'f> = dyn Fn(&mut dyn io::Write) -> io::Result<()> + 'f;
 
@@ -145,60 +127,141 @@ pub(crate) fn stream_owned<W: io::Write>(out: W) -> csv::Writer<W> {
         .from_writer(out)
 }
 
-/// One row of `violations.csv`.
-pub fn write_violation<W: io::Write>(
-    out: &mut csv::Writer<W>,
+/// One record appended to `out` as the other reports' csv crate writer
+/// (`QuoteStyle::Necessary`, a `\n` terminator) writes it: a field that
+/// holds a `,`, a `"`, a CR or an LF is quoted, its quotes doubled; a
+/// record of one empty field is `""`. The rows of `violations.csv` and
+/// `impostors.csv`, the bulk of a bad night's output, are written here,
+/// without the crate's byte-at-a-time state machine; a property test
+/// holds the two writers to the same bytes.
+pub(crate) fn push_record(out: &mut Vec<u8>, fields: &[&[u8]]) {
+    if let [only] = fields
+        && only.is_empty()
+    {
+        out.extend_from_slice(b"\"\"\n");
+        return;
+    }
+    for (i, field) in fields.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        if !field.iter().any(|&b| QUOTED_FOR[usize::from(b)]) {
+            out.extend_from_slice(field);
+            continue;
+        }
+        out.push(b'"');
+        let mut rest: &[u8] = field;
+        while let Some(at) = memchr::memchr(b'"', rest) {
+            out.extend_from_slice(&rest[..=at]);
+            out.push(b'"');
+            rest = &rest[at + 1..];
+        }
+        out.extend_from_slice(rest);
+        out.push(b'"');
+    }
+    out.push(b'\n');
+}
+
+/// The bytes that make the csv crate's writer quote a field.
+static QUOTED_FOR: [bool; 256] = {
+    let mut table = [false; 256];
+    table[b',' as usize] = true;
+    table[b'"' as usize] = true;
+    table[b'\r' as usize] = true;
+    table[b'\n' as usize] = true;
+    table
+};
+
+/// `n` in decimal, written into `buf`.
+fn decimal(mut n: u64, buf: &mut [u8; 20]) -> &[u8] {
+    let mut at = buf.len();
+    loop {
+        at -= 1;
+        // A digit: below 10.
+        buf[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            return &buf[at..];
+        }
+    }
+}
+
+/// A log's name as reports write it (`to_string_lossy`), borrowed when
+/// it is UTF-8.
+fn file_name_bytes<'n>(names: &Names<'n>, index: u32) -> Cow<'n, [u8]> {
+    match names.files.get(index as usize).map(|p| p.to_string_lossy()) {
+        Some(Cow::Borrowed(name)) => Cow::Borrowed(name.as_bytes()),
+        Some(Cow::Owned(name)) => Cow::Owned(name.into_bytes()),
+        None => Cow::Borrowed(b""),
+    }
+}
+
+/// One row of `violations.csv`, appended to `out`.
+pub fn write_violation(
+    out: &mut Vec<u8>,
     names: &Names<'_>,
     counted: &Counted,
     row: &Violation<'_>,
-) -> io::Result<()> {
+) {
     let log = |bytes| names.escaping.apply(bytes);
     let fetch = &counted.fetch;
+    let (mut line, mut status, mut rule) = ([0u8; 20], [0u8; 20], [0u8; 20]);
+    let time = fetch.time.rfc3339();
     let record: [Cow<'_, [u8]>; 17] = [
-        Cow::Owned(fetch.time.rfc3339().into_bytes()),
-        file_name(names, fetch.file),
-        Cow::Owned(fetch.line.to_string().into_bytes()),
+        Cow::Borrowed(time.as_bytes()),
+        file_name_bytes(names, fetch.file),
+        Cow::Borrowed(decimal(fetch.line, &mut line)),
         log(fetch.client()),
         Cow::Borrowed(names.crawlers[counted.crawler].as_bytes()),
         Cow::Borrowed(counted.verification.as_str().as_bytes()),
         Cow::Borrowed(counted.identified_by.as_str().as_bytes()),
         log(fetch.method()),
         log(fetch.target()),
-        Cow::Owned(status(fetch.status)),
+        Cow::Borrowed(
+            fetch
+                .status
+                .map_or(&b""[..], |s| decimal(u64::from(s), &mut status)),
+        ),
         Cow::Borrowed(row.kind.as_str().as_bytes()),
         // robots.txt text may be a stranger's too (a CMS plugin, a
         // compromised site): the same guard.
         log(row.group.as_bytes()),
-        Cow::Owned(rule_line(row.rule_line).into_bytes()),
+        // Line 0 is no line (SPEC §6 `robots-unreachable`): empty.
+        Cow::Borrowed(match row.rule_line {
+            0 => &b""[..],
+            n => decimal(n as u64, &mut rule),
+        }),
         log(row.rule.as_bytes()),
         log(row.detail.as_bytes()),
         Cow::Borrowed(row.note.as_bytes()),
         Cow::Borrowed(row.robots_version.as_bytes()),
     ];
-    out.write_record(&record).map_err(io_error)
+    push_record(out, &record.each_ref().map(|field| &**field));
 }
 
-/// One row of `impostors.csv`.
-pub fn write_impostor<W: io::Write>(
-    out: &mut csv::Writer<W>,
-    names: &Names<'_>,
-    impostor: &Impostor,
-) -> io::Result<()> {
+/// One row of `impostors.csv`, appended to `out`.
+pub fn write_impostor(out: &mut Vec<u8>, names: &Names<'_>, impostor: &Impostor) {
     let log = |bytes| names.escaping.apply(bytes);
     let fetch = &impostor.fetch;
+    let (mut line, mut status) = ([0u8; 20], [0u8; 20]);
+    let time = fetch.time.rfc3339();
     let record: [Cow<'_, [u8]>; 10] = [
-        Cow::Owned(fetch.time.rfc3339().into_bytes()),
-        file_name(names, fetch.file),
-        Cow::Owned(fetch.line.to_string().into_bytes()),
+        Cow::Borrowed(time.as_bytes()),
+        file_name_bytes(names, fetch.file),
+        Cow::Borrowed(decimal(fetch.line, &mut line)),
         log(fetch.client()),
         log(impostor.ptr.as_deref().unwrap_or("").as_bytes()),
         Cow::Borrowed(names.crawlers[impostor.claimed].as_bytes()),
         log(fetch.method()),
         log(fetch.target()),
-        Cow::Owned(status(fetch.status)),
+        Cow::Borrowed(
+            fetch
+                .status
+                .map_or(&b""[..], |s| decimal(u64::from(s), &mut status)),
+        ),
         log(fetch.user_agent()),
     ];
-    out.write_record(&record).map_err(io_error)
+    push_record(out, &record.each_ref().map(|field| &**field));
 }
 
 /// A rule line as reports write it: empty for a row of no line (SPEC §6
@@ -208,5 +271,65 @@ pub(crate) fn rule_line(line: usize) -> String {
         String::new()
     } else {
         line.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The record as the csv crate's writer of the other reports writes it.
+    fn crate_record(fields: &[Vec<u8>]) -> Vec<u8> {
+        let mut out = stream_owned(Vec::new());
+        out.write_record(fields).unwrap();
+        out.into_inner().unwrap()
+    }
+
+    proptest! {
+        #[test]
+        fn records_are_written_as_the_csv_crate_writes_them(
+            fields in proptest::collection::vec(
+                proptest::collection::vec(
+                    prop_oneof![
+                        6 => proptest::sample::select(b"aZ0 /.-;'=".to_vec()),
+                        1 => proptest::sample::select(b",\"\r\n\\\t#\x00\xff".to_vec()),
+                    ],
+                    0..12,
+                ),
+                1..20,
+            )
+        ) {
+            let mut ours = Vec::new();
+            let refs: Vec<&[u8]> = fields.iter().map(Vec::as_slice).collect();
+            push_record(&mut ours, &refs);
+            prop_assert_eq!(ours, crate_record(&fields));
+        }
+    }
+
+    #[test]
+    fn one_empty_field_and_quotes() {
+        for fields in [
+            vec![b"".to_vec()],
+            vec![b"".to_vec(), b"".to_vec()],
+            vec![
+                b"a\"b".to_vec(),
+                b"\"".to_vec(),
+                b"x,y".to_vec(),
+                b"\r".to_vec(),
+            ],
+        ] {
+            let mut ours = Vec::new();
+            let refs: Vec<&[u8]> = fields.iter().map(Vec::as_slice).collect();
+            push_record(&mut ours, &refs);
+            assert_eq!(ours, crate_record(&fields), "{fields:?}");
+        }
+    }
+
+    #[test]
+    fn decimals_are_as_display_writes_them() {
+        for n in [0, 1, 9, 10, 99, 100, 404, 65_535, 1_000_000, u64::MAX] {
+            assert_eq!(decimal(n, &mut [0; 20]), n.to_string().as_bytes());
+        }
     }
 }

@@ -97,40 +97,26 @@ pub struct Formatted {
 }
 
 /// `Formatted` being written.
+#[derive(Default)]
 pub struct FormattedRows {
-    violations: csv::Writer<Vec<u8>>,
-    impostors: csv::Writer<Vec<u8>>,
-}
-
-impl Default for FormattedRows {
-    /// Formats rows as `Rows` writes them.
-    fn default() -> FormattedRows {
-        FormattedRows {
-            violations: columns::stream_owned(Vec::new()),
-            impostors: columns::stream_owned(Vec::new()),
-        }
-    }
+    violations: Vec<u8>,
+    impostors: Vec<u8>,
 }
 
 impl FormattedRows {
-    pub fn violation(
-        &mut self,
-        names: &Names<'_>,
-        counted: &Counted,
-        row: &Violation<'_>,
-    ) -> io::Result<()> {
-        columns::write_violation(&mut self.violations, names, counted, row)
+    pub fn violation(&mut self, names: &Names<'_>, counted: &Counted, row: &Violation<'_>) {
+        columns::write_violation(&mut self.violations, names, counted, row);
     }
 
-    pub fn impostor(&mut self, names: &Names<'_>, impostor: &Impostor) -> io::Result<()> {
-        columns::write_impostor(&mut self.impostors, names, impostor)
+    pub fn impostor(&mut self, names: &Names<'_>, impostor: &Impostor) {
+        columns::write_impostor(&mut self.impostors, names, impostor);
     }
 
-    pub fn finish(self) -> io::Result<Formatted> {
-        Ok(Formatted {
-            violations: csv_text(self.violations)?,
-            impostors: csv_text(self.impostors)?,
-        })
+    pub fn finish(self) -> Formatted {
+        Formatted {
+            violations: self.violations,
+            impostors: self.impostors,
+        }
     }
 }
 
