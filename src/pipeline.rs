@@ -609,7 +609,7 @@ fn write_judged<'d>(
             batch
                 .par_chunks(FORMAT_SPAN)
                 .map(|span| {
-                    let mut out = report::FormattedRows::default();
+                    let mut out = report::Formatted::default();
                     for judged in span {
                         match judged {
                             Judged::Counted(counted, made) => {
@@ -620,7 +620,7 @@ fn write_judged<'d>(
                             Judged::Impostor(impostor) => out.impostor(&names, impostor),
                         }
                     }
-                    out.finish()
+                    out
                 })
                 .collect()
         });

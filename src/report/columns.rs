@@ -186,6 +186,11 @@ fn decimal(mut n: u64, buf: &mut [u8; 20]) -> &[u8] {
     }
 }
 
+/// A status as reports write it: empty when none was logged.
+fn status(value: Option<u16>, buf: &mut [u8; 20]) -> &[u8] {
+    value.map_or(&b""[..], |s| decimal(u64::from(s), buf))
+}
+
 /// A log's name as reports write it (`to_string_lossy`), borrowed when
 /// it is UTF-8.
 fn file_name_bytes<'n>(names: &Names<'n>, index: u32) -> Cow<'n, [u8]> {
@@ -205,32 +210,24 @@ pub fn write_violation(
 ) {
     let log = |bytes| names.escaping.apply(bytes);
     let fetch = &counted.fetch;
-    let (mut line, mut status, mut rule) = ([0u8; 20], [0u8; 20], [0u8; 20]);
+    let (mut line_digits, mut status_digits, mut rule_digits) = ([0u8; 20], [0u8; 20], [0u8; 20]);
     let time = fetch.time.rfc3339();
     let record: [Cow<'_, [u8]>; 17] = [
         Cow::Borrowed(time.as_bytes()),
         file_name_bytes(names, fetch.file),
-        Cow::Borrowed(decimal(fetch.line, &mut line)),
+        Cow::Borrowed(decimal(fetch.line, &mut line_digits)),
         log(fetch.client()),
         Cow::Borrowed(names.crawlers[counted.crawler].as_bytes()),
         Cow::Borrowed(counted.verification.as_str().as_bytes()),
         Cow::Borrowed(counted.identified_by.as_str().as_bytes()),
         log(fetch.method()),
         log(fetch.target()),
-        Cow::Borrowed(
-            fetch
-                .status
-                .map_or(&b""[..], |s| decimal(u64::from(s), &mut status)),
-        ),
+        Cow::Borrowed(status(fetch.status, &mut status_digits)),
         Cow::Borrowed(row.kind.as_str().as_bytes()),
         // robots.txt text may be a stranger's too (a CMS plugin, a
         // compromised site): the same guard.
         log(row.group.as_bytes()),
-        // Line 0 is no line (SPEC §6 `robots-unreachable`): empty.
-        Cow::Borrowed(match row.rule_line {
-            0 => &b""[..],
-            n => decimal(n as u64, &mut rule),
-        }),
+        Cow::Borrowed(rule_line(row.rule_line, &mut rule_digits)),
         log(row.rule.as_bytes()),
         log(row.detail.as_bytes()),
         Cow::Borrowed(row.note.as_bytes()),
@@ -243,22 +240,18 @@ pub fn write_violation(
 pub fn write_impostor(out: &mut Vec<u8>, names: &Names<'_>, impostor: &Impostor) {
     let log = |bytes| names.escaping.apply(bytes);
     let fetch = &impostor.fetch;
-    let (mut line, mut status) = ([0u8; 20], [0u8; 20]);
+    let (mut line_digits, mut status_digits) = ([0u8; 20], [0u8; 20]);
     let time = fetch.time.rfc3339();
     let record: [Cow<'_, [u8]>; 10] = [
         Cow::Borrowed(time.as_bytes()),
         file_name_bytes(names, fetch.file),
-        Cow::Borrowed(decimal(fetch.line, &mut line)),
+        Cow::Borrowed(decimal(fetch.line, &mut line_digits)),
         log(fetch.client()),
         log(impostor.ptr.as_deref().unwrap_or("").as_bytes()),
         Cow::Borrowed(names.crawlers[impostor.claimed].as_bytes()),
         log(fetch.method()),
         log(fetch.target()),
-        Cow::Borrowed(
-            fetch
-                .status
-                .map_or(&b""[..], |s| decimal(u64::from(s), &mut status)),
-        ),
+        Cow::Borrowed(status(fetch.status, &mut status_digits)),
         log(fetch.user_agent()),
     ];
     push_record(out, &record.each_ref().map(|field| &**field));
@@ -266,11 +259,10 @@ pub fn write_impostor(out: &mut Vec<u8>, names: &Names<'_>, impostor: &Impostor)
 
 /// A rule line as reports write it: empty for a row of no line (SPEC §6
 /// `robots-unreachable`).
-pub(crate) fn rule_line(line: usize) -> String {
-    if line == 0 {
-        String::new()
-    } else {
-        line.to_string()
+pub(crate) fn rule_line(line: usize, buf: &mut [u8; 20]) -> &[u8] {
+    match line {
+        0 => b"",
+        n => decimal(n as u64, buf),
     }
 }
 
@@ -331,5 +323,9 @@ mod tests {
         for n in [0, 1, 9, 10, 99, 100, 404, 65_535, 1_000_000, u64::MAX] {
             assert_eq!(decimal(n, &mut [0; 20]), n.to_string().as_bytes());
         }
+        assert_eq!(rule_line(0, &mut [0; 20]), b"");
+        assert_eq!(rule_line(22, &mut [0; 20]), b"22");
+        assert_eq!(status(None, &mut [0; 20]), b"");
+        assert_eq!(status(Some(404), &mut [0; 20]), b"404");
     }
 }

@@ -96,27 +96,13 @@ pub struct Formatted {
     impostors: Vec<u8>,
 }
 
-/// `Formatted` being written.
-#[derive(Default)]
-pub struct FormattedRows {
-    violations: Vec<u8>,
-    impostors: Vec<u8>,
-}
-
-impl FormattedRows {
+impl Formatted {
     pub fn violation(&mut self, names: &Names<'_>, counted: &Counted, row: &Violation<'_>) {
         columns::write_violation(&mut self.violations, names, counted, row);
     }
 
     pub fn impostor(&mut self, names: &Names<'_>, impostor: &Impostor) {
         columns::write_impostor(&mut self.impostors, names, impostor);
-    }
-
-    pub fn finish(self) -> Formatted {
-        Formatted {
-            violations: self.violations,
-            impostors: self.impostors,
-        }
     }
 }
 

@@ -30,9 +30,10 @@ pub fn write_rules(
     out.write_record(RULES).map_err(io_error)?;
     let log = |bytes| names.escaping.apply(bytes);
     for row in digest.rules_in_order() {
+        let mut line = [0u8; 20];
         let record: [Cow<'_, [u8]>; 10] = [
             Cow::Borrowed(row.robots_version.as_bytes()),
-            Cow::Owned(rule_line(row.rule_line).into_bytes()),
+            Cow::Borrowed(rule_line(row.rule_line, &mut line)),
             log(row.rule.as_bytes()),
             log(row.group.as_bytes()),
             Cow::Borrowed(row.kind.as_str().as_bytes()),
