@@ -91,8 +91,8 @@ struct Needles {
 
 impl Needles {
     fn of(&mut self, client: &[u8], user_agent: Option<&[u8]>) -> &[u8] {
-        // Copied, then lowered in place: a loop the compiler vectorizes,
-        // where lowering byte by byte into the buffer is not.
+        // Copied, then lowered in place: about half the instructions of
+        // lowering byte by byte into the buffer (callgrind).
         self.lowered.clear();
         self.lowered.extend_from_slice(client);
         if let Some(user_agent) = user_agent {

@@ -228,15 +228,7 @@ impl Identifier {
     /// may be skipped unparsed. (Fetches from addresses that only a PTR map
     /// names must be kept by the caller by address.)
     pub fn may_be_crawler(&self, line: &[u8]) -> bool {
-        thread_local! {
-            static LOWER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
-        }
-        LOWER.with(|lower| {
-            let mut lower = lower.borrow_mut();
-            lower.clear();
-            lower.extend(line.iter().map(u8::to_ascii_lowercase));
-            self.may_be_crawler_lowered(&lower)
-        })
+        self.may_be_crawler_lowered(&line.to_ascii_lowercase())
     }
 
     /// `may_be_crawler` of text already lowered (ASCII): the scan lowers
