@@ -221,6 +221,25 @@ fn style() -> impl Strategy<Value = Style> {
     )
 }
 
+/// `value` written in `style`, then cut at, or given `byte` before or in
+/// place of the byte at, the place `cut` picks (`how` 0, 1, 2).
+fn damaged(value: &Value, style: Style, cut: prop::sample::Index, byte: u8, how: u8) -> Vec<u8> {
+    let mut line = String::new();
+    write(&mut line, value, style);
+    let mut bytes = line.into_bytes();
+    let at = cut.index(bytes.len().max(1)).min(bytes.len());
+    match how {
+        0 => bytes.truncate(at),
+        1 => bytes.insert(at, byte),
+        _ => {
+            if at < bytes.len() {
+                bytes[at] = byte;
+            }
+        }
+    }
+    bytes
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(2000))]
 
@@ -242,19 +261,7 @@ proptest! {
         byte in any::<u8>(),
         how in 0..3u8,
     ) {
-        let mut line = String::new();
-        write(&mut line, &value, style);
-        let mut bytes = line.into_bytes();
-        let at = cut.index(bytes.len().max(1)).min(bytes.len());
-        match how {
-            0 => bytes.truncate(at),
-            1 => bytes.insert(at, byte),
-            _ => {
-                if at < bytes.len() {
-                    bytes[at] = byte;
-                }
-            }
-        }
+        let bytes = damaged(&value, style, cut, byte, how);
         agrees(&bytes, &PATHS).map_err(TestCaseError::fail)?;
     }
 }
@@ -274,19 +281,7 @@ proptest! {
         byte in 0x20u8..=0xff,
         how in 0..3u8,
     ) {
-        let mut line = String::new();
-        write(&mut line, &value, style);
-        let mut bytes = line.into_bytes();
-        let at = cut.index(bytes.len().max(1)).min(bytes.len());
-        match how {
-            0 => bytes.truncate(at),
-            1 => bytes.insert(at, byte),
-            _ => {
-                if at < bytes.len() {
-                    bytes[at] = byte;
-                }
-            }
-        }
+        let bytes = damaged(&value, style, cut, byte, how);
         let nodes = tree(&PATHS);
         let mut found = vec![None; PATHS.len()];
         let read = extract(&bytes, &nodes, &mut found).is_ok();
