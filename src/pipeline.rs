@@ -418,8 +418,10 @@ enum Decided<'r> {
 /// Who a client field with a claim is: the same for every fetch of it, so
 /// decided once per distinct pair (matching PTR names against the crawlers'
 /// patterns is the costly part), with why an impostor is one.
-type Identities =
-    HashMap<Option<CrawlerId>, HashMap<Box<[u8]>, Option<(Identity, Option<SpoofReason>)>>>;
+type Identities = HashMap<
+    Option<CrawlerId>,
+    HashMap<Box<[u8]>, Option<(Identity, Option<SpoofReason>)>, foldhash::fast::RandomState>,
+>;
 
 /// Who `client` with `claim` is.
 fn identify(
@@ -530,7 +532,7 @@ fn judge<'d, 'r>(
         let judged = (|| -> Result<()> {
             let mut batch: Vec<Fetch> = Vec::with_capacity(BATCH);
             let mut made: Vec<Violation<'r>> = Vec::new();
-            let mut identities = Identities::new();
+            let mut identities = Identities::default();
             loop {
                 let mut bytes = 0;
                 while batch.len() < BATCH && bytes < BATCH_BYTES {

@@ -28,7 +28,7 @@ pub struct Scan {
     pub tallies: BTreeMap<usize, Tally>,
     /// Fetches per client field as logged, for the order of DNS lookups
     /// (read as addresses once per distinct field: `addresses`).
-    pub clients: HashMap<Box<[u8]>, u64>,
+    pub clients: HashMap<Box<[u8]>, u64, foldhash::fast::RandomState>,
 }
 
 impl Scan {

@@ -16,6 +16,10 @@ use crate::crawler::{Client, parse_client};
 use crate::error::Result;
 use crate::spill::{Record, Sorter, SpillDir};
 
+/// Keys here are log text (targets, clients): a seeded fast hash, as the
+/// scan's maps use.
+type Fold = foldhash::fast::RandomState;
+
 /// The verification levels a counted fetch may have, in report order.
 pub const LEVELS: [Verification; 3] = [
     Verification::Verified,
@@ -108,35 +112,40 @@ pub struct Digest<'d> {
     /// Rules by (line, kind): the indexes in `rules` of those of that line
     /// and kind, told apart by version (and text, for a made rule of no
     /// line), looked up without a copy of the row's text.
-    rule_index: HashMap<(usize, Kind), Vec<usize>>,
+    rule_index: HashMap<(usize, Kind), Vec<usize>, Fold>,
     pub addresses: Vec<AddressTotals>,
-    address_index: HashMap<Vec<u8>, usize>,
+    address_index: HashMap<Vec<u8>, usize, Fold>,
     pub violations: u64,
     /// Rows that accuse (whose note does not only inform).
     pub accusing: u64,
     pub impostor_fetches: u64,
     targets: Option<Sorter<'d, Targeted>>,
-    pending: Vec<Targeted>,
+    /// Pairs not yet sent to the sorter, equal ones already merged: a
+    /// night's rows fetch the same few targets again and again, so the
+    /// sorter sees each pair about once a batch, not once a row.
+    pending: HashMap<Tag, HashMap<Box<[u8]>, u64, Fold>, Fold>,
     pending_bytes: usize,
+    /// Bytes of distinct pairs held before they go to the sorter.
+    pending_limit: usize,
 }
-
-/// Bytes of pairs sent to the sorter at once (a target may be 8 KiB).
-const BATCH_BYTES: usize = 256 * 1024;
 
 impl<'d> Digest<'d> {
     pub fn new(crawlers: usize, budget: usize, spill: &'d SpillDir) -> Digest<'d> {
         Digest {
             crawlers: vec![None; crawlers],
             rules: Vec::new(),
-            rule_index: HashMap::new(),
+            rule_index: HashMap::default(),
             addresses: Vec::new(),
-            address_index: HashMap::new(),
+            address_index: HashMap::default(),
             violations: 0,
             accusing: 0,
             impostor_fetches: 0,
             targets: Some(Sorter::new(budget, spill)),
-            pending: Vec::new(),
+            pending: HashMap::default(),
             pending_bytes: 0,
+            // An eighth of the pairs' share, so that the pairs held here,
+            // those the sorter holds and the run it writes stay within it.
+            pending_limit: (budget / 8).max(64 * 1024),
         }
     }
 
@@ -211,15 +220,29 @@ impl<'d> Digest<'d> {
             },
             Tag::Rule(at),
         ] {
-            let pair = Targeted::new(tag, target);
-            self.pending_bytes += pair.size();
-            self.pending.push(pair);
+            let seen = self.pending.entry(tag).or_default();
+            match seen.get_mut(target) {
+                Some(times) => *times += 1,
+                None => {
+                    seen.insert(target.into(), 1);
+                    self.pending_bytes += Targeted::size_of(target);
+                }
+            }
         }
-        if self.pending_bytes >= BATCH_BYTES
-            && let Some(targets) = &self.targets
-        {
-            targets.extend(std::mem::take(&mut self.pending));
-            self.pending_bytes = 0;
+        if self.pending_bytes >= self.pending_limit {
+            self.send_pending();
+        }
+    }
+
+    /// Hands the pending pairs to the sorter.
+    fn send_pending(&mut self) {
+        self.pending_bytes = 0;
+        let pending = std::mem::take(&mut self.pending);
+        if let Some(targets) = &self.targets {
+            targets.extend(pending.into_iter().flat_map(|(tag, seen)| {
+                seen.into_iter()
+                    .map(move |(target, times)| Targeted { tag, target, times })
+            }));
         }
     }
 
@@ -254,10 +277,10 @@ impl<'d> Digest<'d> {
 
     /// Counts the distinct targets, now that every row is in.
     pub fn finish(mut self) -> Result<Digest<'d>> {
+        self.send_pending();
         let Some(targets) = self.targets.take() else {
             return Ok(self);
         };
-        targets.extend(std::mem::take(&mut self.pending));
         for pair in targets.finish()? {
             let pair = pair?;
             match pair.tag {
@@ -307,7 +330,7 @@ impl<'d> Digest<'d> {
 }
 
 /// What a (key, target) pair counts towards.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 enum Tag {
     Kind { crawler: usize, kind: usize },
     Rule(usize),
@@ -322,12 +345,9 @@ struct Targeted {
 }
 
 impl Targeted {
-    fn new(tag: Tag, target: &[u8]) -> Targeted {
-        Targeted {
-            tag,
-            target: target.into(),
-            times: 1,
-        }
+    /// What a pair of `target` holds in memory (`Record::size`).
+    fn size_of(target: &[u8]) -> usize {
+        2 * std::mem::size_of::<Targeted>() + target.len() + 16
     }
 }
 
@@ -341,7 +361,7 @@ impl Record for Targeted {
     /// As `Fetch::size`: the text with the allocator's overhead, the fixed
     /// part twice.
     fn size(&self) -> usize {
-        2 * std::mem::size_of::<Targeted>() + self.target.len() + 16
+        Targeted::size_of(&self.target)
     }
 
     fn encode(&self, out: &mut Vec<u8>) {
