@@ -6,6 +6,7 @@
 use std::borrow::Cow;
 
 use super::{Kind, Policy, Violation};
+use crate::robots::matcher::is_home_page;
 
 /// The note on a fetch of `/` that Seznam documents it makes anyway.
 pub const HOMEPAGE_EXCEPTION: &str = "seznam-homepage-exception";
@@ -17,13 +18,14 @@ pub fn judge<'r>(policy: &Policy<'r>, target: &[u8]) -> Option<Violation<'r>> {
         return None;
     }
     let rule = verdict.rule?;
-    let note =
-        if policy.homepage_exception && target == b"/" && policy.rules.is_default_group(rule.group)
-        {
-            HOMEPAGE_EXCEPTION
-        } else {
-            ""
-        };
+    let note = if policy.homepage_exception
+        && is_home_page(target)
+        && policy.rules.is_default_group(rule.group)
+    {
+        HOMEPAGE_EXCEPTION
+    } else {
+        ""
+    };
     Some(Violation {
         kind: Kind::Disallow,
         group: policy.rules.group_label(rule.group),
@@ -123,6 +125,40 @@ mod tests {
             [
                 row("/", "SeznamBot", 2, "Disallow: /", ""),
                 row("/x", "SeznamBot", 2, "Disallow: /", ""),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_group_naming_both_the_crawler_and_star_is_the_crawlers_own() {
+        // The crawler obeys the group for its name, not as the `*`
+        // fallback: its fetch of `/` accuses, in either order of the lines.
+        for (robots, version, label) in [
+            (
+                "User-agent: SeznamBot\nUser-agent: *\nDisallow: /\n",
+                "17af27525e63",
+                "SeznamBot|*",
+            ),
+            (
+                "User-agent: *\nUser-agent: SeznamBot\nDisallow: /\n",
+                "7f6d45fc9762",
+                "*|SeznamBot",
+            ),
+        ] {
+            assert_eq!(
+                rows(&seznambot(), robots, version, &["/"]),
+                [row("/", label, 3, "Disallow: /", "")]
+            );
+        }
+    }
+
+    #[test]
+    fn the_home_page_with_a_fragment_is_the_home_page() {
+        assert_eq!(
+            rows(&seznambot(), ALL_SHUT, ALL_SHUT_VERSION, &["/#top", "/?#x"]),
+            [
+                row("/#top", "*", 2, "Disallow: /", HOMEPAGE_EXCEPTION),
+                row("/?#x", "*", 2, "Disallow: /", ""),
             ]
         );
     }

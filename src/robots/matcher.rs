@@ -162,7 +162,12 @@ impl Robots {
             .flat_map(|g| g.crawl_delays.iter())
             .find(|d| d.millis.is_some())
             .cloned();
-        let labels = chosen().map(|g| (g.label(), g.is_default())).collect();
+        // A group that also names the crawler was chosen for the name, not
+        // as the `*` fallback (SPEC §4's home-page exception is for that).
+        let fallback = !chosen().any(|g| g.names(super::agent::product_token(token)));
+        let labels = chosen()
+            .map(|g| (g.label(), fallback && g.is_default()))
+            .collect();
         AgentRules {
             version: Arc::clone(&self.version),
             groups,
@@ -182,7 +187,8 @@ pub struct AgentRules {
     /// The `robots_version` of the file the rules come from.
     version: Arc<str>,
     groups: Vec<usize>,
-    /// For each of `groups`: its label and whether it is a `*` group.
+    /// For each of `groups`: its label and whether it is a `*` group the
+    /// crawler obeys for want of a group naming it.
     labels: Vec<(String, bool)>,
     /// In precedence order, parallel to the matcher's patterns.
     rules: Vec<Rule>,
@@ -204,6 +210,12 @@ thread_local! {
     /// Room to rewrite a target that is not in normal form, so that judging
     /// does not allocate once a thread has warmed up.
     static SCRATCH: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+/// True when `target` is the home page `/` as rules see it (a fragment
+/// dropped, an absolute URL cut): SPEC §4's home-page exception.
+pub fn is_home_page(target: &[u8]) -> bool {
+    *path_and_query(target) == *b"/"
 }
 
 /// The path and query a rule is matched against: an absolute URL loses its
@@ -322,7 +334,9 @@ impl AgentRules {
             .map_or("", |i| self.labels[i].0.as_str())
     }
 
-    /// True when group `index` is a default (`*`) group.
+    /// True when group `index` is a default (`*`) group, obeyed because no
+    /// group names the crawler: a group naming both `*` and the crawler is
+    /// the crawler's own.
     pub fn is_default_group(&self, index: usize) -> bool {
         self.group_position(index).is_some_and(|i| self.labels[i].1)
     }

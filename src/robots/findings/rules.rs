@@ -258,7 +258,7 @@ fn home_page(scope: &Scope<'_>, findings: &mut Vec<Finding>) {
         let Some(rule) = verdict.rule.filter(|r| !r.allow) else {
             continue;
         };
-        if !scope.robots.groups()[rule.group].is_default() || seen.contains(&rule.line) {
+        if !rules.is_default_group(rule.group) || seen.contains(&rule.line) {
             continue;
         }
         seen.push(rule.line);
