@@ -156,6 +156,12 @@ fn kept(input: &[u8], bom_len: usize) -> &[u8] {
     if input.len() > SIZE_LIMIT {
         let kept = &input[..SIZE_LIMIT];
         let kept = &kept[bom_len.min(kept.len())..];
+        if matches!(input[SIZE_LIMIT], b'\n' | b'\r') {
+            // The first byte past the limit ends the last line inside it:
+            // that line is whole (a file of exactly the limit and its
+            // final line end).
+            return kept;
+        }
         let end = memchr::memrchr2(b'\n', b'\r', kept).map_or(0, |i| i + 1);
         &kept[..end]
     } else {
@@ -350,6 +356,35 @@ mod tests {
             file.records.iter().all(|r| !r.value.starts_with(b"/pri")),
             "a line cut by the limit must not be read"
         );
+    }
+
+    #[test]
+    fn a_line_ended_by_the_first_byte_past_the_limit_is_whole() {
+        let head = b"User-agent: *\nDisallow: /a\n";
+        let last = b"Disallow: /d";
+        for end in [&b"\n"[..], b"\r\n", b"\r"] {
+            let mut input = head.to_vec();
+            input.extend_from_slice(b"# ");
+            input.resize(SIZE_LIMIT - last.len() - 1, b'x');
+            input.push(b'\n');
+            input.extend_from_slice(last);
+            assert_eq!(input.len(), SIZE_LIMIT);
+            input.extend_from_slice(end);
+            let file = parse(&input);
+            assert!(file.truncated);
+            assert_eq!(
+                file.records.last().map(|r| &r.value[..]),
+                Some(&b"/d"[..]),
+                "line end {end:?}"
+            );
+        }
+        // One byte more of the line, and it is cut: not read.
+        let mut input = head.to_vec();
+        input.resize(SIZE_LIMIT - last.len(), b'#');
+        input[SIZE_LIMIT - last.len() - 1] = b'\n';
+        input.extend_from_slice(b"Disallow: /de\n");
+        let file = parse(&input);
+        assert!(file.records.iter().all(|r| !r.value.starts_with(b"/d")));
     }
 
     #[test]
