@@ -98,9 +98,10 @@ pub struct AuditArgs {
 
     /// Time zone of log times written without a UTC offset (a custom
     /// %{…}t without %z): an IANA name such as Europe/Prague (DST-aware),
-    /// UTC, or +HHMM. Required for such formats; a local time that occurs
-    /// twice takes the earlier instant, one that does not exist is skipped.
-    #[arg(long, value_name = "ZONE")]
+    /// UTC, or +HHMM/-HHMM. Required for such formats; a local time that
+    /// occurs twice takes the earlier instant, one that does not exist is
+    /// skipped.
+    #[arg(long, value_name = "ZONE", allow_hyphen_values = true)]
     pub log_tz: Option<String>,
 
     /// A proxy or CDN network (CIDR, or one address) whose forwarded-for
@@ -153,7 +154,7 @@ pub struct AuditArgs {
     /// Time zone of Request-rate windows: `+HHMM`/`-HHMM`, an IANA name
     /// such as Europe/Prague (windows follow the clock across DST changes),
     /// or `local` for the offset written in each log timestamp. Default: UTC.
-    #[arg(long, value_name = "TZ")]
+    #[arg(long, value_name = "TZ", allow_hyphen_values = true)]
     pub window_tz: Option<String>,
 
     /// Audit only fetches at or after this time (RFC 3339, or a date
@@ -586,6 +587,15 @@ mod tests {
         assert_eq!(config.dns_cache, Some(PathBuf::from("/tmp/c")));
         let config = audit(&["--robots", "r.txt", "--state", "s", "--no-dns-cache"]).unwrap();
         assert_eq!(config.dns_cache, None);
+    }
+
+    #[test]
+    fn zones_west_of_utc_are_values_not_flags() {
+        // `--window-tz -0500` as the help writes it, not only `=-0500`.
+        let config = audit(&["--robots", "r.txt", "--window-tz", "-0500"]).unwrap();
+        assert!(matches!(config.window_tz, crate::config::WindowTz::Fixed(-300)));
+        let config = audit(&["--robots", "r.txt", "--log-tz", "-0330"]).unwrap();
+        assert!(config.log_tz.is_some());
     }
 
     #[test]
