@@ -174,6 +174,7 @@ fn apache_tokens(spec: &[u8]) -> Result<Vec<Token>, String> {
             }
             (b'v', _) => field(Slot::Vhost, 3, name),
             (b'V', _) => field(Slot::Vhost, 2, name),
+            (b'l' | b'u', None) => field(Slot::Word, 0, name),
             (letter, _) if APACHE_LETTERS.contains(&letter) => field(Slot::Other, 0, name),
             // A module's own directive (`%{…}x` and `%{…}c` of mod_ssl,
             // `%{…}M` of ModSecurity, and those of modules not listed):
@@ -252,6 +253,7 @@ fn nginx_tokens(spec: &[u8]) -> Result<Vec<Token>, String> {
             b"server_name" => field(Slot::Vhost, 2, name),
             b"http_host" => field(Slot::Vhost, 1, name),
             b"http_x_forwarded_for" => field(Slot::ForwardedFor, 1, name),
+            b"remote_user" => field(Slot::Word, 0, name),
             _ => field(Slot::Other, 0, name),
         };
         tokens.push(token);
@@ -306,7 +308,7 @@ fn slot_kind(slot: &Slot) -> Option<usize> {
         Slot::Offset => 8,
         Slot::Method => 9,
         Slot::Target => 10,
-        Slot::Other => return None,
+        Slot::Other | Slot::Word => return None,
     })
 }
 
@@ -389,7 +391,9 @@ pub(crate) fn compile(spec: &str) -> Result<Compiled, String> {
                     && !ends_by_itself(&previous.slot)
                 {
                     // Two skipped fields in a row (`%U%q`) read as one.
-                    if previous.slot == Slot::Other && slot == Slot::Other {
+                    if matches!(previous.slot, Slot::Other | Slot::Word)
+                        && matches!(slot, Slot::Other | Slot::Word)
+                    {
                         continue;
                     }
                     return Err(format!(
@@ -439,6 +443,7 @@ mod tests {
                     Slot::Fraction(_) => "us",
                     Slot::Offset => "offset",
                     Slot::Other => "-",
+                    Slot::Word => "word",
                 };
                 let quote = if s.quoted { "q" } else { "" };
                 format!("{slot}{quote}|{}", String::from_utf8_lossy(s.after.bytes()))
@@ -480,8 +485,8 @@ mod tests {
                 "",
                 &[
                     "client| ",
-                    "-| ",
-                    "-| [",
+                    "word| ",
+                    "word| [",
                     "time|] \"",
                     "requestq|\" ",
                     "status| ",
@@ -495,7 +500,7 @@ mod tests {
                 "",
                 &[
                     "client| - ",
-                    "-| [",
+                    "word| [",
                     "time|] \"",
                     "requestq|\" ",
                     "status| ",
@@ -512,8 +517,8 @@ mod tests {
                     "vhost|:",
                     "-| ",
                     "client| ",
-                    "-| ",
-                    "-| [",
+                    "word| ",
+                    "word| [",
                     "time|] \"",
                     "requestq|\" ",
                     "status| ",

@@ -283,6 +283,25 @@ fn unquoted_end(line: &[u8], start: usize, after: &Text) -> Result<usize, Skip> 
     }
 }
 
+/// Finds the end of an unquoted forwarded-for chain. Proxies join it with
+/// `, ` (`77.75.77.1, 6.6.6.6`), so a blank after a comma is inside the
+/// chain: cut at the first blank, the chain would keep only its left-most
+/// entry, the one the client wrote.
+#[cold]
+fn chain_end(line: &[u8], start: usize, after: &Text) -> Result<usize, Skip> {
+    let mut from = start;
+    loop {
+        let end = unquoted_end(line, from, after)?;
+        let continues = end > start
+            && line[end - 1] == b','
+            && line.get(end).is_some_and(|&b| b == b' ' || b == b'\t');
+        if !continues {
+            return Ok(end);
+        }
+        from = end + 1;
+    }
+}
+
 /// Finds the end of an unquoted field that holds blanks of its own (a
 /// request line, a user agent) in a format that does not quote it. Last in
 /// the format, it runs to the end of the line. A request line runs at least
@@ -487,6 +506,9 @@ impl LogFormat {
         let mut local = false;
         let mut offset = None;
         let mut fraction = None;
+        // A blank in a one-word field: the line was cut in the wrong places
+        // (the formats separate their fields with blanks).
+        let mut shifted = false;
         let mut pos = self.lead.bytes().len();
         let last = self.steps.len().saturating_sub(1);
         for (index, step) in self.steps.iter().enumerate() {
@@ -529,10 +551,15 @@ impl LogFormat {
                         quoted_end(line, pos, &step.after, index == last)?
                     } else if matches!(slot, Slot::Request | Slot::UserAgent) {
                         spaced_end(line, pos, &step.after, slot, index == last)?
+                    } else if slot == Slot::ForwardedFor {
+                        chain_end(line, pos, &step.after)?
                     } else {
                         unquoted_end(line, pos, &step.after)?
                     };
                     let value = &line[pos..end];
+                    if slot == Slot::Word && !step.quoted {
+                        shifted |= memchr::memchr(b' ', value).is_some();
+                    }
                     match slot {
                         Slot::Client => entry.client = value,
                         Slot::Request | Slot::Target => entry.request = value,
@@ -578,6 +605,9 @@ impl LogFormat {
         }
         if entry.vhost.is_some_and(|host| !fields::is_host(host)) {
             return Err(Skip::BadHost);
+        }
+        if shifted {
+            return Err(Skip::Mismatch);
         }
         Ok(entry)
     }

@@ -240,7 +240,7 @@ impl JsonFormat {
             .filter(|ua| !matches!(*ua, b"" | b"-"));
         entry.forwarded_for = self
             .first(&found, Role::Xff)
-            .map(first_string)
+            .map(chain)
             .transpose()?
             .flatten()
             .filter(|v| !matches!(*v, b"" | b"-"));
@@ -436,6 +436,26 @@ fn first_string(raw: &[u8]) -> Result<Option<&[u8]>, Skip> {
         Ok(Some(first)) => string(first),
         Ok(None) => Ok(None),
         Err(_) => Err(Skip::BadJson),
+    }
+}
+
+/// A forwarded-for chain: a string, or an array of them, one a header line
+/// (Caddy), which together are one chain (RFC 9110 §5.3): the array's
+/// text inside its brackets, whose quotes the proxy walk drops. Its first
+/// element alone is the one a client wrote.
+fn chain(raw: &[u8]) -> Result<Option<&[u8]>, Skip> {
+    match raw.trim_ascii() {
+        [b'[', inner @ .., b']'] => {
+            let inner = inner.trim_ascii();
+            // One plain string: itself, as a chain logged as a string.
+            if let [b'"', text @ .., b'"'] = inner
+                && memchr::memchr2(b'"', b'\\', text).is_none()
+            {
+                return Ok(Some(text));
+            }
+            Ok(Some(inner))
+        }
+        _ => string(raw),
     }
 }
 

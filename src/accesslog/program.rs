@@ -30,6 +30,11 @@ pub(crate) enum Slot {
     Offset,
     /// A field the audit does not use: skipped.
     Other,
+    /// A skipped field that is one word: the ident and user fields (`%l`,
+    /// `%u`, `$remote_user`). Unquoted, a space in it means the line was
+    /// cut in the wrong places (`%v %h %l %u …` read as `combined` takes
+    /// the client for `%l` and `- -` for `%u`): the line is skipped.
+    Word,
 }
 
 /// Fixed text of a format (between fields), with up to its first four

@@ -75,7 +75,7 @@ impl TrustedProxies {
         }
         let mut leftmost = connecting;
         for entry in chain.rsplit(|&b| b == b',') {
-            let entry = entry.trim_ascii();
+            let entry = bare(entry);
             if entry.is_empty() {
                 continue;
             }
@@ -86,6 +86,31 @@ impl TrustedProxies {
             }
         }
         leftmost
+    }
+}
+
+/// A forwarded-for entry without what surrounds it in the logs that write
+/// chains: blanks, the quotes of a JSON array of header lines (Caddy logs
+/// `["a", "b"]`), IIS's `+` and CloudFront's `%20` for a blank (W3C).
+fn bare(mut entry: &[u8]) -> &[u8] {
+    loop {
+        let before = entry.len();
+        entry = entry.trim_ascii();
+        while let [b'"' | b'+', rest @ ..] = entry {
+            entry = rest;
+        }
+        while let [rest @ .., b'"' | b'+'] = entry {
+            entry = rest;
+        }
+        if let Some(rest) = entry.strip_prefix(b"%20") {
+            entry = rest;
+        }
+        if let Some(rest) = entry.strip_suffix(b"%20") {
+            entry = rest;
+        }
+        if entry.len() == before {
+            return entry;
+        }
     }
 }
 

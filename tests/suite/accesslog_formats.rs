@@ -335,6 +335,62 @@ fn a_vhost_combined_log_read_as_combined_is_skipped_never_shifted() {
 }
 
 #[test]
+fn a_virtual_host_in_front_of_common_is_never_read_shifted() {
+    // Apache's "Common Log Format with Virtual Host" (`%v %h %l %u …`)
+    // fits combined only with the client's address as `%l` and `- -` as
+    // `%u`: the site's own host name would be the client of every line,
+    // and genuine crawler fetches impostors'. One-word fields hold no
+    // blank, so it fits none of the named formats.
+    let text: String = (0..4)
+        .map(|i| {
+            format!(
+                "www.example.cz {}",
+                combined(
+                    "77.75.77.123",
+                    &clf(i),
+                    "GET /private/ HTTP/1.1",
+                    200,
+                    SEZNAM_UA
+                )
+            )
+        })
+        .collect();
+    let site = Site::new()
+        .with("robots.txt", ROBOTS)
+        .with("access.log", &text);
+    for format in ["auto", "combined"] {
+        let run = site.run(&[
+            "--log",
+            "access.log",
+            "--robots",
+            "robots.txt",
+            "--log-format",
+            format,
+            "--out",
+            "o",
+        ]);
+        assert_eq!(run.code, 2, "{format}: {}", run.stderr);
+        let impostors = std::fs::read_to_string(site.path("o/impostors.csv")).unwrap();
+        assert_eq!(impostors.lines().count(), 1, "{format}: {impostors}");
+    }
+    // Told the format, it is read with its true clients.
+    let run = site.run(&[
+        "--log",
+        "access.log",
+        "--robots",
+        "robots.txt",
+        "--log-format",
+        r#"%v %h %l %u %t "%r" %>s %b "%{Referer}i" "%{User-agent}i""#,
+        "--out",
+        "o",
+    ]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let violations = std::fs::read_to_string(site.path("o/violations.csv")).unwrap();
+    assert_eq!(violations.lines().count(), 5, "{violations}");
+    assert!(violations.lines().skip(1).all(|l| l.contains(",77.75.77.123,")));
+}
+
+#[test]
 fn one_odd_line_never_turns_combined_into_common() {
     let mut text: String = (0..9)
         .map(|i| {

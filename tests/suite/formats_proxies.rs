@@ -242,3 +242,94 @@ fn caddys_client_ip_is_believed_only_behind_a_trusted_proxy() {
         ["77.75.77.123", "6.6.6.6"]
     );
 }
+
+/// The (line, client) of each violations.csv row and each impostors.csv
+/// row of an audit of `log` behind the trusted proxy 10.0.0.0/8, with the
+/// PTR map that names 77.75.77.1 Seznam's and 6.6.6.6 an impostor's host.
+fn behind_the_proxy(log: &str, format: &[&str]) -> (Vec<(u32, String)>, Vec<(u32, String)>) {
+    let site = Site::new()
+        .with("robots.txt", ROBOTS)
+        .with(
+            "ptr-map.txt",
+            "77.75.77.1 fulltextrobot-77-75-77-1.seznam.cz\n6.6.6.6 evil.example\n",
+        )
+        .with("access.log", log);
+    let mut args = vec![
+        "--log",
+        "access.log",
+        "--robots",
+        "robots.txt",
+        "--ptr-map",
+        "ptr-map.txt",
+        "--trusted-proxy",
+        "10.0.0.0/8",
+    ];
+    args.extend_from_slice(format);
+    let report = site.audit(&args);
+    let rows = |bytes: &[u8]| -> Vec<(u32, String)> {
+        String::from_utf8_lossy(bytes)
+            .lines()
+            .skip(1)
+            .map(|row| {
+                let cells: Vec<&str> = row.split(',').collect();
+                (cells[2].parse().unwrap(), cells[3].to_string())
+            })
+            .collect()
+    };
+    (rows(&report.violations), rows(&report.impostors))
+}
+
+fn one(line: u32, client: &str) -> Vec<(u32, String)> {
+    vec![(line, client.to_string())]
+}
+
+#[test]
+fn an_unquoted_chain_is_read_whole() {
+    // Proxies join the chain with `, `; unquoted, the blanks are inside
+    // it. Read to its first blank, it would be the left-most entry alone,
+    // the one the client wrote: a genuine crawler's address accused of an
+    // impostor's fetch.
+    let last = format!(
+        "10.0.0.1 - - [29/Nov/2026:14:00:05 +0100] \"GET /private/f HTTP/1.1\" 200 1 \"-\" \"{SEZNAM_UA}\" 77.75.77.1, 6.6.6.6\n"
+    );
+    let nginx = r#"$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent" $http_x_forwarded_for"#;
+    assert_eq!(
+        behind_the_proxy(&last, &["--log-format", nginx]),
+        (vec![], one(1, "6.6.6.6"))
+    );
+    // In the middle of the format, before `%l`.
+    let middle = format!(
+        "10.0.0.1 6.6.6.6, 77.75.77.1 - - [29/Nov/2026:14:00:05 +0100] \"GET /private/f HTTP/1.1\" 200 1 \"-\" \"{SEZNAM_UA}\"\n"
+    );
+    let apache = r#"%h %{X-Forwarded-For}i %l %u %t "%r" %>s %b "%{Referer}i" "%{User-agent}i""#;
+    assert_eq!(
+        behind_the_proxy(&middle, &["--log-format", apache]),
+        (one(1, "77.75.77.1"), vec![])
+    );
+}
+
+#[test]
+fn a_chain_logged_as_several_header_lines_is_one_chain() {
+    // Caddy logs each header line apart; a proxy that adds its own line
+    // (HAProxy) leaves the client's first. Together they are one chain
+    // (RFC 9110 §5.3), walked from its right end.
+    let caddy = format!(
+        r#"{{"level":"info","ts":1764547200.5,"logger":"http.log.access","msg":"handled request","request":{{"remote_ip":"10.0.0.1","remote_port":"41342","proto":"HTTP/1.1","method":"GET","host":"example.cz","uri":"/private/a","headers":{{"User-Agent":["{SEZNAM_UA}"],"X-Forwarded-For":["77.75.77.1", "6.6.6.6"]}}}},"bytes_read":0,"user_id":"","duration":0.001,"size":10,"status":200,"resp_headers":{{}}}}"#
+    ) + "\n";
+    assert_eq!(behind_the_proxy(&caddy, &[]), (vec![], one(1, "6.6.6.6")));
+}
+
+#[test]
+fn an_iis_chain_with_plus_for_blanks_is_walked() {
+    // IIS writes a blank as `+`, CloudFront as `%20`.
+    for chain in ["77.75.77.1,+6.6.6.6", "77.75.77.1,%206.6.6.6"] {
+        let w3c = format!(
+            "#Software: Microsoft Internet Information Services 10.0\n#Fields: date time c-ip cs-method cs-uri-stem sc-status cs(User-Agent) cs(X-Forwarded-For)\n2026-11-30 09:00:00 10.0.0.1 GET /private/a 200 SeznamBot/4.0 {chain}\n"
+        );
+        assert_eq!(
+            behind_the_proxy(&w3c, &[]),
+            (vec![], one(3, "6.6.6.6")),
+            "{chain}"
+        );
+    }
+}
