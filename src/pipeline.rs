@@ -735,7 +735,18 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
     };
     let ident = Identifier::with_profiles(config.profiles.as_deref())?;
     let ptr_map = load_ptr_map(config.ptr_map.as_deref(), config.quiet)?;
-    let crawler_addrs = ptr_map.crawler_addresses(&ident);
+    let mut crawler_addrs = ptr_map.crawler_addresses(&ident);
+    if config.resolve {
+        // Live DNS names addresses only after the scan: every fetch from the
+        // crawlers' networks is kept, so that one whose address DNS then
+        // names a crawler's is judged whatever its user agent (SPEC §2).
+        crawler_addrs = crawler_addrs.with_networks(
+            ident
+                .profiles()
+                .iter()
+                .flat_map(|p| p.networks.iter().copied()),
+        );
+    }
 
     let mut pool = rayon::ThreadPoolBuilder::new();
     if let Some(n) = config.threads {

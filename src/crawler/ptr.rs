@@ -130,9 +130,15 @@ impl PtrMap {
 /// two octets, an IPv6 address's first group), one bit each: most clients
 /// are told apart by the first bytes of their field, before it is read as
 /// an address at all (`may_hold`).
+///
+/// With `--resolve`, the crawlers' own networks too (`with_networks`):
+/// live DNS names an address only after the scan, so every fetch from
+/// where a crawler may live is kept, whatever its user agent, and judged
+/// once its address's name is known.
 #[derive(Debug, Clone, Default)]
 pub struct CrawlerAddrs {
     set: HashSet<IpAddr, foldhash::fast::RandomState>,
+    networks: Vec<ipnet::IpNet>,
     v4_prefixes: Prefixes,
     v6_prefixes: Prefixes,
 }
@@ -176,17 +182,48 @@ impl FromIterator<IpAddr> for CrawlerAddrs {
 
 impl PartialEq for CrawlerAddrs {
     fn eq(&self, other: &CrawlerAddrs) -> bool {
-        self.set == other.set
+        self.set == other.set && self.networks == other.networks
     }
 }
 
 impl CrawlerAddrs {
+    /// Also every address of `networks` (canonical, as client addresses
+    /// are compared).
+    pub fn with_networks(mut self, networks: impl IntoIterator<Item = ipnet::IpNet>) -> Self {
+        for net in networks {
+            match net {
+                ipnet::IpNet::V4(v4) => {
+                    let first = u32::from(v4.network()) >> 16;
+                    let last = u32::from(v4.broadcast()) >> 16;
+                    for prefix in first..=last {
+                        self.v4_prefixes.insert(prefix as u16);
+                    }
+                }
+                ipnet::IpNet::V6(v6) => {
+                    let first = v6.network().segments()[0];
+                    let last = v6.broadcast().segments()[0];
+                    for group in first..=last {
+                        self.v6_prefixes.insert(group);
+                    }
+                }
+            }
+            if !self.networks.contains(&net) {
+                self.networks.push(net);
+            }
+        }
+        self
+    }
+
     pub fn is_empty(&self) -> bool {
-        self.set.is_empty()
+        self.set.is_empty() && self.networks.is_empty()
     }
 
     pub fn contains(&self, address: &IpAddr) -> bool {
         self.set.contains(address)
+            || (!self.networks.is_empty() && {
+                let address = address.to_canonical();
+                self.networks.iter().any(|net| net.contains(&address))
+            })
     }
 
     /// False when no address read from the client field `field` (as

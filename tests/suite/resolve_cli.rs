@@ -423,3 +423,66 @@ fn a_closed_dns_port_ends_within_the_deadline_unverified() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_crawlers_address_named_by_live_dns_counts_whatever_its_user_agent() {
+    // SPEC §2: a fetch is a crawler's when its address's PTR name matches,
+    // also without the crawler's user agent. Live DNS names addresses only
+    // after the scan, so fetches from the crawlers' networks are kept and
+    // judged once the name is known, as a PTR map's would be; a name whose
+    // forward lookup disowns the address is an impostor's either way.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("out")).unwrap();
+    let log = dir.path().join("access.log");
+    let browser = "Mozilla/5.0 (X11; Linux x86_64) Firefox/120.0";
+    let text = [
+        line("77.75.77.1", 1, "/cz/chat/a", SEZNAM_UA),
+        line("77.75.77.1", 2, "/cz/chat/b", browser),
+        line("77.75.77.5", 3, "/cz/chat/c", browser),
+        line("77.75.77.6", 4, "/cz/chat/d", browser),
+        line("10.1.1.1", 5, "/cz/chat/e", browser),
+    ]
+    .concat();
+    std::fs::write(&log, text).unwrap();
+    let server = DnsServer::start(
+        zone()
+            .ptr("77.75.77.5", "fulltextrobot-77-75-77-5.seznam.cz")
+            .addr("fulltextrobot-77-75-77-5.seznam.cz", "77.75.77.99")
+            .host("77.75.77.6", "screenshot.seznam.cz"),
+    );
+    let out = audit(&server, dir.path(), &log);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let cells = |name: &str| -> Vec<String> {
+        std::fs::read_to_string(dir.path().join("out").join(name))
+            .unwrap()
+            .lines()
+            .skip(1)
+            .map(|row| {
+                let cells: Vec<&str> = row.split(',').collect();
+                cells[2..7].join(",")
+            })
+            .collect()
+    };
+    assert_eq!(
+        cells("violations.csv"),
+        [
+            "1,77.75.77.1,SeznamBot,verified,ua+ptr",
+            "2,77.75.77.1,SeznamBot,verified,ptr",
+        ]
+    );
+    assert_eq!(
+        cells("impostors.csv"),
+        ["3,77.75.77.5,fulltextrobot-77-75-77-5.seznam.cz,SeznamBot,GET"]
+    );
+    // Browsers outside the crawlers' networks are never looked up.
+    assert!(
+        !server.log().iter().any(|(name, _)| name.contains("1.1.1.10")),
+        "{:?}",
+        server.log()
+    );
+}
