@@ -87,6 +87,9 @@ impl<'a> Iterator for Lines<'a> {
             text = head;
         }
         let number = self.number;
+        if number == 1 {
+            text = without_bom(text);
+        }
         self.number += 1;
         let too_long = self.too_long.first() == Some(&number);
         if too_long {
@@ -98,6 +101,13 @@ impl<'a> Iterator for Lines<'a> {
             too_long,
         })
     }
+}
+
+/// A file's first line without the UTF-8 byte-order mark some servers
+/// write before it (IIS's UTF-8 W3C logs): the mark is no part of the
+/// first field.
+pub fn without_bom(first_line: &[u8]) -> &[u8] {
+    first_line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(first_line)
 }
 
 impl Chunk {

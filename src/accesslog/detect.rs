@@ -473,8 +473,14 @@ pub fn carry(format: &Arc<FileFormat>, chunk: &Chunk) -> Arc<FileFormat> {
         let end = memchr::memchr(b'\n', &data[start..]).map_or(data.len(), |i| start + i);
         &data[start..end]
     };
-    if data.first() == Some(&b'#') {
-        follow(line_at(0));
+    let first = line_at(0);
+    let first = if chunk.first_line == 1 {
+        super::chunk::without_bom(first)
+    } else {
+        first
+    };
+    if first.first() == Some(&b'#') {
+        follow(first);
     }
     for at in memchr::memmem::find_iter(data, b"\n#") {
         follow(line_at(at + 1));

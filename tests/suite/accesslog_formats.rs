@@ -567,3 +567,29 @@ fn w3c_fields_changed_past_the_first_chunks_are_followed_at_every_thread_count()
         "{violations}"
     );
 }
+
+#[test]
+fn a_byte_order_mark_before_the_first_line_is_no_part_of_it() {
+    // IIS writes its UTF-8 W3C logs with a byte-order mark before
+    // `#Software:`; the mark must not hide the directives, nor a combined
+    // log's first client.
+    let w3c = "\u{feff}#Software: Microsoft Internet Information Services 10.0\n\
+               #Version: 1.0\n\
+               #Fields: date time s-ip cs-method cs-uri-stem cs-uri-query s-port cs-username c-ip cs(User-Agent) sc-status\n\
+               2026-11-30 09:00:00 10.0.0.2 GET /private/a - 443 - 77.75.77.1 Mozilla/5.0+(compatible;+SeznamBot/4.0) 200\n";
+    let text = format!(
+        "\u{feff}{}",
+        combined("77.75.77.1", &clf(1), "GET /private/b HTTP/1.1", 200, SEZNAM_UA)
+    );
+    for (log, line) in [(w3c.to_string(), 4), (text, 1)] {
+        let site = Site::new()
+            .with("robots.txt", ROBOTS)
+            .with("access.log", &log);
+        let report = site.audit(&["--log", "access.log", "--robots", "robots.txt"]);
+        report.assert_code(1);
+        let rows = String::from_utf8_lossy(&report.violations).into_owned();
+        let cells: Vec<&str> = rows.lines().nth(1).unwrap_or_default().split(',').collect();
+        assert_eq!(cells.get(2..4), Some(&[&*line.to_string(), "77.75.77.1"][..]), "{rows}");
+        assert!(report.stderr.contains("0 skipped"), "{}", report.stderr);
+    }
+}
