@@ -209,6 +209,12 @@ impl JsonFormat {
         } else {
             (client, &[][..])
         };
+        // The host of `[2a02:598:a::78:90]:5555` (Traefik's `ClientAddr`)
+        // is the address, without the brackets that set the port apart.
+        let host = match host {
+            [b'[', inner @ .., b']'] => inner,
+            host => host,
+        };
         entry.client = host;
         if host.is_empty() {
             return Err(Skip::NoClient);
