@@ -397,31 +397,16 @@ fn local_time(text: &[u8]) -> Option<jiff::civil::DateTime> {
 }
 
 /// The inside of a JSON string, still escaped; `None` for `null`. Any other
-/// JSON type, or text that is not UTF-8, is a line of another shape.
+/// JSON type is a line of another shape. Bytes that are not UTF-8 are kept
+/// as they are: nginx's `escape=json` escapes only `"`, `\` and control
+/// bytes and writes the rest raw, so a hostile user agent's Latin-1 bytes
+/// reach the log as such; the reports write them as `\xNN` (SPEC §5).
 fn string(raw: &[u8]) -> Result<Option<&[u8]>, Skip> {
     match raw {
-        // Most values are ASCII, checked a word at a time without the
-        // UTF-8 decoder's set-up.
-        [b'"', inner @ .., b'"'] if ascii(inner) || std::str::from_utf8(inner).is_ok() => {
-            Ok(Some(inner))
-        }
+        [b'"', inner @ .., b'"'] => Ok(Some(inner)),
         b"null" => Ok(None),
         _ => Err(Skip::BadJson),
     }
-}
-
-/// Whether `bytes` are all ASCII: their high bits gathered eight bytes a
-/// word, without `is_ascii`'s alignment set-up, which short values pay for.
-#[inline]
-fn ascii(bytes: &[u8]) -> bool {
-    let (words, rest) = bytes.as_chunks::<8>();
-    let mut high = words
-        .iter()
-        .fold(0u64, |high, word| high | u64::from_le_bytes(*word));
-    for &byte in rest {
-        high |= u64::from(byte);
-    }
-    high & u64::from_ne_bytes([0x80; 8]) == 0
 }
 
 /// A string, or the first string of an array of them (Caddy logs each
