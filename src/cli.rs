@@ -593,7 +593,10 @@ mod tests {
     fn zones_west_of_utc_are_values_not_flags() {
         // `--window-tz -0500` as the help writes it, not only `=-0500`.
         let config = audit(&["--robots", "r.txt", "--window-tz", "-0500"]).unwrap();
-        assert!(matches!(config.window_tz, crate::config::WindowTz::Fixed(-300)));
+        assert!(matches!(
+            config.window_tz,
+            crate::config::WindowTz::Fixed(-300)
+        ));
         let config = audit(&["--robots", "r.txt", "--log-tz", "-0330"]).unwrap();
         assert!(config.log_tz.is_some());
     }

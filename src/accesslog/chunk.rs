@@ -107,7 +107,9 @@ impl<'a> Iterator for Lines<'a> {
 /// write before it (IIS's UTF-8 W3C logs): the mark is no part of the
 /// first field.
 pub fn without_bom(first_line: &[u8]) -> &[u8] {
-    first_line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(first_line)
+    first_line
+        .strip_prefix(b"\xEF\xBB\xBF")
+        .unwrap_or(first_line)
 }
 
 impl Chunk {

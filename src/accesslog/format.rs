@@ -480,7 +480,9 @@ impl LogFormat {
             [head @ .., b'\r', b'\n'] | [head @ .., b'\n'] | [head @ .., b'\r'] => head,
             _ => line,
         };
-        if line.is_empty() {
+        // A line of blanks is as empty as an empty one (JSON and W3C lines
+        // are trimmed alike).
+        if line.first().is_none_or(|&b| b == b' ' || b == b'\t') && line.trim_ascii().is_empty() {
             return Err(Skip::Empty);
         }
         if let Some(family) = self.family

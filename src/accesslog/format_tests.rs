@@ -125,6 +125,7 @@ fn combined() {
         ),
         (b"", Err(Skip::Empty)),
         (b"\r\n", Err(Skip::Empty)),
+        (b"   \t ", Err(Skip::Empty)),
         (b"garbage", Err(Skip::Truncated)),
         (
             br#"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1"#,

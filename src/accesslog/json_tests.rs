@@ -79,7 +79,10 @@ fn nginx_writes_bytes_past_ascii_raw_and_they_are_read() {
     let line = b"{\"remote_addr\":\"77.75.77.123\",\"time_iso8601\":\"2026-11-30T10:00:05+01:00\",\"request\":\"GET /caf\xe9 HTTP/1.1\",\"status\":\"200\",\"http_user_agent\":\"SeznamBot/4.0 \xff\"}";
     let entry = known("nginx").parse(line).expect("parses");
     assert_eq!(&*entry.request_line(), b"GET /caf\xe9 HTTP/1.1");
-    assert_eq!(entry.user_agent_text().as_deref(), Some(&b"SeznamBot/4.0 \xff"[..]));
+    assert_eq!(
+        entry.user_agent_text().as_deref(),
+        Some(&b"SeznamBot/4.0 \xff"[..])
+    );
 }
 
 #[test]

@@ -387,7 +387,12 @@ fn a_virtual_host_in_front_of_common_is_never_read_shifted() {
     assert_eq!(run.code, 1, "{}", run.stderr);
     let violations = std::fs::read_to_string(site.path("o/violations.csv")).unwrap();
     assert_eq!(violations.lines().count(), 5, "{violations}");
-    assert!(violations.lines().skip(1).all(|l| l.contains(",77.75.77.123,")));
+    assert!(
+        violations
+            .lines()
+            .skip(1)
+            .all(|l| l.contains(",77.75.77.123,"))
+    );
 }
 
 #[test]
@@ -579,7 +584,13 @@ fn a_byte_order_mark_before_the_first_line_is_no_part_of_it() {
                2026-11-30 09:00:00 10.0.0.2 GET /private/a - 443 - 77.75.77.1 Mozilla/5.0+(compatible;+SeznamBot/4.0) 200\n";
     let text = format!(
         "\u{feff}{}",
-        combined("77.75.77.1", &clf(1), "GET /private/b HTTP/1.1", 200, SEZNAM_UA)
+        combined(
+            "77.75.77.1",
+            &clf(1),
+            "GET /private/b HTTP/1.1",
+            200,
+            SEZNAM_UA
+        )
     );
     for (log, line) in [(w3c.to_string(), 4), (text, 1)] {
         let site = Site::new()
@@ -589,7 +600,11 @@ fn a_byte_order_mark_before_the_first_line_is_no_part_of_it() {
         report.assert_code(1);
         let rows = String::from_utf8_lossy(&report.violations).into_owned();
         let cells: Vec<&str> = rows.lines().nth(1).unwrap_or_default().split(',').collect();
-        assert_eq!(cells.get(2..4), Some(&[&*line.to_string(), "77.75.77.1"][..]), "{rows}");
+        assert_eq!(
+            cells.get(2..4),
+            Some(&[&*line.to_string(), "77.75.77.1"][..]),
+            "{rows}"
+        );
         assert!(report.stderr.contains("0 skipped"), "{}", report.stderr);
     }
 }

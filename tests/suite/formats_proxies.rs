@@ -243,10 +243,13 @@ fn caddys_client_ip_is_believed_only_behind_a_trusted_proxy() {
     );
 }
 
+/// (line, client) of each row of a report.
+type Clients = Vec<(u32, String)>;
+
 /// The (line, client) of each violations.csv row and each impostors.csv
 /// row of an audit of `log` behind the trusted proxy 10.0.0.0/8, with the
 /// PTR map that names 77.75.77.1 Seznam's and 6.6.6.6 an impostor's host.
-fn behind_the_proxy(log: &str, format: &[&str]) -> (Vec<(u32, String)>, Vec<(u32, String)>) {
+fn behind_the_proxy(log: &str, format: &[&str]) -> (Clients, Clients) {
     let site = Site::new()
         .with("robots.txt", ROBOTS)
         .with(
@@ -266,7 +269,7 @@ fn behind_the_proxy(log: &str, format: &[&str]) -> (Vec<(u32, String)>, Vec<(u32
     ];
     args.extend_from_slice(format);
     let report = site.audit(&args);
-    let rows = |bytes: &[u8]| -> Vec<(u32, String)> {
+    let rows = |bytes: &[u8]| -> Clients {
         String::from_utf8_lossy(bytes)
             .lines()
             .skip(1)
@@ -279,7 +282,7 @@ fn behind_the_proxy(log: &str, format: &[&str]) -> (Vec<(u32, String)>, Vec<(u32
     (rows(&report.violations), rows(&report.impostors))
 }
 
-fn one(line: u32, client: &str) -> Vec<(u32, String)> {
+fn one(line: u32, client: &str) -> Clients {
     vec![(line, client.to_string())]
 }
 

@@ -481,7 +481,10 @@ fn a_crawlers_address_named_by_live_dns_counts_whatever_its_user_agent() {
     );
     // Browsers outside the crawlers' networks are never looked up.
     assert!(
-        !server.log().iter().any(|(name, _)| name.contains("1.1.1.10")),
+        !server
+            .log()
+            .iter()
+            .any(|(name, _)| name.contains("1.1.1.10")),
         "{:?}",
         server.log()
     );
