@@ -6,11 +6,13 @@
 //! or not and the deciding line.
 //!
 //! It follows SPEC §3 word for word, with no cleverness: both the pattern
-//! and the target are rewritten into one percent-encoding (`normal`), a
-//! literal `*` and `$` of the target and a `$` inside a pattern are escaped
-//! so that they equal a pattern's `%2A` and `%24`, and matching is then a
-//! plain recursive glob over octets, exponential in the worst case: keep
-//! its inputs small.
+//! and the target are rewritten into one percent-encoding (`normal`), which
+//! leaves a literal `*` and `$` of the target as they are, one octet each;
+//! matching is then a plain recursive glob over octets in which a pattern's
+//! `%2A` and `%24` (and a `$` inside it, a literal `$`) match either that
+//! one octet or the three octets of the escape (RFC 9309 §2.2.3), and
+//! nothing else in a pattern matches a target's `*` or `$` but a wildcard.
+//! Exponential in the worst case: keep its inputs small.
 //!
 //! Only `std` is used, so that the tests can include this file by path.
 
@@ -20,6 +22,9 @@ enum Token {
     Star,
     /// A final `$`: the end of the target.
     End,
+    /// `%2A` or `%24`, or a `$` that is not the last octet: the literal
+    /// `*` or `$` (the octet held here) or its escape.
+    Literal(u8),
     Octet(u8),
 }
 
@@ -86,23 +91,15 @@ pub fn normal(text: &[u8]) -> Vec<u8> {
     out
 }
 
-/// `%2A` and `%24` in a pattern match a literal `*` and `$` (RFC 9309
-/// §2.2.3): the target's are escaped to meet them.
-fn escape_star_and_dollar(octets: &[u8]) -> Vec<u8> {
-    let mut out = Vec::new();
-    for &b in octets {
-        match b {
-            b'*' => out.extend(b"%2A"),
-            b'$' => out.extend(b"%24"),
-            _ => out.push(b),
-        }
-    }
-    out
+/// The target as the matcher compares it: normalised, its `*` and `$`
+/// left as the one octet each that they are.
+pub fn target_octets(target: &[u8]) -> Vec<u8> {
+    normal(target)
 }
 
-/// The target as the matcher compares it.
-pub fn target_octets(target: &[u8]) -> Vec<u8> {
-    escape_star_and_dollar(&normal(target))
+/// The escape of a literal `*` or `$`.
+fn escape_of(literal: u8) -> [u8; 3] {
+    if literal == b'*' { *b"%2A" } else { *b"%24" }
 }
 
 /// True when the pattern matches a prefix of the target (all of it once
@@ -112,6 +109,10 @@ fn glob(pattern: &[Token], target: &[u8]) -> bool {
         None => true,
         Some((Token::End, _)) => target.is_empty(),
         Some((Token::Star, rest)) => (0..=target.len()).any(|skip| glob(rest, &target[skip..])),
+        Some((Token::Literal(c), rest)) => {
+            (target.first() == Some(c) && glob(rest, &target[1..]))
+                || (target.starts_with(&escape_of(*c)) && glob(rest, &target[3..]))
+        }
         Some((Token::Octet(b), rest)) => target.first() == Some(b) && glob(rest, &target[1..]),
     }
 }
@@ -125,13 +126,21 @@ impl ReferenceRule {
             None => (&written[..], false),
         };
         let mut tokens = Vec::new();
-        for &b in body {
-            match b {
-                b'*' => tokens.push(Token::Star),
+        let mut rest = body;
+        // `normal` leaves every `%` at the start of a whole escape, so the
+        // pattern is read escape by escape.
+        while !rest.is_empty() {
+            let (token, step) = match rest {
+                [b'*', ..] => (Token::Star, 1),
                 // A `$` anywhere but at the end is a literal `$`.
-                b'$' => tokens.extend(b"%24".iter().map(|&o| Token::Octet(o))),
-                _ => tokens.push(Token::Octet(b)),
-            }
+                [b'$', ..] => (Token::Literal(b'$'), 1),
+                [b'%', b'2', b'A', ..] => (Token::Literal(b'*'), 3),
+                [b'%', b'2', b'4', ..] => (Token::Literal(b'$'), 3),
+                [b, ..] => (Token::Octet(*b), 1),
+                [] => break,
+            };
+            tokens.push(token);
+            rest = &rest[step..];
         }
         // Seznam Robot-version 2.0: the whole path and query, unless the
         // pattern ends with `*`.

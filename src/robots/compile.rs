@@ -9,6 +9,21 @@
 //! leftmost place is exact for `*`-only globs: a leftmost place leaves the
 //! longest remainder for the pieces after it.
 //!
+//! A literal `*` or `$` of the target is one character, which the matching
+//! form spells `%2A` or `%24` so that a pattern's `%2A` or `%24` meets it
+//! (RFC 9309 §2.2.3); a [`Target`] says where those escapes are, and no
+//! literal (prefix or piece) may begin or end strictly inside one. That is
+//! exactly "a pattern's `%2A` matches a target's `*` or its `%2A`, and no
+//! other pattern octet matches a target's `*`": a literal that covers such
+//! an escape whole has `%` at its first octet, and in normal form every `%`
+//! of a pattern begins a whole escape, so the literal holds `%2A` (`%24`)
+//! just there; a literal that only touched part of it would begin or end
+//! inside. `/*A` does not match `/*` (the `A` would begin inside), but
+//! still matches `/%2A`, which holds no literal. A piece spelt in matching
+//! form has one length whatever it meets, so the leftmost place among the
+//! allowed ones is still the one that ends first, and the reading stays
+//! exact.
+//!
 //! Patterns without a piece go into a byte trie over their prefixes: walking
 //! the target down the trie visits exactly the ones it starts with. Patterns
 //! with pieces are matched all at once, driven by one Aho-Corasick pass over
@@ -38,6 +53,53 @@ use aho_corasick::{AhoCorasick, Anchored, MatchKind};
 
 use super::normalize::matching_form_into;
 use chains::{Run, SCRATCH, Scratch};
+
+/// A target in matching form, with where its literal `*` and `$` are.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Target<'a> {
+    /// The octets, as `normalize::target_form_into` gives them.
+    pub(crate) octets: &'a [u8],
+    /// Where each `%2A` or `%24` standing for a literal `*` or `$` begins,
+    /// in ascending order; empty for nearly every logged target.
+    pub(crate) literals: &'a [u32],
+}
+
+impl<'a, T: AsRef<[u8]> + ?Sized> From<&'a T> for Target<'a> {
+    /// A target in matching form that holds no literal `*` or `$`.
+    fn from(octets: &'a T) -> Target<'a> {
+        Target {
+            octets: octets.as_ref(),
+            literals: &[],
+        }
+    }
+}
+
+impl Target<'_> {
+    /// True when a literal may not begin or end at `at`: it falls strictly
+    /// inside the escape of a literal `*` or `$`.
+    #[inline]
+    fn splits(&self, at: usize) -> bool {
+        if self.literals.is_empty() {
+            return false;
+        }
+        let after = self
+            .literals
+            .partition_point(|&start| (start as usize) < at);
+        after > 0 && at - self.literals[after - 1] as usize <= 2
+    }
+
+    /// Where `literal` first occurs at `from` or later with neither end
+    /// inside a literal `*` or `$`.
+    fn find(&self, literal: &[u8], mut from: usize) -> Option<usize> {
+        loop {
+            let found = from + memchr::memmem::find(self.octets.get(from..)?, literal)?;
+            if !self.splits(found) && !self.splits(found + literal.len()) {
+                return Some(found);
+            }
+            from = found + 1;
+        }
+    }
+}
 
 /// One compiled pattern.
 #[derive(Debug, Clone)]
@@ -82,26 +144,30 @@ impl Pattern {
         }
     }
 
-    /// True when the pattern matches the whole target (in matching form),
-    /// each piece taken at its leftmost place: the plain reading.
-    pub(crate) fn matches(&self, target: &[u8]) -> bool {
-        if !target.starts_with(&self.prefix) {
+    /// True when the pattern matches the whole target, each piece taken at
+    /// its leftmost allowed place: the plain reading.
+    pub(crate) fn matches<'t>(&self, target: impl Into<Target<'t>>) -> bool {
+        let target = target.into();
+        let octets = target.octets;
+        if !octets.starts_with(&self.prefix) || target.splits(self.prefix.len()) {
             return false;
         }
         let mut at = self.prefix.len();
         let Some((last, middle)) = self.pieces.split_last() else {
-            return !self.anchored || at == target.len();
+            return !self.anchored || at == octets.len();
         };
         for piece in middle {
-            match memchr::memmem::find(&target[at..], piece) {
-                Some(found) => at += found + piece.len(),
+            match target.find(piece, at) {
+                Some(found) => at = found + piece.len(),
                 None => return false,
             }
         }
         if self.anchored {
-            target.len() - at >= last.len() && target.ends_with(last)
+            octets.len() - at >= last.len()
+                && octets.ends_with(last)
+                && !target.splits(octets.len() - last.len())
         } else {
-            memchr::memmem::find(&target[at..], last).is_some()
+            target.find(last, at).is_some()
         }
     }
 }
@@ -384,13 +450,14 @@ impl Matcher {
     }
 
     /// The index of the first pattern, in precedence order, that matches
-    /// `target` (in matching form).
-    pub(crate) fn decide(&self, target: &[u8]) -> Option<usize> {
+    /// `target`.
+    pub(crate) fn decide<'t>(&self, target: impl Into<Target<'t>>) -> Option<usize> {
+        let target = target.into();
         let mut best = self.decide_literal(target);
         // Positions are kept as u32; a longer target (never seen in a
         // log) takes the plain reading.
         let searcher = match &self.pieces.searcher {
-            Some(searcher) if u32::try_from(target.len()).is_ok() => Some(searcher),
+            Some(searcher) if u32::try_from(target.octets.len()).is_ok() => Some(searcher),
             _ => None,
         };
         match searcher {
@@ -418,23 +485,29 @@ impl Matcher {
 
     /// The first piece-less pattern that matches, by walking the trie;
     /// `usize::MAX` when none does.
-    fn decide_literal(&self, target: &[u8]) -> usize {
+    fn decide_literal(&self, target: Target<'_>) -> usize {
         let mut best = usize::MAX;
         let mut at = 0usize;
         let mut depth = 0usize;
         loop {
             let node = &self.nodes[at];
-            for &index in &node.patterns {
+            // A prefix may not end inside a literal `*` or `$`.
+            let patterns = if target.splits(depth) {
+                &[][..]
+            } else {
+                &node.patterns[..]
+            };
+            for &index in patterns {
                 let index = index as usize;
                 if index >= best {
                     break;
                 }
-                if !self.patterns[index].anchored || depth == target.len() {
+                if !self.patterns[index].anchored || depth == target.octets.len() {
                     best = index;
                     break;
                 }
             }
-            let Some(&octet) = target.get(depth) else {
+            let Some(&octet) = target.octets.get(depth) else {
                 break;
             };
             match node.edges.binary_search_by_key(&octet, |e| e.0) {
@@ -451,7 +524,7 @@ impl Matcher {
     fn decide_wild(
         &self,
         searcher: &Pass,
-        target: &[u8],
+        target: Target<'_>,
         best: usize,
         scratch: &mut Scratch,
     ) -> usize {
@@ -459,7 +532,7 @@ impl Matcher {
         let mut run = Run {
             pieces: &self.pieces,
             target,
-            head: head_of(target),
+            head: head_of(target.octets),
             best: u32::try_from(best).unwrap_or(u32::MAX),
             scratch,
         };
@@ -472,7 +545,7 @@ impl Matcher {
                 matched,
             } => {
                 let mut sid = *start;
-                for (at, &octet) in target.iter().enumerate() {
+                for (at, &octet) in target.octets.iter().enumerate() {
                     sid = dfa.next_state(Anchored::No, sid, octet);
                     if !dfa.is_special(sid) || !dfa.is_match(sid) {
                         continue;
@@ -502,7 +575,7 @@ impl Matcher {
                 }
             }
             Pass::Nfa(searcher) => {
-                for found in searcher.find_overlapping_iter(target) {
+                for found in searcher.find_overlapping_iter(target.octets) {
                     run.occurs(
                         found.pattern().as_u32(),
                         found.start() as u32,
@@ -524,14 +597,15 @@ impl Matcher {
 
     /// The same answer as [`Matcher::decide`] by trying every pattern in
     /// order: the baseline the bench and the property tests compare with.
-    pub(crate) fn decide_by_scan(&self, target: &[u8]) -> Option<usize> {
+    pub(crate) fn decide_by_scan<'t>(&self, target: impl Into<Target<'t>>) -> Option<usize> {
+        let target = target.into();
         self.patterns.iter().position(|p| p.matches(target))
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::normalize::matching_form;
+    use super::super::normalize::target_form_into;
     use super::*;
 
     #[test]
@@ -615,7 +689,7 @@ mod tests {
             ),
             // Octet by octet: a `*` may end inside an escape (SPEC §3).
             ("/*A", false, "/%2A", true),
-            ("/*A", false, "/*", true),
+            ("/*A", false, "/*", false),
             ("*A", false, "/%C3%A3", true),
             ("/*A3$", false, "/%C3%A3", true),
             ("/*%A3$", false, "/%C3%A3", true),
@@ -642,8 +716,13 @@ mod tests {
         ];
         for &(pattern, whole_path, target, expected) in cases {
             let compiled = Pattern::compile(pattern.as_bytes(), whole_path);
+            let (octets, literals) = target_form(target.as_bytes());
+            let target_form = Target {
+                octets: &octets,
+                literals: &literals,
+            };
             assert_eq!(
-                compiled.matches(&matching_form(target.as_bytes())),
+                compiled.matches(target_form),
                 expected,
                 "{pattern} (whole path {whole_path}) on {target}"
             );
@@ -851,9 +930,118 @@ mod tests {
         );
         assert_eq!(m.decide(b""), None);
         assert_eq!(m.decide(b"*ab"), Some(1));
-        // In matching form a `*` of the target is `%2A`.
-        assert_eq!(m.decide(&matching_form(b"*q")), Some(4));
+        // In matching form a `*` of the target is `%2A`, one character.
+        let (octets, literals) = target_form(b"*q");
+        let star_q = Target {
+            octets: &octets,
+            literals: &literals,
+        };
+        assert_eq!(m.decide(star_q), Some(4));
+        assert_eq!(m.decide_by_scan(star_q), Some(4));
         assert_eq!(m.decide(b"x"), Some(2));
+    }
+
+    /// A target in matching form and where its literal `*` and `$` are.
+    fn target_form(target: &[u8]) -> (Vec<u8>, Vec<u32>) {
+        let (mut octets, mut literals) = (Vec::new(), Vec::new());
+        target_form_into(target, &mut octets, &mut literals);
+        (octets, literals)
+    }
+
+    /// Regression: a target's literal `*` and `$` were three octets
+    /// `%2A` and `%24`, so a piece could begin inside them and `/*A`
+    /// matched `/*` (SPEC §3: they are one character each).
+    #[test]
+    fn wildcards_do_not_split_a_literal_star_or_dollar() {
+        // (pattern in written normal form, target as logged, matches)
+        let cases: &[(&str, &str, bool)] = &[
+            ("/*A", "/*", false),
+            ("/*A", "/q*", false),
+            ("/*4$", "/x$", false),
+            ("/*4$", "/q$", false),
+            ("*A", "*", false),
+            ("/*2A", "/*", false),
+            ("/*Ab", "/*b", false),
+            ("/*a*4$", "/a$", false),
+            ("/*a*4$", "/a$4", true),
+            ("/*A", "/*A", true),
+            // A target's escape is three octets, as ever.
+            ("/*A", "/%2A", true),
+            ("/*2A", "/%2a", true),
+            ("/*4$", "/x%24", true),
+            // A pattern's `%2A` and `%24` match the literal and the escape.
+            ("/a%2Ab", "/a*b", true),
+            ("/a%2Ab", "/a%2Ab", true),
+            ("/a%2Ab", "/aXb", false),
+            ("/a%2Ab", "/a%2A%2Ab", false),
+            ("/x%24", "/x$", true),
+            ("/x%24", "/x%24", true),
+            ("/x%24", "/x", false),
+            ("/a$b", "/a$b", true),
+            ("/a$b", "/a%24b", true),
+            ("/*%2A", "/a*", true),
+            ("/*%2A$", "/a*", true),
+            ("/*%2A$", "/a*b", false),
+            ("/%2A*", "/*x", true),
+            ("/%2A", "/*", true),
+            ("/%2A$", "/*", true),
+            ("/*%2A%24$", "/x*$", true),
+            ("/*%2A%24$", "/x*%24", true),
+            ("/*%24%2A", "/x$%2A", true),
+            ("/*A%2A", "/%2A*", true),
+            ("/*A%2A", "/**", false),
+        ];
+        let compiled: Vec<Pattern> = cases
+            .iter()
+            .map(|&(pattern, _, _)| Pattern::compile(pattern.as_bytes(), false))
+            .collect();
+        for (&(pattern, target, expected), compiled) in cases.iter().zip(&compiled) {
+            let (octets, literals) = target_form(target.as_bytes());
+            let target_form = Target {
+                octets: &octets,
+                literals: &literals,
+            };
+            assert_eq!(
+                compiled.matches(target_form),
+                expected,
+                "{pattern} on {target}"
+            );
+            let alone = Matcher::new(vec![compiled.clone()]);
+            assert_eq!(
+                alone.decide(target_form).is_some(),
+                expected,
+                "{pattern} on {target}, compiled"
+            );
+        }
+        // All at once, in every rotation, the automaton against the scan.
+        for rotate in 0..compiled.len() {
+            let mut order = compiled.clone();
+            order.rotate_left(rotate);
+            let matcher = Matcher::new(order);
+            for &(_, target, _) in cases {
+                let (octets, literals) = target_form(target.as_bytes());
+                let target_form = Target {
+                    octets: &octets,
+                    literals: &literals,
+                };
+                assert_eq!(
+                    matcher.decide(target_form),
+                    matcher.decide_by_scan(target_form),
+                    "{target} rotated {rotate}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn target_splits_only_inside_its_literals() {
+        let target = Target {
+            octets: b"/%2A%24x",
+            literals: &[1, 4],
+        };
+        let split: Vec<usize> = (0..=8).filter(|&at| target.splits(at)).collect();
+        assert_eq!(split, [2, 3, 5, 6]);
+        assert!(!Target::from(b"/%2A").splits(2));
     }
 
     #[test]

@@ -11,10 +11,10 @@ use std::io::{self, Read};
 use std::path::Path;
 use std::sync::Arc;
 
-use super::compile::{Matcher, Pattern};
+use super::compile::{Matcher, Pattern, Target};
 use super::group::{self, Group, Grouping, Reads, Rule};
 use super::limits::{CrawlDelay, RequestRate};
-use super::normalize::{is_matching_form, matching_form_into};
+use super::normalize::{is_matching_form, target_form_into};
 use super::parse::{self, RobotsFile};
 use crate::error::{Error, Position, Result};
 
@@ -207,9 +207,10 @@ pub struct Verdict<'a> {
 }
 
 thread_local! {
-    /// Room to rewrite a target that is not in normal form, so that judging
-    /// does not allocate once a thread has warmed up.
-    static SCRATCH: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+    /// Room to rewrite a target that is not in normal form, and to say
+    /// where its literal `*` and `$` are, so that judging does not allocate
+    /// once a thread has warmed up.
+    static SCRATCH: RefCell<(Vec<u8>, Vec<u32>)> = const { RefCell::new((Vec::new(), Vec::new())) };
 }
 
 /// True when `target` is the home page `/` as rules see it (a fragment
@@ -281,32 +282,37 @@ impl AgentRules {
         self.judge_with(target, |normal| self.matcher.decide_by_scan(normal))
     }
 
-    /// Puts the target in matching form (in a reused buffer when it must be
-    /// rewritten) and lets `decide` find the deciding rule's index.
-    fn judge_with(&self, target: &[u8], decide: impl Fn(&[u8]) -> Option<usize>) -> Verdict<'_> {
+    /// Puts the target in matching form (in reused buffers when it must be
+    /// rewritten, with where its literal `*` and `$` are) and lets `decide`
+    /// find the deciding rule's index. Only the matcher sees that form:
+    /// reports show the target as logged.
+    fn judge_with(
+        &self,
+        target: &[u8],
+        decide: impl Fn(Target<'_>) -> Option<usize>,
+    ) -> Verdict<'_> {
         let target = path_and_query(target);
-        let decide = |normal: &[u8]| {
-            if is_robots_txt_normal(normal) {
+        let decide = |normal: Target<'_>| {
+            if is_robots_txt_normal(normal.octets) {
                 None
             } else {
                 decide(normal)
             }
         };
+        let rewritten = |(octets, literals): &mut (Vec<u8>, Vec<u32>)| {
+            octets.clear();
+            literals.clear();
+            target_form_into(&target, octets, literals);
+            decide(Target { octets, literals })
+        };
         let decided = if is_matching_form(&target) {
-            decide(&target)
+            // Holds no literal `*` or `$`: those are rewritten.
+            decide(Target::from(&*target))
         } else {
             SCRATCH.with(|scratch| match scratch.try_borrow_mut() {
-                Ok(mut buffer) => {
-                    buffer.clear();
-                    matching_form_into(&target, &mut buffer);
-                    decide(&buffer)
-                }
+                Ok(mut buffers) => rewritten(&mut buffers),
                 // Only if `decide` were to judge again on this thread.
-                Err(_) => {
-                    let mut buffer = Vec::new();
-                    matching_form_into(&target, &mut buffer);
-                    decide(&buffer)
-                }
+                Err(_) => rewritten(&mut (Vec::new(), Vec::new())),
             })
         };
         let rule = decided.map(|index| &self.rules[index]);
@@ -471,6 +477,48 @@ mod tests {
             ("User-agent: *\nDisallow: /\u{e1}\n", "/%C3%A1", false),
             ("User-agent: *\nDisallow: /%c3%a1\n", "/\u{e1}", false),
             ("User-agent: *\nDisallow: /a b\n", "/a%20b", false),
+            // A literal `*` or `$` of the target is one character: no
+            // wildcard ends inside it (SPEC §3; the conformance review).
+            ("User-agent: *\nDisallow: /*A\n", "/*", true),
+            ("User-agent: *\nDisallow: /*A\n", "/q*", true),
+            ("User-agent: *\nDisallow: /*A\n", "/%2A", false),
+            ("User-agent: *\nDisallow: /*4$\n", "/x$", true),
+            ("User-agent: *\nDisallow: /*4$\n", "/q$", true),
+            ("User-agent: *\nDisallow: /*4$\n", "/x%24", false),
+            ("User-agent: *\nDisallow: /a%2Ab\n", "/a*b", false),
+            ("User-agent: *\nDisallow: /a%2Ab\n", "/a%2Ab", false),
+            ("User-agent: *\nDisallow: /a%2Ab\n", "/aXb", true),
+            ("User-agent: *\nDisallow: /x%24\n", "/x$", false),
+            ("User-agent: *\nDisallow: /x%24\n", "/x%24", false),
+            // `%2A` counts three octets: `/a%2A` is 5 long, `/a*` 3.
+            ("User-agent: *\nAllow: /a%2A\nDisallow: /a*\n", "/a*", true),
+            (
+                "User-agent: *\nAllow: /a%2A\nDisallow: /a*\n",
+                "/a%2A",
+                true,
+            ),
+            ("User-agent: *\nAllow: /a%2A\nDisallow: /a*\n", "/ab", false),
+            // 5 against `/a*b`'s 4: the Disallow is longer.
+            (
+                "User-agent: *\nDisallow: /a%2A\nAllow: /a*b\n",
+                "/a*b",
+                false,
+            ),
+            // 5 against `/a*bc`'s 5: a tie, which Allow wins.
+            (
+                "User-agent: *\nDisallow: /a%2A\nAllow: /a*bc\n",
+                "/a*bc",
+                true,
+            ),
+            // `/*A$` and `/%2A` (4 octets each) both match `/%2AA` and
+            // `/*A`: a tie, which Allow wins. On `/*` only `/%2A` matches.
+            (
+                "User-agent: *\nDisallow: /%2A\nAllow: /*A$\n",
+                "/%2AA",
+                true,
+            ),
+            ("User-agent: *\nDisallow: /%2A\nAllow: /*A$\n", "/*A", true),
+            ("User-agent: *\nDisallow: /%2A\nAllow: /*A$\n", "/*", false),
         ];
         for &(robots, target, expected) in cases {
             assert_eq!(

@@ -8,10 +8,14 @@
 //! It is how a rule is shown and how its length is counted. The *matching*
 //! form is what the matcher compares octet by octet: the written form with a
 //! literal `*` and `$` escaped too, so that a pattern's `%2A` and `%24`
-//! (RFC 9309 §2.2.3) match a target's literal `*` and `$`, while a pattern's
-//! `*` and final `$` stay its wildcard and anchor. Nothing else is decoded:
-//! `%2F` stays distinct from `/`, in the path and in the query alike, and a
-//! `*` may end inside an escape (`/*A` matches `/%2A`).
+//! (RFC 9309 §2.2.3) match a target's literal `*` and `$` as well as its
+//! `%2A` and `%24`, while a pattern's `*` and final `$` stay its wildcard and
+//! anchor. A target's escape made so stands for one character, not three:
+//! [`target_form_into`] says where each begins, and the matcher lets no
+//! literal piece of a pattern begin or end inside one (so `/*A` does not
+//! match `/*`). Nothing else is decoded: `%2F` stays distinct from `/`, in
+//! the path and in the query alike, and a `*` may end inside an escape that
+//! the target holds (`/*A` matches `/%2A`).
 
 use std::borrow::Cow;
 
@@ -97,8 +101,14 @@ fn is_normal(bytes: &[u8], form: Form) -> bool {
     true
 }
 
-/// Appends the normal form of `bytes` to `out`.
-fn normalize_into(bytes: &[u8], form: Form, out: &mut Vec<u8>) {
+/// Appends the normal form of `bytes` to `out`; when `literals` is given,
+/// pushes onto it where in `out` each escape of a literal `*` or `$` begins.
+fn normalize_into(
+    bytes: &[u8],
+    form: Form,
+    out: &mut Vec<u8>,
+    mut literals: Option<&mut Vec<u32>>,
+) {
     let mut i = 0;
     while i < bytes.len() {
         let octet = bytes[i];
@@ -120,6 +130,14 @@ fn normalize_into(bytes: &[u8], form: Form, out: &mut Vec<u8>) {
         if stays_plain(octet, form) {
             out.push(octet);
         } else {
+            if let Some(literals) = literals
+                .as_deref_mut()
+                .filter(|_| matches!(octet, b'*' | b'$'))
+            {
+                // Past 4 GiB (no logged target is so long) a place
+                // saturates, and a literal there reads as its escape.
+                literals.push(u32::try_from(out.len()).unwrap_or(u32::MAX));
+            }
             push_escaped(out, octet);
         }
         i += 1;
@@ -131,7 +149,7 @@ fn normalize_form(bytes: &[u8], form: Form) -> Cow<'_, [u8]> {
         Cow::Borrowed(bytes)
     } else {
         let mut out = Vec::with_capacity(bytes.len() + 8);
-        normalize_into(bytes, form, &mut out);
+        normalize_into(bytes, form, &mut out, None);
         Cow::Owned(out)
     }
 }
@@ -158,9 +176,21 @@ pub(crate) fn is_matching_form(bytes: &[u8]) -> bool {
 }
 
 /// [`matching_form`] appended to a caller's buffer, for a literal piece of a
-/// pattern (between wildcards) or a target that needs rewriting.
+/// pattern (between wildcards). There a `$` (never the last octet of a
+/// pattern, which is cut off as the anchor first) is a literal `$`: it
+/// becomes `%24` and matches what a written `%24` matches.
 pub(crate) fn matching_form_into(bytes: &[u8], out: &mut Vec<u8>) {
-    normalize_into(bytes, Form::Matching, out);
+    normalize_into(bytes, Form::Matching, out, None);
+}
+
+/// [`matching_form`] of a target that needs rewriting, written to a
+/// caller's buffers: the octets to `out`, and to `literals`, in ascending
+/// order, where each `%2A` or `%24` that stands for a literal `*` or `$`
+/// of the target begins. Those escapes are one character each: the matcher
+/// never begins or ends a literal piece of a pattern inside one. A target
+/// that [`is_matching_form`] holds no literal `*` or `$`.
+pub(crate) fn target_form_into(bytes: &[u8], out: &mut Vec<u8>, literals: &mut Vec<u32>) {
+    normalize_into(bytes, Form::Matching, out, Some(literals));
 }
 
 #[cfg(test)]
@@ -273,6 +303,31 @@ mod tests {
                 "{}",
                 String::from_utf8_lossy(input)
             );
+        }
+    }
+
+    #[test]
+    fn target_form_says_where_literal_star_and_dollar_are() {
+        // (target, matching form, where its literal `*` and `$` begin)
+        let cases: &[(&[u8], &[u8], &[u32])] = &[
+            (b"/*", b"/%2A", &[1]),
+            (b"/%2A", b"/%2A", &[]),
+            (b"/%2a*", b"/%2A%2A", &[4]),
+            (b"/x$", b"/x%24", &[2]),
+            (b"/a b*$%24", b"/a%20b%2A%24%24", &[6, 9]),
+            (b"/%7E*", b"/~%2A", &[2]),
+            (b"/\xff*", b"/%FF%2A", &[4]),
+        ];
+        for &(target, octets, literals) in cases {
+            let (mut out, mut at) = (Vec::new(), Vec::new());
+            target_form_into(target, &mut out, &mut at);
+            assert_eq!(
+                (&out[..], &at[..]),
+                (octets, literals),
+                "{}",
+                String::from_utf8_lossy(target)
+            );
+            assert_eq!(&*matching_form(target), octets);
         }
     }
 

@@ -123,3 +123,37 @@ fn check_and_lint_print_no_terminal_escape() {
         );
     }
 }
+
+/// Regression: a target's literal `*` and `$` were compared as the three
+/// octets `%2A` and `%24`, so a wildcard could end inside them and `/*A`
+/// disallowed `/*`, a target with no `A` (SPEC §3). The conformance
+/// review's command, with the targets shown as written.
+#[test]
+fn literal_star_and_dollar_in_a_target_are_one_character() {
+    let dir = tempfile::tempdir().unwrap();
+    let robots = dir.path().join("robots.txt");
+    std::fs::write(
+        &robots,
+        "User-agent: SeznamBot\nDisallow: /*A\nDisallow: /*4$\nDisallow: /a%2Ab\n",
+    )
+    .unwrap();
+    let robots = robots.to_str().unwrap();
+    let (code, stdout, stderr) = check(&[
+        "--robots", robots, "--format", "csv", "/*", "/q*", "/x$", "/q$", "/%2A", "/x%24", "/a*b",
+        "/a%2Ab", "/aXb",
+    ]);
+    assert_eq!(code, 1, "{stderr}");
+    assert_eq!(
+        stdout,
+        "target,path,verdict,group,rule_line,rule\n\
+         /*,/*,allowed,SeznamBot,,\n\
+         /q*,/q*,allowed,SeznamBot,,\n\
+         /x$,/x$,allowed,SeznamBot,,\n\
+         /q$,/q$,allowed,SeznamBot,,\n\
+         /%2A,/%2A,disallowed,SeznamBot,2,Disallow: /*A\n\
+         /x%24,/x%24,disallowed,SeznamBot,3,Disallow: /*4$\n\
+         /a*b,/a*b,disallowed,SeznamBot,4,Disallow: /a%2Ab\n\
+         /a%2Ab,/a%2Ab,disallowed,SeznamBot,4,Disallow: /a%2Ab\n\
+         /aXb,/aXb,allowed,SeznamBot,,\n"
+    );
+}

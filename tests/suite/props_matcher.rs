@@ -46,7 +46,7 @@ fn config() -> ProptestConfig {
 
 const PATTERN_PIECES: &[&str] = &[
     "/", "/", "a", "b", "A", "*", "*", "$", "%2F", "%2f", "%41", "%61", "%2A", "%24", "?", "%3F",
-    "%3a", ":", "%", "%E3", "é", " ", "%20", "~", "%7E", "=", "&",
+    "%3a", ":", "%", "%E3", "é", " ", "%20", "~", "%7E", "=", "&", "2", "4",
 ];
 
 const TARGET_PIECES: &[&str] = &[
@@ -253,6 +253,78 @@ fn reference_agrees_on_known_cases() {
             "/a*b",
             false,
             Some(2),
+        ),
+        // A target's literal `*` and `$` are one character each: no
+        // wildcard ends inside them (the conformance review's cases).
+        (
+            "User-agent: SeznamBot\nDisallow: /*A\nDisallow: /*4$\n",
+            "SeznamBot",
+            "/*",
+            true,
+            None,
+        ),
+        (
+            "User-agent: SeznamBot\nDisallow: /*A\nDisallow: /*4$\n",
+            "SeznamBot",
+            "/q*",
+            true,
+            None,
+        ),
+        (
+            "User-agent: SeznamBot\nDisallow: /*A\nDisallow: /*4$\n",
+            "SeznamBot",
+            "/x$",
+            true,
+            None,
+        ),
+        (
+            "User-agent: SeznamBot\nDisallow: /*A\nDisallow: /*4$\n",
+            "SeznamBot",
+            "/q$",
+            true,
+            None,
+        ),
+        (
+            "User-agent: SeznamBot\nDisallow: /*A\nDisallow: /*4$\n",
+            "SeznamBot",
+            "/x%24",
+            false,
+            Some(3),
+        ),
+        (
+            "User-agent: *\nDisallow: /a%2Ab\n",
+            "SeznamBot",
+            "/a%2Ab",
+            false,
+            Some(2),
+        ),
+        (
+            "User-agent: *\nDisallow: /a%2Ab\n",
+            "SeznamBot",
+            "/aXb",
+            true,
+            None,
+        ),
+        (
+            "User-agent: *\nDisallow: /x%24\n",
+            "SeznamBot",
+            "/x$",
+            false,
+            Some(2),
+        ),
+        (
+            "User-agent: *\nAllow: /a%2A\nDisallow: /a*\n",
+            "SeznamBot",
+            "/a*",
+            true,
+            Some(2),
+        ),
+        (
+            "User-agent: *\nDisallow: /a%2A\nAllow: /a*bc\n",
+            "SeznamBot",
+            "/a*bc",
+            true,
+            Some(3),
         ),
         (
             "User-agent: *\nDisallow: /a|b\n",

@@ -7,7 +7,7 @@
 
 use std::cell::RefCell;
 
-use super::{Pattern, Pieces, Start, head_mask};
+use super::{Pattern, Pieces, Start, Target, head_mask};
 
 /// The end of a chain of waiting patterns.
 const NIL: u32 = u32::MAX;
@@ -144,7 +144,7 @@ thread_local! {
 /// One target being read against the patterns with pieces.
 pub(super) struct Run<'a> {
     pub(super) pieces: &'a Pieces,
-    pub(super) target: &'a [u8],
+    pub(super) target: Target<'a>,
     /// The target's first four octets, zero-padded.
     pub(super) head: u32,
     /// The first pattern known to match so far; later ones need no work.
@@ -153,17 +153,22 @@ pub(super) struct Run<'a> {
 }
 
 impl Run<'_> {
-    /// True when the target starts with the prefix of `start`.
+    /// True when the target starts with the prefix of `start`, which ends
+    /// outside any literal `*` or `$` of the target.
     fn starts_with(&self, start: &Start) -> bool {
         let len = start.prefix_len as usize;
-        if len > self.target.len() || self.head & head_mask(start.prefix_len) != start.head {
+        let octets = self.target.octets;
+        if len > octets.len()
+            || self.head & head_mask(start.prefix_len) != start.head
+            || self.target.splits(len)
+        {
             return false;
         }
         if len <= 4 {
             return true;
         }
         let rest = start.rest_at as usize..start.rest_at as usize + len - 4;
-        self.pieces.prefixes.get(rest) == self.target.get(4..len)
+        self.pieces.prefixes.get(rest) == octets.get(4..len)
     }
 
     /// Adds to chain `slot` the patterns whose first piece is `id` and
@@ -198,8 +203,13 @@ impl Run<'_> {
     }
 
     /// Piece `id` occurs at `start..end`: every pattern waiting for it from
-    /// `start` or before takes it and waits for its next piece.
+    /// `start` or before takes it and waits for its next piece. An
+    /// occurrence that begins or ends inside a literal `*` or `$` of the
+    /// target is none.
     pub(super) fn occurs(&mut self, id: u32, start: u32, end: u32) {
+        if self.target.splits(start as usize) || self.target.splits(end as usize) {
+            return;
+        }
         let slot = self.scratch.chain(id);
         if !self.scratch.chains[slot].listed {
             self.list(id, slot);
@@ -249,7 +259,11 @@ impl Run<'_> {
             let Some(last) = patterns.get(index as usize).and_then(|p| p.pieces.last()) else {
                 continue;
             };
-            if self.target.len() >= from as usize + last.len() && self.target.ends_with(last) {
+            let octets = self.target.octets;
+            if octets.len() >= from as usize + last.len()
+                && octets.ends_with(last)
+                && !self.target.splits(octets.len() - last.len())
+            {
                 best = index;
             }
         }

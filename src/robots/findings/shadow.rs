@@ -9,6 +9,12 @@
 //! string, its own wildcards free to swallow holes. If it does, every target
 //! the covered pattern matches is matched too: whatever a hole stands for
 //! lies inside a wildcard of the covering pattern, which swallows anything.
+//!
+//! A `%2A` or `%24` of a pattern matches a target's literal `*` or `$`,
+//! one character that no other literal octet matches (SPEC §3), as well as
+//! the three octets of the escape. Both sides therefore write it as one
+//! octet, `*` or `$`, which a piece in matching form holds nowhere else:
+//! then only the same escape or a wildcard of the covering pattern reads it.
 
 use super::super::normalize::matching_form_into;
 
@@ -29,7 +35,8 @@ type Token = Option<u8>;
 
 impl Glob {
     /// Splits a pattern in written normal form as `compile::Pattern` does:
-    /// a final `$` anchors, any other `$` is literal, `%2A` is a literal `*`.
+    /// a final `$` anchors, any other `$` is literal, `%2A` is a literal `*`
+    /// (each of these last written as one octet, `$` or `*`).
     pub(super) fn new(written: &[u8], whole_path: bool) -> Glob {
         let (body, dollar) = match written.strip_suffix(b"$") {
             Some(body) => (body, true),
@@ -41,7 +48,7 @@ impl Glob {
             .map(|piece| {
                 let mut out = Vec::with_capacity(piece.len());
                 matching_form_into(piece, &mut out);
-                out
+                one_octet_literals(&out)
             })
             .collect();
         Glob { pieces, anchored }
@@ -96,6 +103,28 @@ impl Glob {
     }
 }
 
+/// A piece in matching form with each `%2A` and `%24` written `*` and `$`.
+/// Every `%` of it begins a whole escape, so the escapes are found by
+/// reading escape by escape.
+fn one_octet_literals(piece: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(piece.len());
+    let mut i = 0;
+    while i < piece.len() {
+        match piece.get(i..i + 3) {
+            Some(b"%2A") => out.push(b'*'),
+            Some(b"%24") => out.push(b'$'),
+            Some(escape) if piece[i] == b'%' => out.extend_from_slice(escape),
+            _ => {
+                out.push(piece[i]);
+                i += 1;
+                continue;
+            }
+        }
+        i += 3;
+    }
+    out
+}
+
 /// A wildcard read: once some prefix of the tokens is matched, every
 /// longer one is too.
 fn star(reach: &mut [bool]) {
@@ -107,7 +136,8 @@ fn star(reach: &mut [bool]) {
 #[cfg(test)]
 mod tests {
     use super::super::super::compile::Pattern;
-    use super::super::super::normalize::{matching_form, normalize};
+    use super::super::super::compile::Target;
+    use super::super::super::normalize::{normalize, target_form_into};
     use super::*;
 
     fn glob(pattern: &str) -> Glob {
@@ -150,6 +180,17 @@ mod tests {
             ("/a%2A", "/a*", false),
             ("/a*", "/a%2A", true),
             ("/a%24", "/a$", false),
+            // A literal `*` of a target is one character: `/*A` does not
+            // match `/*`, so it does not cover `/%2A`; `/*2A` neither.
+            ("/*A", "/%2A", false),
+            ("/*2A", "/%2A", false),
+            ("/*%2A", "/%2A", true),
+            ("/*", "/%2A", true),
+            ("/%2A", "/%2Ab", true),
+            ("/%2", "/%2A", false),
+            ("/a$b", "/a%24b", true),
+            ("/a%24b", "/a$b", true),
+            ("/*4", "/a$b", false),
         ];
         for &(covering, covered, expected) in cases {
             assert_eq!(
@@ -175,11 +216,13 @@ mod tests {
     fn coverage_claims_hold_on_the_matcher() {
         let patterns = [
             "/", "*", "/a", "/a$", "/a*", "/ab", "/a*b", "/*b", "/*b$", "/a/", "/a*b$", "/*a*b",
-            "/b", "/?q", "/*?", "/a*a$", "/aa",
+            "/b", "/?q", "/*?", "/a*a$", "/aa", "/%2A", "/*A", "/*2A", "/*%2A", "/a%2Ab", "/*4",
+            "/a$b", "/a%24b", "/*%24",
         ];
         let targets = [
             "/", "/a", "/aa", "/ab", "/ba", "/a/", "/a/b", "/b", "/ab/", "/xb", "/?q", "/a?q",
-            "/aab", "/abab", "/aba", "/a*b", "/bb",
+            "/aab", "/abab", "/aba", "/a*b", "/bb", "/*", "/%2A", "/*A", "/%2AA", "/a%2Ab", "/a$b",
+            "/a%24b", "/$",
         ];
         for covering in patterns {
             for covered in patterns {
@@ -189,11 +232,15 @@ mod tests {
                 let big = Pattern::compile(covering.as_bytes(), false);
                 let small = Pattern::compile(covered.as_bytes(), false);
                 for target in targets {
-                    let target = matching_form(target.as_bytes());
+                    let (mut octets, mut literals) = (Vec::new(), Vec::new());
+                    target_form_into(target.as_bytes(), &mut octets, &mut literals);
+                    let target_form = Target {
+                        octets: &octets,
+                        literals: &literals,
+                    };
                     assert!(
-                        !small.matches(&target) || big.matches(&target),
-                        "{covering} was said to cover {covered}, but not on {:?}",
-                        String::from_utf8_lossy(&target)
+                        !small.matches(target_form) || big.matches(target_form),
+                        "{covering} was said to cover {covered}, but not on {target}"
                     );
                 }
             }
