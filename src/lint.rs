@@ -12,11 +12,11 @@ use crate::config::{LintConfig, OutputFormat};
 use crate::crawler::profile::{self, Profile};
 use crate::crawler::profile_file;
 use crate::error::Result;
-use crate::robots::findings::{self, Finding, Reader, Severity};
+use crate::robots::findings::{self, Finding, Reader, Selection, Severity};
 
 mod json;
 use crate::robots::parse::{Directive, Record};
-use crate::robots::{AgentRules, Group, RequestRate, Robots};
+use crate::robots::{Group, RequestRate, Robots};
 use crate::text::escape_non_utf8;
 pub use json::json;
 
@@ -55,49 +55,70 @@ pub fn readers(table: &[Profile]) -> Vec<Reader> {
             reader.crawlers.push(profile.name.clone());
             continue;
         }
-        let (reads_request_rate, reads_robot_version, reads_crawl_delay) = extensions(profile);
         readers.push(Reader {
             token: profile.token.clone(),
             crawlers: vec![profile.name.clone()],
             floor: profile
                 .rate_floor
                 .map(|f| (f.fetches, u64::from(f.seconds))),
-            reads_request_rate,
-            reads_robot_version,
-            reads_crawl_delay,
+            reads: profile.reads,
             homepage_exception: profile.homepage_exception,
         });
     }
     readers
 }
 
-/// Which extension records a crawler reads as rules of its group:
-/// (Request-rate, Robot-version, Crawl-delay), as its profile says (SPEC §3).
-fn extensions(profile: &Profile) -> (bool, bool, bool) {
-    let reads = profile.reads;
-    (
-        reads.reads(Directive::RequestRate),
-        reads.reads(Directive::RobotVersion),
-        reads.reads(Directive::CrawlDelay),
-    )
+/// The crawlers of the table, each with the groups it obeys as it groups
+/// the file, and where those groups stand in the listing when the listing
+/// groups them as it does (SPEC §3).
+struct Selections<'a> {
+    /// The groups shown: the file as the first crawler of the table reads it.
+    listing: Robots,
+    readers: Vec<Placed<'a>>,
 }
 
-/// The readers of the table, each with the groups it obeys.
-type Selections<'a> = [(&'a Reader, AgentRules)];
-
-fn selections<'a>(robots: &Robots, readers: &'a [Reader]) -> Vec<(&'a Reader, AgentRules)> {
-    readers
-        .iter()
-        .map(|r| (r, robots.rules_for(r.token.as_bytes())))
-        .collect()
+/// One crawler's selection, and its groups' indices in the listing (`None`
+/// when it groups the file otherwise).
+struct Placed<'a> {
+    reader: &'a Reader,
+    selection: Selection,
+    placed: Option<Vec<usize>>,
 }
 
-/// The readers that obey group `index`.
+impl Placed<'_> {
+    /// `group (line 1) + group (line 9)`: the groups it obeys, each by the
+    /// line of its first user-agent line as the crawler groups the file.
+    fn groups(&self) -> Vec<usize> {
+        let robots = &self.selection.robots;
+        self.selection
+            .rules
+            .groups()
+            .iter()
+            .map(|&g| robots.groups()[g].line)
+            .collect()
+    }
+}
+
+fn selections<'a>(robots: &Robots, readers: &'a [Reader]) -> Selections<'a> {
+    let listing = findings::listing(robots, readers);
+    let readers = findings::selections(robots, readers)
+        .into_iter()
+        .map(|(reader, selection)| Placed {
+            reader,
+            placed: selection.placed_in(&listing),
+            selection,
+        })
+        .collect();
+    Selections { listing, readers }
+}
+
+/// The readers that obey group `index` of the listing.
 fn readers_of<'a>(selections: &Selections<'a>, index: usize) -> Vec<&'a Reader> {
     selections
+        .readers
         .iter()
-        .filter(|(_, rules)| rules.groups().contains(&index))
-        .map(|&(r, _)| r)
+        .filter(|p| p.placed.as_ref().is_some_and(|g| g.contains(&index)))
+        .map(|p| p.reader)
         .collect()
 }
 
@@ -109,17 +130,17 @@ struct Shown {
     remark: Option<String>,
 }
 
-/// The lines of a group after its user-agent lines, in file order.
-fn members(robots: &Robots, selections: &Selections<'_>, index: usize) -> Vec<Shown> {
+/// The lines of group `index` of `robots` after its user-agent lines, in
+/// file order, as `readers` (the crawlers that obey it) read them.
+fn members(robots: &Robots, index: usize, readers: &[&Reader]) -> Vec<Shown> {
     let group = &robots.groups()[index];
     let records = &robots.file().records;
-    let readers = readers_of(selections, index);
     group
         .members
         .iter()
         .filter_map(|&member| records.get(member))
         .map(|record| {
-            let (what, remark) = member(group, record, &readers);
+            let (what, remark) = member(group, record, readers);
             Shown {
                 line: record.line,
                 what,
@@ -164,7 +185,10 @@ fn member(group: &Group, record: &Record, readers: &[&Reader]) -> (String, Optio
                     format!("Crawl-delay: {}", seconds(millis)),
                     readers
                         .iter()
-                        .find(|r| r.reads_request_rate && !r.reads_crawl_delay)
+                        .find(|r| {
+                            r.reads.reads(Directive::RequestRate)
+                                && !r.reads.reads(Directive::CrawlDelay)
+                        })
                         .map(|r| format!("{} reads Request-rate instead", r.token)),
                 ),
                 None => (record.text.clone(), Some("unreadable: ignored".into())),
@@ -204,7 +228,7 @@ fn rate_remark(line: &RequestRate, readers: &[&Reader]) -> Option<String> {
     };
     let remarks: Vec<String> = readers
         .iter()
-        .filter(|r| r.reads_request_rate)
+        .filter(|r| r.reads.reads(Directive::RequestRate))
         .filter_map(|r| {
             let (fetches, seconds) = r.floor?;
             let floored = rate.floored(fetches, seconds)?;
@@ -220,7 +244,7 @@ fn effective(line: &RequestRate, readers: &[&Reader]) -> Option<String> {
     let rate = line.rate?;
     let floored = readers
         .iter()
-        .filter(|r| r.reads_request_rate)
+        .filter(|r| r.reads.reads(Directive::RequestRate))
         .find_map(|r| r.floor.and_then(|(f, s)| rate.floored(f, s)));
     Some(floored.unwrap_or(rate).canonical())
 }
@@ -291,36 +315,48 @@ pub fn text(path: &str, robots: &Robots, readers: &[Reader], findings: &[Finding
         plural(file.lines, "line"),
         plural(file.size, "byte")
     );
-    for (reader, rules) in &selections {
-        let used: Vec<String> = rules
+    for placed in &selections.readers {
+        let used: Vec<String> = placed
             .groups()
             .iter()
-            .map(|&g| format!("group (line {})", robots.groups()[g].line))
+            .map(|line| format!("group (line {line})"))
             .collect();
         if used.is_empty() {
             let _ = writeln!(
                 out,
                 "{} reads no group: everything is allowed",
-                reader.label()
+                placed.reader.label()
             );
+        } else if placed.placed.is_some() {
+            let _ = writeln!(out, "{} reads: {}", placed.reader.label(), used.join(" + "));
         } else {
-            let _ = writeln!(out, "{} reads: {}", reader.label(), used.join(" + "));
+            let _ = writeln!(
+                out,
+                "{} reads: {}, as it groups the file (below)",
+                placed.reader.label(),
+                used.join(" + ")
+            );
         }
     }
 
-    for (index, group) in robots.groups().iter().enumerate() {
+    let listing = &selections.listing;
+    for index in 0..listing.groups().len() {
+        group_text(&mut out, listing, index, &readers_of(&selections, index));
+    }
+    // A crawler that groups the file otherwise: the groups it obeys, as it
+    // reads them, so that what it obeys is what `check` says.
+    for placed in selections.readers.iter().filter(|p| p.placed.is_none()) {
+        let groups = placed.selection.rules.groups();
+        if groups.is_empty() {
+            continue;
+        }
         let _ = writeln!(
             out,
-            "\ngroup (line {}): {}",
-            group.line,
-            printable(&agents(group))
+            "\nas {} groups the file, the groups it obeys:",
+            placed.reader.label()
         );
-        for shown in members(robots, &selections, index) {
-            let _ = write!(out, "  {} (line {})", printable(&shown.what), shown.line);
-            if let Some(remark) = shown.remark {
-                let _ = write!(out, " \u{2014} {remark}");
-            }
-            out.push('\n');
+        for &index in groups {
+            group_text(&mut out, &placed.selection.robots, index, &[placed.reader]);
         }
     }
 
@@ -389,6 +425,24 @@ pub fn text(path: &str, robots: &Robots, readers: &[Reader], findings: &[Finding
     out
 }
 
+/// One group of `robots` and its lines, as `readers` read them.
+fn group_text(out: &mut String, robots: &Robots, index: usize, readers: &[&Reader]) {
+    let group = &robots.groups()[index];
+    let _ = writeln!(
+        out,
+        "\ngroup (line {}): {}",
+        group.line,
+        printable(&agents(group))
+    );
+    for shown in members(robots, index, readers) {
+        let _ = write!(out, "  {} (line {})", printable(&shown.what), shown.line);
+        if let Some(remark) = shown.remark {
+            let _ = write!(out, " \u{2014} {remark}");
+        }
+        out.push('\n');
+    }
+}
+
 /// A titled list of lines, left out when empty.
 fn section<T: AsRef<str>>(out: &mut String, title: &str, lines: impl Iterator<Item = (usize, T)>) {
     let mut lines = lines.peekable();
@@ -451,5 +505,69 @@ mod tests {
         ] {
             assert!(out.contains(expected), "{expected:?} not in\n{out}");
         }
+    }
+
+    #[test]
+    fn each_crawler_obeys_the_groups_it_reads() {
+        // Seznam reads neither Visit-time nor Crawl-delay: one group.
+        let readers = readers(&profile::builtin());
+        for unread in ["Visit-time: 0100-0500", "Crawl-delay: 5"] {
+            let text = format!("User-agent: SeznamBot\n{unread}\nUser-agent: *\nDisallow: /\n");
+            let robots = Robots::new(text.as_bytes());
+            let findings = findings::lint(&robots, &readers);
+            let out = text_report(&robots, &readers, &findings);
+            let expected = format!(
+                "SeznamBot (and FreshBot, SeznamBot-test) reads: group (line 1)\n\n\
+                 group (line 1): User-agent SeznamBot, User-agent *\n  {unread} (line 2)"
+            );
+            assert!(out.contains(&expected), "{expected:?} not in\n{out}");
+            assert!(out.contains("  Disallow: / (line 4)\n"), "{out}");
+            assert!(!out.contains("group (line 3)"), "{out}");
+            let json = json::json("r", &robots, &readers, &findings);
+            assert!(!json.contains("\"read_by\":[]"), "{json}");
+        }
+    }
+
+    #[test]
+    fn a_crawler_that_groups_the_file_otherwise_gets_its_own_listing() {
+        let mut table = profile::builtin();
+        let mut google = table[0].clone();
+        google.name = "Googlebot".into();
+        google.token = "Googlebot".into();
+        google.reads = crate::robots::group::Reads::RULES_ONLY;
+        google.homepage_exception = false;
+        google.rate_floor = None;
+        table.push(google);
+        let readers = readers(&table);
+        let robots = Robots::new(
+            b"User-agent: SeznamBot\nRequest-rate: 1/10s\nUser-agent: *\nDisallow: /admin\n",
+        );
+        let findings = findings::lint(&robots, &readers);
+        let out = text_report(&robots, &readers, &findings);
+        for expected in [
+            "SeznamBot (and FreshBot, SeznamBot-test) reads: group (line 1)\n\
+             Googlebot reads: group (line 1), as it groups the file (below)\n",
+            "\ngroup (line 1): User-agent SeznamBot\n  Request-rate: 1/10s (line 2)\n\n\
+             group (line 3): User-agent *\n  Disallow: /admin (line 4)\n",
+            "\nas Googlebot groups the file, the groups it obeys:\n\n\
+             group (line 1): User-agent SeznamBot, User-agent *\n  \
+             Request-rate: 1/10s (line 2)\n  Disallow: /admin (line 4)\n",
+            "line 3: warning: ambiguous-group: ",
+        ] {
+            assert!(out.contains(expected), "{expected:?} not in\n{out}");
+        }
+        let json = json::json("r", &robots, &readers, &findings);
+        assert!(
+            json.contains(
+                "\"token\":\"Googlebot\",\"crawlers\":[\"Googlebot\"],\"groups\":[1],\
+                           \"groups_as_read\":[{\"line\":1,\"agents\":[{\"line\":1,"
+            ),
+            "{json}"
+        );
+        assert_eq!(json.matches("groups_as_read").count(), 1, "{json}");
+    }
+
+    fn text_report(robots: &Robots, readers: &[Reader], findings: &[Finding]) -> String {
+        text("robots.txt", robots, readers, findings)
     }
 }

@@ -2,7 +2,7 @@
 //! groups as each crawler of the table reads them and the findings
 //! (SPEC §3; the lint issue).
 
-use super::{Selections, effective, readers_of, records_of, seconds, selections};
+use super::{effective, readers_of, records_of, seconds, selections};
 use crate::robots::Robots;
 use crate::robots::findings::{self, Finding, Reader};
 use crate::robots::parse::Directive;
@@ -20,10 +20,10 @@ fn json_lines<'a>(lines: impl Iterator<Item = (usize, &'a str)>) -> String {
     format!("[{}]", items.join(","))
 }
 
-fn json_group(robots: &Robots, selections: &Selections<'_>, index: usize) -> String {
+/// Group `index` of `robots` as `readers` (the crawlers that obey it) read it.
+fn json_group(robots: &Robots, index: usize, readers: &[&Reader]) -> String {
     let group = &robots.groups()[index];
     let records = &robots.file().records;
-    let readers = readers_of(selections, index);
     let read_by: Vec<String> = readers.iter().map(|r| json_string(&r.token)).collect();
     let agents: Vec<String> = group
         .agents
@@ -60,7 +60,7 @@ fn json_group(robots: &Robots, selections: &Selections<'_>, index: usize) -> Str
                 json_string(&r.text),
                 json_string(&r.written),
                 json_opt(r.rate.and_then(|rate| rate.window).map(|w| w.to_string())),
-                json_opt(effective(r, &readers)),
+                json_opt(effective(r, readers)),
                 json_opt(r.error.clone())
             )
         })
@@ -115,20 +115,35 @@ fn json_group(robots: &Robots, selections: &Selections<'_>, index: usize) -> Str
 pub fn json(path: &str, robots: &Robots, readers: &[Reader], findings: &[Finding]) -> String {
     let file = robots.file();
     let selections = selections(robots, readers);
-    let groups: Vec<String> = (0..robots.groups().len())
-        .map(|index| json_group(robots, &selections, index))
+    let listing = &selections.listing;
+    let groups: Vec<String> = (0..listing.groups().len())
+        .map(|index| json_group(listing, index, &readers_of(&selections, index)))
         .collect();
     let crawlers: Vec<String> = selections
+        .readers
         .iter()
-        .map(|(reader, rules)| {
+        .map(|placed| {
+            let reader = placed.reader;
             let names: Vec<String> = reader.crawlers.iter().map(|c| json_string(c)).collect();
-            let lines: Vec<String> = rules
-                .groups()
-                .iter()
-                .map(|&g| robots.groups()[g].line.to_string())
-                .collect();
+            let lines: Vec<String> = placed.groups().iter().map(ToString::to_string).collect();
+            // A crawler that groups the file otherwise gets the groups it
+            // obeys as it reads them; the key is there only then.
+            let own = match placed.placed {
+                Some(_) => String::new(),
+                None => {
+                    let robots = &placed.selection.robots;
+                    let groups: Vec<String> = placed
+                        .selection
+                        .rules
+                        .groups()
+                        .iter()
+                        .map(|&g| json_group(robots, g, &[reader]))
+                        .collect();
+                    format!(",\"groups_as_read\":[{}]", groups.join(","))
+                }
+            };
             format!(
-                "{{\"token\":{},\"crawlers\":[{}],\"groups\":[{}]}}",
+                "{{\"token\":{},\"crawlers\":[{}],\"groups\":[{}]{own}}}",
                 json_string(&reader.token),
                 names.join(","),
                 lines.join(",")

@@ -1,8 +1,12 @@
 //! The findings of the lint: takes a read robots.txt, gives its mistakes, each with a line,
 //! a short kebab-case name, a severity and one sentence (RFC 9309; SPEC §1,
-//! §3; the `lint` command). It judges the file as Seznam's crawlers read it
-//! and never re-parses: it looks at the records, groups and compiled rules
-//! of [`Robots`].
+//! §3; the `lint` command). It never re-parses: it looks at the records,
+//! groups and compiled rules of [`Robots`]. The groups it goes through are
+//! those of the first crawler of the table (Seznam's, built in); what a
+//! crawler obeys always comes from the file grouped as that crawler reads
+//! it (SPEC §3), so the lint, `check` and the audit agree. Checks ask which
+//! crawlers hold a line, not a group: lines are the same in every reading,
+//! group indices are not.
 //!
 //! `lines` looks at single lines (unknown directives, stray text, sitemaps,
 //! the file as a whole), `groups` at user-agent lines and the Seznam
@@ -16,7 +20,11 @@ mod readings;
 mod rules;
 mod shadow;
 
+use std::collections::{HashMap, HashSet};
+
+use super::group::{Group, Reads};
 use super::matcher::{AgentRules, Robots};
+use super::parse::Directive;
 
 /// A crawler as the lint judges a file for it, from its profile (SPEC §2,
 /// §3): the `lint` command builds these from the crawler table, so a
@@ -30,12 +38,9 @@ pub struct Reader {
     /// The slowest rate it honours, as (fetches, seconds): slower written
     /// rates are read as this.
     pub floor: Option<(u32, u64)>,
-    /// It reads `Request-rate` as a rule of its group.
-    pub reads_request_rate: bool,
-    /// It reads `Robot-version` as a rule of its group.
-    pub reads_robot_version: bool,
-    /// It reads `Crawl-delay` as a rule of its group.
-    pub reads_crawl_delay: bool,
+    /// The extension records it reads as rules of its group: they decide
+    /// how it groups the file (SPEC §3).
+    pub reads: Reads,
     /// It fetches `/` even when a `*` group forbids it (Seznam documents
     /// this for its crawlers).
     pub homepage_exception: bool,
@@ -115,72 +120,200 @@ pub fn is_clean(findings: &[Finding]) -> bool {
     !findings.iter().any(Finding::is_problem)
 }
 
-/// What the checks share: the file, every distinct selection in it, and
-/// the crawlers of the table with theirs.
+/// The file grouped as the first crawler of `readers` reads it (a crawler
+/// without a profile's reading, Allow and Disallow alone, when there is
+/// none): the groups the lint shows and goes through.
+pub fn listing(robots: &Robots, readers: &[Reader]) -> Robots {
+    robots.read_as(readers.first().map_or(Reads::RULES_ONLY, |r| r.reads))
+}
+
+/// The groups one crawler obeys, in the file grouped as it reads it
+/// (SPEC §3): what `check` and the audit judge it by.
+#[derive(Debug, Clone)]
+pub struct Selection {
+    /// The file as the crawler groups it.
+    pub robots: Robots,
+    /// The merged, compiled groups it obeys, indices into `robots.groups()`.
+    pub rules: AgentRules,
+    /// The lines of the records in those groups, user-agent lines aside.
+    lines: HashSet<usize>,
+}
+
+impl Selection {
+    /// The groups `token` obeys in `robots` (already grouped as it reads).
+    pub fn new(robots: Robots, token: &[u8]) -> Selection {
+        let rules = robots.rules_for(token);
+        let records = &robots.file().records;
+        let lines = rules
+            .groups()
+            .iter()
+            .flat_map(|&g| &robots.groups()[g].members)
+            .filter_map(|&m| records.get(m))
+            .map(|r| r.line)
+            .collect();
+        Selection {
+            robots,
+            rules,
+            lines,
+        }
+    }
+
+    /// True when the record at `line` belongs to a group the crawler obeys.
+    pub fn holds(&self, line: usize) -> bool {
+        self.lines.contains(&line)
+    }
+
+    /// The groups obeyed, as indices into `listing`'s groups, when
+    /// `listing` has each of them as the crawler reads it; `None` when the
+    /// crawler groups some of them otherwise.
+    pub fn placed_in(&self, listing: &Robots) -> Option<Vec<usize>> {
+        self.rules
+            .groups()
+            .iter()
+            .map(|&g| {
+                let own = &self.robots.groups()[g];
+                listing.groups().iter().position(|other| same(own, other))
+            })
+            .collect()
+    }
+}
+
+/// True when two readings made one group of the same lines and read it
+/// alike (`Rule::group` indices aside, which count the groups before it).
+fn same(a: &Group, b: &Group) -> bool {
+    a.line == b.line
+        && a.agents == b.agents
+        && a.members == b.members
+        && a.robot_version == b.robot_version
+}
+
+/// The file as each crawler of `readers` groups it, with the groups it
+/// obeys, in table order.
+pub fn selections<'a>(robots: &Robots, readers: &'a [Reader]) -> Vec<(&'a Reader, Selection)> {
+    selections_with(&mut Readings::new(robots), readers)
+}
+
+/// The file regrouped once per distinct set of records read.
+struct Readings<'r> {
+    robots: &'r Robots,
+    by_reads: HashMap<Reads, Robots>,
+}
+
+impl<'r> Readings<'r> {
+    fn new(robots: &'r Robots) -> Readings<'r> {
+        Readings {
+            robots,
+            by_reads: HashMap::new(),
+        }
+    }
+
+    fn get(&mut self, reads: Reads) -> Robots {
+        self.by_reads
+            .entry(reads)
+            .or_insert_with(|| self.robots.read_as(reads))
+            .clone()
+    }
+}
+
+/// What the checks share: the file as listed, every distinct selection in
+/// it, and the crawlers of the table with theirs.
 struct Scope<'a> {
+    /// The file as [`listing`] groups it: the groups the checks go through.
     robots: &'a Robots,
-    /// The merged, compiled groups some crawler obeys: one per distinct
-    /// product token named in the file, then the one for every crawler no
-    /// group names.
-    selections: Vec<AgentRules>,
-    /// For each group, the indices of the selections that use it.
-    users: Vec<Vec<usize>>,
+    /// The groups some crawler obeys, each in its own reading: one per
+    /// distinct product token named in the file (a token of the table read
+    /// as its profile says, any other with Allow and Disallow alone, SPEC
+    /// §3), then the one for every unknown crawler no group names, then
+    /// those of the table's crawlers no group names.
+    selections: Vec<Selection>,
+    /// `selections` as crawlers that keep to a limit read the file: a token
+    /// outside the table that keeps to a Request-rate (first) or a
+    /// Crawl-delay (second) reads that record, so it ends its runs.
+    keepers: [Vec<Selection>; 2],
     /// The crawlers of the table, each with the selection it uses.
-    readers: Vec<(&'a Reader, AgentRules)>,
+    readers: Vec<(&'a Reader, Selection)>,
 }
 
 impl<'a> Scope<'a> {
     fn new(robots: &'a Robots, readers: &'a [Reader]) -> Scope<'a> {
         let mut tokens: Vec<String> = Vec::new();
-        let mut seen = std::collections::HashSet::new();
+        let mut seen = HashSet::new();
         for agent in robots.groups().iter().flat_map(|g| &g.agents) {
             let token = String::from_utf8_lossy(&agent.token).into_owned();
             if !token.is_empty() && seen.insert(token.to_ascii_lowercase()) {
                 tokens.push(token);
             }
         }
-        let mut selections: Vec<AgentRules> = tokens
-            .iter()
-            .map(|token| robots.rules_for(token.as_bytes()))
-            .collect();
         // A token no group names stands for every crawler that gets the
         // default groups.
         let mut unnamed = String::from("robotsauditunnamed");
         while robots.groups().iter().any(|g| g.names(unnamed.as_bytes())) {
             unnamed.push('x');
         }
-        selections.push(robots.rules_for(unnamed.as_bytes()));
-        let mut users = vec![Vec::new(); robots.groups().len()];
-        for (index, selection) in selections.iter().enumerate() {
-            for &group in selection.groups() {
-                if let Some(list) = users.get_mut(group) {
-                    list.push(index);
+        let mut readings = Readings::new(robots);
+        let readers = selections_with(&mut readings, readers);
+        let mut select = |extra: Option<Directive>| -> Vec<Selection> {
+            let outside = extra.map_or(Reads::RULES_ONLY, |d| Reads::RULES_ONLY.with(d));
+            let mut selections: Vec<Selection> = tokens
+                .iter()
+                .chain([&unnamed])
+                .map(|token| {
+                    match readers
+                        .iter()
+                        .find(|(r, _)| r.token.eq_ignore_ascii_case(token))
+                    {
+                        Some((_, selection)) => selection.clone(),
+                        None => Selection::new(readings.get(outside), token.as_bytes()),
+                    }
+                })
+                .collect();
+            for (reader, selection) in &readers {
+                if !seen.contains(&reader.token.to_ascii_lowercase()) {
+                    selections.push(selection.clone());
                 }
             }
-        }
+            selections
+        };
+        let selections = select(None);
+        let keepers = [
+            select(Some(Directive::RequestRate)),
+            select(Some(Directive::CrawlDelay)),
+        ];
         Scope {
             robots,
             selections,
-            users,
-            readers: readers
-                .iter()
-                .map(|r| (r, robots.rules_for(r.token.as_bytes())))
-                .collect(),
+            keepers,
+            readers,
         }
     }
 
-    /// Indices of the selections that use group `group`.
-    fn users(&self, group: usize) -> &[usize] {
-        self.users.get(group).map_or(&[], Vec::as_slice)
+    /// Indices of the selections that hold the record at `line`.
+    fn users(&self, line: usize) -> Vec<usize> {
+        users(&self.selections, line)
     }
 
-    /// The crawlers of the table that obey group `group`, with their
-    /// selections.
-    fn readers_of(&self, group: usize) -> impl Iterator<Item = &(&'a Reader, AgentRules)> {
-        self.readers
-            .iter()
-            .filter(move |(_, rules)| rules.groups().contains(&group))
+    /// The crawlers of the table that obey the record at `line`, with
+    /// their selections.
+    fn readers_of(&self, line: usize) -> impl Iterator<Item = &(&'a Reader, Selection)> {
+        self.readers.iter().filter(move |(_, s)| s.holds(line))
     }
+}
+
+/// Indices of the `selections` that hold the record at `line`.
+fn users(selections: &[Selection], line: usize) -> Vec<usize> {
+    (0..selections.len())
+        .filter(|&s| selections[s].holds(line))
+        .collect()
+}
+
+fn selections_with<'a>(
+    readings: &mut Readings<'_>,
+    readers: &'a [Reader],
+) -> Vec<(&'a Reader, Selection)> {
+    readers
+        .iter()
+        .map(|r| (r, Selection::new(readings.get(r.reads), r.token.as_bytes())))
+        .collect()
 }
 
 /// Lints a robots.txt for the crawlers `readers`. Findings come sorted by
@@ -190,7 +323,8 @@ impl<'a> Scope<'a> {
 pub fn lint(robots: &Robots, readers: &[Reader]) -> Vec<Finding> {
     let mut findings = lines::check_file(robots);
     if findings.is_empty() {
-        let scope = Scope::new(robots, readers);
+        let listed = listing(robots, readers);
+        let scope = Scope::new(&listed, readers);
         lines::check(&scope, &mut findings);
         groups::check(&scope, &mut findings);
         readings::check(&scope, &mut findings);
@@ -235,9 +369,9 @@ fn seznam() -> Vec<Reader> {
             "SeznamBot".into(),
         ],
         floor: Some((1, 30)),
-        reads_request_rate: true,
-        reads_robot_version: true,
-        reads_crawl_delay: false,
+        reads: Reads::RULES_ONLY
+            .with(Directive::RequestRate)
+            .with(Directive::RobotVersion),
         homepage_exception: true,
     }]
 }

@@ -264,3 +264,92 @@ fn a_crawler_added_by_profiles_is_judged_too() {
         "{with}"
     );
 }
+
+/// Runs `lint` on `text` written to a temporary robots.txt, in `format`.
+fn lint_text(text: &str, format: &str) -> (Option<i32>, String) {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let path = dir.path().join("vt.txt");
+    std::fs::write(&path, text).expect("write robots.txt");
+    let output = Command::new(env!("CARGO_BIN_EXE_robots-audit"))
+        .current_dir(dir.path())
+        .args(["lint", "vt.txt", "--format", format])
+        .output()
+        .expect("run robots-audit");
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+    )
+}
+
+/// `check`'s line naming the group a crawler uses, for the same file.
+fn check_group(text: &str) -> String {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let path = dir.path().join("vt.txt");
+    std::fs::write(&path, text).expect("write robots.txt");
+    let output = Command::new(env!("CARGO_BIN_EXE_robots-audit"))
+        .args(["check", "--robots"])
+        .arg(&path)
+        .arg("/a")
+        .output()
+        .expect("run robots-audit");
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .to_string()
+}
+
+#[test]
+fn lint_groups_a_file_as_each_crawler_reads_it() {
+    // Seznam reads neither Visit-time nor Crawl-delay: neither ends the run
+    // of User-agent lines, so SeznamBot obeys one group `SeznamBot|*`, as
+    // `check` and the audit say (SPEC §3).
+    for unread in ["Visit-time: 0100-0500", "Crawl-delay: 5"] {
+        let text = format!("User-agent: SeznamBot\n{unread}\nUser-agent: *\nDisallow: /\n");
+        assert_eq!(
+            check_group(&text),
+            "SeznamBot: uses group \"SeznamBot|*\" (line 1)",
+            "{text:?}"
+        );
+        let (_, out) = lint_text(&text, "text");
+        let listing = format!(
+            "SeznamBot (and FreshBot, SeznamBot-test) reads: group (line 1)\n\n\
+             group (line 1): User-agent SeznamBot, User-agent *\n  {unread} (line 2)"
+        );
+        assert!(out.contains(&listing), "{listing:?} not in\n{out}");
+        assert!(out.contains("  Disallow: / (line 4)\n"), "{out}");
+        assert!(!out.contains("group (line 3)"), "{out}");
+        // The group names SeznamBot: its `/` is not excused (SPEC §4).
+        assert!(!out.contains("seznam-homepage-exception"), "{out}");
+        let (_, json) = lint_text(&text, "json");
+        assert!(
+            json.contains(
+                "\"groups\":[1]}],\"groups\":[{\"line\":1,\"agents\":[{\"line\":1,\
+                 \"value\":\"SeznamBot\",\"token\":\"SeznamBot\"},{\"line\":3,\"value\":\"*\","
+            ),
+            "{json}"
+        );
+        assert!(json.contains("\"read_by\":[\"SeznamBot\"]"), "{json}");
+        assert!(!json.contains("\"read_by\":[]"), "{json}");
+        assert!(!json.contains("\"line\":3,\"agents\""), "{json}");
+    }
+}
+
+#[test]
+fn lint_warns_of_the_home_page_where_seznam_reads_a_star_group() {
+    // Read with every extension, Crawl-delay would end the `*` group and
+    // leave `Disallow: /` to Googlebot alone; Seznam reads one group
+    // `*|Googlebot` and obeys it for want of its own, so `/` is fetched.
+    let text = "User-agent: *\nCrawl-delay: 5\nUser-agent: Googlebot\nDisallow: /\n";
+    assert_eq!(
+        check_group(text),
+        "SeznamBot: uses group \"*|Googlebot\" (line 1)"
+    );
+    let (status, out) = lint_text(text, "text");
+    assert_eq!(status, Some(1), "{out}");
+    assert!(
+        out.contains("line 4: warning: seznam-homepage-exception: "),
+        "{out}"
+    );
+    assert!(out.contains("line 4: note: disallow-all: "), "{out}");
+}

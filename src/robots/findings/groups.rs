@@ -9,7 +9,7 @@ use std::collections::{HashMap, HashSet};
 use super::super::group::Group;
 use super::super::limits::RequestRate;
 use super::super::parse::Directive;
-use super::{Finding, Reader, Scope, Severity, edit_distance};
+use super::{Finding, Reader, Scope, Selection, Severity, edit_distance, users};
 
 pub(super) fn check(scope: &Scope<'_>, findings: &mut Vec<Finding>) {
     let groups = scope.robots.groups();
@@ -194,8 +194,8 @@ fn members(scope: &Scope<'_>, index: usize, findings: &mut Vec<Finding>) {
             }
             Directive::VisitTime => {
                 let rated: Vec<&str> = scope
-                    .readers_of(index)
-                    .filter(|(r, _)| r.reads_request_rate)
+                    .readers_of(record.line)
+                    .filter(|(r, _)| r.reads.reads(Directive::RequestRate))
                     .map(|(r, _)| r.token.as_str())
                     .collect();
                 let advice = if rated.is_empty() {
@@ -249,8 +249,8 @@ fn request_rates(scope: &Scope<'_>, index: usize, findings: &mut Vec<Finding>) {
             }
         };
         for (reader, _) in scope
-            .readers_of(index)
-            .filter(|(r, _)| r.reads_request_rate)
+            .readers_of(line.line)
+            .filter(|(r, _)| r.reads.reads(Directive::RequestRate))
         {
             let Some((fetches, seconds)) = reader.floor else {
                 continue;
@@ -299,16 +299,18 @@ fn request_rates(scope: &Scope<'_>, index: usize, findings: &mut Vec<Finding>) {
 /// place in another's group.
 fn crawl_delays(scope: &Scope<'_>, index: usize, findings: &mut Vec<Finding>) {
     let group = &scope.robots.groups()[index];
-    let readers: Vec<&(&Reader, _)> = scope
-        .readers_of(index)
-        .filter(|(r, _)| r.reads_request_rate && !r.reads_crawl_delay)
-        .collect();
     for delay in &group.crawl_delays {
+        let readers: Vec<&(&Reader, Selection)> = scope
+            .readers_of(delay.line)
+            .filter(|(r, _)| {
+                r.reads.reads(Directive::RequestRate) && !r.reads.reads(Directive::CrawlDelay)
+            })
+            .collect();
         // One finding a line: the first crawler without a rate of its own
         // gets the advice, else a note naming the rate kept to.
         let unrated = readers
             .iter()
-            .find(|(_, rules)| rules.request_rates().is_empty());
+            .find(|(_, s)| s.rules.request_rates().is_empty());
         if let Some((reader, _)) = unrated {
             let instead = match delay.millis {
                 Some(millis) if millis > 0 && millis % 1000 == 0 => {
@@ -330,8 +332,8 @@ fn crawl_delays(scope: &Scope<'_>, index: usize, findings: &mut Vec<Finding>) {
                     delay.text, reader.token
                 ),
             ));
-        } else if let Some((reader, rules)) = readers.first() {
-            let Some(rate) = rules.request_rates().first() else {
+        } else if let Some((reader, selection)) = readers.first() {
+            let Some(rate) = selection.rules.request_rates().first() else {
                 continue;
             };
             findings.push(Finding::new(
@@ -349,27 +351,28 @@ fn crawl_delays(scope: &Scope<'_>, index: usize, findings: &mut Vec<Finding>) {
 
 /// Request-rate and Crawl-delay lines that never apply: for every crawler
 /// whose selection holds them, another line always wins (SPEC §3, §4).
+/// Judged as crawlers that keep to the limit read the file: one that keeps
+/// to a Crawl-delay reads it, so there it ends a run of User-agent lines.
 fn ignored_limits(scope: &Scope<'_>, findings: &mut Vec<Finding>) {
     // The Request-rate lines each selection ever uses, minute by minute.
-    let used: Vec<HashSet<usize>> = scope
-        .selections
+    let [rated, delayed] = &scope.keepers;
+    let used: Vec<HashSet<usize>> = rated
         .iter()
         .map(|s| {
-            if s.request_rates().is_empty() {
+            if s.rules.request_rates().is_empty() {
                 return HashSet::new();
             }
             (0..1440u16)
-                .filter_map(|m| s.rate_at(m).map(|r| r.line))
+                .filter_map(|m| s.rules.rate_at(m).map(|r| r.line))
                 .collect()
         })
         .collect();
-    let groups = scope.robots.groups();
-    for (index, group) in groups.iter().enumerate() {
-        let users = scope.users(index);
-        let Some(first) = users.first().map(|&s| &scope.selections[s]) else {
-            continue;
-        };
+    for group in scope.robots.groups() {
         for line in group.request_rates.iter().filter(|l| l.rate.is_some()) {
+            let users = users(rated, line.line);
+            let Some(first) = users.first().map(|&s| &rated[s].rules) else {
+                continue;
+            };
             let ignored = users.iter().all(|&s| !used[s].contains(&line.line));
             // Name the line that holds when this one would: in its window,
             // or, for a line without one, at a time no window covers.
@@ -388,8 +391,13 @@ fn ignored_limits(scope: &Scope<'_>, findings: &mut Vec<Finding>) {
             }
         }
         for delay in group.crawl_delays.iter().filter(|d| d.millis.is_some()) {
+            let users = users(delayed, delay.line);
+            let Some(first) = users.first().map(|&s| &delayed[s].rules) else {
+                continue;
+            };
             let ignored = users.iter().all(|&s| {
-                scope.selections[s]
+                delayed[s]
+                    .rules
                     .crawl_delay()
                     .is_some_and(|d| d.line != delay.line)
             });
@@ -524,7 +532,8 @@ mod tests {
                 "ignored-request-rate",
                 &[5],
             ),
-            // A line another crawler still reads is not ignored.
+            // A line another crawler still reads is not ignored: a crawler
+            // that keeps to Crawl-delay reads it, so it ends the run.
             (
                 "User-agent: a\nCrawl-delay: 2\n\nUser-agent: a\nUser-agent: b\nCrawl-delay: 1\n",
                 "ignored-crawl-delay",

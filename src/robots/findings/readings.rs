@@ -61,11 +61,7 @@ fn readers(scope: &Scope<'_>, directive: Directive) -> String {
     let mut names: Vec<&str> = scope
         .readers
         .iter()
-        .filter(|(r, _)| match directive {
-            Directive::RequestRate => r.reads_request_rate,
-            Directive::RobotVersion => r.reads_robot_version,
-            _ => r.reads_crawl_delay,
-        })
+        .filter(|(r, _)| r.reads.reads(directive))
         .map(|(r, _)| r.token.as_str())
         .collect();
     if directive == Directive::CrawlDelay {

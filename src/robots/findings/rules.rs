@@ -192,7 +192,7 @@ fn assets(scope: &Scope<'_>, findings: &mut Vec<Finding>) {
         .collect();
     for selection in &scope.selections {
         for &asset in &assets {
-            let verdict = selection.judge(asset.as_bytes());
+            let verdict = selection.rules.judge(asset.as_bytes());
             let Some(rule) = verdict.rule.filter(|r| !r.allow) else {
                 continue;
             };
@@ -253,7 +253,8 @@ fn disallow_all(scope: &Scope<'_>, findings: &mut Vec<Finding>) {
 /// (Seznam documents this; SPEC §4): say how to keep it out.
 fn home_page(scope: &Scope<'_>, findings: &mut Vec<Finding>) {
     let mut seen = Vec::new();
-    for (reader, rules) in scope.readers.iter().filter(|(r, _)| r.homepage_exception) {
+    for (reader, selection) in scope.readers.iter().filter(|(r, _)| r.homepage_exception) {
+        let rules = &selection.rules;
         let verdict = rules.judge(b"/");
         let Some(rule) = verdict.rule.filter(|r| !r.allow) else {
             continue;
@@ -289,21 +290,27 @@ struct Shadow {
 /// cases are claimed: an identical pattern with the same directive (a
 /// duplicate), or an opposite rule that covers this one.
 fn shadowed(scope: &Scope<'_>, findings: &mut Vec<Finding>) {
-    let mut globs: HashMap<usize, Glob> = HashMap::new();
-    for rule in scope.robots.groups().iter().flat_map(|g| &g.rules) {
-        globs.insert(rule.line, Glob::new(&rule.pattern, rule.whole_path));
-    }
+    // Each selection's rules as its crawlers read them: Robot-version's
+    // whole-path matching is one crawler's, not another's.
     let per_selection: Vec<HashMap<usize, Shadow>> = scope
         .selections
         .iter()
-        .map(|s| shadows(s.rules(), &globs))
+        .map(|s| {
+            let globs: HashMap<usize, Glob> = s
+                .rules
+                .rules()
+                .iter()
+                .map(|r| (r.line, Glob::new(&r.pattern, r.whole_path)))
+                .collect();
+            shadows(s.rules.rules(), &globs)
+        })
         .collect();
-    for (index, group) in scope.robots.groups().iter().enumerate() {
-        let users = scope.users(index);
-        let Some(&first) = users.first() else {
-            continue;
-        };
+    for group in scope.robots.groups() {
         for rule in &group.rules {
+            let users = scope.users(rule.line);
+            let Some(&first) = users.first() else {
+                continue;
+            };
             if !users
                 .iter()
                 .all(|&s| per_selection[s].contains_key(&rule.line))
@@ -588,11 +595,18 @@ mod tests {
                 "shadowed-rule",
                 &[],
             ),
-            // Robot-version 2.0 anchors: `/a` then matches only `/a`.
+            // Robot-version 2.0 anchors: `/a` then matches only `/a`, for
+            // a crawler that reads Robot-version (Seznam's); a token no
+            // crawler of the table has reads Allow and Disallow alone.
+            (
+                "User-agent: SeznamBot\nRobot-version: 2.0\nAllow: /a$\nDisallow: /a\n",
+                "shadowed-rule",
+                &[4],
+            ),
             (
                 "User-agent: a\nRobot-version: 2.0\nAllow: /a$\nDisallow: /a\n",
                 "shadowed-rule",
-                &[4],
+                &[],
             ),
         ];
         for &(text, name, lines) in cases {

@@ -380,9 +380,7 @@ fn each_crawler_is_judged_by_its_own_profile() {
         token: "ExampleBot".into(),
         crawlers: vec!["ExampleBot".into(), "ExampleBot-News".into()],
         floor: Some((1, 10)),
-        reads_request_rate: true,
-        reads_robot_version: false,
-        reads_crawl_delay: false,
+        reads: Reads::RULES_ONLY.with(crate::robots::parse::Directive::RequestRate),
         homepage_exception: false,
     };
     let text = b"User-agent: ExampleBot\nRequest-rate: 1/20s\nDisallow: /x\n\n\
@@ -475,4 +473,105 @@ fn edit_distances() {
             "{a} {b}"
         );
     }
+}
+
+#[test]
+fn each_crawler_groups_the_file_as_it_reads_it() {
+    // SPEC §3: a record the crawler does not read neither ends the run of
+    // User-agent lines nor the group. Seznam reads neither Visit-time nor
+    // Crawl-delay; a token outside the table reads Allow and Disallow alone.
+    // (robots.txt, finding, lines)
+    let cases: &[(&str, &str, &[usize])] = &[
+        // SeznamBot obeys `SeznamBot|*`, its own group: `/` is not excused
+        // (SPEC §4), as `check` and the audit say.
+        (
+            "User-agent: SeznamBot\nVisit-time: 0100-0500\nUser-agent: *\nDisallow: /\n",
+            "seznam-homepage-exception",
+            &[],
+        ),
+        (
+            "User-agent: SeznamBot\nCrawl-delay: 5\nUser-agent: *\nDisallow: /\n",
+            "seznam-homepage-exception",
+            &[],
+        ),
+        // Seznam obeys `*|Googlebot` for want of its own group.
+        (
+            "User-agent: *\nCrawl-delay: 5\nUser-agent: Googlebot\nDisallow: /\n",
+            "seznam-homepage-exception",
+            &[4],
+        ),
+        (
+            "User-agent: *\nCrawl-delay: 5\nUser-agent: Googlebot\nDisallow: /\n",
+            "disallow-all",
+            &[4],
+        ),
+        // Request-rate ends the run for Seznam: `*` is a group of its own.
+        (
+            "User-agent: *\nRequest-rate: 1/10s\nUser-agent: Googlebot\nDisallow: /\n",
+            "seznam-homepage-exception",
+            &[],
+        ),
+        (
+            "User-agent: Googlebot\nVisit-time: 0100-0500\nUser-agent: *\nDisallow: /js/\n",
+            "blocks-assets",
+            &[4],
+        ),
+        // `a` reads one group `a|b` and then its own: its Allow and
+        // Disallow of `/x` meet, and the Allow wins.
+        (
+            "User-agent: a\nCrawl-delay: 1\nUser-agent: b\nAllow: /x\n\nUser-agent: a\nDisallow: /x\n",
+            "shadowed-rule",
+            &[7],
+        ),
+        // Seznam reads the Request-rate as ending its run, so its Allow
+        // stays apart from the `*` group's Disallow.
+        (
+            "User-agent: SeznamBot\nRequest-rate: 1/10s\nUser-agent: *\nAllow: /x\n\n\
+             User-agent: SeznamBot\nDisallow: /x\n",
+            "shadowed-rule",
+            &[],
+        ),
+        // The floor is Seznam's where Seznam reads the line: in `a|*`.
+        (
+            "User-agent: a\nVisit-time: 0100-0500\nUser-agent: *\nRequest-rate: 1/1h\n",
+            "slow-request-rate",
+            &[4],
+        ),
+    ];
+    for &(text, name, lines) in cases {
+        assert_eq!(found(text, name), lines, "{text:?} {name}");
+    }
+}
+
+#[test]
+fn a_selection_is_placed_in_the_listing_only_when_grouped_alike() {
+    let google = Reader {
+        token: "Googlebot".into(),
+        crawlers: vec!["Googlebot".into()],
+        floor: None,
+        reads: Reads::RULES_ONLY,
+        homepage_exception: false,
+    };
+    let readers = [seznam().remove(0), google];
+    let robots = Robots::new(
+        b"User-agent: SeznamBot\nRequest-rate: 1/10s\nUser-agent: *\nDisallow: /admin\n",
+    );
+    let listing = listing(&robots, &readers);
+    assert_eq!(listing.groups().len(), 2);
+    let selections = selections(&robots, &readers);
+    assert_eq!(selections[0].1.placed_in(&listing), Some(vec![0]));
+    // Googlebot reads one group `SeznamBot|*`, which the listing has not.
+    assert_eq!(selections[1].1.placed_in(&listing), None);
+    assert_eq!(selections[1].1.rules.groups(), &[0]);
+    assert_eq!(selections[1].1.robots.groups()[0].label(), "SeznamBot|*");
+    assert!(selections[1].1.holds(4) && selections[1].1.holds(2));
+    assert!(!selections[0].1.holds(4));
+    // Where the readings agree, every crawler is placed.
+    let robots = Robots::new(b"User-agent: SeznamBot\nDisallow: /a\nUser-agent: *\nDisallow: /\n");
+    let listing = super::listing(&robots, &readers);
+    let placed: Vec<Option<Vec<usize>>> = super::selections(&robots, &readers)
+        .iter()
+        .map(|(_, s)| s.placed_in(&listing))
+        .collect();
+    assert_eq!(placed, vec![Some(vec![0]), Some(vec![1])]);
 }
