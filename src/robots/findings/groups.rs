@@ -292,6 +292,32 @@ fn request_rates(scope: &Scope<'_>, index: usize, findings: &mut Vec<Finding>) {
     }
 }
 
+/// The Request-rate that keeps one fetch every `millis` ms, in whole
+/// seconds (`1.5` s is `2/3s`), and what the crawler's floor makes of it.
+fn rate_instead(millis: u64, floor: Option<(u32, u64)>) -> String {
+    let common = gcd(1000, millis);
+    let (fetches, seconds) = (1000 / common, millis / common);
+    let mut text = format!("; write `Request-rate: {fetches}/{seconds}s` instead");
+    // Slower than the floor (fewer fetches a second): read as the floor.
+    if let Some((floor_fetches, floor_seconds)) = floor
+        && u128::from(fetches) * u128::from(floor_seconds)
+            < u128::from(floor_fetches) * u128::from(seconds)
+    {
+        text.push_str(&format!(
+            ", though {fetches}/{seconds}s is read as {floor_fetches}/{floor_seconds}s, \
+             the slowest rate the crawler honours"
+        ));
+    }
+    text
+}
+
+fn gcd(mut a: u64, mut b: u64) -> u64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
 /// Crawl-delay in a group read by a crawler that does not read it but
 /// reads Request-rate (Seznam's): a warning with the Request-rate to write,
 /// or a note when its selection already has a Request-rate. Elsewhere
@@ -313,12 +339,7 @@ fn crawl_delays(scope: &Scope<'_>, index: usize, findings: &mut Vec<Finding>) {
             .find(|(_, s)| s.rules.request_rates().is_empty());
         if let Some((reader, _)) = unrated {
             let instead = match delay.millis {
-                Some(millis) if millis > 0 && millis % 1000 == 0 => {
-                    format!("; write `Request-rate: 1/{}s` instead", millis / 1000)
-                }
-                Some(millis) if millis > 0 && 1000 % millis == 0 => {
-                    format!("; write `Request-rate: {}/1s` instead", 1000 / millis)
-                }
+                Some(millis) if millis > 0 => rate_instead(millis, reader.floor),
                 Some(_) => String::new(),
                 None => " (and this value is not a number of seconds)".to_string(),
             };

@@ -375,6 +375,33 @@ fn crawl_delay_advice_only_where_it_helps() {
 }
 
 #[test]
+fn crawl_delay_advice_in_whole_seconds_and_under_the_floor() {
+    let advice = |delay: &str| -> String {
+        let text = format!("User-agent: *\nCrawl-delay: {delay}\nDisallow: /x\n");
+        lint_text(text.as_bytes())
+            .into_iter()
+            .find(|f| f.name == "crawl-delay")
+            .expect("crawl-delay")
+            .message
+    };
+    for (delay, rate) in [("1.5", "2/3s"), ("0.25", "4/1s"), ("2", "1/2s")] {
+        let message = advice(delay);
+        assert!(
+            message.contains(&format!("`Request-rate: {rate}`")),
+            "{message}"
+        );
+        assert!(!message.contains("slowest rate"), "{message}");
+    }
+    // Seznam reads anything slower than 1/30s as 1/30s: say so.
+    let message = advice("120");
+    assert!(message.contains("`Request-rate: 1/120s`"), "{message}");
+    assert!(
+        message.contains("is read as 1/30s, the slowest rate the crawler honours"),
+        "{message}"
+    );
+}
+
+#[test]
 fn each_crawler_is_judged_by_its_own_profile() {
     let other = Reader {
         token: "ExampleBot".into(),
