@@ -253,6 +253,9 @@ fn nginx_tokens(spec: &[u8]) -> Result<Vec<Token>, String> {
             b"server_name" => field(Slot::Vhost, 2, name),
             b"http_host" => field(Slot::Vhost, 1, name),
             b"http_x_forwarded_for" => field(Slot::ForwardedFor, 1, name),
+            // The header's chain with `$remote_addr` appended, as nginx
+            // forwards it: the same chain walked one trusted hop longer.
+            b"proxy_add_x_forwarded_for" => field(Slot::ForwardedFor, 0, name),
             b"remote_user" => field(Slot::Word, 0, name),
             _ => field(Slot::Other, 0, name),
         };

@@ -312,6 +312,20 @@ fn an_unquoted_chain_is_read_whole() {
 }
 
 #[test]
+fn nginx_proxy_add_x_forwarded_for_is_the_chain_too() {
+    // `$proxy_add_x_forwarded_for` is the header's chain with the
+    // connecting address appended, as nginx passes it on.
+    let line = format!(
+        "10.0.0.1 - - [29/Nov/2026:14:00:05 +0100] \"GET /private/f HTTP/1.1\" 200 1 \"-\" \"{SEZNAM_UA}\" \"77.75.77.1, 6.6.6.6, 10.0.0.1\"\n"
+    );
+    let nginx = r#"$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent" "$proxy_add_x_forwarded_for""#;
+    assert_eq!(
+        behind_the_proxy(&line, &["--log-format", nginx]),
+        (vec![], one(1, "6.6.6.6"))
+    );
+}
+
+#[test]
 fn a_chain_logged_as_several_header_lines_is_one_chain() {
     // Caddy logs each header line apart; a proxy that adds its own line
     // (HAProxy) leaves the client's first. Together they are one chain
