@@ -13,7 +13,7 @@ use crate::crawler::address::parse_address;
 use crate::crawler::identify::Identifier;
 use crate::crawler::side_file;
 use crate::error::{Error, Result};
-use crate::text::escape_non_utf8;
+use crate::text::{escape_non_utf8, name_text};
 
 /// Reverse-DNS names by address. An address may have several names, as in
 /// DNS; they keep file order.
@@ -67,9 +67,10 @@ impl PtrMap {
                 [] => {}
                 [address, name] => {
                     match std::str::from_utf8(address).ok().and_then(parse_address) {
-                        // Bytes that are not UTF-8 are kept as `\xNN`, as
-                        // log text is: such a name fits no pattern.
-                        Some(addr) => map.insert(addr, &escape_non_utf8(name)),
+                        // Bytes that are not UTF-8 are kept as `\xNN` (and a
+                        // backslash as `\\`, so the name reads back to its
+                        // bytes): such a name fits no pattern.
+                        Some(addr) => map.insert(addr, &name_text(name)),
                         None => bad.push(reject("not an IP address")),
                     }
                 }

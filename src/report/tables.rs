@@ -57,11 +57,12 @@ pub fn write_impostor_addresses(
     let mut out = stream(out);
     out.write_record(IMPOSTOR_ADDRESSES).map_err(io_error)?;
     for row in digest.addresses_in_order() {
+        let ptr = crate::text::name_bytes(row.ptr.as_deref().unwrap_or(""));
         let record: [Cow<'_, [u8]>; 7] = [
             log(&row.client),
             Cow::Owned(joined(names, &row.claimed).into_bytes()),
             Cow::Owned(row.fetches.to_string().into_bytes()),
-            log(row.ptr.as_deref().unwrap_or("").as_bytes()),
+            names.escaping.apply(&ptr),
             Cow::Borrowed(row.reason.as_str().as_bytes()),
             Cow::Owned(row.first.rfc3339().into_bytes()),
             Cow::Owned(row.last.rfc3339().into_bytes()),

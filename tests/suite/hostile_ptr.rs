@@ -85,12 +85,8 @@ fn a_ptr_map_with_malformed_lines_keeps_its_good_pairs() {
     assert_eq!(clients, ["6.6.6.7", "6.6.6.6"]);
     assert_eq!(impostors[1][4], "host.example.com");
     // 6.6.6.6's one name fits no crawler: it is shown as written, bytes
-    // that are not UTF-8 as `\xNN` (whether the report doubles that
-    // backslash is SPEC §5's business, not the PTR map's).
-    assert_eq!(
-        impostors[2][4].replace("\\\\", "\\"),
-        "\\xFF\\xFE.example.com"
-    );
+    // that are not UTF-8 as `\xNN`, escaped once (SPEC §5).
+    assert_eq!(impostors[2][4], "\\xFF\\xFE.example.com");
 
     // Bad lines are named by number and reason; five are shown.
     let shown: Vec<&str> = run
@@ -110,6 +106,68 @@ fn a_ptr_map_with_malformed_lines_keeps_its_good_pairs() {
     );
     assert!(!run.stderr.contains('\u{1b}'), "terminal escapes echoed");
     assert!(!run.stderr.contains("calc"), "map text echoed");
+}
+
+#[test]
+fn a_ptr_name_reads_back_to_its_bytes() {
+    // The byte 0xFF and the text `\xFF` are two names: the reports write
+    // them apart (SPEC §5, every written value reads back to one byte
+    // string), in impostors.csv and impostor-addresses.csv alike.
+    let dir = tempfile::tempdir().unwrap();
+    let robots = write(dir.path(), "robots.txt", ROBOTS);
+    let map = write(
+        dir.path(),
+        "ptr-map.txt",
+        &b"6.6.6.6 a\\xFFb.example.net\n6.6.6.7 a\xffb.example.net\n"[..],
+    );
+    let mut log = String::new();
+    for (second, client) in [(1, "6.6.6.6"), (2, "6.6.6.7")] {
+        log.push_str(&line(
+            client,
+            &format!("30/Nov/2026:00:00:0{second} +0100"),
+            "GET /cz/chat/a HTTP/1.1",
+            SEZNAM_UA,
+        ));
+    }
+    let log = write(dir.path(), "access.log", log);
+    let out = dir.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    let run = run(&[
+        "--log",
+        s(&log),
+        "--robots",
+        s(&robots),
+        "--ptr-map",
+        s(&map),
+        "--out",
+        s(&out),
+    ]);
+    assert_eq!(run.code(), Some(0), "{}", run.stderr);
+    let impostors = rows(&std::fs::read(out.join("impostors.csv")).unwrap());
+    let names: Vec<(&str, &str)> = impostors[1..]
+        .iter()
+        .map(|r| (r[3].as_str(), r[4].as_str()))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            ("6.6.6.6", "a\\\\xFFb.example.net"),
+            ("6.6.6.7", "a\\xFFb.example.net"),
+        ]
+    );
+    let addresses = rows(&std::fs::read(out.join("impostor-addresses.csv")).unwrap());
+    let mut names: Vec<(&str, &str)> = addresses[1..]
+        .iter()
+        .map(|r| (r[0].as_str(), r[3].as_str()))
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            ("6.6.6.6", "a\\\\xFFb.example.net"),
+            ("6.6.6.7", "a\\xFFb.example.net"),
+        ]
+    );
 }
 
 /// SPEC §1: side files are read to 16 MiB and never hang on a FIFO or a

@@ -222,7 +222,10 @@ pub fn build(
             client: text(escaping, &address.client),
             claimed_crawlers: joined(names, &address.claimed),
             fetches: address.fetches,
-            ptr: text(escaping, address.ptr.as_deref().unwrap_or("").as_bytes()),
+            ptr: text(
+                escaping,
+                &crate::text::name_bytes(address.ptr.as_deref().unwrap_or("")),
+            ),
             reason: address.reason.as_str().to_string(),
             first_time: address.first.rfc3339(),
             last_time: address.last.rfc3339(),
