@@ -242,7 +242,7 @@ pub fn write_impostor(out: &mut Vec<u8>, names: &Names<'_>, impostor: &Impostor)
     let fetch = &impostor.fetch;
     let (mut line_digits, mut status_digits) = ([0u8; 20], [0u8; 20]);
     let time = fetch.time.rfc3339();
-    let ptr = crate::text::name_bytes(impostor.ptr.as_deref().unwrap_or(""));
+    let ptr = super::escape::name_bytes(impostor.ptr.as_deref().unwrap_or(""));
     let record: [Cow<'_, [u8]>; 10] = [
         Cow::Borrowed(time.as_bytes()),
         file_name_bytes(names, fetch.file),

@@ -169,6 +169,16 @@ pub fn read_back(written: &str) -> Option<Vec<u8>> {
     unescape(written.strip_prefix('\'').unwrap_or(written))
 }
 
+/// The bytes of a name `text::name_text` kept (a PTR name); a name from
+/// DNS whose text is no such escape (`\.` of presentation format) is its
+/// text.
+pub fn name_bytes(text: &str) -> Cow<'_, [u8]> {
+    if !text.contains('\\') {
+        return Cow::Borrowed(text.as_bytes());
+    }
+    unescape(text).map_or(Cow::Borrowed(text.as_bytes()), Cow::Owned)
+}
+
 /// Decodes `\\`, `\xNN` and `\u{N…}`; anything else after a backslash is
 /// `None`.
 pub fn unescape(text: &str) -> Option<Vec<u8>> {
@@ -207,6 +217,24 @@ pub fn unescape(text: &str) -> Option<Vec<u8>> {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn names_read_back_to_their_bytes() {
+        use crate::text::name_text;
+        // The byte 0xFF and the text `\xFF` are two names, and stay two.
+        for name in [
+            &b"a\xffb.example"[..],
+            b"a\\xFFb.example",
+            b"fulltextrobot-77-75-77-1.seznam.cz",
+            b"back\\slash\\",
+            b"\\x4",
+            b"\xc3",
+        ] {
+            let text = name_text(name);
+            assert_eq!(&*name_bytes(&text), name, "{text}");
+        }
+        assert_ne!(name_text(b"a\xffb"), name_text(b"a\\xFFb"));
+    }
 
     fn safe(input: &[u8]) -> String {
         String::from_utf8(Escaping::Safe.apply(input).into_owned()).expect("UTF-8")

@@ -57,7 +57,7 @@ pub fn write_impostor_addresses(
     let mut out = stream(out);
     out.write_record(IMPOSTOR_ADDRESSES).map_err(io_error)?;
     for row in digest.addresses_in_order() {
-        let ptr = crate::text::name_bytes(row.ptr.as_deref().unwrap_or(""));
+        let ptr = super::escape::name_bytes(row.ptr.as_deref().unwrap_or(""));
         let record: [Cow<'_, [u8]>; 7] = [
             log(&row.client),
             Cow::Owned(joined(names, &row.claimed).into_bytes()),

@@ -224,7 +224,7 @@ pub fn build(
             fetches: address.fetches,
             ptr: text(
                 escaping,
-                &crate::text::name_bytes(address.ptr.as_deref().unwrap_or("")),
+                &crate::report::escape::name_bytes(address.ptr.as_deref().unwrap_or("")),
             ),
             reason: address.reason.as_str().to_string(),
             first_time: address.first.rfc3339(),
