@@ -185,10 +185,7 @@ fn member(group: &Group, record: &Record, readers: &[&Reader]) -> (String, Optio
                     format!("Crawl-delay: {}", seconds(millis)),
                     readers
                         .iter()
-                        .find(|r| {
-                            r.reads.reads(Directive::RequestRate)
-                                && !r.reads.reads(Directive::CrawlDelay)
-                        })
+                        .find(|r| r.reads_rate_for_delay())
                         .map(|r| format!("{} reads Request-rate instead", r.token)),
                 ),
                 None => (record.text.clone(), Some("unreadable: ignored".into())),

@@ -62,6 +62,12 @@ impl Reader {
             format!("{} (and {})", self.token, others.join(", "))
         }
     }
+
+    /// It reads Request-rate and not Crawl-delay (Seznam's crawlers): a
+    /// Crawl-delay is for it a Request-rate to write instead.
+    pub fn reads_rate_for_delay(&self) -> bool {
+        self.reads.reads(Directive::RequestRate) && !self.reads.reads(Directive::CrawlDelay)
+    }
 }
 
 /// How much a finding matters.

@@ -328,9 +328,7 @@ fn crawl_delays(scope: &Scope<'_>, index: usize, findings: &mut Vec<Finding>) {
     for delay in &group.crawl_delays {
         let readers: Vec<&(&Reader, Selection)> = scope
             .readers_of(delay.line)
-            .filter(|(r, _)| {
-                r.reads.reads(Directive::RequestRate) && !r.reads.reads(Directive::CrawlDelay)
-            })
+            .filter(|(r, _)| r.reads_rate_for_delay())
             .collect();
         // One finding a line: the first crawler without a rate of its own
         // gets the advice, else a note naming the rate kept to.
