@@ -716,11 +716,8 @@ mod tests {
         ];
         for &(pattern, whole_path, target, expected) in cases {
             let compiled = Pattern::compile(pattern.as_bytes(), whole_path);
-            let (octets, literals) = target_form(target.as_bytes());
-            let target_form = Target {
-                octets: &octets,
-                literals: &literals,
-            };
+            let form = Form::of(target.as_bytes());
+            let target_form = form.target();
             assert_eq!(
                 compiled.matches(target_form),
                 expected,
@@ -931,21 +928,31 @@ mod tests {
         assert_eq!(m.decide(b""), None);
         assert_eq!(m.decide(b"*ab"), Some(1));
         // In matching form a `*` of the target is `%2A`, one character.
-        let (octets, literals) = target_form(b"*q");
-        let star_q = Target {
-            octets: &octets,
-            literals: &literals,
-        };
+        let form = Form::of(b"*q");
+        let star_q = form.target();
         assert_eq!(m.decide(star_q), Some(4));
         assert_eq!(m.decide_by_scan(star_q), Some(4));
         assert_eq!(m.decide(b"x"), Some(2));
     }
 
     /// A target in matching form and where its literal `*` and `$` are.
-    fn target_form(target: &[u8]) -> (Vec<u8>, Vec<u32>) {
-        let (mut octets, mut literals) = (Vec::new(), Vec::new());
-        target_form_into(target, &mut octets, &mut literals);
-        (octets, literals)
+    /// A target in matching form, owned: its octets and where its literal
+    /// `*` and `$` stand.
+    struct Form(Vec<u8>, Vec<u32>);
+
+    impl Form {
+        fn of(target: &[u8]) -> Form {
+            let (mut octets, mut literals) = (Vec::new(), Vec::new());
+            target_form_into(target, &mut octets, &mut literals);
+            Form(octets, literals)
+        }
+
+        fn target(&self) -> Target<'_> {
+            Target {
+                octets: &self.0,
+                literals: &self.1,
+            }
+        }
     }
 
     /// Regression: a target's literal `*` and `$` were three octets
@@ -996,11 +1003,8 @@ mod tests {
             .map(|&(pattern, _, _)| Pattern::compile(pattern.as_bytes(), false))
             .collect();
         for (&(pattern, target, expected), compiled) in cases.iter().zip(&compiled) {
-            let (octets, literals) = target_form(target.as_bytes());
-            let target_form = Target {
-                octets: &octets,
-                literals: &literals,
-            };
+            let form = Form::of(target.as_bytes());
+            let target_form = form.target();
             assert_eq!(
                 compiled.matches(target_form),
                 expected,
@@ -1019,11 +1023,8 @@ mod tests {
             order.rotate_left(rotate);
             let matcher = Matcher::new(order);
             for &(_, target, _) in cases {
-                let (octets, literals) = target_form(target.as_bytes());
-                let target_form = Target {
-                    octets: &octets,
-                    literals: &literals,
-                };
+                let form = Form::of(target.as_bytes());
+                let target_form = form.target();
                 assert_eq!(
                     matcher.decide(target_form),
                     matcher.decide_by_scan(target_form),
