@@ -51,9 +51,10 @@ const ROLES: [(Role, &str); 10] = [
 const MAX_LEAVES: usize = 24;
 
 /// Caddy's access log (`http.log.access`): the connecting address is
-/// `request.remote_ip`; `request.client_ip` is Caddy's own reading of its
-/// trusted proxies' headers. Headers are arrays of strings.
-pub const CADDY: &str = "client=request.remote_ip,forwarded_client=request.client_ip,time=ts,\
+/// `request.remote_ip` (before Caddy 2.5, `request.remote_addr`, with its
+/// port); `request.client_ip` is Caddy's own reading of its trusted
+/// proxies' headers. Headers are arrays of strings.
+pub const CADDY: &str = "client=request.remote_ip|request.remote_addr,forwarded_client=request.client_ip,time=ts,\
 method=request.method,target=request.uri,status=status,\
 user_agent=request.headers.User-Agent,xff=request.headers.X-Forwarded-For,vhost=request.host";
 
@@ -82,9 +83,10 @@ pub struct JsonFormat {
     /// Each role's leaves, in order of preference, at the role's index
     /// (`Role as usize`): found without a search on every line.
     roles: [Vec<usize>; ROLES.len()],
-    /// The unit of a time written as a number: 1 (seconds), 1000 (ms),
-    /// 1_000_000 (µs) or 1_000_000_000 (ns).
-    time_scale: i64,
+    /// The unit of a time written as a number, when the mapping names
+    /// one: 1 (seconds), 1000 (ms), 1_000_000 (µs) or 1_000_000_000 (ns).
+    /// Without one, the number's size tells (`unit_of`).
+    time_scale: Option<i64>,
     /// `--log-tz`: where a time written without an offset is placed.
     zone: Option<LogTz>,
 }
@@ -97,7 +99,7 @@ impl JsonFormat {
             name: name.to_string(),
             tree: Vec::new(),
             roles: Default::default(),
-            time_scale: 1,
+            time_scale: None,
             zone: None,
         };
         let mut leaves = 0;
@@ -120,10 +122,10 @@ impl JsonFormat {
                 && let Some((rest, unit)) = paths.rsplit_once(':')
             {
                 format.time_scale = match unit {
-                    "s" => 1,
-                    "ms" => 1000,
-                    "us" => 1_000_000,
-                    "ns" => 1_000_000_000,
+                    "s" => Some(1),
+                    "ms" => Some(1000),
+                    "us" => Some(1_000_000),
+                    "ns" => Some(1_000_000_000),
                     other => return Err(format!("time unit {other:?} is none of s, ms, us, ns")),
                 };
                 paths = rest;
@@ -268,11 +270,16 @@ impl JsonFormat {
         Ok(entry)
     }
 
-    /// A time: a number in the mapping's unit, or a string holding an
-    /// RFC 3339 time, a CLF time, or such a number.
+    /// A time: a number in the mapping's unit (or, when it names none,
+    /// the unit its size tells), or a string holding an RFC 3339 time, a
+    /// CLF time, such a number, or a date and time of day without offset
+    /// (`2026-11-23 10:00:00`, Caddy's `wall` `2026/11/23 10:00:00`).
     fn time(&self, raw: &[u8]) -> Result<Timestamp, Skip> {
-        if self.time_scale == 1
-            && let Some(time) = seconds(raw)
+        if let Some(time) = seconds(raw)
+            && match self.time_scale {
+                Some(scale) => scale == 1,
+                None => unit_of(digit_count(time.unix)) == 1,
+            }
         {
             return Ok(time);
         }
@@ -294,7 +301,7 @@ impl JsonFormat {
         // A date and time of day without an offset: a local time, which
         // only a given zone can place (SPEC §1 "Times").
         if text.len() >= 19
-            && text[4] == b'-'
+            && matches!(text[4], b'-' | b'/')
             && text[13] == b':'
             && text.iter().all(|b| b.is_ascii_graphic() || *b == b' ')
         {
@@ -305,20 +312,56 @@ impl JsonFormat {
         Err(Skip::BadTime)
     }
 
+    /// A number of the mapping's unit, or of the unit its size tells; a
+    /// fraction of a millisecond or finer unit is dropped (Caddy's
+    /// `unix_milli_float` writes `1764000000123.456`).
     fn epoch(&self, text: &[u8]) -> Option<Timestamp> {
-        let (text, scale) = match self.time_scale {
-            1_000_000_000 => {
-                // Nanoseconds outgrow what `epoch_prefix` reads: drop the
-                // last three digits, which no report shows.
-                let digits = text.iter().take_while(|b| b.is_ascii_digit()).count();
-                (&text[..digits.saturating_sub(3)], 1_000_000)
+        let digits = text.iter().take_while(|b| b.is_ascii_digit()).count();
+        let (whole, fraction) = text.split_at(digits);
+        let fraction_read = match fraction {
+            [] => true,
+            [b'.', fraction @ ..] => {
+                !fraction.is_empty() && fraction.iter().all(u8::is_ascii_digit)
             }
-            scale => (text, scale),
+            _ => false,
         };
-        epoch_prefix(text, scale)
-            .filter(|&(_, used)| used == text.len() || scale == 1)
+        if digits == 0 || !fraction_read {
+            return None;
+        }
+        let scale = self.time_scale.unwrap_or_else(|| unit_of(digits));
+        if scale == 1 {
+            return epoch_prefix(text, 1)
+                .filter(|&(_, used)| used == text.len())
+                .map(|(t, _)| t);
+        }
+        let (whole, scale) = match scale {
+            // Nanoseconds outgrow what `epoch_prefix` reads: drop the
+            // last three digits, which no report shows.
+            1_000_000_000 => (&whole[..whole.len().saturating_sub(3)], 1_000_000),
+            scale => (whole, scale),
+        };
+        epoch_prefix(whole, scale)
+            .filter(|&(_, used)| used == whole.len())
             .map(|(t, _)| t)
     }
+}
+
+/// The unit of a number of `digits` whole digits that names no unit:
+/// seconds up to eleven digits (until the year 5138), milliseconds up to
+/// fourteen (from 1973 on), microseconds up to seventeen, nanoseconds
+/// beyond. No log holds a time before 1973, so no size is read two ways.
+fn unit_of(digits: usize) -> i64 {
+    match digits {
+        0..=11 => 1,
+        12..=14 => 1000,
+        15..=17 => 1_000_000,
+        _ => 1_000_000_000,
+    }
+}
+
+/// The digits of a number of seconds as written without leading zeros.
+fn digit_count(unix: i64) -> usize {
+    unix.checked_ilog10().map_or(1, |log| log as usize + 1)
 }
 
 /// A JSON number of seconds with or without a fraction
@@ -358,8 +401,8 @@ fn seconds(raw: &[u8]) -> Option<Timestamp> {
     })
 }
 
-/// `2026-11-29T14:00:00` or `2026-11-29 14:00:00`, with a fraction of a
-/// second or not, and nothing after it: a civil time with no offset. A
+/// `2026-11-29T14:00:00`, `2026-11-29 14:00:00` or `2026/11/29 14:00:00`,
+/// with a fraction of a second or not, and nothing after it: a civil time with no offset. A
 /// time with an offset of a form `iso8601_prefix` does not read is none,
 /// so that its offset is never dropped.
 fn local_time(text: &[u8]) -> Option<jiff::civil::DateTime> {
@@ -370,7 +413,13 @@ fn local_time(text: &[u8]) -> Option<jiff::civil::DateTime> {
             .all(u8::is_ascii_digit)
             .then(|| digits.iter().fold(0, |v, &d| v * 10 + i64::from(d - b'0')))
     };
-    let separators = [(4, b'-'), (7, b'-'), (13, b':'), (16, b':')];
+    // The date's separators: ISO's `-`, or the `/` of Caddy's `wall`
+    // times (`2006/01/02 15:04:05`), the same twice.
+    let date = match text.get(4) {
+        Some(b'/') => b'/',
+        _ => b'-',
+    };
+    let separators = [(4, date), (7, date), (13, b':'), (16, b':')];
     if separators.iter().any(|&(at, b)| text.get(at) != Some(&b))
         || !matches!(text.get(10), Some(b'T' | b't' | b' '))
     {

@@ -30,6 +30,110 @@ fn caddy_access_line() {
     );
 }
 
+/// Every `time_format` of Caddy's JSON encoder, as its documentation lists
+/// them, for 2022-03-09T21:30:01.524Z; those without an offset are read
+/// only with a zone (SPEC §1 "Times").
+#[test]
+fn caddy_time_formats() {
+    let utc = known("Caddy").with_zone(Some(
+        crate::accesslog::LogTz::parse("+0000").expect("an offset"),
+    ));
+    let bare = known("Caddy");
+    let line = |ts: &str| CADDY_LINE.replace("1646861401.5241024", ts);
+    let want = "2022-03-09T21:30:01.524+00:00";
+    for (format, ts, offset) in [
+        ("unix_seconds_float", "1646861401.5241024", true),
+        ("unix_milli_float", "1646861401524.1024", true),
+        ("unix_nano", "1646861401524102400", true),
+        ("iso8601", r#""2022-03-09T21:30:01.524Z""#, true),
+        ("rfc3339", r#""2022-03-09T21:30:01Z""#, true),
+        ("rfc3339_nano", r#""2022-03-09T21:30:01.5241024Z""#, true),
+        ("wall", r#""2022/03/09 21:30:01""#, false),
+        ("wall_milli", r#""2022/03/09 21:30:01.524""#, false),
+        ("wall_nano", r#""2022/03/09 21:30:01.524102400""#, false),
+        ("common_log", r#""09/Mar/2022:21:30:01 +0000""#, true),
+    ] {
+        let read = utc.parse(line(ts).as_bytes()).map(|e| e.time);
+        let time = read.unwrap_or_else(|e| panic!("{format}: {e:?}"));
+        let whole_seconds = matches!(format, "rfc3339" | "wall" | "common_log");
+        let expected = if whole_seconds {
+            want.replace(".524", "")
+        } else {
+            want.to_string()
+        };
+        assert_eq!(time.rfc3339(), expected, "{format}");
+        let without_zone = bare.parse(line(ts).as_bytes()).map(|e| e.time.unix);
+        if offset {
+            assert_eq!(without_zone, Ok(1_646_861_401), "{format}");
+        } else {
+            assert_eq!(without_zone, Err(Skip::NoOffset), "{format}");
+        }
+    }
+    // zap's iso8601 writes a numeric offset without a colon.
+    let read = bare
+        .parse(line(r#""2022-03-09T22:30:01.524+0100""#).as_bytes())
+        .map(|e| e.time.rfc3339());
+    assert_eq!(read.as_deref(), Ok("2022-03-09T22:30:01.524+01:00"));
+}
+
+/// A number that names no unit is read in the unit its size tells; a unit
+/// the mapping names is kept to.
+#[test]
+fn epoch_units_by_size_unless_named() {
+    let line = |t: &str| format!(r#"{{"c":"77.75.77.1","t":{t},"r":"GET / HTTP/1.1"}}"#);
+    let by_size = JsonFormat::new("x", "client=c,time=t,request=r").expect("compiles");
+    for (t, unix, millis) in [
+        ("1764460801", 1_764_460_801, 0),
+        ("1764460801.25", 1_764_460_801, 250),
+        ("99999999999", 99_999_999_999, 0),
+        ("1764460801123", 1_764_460_801, 123),
+        ("1764460801123.9", 1_764_460_801, 123),
+        ("\"1764460801123\"", 1_764_460_801, 123),
+        ("1764460801123456", 1_764_460_801, 123),
+        ("1764460801123456789", 1_764_460_801, 123),
+    ] {
+        let time = by_size
+            .parse(line(t).as_bytes())
+            .map(|e| (e.time.unix, e.time.millis));
+        assert_eq!(time, Ok((unix, millis)), "{t}");
+    }
+    for bad in ["\"1.2.3\"", "\"17644608011.\"", "\"1764460801123.x\""] {
+        assert_eq!(
+            by_size.parse(line(bad).as_bytes()).map(|_| ()),
+            Err(Skip::BadTime),
+            "{bad}"
+        );
+    }
+    // Named seconds stay seconds, even past the size seconds have today.
+    let seconds = JsonFormat::new("x", "client=c,time=t:s,request=r").expect("compiles");
+    assert_eq!(
+        seconds
+            .parse(line("100000000000").as_bytes())
+            .map(|e| e.time.unix),
+        Ok(100_000_000_000)
+    );
+    let millis = JsonFormat::new("x", "client=c,time=t:ms,request=r").expect("compiles");
+    assert_eq!(
+        millis
+            .parse(line("1764460801").as_bytes())
+            .map(|e| e.time.unix),
+        Ok(1_764_460)
+    );
+}
+
+/// Caddy before 2.5 wrote the connecting address with its port as
+/// `request.remote_addr`, and neither `remote_ip` nor `client_ip`.
+#[test]
+fn caddy_before_2_5_remote_addr() {
+    let line = r#"{"level":"info","ts":1646861401.5241024,"logger":"http.log.access","msg":"handled request","request":{"remote_addr":"[2a02:598:a::78:90]:41342","proto":"HTTP/2.0","method":"GET","host":"localhost","uri":"/x","headers":{"User-Agent":["Mozilla/5.0 (compatible; SeznamBot/4.0; +http://napoveda.seznam.cz/seznambot-intro/)"]}},"common_log":"","duration":0.000929675,"size":10900,"status":200,"resp_headers":{"Server":["Caddy"]}}"#;
+    let entry = known("Caddy").parse(line.as_bytes()).expect("parses");
+    assert_eq!(entry.client, b"2a02:598:a::78:90");
+    assert_eq!(entry.forwarded_client, None);
+    let v4 = line.replace("[2a02:598:a::78:90]:41342", "77.75.77.123:41342");
+    let entry = known("Caddy").parse(v4.as_bytes()).expect("parses");
+    assert_eq!(entry.client, b"77.75.77.123");
+}
+
 #[test]
 fn caddy_runtime_messages_are_no_requests() {
     let format = known("Caddy");
