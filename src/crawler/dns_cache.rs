@@ -27,6 +27,11 @@ pub struct DnsCache {
     entries: HashMap<IpAddr, (u64, DnsAnswer)>,
     /// True when entries were added or dropped since loading.
     changed: bool,
+    /// Why the file loaded from must be left as it is: it was ignored as
+    /// no cache of ours (a FIFO, a device, another user's file, a file
+    /// others may write, or other content). `--dns-cache /dev/null` means
+    /// "no cache", never "replace /dev/null".
+    keep: Option<String>,
 }
 
 impl DnsCache {
@@ -37,8 +42,14 @@ impl DnsCache {
     pub fn load(path: &Path, now: u64, max_age: u64) -> (DnsCache, Option<String>) {
         let ignored = |why: String| {
             (
-                DnsCache::default(),
-                Some(format!("DNS cache {} ignored: {why}", path.display())),
+                DnsCache {
+                    keep: Some(why.clone()),
+                    ..DnsCache::default()
+                },
+                Some(format!(
+                    "DNS cache {} ignored and left as it is: {why}",
+                    path.display()
+                )),
             )
         };
         let (text, meta) = match side_file::read(path) {
@@ -51,21 +62,16 @@ impl DnsCache {
         if let Some(why) = untrusted(&meta) {
             return ignored(why.to_string());
         }
+        if text.is_empty() {
+            // An empty file (made by `touch`) is an empty cache.
+            return (DnsCache::default(), None);
+        }
         let Ok(text) = String::from_utf8(text) else {
-            return (
-                DnsCache::default(),
-                Some(format!("DNS cache {} ignored: not UTF-8", path.display())),
-            );
+            return ignored("not UTF-8".to_string());
         };
         let mut lines = text.lines();
         if lines.next() != Some(HEADER) {
-            return (
-                DnsCache::default(),
-                Some(format!(
-                    "DNS cache {} ignored: not a robots-audit DNS cache",
-                    path.display()
-                )),
-            );
+            return ignored("not a robots-audit DNS cache".to_string());
         }
         let mut cache = DnsCache::default();
         let mut bad = 0usize;
@@ -160,9 +166,33 @@ impl DnsCache {
         out
     }
 
+    /// False when the file loaded from was ignored and must be left as it
+    /// is (its warning said so).
+    pub fn may_replace(&self) -> bool {
+        self.keep.is_none()
+    }
+
     /// Writes the whole cache to `path` through a temporary file in the
     /// same directory and a rename, so a crash never leaves half a cache.
+    /// Refused when the file was ignored on loading, or when `path` is now
+    /// anything but missing or a regular file of this user's that others
+    /// cannot write: the rename would replace it.
     pub fn save(&self, path: &Path) -> std::io::Result<()> {
+        if let Some(why) = &self.keep {
+            return Err(std::io::Error::other(format!("left as it is ({why})")));
+        }
+        match std::fs::symlink_metadata(path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(e),
+            Ok(meta) if !meta.file_type().is_file() => {
+                return Err(std::io::Error::other("left as it is (not a regular file)"));
+            }
+            Ok(meta) => {
+                if let Some(why) = untrusted(&meta) {
+                    return Err(std::io::Error::other(format!("left as it is ({why})")));
+                }
+            }
+        }
         let dir = match path.parent() {
             Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
             _ => PathBuf::from("."),
@@ -379,7 +409,7 @@ mod tests {
         let cases: &[(&[u8], usize, bool)] = &[
             (b"garbage\n", 0, true),
             (b"\xff\xfe", 0, true),
-            (b"", 0, true),
+            (b"", 0, false),
             (
                 b"# robots-audit dns cache 1\n1.2.3.4\t100\tnoname\n1.2.3\t100\tnoname\n\
                   1.2.3.5\tx\tnoname\n1.2.3.6\t100\tnames\ta.b\tsure\n1.2.3.7\t100\tnames\n\
@@ -445,6 +475,57 @@ mod tests {
                     .contains("owned by another user")
             );
         }
+    }
+
+    /// A file ignored on loading is never replaced: `--dns-cache
+    /// /dev/null` run as root must not turn `/dev/null` into a cache, nor a
+    /// FIFO, another user's file or a file of other content.
+    #[test]
+    fn an_ignored_cache_is_left_as_it_is() {
+        use std::os::unix::fs::{FileTypeExt, PermissionsExt};
+        let dir = tempfile::tempdir().unwrap();
+        let mut fresh = DnsCache::default();
+        fresh.insert(ip("6.6.6.6"), 100, &DnsAnswer::NoName);
+
+        let notes = dir.path().join("notes.txt");
+        std::fs::write(&notes, "my notes\n").unwrap();
+        let (mut loaded, warning) = DnsCache::load(&notes, 100, 1000);
+        assert!(warning.unwrap_or_default().contains("left as it is"));
+        loaded.insert(ip("6.6.6.6"), 100, &DnsAnswer::NoName);
+        assert!(loaded.save(&notes).is_err());
+        assert_eq!(std::fs::read_to_string(&notes).unwrap(), "my notes\n");
+
+        let fifo = dir.path().join("fifo");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(made.unwrap().success());
+        let (mut loaded, _) = DnsCache::load(&fifo, 100, 1000);
+        loaded.insert(ip("6.6.6.6"), 100, &DnsAnswer::NoName);
+        assert!(loaded.save(&fifo).is_err());
+        // Even a cache not loaded from there never replaces one.
+        assert!(fresh.save(&fifo).is_err());
+        let kind = std::fs::symlink_metadata(&fifo).unwrap().file_type();
+        assert!(kind.is_fifo());
+
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(&notes, &link).unwrap();
+        assert!(fresh.save(&link).is_err());
+        assert!(std::fs::symlink_metadata(&link).unwrap().is_symlink());
+
+        let shared = dir.path().join("shared.tsv");
+        fresh.save(&shared).unwrap();
+        std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o666)).unwrap();
+        assert!(fresh.save(&shared).is_err());
+        std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o600)).unwrap();
+        fresh.save(&shared).unwrap();
+
+        // An empty file is an empty cache, written over.
+        let empty = dir.path().join("empty.tsv");
+        std::fs::write(&empty, "").unwrap();
+        let (mut loaded, warning) = DnsCache::load(&empty, 100, 1000);
+        assert!(warning.is_none());
+        loaded.insert(ip("6.6.6.6"), 100, &DnsAnswer::NoName);
+        loaded.save(&empty).unwrap();
+        assert_eq!(DnsCache::load(&empty, 100, 1000).0.len(), 1);
     }
 
     #[test]
