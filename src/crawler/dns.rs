@@ -224,9 +224,19 @@ pub fn resolve_counted(
         stats.denied_in_networks.sort();
     }
     stats.failures = answers.values().filter(|a| a.has_failure()).count();
+    // Said even under --quiet: a resolver that fails most lookups every
+    // night would otherwise leave only unverified rows behind it.
+    if stats.unusable.is_none() && stats.failures > 0 && stats.failures * 2 >= stats.addresses {
+        stats.warnings.push(format!(
+            "DNS failed for {} of {} address(es) (timeout, SERVFAIL, REFUSED or a garbled \
+             answer); their fetches stay unverified: is the resolver working?",
+            stats.failures, stats.addresses
+        ));
+    }
 
     if let Some(path) = &opts.cache_path
         && cache.is_changed()
+        && cache.may_replace()
         && let Err(e) = cache.save(path)
     {
         stats
@@ -410,6 +420,18 @@ fn is_no_record(error: &NetError) -> bool {
     )
 }
 
+/// True when `is_no_record` is the end of a CNAME chain the resolver
+/// followed from `asked`: a chain that loops (the resolver gives up after
+/// a few hops) or ends at a name without the record. A recursive resolver
+/// answers a loop with SERVFAIL; either way it is a garbled answer, which
+/// proves nothing (SPEC §2), not "no such record".
+fn ended_in_a_chain(error: &NetError, asked: &Name) -> bool {
+    match error {
+        NetError::Dns(DnsError::NoRecordsFound(no_records)) => no_records.query.name() != asked,
+        _ => false,
+    }
+}
+
 async fn check_address(
     resolver: &TokioResolver,
     ident: &Identifier,
@@ -420,6 +442,9 @@ async fn check_address(
     let reverse = tokio::time::timeout(guard, resolver.reverse_lookup(addr)).await;
     let lookup = match reverse {
         Ok(Ok(lookup)) => lookup,
+        Ok(Err(e)) if ended_in_a_chain(&e, &Name::from(addr)) => {
+            return (DnsAnswer::Failed, queries);
+        }
         Ok(Err(e)) if is_no_record(&e) => return (DnsAnswer::NoName, queries),
         _ => return (DnsAnswer::Failed, queries),
     };
@@ -432,7 +457,13 @@ async fn check_address(
         }
     }
     if names.is_empty() {
-        return (DnsAnswer::NoName, queries);
+        // Records, but no PTR among them (a CNAME chain that ends nowhere
+        // or loops, another type): a garbled answer, which proves nothing.
+        // Only an empty answer says the address has no name.
+        if lookup.answers().is_empty() {
+            return (DnsAnswer::NoName, queries);
+        }
+        return (DnsAnswer::Failed, queries);
     }
     let mut checks = Vec::with_capacity(names.len());
     for name in names {
@@ -466,19 +497,29 @@ async fn confirm(
         IpAddr::V4(_) => RecordType::A,
         IpAddr::V6(_) => RecordType::AAAA,
     };
+    let asked = name.clone();
     match tokio::time::timeout(guard, resolver.lookup(name, record_type)).await {
         Ok(Ok(lookup)) => {
-            let found = lookup.answers().iter().any(|record| match &record.data {
-                RData::A(a) => IpAddr::V4(a.0) == addr,
-                RData::AAAA(aaaa) => IpAddr::V6(aaaa.0) == addr,
-                _ => false,
-            });
-            if found {
+            let addresses: Vec<IpAddr> = lookup
+                .answers()
+                .iter()
+                .filter_map(|record| match &record.data {
+                    RData::A(a) => Some(IpAddr::V4(a.0)),
+                    RData::AAAA(aaaa) => Some(IpAddr::V6(aaaa.0)),
+                    _ => None,
+                })
+                .collect();
+            if addresses.contains(&addr) {
                 Forward::Confirmed
+            } else if addresses.is_empty() && !lookup.answers().is_empty() {
+                // Only CNAMEs that end nowhere or loop, or records of
+                // another type: garbled, proves nothing (SPEC §2).
+                Forward::Failed
             } else {
                 Forward::Elsewhere
             }
         }
+        Ok(Err(e)) if ended_in_a_chain(&e, &asked) => Forward::Failed,
         Ok(Err(e)) if is_no_record(&e) => Forward::Elsewhere,
         _ => Forward::Failed,
     }

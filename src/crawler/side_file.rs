@@ -86,6 +86,11 @@ pub fn read(path: &Path) -> Result<(Vec<u8>, Metadata), Refusal> {
     if bytes.len() as u64 > LIMIT {
         return Err(Refusal::TooLarge);
     }
+    // A byte-order mark, as Windows editors save a text file, is no part
+    // of its first line (as in robots.txt, SPEC §1).
+    if bytes.starts_with(b"\xEF\xBB\xBF") {
+        bytes.drain(..3);
+    }
     Ok((bytes, meta))
 }
 
@@ -110,6 +115,17 @@ mod tests {
                 other => panic!("{}: {other:?}", path.display()),
             }
         }
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_dropped() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("ptr-map.txt");
+        std::fs::write(&path, b"\xEF\xBB\xBF77.75.77.1 a.seznam.cz\r\n").unwrap();
+        assert_eq!(read(&path).unwrap().0, b"77.75.77.1 a.seznam.cz\r\n");
+        // Only at the start, and only whole.
+        std::fs::write(&path, b"\xEF\xBBx\xEF\xBB\xBF").unwrap();
+        assert_eq!(read(&path).unwrap().0, b"\xEF\xBBx\xEF\xBB\xBF");
     }
 
     #[test]

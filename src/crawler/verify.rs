@@ -183,7 +183,7 @@ impl Knowledge {
                     name: name.clone(),
                     forward: Forward::NotAsked,
                 }];
-                judge_names(ident, &checks, None, ua_claim)
+                judge_names(ident, &checks, None, ua_claim, Source::Given)
             }
             Client::Addr(addr) => {
                 let addr = addr.to_canonical();
@@ -197,7 +197,7 @@ impl Knowledge {
                             forward: forward_from(answer, name),
                         })
                         .collect();
-                    return judge_names(ident, &checks, Some(addr), ua_claim);
+                    return judge_names(ident, &checks, Some(addr), ua_claim, Source::Given);
                 }
                 match answer {
                     None | Some(DnsAnswer::Failed) => unverified(),
@@ -213,12 +213,20 @@ impl Knowledge {
                     }),
                     Some(DnsAnswer::Names(checks)) if checks.is_empty() => unverified(),
                     Some(DnsAnswer::Names(checks)) => {
-                        judge_names(ident, checks, Some(addr), ua_claim)
+                        judge_names(ident, checks, Some(addr), ua_claim, Source::Live)
                     }
                 }
             }
         }
     }
+}
+
+/// Where the names judged came from: the log's client field or the PTR
+/// map (given), or a reverse lookup (live).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Source {
+    Given,
+    Live,
 }
 
 /// What DNS said forward about a name that came from elsewhere.
@@ -244,6 +252,7 @@ fn judge_names(
     checks: &[NameCheck],
     addr: Option<IpAddr>,
     ua_claim: Option<CrawlerId>,
+    source: Source,
 ) -> Option<Identity> {
     let strength = |f: Forward| match f {
         Forward::Confirmed => 0,
@@ -263,6 +272,30 @@ fn judge_names(
     // refutes the claim: another crawler's if there is one.
     let refuting = matching.first().map(|(_, c)| *c).or_else(|| checks.first());
     match best {
+        // A name live DNS gave whose forward lookup failed: the failure
+        // proves nothing, and `ptr-only` is for names from the log or the
+        // map (SPEC §2). The claim stays unverified; without one, nothing
+        // makes the fetch a crawler's.
+        Some((_, check)) if source == Source::Live && check.forward == Forward::Failed => ua_claim
+            .map(|crawler| Identity {
+                crawler,
+                verification: Verification::Unverified,
+                identified_by: IdentifiedBy::Ua,
+                ptr: None,
+            }),
+        // A refuted name decides nothing: the impostor claimed the crawler
+        // its user agent names, when it names one (SPEC §2 "spoofed for the
+        // claimed crawler"); else the one the name pretends to be.
+        Some((crawler, check)) if check.forward == Forward::Elsewhere => Some(Identity {
+            crawler: ua_claim.unwrap_or(crawler),
+            verification: Verification::Spoofed,
+            identified_by: if ua_claim.is_some() {
+                IdentifiedBy::UaPtr
+            } else {
+                IdentifiedBy::Ptr
+            },
+            ptr: Some(check.name.clone()),
+        }),
         Some((crawler, check)) => Some(Identity {
             crawler,
             verification: match check.forward {

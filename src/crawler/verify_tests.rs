@@ -149,15 +149,33 @@ fn decides_per_spec() {
                 Some("fulltextrobot-6-6-6-6.seznam.cz"),
             )),
         ),
-        // Forward lookup failed: the name stands unconfirmed.
+        // Forward lookup of a live name failed: that proves nothing, and
+        // `ptr-only` is for names from the log or the map.
         (
             "6.6.6.7",
             "SeznamBot/4.0",
+            Some(("SeznamBot", Unverified, Ua, None)),
+        ),
+        ("6.6.6.7", "curl/8", None),
+        // A refuted name decides nothing: the claim is the user agent's.
+        (
+            "6.6.6.6",
+            "SeznamBot/3.2-test4",
+            Some((
+                "SeznamBot-test",
+                Spoofed,
+                UaPtr,
+                Some("fulltextrobot-6-6-6-6.seznam.cz"),
+            )),
+        ),
+        (
+            "77.75.77.3",
+            "FreshBot/1.0",
             Some((
                 "SeznamBot",
-                PtrOnly,
+                Verified,
                 UaPtr,
-                Some("fulltextrobot-6-6-6-7.seznam.cz"),
+                Some("fulltextrobot-77-75-77-3.seznam.cz"),
             )),
         ),
         // A name that is not Seznam's.

@@ -193,10 +193,16 @@ fn a_dns_cache_others_may_write_is_ignored_with_a_warning() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         let impostors = std::fs::read_to_string(dir.path().join("out/impostors.csv")).unwrap();
         let warned = stderr.contains(&format!(
-            "DNS cache {} ignored: writable by other users",
+            "DNS cache {} ignored and left as it is: writable by other users",
             cache.display()
         ));
         assert_eq!(warned, !trusted, "{mode:o}: {stderr}");
+        if !trusted {
+            // Never replaced: the file is not the run's to write.
+            assert_eq!(std::fs::read_to_string(&cache).unwrap(), forged);
+            let kept = std::fs::metadata(&cache).unwrap().permissions().mode() & 0o777;
+            assert_eq!(kept, mode, "{mode:o}");
+        }
         assert_eq!(
             impostors.contains("6.6.6.6"),
             !trusted,
@@ -487,5 +493,79 @@ fn a_crawlers_address_named_by_live_dns_counts_whatever_its_user_agent() {
             .any(|(name, _)| name.contains("1.1.1.10")),
         "{:?}",
         server.log()
+    );
+}
+
+/// SPEC §2: "A DNS failure (timeout, SERVFAIL, REFUSED) proves nothing:
+/// the fetch stays `unverified`", and "a broken or lying resolver never
+/// turns a genuine crawler into an impostor". A CNAME chain that loops,
+/// forward or reverse, is such a failure, not "no name" or "another
+/// address"; a live name whose forward lookup fails is no `ptr-only` (that
+/// is for names from the log or the map). A refuted name decides nothing:
+/// the impostor claimed what its user agent names.
+#[test]
+fn garbled_or_failed_answers_never_make_impostors() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("out")).unwrap();
+    let log = dir.path().join("access.log");
+    let test_ua = "Mozilla/5.0 (compatible; SeznamBot/3.2-test4; +http://napoveda.seznam.cz/en/seznambot-intro/)";
+    let text = [
+        line("77.75.77.192", 1, "/cz/chat/a", SEZNAM_UA),
+        line("5.6.7.195", 2, "/cz/chat/b", SEZNAM_UA),
+        line("77.75.77.3", 3, "/cz/chat/c", SEZNAM_UA),
+        line("77.75.77.4", 4, "/cz/chat/d", "Mozilla/5.0 Firefox/120.0"),
+        line("2001:db8::5", 5, "/cz/chat/e", test_ua),
+    ]
+    .concat();
+    std::fs::write(&log, text).unwrap();
+    let zone = Zone::default()
+        // A forward lookup that loops: a recursive resolver's SERVFAIL.
+        .ptr("77.75.77.192", "fulltextrobot-77-75-77-192.seznam.cz")
+        .cname("fulltextrobot-77-75-77-192.seznam.cz", "loop.seznam.cz")
+        .cname("loop.seznam.cz", "fulltextrobot-77-75-77-192.seznam.cz")
+        // A reverse lookup that loops.
+        .cname("195.7.6.5.in-addr.arpa", "195.x.7.6.5.in-addr.arpa")
+        .cname("195.x.7.6.5.in-addr.arpa", "195.7.6.5.in-addr.arpa")
+        // Matching names whose forward lookups fail.
+        .ptr("77.75.77.3", "fulltextrobot-77-75-77-3.seznam.cz")
+        .behave("fulltextrobot-77-75-77-3.seznam.cz", Behaviour::ServFail)
+        .ptr("77.75.77.4", "fulltextrobot-77-75-77-4.seznam.cz")
+        .behave("fulltextrobot-77-75-77-4.seznam.cz", Behaviour::Refused)
+        // A SeznamBot-test claim from a SeznamBot name that disowns it.
+        .ptr("2001:db8::5", "fulltextrobot-2001-db8--5.seznam.cz")
+        .addr("fulltextrobot-2001-db8--5.seznam.cz", "2001:db8::6");
+    let server = DnsServer::start(zone);
+    let out = audit(&server, dir.path(), &log);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let file = log.display().to_string();
+    let violations = std::fs::read_to_string(dir.path().join("out/violations.csv")).unwrap();
+    assert_eq!(
+        violations,
+        format!(
+            "time,file,line,client,crawler,verification,identified_by,method,target,status,kind,group,rule_line,rule,detail,note,robots_version\n\
+             2026-11-30T00:00:01+00:00,{file},1,77.75.77.192,SeznamBot,unverified,ua,GET,/cz/chat/a,200,disallow,SeznamBot,6,Disallow: /cz/chat/,,,{VERSION}\n\
+             2026-11-30T00:00:02+00:00,{file},2,5.6.7.195,SeznamBot,unverified,ua,GET,/cz/chat/b,200,disallow,SeznamBot,6,Disallow: /cz/chat/,,,{VERSION}\n\
+             2026-11-30T00:00:03+00:00,{file},3,77.75.77.3,SeznamBot,unverified,ua,GET,/cz/chat/c,200,disallow,SeznamBot,6,Disallow: /cz/chat/,,,{VERSION}\n"
+        ),
+        "{stderr}"
+    );
+    let impostors = std::fs::read_to_string(dir.path().join("out/impostors.csv")).unwrap();
+    assert_eq!(
+        impostors,
+        format!(
+            "time,file,line,client,ptr,claimed_crawler,method,target,status,user_agent\n\
+             2026-11-30T00:00:05+00:00,{file},5,2001:db8::5,fulltextrobot-2001-db8--5.seznam.cz,SeznamBot-test,GET,/cz/chat/e,200,{test_ua}\n"
+        )
+    );
+    // Four addresses could not be checked (the browser's too), and the
+    // run warns that the resolver may not be working.
+    assert!(
+        stderr.contains("4 addresses could not be checked"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("DNS failed for 4 of 5 address(es)"),
+        "{stderr}"
     );
 }

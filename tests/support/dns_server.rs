@@ -16,6 +16,7 @@ use std::time::Duration;
 
 const TYPE_A: u16 = 1;
 const TYPE_PTR: u16 = 12;
+const TYPE_CNAME: u16 = 5;
 const TYPE_AAAA: u16 = 28;
 
 const RCODE_NOERROR: u8 = 0;
@@ -27,6 +28,9 @@ const RCODE_REFUSED: u8 = 5;
 enum Data {
     Ptr(String),
     Addr(IpAddr),
+    /// An alias, given in answer to a query of any type (the resolver
+    /// follows it, or stops at a loop).
+    Cname(String),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -81,6 +85,15 @@ impl Zone {
             .entry(key(name))
             .or_default()
             .push(Data::Addr(addr));
+        self
+    }
+
+    /// `name` is an alias of `target`.
+    pub fn cname(mut self, name: &str, target: &str) -> Zone {
+        self.records
+            .entry(key(name))
+            .or_default()
+            .push(Data::Cname(target.to_string()));
         self
     }
 
@@ -226,22 +239,27 @@ fn answer(zone: &Zone, packet: &[u8], query: &Query) -> Option<Vec<u8>> {
         None if zone.records.contains_key(&query.name) => RCODE_NOERROR,
         None => RCODE_NXDOMAIN,
     };
-    let mut rdatas: Vec<Vec<u8>> = Vec::new();
-    let mut rtype = query.qtype;
+    let mut rdatas: Vec<(u16, Vec<u8>)> = Vec::new();
     if rcode == RCODE_NOERROR {
         for data in zone.records.get(&query.name).into_iter().flatten() {
             match (data, query.qtype) {
                 (Data::Ptr(name), TYPE_PTR) => {
                     let mut rdata = Vec::new();
                     encode_name(&mut rdata, name);
-                    rdatas.push(rdata);
+                    rdatas.push((TYPE_PTR, rdata));
                 }
-                (Data::Addr(IpAddr::V4(v4)), TYPE_A) => rdatas.push(v4.octets().to_vec()),
-                (Data::Addr(IpAddr::V6(v6)), TYPE_AAAA) => rdatas.push(v6.octets().to_vec()),
+                (Data::Addr(IpAddr::V4(v4)), TYPE_A) => rdatas.push((TYPE_A, v4.octets().to_vec())),
+                (Data::Addr(IpAddr::V6(v6)), TYPE_AAAA) => {
+                    rdatas.push((TYPE_AAAA, v6.octets().to_vec()))
+                }
+                (Data::Cname(target), _) => {
+                    let mut rdata = Vec::new();
+                    encode_name(&mut rdata, target);
+                    rdatas.push((TYPE_CNAME, rdata));
+                }
                 _ => {}
             }
         }
-        rtype = query.qtype;
     }
     let mut out = Vec::with_capacity(512);
     out.extend_from_slice(&packet[0..2]); // id
@@ -253,7 +271,7 @@ fn answer(zone: &Zone, packet: &[u8], query: &Query) -> Option<Vec<u8>> {
     out.extend_from_slice(&0u16.to_be_bytes());
     out.extend_from_slice(&0u16.to_be_bytes());
     out.extend_from_slice(&packet[12..query.question_end]);
-    for rdata in rdatas {
+    for (rtype, rdata) in rdatas {
         out.extend_from_slice(&[0xC0, 12]); // the question's name
         out.extend_from_slice(&rtype.to_be_bytes());
         out.extend_from_slice(&1u16.to_be_bytes()); // IN
