@@ -248,6 +248,11 @@ fn read_one(
             None => {}
         }
     }
+    if heads.reading.pending() && damage.is_none() {
+        // The log ended while its unfinished last line might still be the
+        // tail of a log audited before.
+        heads.reading.input_ended();
+    }
     let through = heads.reading.matched_lines();
     let chosen = Arc::clone(&format);
     let mut format = format;
@@ -418,6 +423,10 @@ enum Decided<'r> {
 /// Who a client field with a claim is: the same for every fetch of it, so
 /// decided once per distinct pair (matching PTR names against the crawlers'
 /// patterns is the costly part), with why an impostor is one.
+/// Identities the judge remembers at most before it starts over (about
+/// 200 bytes each); a night's genuine crawlers use a few hundred.
+const IDENTITIES_KEPT: usize = 1 << 16;
+
 type Identities = HashMap<
     Option<CrawlerId>,
     HashMap<Box<[u8]>, Option<(Identity, Option<SpoofReason>)>, foldhash::fast::RandomState>,
@@ -550,6 +559,11 @@ fn judge<'d, 'r>(
                 }
                 if batch.is_empty() {
                     return Ok(());
+                }
+                // A cache: bounded, so that a million made-up clients
+                // cannot hold a million identities (SPEC §5 `--memory`).
+                if identities.values().map(HashMap::len).sum::<usize>() > IDENTITIES_KEPT {
+                    identities.clear();
                 }
                 for fetch in &batch {
                     let clients = identities.entry(fetch.claim).or_default();
@@ -764,6 +778,7 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
         proxies: &config.trusted_proxies,
         since: config.since,
         until: config.until,
+        count_clients: config.resolve,
     };
     // Runs spill into the state folder, else into $TMPDIR (SPEC §5).
     let spill = SpillDir::new(&config.state.clone().unwrap_or_else(std::env::temp_dir));
@@ -781,7 +796,7 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
     for &file in &copies {
         scan.forget_file(file);
         if let Some(done) = finished.get_mut(&file) {
-            done.already_audited = done.fingerprint.lines;
+            done.already_audited = done.fingerprint.lines_read();
         }
     }
     progress.finish();
@@ -796,6 +811,7 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
     }
     let mut input_errors = input_errors;
     let unread: Vec<usize> = input_errors.iter().map(|(file, _)| *file).collect();
+
     let already_audited: BTreeMap<usize, u64> = finished
         .iter()
         .map(|(&file, done)| (file, done.already_audited))
@@ -953,9 +969,11 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
             memory.keep_recent(longest_ms, KEPT_TIMES);
             state.counts.insert(name.to_string(), memory);
         }
-        // An empty log (or one whose only line is unfinished) matches
-        // nothing: no fingerprint to keep.
-        for done in finished.values().filter(|done| done.fingerprint.lines > 0) {
+        // An empty log matches nothing: no fingerprint to keep.
+        for done in finished
+            .values()
+            .filter(|done| done.fingerprint.lines_read() > 0)
+        {
             state.add_fingerprint(done.fingerprint.clone());
         }
         for row in nightly.iter().flat_map(|n| n.rows(&crawlers)) {
@@ -963,6 +981,15 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
         }
         state.expire(started_ms, config.state_days);
     }
+    // The state is written before the reports and put in force after them
+    // (SPEC §6): a state that cannot be written is known while run.json
+    // can still say exit 2. A run that exits 2 never updates the state:
+    // running again after the fix gives the same reports.
+    let prepared = match (&state_dir, &state) {
+        (Some(dir), Some(state)) if outcome != Outcome::Incomplete => Some(dir.prepare(state)),
+        _ => None,
+    };
+    let state_failed = matches!(prepared, Some(Err(_)));
     let health = report::run::Health {
         arguments: &arguments,
         formats: &chosen,
@@ -974,7 +1001,11 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
         dns_failures,
         dns_unusable,
         excused_by_cache_grace: excused,
-        exit_status: outcome.exit_code(),
+        exit_status: if state_failed {
+            Outcome::Incomplete.exit_code()
+        } else {
+            outcome.exit_code()
+        },
     };
     let allowed: Vec<_> = policies
         .last()
@@ -1003,12 +1034,10 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
         gather, &digest, &names, &health, &sources,
     ));
     rows.finish(&digest, &health, &page)?;
-    if let (Some(dir), Some(state)) = (&state_dir, &state)
-        && outcome != Outcome::Incomplete
-    {
-        // A run that exits 2 never updates the state (SPEC §6): running
-        // again after the fix gives the same reports.
-        dir.save(state)?;
+    match prepared {
+        Some(Ok(prepared)) => prepared.commit()?,
+        Some(Err(e)) => return Err(e),
+        None => {}
     }
     if !config.quiet {
         let totals = Totals {
@@ -1035,10 +1064,10 @@ fn copies_of_earlier(finished: &BTreeMap<usize, Finished>) -> Vec<usize> {
     let mut copies = Vec::new();
     for (&file, done) in finished {
         let f = &done.fingerprint;
-        let copy = f.lines > done.already_audited
+        let copy = f.lines_read() > done.already_audited
             && finished.range(..file).any(|(_, earlier)| {
                 let e = &earlier.fingerprint;
-                (e.lines, e.bytes, &e.sha256) == (f.lines, f.bytes, &f.sha256)
+                (e.lines, e.bytes, &e.sha256, &e.tail) == (f.lines, f.bytes, &f.sha256, &f.tail)
             });
         if copy {
             copies.push(file);

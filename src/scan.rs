@@ -27,7 +27,8 @@ pub struct Scan {
     /// Each file's lines: read, blank, skipped.
     pub tallies: BTreeMap<usize, Tally>,
     /// Fetches per client field as logged, for the order of DNS lookups
-    /// (read as addresses once per distinct field: `addresses`).
+    /// (read as addresses once per distinct field: `addresses`); kept only
+    /// with `--resolve` (`Scanner::count_clients`).
     pub clients: HashMap<Box<[u8]>, u64, foldhash::fast::RandomState>,
 }
 
@@ -140,6 +141,9 @@ pub struct Scanner<'a> {
     pub proxies: &'a TrustedProxies,
     pub since: Option<i64>,
     pub until: Option<i64>,
+    /// Count fetches per client field (`Scan::clients`): only DNS needs
+    /// them, and a map of every made-up client grows with the log.
+    pub count_clients: bool,
 }
 
 impl Scanner<'_> {
@@ -169,10 +173,12 @@ impl Scanner<'_> {
                         let inside = self.since.is_none_or(|s| fetch.time.unix >= s)
                             && self.until.is_none_or(|u| fetch.time.unix < u);
                         if inside {
-                            match scan.clients.get_mut(fetch.client()) {
-                                Some(n) => *n += 1,
-                                None => {
-                                    scan.clients.insert(fetch.client().into(), 1);
+                            if self.count_clients {
+                                match scan.clients.get_mut(fetch.client()) {
+                                    Some(n) => *n += 1,
+                                    None => {
+                                        scan.clients.insert(fetch.client().into(), 1);
+                                    }
                                 }
                             }
                             fetches.push(fetch);

@@ -160,8 +160,9 @@ pub fn notice(
             None => String::new(),
         };
         let before = already_audited.get(&file).copied().unwrap_or(0);
-        if tally.lines == 0 && before > 0 {
-            // Logrotate renamed or compressed a log audited before: normal.
+        if before > 0 && tally.parsed() == 0 && tally.skipped == 0 {
+            // Logrotate renamed or compressed a log audited before, or it
+            // grew by blank lines only: normal.
             if !quiet {
                 notice.lines.push(format!(
                     "robots-audit: {}: nothing new ({} audited before, --state)",
@@ -182,7 +183,9 @@ pub fn notice(
                         .to_string(),
                 },
             ));
-        } else if tally.parsed() == 0 {
+        } else if tally.parsed() == 0 && before == 0 {
+            // (A log audited before whose new lines all fail to parse was
+            // read: its skipped lines get the warning below.)
             let cause = if tally.skipped == 0 {
                 "the log is empty: nothing was audited".to_string()
             } else {
@@ -211,7 +214,9 @@ pub fn notice(
         // Judged on every line read, whatever the format said it holds:
         // W3C fields change within a file, and a user-agent column that is
         // always `-` carries none.
-        if tally.parsed() > 0 && tally.with_user_agent == 0 {
+        // A log audited before is judged on its first night: a few new
+        // lines without one say little.
+        if tally.parsed() > 0 && tally.with_user_agent == 0 && before == 0 {
             let format = formats
                 .get(&file)
                 .map_or(String::new(), |name| format!(" ({name})"));
@@ -280,6 +285,45 @@ mod tests {
             );
             let warnings = got.lines.iter().filter(|l| l.contains("warning")).count();
             assert_eq!(warnings, usize::from(warned), "{lines} {skips:?}");
+            assert_eq!(got.failed.len(), usize::from(failed), "{lines} {skips:?}");
+        }
+    }
+
+    /// SPEC §6: a log audited before that grew by lines that do not parse,
+    /// or by blank lines only, was read: its earlier lines parsed. The
+    /// skipped lines get the warning; the file is no error, so the night's
+    /// state is saved and the rows of earlier nights are not repeated.
+    #[test]
+    fn a_grown_log_is_no_error_for_its_new_lines() {
+        // (lines, blank, skipped lines, a warning, an error)
+        type Case = (u64, u64, &'static [u64], bool, bool);
+        let cases: &[Case] = &[
+            (0, 0, &[], false, false),
+            (1, 1, &[], false, false),
+            (1, 0, &[3], true, false),
+            (2, 1, &[3], true, false),
+            (100, 0, &[3], false, false),
+        ];
+        for &(lines, blank, skips, warned, failed) in cases {
+            let mut grown = tally(lines, blank, skips);
+            grown.with_user_agent = 0;
+            let tallies = BTreeMap::from([(0, grown)]);
+            let got = notice(
+                &[PathBuf::from("a.log")],
+                &tallies,
+                &[],
+                &[],
+                &BTreeMap::from([(0, 2)]),
+                &BTreeMap::new(),
+                true,
+            );
+            let warnings = got.lines.iter().filter(|l| l.contains("warning")).count();
+            assert_eq!(
+                warnings,
+                usize::from(warned),
+                "{lines} {skips:?}: {:?}",
+                got.lines
+            );
             assert_eq!(got.failed.len(), usize::from(failed), "{lines} {skips:?}");
         }
     }

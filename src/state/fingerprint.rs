@@ -4,10 +4,8 @@
 //! exactly a log audited before, and this log's own fingerprint for the
 //! next night. Pure: the reader decides what to do with the answer.
 //!
-//! Design. A log is a byte string cut into lines by `\n`; a last line
-//! without one is left out of the fingerprint, since it may still be
-//! being written (it is audited, and audited again once it is whole).
-//! Its fingerprint is the number of lines N,
+//! Design. A log is a byte string cut into lines by `\n`. Its
+//! fingerprint is the number of lines N,
 //! the number of bytes B they take, and the SHA-256 of those B bytes:
 //! "the first N lines of this file are exactly that log" is then "after
 //! N lines this file has read B bytes, and their SHA-256 is the same" —
@@ -20,6 +18,13 @@
 //! differs, so after a few lines the reader knows whether this file can
 //! be an older log grown or renamed (`may_match`), without waiting for
 //! line N; the final word is always the full hash at line N.
+//!
+//! A last line without its `\n` may still be being written, so it is no
+//! line of N; but it was audited, so the fingerprint keeps it apart as
+//! the `tail` (its length and the hash of all B bytes and it). A file
+//! read later whose line N + 1 is exactly that tail — ended now, or still
+//! not — audited it already: its head is N + 1 lines. A tail that grew
+//! (the line was cut mid-write) is a new line, audited whole.
 //!
 //! How the pipeline uses it: the one reader thread of each file feeds its
 //! decompressed chunks, in order, to a [`Reading`] made from the state's
@@ -49,6 +54,26 @@ pub struct Fingerprint {
     pub checkpoints: Vec<Checkpoint>,
     /// When a run last audited (or met) this log, for expiry.
     pub audited_ms: i64,
+    /// The last line when it had no line end: audited, no part of N.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tail: Option<Tail>,
+}
+
+/// A last line without its line end, as audited.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Tail {
+    /// Its bytes.
+    pub bytes: u64,
+    /// SHA-256 of the B bytes of the lines and the tail's, in hex.
+    pub sha256: String,
+}
+
+impl Fingerprint {
+    /// The lines of the log as its reader numbers them: N, and the tail.
+    pub fn lines_read(&self) -> u64 {
+        self.lines + u64::from(self.tail.is_some())
+    }
 }
 
 /// The first 64 bits of the running hash after `lines` lines.
@@ -100,14 +125,23 @@ pub struct Reading<'k> {
     next_checkpoint: u64,
     checkpoints: Vec<Checkpoint>,
     matched: Vec<usize>,
+    /// Known logs matched through N that have a tail, by N + 1, with the
+    /// hash after their N lines: line N + 1 decides.
+    tails: BTreeMap<u64, Vec<(usize, Sha256)>>,
+    /// Known logs whose tail is line N + 1 of this file too.
+    matched_tails: Vec<usize>,
 }
 
 impl<'k> Reading<'k> {
     pub fn new(known: &'k [Fingerprint]) -> Reading<'k> {
         let mut ends: BTreeMap<u64, Vec<usize>> = BTreeMap::new();
+        // A log that was only an unfinished line: its tail is line 1.
+        let mut tails: BTreeMap<u64, Vec<(usize, Sha256)>> = BTreeMap::new();
         for (i, f) in known.iter().enumerate() {
             if f.lines > 0 {
                 ends.entry(f.lines).or_default().push(i);
+            } else if f.tail.is_some() {
+                tails.entry(1).or_default().push((i, Sha256::new()));
             }
         }
         Reading {
@@ -120,19 +154,25 @@ impl<'k> Reading<'k> {
             next_checkpoint: 1,
             checkpoints: Vec::new(),
             matched: Vec::new(),
+            tails,
+            matched_tails: Vec::new(),
         }
     }
 
     /// True while some known log may still be a head of this file (or has
     /// been found to be one).
     pub fn may_match(&self) -> bool {
-        !self.matched.is_empty() || !self.ends.is_empty()
+        !self.matched.is_empty()
+            || !self.ends.is_empty()
+            || !self.tails.is_empty()
+            || !self.matched_tails.is_empty()
     }
 
     /// True while a known log may still be found to be a head of this
-    /// file: the reading has not yet passed every candidate's end.
+    /// file: the reading has not yet passed every candidate's end (its
+    /// tail's included).
     pub fn pending(&self) -> bool {
-        !self.ends.is_empty()
+        !self.ends.is_empty() || !self.tails.is_empty()
     }
 
     /// The complete lines taken in so far.
@@ -143,17 +183,16 @@ impl<'k> Reading<'k> {
     /// Lines at the head of the file known so far to be a log audited
     /// before: the longest match found yet.
     pub fn matched_lines(&self) -> u64 {
-        self.matched
-            .iter()
-            .map(|&i| self.known[i].lines)
-            .max()
-            .unwrap_or(0)
+        let lines = self.matched.iter().map(|&i| self.known[i].lines);
+        let tails = self.matched_tails.iter().map(|&i| self.known[i].lines + 1);
+        lines.chain(tails).max().unwrap_or(0)
     }
 
     /// The next line count at which the reading must stop and look.
     fn next_stop(&self) -> u64 {
         let end = self.ends.keys().next().copied().unwrap_or(u64::MAX);
-        end.min(self.next_checkpoint)
+        let tail = self.tails.keys().next().copied().unwrap_or(u64::MAX);
+        end.min(tail).min(self.next_checkpoint)
     }
 
     /// Takes the next piece of the file's text.
@@ -194,6 +233,11 @@ impl<'k> Reading<'k> {
             }
             match cut {
                 Some(cut) => {
+                    // The last stop was line N (`tails` are set there), so
+                    // this piece is line N + 1 and its line end.
+                    if let Some(list) = self.tails.remove(&stop) {
+                        self.compare_tails(list, &text[..cut - 1]);
+                    }
                     self.hasher.update(&text[..cut]);
                     self.bytes += cut as u64;
                     self.lines = stop;
@@ -241,22 +285,69 @@ impl<'k> Reading<'k> {
                 let f = &self.known[i];
                 if f.bytes == self.bytes && f.sha256 == full {
                     self.matched.push(i);
+                    if f.tail.is_some() {
+                        self.tails
+                            .entry(self.lines + 1)
+                            .or_default()
+                            .push((i, self.hasher.clone()));
+                    }
                 }
             }
         }
     }
 
-    /// The end of the file: what it matched, and its fingerprint — of its
-    /// complete lines only (a last line without its end is left out, so a
-    /// log met again once that line is finished still matches up to it).
+    /// Line N + 1 of this file, without its line end, against the tails
+    /// of the known logs matched through N.
+    fn compare_tails(&mut self, list: Vec<(usize, Sha256)>, line: &[u8]) {
+        for (i, mut hasher) in list {
+            let Some(tail) = &self.known[i].tail else {
+                continue;
+            };
+            if tail.bytes != line.len() as u64 {
+                continue;
+            }
+            hasher.update(line);
+            if hex(&hasher.finalize()) == tail.sha256 {
+                self.matched_tails.push(i);
+            }
+        }
+    }
+
+    /// Says the file has no more text: a tail due at the line after the
+    /// last whole one is compared with the unfinished line, and nothing
+    /// is pending any more.
+    pub fn input_ended(&mut self) {
+        let carry = std::mem::take(&mut self.carry);
+        if let Some(list) = self.tails.remove(&(self.lines + 1)) {
+            self.compare_tails(list, &carry);
+        }
+        self.tails.clear();
+        self.carry = carry;
+    }
+
+    /// The end of the file: what it matched, and its fingerprint — its
+    /// complete lines, and apart from them a last line without its end
+    /// (so a log met again once that line is finished still matches up to
+    /// it, and knows that line was audited).
     pub fn finish(mut self, audited_ms: i64) -> Finished {
         // Candidates longer than the file cannot match.
         self.ends.clear();
+        self.input_ended();
+        let carry = std::mem::take(&mut self.carry);
+        let tail = (!carry.is_empty()).then(|| {
+            let mut hasher = self.hasher.clone();
+            hasher.update(&carry);
+            Tail {
+                bytes: carry.len() as u64,
+                sha256: hex(&hasher.finalize()),
+            }
+        });
+        let already_audited = self.matched_lines();
         let sha256 = hex(&self.hasher.finalize());
+        self.matched.extend(self.matched_tails.iter().copied());
         self.matched
             .sort_by_key(|&i| (self.known[i].lines, std::cmp::Reverse(i)));
         self.matched.dedup();
-        let already_audited = self.matched.last().map_or(0, |&i| self.known[i].lines);
         Finished {
             already_audited,
             matched: self.matched,
@@ -266,6 +357,7 @@ impl<'k> Reading<'k> {
                 sha256,
                 checkpoints: self.checkpoints,
                 audited_ms,
+                tail,
             },
         }
     }
@@ -388,15 +480,58 @@ mod tests {
         assert_eq!(got.matched, vec![1, 0]);
     }
 
+    /// A last line without its end was audited: met again, ended or
+    /// still not, it is not audited again; grown (it was cut mid-write),
+    /// it is a new line.
     #[test]
-    fn a_last_line_without_its_end_is_audited_again_once_finished() {
+    fn a_last_line_without_its_end_is_audited_once() {
         let text = b"a\nb\nc".to_vec();
         let known = vec![of_text(&[], &text, 0).fingerprint];
         assert_eq!(known[0].lines, 2);
-        assert_eq!(of_text(&known, &text, 0).already_audited, 2);
-        // The line was still being written: now it is whole, and new.
-        assert_eq!(of_text(&known, b"a\nb\ncd\n", 0).already_audited, 2);
-        assert_eq!(of_text(&known, b"a\nbc\n", 0).already_audited, 0);
+        assert_eq!(known[0].lines_read(), 3);
+        // (what, text, lines already audited)
+        let cases: [(&str, &[u8], u64); 7] = [
+            ("the same, still without its end", b"a\nb\nc", 3),
+            ("the line ended", b"a\nb\nc\n", 3),
+            ("the line ended, and more after", b"a\nb\nc\nd\ne", 3),
+            ("the line ended with CRLF", b"a\nb\nc\r\nd\n", 2),
+            ("the line was cut mid-write", b"a\nb\ncd\n", 2),
+            ("the line is gone", b"a\nb\n", 2),
+            ("a stranger", b"a\nbc\n", 0),
+        ];
+        for (what, text, expected) in cases {
+            for piece in [1, 2, 3, 5, usize::MAX] {
+                let mut reading = Reading::new(&known);
+                for chunk in text.chunks(piece) {
+                    reading.feed(chunk);
+                }
+                reading.input_ended();
+                assert_eq!(
+                    reading.matched_lines(),
+                    expected,
+                    "{what}, pieces of {piece}"
+                );
+                assert!(!reading.pending(), "{what}");
+                let got = read_in_pieces(&known, text, piece);
+                assert_eq!(got.already_audited, expected, "{what}, pieces of {piece}");
+            }
+        }
+        // Its own fingerprint keeps the tail: the next night knows it too.
+        let again = of_text(&known, b"a\nb\nc\nd", 0).fingerprint;
+        assert_eq!((again.lines, again.lines_read()), (3, 4));
+        assert_eq!(of_text(&[again], b"a\nb\nc\nd\n", 0).already_audited, 4);
+        // A log that was only an unfinished line.
+        let lone = vec![of_text(&[], b"only", 0).fingerprint];
+        assert_eq!(lone[0].lines_read(), 1);
+        assert_eq!(of_text(&lone, b"only\nnext\n", 0).already_audited, 1);
+        assert_eq!(of_text(&lone, b"only", 0).already_audited, 1);
+        assert_eq!(of_text(&lone, b"onlyx\n", 0).already_audited, 0);
+        // A doctored tail hash matches nothing past the lines.
+        let mut fake = known[0].clone();
+        if let Some(tail) = &mut fake.tail {
+            tail.sha256 = "0".repeat(64);
+        }
+        assert_eq!(of_text(&[fake], b"a\nb\nc\n", 0).already_audited, 2);
     }
 
     #[test]

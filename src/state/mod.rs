@@ -208,6 +208,16 @@ impl StateDir {
 
     /// Writes the state atomically (see the layout above).
     pub fn save(&self, state: &State) -> Result<()> {
+        self.prepare(state)?.commit()
+    }
+
+    /// The first half of `save`: writes every file the new state needs —
+    /// robots.txt versions under their hashes, and `state.json` under a
+    /// temporary name, synced — and leaves only its rename to `commit`.
+    /// A run prepares before it commits its reports, so that a state that
+    /// cannot be written (a full disk) is known while `run.json` can still
+    /// say exit 2 (SPEC §6: the state is updated only after the reports).
+    pub fn prepare(&self, state: &State) -> Result<PreparedState<'_>> {
         if !self.locked {
             return Err(Error::Write {
                 path: self.state_file(),
@@ -222,6 +232,7 @@ impl StateDir {
             let file = self.robots_file(&sha256);
             let present = fs::read(&file).is_ok_and(|b| b == v.bytes);
             if !present {
+                // Named by its hash: no state names it before the commit.
                 write_replacing(&file, &v.bytes)?;
             }
             stored_versions.push(StoredVersionJson {
@@ -249,27 +260,30 @@ impl StateDir {
             fingerprints: state.fingerprints.clone(),
             nights: state.nights.clone(),
         };
-        let mut text = serde_json::to_string_pretty(&stored).map_err(|e| Error::Write {
-            path: self.state_file(),
-            source: io::Error::other(e),
-        })?;
+        let path = self.state_file();
+        let fail = |source: io::Error| Error::Write {
+            path: path.clone(),
+            source,
+        };
+        let mut text =
+            serde_json::to_string_pretty(&stored).map_err(|e| fail(io::Error::other(e)))?;
         text.push('\n');
-        write_replacing(&self.state_file(), text.as_bytes())?;
-        // Only now may the files of versions no longer named go.
-        let named: Vec<String> = stored
+        let mut temp = tempfile::Builder::new()
+            .prefix(TEMP_PREFIX)
+            .tempfile_in(&self.dir)
+            .map_err(fail)?;
+        temp.write_all(text.as_bytes()).map_err(fail)?;
+        temp.as_file().sync_all().map_err(fail)?;
+        let named = stored
             .versions
             .iter()
             .map(|v| format!("{}.txt", v.sha256))
             .collect();
-        if let Ok(entries) = fs::read_dir(&robots_dir) {
-            for entry in entries.flatten() {
-                let name = entry.file_name().to_string_lossy().into_owned();
-                if is_version_file_name(&name) && !named.contains(&name) {
-                    let _ = fs::remove_file(entry.path());
-                }
-            }
-        }
-        Ok(())
+        Ok(PreparedState {
+            dir: self,
+            temp,
+            named,
+        })
     }
 
     /// Removes the temporary files of runs that were killed.
@@ -284,6 +298,41 @@ impl StateDir {
                 }
             }
         }
+    }
+}
+
+/// A state written but not yet in force: `commit` renames it into place;
+/// dropped uncommitted, it leaves the old state (and its temporary file
+/// goes with it).
+pub struct PreparedState<'d> {
+    dir: &'d StateDir,
+    temp: tempfile::NamedTempFile,
+    /// The version files the new state names.
+    named: Vec<String>,
+}
+
+impl PreparedState<'_> {
+    pub fn commit(self) -> Result<()> {
+        let path = self.dir.state_file();
+        let fail = |source: io::Error| Error::Write {
+            path: path.clone(),
+            source,
+        };
+        self.temp.persist(&path).map_err(|e| fail(e.error))?;
+        File::open(&self.dir.dir)
+            .and_then(|d| d.sync_all())
+            .map_err(fail)?;
+        // Only now may the files of versions no longer named go.
+        let robots_dir = self.dir.dir.join(ROBOTS_DIR);
+        if let Ok(entries) = fs::read_dir(&robots_dir) {
+            for entry in entries.flatten() {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                if is_version_file_name(&name) && !self.named.contains(&name) {
+                    let _ = fs::remove_file(entry.path());
+                }
+            }
+        }
+        Ok(())
     }
 }
 
@@ -521,6 +570,7 @@ impl State {
             f.lines == fingerprint.lines
                 && f.bytes == fingerprint.bytes
                 && f.sha256 == fingerprint.sha256
+                && f.tail == fingerprint.tail
         }) {
             Some(kept) => kept.audited_ms = kept.audited_ms.max(fingerprint.audited_ms),
             None => self.fingerprints.push(fingerprint),

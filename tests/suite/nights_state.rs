@@ -688,3 +688,94 @@ fn a_copy_given_in_the_same_run_is_audited_once() {
     assert_eq!(files[1]["lines_read"], 0);
     assert_eq!(json(&site, "state/state.json")["nights"][0]["fetches"], 100);
 }
+
+/// SPEC §6: a log that grew is audited from its first new line, "exactly
+/// as if the nights were one log". A last line without its line end was
+/// audited; the next night, ended now and followed by more, it is not
+/// audited again: no second row, and no fetch compared with itself for a
+/// rate. Given again unchanged, or compressed, nothing of it is new.
+#[test]
+fn a_last_line_without_its_end_is_audited_once() {
+    let robots = "User-agent: *\nDisallow: /private/\nRequest-rate: 1/10s\n";
+    let site = Site::new().with("robots.txt", robots);
+    let night1 = [fetch(0, "/a", 200), fetch(20, "/private/b", 200)].concat();
+    site.write("access.log", night1.trim_end_matches('\n'));
+    let run = audit_night(&site, &["access.log"], "out1");
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let rows = read(&site, "out1/violations.csv");
+    assert_eq!(body(&rows).len(), 1, "{rows}");
+    assert!(body(&rows)[0].contains(",2,") && body(&rows)[0].contains(",disallow,"));
+
+    // The same file again, before the server ended the line: nothing new.
+    let run = audit_night(&site, &["access.log"], "out2");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(body(&read(&site, "out2/violations.csv")).len(), 0);
+    assert_eq!(
+        json(&site, "out2/run.json")["files"][0]["already_audited"],
+        2
+    );
+
+    // The line ended, and a fetch 20 s later: no row (one log would have
+    // none), and the night counts each fetch once.
+    site.write(
+        "access.log",
+        [night1.as_str(), &fetch(40, "/c", 200)].concat(),
+    );
+    let run = audit_night(&site, &["access.log"], "out3");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(body(&read(&site, "out3/violations.csv")).len(), 0);
+    let state = json(&site, "state/state.json");
+    assert_eq!(state["nights"][0]["fetches"], 3, "{state}");
+    assert_eq!(state["nights"][0]["violations"]["disallow"], 1, "{state}");
+
+    // Compressed by logrotate: nothing new.
+    site.write(
+        "access.log.1.gz",
+        gzip(read(&site, "access.log").as_bytes()),
+    );
+    let run = audit_night(&site, &["access.log.1.gz"], "out4");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        json(&site, "out4/run.json")["files"][0]["already_audited"],
+        3
+    );
+}
+
+/// A log audited before that grew only by lines that do not parse, or by
+/// a blank line, was read: it is no error (exit 2 would keep the state
+/// from being saved, night after night). Its skipped lines are said.
+#[test]
+fn a_log_grown_by_junk_or_a_blank_line_is_no_error() {
+    let site = Site::new().with("robots.txt", ROTATION_ROBOTS);
+    let log = part(0, 1, "a");
+    site.write("access.log", &log);
+    let run = audit_night(&site, &["access.log"], "out1");
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    site.write("access.log", [log.as_str(), "\n"].concat());
+    let run = audit_night(&site, &["access.log"], "out2");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    site.write(
+        "access.log",
+        [log.as_str(), "\n", "garbage line here\n"].concat(),
+    );
+    let run = audit_night(&site, &["access.log"], "out3");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stderr.contains("skipped"), "{}", run.stderr);
+    let files = json(&site, "out3/run.json")["files"].clone();
+    assert_eq!(files[0]["already_audited"], 101, "{files}");
+}
+
+/// SPEC §6: a state that could not be saved is exit 2, and the reports
+/// say so: `run.json`'s `exit_status` is the run's, never a clean night's.
+/// (Here the state's `robots` folder is a file, so no version can be kept.)
+#[test]
+fn a_state_that_cannot_be_saved_is_exit_2_in_run_json_too() {
+    let site = Site::new().with("robots.txt", ROTATION_ROBOTS);
+    site.write("access.log", [fetch(0, "/p/1", 200)].concat());
+    site.write("state/robots", "not a folder");
+    let run = audit_night(&site, &["access.log"], "out");
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("state"), "{}", run.stderr);
+    assert_eq!(json(&site, "out/run.json")["exit_status"], 2);
+    assert!(!site.path("state/state.json").exists());
+}
