@@ -32,6 +32,11 @@ pub enum Error {
         path: PathBuf,
         at: Position,
         cause: String,
+        /// The damage was found only by the member's checksum: it may lie
+        /// anywhere before, and the inflater may have given wrong text
+        /// since. Not so for a file that ends early, garbage after its last
+        /// whole member, or a stream caught at an invalid code.
+        untrusted: bool,
     },
     /// The content does not have the expected form (`--strict` log lines, a
     /// PTR map line, a log format string).
@@ -75,10 +80,24 @@ impl fmt::Display for Error {
                 write_place(f, path, *at)?;
                 write!(f, ": {source}")
             }
-            Error::Corrupt { path, at, cause } => {
+            Error::Corrupt {
+                path,
+                at,
+                cause,
+                untrusted,
+            } => {
                 write!(f, "damaged input: ")?;
                 write_place(f, path, *at)?;
-                write!(f, ": {cause}")
+                write!(f, ": {cause}")?;
+                if *untrusted {
+                    write!(
+                        f,
+                        " (found by the checksum at the end of the gzip member: the damage \
+                         may lie anywhere before it, and rows of this file after it may come \
+                         from damaged text; decompress what is left with `gzip -dc` and check)"
+                    )?;
+                }
+                Ok(())
             }
             Error::Format { path, at, cause } => {
                 write!(f, "bad format: ")?;

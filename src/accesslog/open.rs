@@ -362,19 +362,32 @@ impl Input {
         let garbage = error
             .get_ref()
             .is_some_and(|inner| inner.is::<TrailingGarbage>());
-        let cause = if garbage {
+        // What was inflated before the damage is the log's text when the
+        // file only ends early or a member ends and garbage follows. A
+        // damage found only by the member's checksum (a flipped bit that
+        // still inflates) may lie anywhere before: the message says so.
+        let (cause, untrusted) = if garbage {
             // The position is exact: where the last member ended.
-            "garbage after the last gzip member".to_string()
+            ("garbage after the last gzip member".to_string(), false)
         } else if error.kind() == io::ErrorKind::UnexpectedEof {
-            "gzip data ends early (truncated file)".to_string()
+            ("gzip data ends early (truncated file)".to_string(), false)
         } else if error.to_string().contains("header") {
             // After a complete member, anything but another member is
             // garbage; at the start it means a damaged header.
-            "not a gzip member (damaged header, or garbage after the last member)".to_string()
+            (
+                "not a gzip member (damaged header, or garbage after the last member)".to_string(),
+                false,
+            )
         } else {
-            format!("corrupt gzip data: {error}")
+            let checksum = error.to_string().contains("matching checksum");
+            (format!("corrupt gzip data: {error}"), checksum)
         };
-        Error::Corrupt { path, at, cause }
+        Error::Corrupt {
+            path,
+            at,
+            cause,
+            untrusted,
+        }
     }
 }
 
@@ -489,6 +502,53 @@ mod tests {
                 (result, _) => panic!("{tail:?}: {result:?}"),
             }
         }
+    }
+
+    /// A flipped byte in a stored block inflates without a word: only the
+    /// member's CRC-32 finds it, at the end, and the error says the damage
+    /// may lie anywhere before. A cut file is not so.
+    #[test]
+    fn damage_found_by_the_checksum_says_it_may_lie_anywhere_before() {
+        let text = b"line one\nline two\nline three\n";
+        let mut encoder = GzEncoder::new(Vec::new(), Level::none());
+        encoder.write_all(text).unwrap();
+        let mut bytes = encoder.finish().unwrap();
+        let at = bytes.windows(3).position(|w| w == b"two").unwrap();
+        bytes[at] ^= 0x01;
+        let mut input = from_reader(
+            Path::new("t.gz"),
+            Box::new(io::Cursor::new(bytes.clone())),
+            None,
+        )
+        .unwrap();
+        let error = read_all(&mut input).unwrap_err();
+        let error = input.read_error(error);
+        match &error {
+            Error::Corrupt { at, untrusted, .. } => {
+                assert!(*untrusted);
+                assert_eq!(*at, Position::Byte(bytes.len() as u64));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(
+            error.to_string().contains("may lie anywhere before"),
+            "{error}"
+        );
+        let whole = gzip(text);
+        let mut cut = from_reader(
+            Path::new("t.gz"),
+            Box::new(io::Cursor::new(whole[..whole.len() - 3].to_vec())),
+            None,
+        )
+        .unwrap();
+        let error = read_all(&mut cut).unwrap_err();
+        assert!(matches!(
+            cut.read_error(error),
+            Error::Corrupt {
+                untrusted: false,
+                ..
+            }
+        ));
     }
 
     #[test]

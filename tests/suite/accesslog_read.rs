@@ -159,10 +159,17 @@ fn truncated_gzip_gives_its_lines_then_the_position() {
         let path = write_file(dir.path(), "cut.gz", &whole[..cut]);
         let got = read(&path);
         match &got.error {
-            Some(Error::Corrupt { path: p, at, cause }) => {
+            Some(Error::Corrupt {
+                path: p,
+                at,
+                cause,
+                untrusted,
+            }) => {
                 assert_eq!(p, &path);
                 assert_eq!(*at, Position::Byte(cut as u64));
                 assert!(cause.contains("ends early"), "{cause}");
+                // What came before the cut is the log's own text.
+                assert!(!untrusted);
             }
             other => panic!("cut at {cut}: {other:?}"),
         }
@@ -187,9 +194,14 @@ fn corrupt_gzip_gives_its_lines_then_the_position() {
     match &got.error {
         Some(Error::Corrupt {
             at: Position::Byte(at),
+            untrusted,
             ..
         }) => {
             assert!(*at >= middle as u64 && *at <= bytes.len() as u64, "{at}");
+            // Found by the checksum at the end of the member (the message
+            // then says the damage may lie anywhere before), or at an
+            // invalid code where it was caught.
+            assert!(!*untrusted || *at == bytes.len() as u64, "{at}");
         }
         other => panic!("{other:?}"),
     }
@@ -209,7 +221,9 @@ fn garbage_after_the_last_member_is_damage() {
         let got = read(&path);
         assert_eq!(got.lines, plain_lines(&text), "all real lines come first");
         match &got.error {
-            Some(Error::Corrupt { .. }) => {}
+            Some(Error::Corrupt {
+                untrusted: false, ..
+            }) => {}
             other => panic!("{garbage:?}: {other:?}"),
         }
     }
