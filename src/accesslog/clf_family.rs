@@ -191,7 +191,11 @@ pub(crate) fn read(line: &[u8], family: Family) -> Option<Entry<'_>> {
     let (status, blank) = status(line, close + 2)?;
     entry.status = status;
     if family == Family::Common {
-        // `%b` last: ends anywhere, and is not used.
+        // `%b` last: ends anywhere, and is not used; a raw CR after it is
+        // the general reader's to refuse.
+        if memchr::memchr(b'\r', &line[blank..]).is_some() {
+            return None;
+        }
         return accept(entry, plain_client);
     }
     // `%b`, then ` "`.
@@ -210,6 +214,11 @@ pub(crate) fn read(line: &[u8], family: Family) -> Option<Entry<'_>> {
         .get(agent_end + 1)
         .is_some_and(|b| !b.is_ascii_whitespace())
     {
+        return None;
+    }
+    // Fields after it are ignored, but a raw CR among them is the general
+    // reader's to refuse (a file of CR line ends).
+    if line.len() > agent_end + 1 && memchr::memchr(b'\r', &line[agent_end + 1..]).is_some() {
         return None;
     }
     entry.user_agent = present(&line[pos..agent_end]);

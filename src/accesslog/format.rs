@@ -583,6 +583,13 @@ impl LogFormat {
             }
             pos = end + step.after.bytes().len();
         }
+        // Fields past the format's last are ignored, but not a carriage
+        // return among them: servers escape control bytes, so a raw one
+        // means a file whose lines end in CR alone, every record after the
+        // first swallowed into this line. Skipped, never a clean night.
+        if memchr::memchr(b'\r', &line[pos.min(line.len())..]).is_some() {
+            return Err(Skip::Mismatch);
+        }
         // `-` is a client field that says "no address": the line is read
         // and gives no PTR name (SPEC §2); an empty one is no field at all.
         if entry.client.is_empty() {

@@ -549,3 +549,48 @@ fn forwarded_for_field() {
         assert_eq!(entry.client, b"203.0.113.5");
     }
 }
+
+/// A file whose lines end in CR alone reads as one line: its first record
+/// parses and every later one would be ignored as trailing fields. A raw
+/// CR (servers escape control bytes) among the ignored fields skips the
+/// line instead, so such a file is "no line parsed", never a clean night.
+/// A CRLF line end is a line end, and a CR inside a quoted field is the
+/// field's.
+#[test]
+fn a_raw_cr_among_ignored_fields_skips_the_line() {
+    let ua = "Mozilla/5.0 (compatible; SeznamBot/4.0)";
+    let record = |path: &str| {
+        format!(
+            "77.75.77.1 - - [30/Nov/2026:00:00:01 +0100] \"GET {path} HTTP/1.1\" 200 1 \"-\" \"{ua}\""
+        )
+    };
+    let cr_file = format!("{}\r{}\r{}\r", record("/a"), record("/b"), record("/c"));
+    for spec in [
+        COMBINED,
+        COMMON,
+        // A custom format takes the general reader.
+        r#"%h %l %u %t "%r" %>s %b "%{Referer}i" "%{User-agent}i" %D"#,
+    ] {
+        let format = LogFormat::new(spec).unwrap_or_else(|e| panic!("{spec}: {e}"));
+        assert_eq!(
+            format.parse(cr_file.as_bytes()).map(|_| ()),
+            Err(Skip::Mismatch),
+            "{spec}"
+        );
+        assert_eq!(
+            format
+                .parse_steps(cr_file.trim_end().as_bytes())
+                .map(|_| ()),
+            Err(Skip::Mismatch),
+            "{spec}: the general reader"
+        );
+    }
+    let format = LogFormat::new(COMBINED).unwrap_or_default();
+    for fine in [
+        format!("{}\r\n", record("/a")),
+        format!("{}\r", record("/a")),
+        format!("{} 1234\n", record("/a")),
+    ] {
+        assert!(format.parse(fine.as_bytes()).is_ok(), "{fine:?}");
+    }
+}
