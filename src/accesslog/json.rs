@@ -84,9 +84,9 @@ pub struct JsonFormat {
     /// (`Role as usize`): found without a search on every line.
     roles: [Vec<usize>; ROLES.len()],
     /// The unit of a time written as a number, when the mapping names
-    /// one: 1 (seconds), 1000 (ms), 1_000_000 (µs) or 1_000_000_000 (ns).
-    /// Without one, the number's size tells (`unit_of`).
-    time_scale: Option<i64>,
+    /// one: 1 (seconds), 1000 (ms), 1_000_000 (µs) or 1_000_000_000 (ns);
+    /// 0 when it names none, and the number's size tells (`unit_of`).
+    time_scale: i64,
     /// `--log-tz`: where a time written without an offset is placed.
     zone: Option<LogTz>,
 }
@@ -99,7 +99,7 @@ impl JsonFormat {
             name: name.to_string(),
             tree: Vec::new(),
             roles: Default::default(),
-            time_scale: None,
+            time_scale: 0,
             zone: None,
         };
         let mut leaves = 0;
@@ -122,10 +122,10 @@ impl JsonFormat {
                 && let Some((rest, unit)) = paths.rsplit_once(':')
             {
                 format.time_scale = match unit {
-                    "s" => Some(1),
-                    "ms" => Some(1000),
-                    "us" => Some(1_000_000),
-                    "ns" => Some(1_000_000_000),
+                    "s" => 1,
+                    "ms" => 1000,
+                    "us" => 1_000_000,
+                    "ns" => 1_000_000_000,
                     other => return Err(format!("time unit {other:?} is none of s, ms, us, ns")),
                 };
                 paths = rest;
@@ -277,8 +277,8 @@ impl JsonFormat {
     fn time(&self, raw: &[u8]) -> Result<Timestamp, Skip> {
         if let Some(time) = seconds(raw)
             && match self.time_scale {
-                Some(scale) => scale == 1,
-                None => unit_of(digit_count(time.unix)) == 1,
+                0 => unit_of(digit_count(time.unix)) == 1,
+                scale => scale == 1,
             }
         {
             return Ok(time);
@@ -328,7 +328,10 @@ impl JsonFormat {
         if digits == 0 || !fraction_read {
             return None;
         }
-        let scale = self.time_scale.unwrap_or_else(|| unit_of(digits));
+        let scale = match self.time_scale {
+            0 => unit_of(digits),
+            scale => scale,
+        };
         if scale == 1 {
             return epoch_prefix(text, 1)
                 .filter(|&(_, used)| used == text.len())
