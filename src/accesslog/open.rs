@@ -203,6 +203,20 @@ fn read_prefix(reader: &mut dyn Read, buf: &mut [u8]) -> io::Result<usize> {
     Ok(filled)
 }
 
+/// The tool of a file compressed otherwise than with gzip, told by its
+/// first bytes (logrotate's `compresscmd` is often xz or zstd): such a
+/// file fits no log format, and saying why beats "give --log-format".
+fn other_compression(magic: &[u8]) -> Option<&'static str> {
+    match magic {
+        [0xFD, b'7', b'z', b'X', b'Z', 0x00] => Some("xz"),
+        [0x28, 0xB5, 0x2F, 0xFD, ..] => Some("zstd"),
+        // "BZh", the block size, then the first block's magic.
+        [b'B', b'Z', b'h', b'1'..=b'9', 0x31, 0x41] => Some("bzip2"),
+        [0x04, 0x22, 0x4D, 0x18, ..] => Some("lz4"),
+        _ => None,
+    }
+}
+
 /// Opens a log file, or standard input for `-`.
 ///
 /// A missing file, a directory or a file without read permission is
@@ -309,18 +323,28 @@ pub fn from_reader(
     mut source: Box<dyn Read + Send>,
     size: Option<u64>,
 ) -> Result<Input> {
-    let mut magic = [0u8; 2];
+    let mut magic = [0u8; 6];
     let got = read_prefix(&mut source, &mut magic).map_err(|source| Error::Read {
         path: path.to_path_buf(),
         at: Position::Byte(0),
         source,
     })?;
+    if let Some(tool) = other_compression(&magic[..got]) {
+        return Err(Error::Format {
+            path: path.to_path_buf(),
+            at: Position::File,
+            cause: format!(
+                "compressed with {tool}: only gzip is read; decompress it first \
+                 ({tool} -dc FILE | robots-audit --log - …)"
+            ),
+        });
+    }
     let consumed = Arc::new(AtomicU64::new(0));
     let failed = Arc::new(AtomicBool::new(false));
     // The sniffed bytes go back in front of the rest of the stream.
     let prefix = io::Cursor::new(magic[..got].to_vec());
     let whole = prefix.chain(source);
-    let (compression, reader): (Compression, Box<dyn Read + Send>) = if magic == GZIP_MAGIC {
+    let (compression, reader): (Compression, Box<dyn Read + Send>) = if magic[..2] == GZIP_MAGIC {
         let buffered = BufReader::with_capacity(GZIP_BUFFER, whole);
         let counted = CountedBuf {
             inner: buffered,
@@ -500,6 +524,35 @@ mod tests {
                     other => panic!("{tail:?}: {other:?}"),
                 },
                 (result, _) => panic!("{tail:?}: {result:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn other_compressions_are_named() {
+        let cases: [(&[u8], Option<&str>); 6] = [
+            (b"\xFD7zXZ\x00\x00\x04", Some("xz")),
+            (b"\x28\xB5\x2F\xFD\x24\x00", Some("zstd")),
+            (b"BZh91AY&SY", Some("bzip2")),
+            (b"\x04\x22\x4D\x18\x64\x40", Some("lz4")),
+            (b"BZh9 - - [30/Nov", None),
+            (b"77.75.77.1 - -", None),
+        ];
+        for (bytes, tool) in cases {
+            let got = from_reader(
+                Path::new("a.log"),
+                Box::new(io::Cursor::new(bytes.to_vec())),
+                None,
+            );
+            match (got, tool) {
+                (Err(Error::Format { cause, .. }), Some(tool)) => {
+                    assert!(
+                        cause.contains(&format!("compressed with {tool}")),
+                        "{cause}"
+                    );
+                }
+                (Ok(_), None) => {}
+                (got, _) => panic!("{bytes:?}: {:?}", got.map(|i| i.compression)),
             }
         }
     }
