@@ -71,8 +71,8 @@ impl OutDir {
                         return Err(fail(dir)(io::Error::new(
                             io::ErrorKind::WouldBlock,
                             format!(
-                                "another run is writing reports here; gave up after {} s \
-                                 (see --lock-wait)",
+                                "another robots-audit run holds this folder (its reports \
+                                 or its state); gave up after {} s (see --lock-wait)",
                                 wait.as_secs()
                             ),
                         )));

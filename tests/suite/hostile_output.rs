@@ -754,7 +754,11 @@ fn a_second_run_on_the_same_out_waits_for_the_lock_or_exits_2() {
     refused.extend(["--lock-wait", "0"]);
     let second = run_within(&refused, Duration::from_secs(30));
     assert_eq!(second.code(), Some(2), "{}", second.stderr);
-    assert!(second.stderr.contains("another run"), "{}", second.stderr);
+    assert!(
+        second.stderr.contains("another robots-audit run holds"),
+        "{}",
+        second.stderr
+    );
     assert!(second.stderr.contains(s(&out)), "{}", second.stderr);
     assert_eq!(entries(&out), [".robots-audit"], "the second run wrote");
 
