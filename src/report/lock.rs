@@ -130,7 +130,12 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let first = OutDir::lock(dir.path(), Duration::ZERO).unwrap();
         let second = OutDir::lock(dir.path(), Duration::ZERO).unwrap_err();
-        assert!(second.to_string().contains("another run"), "{second}");
+        assert!(
+            second
+                .to_string()
+                .contains("another robots-audit run holds"),
+            "{second}"
+        );
         drop(first);
         OutDir::lock(dir.path(), Duration::ZERO).unwrap();
     }

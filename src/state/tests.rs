@@ -229,7 +229,10 @@ fn one_run_at_a_time_and_one_lock_when_out_is_the_same_folder() {
     let dir = tempfile::tempdir().unwrap();
     let first = locked(dir.path());
     let err = StateDir::lock(dir.path(), Duration::ZERO, None).unwrap_err();
-    assert!(err.to_string().contains("another run"), "{err}");
+    assert!(
+        err.to_string().contains("another robots-audit run holds"),
+        "{err}"
+    );
     drop(first);
     let out = OutDir::lock(dir.path(), Duration::ZERO).unwrap();
     // The --out lock held by this run covers the state in the same folder.
