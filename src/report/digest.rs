@@ -113,8 +113,10 @@ pub struct Digest<'d> {
     /// and kind, told apart by version (and text, for a made rule of no
     /// line), looked up without a copy of the row's text.
     rule_index: HashMap<(usize, Kind), Vec<usize>, Fold>,
-    pub addresses: Vec<AddressTotals>,
-    address_index: HashMap<Vec<u8>, usize, Fold>,
+    /// Spoofing addresses (SPEC §7 `impostor-addresses.csv`): gathered by
+    /// client in memory, spilled to a sorter that merges equal clients
+    /// when they outgrow their share of `--memory`; ranked at `finish`.
+    addresses: Addresses<'d>,
     pub violations: u64,
     /// Rows that accuse (whose note does not only inform).
     pub accusing: u64,
@@ -135,8 +137,7 @@ impl<'d> Digest<'d> {
             crawlers: vec![None; crawlers],
             rules: Vec::new(),
             rule_index: HashMap::default(),
-            addresses: Vec::new(),
-            address_index: HashMap::default(),
+            addresses: Addresses::new(budget, spill),
             violations: 0,
             accusing: 0,
             impostor_fetches: 0,
@@ -248,34 +249,15 @@ impl<'d> Digest<'d> {
 
     pub fn impostor(&mut self, impostor: &Impostor) {
         self.impostor_fetches += 1;
-        let time = impostor.fetch.time;
         let client = match parse_client(impostor.fetch.client()) {
             Client::Addr(addr) => addr.to_string().into_bytes(),
             _ => impostor.fetch.client().to_vec(),
         };
-        let next = self.addresses.len();
-        let at = *self.address_index.entry(client.clone()).or_insert(next);
-        if at == next {
-            self.addresses.push(AddressTotals {
-                client,
-                claimed: BTreeSet::new(),
-                fetches: 0,
-                ptr: None,
-                reason: impostor.reason,
-                first: time,
-                last: time,
-            });
-        }
-        let address = &mut self.addresses[at];
-        address.fetches += 1;
-        address.claimed.insert(impostor.claimed);
-        if address.ptr.is_none() {
-            address.ptr.clone_from(&impostor.ptr);
-        }
-        address.last = time;
+        self.addresses.add(client, impostor);
     }
 
-    /// Counts the distinct targets, now that every row is in.
+    /// Counts the distinct targets and ranks the spoofing addresses, now
+    /// that every row is in.
     pub fn finish(mut self) -> Result<Digest<'d>> {
         self.send_pending();
         let Some(targets) = self.targets.take() else {
@@ -297,6 +279,7 @@ impl<'d> Digest<'d> {
                 }
             }
         }
+        self.addresses.rank()?;
         Ok(self)
     }
 
@@ -316,17 +299,374 @@ impl<'d> Digest<'d> {
         rules
     }
 
-    /// The spoofing addresses, most fetches first, ties by first_time.
-    pub fn addresses_in_order(&self) -> Vec<&AddressTotals> {
-        let mut addresses: Vec<&AddressTotals> = self.addresses.iter().collect();
-        addresses.sort_by(|a, b| {
-            b.fetches
-                .cmp(&a.fetches)
-                .then(a.first.instant_ms().cmp(&b.first.instant_ms()))
-                .then(a.client.cmp(&b.client))
-        });
-        addresses
+    /// How many spoofing addresses there are (after `finish`).
+    pub fn address_count(&self) -> u64 {
+        self.addresses.count
     }
+
+    /// The first `TOP_ADDRESSES` spoofing addresses in report order (after
+    /// `finish`), for the report for people.
+    pub fn top_addresses(&self) -> &[AddressTotals] {
+        &self.addresses.top
+    }
+
+    /// Every spoofing address, most fetches first, ties by first_time, then
+    /// client (after `finish`): read once, for `impostor-addresses.csv`.
+    pub fn take_addresses(&self) -> impl Iterator<Item = Result<AddressTotals>> + use<> {
+        let ranked = self
+            .addresses
+            .ranked
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        let (memory, disk) = match ranked {
+            Some(Ranked::Memory(all)) => (Some(all.into_iter().map(Ok)), None),
+            Some(Ranked::Disk(merged)) => (None, Some(merged.map(|r| r.map(|r| r.0)))),
+            None => (None, None),
+        };
+        memory
+            .into_iter()
+            .flatten()
+            .chain(disk.into_iter().flatten())
+    }
+}
+
+/// Spoofing addresses kept in memory for the report for people.
+pub const TOP_ADDRESSES: usize = 100;
+
+/// The order of `impostor-addresses.csv` (SPEC §7): most fetches first,
+/// ties by first_time, then client (unique).
+fn report_order(a: &AddressTotals, b: &AddressTotals) -> Ordering {
+    b.fetches
+        .cmp(&a.fetches)
+        .then(a.first.instant_ms().cmp(&b.first.instant_ms()))
+        .then(a.client.cmp(&b.client))
+}
+
+/// The spoofing addresses, gathered by client.
+struct Addresses<'d> {
+    live: HashMap<Vec<u8>, Spoofer, Fold>,
+    live_bytes: usize,
+    /// Bytes of `live` past which it goes to `by_client`.
+    limit: usize,
+    /// Impostors seen, in report order: decides which one's reason and
+    /// name an address keeps when its records meet.
+    seq: u64,
+    by_client: Option<Sorter<'d, Spoofer>>,
+    budget: usize,
+    spill: &'d SpillDir,
+    // Filled by `rank`:
+    count: u64,
+    top: Vec<AddressTotals>,
+    ranked: std::sync::Mutex<Option<Ranked>>,
+}
+
+/// The ranked addresses, held or read back from sorted runs.
+enum Ranked {
+    Memory(Vec<AddressTotals>),
+    Disk(crate::spill::Merged<RankedAddress>),
+}
+
+impl<'d> Addresses<'d> {
+    fn new(budget: usize, spill: &'d SpillDir) -> Addresses<'d> {
+        Addresses {
+            live: HashMap::default(),
+            live_bytes: 0,
+            // As the pending pairs: an eighth of the share.
+            limit: (budget / 8).max(64 * 1024),
+            seq: 0,
+            by_client: None,
+            budget,
+            spill,
+            count: 0,
+            top: Vec::new(),
+            ranked: std::sync::Mutex::new(None),
+        }
+    }
+
+    fn add(&mut self, client: Vec<u8>, impostor: &Impostor) {
+        let seq = self.seq;
+        self.seq += 1;
+        let time = impostor.fetch.time;
+        let ptr_seq = if impostor.ptr.is_some() {
+            seq
+        } else {
+            u64::MAX
+        };
+        match self.live.get_mut(&client) {
+            Some(spoofer) => {
+                let totals = &mut spoofer.totals;
+                totals.fetches += 1;
+                totals.claimed.insert(impostor.claimed);
+                if totals.ptr.is_none() && impostor.ptr.is_some() {
+                    totals.ptr.clone_from(&impostor.ptr);
+                    spoofer.ptr_seq = seq;
+                }
+                totals.last = time;
+                spoofer.last_seq = seq;
+            }
+            None => {
+                let spoofer = Spoofer {
+                    totals: AddressTotals {
+                        client: client.clone(),
+                        claimed: BTreeSet::from([impostor.claimed]),
+                        fetches: 1,
+                        ptr: impostor.ptr.clone(),
+                        reason: impostor.reason,
+                        first: time,
+                        last: time,
+                    },
+                    first_seq: seq,
+                    last_seq: seq,
+                    ptr_seq,
+                };
+                self.live_bytes += spoofer.size() + client.len() + 32;
+                self.live.insert(client, spoofer);
+            }
+        }
+        if self.live_bytes >= self.limit {
+            self.send_live();
+        }
+    }
+
+    /// Hands the addresses held to the sorter that merges them by client.
+    fn send_live(&mut self) {
+        self.live_bytes = 0;
+        let live = std::mem::take(&mut self.live);
+        let sorter = self
+            .by_client
+            .get_or_insert_with(|| Sorter::new(self.budget / 8, self.spill));
+        sorter.extend(live.into_values());
+    }
+
+    /// Merges, counts and ranks every address; keeps the first
+    /// `TOP_ADDRESSES`, and the rest for `take_addresses`.
+    fn rank(&mut self) -> Result<()> {
+        let Some(sorter) = self.by_client.take() else {
+            let mut all: Vec<AddressTotals> = std::mem::take(&mut self.live)
+                .into_values()
+                .map(|s| s.totals)
+                .collect();
+            all.sort_by(report_order);
+            self.count = all.len() as u64;
+            self.top = all.iter().take(TOP_ADDRESSES).cloned().collect();
+            *self.ranked.get_mut().unwrap_or_else(|e| e.into_inner()) = Some(Ranked::Memory(all));
+            return Ok(());
+        };
+        sorter.extend(std::mem::take(&mut self.live).into_values());
+        let ranked: Sorter<'d, RankedAddress> = Sorter::new(self.budget / 2, self.spill);
+        let mut top: Vec<AddressTotals> = Vec::new();
+        let mut count = 0u64;
+        for spoofer in sorter.finish()? {
+            let totals = spoofer?.totals;
+            count += 1;
+            // The first `TOP_ADDRESSES` in report order, kept as they come.
+            if top.len() < TOP_ADDRESSES
+                || top
+                    .last()
+                    .is_some_and(|last| report_order(&totals, last) == Ordering::Less)
+            {
+                let at = top.partition_point(|t| report_order(t, &totals) == Ordering::Less);
+                top.insert(at, totals.clone());
+                top.truncate(TOP_ADDRESSES);
+            }
+            ranked.extend([RankedAddress(totals)]);
+        }
+        self.count = count;
+        self.top = top;
+        *self.ranked.get_mut().unwrap_or_else(|e| e.into_inner()) =
+            Some(Ranked::Disk(ranked.finish()?));
+        Ok(())
+    }
+}
+
+/// One address's impostors so far, with the places in report order of
+/// its first and last, and of the first that gave a name.
+#[derive(Debug, Clone)]
+struct Spoofer {
+    totals: AddressTotals,
+    first_seq: u64,
+    last_seq: u64,
+    ptr_seq: u64,
+}
+
+impl Record for Spoofer {
+    fn order(&self, other: &Self) -> Ordering {
+        self.totals.client.cmp(&other.totals.client)
+    }
+
+    fn size(&self) -> usize {
+        address_size(&self.totals) + 24
+    }
+
+    fn encode(&self, out: &mut Vec<u8>) {
+        encode_address(&self.totals, out);
+        for seq in [self.first_seq, self.last_seq, self.ptr_seq] {
+            out.extend_from_slice(&seq.to_le_bytes());
+        }
+    }
+
+    fn decode(bytes: &[u8]) -> Option<Self> {
+        let (totals, rest) = decode_address(bytes)?;
+        let (first_seq, rest) = rest.split_first_chunk::<8>()?;
+        let (last_seq, rest) = rest.split_first_chunk::<8>()?;
+        let (ptr_seq, rest) = rest.split_first_chunk::<8>()?;
+        rest.is_empty().then(|| Spoofer {
+            totals,
+            first_seq: u64::from_le_bytes(*first_seq),
+            last_seq: u64::from_le_bytes(*last_seq),
+            ptr_seq: u64::from_le_bytes(*ptr_seq),
+        })
+    }
+
+    /// The same address's impostors of another stretch of the night: the
+    /// first keeps its reason and time, the last its time, the first that
+    /// gave a name its name, exactly as if they had met in memory.
+    fn absorb(&mut self, other: Self) {
+        let mine = &mut self.totals;
+        let theirs = other.totals;
+        mine.fetches += theirs.fetches;
+        mine.claimed.extend(theirs.claimed);
+        if other.first_seq < self.first_seq {
+            self.first_seq = other.first_seq;
+            mine.first = theirs.first;
+            mine.reason = theirs.reason;
+        }
+        if other.last_seq > self.last_seq {
+            self.last_seq = other.last_seq;
+            mine.last = theirs.last;
+        }
+        if other.ptr_seq < self.ptr_seq {
+            self.ptr_seq = other.ptr_seq;
+            mine.ptr = theirs.ptr;
+        }
+    }
+}
+
+/// An address in report order, for the ranking sort.
+struct RankedAddress(AddressTotals);
+
+impl Record for RankedAddress {
+    fn order(&self, other: &Self) -> Ordering {
+        report_order(&self.0, &other.0)
+    }
+
+    fn size(&self) -> usize {
+        address_size(&self.0)
+    }
+
+    fn encode(&self, out: &mut Vec<u8>) {
+        encode_address(&self.0, out);
+    }
+
+    fn decode(bytes: &[u8]) -> Option<Self> {
+        let (totals, rest) = decode_address(bytes)?;
+        rest.is_empty().then_some(RankedAddress(totals))
+    }
+
+    /// Clients are unique by now: never called.
+    fn absorb(&mut self, _other: Self) {}
+}
+
+/// What an address holds, with the allocator's overhead, its fixed part
+/// twice (as `Targeted::size_of`).
+fn address_size(totals: &AddressTotals) -> usize {
+    let text = totals.client.len() + totals.ptr.as_ref().map_or(0, String::len);
+    2 * std::mem::size_of::<AddressTotals>() + text + 48 * (1 + totals.claimed.len())
+}
+
+fn encode_address(totals: &AddressTotals, out: &mut Vec<u8>) {
+    let bytes = |out: &mut Vec<u8>, b: &[u8]| {
+        out.extend_from_slice(&(b.len() as u32).to_le_bytes());
+        out.extend_from_slice(b);
+    };
+    bytes(out, &totals.client);
+    out.extend_from_slice(&(totals.claimed.len() as u32).to_le_bytes());
+    for &crawler in &totals.claimed {
+        out.extend_from_slice(&(crawler as u64).to_le_bytes());
+    }
+    out.extend_from_slice(&totals.fetches.to_le_bytes());
+    match &totals.ptr {
+        Some(ptr) => {
+            out.push(1);
+            bytes(out, ptr.as_bytes());
+        }
+        None => out.push(0),
+    }
+    out.push(match totals.reason {
+        SpoofReason::PtrMismatch => 0,
+        SpoofReason::NoPtr => 1,
+        SpoofReason::ForwardMismatch => 2,
+    });
+    for time in [totals.first, totals.last] {
+        out.extend_from_slice(&time.unix.to_le_bytes());
+        out.extend_from_slice(&time.millis.to_le_bytes());
+        out.extend_from_slice(&time.offset_min.to_le_bytes());
+    }
+}
+
+fn decode_address(bytes: &[u8]) -> Option<(AddressTotals, &[u8])> {
+    fn bytes_of(rest: &[u8]) -> Option<(&[u8], &[u8])> {
+        let (len, rest) = rest.split_first_chunk::<4>()?;
+        let len = u32::from_le_bytes(*len) as usize;
+        (rest.len() >= len).then(|| rest.split_at(len))
+    }
+    let (client, mut rest) = bytes_of(bytes)?;
+    let (count, after) = rest.split_first_chunk::<4>()?;
+    rest = after;
+    let mut claimed = BTreeSet::new();
+    for _ in 0..u32::from_le_bytes(*count) {
+        let (crawler, after) = rest.split_first_chunk::<8>()?;
+        claimed.insert(usize::try_from(u64::from_le_bytes(*crawler)).ok()?);
+        rest = after;
+    }
+    let (fetches, rest) = rest.split_first_chunk::<8>()?;
+    let (&has_ptr, mut rest) = rest.split_first()?;
+    let ptr = match has_ptr {
+        0 => None,
+        1 => {
+            let (ptr, after) = bytes_of(rest)?;
+            rest = after;
+            Some(String::from_utf8(ptr.to_vec()).ok()?)
+        }
+        _ => return None,
+    };
+    let (&reason, mut rest) = rest.split_first()?;
+    let reason = match reason {
+        0 => SpoofReason::PtrMismatch,
+        1 => SpoofReason::NoPtr,
+        2 => SpoofReason::ForwardMismatch,
+        _ => return None,
+    };
+    let zero = Timestamp {
+        unix: 0,
+        millis: 0,
+        offset_min: 0,
+    };
+    let mut times = [zero; 2];
+    for time in &mut times {
+        let (unix, after) = rest.split_first_chunk::<8>()?;
+        let (millis, after) = after.split_first_chunk::<2>()?;
+        let (offset, after) = after.split_first_chunk::<2>()?;
+        *time = Timestamp {
+            unix: i64::from_le_bytes(*unix),
+            millis: u16::from_le_bytes(*millis),
+            offset_min: i16::from_le_bytes(*offset),
+        };
+        rest = after;
+    }
+    Some((
+        AddressTotals {
+            client: client.to_vec(),
+            claimed,
+            fetches: u64::from_le_bytes(*fetches),
+            ptr,
+            reason,
+            first: times[0],
+            last: times[1],
+        },
+        rest,
+    ))
 }
 
 /// What a (key, target) pair counts towards.

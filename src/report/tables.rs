@@ -53,13 +53,13 @@ pub fn write_impostor_addresses(
     names: &Names<'_>,
     out: &mut dyn io::Write,
 ) -> io::Result<()> {
-    let log = |bytes| names.escaping.apply(bytes);
     let mut out = stream(out);
     out.write_record(IMPOSTOR_ADDRESSES).map_err(io_error)?;
-    for row in digest.addresses_in_order() {
+    for row in digest.take_addresses() {
+        let row = row.map_err(|e| io::Error::other(e.to_string()))?;
         let ptr = super::escape::name_bytes(row.ptr.as_deref().unwrap_or(""));
         let record: [Cow<'_, [u8]>; 7] = [
-            log(&row.client),
+            names.escaping.apply(&row.client),
             Cow::Owned(joined(names, &row.claimed).into_bytes()),
             Cow::Owned(row.fetches.to_string().into_bytes()),
             names.escaping.apply(&ptr),

@@ -238,3 +238,78 @@ fn killed_run_then_next(extra: &[&str]) {
     );
     assert_eq!(spill_folders(&spill), Vec::<String>::new());
 }
+
+/// SPEC §5 `--memory` holds whatever the number of spoofing addresses:
+/// with host names in the client field (Apache `HostnameLookups On`) an
+/// attacker chooses a new name for every request. The addresses spill to
+/// sorted runs and are merged and ranked from them, and that never changes
+/// a byte of `impostor-addresses.csv`: each address once, its fetches
+/// summed over the whole night, its first reason and name kept.
+#[test]
+fn spoofing_addresses_beyond_memory_spill_without_changing_a_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let mut random = Lcg(11);
+    let mut log = String::new();
+    let mut fetches = std::collections::BTreeMap::<String, u64>::new();
+    for i in 0..12_000u32 {
+        // Most names once, a few hundred again and again all night.
+        let host = if random.next(4) == 0 {
+            format!("h{}.again.example.net", random.next(300))
+        } else {
+            format!("h{i}.{}.example.net", "a".repeat(40))
+        };
+        *fetches.entry(host.clone()).or_default() += 1;
+        log.push_str(&combined(
+            &host,
+            &clf(i * 3),
+            "GET /x HTTP/1.1",
+            200,
+            "Mozilla/5.0 (compatible; SeznamBot/4.0; +http://napoveda.seznam.cz/seznambot-intro/)",
+        ));
+    }
+    std::fs::write(dir.path().join("access.log"), log).unwrap();
+    std::fs::write(dir.path().join("ptr-map.txt"), "").unwrap();
+    std::fs::write(dir.path().join("robots.txt"), ROBOTS).unwrap();
+    let logs = vec!["access.log".to_string()];
+    let mut outs = Vec::new();
+    for (memory, out) in [("1G", "out-1g"), ("1M", "out-1m")] {
+        let output = audit(
+            dir.path(),
+            tmp.path(),
+            &logs,
+            &["--memory", memory, "--out", out],
+        );
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        // Impostors alone are no violation of robots.txt: exit 0.
+        assert_eq!(output.status.code(), Some(0), "{memory}: {stderr}");
+        assert_eq!(spill_folders(tmp.path()), Vec::<String>::new(), "{memory}");
+        outs.push(dir.path().join(out));
+    }
+    for name in ["impostor-addresses.csv", "impostors.csv", "summary.csv"] {
+        let want = std::fs::read(outs[0].join(name)).unwrap();
+        let got = std::fs::read(outs[1].join(name)).unwrap();
+        assert!(got == want, "{name} differs when spilled");
+    }
+    assert_eq!(run_json(&outs[1]), run_json(&outs[0]));
+    // Every address once, with all its fetches, most first.
+    let text = std::fs::read_to_string(outs[1].join("impostor-addresses.csv")).unwrap();
+    let mut reader = csv::Reader::from_reader(text.as_bytes());
+    let mut seen = std::collections::BTreeMap::<String, u64>::new();
+    let mut last = u64::MAX;
+    for row in reader.records() {
+        let row = row.unwrap();
+        let n: u64 = row[2].parse().unwrap();
+        assert!(n <= last, "most fetches first: {row:?}");
+        last = n;
+        assert_eq!(&row[4], "ptr-mismatch");
+        assert!(
+            seen.insert(row[0].to_string(), n).is_none(),
+            "{row:?} twice"
+        );
+    }
+    assert_eq!(seen, fetches);
+    let html = std::fs::read_to_string(outs[1].join("report.html")).unwrap();
+    let more = format!("{} more addresses not shown here", fetches.len() - 100);
+    assert!(html.contains(&more), "{more}");
+}

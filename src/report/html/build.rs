@@ -216,8 +216,8 @@ pub fn build(
             .then(a.target.cmp(&b.target))
     });
     let impostors: Vec<AddressLine> = digest
-        .addresses_in_order()
-        .into_iter()
+        .top_addresses()
+        .iter()
         .map(|address| AddressLine {
             client: text(escaping, &address.client),
             claimed_crawlers: joined(names, &address.claimed),
@@ -287,6 +287,7 @@ pub fn build(
         rules,
         targets,
         impostors,
+        impostor_addresses: digest.address_count(),
         robots,
         trend: sources.trend.clone(),
     }

@@ -41,8 +41,10 @@ pub struct Page {
     pub rules: Vec<RuleLine>,
     /// Accusing rows only, most first.
     pub targets: Vec<TargetLine>,
-    /// As `impostor-addresses.csv` orders them.
+    /// The first of them as `impostor-addresses.csv` orders them.
     pub impostors: Vec<AddressLine>,
+    /// How many spoofing addresses there are in all.
+    pub impostor_addresses: u64,
     pub robots: Vec<RobotsText>,
     /// The last nights (`--state`); `None` when no state was given.
     pub trend: Option<Vec<Night>>,

@@ -19,7 +19,7 @@ use super::{KINDS, LEVELS, Page, RobotsText, Traffic};
 /// Rows shown at most, per table.
 pub const RULES_SHOWN: usize = 50;
 pub const TARGETS_SHOWN: usize = 50;
-pub const ADDRESSES_SHOWN: usize = 100;
+pub const ADDRESSES_SHOWN: usize = crate::report::digest::TOP_ADDRESSES;
 pub const FILES_SHOWN: usize = 50;
 pub const CRAWLERS_SHOWN: usize = 50;
 pub const CHARTS_SHOWN: usize = 12;
@@ -369,7 +369,11 @@ fn impostors(page: &Page) -> Markup {
                         }
                     } }
                 } }
-                (more(page.impostors.len(), shown, "addresses"))
+                (more(
+                    usize::try_from(page.impostor_addresses).unwrap_or(usize::MAX),
+                    shown,
+                    "addresses",
+                ))
             }
         }
     }

@@ -145,6 +145,7 @@ fn huge() -> Page {
                 ..AddressLine::default()
             })
             .collect(),
+        impostor_addresses: 1000,
         robots: vec![RobotsText {
             robots_version: "0123456789ab".into(),
             lines: (1..=5000)
