@@ -158,6 +158,19 @@ impl HostPattern {
     /// form. With `addr`, an embedded address must equal it; without, any
     /// valid address is accepted.
     pub fn matches(&self, name: &str, addr: Option<IpAddr>) -> bool {
+        // A pattern that starts or ends with text anchors it there: most
+        // names (an attacker's long host names among them) fail at once,
+        // without the walk over every position.
+        if let Some(HostPart::Literal(first)) = self.parts.first()
+            && !name.starts_with(first.as_str())
+        {
+            return false;
+        }
+        if let Some(HostPart::Literal(last)) = self.parts.last()
+            && !name.ends_with(last.as_str())
+        {
+            return false;
+        }
         let addr = addr.map(|a| a.to_canonical());
         match_parts(&self.parts, name.as_bytes(), addr)
     }
