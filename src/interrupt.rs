@@ -1,5 +1,6 @@
 //! Ctrl-C and SIGTERM: a set of reports being written is abandoned, its
-//! folder removed, and the process ends with status 2 (the run could not
+//! folder removed, the sorted runs on disk removed, and the process ends
+//! with status 2 (the run could not
 //! be done). What it prints about the reports is true (SPEC §5): "no report
 //! written" only when the earlier set is untouched.
 
@@ -11,6 +12,7 @@ use crate::report::atomic::{self, Abandoned};
 pub fn install() {
     let _ = ctrlc::set_handler(|| {
         crate::progress::clear_on_interrupt();
+        crate::spill::remove_in_use();
         match atomic::abandon() {
             Abandoned::Nothing => {
                 crate::warn!("robots-audit: interrupted; no report written");

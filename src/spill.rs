@@ -32,6 +32,20 @@ pub trait Record: Send + Sized {
     fn absorb(&mut self, other: Self);
 }
 
+/// The spill folders in use: a run ended by Ctrl-C or SIGTERM exits from
+/// the signal handler without unwinding, so no `Drop` removes them; the
+/// handler does (`remove_in_use`).
+static IN_USE: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// Removes the spill folders in use, just before the process exits on an
+/// interrupt (SPEC §5: a run leaves no temporary file behind).
+pub fn remove_in_use() {
+    let paths = std::mem::take(&mut *IN_USE.lock().unwrap_or_else(|e| e.into_inner()));
+    for path in paths {
+        let _ = fs::remove_dir_all(path);
+    }
+}
+
 /// Prefix of the folders runs spill into; the sweep looks for it.
 const PREFIX: &str = "robots-audit-spill-";
 /// The file a live run keeps locked inside its folder.
@@ -108,6 +122,10 @@ impl SpillDir {
                 return Err(e);
             }
         };
+        IN_USE
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(path.clone());
         Ok(Made {
             path,
             _lock: lock,
@@ -120,6 +138,10 @@ impl Drop for SpillDir {
     fn drop(&mut self) {
         let made = self.made.get_mut().unwrap_or_else(|e| e.into_inner());
         if let Some(made) = made.take() {
+            IN_USE
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .retain(|p| *p != made.path);
             let _ = fs::remove_dir_all(&made.path);
         }
     }

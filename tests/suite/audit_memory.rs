@@ -172,16 +172,24 @@ fn spilling_never_changes_a_byte_of_the_reports() {
 
 #[test]
 fn a_killed_runs_sorted_runs_are_removed_by_the_next_run() {
-    killed_run_then_next(&[]);
+    killed_run_then_next(&[], "KILL");
 }
 
 /// With `--state`, the runs spill inside the state folder, not $TMPDIR.
 #[test]
 fn with_a_state_the_runs_spill_in_its_folder() {
-    killed_run_then_next(&["--state", "state"]);
+    killed_run_then_next(&["--state", "state"], "KILL");
 }
 
-fn killed_run_then_next(extra: &[&str]) {
+/// Ctrl-C or SIGTERM: the run removes its sorted runs itself on the way
+/// out, without waiting for the next run.
+#[test]
+fn an_interrupted_run_removes_its_sorted_runs() {
+    killed_run_then_next(&[], "TERM");
+    killed_run_then_next(&["--state", "state"], "INT");
+}
+
+fn killed_run_then_next(extra: &[&str], signal: &str) {
     use std::io::BufRead;
     let dir = tempfile::tempdir().unwrap();
     let tmp = tempfile::tempdir().unwrap();
@@ -222,10 +230,15 @@ fn killed_run_then_next(extra: &[&str]) {
         assert_eq!(spill_folders(tmp.path()), Vec::<String>::new());
     }
     let _ = Command::new("kill")
-        .args(["-KILL", &child.id().to_string()])
+        .args([&format!("-{signal}"), &child.id().to_string()])
         .status();
-    let _ = child.wait();
-    assert_eq!(spill_folders(&spill).len(), 1, "kill -9 leaves them");
+    let status = child.wait().unwrap();
+    if signal == "KILL" {
+        assert_eq!(spill_folders(&spill).len(), 1, "kill -9 leaves them");
+    } else {
+        assert_eq!(status.code(), Some(2), "{signal}");
+        assert_eq!(spill_folders(&spill), Vec::<String>::new(), "{signal}");
+    }
 
     let mut args = vec!["--memory", "1M", "--out", "out"];
     args.extend_from_slice(extra);
