@@ -903,8 +903,20 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
     let mut gather = report::html::build::Gather::new(&crawlers);
     let mut judged_by = Judge::new(&policies, nights, &counting);
     if let Some(state) = &state {
+        let mut strangers = Vec::new();
         for (name, count) in &state.counts {
-            judged_by.resume(name, count.robots_txt, &count.fetch_times_ms);
+            if !judged_by.resume(name, count.robots_txt, &count.fetch_times_ms) {
+                strangers.push(name.as_str());
+            }
+        }
+        // Counts kept under the other --rate-by cannot be split or merged
+        // into tonight's without guessing: said, never silently dropped.
+        if !strangers.is_empty() {
+            crate::warn!(
+                "robots-audit: warning: the state's counts {} were kept under another --rate-by: \
+                 rates, crawl delays and robots.txt fetches across midnight start afresh tonight",
+                strangers.join(", ")
+            );
         }
     }
     let mut nightly = state.as_ref().map(|_| NightRows::default());
@@ -961,6 +973,9 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
     // written whole and the run did not fail.
     if let Some(state) = &mut state {
         state.remember_versions(&versions);
+        // Every count of this run, resumed from the state and carried on;
+        // counts kept under another --rate-by (warned about) go.
+        state.counts.clear();
         for (name, robots_txt, times, longest_ms) in judged_by.memories() {
             let mut memory = state::CountMemory {
                 robots_txt,
@@ -1033,9 +1048,15 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
     let page = report::html::render(&report::html::build(
         gather, &digest, &names, &health, &sources,
     ));
-    rows.finish(&digest, &health, &page)?;
+    let whole = rows.finish(&digest, &health, &page)?;
     match prepared {
-        Some(Ok(prepared)) => prepared.commit()?,
+        Some(Ok(prepared)) if whole => prepared.commit()?,
+        // The reader of standard output closed it part way (`| head`):
+        // rows it never read would not come again the next night.
+        Some(Ok(_)) => crate::warn!(
+            "robots-audit: warning: standard output was closed before the report was written \
+             whole: the state is left as it was, so the next night reports these rows again"
+        ),
         Some(Err(e)) => return Err(e),
         None => {}
     }

@@ -221,12 +221,16 @@ impl<'p, 'r> Judge<'p, 'r> {
     /// "State"): what it knows of its fetches of `/robots.txt`, and its
     /// latest fetch times, ascending. A name no count has is ignored (the
     /// crawlers or `--rate-by` changed).
-    pub fn resume(&mut self, name: &str, robots_txt: cache::Memory, times: &[i64]) {
-        if let Some(i) = self.names.iter().position(|n| n == name) {
-            let grace = self.nights.map_or(0, |n| n.grace_ms);
-            self.trackers[i] = Tracker::resume(robots_txt, grace);
-            self.counts[i].resume(times);
-        }
+    /// False when no count of this run has that name (the state was kept
+    /// under the other `--rate-by`): nothing is carried.
+    pub fn resume(&mut self, name: &str, robots_txt: cache::Memory, times: &[i64]) -> bool {
+        let Some(i) = self.names.iter().position(|n| n == name) else {
+            return false;
+        };
+        let grace = self.nights.map_or(0, |n| n.grace_ms);
+        self.trackers[i] = Tracker::resume(robots_txt, grace);
+        self.counts[i].resume(times);
+        true
     }
 
     /// What each count leaves for the next night: (name, its fetches of

@@ -210,12 +210,15 @@ impl<'a, 'o> Rows<'a, 'o> {
     /// Writes the rest of the set from `digest`, with `page` (the text of
     /// `report.html`), and puts it in force; or ends the rows on standard
     /// output.
+    /// Writes the rest of the set and puts it in force. True when the
+    /// reports reached their reader whole: false when standard output was
+    /// closed part way (not an error: SPEC §5 keeps the exit status).
     pub fn finish(
         mut self,
         digest: &Digest<'_>,
         health: &run::Health<'_>,
         page: &str,
-    ) -> Result<()> {
+    ) -> Result<bool> {
         let names = self.names;
         for name in ["violations.csv", "impostors.csv"] {
             let out = if name == "violations.csv" {
@@ -239,7 +242,7 @@ impl<'a, 'o> Rows<'a, 'o> {
         }
         let Some(staging) = self.staging.take() else {
             atomic::end_streaming();
-            return Ok(());
+            return Ok(!self.closed);
         };
         let rest: [(&str, &columns::Report<'_>); 5] = [
             ("summary.csv", &|out: &mut dyn Write| {
@@ -264,7 +267,8 @@ impl<'a, 'o> Rows<'a, 'o> {
             report(&mut file).map_err(staging.fail(name))?;
             staging.seal(name, file)?;
         }
-        staging.finish()
+        staging.finish()?;
+        Ok(true)
     }
 }
 

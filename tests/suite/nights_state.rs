@@ -779,3 +779,102 @@ fn a_state_that_cannot_be_saved_is_exit_2_in_run_json_too() {
     assert_eq!(json(&site, "out/run.json")["exit_status"], 2);
     assert!(!site.path("state/state.json").exists());
 }
+
+/// Counts kept under one `--rate-by` cannot be carried into the other
+/// without guessing (a token's fetch times cannot be split by crawler):
+/// the next night says so instead of dropping them silently, once.
+#[test]
+fn a_changed_rate_by_is_said_not_silently_dropped() {
+    let robots = "User-agent: *\nCrawl-delay: 60\n";
+    let site = Site::new().with("robots.txt", robots);
+    site.write("night1.log", fetch(DAY - 20, "/a", 200));
+    let mut args = vec![
+        "--robots",
+        "robots.txt",
+        "--state",
+        "state",
+        "--log",
+        "night1.log",
+    ];
+    args.extend(["--rate-by", "token", "--out", "out1"]);
+    let run = site.run(&args);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(!run.stderr.contains("another --rate-by"), "{}", run.stderr);
+    site.write("night2.log", fetch(DAY + 20, "/b", 200));
+    let args = [
+        "--robots",
+        "robots.txt",
+        "--state",
+        "state",
+        "--log",
+        "night2.log",
+        "--rate-by",
+        "crawler",
+        "--out",
+        "out2",
+    ];
+    let run = site.run(&args);
+    assert!(
+        run.stderr.contains("kept under another --rate-by"),
+        "{}",
+        run.stderr
+    );
+    // Said once: the next night under the same --rate-by carries its own.
+    site.write("night3.log", fetch(DAY + 40, "/c", 200));
+    let args = [
+        "--robots",
+        "robots.txt",
+        "--state",
+        "state",
+        "--log",
+        "night3.log",
+        "--rate-by",
+        "crawler",
+        "--out",
+        "out3",
+    ];
+    let run = site.run(&args);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(!run.stderr.contains("another --rate-by"), "{}", run.stderr);
+    // 20 s after the fetch of night 2: the delay of 60 s is carried.
+    let rows = read(&site, "out3/violations.csv");
+    assert!(rows.contains(",crawl-delay,"), "{rows}");
+}
+
+/// SPEC §6: the state is updated only after the reports are written
+/// whole. Without `--out` the report goes to standard output; a reader
+/// that closes it part way (`| head`) leaves the exit status alone (SPEC
+/// §5), but rows it never read must come again the next night: the state
+/// is not saved, and the run says so.
+#[test]
+fn a_report_cut_by_its_reader_leaves_the_state_as_it_was() {
+    use std::io::Read;
+    let site = Site::new().with("robots.txt", ROTATION_ROBOTS);
+    let log: String = (0..5000)
+        .map(|i| fetch(i, &format!("/a/{i}/{}", "x".repeat(100)), 200))
+        .collect();
+    site.write("access.log", log);
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_robots-audit"))
+        .current_dir(site.path(""))
+        .args([
+            "--log",
+            "access.log",
+            "--robots",
+            "robots.txt",
+            "--state",
+            "state",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let mut first = [0u8; 100];
+    stdout.read_exact(&mut first).unwrap();
+    drop(stdout);
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("the state is left as it was"), "{stderr}");
+    assert!(!site.path("state/state.json").exists());
+}
