@@ -141,23 +141,34 @@ pub struct Staging<'o> {
     out: &'o OutDir,
     set: PathBuf,
     finished: bool,
+    /// The report names whose links wait for the first set: in a folder
+    /// that has none, links placed before it is in force would name files
+    /// that do not exist if the run then failed.
+    links_later: Vec<String>,
 }
 
 impl<'o> Staging<'o> {
     /// Makes ready to write the reports `names` (every name the set will
     /// hold): the links in DIR are placed first, so that the switch is one
-    /// rename.
+    /// rename — once a set is in force; before the first, after it.
     pub fn begin(out: &'o OutDir, names: &[&str]) -> Result<Staging<'o>> {
         check_names(out, names)?;
         adopt_earlier(out, names)?;
         pause_at("adopted");
-        place_links(out, names)?;
+        let first_set = fs::symlink_metadata(out.state().join(CURRENT)).is_err();
+        let links_later = if first_set {
+            names.iter().map(|name| (*name).to_string()).collect()
+        } else {
+            place_links(out, names)?;
+            Vec::new()
+        };
         pause_at("linked");
         let set = make_set(out)?;
         Ok(Staging {
             out,
             set,
             finished: false,
+            links_later,
         })
     }
 
@@ -195,6 +206,10 @@ impl<'o> Staging<'o> {
         };
         switch(self.out, &self.set, done)?;
         self.finished = true;
+        if !self.links_later.is_empty() {
+            let names: Vec<&str> = self.links_later.iter().map(String::as_str).collect();
+            place_links(self.out, &names)?;
+        }
         pause_at("switched");
         remove_other_sets(&self.set);
         Ok(())

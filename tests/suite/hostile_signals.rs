@@ -286,6 +286,47 @@ fn kill_9_at_every_step_of_the_switch_leaves_one_whole_set() {
     }
 }
 
+/// A first run into a new folder that dies before its set is in force
+/// leaves no report name behind: the links are placed after the first
+/// set, never dangling before it.
+#[test]
+fn a_first_run_killed_before_its_set_leaves_no_dangling_names() {
+    use std::io::BufRead;
+    let dir = tempfile::tempdir().unwrap();
+    let robots = write(dir.path(), "robots.txt", ROBOTS);
+    let log = write(dir.path(), "access.log", seznam_fetch(1, "/cz/chat/1"));
+    let out = dir.path().join("fresh");
+    let args = ["--log", s(&log), "--robots", s(&robots), "--out", s(&out)];
+    let mut child = command(&args)
+        .env("ROBOTS_AUDIT_PAUSE_AT", "staged")
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stderr).lines() {
+            let Ok(line) = line else { break };
+            if line.contains("paused at") {
+                let _ = tx.send(line);
+            }
+        }
+    });
+    assert!(rx.recv_timeout(Duration::from_secs(60)).is_ok());
+    signal(child.id(), "KILL");
+    let _ = child.wait();
+    for name in REPORTS {
+        assert!(
+            std::fs::symlink_metadata(out.join(name)).is_err(),
+            "{name} names nothing yet"
+        );
+    }
+    let next = run(&args);
+    assert_eq!(next.code(), Some(1), "{}", next.stderr);
+    for name in REPORTS {
+        assert!(std::fs::read(out.join(name)).is_ok(), "{name}");
+    }
+}
+
 /// Without `--out` the report streams to standard output. A SIGTERM while
 /// it does must not claim "no report written": part of one was.
 #[test]
