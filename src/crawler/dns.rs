@@ -471,7 +471,7 @@ async fn check_address(
         let text = text.strip_suffix('.').unwrap_or(&text).to_string();
         let forward = if ident.by_name(&text, Some(addr)).is_some() {
             queries += 1;
-            confirm(resolver, name, addr, guard).await
+            confirm(resolver, name, addr, guard, ident.in_networks(addr)).await
         } else {
             Forward::NotAsked
         };
@@ -485,11 +485,19 @@ async fn check_address(
 
 /// The forward half of forward-confirmed reverse DNS: does the name lead
 /// back to the address? Only the address's own family is asked.
+///
+/// `in_networks`: the address is inside a crawler operator's networks,
+/// whose reverse and forward zones are both the operator's. There a
+/// forward "no such name", or a sinkhole's `0.0.0.0`, for the name its
+/// own reverse zone gave is a broken or filtering resolver (one that
+/// blocks the operator's domain), which never makes an impostor (SPEC §2,
+/// as "no name" for the reverse lookup there).
 async fn confirm(
     resolver: &TokioResolver,
     mut name: Name,
     addr: IpAddr,
     guard: Duration,
+    in_networks: bool,
 ) -> Forward {
     // The name came from a PTR record: absolute, never a search-list suffix.
     name.set_fqdn(true);
@@ -515,12 +523,14 @@ async fn confirm(
                 // Only CNAMEs that end nowhere or loop, or records of
                 // another type: garbled, proves nothing (SPEC §2).
                 Forward::Failed
+            } else if in_networks && addresses.iter().all(IpAddr::is_unspecified) {
+                Forward::Failed
             } else {
                 Forward::Elsewhere
             }
         }
         Ok(Err(e)) if ended_in_a_chain(&e, &asked) => Forward::Failed,
-        Ok(Err(e)) if is_no_record(&e) => Forward::Elsewhere,
+        Ok(Err(e)) if is_no_record(&e) && !in_networks => Forward::Elsewhere,
         _ => Forward::Failed,
     }
 }

@@ -515,6 +515,8 @@ fn garbled_or_failed_answers_never_make_impostors() {
         line("77.75.77.3", 3, "/cz/chat/c", SEZNAM_UA),
         line("77.75.77.4", 4, "/cz/chat/d", "Mozilla/5.0 Firefox/120.0"),
         line("2001:db8::5", 5, "/cz/chat/e", test_ua),
+        line("77.75.77.6", 6, "/cz/chat/f", SEZNAM_UA),
+        line("77.75.77.7", 7, "/cz/chat/g", SEZNAM_UA),
     ]
     .concat();
     std::fs::write(&log, text).unwrap();
@@ -533,7 +535,13 @@ fn garbled_or_failed_answers_never_make_impostors() {
         .behave("fulltextrobot-77-75-77-4.seznam.cz", Behaviour::Refused)
         // A SeznamBot-test claim from a SeznamBot name that disowns it.
         .ptr("2001:db8::5", "fulltextrobot-2001-db8--5.seznam.cz")
-        .addr("fulltextrobot-2001-db8--5.seznam.cz", "2001:db8::6");
+        .addr("fulltextrobot-2001-db8--5.seznam.cz", "2001:db8::6")
+        // Inside Seznam's networks, the name its own reverse zone gave is
+        // "no such name" forward, or a sinkhole's 0.0.0.0: a resolver
+        // that filters seznam.cz, not an impostor.
+        .ptr("77.75.77.6", "fulltextrobot-77-75-77-6.seznam.cz")
+        .ptr("77.75.77.7", "fulltextrobot-77-75-77-7.seznam.cz")
+        .addr("fulltextrobot-77-75-77-7.seznam.cz", "0.0.0.0");
     let server = DnsServer::start(zone);
     let out = audit(&server, dir.path(), &log);
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -546,7 +554,9 @@ fn garbled_or_failed_answers_never_make_impostors() {
             "time,file,line,client,crawler,verification,identified_by,method,target,status,kind,group,rule_line,rule,detail,note,robots_version\n\
              2026-11-30T00:00:01+00:00,{file},1,77.75.77.192,SeznamBot,unverified,ua,GET,/cz/chat/a,200,disallow,SeznamBot,6,Disallow: /cz/chat/,,,{VERSION}\n\
              2026-11-30T00:00:02+00:00,{file},2,5.6.7.195,SeznamBot,unverified,ua,GET,/cz/chat/b,200,disallow,SeznamBot,6,Disallow: /cz/chat/,,,{VERSION}\n\
-             2026-11-30T00:00:03+00:00,{file},3,77.75.77.3,SeznamBot,unverified,ua,GET,/cz/chat/c,200,disallow,SeznamBot,6,Disallow: /cz/chat/,,,{VERSION}\n"
+             2026-11-30T00:00:03+00:00,{file},3,77.75.77.3,SeznamBot,unverified,ua,GET,/cz/chat/c,200,disallow,SeznamBot,6,Disallow: /cz/chat/,,,{VERSION}\n\
+             2026-11-30T00:00:06+00:00,{file},6,77.75.77.6,SeznamBot,unverified,ua,GET,/cz/chat/f,200,disallow,SeznamBot,6,Disallow: /cz/chat/,,,{VERSION}\n\
+             2026-11-30T00:00:07+00:00,{file},7,77.75.77.7,SeznamBot,unverified,ua,GET,/cz/chat/g,200,disallow,SeznamBot,6,Disallow: /cz/chat/,,,{VERSION}\n"
         ),
         "{stderr}"
     );
@@ -558,14 +568,14 @@ fn garbled_or_failed_answers_never_make_impostors() {
              2026-11-30T00:00:05+00:00,{file},5,2001:db8::5,fulltextrobot-2001-db8--5.seznam.cz,SeznamBot-test,GET,/cz/chat/e,200,{test_ua}\n"
         )
     );
-    // Four addresses could not be checked (the browser's too), and the
+    // Six addresses could not be checked (the browser's too), and the
     // run warns that the resolver may not be working.
     assert!(
-        stderr.contains("4 addresses could not be checked"),
+        stderr.contains("6 addresses could not be checked"),
         "{stderr}"
     );
     assert!(
-        stderr.contains("DNS failed for 4 of 5 address(es)"),
+        stderr.contains("DNS failed for 6 of 7 address(es)"),
         "{stderr}"
     );
 }
