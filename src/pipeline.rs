@@ -42,6 +42,7 @@ use crate::audit::{
 };
 use crate::config::{AuditConfig, WindowTz};
 use crate::crawler::dns::{self, DnsOptions};
+use crate::crawler::dns_cache::DnsCache;
 use crate::crawler::{
     Client, CrawlerId, DnsAnswer, Identifier, Identity, Knowledge, PtrMap, Verification,
 };
@@ -831,10 +832,10 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
     input_errors.extend(notice.failed);
     input_errors.sort_by_key(|(file, _)| *file);
 
-    let (dns, dns_failures, dns_unusable) = if config.resolve {
+    let (dns, dns_failures, dns_unusable, state_dns_cache) = if config.resolve {
         resolve(config, &ident, &scan.addresses())
     } else {
-        (Default::default(), 0, false)
+        (Default::default(), 0, false, None)
     };
     let knowledge = Knowledge::new(ptr_map, dns);
 
@@ -1050,7 +1051,19 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
     ));
     let whole = rows.finish(&digest, &health, &page)?;
     match prepared {
-        Some(Ok(prepared)) if whole => prepared.commit()?,
+        Some(Ok(prepared)) if whole => {
+            prepared.commit()?;
+            // The state's DNS cache goes with it; it only saves time, so
+            // a cache that cannot be written is a warning.
+            if let (Some(cache), Some(path)) = (&state_dns_cache, &config.dns_cache)
+                && let Err(e) = cache.save(path)
+            {
+                crate::warn!(
+                    "robots-audit: DNS cache {} not written: {e}",
+                    path.display()
+                );
+            }
+        }
         // The reader of standard output closed it part way (`| head`):
         // rows it never read would not come again the next night.
         Some(Ok(_)) => crate::warn!(
@@ -1175,18 +1188,24 @@ fn in_force_from(path: &Path) -> Option<String> {
 /// hosts; never for browsers. Returns the answers, how many addresses
 /// could not be checked, and whether no resolver could be used at all (the
 /// run then goes on, unverified, and exits 2).
-fn resolve(
-    config: &AuditConfig,
-    ident: &Identifier,
-    addresses: &HashMap<IpAddr, u64>,
-) -> (HashMap<IpAddr, DnsAnswer>, u64, bool) {
+/// What DNS said; the failures; whether no resolver could be used; and
+/// the state's DNS cache, to write with the state (SPEC §6: a run that
+/// exits 2 updates nothing of it).
+type Resolved = (HashMap<IpAddr, DnsAnswer>, u64, bool, Option<DnsCache>);
+
+fn resolve(config: &AuditConfig, ident: &Identifier, addresses: &HashMap<IpAddr, u64>) -> Resolved {
     // With their fetches: the most fetched are asked first.
     let addrs = addresses.iter().map(|(&addr, &n)| (addr, n));
+    let in_state = match (&config.state, &config.dns_cache) {
+        (Some(state), Some(cache)) => *cache == StateDir::dns_cache(state),
+        _ => false,
+    };
     let options = DnsOptions {
         server: config.dns_server,
         timeout: config.dns_timeout,
         deadline: config.dns_deadline,
         cache_path: config.dns_cache.clone(),
+        defer_save: in_state,
         max_age: config.dns_cache_max_age,
         ..DnsOptions::default()
     };
@@ -1200,7 +1219,12 @@ fn resolve(
     for warning in &stats.warnings {
         crate::warn!("robots-audit: {warning}");
     }
-    (answers, stats.failures as u64, stats.unusable.is_some())
+    (
+        answers,
+        stats.failures as u64,
+        stats.unusable.is_some(),
+        stats.unsaved,
+    )
 }
 
 #[cfg(test)]

@@ -50,6 +50,10 @@ pub struct DnsOptions {
     pub concurrency: usize,
     /// Where answers are kept between runs; None keeps none.
     pub cache_path: Option<PathBuf>,
+    /// Leave the writing of the cache to the caller (`DnsStats::unsaved`):
+    /// a cache that is part of `--state` is written with it, only by a
+    /// run that saves its state (SPEC §6).
+    pub defer_save: bool,
     /// How old a cached answer may be and still be used.
     pub max_age: Duration,
 }
@@ -71,6 +75,7 @@ impl Default for DnsOptions {
             deadline: Duration::from_secs_f64(DEFAULT_DEADLINE_SECS),
             concurrency: 32,
             cache_path: default_cache_path(),
+            defer_save: false,
             max_age: Duration::from_secs(DEFAULT_CACHE_DAYS * 86_400),
         }
     }
@@ -99,6 +104,9 @@ pub struct DnsStats {
     /// Things to tell the user on standard error (cache unreadable or
     /// unwritable); none is fatal.
     pub warnings: Vec<String>,
+    /// With `defer_save`, the cache to write where it was read from, when
+    /// it changed and may be replaced.
+    pub unsaved: Option<DnsCache>,
 }
 
 /// `$XDG_CACHE_HOME/robots-audit/dns-cache.tsv`, else
@@ -234,7 +242,11 @@ pub fn resolve_counted(
         ));
     }
 
-    if let Some(path) = &opts.cache_path
+    if opts.defer_save {
+        if cache.is_changed() && cache.may_replace() {
+            stats.unsaved = Some(cache);
+        }
+    } else if let Some(path) = &opts.cache_path
         && cache.is_changed()
         && cache.may_replace()
         && let Err(e) = cache.save(path)

@@ -29,6 +29,7 @@ fn options(server: &DnsServer, cache: Option<std::path::PathBuf>) -> DnsOptions 
         deadline: Duration::from_secs(20),
         concurrency: 8,
         cache_path: cache,
+        defer_save: false,
         max_age: Duration::from_secs(3600),
     }
 }

@@ -878,3 +878,43 @@ fn a_report_cut_by_its_reader_leaves_the_state_as_it_was() {
     assert!(stderr.contains("the state is left as it was"), "{stderr}");
     assert!(!site.path("state/state.json").exists());
 }
+
+/// SPEC §6: "a run that exits 2 never updates the state" — the DNS cache
+/// kept in it included: what this run learnt is written only with a state
+/// that is saved.
+#[test]
+fn a_run_that_exits_2_leaves_the_states_dns_cache_alone() {
+    use crate::support::dns_server::{DnsServer, Zone};
+    let server =
+        DnsServer::start(Zone::default().host("77.75.77.1", "fulltextrobot-77-75-77-1.seznam.cz"));
+    let site = Site::new().with("robots.txt", ROTATION_ROBOTS);
+    site.write("night.log", part(0, 1, "n"));
+    let addr = server.addr.to_string();
+    let args = [
+        "--robots",
+        "robots.txt",
+        "--state",
+        "state",
+        "--resolve",
+        "--dns-server",
+        &addr,
+        "--dns-timeout",
+        "0.5",
+        "--out",
+        "out",
+        "--log",
+        "night.log",
+        "--log",
+        "missing.log",
+    ];
+    let run = site.run(&args);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(server.queries() > 0);
+    assert!(!site.path("state/dns-cache").exists());
+    assert!(!site.path("state/state.json").exists());
+    // The fix: the same run without the missing log saves both.
+    let run = site.run(&args[..args.len() - 2]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(site.path("state/dns-cache").exists());
+    assert!(site.path("state/state.json").exists());
+}
