@@ -20,6 +20,9 @@ use crate::spill::{Record, Sorter, SpillDir};
 /// scan's maps use.
 type Fold = foldhash::fast::RandomState;
 
+/// Targets seen for one tag, not yet sorted: (rows, rows that accuse).
+type Seen = HashMap<Box<[u8]>, (u64, u64), Fold>;
+
 /// The verification levels a counted fetch may have, in report order.
 pub const LEVELS: [Verification; 3] = [
     Verification::Verified,
@@ -61,12 +64,14 @@ pub struct RuleTotals {
     /// Rows whose note only informs.
     pub informing: u64,
     pub distinct_targets: u64,
+    /// Of those, the targets of rows that accuse.
+    pub accusing_targets: u64,
     /// Crawler indices.
     pub crawlers: BTreeSet<usize>,
     pub first: Timestamp,
     pub last: Timestamp,
-    /// The targets fetched most against the rule, most first (ties by
-    /// target), at most `TOP_TARGETS`.
+    /// The targets fetched most against the rule by accusing rows, most
+    /// first (ties by target), at most `TOP_TARGETS`.
     pub top_targets: Vec<(Box<[u8]>, u64)>,
 }
 
@@ -125,7 +130,7 @@ pub struct Digest<'d> {
     /// Pairs not yet sent to the sorter, equal ones already merged: a
     /// night's rows fetch the same few targets again and again, so the
     /// sorter sees each pair about once a batch, not once a row.
-    pending: HashMap<Tag, HashMap<Box<[u8]>, u64, Fold>, Fold>,
+    pending: HashMap<Tag, Seen, Fold>,
     pending_bytes: usize,
     /// Bytes of distinct pairs held before they go to the sorter.
     pending_limit: usize,
@@ -198,6 +203,7 @@ impl<'d> Digest<'d> {
                     violations: 0,
                     informing: 0,
                     distinct_targets: 0,
+                    accusing_targets: 0,
                     crawlers: BTreeSet::new(),
                     first: time,
                     last: time,
@@ -222,10 +228,14 @@ impl<'d> Digest<'d> {
             Tag::Rule(at),
         ] {
             let seen = self.pending.entry(tag).or_default();
+            let accusing = u64::from(row.accuses());
             match seen.get_mut(target) {
-                Some(times) => *times += 1,
+                Some((times, accused)) => {
+                    *times += 1;
+                    *accused += accusing;
+                }
                 None => {
-                    seen.insert(target.into(), 1);
+                    seen.insert(target.into(), (1, accusing));
                     self.pending_bytes += Targeted::size_of(target);
                 }
             }
@@ -242,7 +252,12 @@ impl<'d> Digest<'d> {
         if let Some(targets) = &self.targets {
             targets.extend(pending.into_iter().flat_map(|(tag, seen)| {
                 seen.into_iter()
-                    .map(move |(target, times)| Targeted { tag, target, times })
+                    .map(move |(target, (times, accusing))| Targeted {
+                        tag,
+                        target,
+                        times,
+                        accusing,
+                    })
             }));
         }
     }
@@ -274,7 +289,13 @@ impl<'d> Digest<'d> {
                 Tag::Rule(at) => {
                     if let Some(rule) = self.rules.get_mut(at) {
                         rule.distinct_targets += 1;
-                        rule.note_target(pair.target, pair.times);
+                        // Ranked by the rows that accuse: a target fetched
+                        // only under an informing note is no target
+                        // fetched against the rule.
+                        if pair.accusing > 0 {
+                            rule.accusing_targets += 1;
+                            rule.note_target(pair.target, pair.accusing);
+                        }
                     }
                 }
             }
@@ -682,6 +703,9 @@ struct Targeted {
     tag: Tag,
     target: Box<[u8]>,
     times: u64,
+    /// Of `times`, the rows that accuse (not those whose note only
+    /// informs): the report for people ranks targets by these.
+    accusing: u64,
 }
 
 impl Targeted {
@@ -713,6 +737,7 @@ impl Record for Targeted {
         out.extend_from_slice(&a.to_le_bytes());
         out.extend_from_slice(&b.to_le_bytes());
         out.extend_from_slice(&self.times.to_le_bytes());
+        out.extend_from_slice(&self.accusing.to_le_bytes());
         out.extend_from_slice(&self.target);
     }
 
@@ -720,7 +745,8 @@ impl Record for Targeted {
         let (&which, rest) = bytes.split_first()?;
         let (a, rest) = rest.split_first_chunk::<8>()?;
         let (b, rest) = rest.split_first_chunk::<8>()?;
-        let (times, target) = rest.split_first_chunk::<8>()?;
+        let (times, rest) = rest.split_first_chunk::<8>()?;
+        let (accusing, target) = rest.split_first_chunk::<8>()?;
         let a = usize::try_from(u64::from_le_bytes(*a)).ok()?;
         let b = usize::try_from(u64::from_le_bytes(*b)).ok()?;
         let tag = match which {
@@ -735,10 +761,12 @@ impl Record for Targeted {
             tag,
             target: target.into(),
             times: u64::from_le_bytes(*times),
+            accusing: u64::from_le_bytes(*accusing),
         })
     }
 
     fn absorb(&mut self, other: Self) {
         self.times += other.times;
+        self.accusing += other.accusing;
     }
 }

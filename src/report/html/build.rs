@@ -189,8 +189,10 @@ pub fn build(
             last_time: rule.last.rfc3339(),
         })
         .collect();
-    // The targets fetched most against a rule that accuses: each rule's
-    // most fetched targets (the Digest keeps the top ones of every rule).
+    // The targets fetched most against a rule by rows that accuse: each
+    // rule's most fetched ones (the Digest keeps the top ones of every
+    // rule), counted by accusing rows only.
+    let targets_total: u64 = digest.rules.iter().map(|rule| rule.accusing_targets).sum();
     let mut targets: Vec<TargetLine> = digest
         .rules
         .iter()
@@ -232,9 +234,29 @@ pub fn build(
         })
         .collect();
 
-    let robots: Vec<RobotsText> = sources
+    // The versions that decided a row, and the last (in force at the end
+    // of the night), at most `ROBOTS_VERSIONS_SHOWN` of them, the latest
+    // kept: a state that built up a version a night must not make the page
+    // grow night after night (SPEC §7: under 5,000,000 bytes).
+    let decided: std::collections::BTreeSet<&str> = by_line
+        .values()
+        .flat_map(|versions| versions.iter().map(|(v, _)| v.as_str()))
+        .collect();
+    let last = sources.robots.len().saturating_sub(1);
+    let mut chosen: Vec<&(&[u8], &str)> = sources
         .robots
         .iter()
+        .enumerate()
+        .filter(|&(i, (_, version))| i == last || decided.contains(version))
+        .map(|(_, source)| source)
+        .collect();
+    let versions_left_out =
+        sources.robots.len() - chosen.len().min(super::render::ROBOTS_VERSIONS_SHOWN);
+    if chosen.len() > super::render::ROBOTS_VERSIONS_SHOWN {
+        chosen.drain(..chosen.len() - super::render::ROBOTS_VERSIONS_SHOWN);
+    }
+    let robots: Vec<RobotsText> = chosen
+        .into_iter()
         .map(|(bytes, version)| RobotsText {
             robots_version: version.to_string(),
             lines: written_lines(bytes)
@@ -288,7 +310,9 @@ pub fn build(
         targets,
         impostors,
         impostor_addresses: digest.address_count(),
+        targets_total,
         robots,
+        robots_versions_left_out: versions_left_out,
         trend: sources.trend.clone(),
     }
 }
@@ -324,11 +348,20 @@ fn health_of(names: &Names<'_>, health: &run::Health<'_>, escaping: Escaping) ->
         files.push(FileHealth {
             file: String::from_utf8_lossy(&escaping.apply(path.as_os_str().as_encoded_bytes()))
                 .into_owned(),
-            format: health.formats.get(&index).cloned().unwrap_or_default(),
+            format: health
+                .formats
+                .get(&index)
+                .map(|f| text(escaping, f.as_bytes()))
+                .unwrap_or_default(),
             lines_read: tally.lines,
             lines_skipped: tally.skipped,
             already_audited: before,
-            error: health.errors.get(&index).cloned(),
+            // An error names log text (a JSON line's keys, a file name):
+            // written as the CSVs write text, like the file name above.
+            error: health
+                .errors
+                .get(&index)
+                .map(|e| text(escaping, e.as_bytes())),
         });
     }
     Health {

@@ -39,13 +39,18 @@ pub struct Page {
     pub charts: Vec<Traffic>,
     /// As `rules.csv` orders them.
     pub rules: Vec<RuleLine>,
-    /// Accusing rows only, most first.
+    /// Accusing rows only, most first: the first of every rule's.
     pub targets: Vec<TargetLine>,
+    /// (Rule, target) pairs of accusing rows in all.
+    pub targets_total: u64,
     /// The first of them as `impostor-addresses.csv` orders them.
     pub impostors: Vec<AddressLine>,
     /// How many spoofing addresses there are in all.
     pub impostor_addresses: u64,
     pub robots: Vec<RobotsText>,
+    /// Versions known but not shown (none decided a row tonight, or past
+    /// the number shown).
+    pub robots_versions_left_out: usize,
     /// The last nights (`--state`); `None` when no state was given.
     pub trend: Option<Vec<Night>>,
 }

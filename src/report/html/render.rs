@@ -20,6 +20,11 @@ use super::{KINDS, LEVELS, Page, RobotsText, Traffic};
 pub const RULES_SHOWN: usize = 50;
 pub const TARGETS_SHOWN: usize = 50;
 pub const ADDRESSES_SHOWN: usize = crate::report::digest::TOP_ADDRESSES;
+/// robots.txt versions shown as written: those that decided a row and the
+/// last, the latest of them.
+pub const ROBOTS_VERSIONS_SHOWN: usize = 5;
+/// Request-rate lines named under a chart.
+const ALLOWED_SHOWN: usize = 10;
 pub const FILES_SHOWN: usize = 50;
 pub const CRAWLERS_SHOWN: usize = 50;
 pub const CHARTS_SHOWN: usize = 12;
@@ -109,10 +114,15 @@ pub fn render(page: &Page) -> String {
                     h1 { "robots.txt audit" }
                     p { "Period: " (period) ". Exit status " (page.exit_status) "." }
                     p.verdict {
-                        @if accused == 0 {
+                        // A night not read whole is never shown as clean
+                        // (SPEC §1): what was read may still hold rows.
+                        @if page.exit_status == 2 {
+                            span.bad { "The night could not be audited whole (exit 2): see the run's health below." }
+                            @if accused > 0 { " " span.bad { (accused) " violations in what was read." } }
+                        } @else if accused == 0 {
                             span.ok { "No crawler broke robots.txt." }
                         } @else {
-                            span.bad { (accused) " fetches broke robots.txt." }
+                            span.bad { (accused) " violations of robots.txt." }
                         }
                     }
                     nav {
@@ -132,7 +142,13 @@ pub fn render(page: &Page) -> String {
                 (rules(page))
                 (targets(page))
                 (impostors(page))
-                @for text in &page.robots { (robots(text)) }
+                section #robots {
+                    h2 { "robots.txt as written" }
+                    @for text in &page.robots { (robots(text)) }
+                    @if page.robots_versions_left_out > 0 {
+                        p.more { (page.robots_versions_left_out) " more versions not shown here (none decided a row tonight, or older ones); the state or --robots-history holds them." }
+                    }
+                }
                 @if let Some(trend) = &page.trend { (self::trend(trend)) }
                 footer { p.more { "robots-audit " (env!("CARGO_PKG_VERSION")) } }
             }
@@ -223,7 +239,9 @@ fn health(page: &Page) -> Markup {
                     }
                 } }
             } }
-            (more(h.files.len(), shown, "files"))
+            @if h.files.len() > shown {
+                p.more { (h.files.len() - shown) " more files not shown here; run.json holds them all." }
+            }
         }
     }
 }
@@ -280,10 +298,13 @@ fn one_chart(t: &Traffic, axis: &Axis) -> Markup {
             @if t.allowed.is_empty() { "robots.txt sets no Request-rate for it." }
             @else {
                 "allowed: "
-                @for (i, a) in t.allowed.iter().enumerate() {
+                @for (i, a) in t.allowed.iter().take(ALLOWED_SHOWN).enumerate() {
                     @if i > 0 { "; " }
                     span.text { (cut(&a.text)) } " (line " (a.rule_line) ")"
                     @if let Some((n, s)) = a.floor { ", effective " (n) "/" (s) "s (the crawler's floor)" }
+                }
+                @if t.allowed.len() > ALLOWED_SHOWN {
+                    "; and " (t.allowed.len() - ALLOWED_SHOWN) " more Request-rate lines (see robots.txt below)"
                 }
             }
         }
@@ -328,6 +349,7 @@ fn targets(page: &Page) -> Markup {
     html! {
         section #targets {
             h2 { "Targets fetched most against a rule" }
+            p { "By the rows that accuse; each rule's ten most fetched." }
             @if page.targets.is_empty() { p { "None." } }
             @else {
                 div.scroll { table #targets-table {
@@ -342,7 +364,13 @@ fn targets(page: &Page) -> Markup {
                         }
                     } }
                 } }
-                (more(page.targets.len(), shown, "targets"))
+                (more(
+                    usize::try_from(page.targets_total)
+                        .unwrap_or(usize::MAX)
+                        .max(page.targets.len()),
+                    shown,
+                    "targets",
+                ))
             }
         }
     }
@@ -388,10 +416,9 @@ fn robots(text: &RobotsText) -> Markup {
         .collect();
     let shown = head + counted.len();
     html! {
-        section #robots {
-            h2 { "robots.txt as written" }
+        div.version id=(format!("robots-{}", text.robots_version)) {
             p { "Version " span.text { (text.robots_version) } ". Each line with the violations it decided and, apart, the informing rows." }
-            div.scroll { table #robots-table {
+            div.scroll { table id=(format!("robots-table-{}", text.robots_version)) {
                 thead { tr { th.n { "line" } th.n { "violations" } th.n { "informing" } th { "text" } } }
                 tbody { @for l in text.lines[..head].iter().chain(counted) {
                     tr.hit[l.accusing > 0].inform[l.accusing == 0 && l.informing > 0] {
@@ -402,7 +429,9 @@ fn robots(text: &RobotsText) -> Markup {
                     }
                 } }
             } }
-            (more(text.lines.len(), shown, "lines"))
+            @if text.lines.len() > shown {
+                p.more { (text.lines.len() - shown) " more lines not shown here; the robots.txt file holds them." }
+            }
         }
     }
 }

@@ -59,7 +59,7 @@ fn the_verdict_counts_each_kind_and_leaves_informing_rows_apart() {
         .collect();
     // fetches, three kinds, informing, three levels, impostor fetches.
     assert_eq!(cells, ["10", "1", "2", "3", "4", "5", "3", "2", "7"]);
-    assert!(html.contains("6 fetches broke robots.txt."));
+    assert!(html.contains("6 violations of robots.txt."));
 }
 
 #[test]
@@ -181,4 +181,46 @@ fn a_huge_hostile_night_stays_under_five_million_bytes_and_says_what_was_cut() {
     assert!(html.contains("more lines not shown here"));
     assert!(html.contains("…[cut 7840 chars]"));
     assert!(!html.contains("\"<>&"));
+}
+
+/// SPEC §1: a night not read whole is never shown as clean; what was read
+/// is still counted.
+#[test]
+fn a_night_that_exits_2_is_never_headed_as_clean() {
+    let mut page = Page {
+        exit_status: 2,
+        ..Page::default()
+    };
+    let html = render(&page);
+    assert!(!html.contains("No crawler broke robots.txt."), "{html}");
+    assert!(html.contains("could not be audited whole (exit 2)"));
+    page.exit_status = 0;
+    assert!(render(&page).contains("No crawler broke robots.txt."));
+}
+
+/// The Request-rate lines named under a chart are capped (SPEC §7: the
+/// page stays under 5,000,000 bytes however big robots.txt is).
+#[test]
+fn a_chart_names_ten_request_rates_then_how_many_more() {
+    let allowance = |i: usize| Allowance {
+        text: format!("Request-rate: 1/{i}m"),
+        rule_line: i,
+        requests: 1,
+        period_secs: 60 * i as u64,
+        window: None,
+        floor: None,
+    };
+    let page = Page {
+        charts: vec![Traffic {
+            crawler: "SeznamBot".into(),
+            allowed: (2..5002).map(allowance).collect(),
+            fetches: [(29_300_000, 1), (29_300_001, 2)].into_iter().collect(),
+            ..Traffic::default()
+        }],
+        ..Page::default()
+    };
+    let html = render(&page);
+    assert!(html.contains("Request-rate: 1/11m"));
+    assert!(!html.contains("Request-rate: 1/12m"));
+    assert!(html.contains("and 4990 more Request-rate lines"));
 }
