@@ -500,7 +500,7 @@ async fn check_address(
 ///
 /// `in_networks`: the address is inside a crawler operator's networks,
 /// whose reverse and forward zones are both the operator's. There a
-/// forward "no such name", or a sinkhole's `0.0.0.0`, for the name its
+/// forward "no such name", or a sinkhole's `0.0.0.0` or loopback, for the name its
 /// own reverse zone gave is a broken or filtering resolver (one that
 /// blocks the operator's domain), which never makes an impostor (SPEC §2,
 /// as "no name" for the reverse lookup there).
@@ -535,7 +535,13 @@ async fn confirm(
                 // Only CNAMEs that end nowhere or loop, or records of
                 // another type: garbled, proves nothing (SPEC §2).
                 Forward::Failed
-            } else if in_networks && addresses.iter().all(IpAddr::is_unspecified) {
+            } else if in_networks
+                && addresses
+                    .iter()
+                    .all(|a| a.is_unspecified() || a.to_canonical().is_loopback())
+            {
+                // A sinkhole's answer (0.0.0.0, ::, 127.0.0.1, ::1): a
+                // filtering resolver, not the operator's zone.
                 Forward::Failed
             } else {
                 Forward::Elsewhere
