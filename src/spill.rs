@@ -37,12 +37,30 @@ pub trait Record: Send + Sized {
 /// handler does (`remove_in_use`).
 static IN_USE: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
+/// Set by an interrupt: no new run file is made from then on.
+static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 /// Removes the spill folders in use, just before the process exits on an
-/// interrupt (SPEC §5: a run leaves no temporary file behind).
+/// interrupt (SPEC §5: a run leaves no temporary file behind). Workers may
+/// still be writing a run: no new one is made once this began, and a
+/// folder that is not empty once its runs are gone keeps its lock file, so
+/// that the next run removes it at once (its lock is free by then).
 pub fn remove_in_use() {
+    INTERRUPTED.store(true, std::sync::atomic::Ordering::SeqCst);
     let paths = std::mem::take(&mut *IN_USE.lock().unwrap_or_else(|e| e.into_inner()));
     for path in paths {
-        let _ = fs::remove_dir_all(path);
+        if let Ok(entries) = fs::read_dir(&path) {
+            for entry in entries.flatten() {
+                if entry.file_name() != LOCK {
+                    let _ = fs::remove_file(entry.path());
+                }
+            }
+        }
+        let only_the_lock = fs::read_dir(&path)
+            .is_ok_and(|entries| entries.flatten().all(|entry| entry.file_name() == LOCK));
+        if only_the_lock {
+            let _ = fs::remove_dir_all(&path);
+        }
     }
 }
 
@@ -80,6 +98,12 @@ impl SpillDir {
 
     /// A new run file, created exclusively.
     fn create(&self) -> Result<(PathBuf, File)> {
+        if INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst) {
+            return Err(Error::Write {
+                path: self.parent.clone(),
+                source: io::Error::new(io::ErrorKind::Interrupted, "interrupted"),
+            });
+        }
         let mut made = self.made.lock().unwrap_or_else(|e| e.into_inner());
         let made = match &mut *made {
             Some(made) => made,
