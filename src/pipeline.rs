@@ -424,9 +424,10 @@ enum Decided<'r> {
 /// Who a client field with a claim is: the same for every fetch of it, so
 /// decided once per distinct pair (matching PTR names against the crawlers'
 /// patterns is the costly part), with why an impostor is one.
-/// Identities the judge remembers at most before it starts over (about
-/// 200 bytes each); a night's genuine crawlers use a few hundred.
-const IDENTITIES_KEPT: usize = 1 << 16;
+/// Bytes an identity the judge remembers holds, about (its client field,
+/// its PTR name, the maps' overhead): the cache's share of `--memory`
+/// (a twentieth) is divided by it.
+const IDENTITY_BYTES: usize = 320;
 
 type Identities = HashMap<
     Option<CrawlerId>,
@@ -534,6 +535,7 @@ fn judge<'d, 'r>(
     gather: &mut report::html::build::Gather,
     nightly: Option<&mut NightRows>,
     copies: &[usize],
+    identities_kept: usize,
 ) -> Result<Digest<'d>> {
     let mut merged = sorter.finish()?;
     let (tx, rx) = mpsc::sync_channel::<Vec<Judged<'r>>>(BATCHES_IN_FLIGHT);
@@ -563,7 +565,7 @@ fn judge<'d, 'r>(
                 }
                 // A cache: bounded, so that a million made-up clients
                 // cannot hold a million identities (SPEC §5 `--memory`).
-                if identities.values().map(HashMap::len).sum::<usize>() > IDENTITIES_KEPT {
+                if identities.values().map(HashMap::len).sum::<usize>() > identities_kept {
                     identities.clear();
                 }
                 for fetch in &batch {
@@ -934,6 +936,7 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
         &mut gather,
         nightly.as_mut(),
         &copies,
+        budget.identities,
     )?;
     let excused = judged_by.excused;
 
@@ -986,11 +989,24 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
             state.counts.insert(name.to_string(), memory);
         }
         // An empty log matches nothing: no fingerprint to keep.
-        for done in finished
-            .values()
-            .filter(|done| done.fingerprint.lines_read() > 0)
+        for (file, done) in finished
+            .iter()
+            .filter(|(_, done)| done.fingerprint.lines_read() > 0)
         {
-            state.add_fingerprint(done.fingerprint.clone());
+            let mut fingerprint = done.fingerprint.clone();
+            if let Some(tail) = &mut fingerprint.tail {
+                // Its line is the file's last: read, unless skipped (a
+                // tail met again is read as it was the night before).
+                let last = fingerprint.lines + 1;
+                let tally = scan.tallies.get(file).copied().unwrap_or_default();
+                let before = done.already_audited >= last;
+                tail.parsed = if before {
+                    previous_tail_parsed(state, done).unwrap_or(false)
+                } else {
+                    tally.last_skip != Some(last)
+                };
+            }
+            state.add_fingerprint(fingerprint);
         }
         for row in nightly.iter().flat_map(|n| n.rows(&crawlers)) {
             state.add_night(row);
@@ -1091,6 +1107,18 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
     Ok(outcome)
 }
 
+/// Whether the tail that a file's last line matched had parsed, on the
+/// night it was read: the state's fingerprints the file matched know.
+fn previous_tail_parsed(state: &State, done: &Finished) -> Option<bool> {
+    // `matched` indexes the fingerprints as the run read them; the ones
+    // added since go after them.
+    done.matched
+        .iter()
+        .filter_map(|&i| state.fingerprints.get(i))
+        .filter(|f| f.lines + 1 == done.already_audited)
+        .find_map(|f| f.tail.as_ref().map(|t| t.parsed))
+}
+
 /// The files whose text is exactly that of a file given before them in
 /// the run (same lines, bytes and SHA-256), with lines of their own to
 /// skip.
@@ -1156,6 +1184,8 @@ struct Budget {
     fetches: usize,
     /// (rule, target) pairs held before they spill.
     targets: usize,
+    /// Identities the judge remembers before it starts over.
+    identities: usize,
 }
 
 impl Budget {
@@ -1167,6 +1197,7 @@ impl Budget {
         Budget {
             fetches: memory / 20 * 7,
             targets: memory / 10,
+            identities: (memory / 20 / IDENTITY_BYTES).max(1024),
         }
     }
 }

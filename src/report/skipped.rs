@@ -29,6 +29,9 @@ pub struct Tally {
     pub not_requests: u64,
     /// The first line that did not parse, and why.
     pub first_skip: Option<(u64, Skip)>,
+    /// The last line that did not parse (whether a log's unfinished last
+    /// line was read: `state::fingerprint::Tail::parsed`).
+    pub last_skip: Option<u64>,
     /// Lines that did not parse, by reason, indexed like `Skip::ALL`.
     pub reasons: [u64; Skip::ALL.len()],
     /// The earliest and latest time of a line that parsed, by instant.
@@ -68,6 +71,7 @@ impl Tally {
         if self.first_skip.is_none_or(|(first, _)| line < first) {
             self.first_skip = Some((line, skip));
         }
+        self.last_skip = self.last_skip.max(Some(line));
         if skip == Skip::NoOffset && self.first_no_offset.is_none_or(|first| line < first) {
             self.first_no_offset = Some(line);
         }
@@ -89,6 +93,7 @@ impl Tally {
         {
             self.first_skip = other.first_skip;
         }
+        self.last_skip = self.last_skip.max(other.last_skip);
         self.skipped += other.skipped;
         for (mine, theirs) in self.reasons.iter_mut().zip(other.reasons) {
             *mine += theirs;

@@ -67,6 +67,11 @@ pub struct Tail {
     pub bytes: u64,
     /// SHA-256 of the B bytes of the lines and the tail's, in hex.
     pub sha256: String,
+    /// The tail parsed as a line (its fields read, its fetch judged): a
+    /// line that later grew from it (a trailing field the server had not
+    /// yet written, `$request_time`, `time-taken`) is the same fetch.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub parsed: bool,
 }
 
 impl Fingerprint {
@@ -297,16 +302,25 @@ impl<'k> Reading<'k> {
     }
 
     /// Line N + 1 of this file, without its line end, against the tails
-    /// of the known logs matched through N.
+    /// of the known logs matched through N: the same bytes, or, for a
+    /// tail that parsed, the same bytes and more after them.
     fn compare_tails(&mut self, list: Vec<(usize, Sha256)>, line: &[u8]) {
         for (i, mut hasher) in list {
             let Some(tail) = &self.known[i].tail else {
                 continue;
             };
-            if tail.bytes != line.len() as u64 {
+            let Ok(len) = usize::try_from(tail.bytes) else {
+                continue;
+            };
+            let fits = if tail.parsed {
+                line.len() >= len
+            } else {
+                line.len() == len
+            };
+            if !fits {
                 continue;
             }
-            hasher.update(line);
+            hasher.update(&line[..len]);
             if hex(&hasher.finalize()) == tail.sha256 {
                 self.matched_tails.push(i);
             }
@@ -340,6 +354,9 @@ impl<'k> Reading<'k> {
             Tail {
                 bytes: carry.len() as u64,
                 sha256: hex(&hasher.finalize()),
+                // The reader cannot tell; the pipeline says, from the
+                // scan's tally.
+                parsed: false,
             }
         });
         let already_audited = self.matched_lines();
@@ -532,6 +549,30 @@ mod tests {
             tail.sha256 = "0".repeat(64);
         }
         assert_eq!(of_text(&[fake], b"a\nb\nc\n", 0).already_audited, 2);
+    }
+
+    /// A tail that parsed and then grew (the server had not yet written a
+    /// trailing field) is the line audited before; one that did not parse
+    /// and grew is a new line.
+    #[test]
+    fn a_tail_that_parsed_may_have_grown() {
+        let mut known = of_text(&[], b"a\nb\nGET /x 200", 0).fingerprint;
+        let grown: &[u8] = b"a\nb\nGET /x 200 0.013\nnext\n";
+        assert_eq!(
+            of_text(std::slice::from_ref(&known), grown, 0).already_audited,
+            2
+        );
+        if let Some(tail) = &mut known.tail {
+            tail.parsed = true;
+        }
+        let known = [known];
+        assert_eq!(of_text(&known, grown, 0).already_audited, 3);
+        assert_eq!(of_text(&known, b"a\nb\nGET /x 200\n", 0).already_audited, 3);
+        assert_eq!(
+            of_text(&known, b"a\nb\nGET /y 200 0.1\n", 0).already_audited,
+            2
+        );
+        assert_eq!(of_text(&known, b"a\nb\nGET /x 20\n", 0).already_audited, 2);
     }
 
     #[test]

@@ -918,3 +918,47 @@ fn a_run_that_exits_2_leaves_the_states_dns_cache_alone() {
     assert!(site.path("state/dns-cache").exists());
     assert!(site.path("state/state.json").exists());
 }
+
+/// A last line cut mid-write that still parses (the server had not yet
+/// written its trailing field, nginx `$request_time`) was audited: once
+/// the server finishes it, it is the same fetch, not audited again.
+#[test]
+fn a_last_line_cut_in_its_trailing_field_is_audited_once() {
+    let robots = "User-agent: *\nDisallow: /private/\nRequest-rate: 1/10s\n";
+    let site = Site::new().with("robots.txt", robots);
+    let spec = r#"%h %l %u %t "%r" %>s %b "%{Referer}i" "%{User-agent}i" %D"#;
+    let line =
+        |t: u32, target: &str, took: &str| format!("{} {took}\n", fetch(t, target, 200).trim_end());
+    let whole = [line(0, "/a", "13"), line(20, "/private/b", "75")].concat();
+    // The night ends inside the last line's %D: "5" not yet written.
+    let cut = whole.trim_end_matches("5\n");
+    site.write("access.log", cut);
+    let args = |out: &'static str| {
+        vec![
+            "--robots",
+            "robots.txt",
+            "--state",
+            "state",
+            "--log",
+            "access.log",
+            "--log-format",
+            spec,
+            "--out",
+            out,
+        ]
+    };
+    let run = site.run(&args("out1"));
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(body(&read(&site, "out1/violations.csv")).len(), 1);
+    site.write(
+        "access.log",
+        [whole.as_str(), &line(40, "/c", "9")].concat(),
+    );
+    let run = site.run(&args("out2"));
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(body(&read(&site, "out2/violations.csv")).len(), 0);
+    assert_eq!(
+        json(&site, "out2/run.json")["files"][0]["already_audited"],
+        2
+    );
+}
