@@ -8,6 +8,7 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use crate::support::audit::{clf, combined};
+use crate::support::hostile::spawn_paused;
 
 const BIN: &str = env!("CARGO_BIN_EXE_robots-audit");
 
@@ -190,7 +191,6 @@ fn an_interrupted_run_removes_its_sorted_runs() {
 }
 
 fn killed_run_then_next(extra: &[&str], signal: &str) {
-    use std::io::BufRead;
     let dir = tempfile::tempdir().unwrap();
     let tmp = tempfile::tempdir().unwrap();
     let logs = write_site(dir.path());
@@ -205,26 +205,13 @@ fn killed_run_then_next(extra: &[&str], signal: &str) {
     for log in &logs {
         command.args(["--log", log]);
     }
-    let mut child = command
+    command
         .args(["--robots", "robots.txt", "--ptr-map", "ptr-map.txt"])
         .args(["--memory", "1M", "--out", "out"])
         .args(extra)
-        .env("ROBOTS_AUDIT_PAUSE_AT", "adopted")
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let stderr = child.stderr.take().unwrap();
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for line in std::io::BufReader::new(stderr).lines() {
-            let Ok(line) = line else { break };
-            if line.contains("paused at") {
-                let _ = tx.send(line);
-            }
-        }
-    });
-    assert!(rx.recv_timeout(Duration::from_secs(120)).is_ok());
+        .stdout(Stdio::null());
+    let (mut child, paused) = spawn_paused(&mut command, "adopted", Duration::from_secs(120));
+    assert!(paused.is_some());
     assert_eq!(spill_folders(&spill).len(), 1, "the runs are on disk");
     if !extra.is_empty() {
         assert_eq!(spill_folders(tmp.path()), Vec::<String>::new());

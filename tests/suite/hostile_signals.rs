@@ -235,7 +235,6 @@ fn assert_whole_or_earlier_files(out: &Path) {
 /// the next run removes what the killed one left.
 #[test]
 fn kill_9_at_every_step_of_the_switch_leaves_one_whole_set() {
-    use std::io::BufRead;
     let dir = tempfile::tempdir().unwrap();
     let robots = write(dir.path(), "robots.txt", ROBOTS);
     let mut log = String::new();
@@ -254,24 +253,10 @@ fn kill_9_at_every_step_of_the_switch_leaves_one_whole_set() {
         let out = dir.path().join(step);
         earlier_reports(&out);
         let args = ["--log", s(&log), "--robots", s(&robots), "--out", s(&out)];
-        let mut child = command(&args)
-            .env("ROBOTS_AUDIT_PAUSE_AT", step)
-            .spawn()
-            .unwrap();
-        let stderr = child.stderr.take().unwrap();
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            for line in std::io::BufReader::new(stderr).lines() {
-                let Ok(line) = line else { break };
-                if line.contains("paused at") {
-                    let _ = tx.send(line);
-                }
-            }
-        });
-        let paused = rx.recv_timeout(Duration::from_secs(60));
+        let (mut child, paused) = spawn_paused(&mut command(&args), step, Duration::from_secs(60));
         assert_eq!(
             paused.as_deref(),
-            Ok(format!("robots-audit: paused at {step}").as_str())
+            Some(format!("robots-audit: paused at {step}").as_str())
         );
         // A reader while the run stands there, then after it is killed.
         assert_eq!(assert_one_set(&out), earlier, "{step}: while paused");
@@ -291,27 +276,13 @@ fn kill_9_at_every_step_of_the_switch_leaves_one_whole_set() {
 /// set, never dangling before it.
 #[test]
 fn a_first_run_killed_before_its_set_leaves_no_dangling_names() {
-    use std::io::BufRead;
     let dir = tempfile::tempdir().unwrap();
     let robots = write(dir.path(), "robots.txt", ROBOTS);
     let log = write(dir.path(), "access.log", seznam_fetch(1, "/cz/chat/1"));
     let out = dir.path().join("fresh");
     let args = ["--log", s(&log), "--robots", s(&robots), "--out", s(&out)];
-    let mut child = command(&args)
-        .env("ROBOTS_AUDIT_PAUSE_AT", "staged")
-        .spawn()
-        .unwrap();
-    let stderr = child.stderr.take().unwrap();
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for line in std::io::BufReader::new(stderr).lines() {
-            let Ok(line) = line else { break };
-            if line.contains("paused at") {
-                let _ = tx.send(line);
-            }
-        }
-    });
-    assert!(rx.recv_timeout(Duration::from_secs(60)).is_ok());
+    let (mut child, paused) = spawn_paused(&mut command(&args), "staged", Duration::from_secs(60));
+    assert!(paused.is_some());
     signal(child.id(), "KILL");
     let _ = child.wait();
     for name in REPORTS {

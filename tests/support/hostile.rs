@@ -140,6 +140,35 @@ pub fn command(args: &[&str]) -> Command {
     command
 }
 
+/// Starts `command` told to stop at `step` of its report switch
+/// (`ROBOTS_AUDIT_PAUSE_AT`, `report::atomic::pause_at`) and waits, at most
+/// `wait`, until it says so on standard error: the child, and the line it
+/// said (`None` when it did not in time). Standard error is piped to a
+/// thread that reads it to the end, so the child never blocks on it.
+pub fn spawn_paused(
+    command: &mut Command,
+    step: &str,
+    wait: Duration,
+) -> (std::process::Child, Option<String>) {
+    use std::io::BufRead;
+    let mut child = command
+        .env("ROBOTS_AUDIT_PAUSE_AT", step)
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn robots-audit");
+    let stderr = child.stderr.take().expect("piped standard error");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stderr).lines() {
+            let Ok(line) = line else { break };
+            if line.contains("paused at") {
+                let _ = tx.send(line);
+            }
+        }
+    });
+    (child, rx.recv_timeout(wait).ok())
+}
+
 /// Runs the binary to its end, within `limit`.
 pub fn run_within(args: &[&str], limit: Duration) -> Run {
     finish(command(args).spawn().expect("spawn robots-audit"), limit)
