@@ -260,20 +260,12 @@ impl StateDir {
             fingerprints: state.fingerprints.clone(),
             nights: state.nights.clone(),
         };
-        let path = self.state_file();
-        let fail = |source: io::Error| Error::Write {
-            path: path.clone(),
-            source,
-        };
-        let mut text =
-            serde_json::to_string_pretty(&stored).map_err(|e| fail(io::Error::other(e)))?;
+        let mut text = serde_json::to_string_pretty(&stored).map_err(|e| Error::Write {
+            path: self.state_file(),
+            source: io::Error::other(e),
+        })?;
         text.push('\n');
-        let mut temp = tempfile::Builder::new()
-            .prefix(TEMP_PREFIX)
-            .tempfile_in(&self.dir)
-            .map_err(fail)?;
-        temp.write_all(text.as_bytes()).map_err(fail)?;
-        temp.as_file().sync_all().map_err(fail)?;
+        let temp = write_temporary(&self.state_file(), text.as_bytes())?;
         let named = stored
             .versions
             .iter()
@@ -313,15 +305,7 @@ pub struct PreparedState<'d> {
 
 impl PreparedState<'_> {
     pub fn commit(self) -> Result<()> {
-        let path = self.dir.state_file();
-        let fail = |source: io::Error| Error::Write {
-            path: path.clone(),
-            source,
-        };
-        self.temp.persist(&path).map_err(|e| fail(e.error))?;
-        File::open(&self.dir.dir)
-            .and_then(|d| d.sync_all())
-            .map_err(fail)?;
+        put_in_place(self.temp, &self.dir.state_file())?;
         // Only now may the files of versions no longer named go.
         let robots_dir = self.dir.dir.join(ROBOTS_DIR);
         if let Ok(entries) = fs::read_dir(&robots_dir) {
@@ -376,6 +360,13 @@ fn make_private_dir(dir: &Path) -> Result<()> {
 /// exclusively under an unguessable name, flushed, renamed over it, and
 /// the folder flushed so the rename survives a crash.
 fn write_replacing(path: &Path, bytes: &[u8]) -> Result<()> {
+    let temp = write_temporary(path, bytes)?;
+    put_in_place(temp, path)
+}
+
+/// The first half of `write_replacing`: `bytes` in a new file of an
+/// unguessable name beside `path`, flushed to disk.
+fn write_temporary(path: &Path, bytes: &[u8]) -> Result<tempfile::NamedTempFile> {
     let fail = |source: io::Error| Error::Write {
         path: path.to_path_buf(),
         source,
@@ -387,6 +378,16 @@ fn write_replacing(path: &Path, bytes: &[u8]) -> Result<()> {
         .map_err(fail)?;
     temp.write_all(bytes).map_err(fail)?;
     temp.as_file().sync_all().map_err(fail)?;
+    Ok(temp)
+}
+
+/// The second half: the file renamed over `path`, and the folder flushed.
+fn put_in_place(temp: tempfile::NamedTempFile, path: &Path) -> Result<()> {
+    let fail = |source: io::Error| Error::Write {
+        path: path.to_path_buf(),
+        source,
+    };
+    let dir = path.parent().unwrap_or(Path::new("."));
     temp.persist(path).map_err(|e| fail(e.error))?;
     File::open(dir).and_then(|d| d.sync_all()).map_err(fail)?;
     Ok(())
