@@ -409,38 +409,30 @@ impl<'d> Addresses<'d> {
         let seq = self.seq;
         self.seq += 1;
         let time = impostor.fetch.time;
-        let ptr_seq = if impostor.ptr.is_some() {
-            seq
-        } else {
-            u64::MAX
+        // One fetch as a record of its own, met in memory exactly as
+        // records of two stretches of the night meet on disk (`absorb`).
+        let one = |client: Vec<u8>| Spoofer {
+            totals: AddressTotals {
+                client,
+                claimed: BTreeSet::from([impostor.claimed]),
+                fetches: 1,
+                ptr: impostor.ptr.clone(),
+                reason: impostor.reason,
+                first: time,
+                last: time,
+            },
+            first_seq: seq,
+            last_seq: seq,
+            ptr_seq: if impostor.ptr.is_some() {
+                seq
+            } else {
+                u64::MAX
+            },
         };
         match self.live.get_mut(&client) {
-            Some(spoofer) => {
-                let totals = &mut spoofer.totals;
-                totals.fetches += 1;
-                totals.claimed.insert(impostor.claimed);
-                if totals.ptr.is_none() && impostor.ptr.is_some() {
-                    totals.ptr.clone_from(&impostor.ptr);
-                    spoofer.ptr_seq = seq;
-                }
-                totals.last = time;
-                spoofer.last_seq = seq;
-            }
+            Some(spoofer) => spoofer.absorb(one(Vec::new())),
             None => {
-                let spoofer = Spoofer {
-                    totals: AddressTotals {
-                        client: client.clone(),
-                        claimed: BTreeSet::from([impostor.claimed]),
-                        fetches: 1,
-                        ptr: impostor.ptr.clone(),
-                        reason: impostor.reason,
-                        first: time,
-                        last: time,
-                    },
-                    first_seq: seq,
-                    last_seq: seq,
-                    ptr_seq,
-                };
+                let spoofer = one(client.clone());
                 self.live_bytes += spoofer.size() + client.len() + 32;
                 self.live.insert(client, spoofer);
             }
