@@ -421,14 +421,14 @@ enum Decided<'r> {
     Nobody,
 }
 
-/// Who a client field with a claim is: the same for every fetch of it, so
-/// decided once per distinct pair (matching PTR names against the crawlers'
-/// patterns is the costly part), with why an impostor is one.
 /// Bytes an identity the judge remembers holds, about (its client field,
 /// its PTR name, the maps' overhead): the cache's share of `--memory`
 /// (a twentieth) is divided by it.
 const IDENTITY_BYTES: usize = 320;
 
+/// Who a client field with a claim is: the same for every fetch of it, so
+/// decided once per distinct pair (matching PTR names against the crawlers'
+/// patterns is the costly part), with why an impostor is one.
 type Identities = HashMap<
     Option<CrawlerId>,
     HashMap<Box<[u8]>, Option<(Identity, Option<SpoofReason>)>, foldhash::fast::RandomState>,
@@ -814,7 +814,6 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
     }
     let mut input_errors = input_errors;
     let unread: Vec<usize> = input_errors.iter().map(|(file, _)| *file).collect();
-
     let already_audited: BTreeMap<usize, u64> = finished
         .iter()
         .map(|(&file, done)| (file, done.already_audited))
@@ -1215,15 +1214,15 @@ fn in_force_from(path: &Path) -> Option<String> {
     Some(time.rfc3339())
 }
 
-/// Live DNS for the addresses that claim a crawler or are named crawler
-/// hosts; never for browsers. Returns the answers, how many addresses
-/// could not be checked, and whether no resolver could be used at all (the
-/// run then goes on, unverified, and exits 2).
 /// What DNS said; the failures; whether no resolver could be used; and
 /// the state's DNS cache, to write with the state (SPEC §6: a run that
 /// exits 2 updates nothing of it).
 type Resolved = (HashMap<IpAddr, DnsAnswer>, u64, bool, Option<DnsCache>);
 
+/// Live DNS for the addresses that claim a crawler or are named crawler
+/// hosts; never for browsers. Returns the answers, how many addresses
+/// could not be checked, whether no resolver could be used at all (the
+/// run then goes on, unverified, and exits 2), and the state's cache.
 fn resolve(config: &AuditConfig, ident: &Identifier, addresses: &HashMap<IpAddr, u64>) -> Resolved {
     // With their fetches: the most fetched are asked first.
     let addrs = addresses.iter().map(|(&addr, &n)| (addr, n));
