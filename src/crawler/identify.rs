@@ -177,25 +177,34 @@ impl Identifier {
             .eq_ignore_ascii_case(&self.profile(b).token)
     }
 
-    /// The crawler a user agent names, if any; when several fit, the one
-    /// first in the table (`SeznamBot/3.2-test4` is SeznamBot-test, not
-    /// SeznamBot).
+    /// The crawler a user agent names, if any. When several fit, a match
+    /// inside a longer one's text gives way to it (an added
+    /// `SeznamBot-img` over the built-in `SeznamBot`), then the one first
+    /// in the table wins (`SeznamBot/3.2-test4` is SeznamBot-test, not
+    /// SeznamBot; `SeznamBot/4.0 FreshBot` is FreshBot).
     pub fn by_user_agent(&self, ua: &[u8]) -> Option<CrawlerId> {
-        let mut best: Option<CrawlerId> = None;
+        // Every crawler whose pattern the user agent holds, and where.
+        let mut found: Vec<(CrawlerId, usize, usize)> = Vec::new();
         for m in self.ua_search.find_overlapping_iter(ua) {
             for &(id, k) in &self.ua_owners[m.pattern().as_usize()] {
-                if best.is_some_and(|b| b <= id) {
-                    continue;
+                if let Some(end) = self.profile(id).user_agents[k].end_after(ua, m.end()) {
+                    found.push((id, m.start(), end));
                 }
-                if self.profile(id).user_agents[k].matches_after(ua, m.end()) {
-                    best = Some(id);
-                }
-            }
-            if best == Some(CrawlerId(0)) {
-                break;
             }
         }
-        best
+        // A match that lies inside a longer one names less: `SeznamBot`
+        // inside `SeznamBot-img/1.0` is the added crawler's, not the
+        // built-in's. Among the rest, table order.
+        let within_longer = |&(_, start, end): &(CrawlerId, usize, usize)| {
+            found
+                .iter()
+                .any(|&(_, s, e)| s <= start && end <= e && e - s > end - start)
+        };
+        found
+            .iter()
+            .filter(|m| !within_longer(m))
+            .map(|&(id, _, _)| id)
+            .min()
     }
 
     /// The crawler whose host-name pattern `name` fits (case-insensitive,
@@ -396,6 +405,46 @@ mod tests {
         assert!(!ident.same_token(google, seznam));
         assert!(ident.same_token(fresh, seznam));
         assert!(ident.may_be_crawler(b"1.2.3.4 - - \"GET / HTTP/1.1\" 200 1 \"-\" \"bingbot\""));
+    }
+
+    #[test]
+    fn a_longer_user_agent_names_its_own_crawler() {
+        let mut profiles = builtin();
+        profiles.extend(
+            parse_profiles(
+                "crawler: SeznamBot-img\ntoken: SeznamBot-img\nuser-agent: SeznamBot-img\n\
+                 host: fulltextrobot-img-<address>.seznam.cz\n\
+                 crawler: Seznam\nuser-agent: Seznam\nhost: *.example.cz\n",
+            )
+            .unwrap(),
+        );
+        let ident = Identifier::new(profiles).unwrap();
+        let cases: &[(&str, &str)] = &[
+            ("Mozilla/5.0 (compatible; SeznamBot-img/1.0)", "SeznamBot-img"),
+            ("seznambot-IMG", "SeznamBot-img"),
+            // The built-ins keep their order among themselves.
+            ("Mozilla/5.0 (compatible; SeznamBot/4.0)", "SeznamBot"),
+            ("SeznamBot/3.2-test4", "SeznamBot-test"),
+            ("SeznamBot-test", "SeznamBot-test"),
+            ("SeznamBot/4.0 FreshBot", "FreshBot"),
+            (
+                "Mozilla/5.0 (compatible; FreshBot/1.0; +https://o-seznam.cz/seznambot-crawler/)",
+                "FreshBot",
+            ),
+            // A shorter added literal inside a built-in's gives way to it,
+            // and names its crawler alone.
+            ("Mozilla/5.0 (compatible; SeznamBot/4.0)", "SeznamBot"),
+            ("Seznam Email Checker", "Seznam"),
+            // Apart, the first in the table.
+            ("SeznamBot-img/1.0 FreshBot/1.0", "FreshBot"),
+        ];
+        for (ua, want) in cases {
+            assert_eq!(
+                name_of(&ident, ident.by_user_agent(ua.as_bytes())),
+                Some(*want),
+                "{ua}"
+            );
+        }
     }
 
     proptest::proptest! {

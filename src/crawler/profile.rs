@@ -66,12 +66,18 @@ impl UaPattern {
     /// Given the user agent and where an occurrence of `literal` ends, tells
     /// whether the rest of the pattern follows.
     pub fn matches_after(&self, ua: &[u8], literal_end: usize) -> bool {
+        self.end_after(ua, literal_end).is_some()
+    }
+
+    /// Given the user agent and where an occurrence of `literal` ends,
+    /// where the whole pattern's match ends, when the rest follows.
+    pub fn end_after(&self, ua: &[u8], literal_end: usize) -> Option<usize> {
         let Some(suffix) = &self.after_version else {
-            return true;
+            return Some(literal_end);
         };
         let rest = ua.get(literal_end..).unwrap_or_default();
         if !rest.first().is_some_and(u8::is_ascii_digit) {
-            return false;
+            return None;
         }
         let version = rest
             .iter()
@@ -80,6 +86,7 @@ impl UaPattern {
         rest[version..]
             .get(..suffix.len())
             .is_some_and(|s| s.eq_ignore_ascii_case(suffix.as_bytes()))
+            .then_some(literal_end + version + suffix.len())
     }
 }
 
