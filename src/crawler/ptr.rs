@@ -50,10 +50,7 @@ impl PtrMap {
         for (index, raw) in bytes.split(|&b| b == b'\n').enumerate() {
             let line = index as u64 + 1;
             let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
-            let content = match memchr::memchr(b'#', raw) {
-                Some(i) => &raw[..i],
-                None => raw,
-            };
+            let content = &raw[..comment_start(raw)];
             let reject = |cause: &str| BadLine {
                 line,
                 text: escape_non_utf8(raw).into_owned(),
@@ -297,6 +294,16 @@ pub fn same_name(a: &str, b: &str) -> bool {
     a.eq_ignore_ascii_case(b)
 }
 
+/// Where a `#` comment starts in a line of the map: at the line's start or
+/// after a blank or comma, never inside a field. A DNS name may hold any
+/// byte: `fulltextrobot-….seznam.cz#.evil.example` is the attacker's whole
+/// name, not a Seznam name with a comment after it.
+fn comment_start(raw: &[u8]) -> usize {
+    memchr::memchr_iter(b'#', raw)
+        .find(|&i| i == 0 || raw[i - 1].is_ascii_whitespace() || raw[i - 1] == b',')
+        .unwrap_or(raw.len())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -320,9 +327,10 @@ mod tests {
             5.6.7.8 bad..name\n\
             5.6.7.8 \xff\n\
             \xff 5.6.7.8\n\
-            9.9.9.9 localhost\n";
+            9.9.9.9 localhost\n\
+            6.6.6.6 fulltextrobot-6-6-6-6.seznam.cz#.evil.example. #a comment\n";
         let (map, bad) = PtrMap::parse(text);
-        assert_eq!(map.len(), 5);
+        assert_eq!(map.len(), 6);
         assert_eq!(
             map.names(ip("77.75.77.123")),
             ["fulltextrobot-77-75-77-123.seznam.cz"]
@@ -338,6 +346,11 @@ mod tests {
         // Taken as written: names that are no host names, too.
         assert_eq!(map.names(ip("5.6.7.8")), ["bad..name", "\\xFF"]);
         assert_eq!(map.names(ip("9.9.9.9")), ["localhost"]);
+        // A `#` inside a field is the name's own byte, not a comment.
+        assert_eq!(
+            map.names(ip("6.6.6.6")),
+            ["fulltextrobot-6-6-6-6.seznam.cz#.evil.example."]
+        );
         let lines: Vec<(u64, &str)> = bad.iter().map(|b| (b.line, b.cause.as_str())).collect();
         assert_eq!(
             lines,
