@@ -420,7 +420,10 @@ mod tests {
         );
         let ident = Identifier::new(profiles).unwrap();
         let cases: &[(&str, &str)] = &[
-            ("Mozilla/5.0 (compatible; SeznamBot-img/1.0)", "SeznamBot-img"),
+            (
+                "Mozilla/5.0 (compatible; SeznamBot-img/1.0)",
+                "SeznamBot-img",
+            ),
             ("seznambot-IMG", "SeznamBot-img"),
             // The built-ins keep their order among themselves.
             ("Mozilla/5.0 (compatible; SeznamBot/4.0)", "SeznamBot"),

@@ -270,6 +270,34 @@ fn seznam_reads_a_rate_slower_than_1_per_30s_as_1_per_30s() {
 }
 
 #[test]
+fn the_floor_never_forbids_what_the_written_rate_allows() {
+    // 100/1h is slower than 1/30s, so Seznam reads it as 1/30s; a burst of
+    // three in three seconds breaks 1/30s but not the 100 an hour written.
+    let robots = "User-agent: SeznamBot\nRequest-rate: 3/1h\n";
+    let mut log = Log::default();
+    for t in [0, 1, 2, 10, 100, 140] {
+        log.at(t);
+    }
+    let report = audit_log(robots, &log, &[]);
+    report.assert_code(1);
+    // Only the fetch at 10 s breaks both: 4 in the hour, 4 in (-20, 10].
+    // At 100 s and 140 s the hour holds 5 and 6 but 30 s holds one.
+    let row = Row {
+        time: rfc3339(10),
+        line: 4,
+        crawler: "SeznamBot",
+        kind: "request-rate",
+        group: "SeznamBot",
+        rule: (2, "Request-rate: 3/1h"),
+        detail: format!(
+            "{}; effective 1/30s (written 3/1h)",
+            rate_detail(4, 30, "3/1h")
+        ),
+    };
+    assert_text("violations.csv", &report.violations, &violations(&[row]));
+}
+
+#[test]
 fn a_rate_at_the_floor_is_not_floored() {
     let robots = "User-agent: SeznamBot\nRequest-rate: 2/1m\n";
     let mut log = Log::default();
