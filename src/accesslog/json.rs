@@ -8,9 +8,12 @@
 //! (dotted paths reach nested objects) and skips every other value; the
 //! values kept are borrowed raw text, strings still escaped
 //! (`LogEscaping::Json`), so a line that is no crawler's costs no allocation
-//! and no decoding. A line that is valid JSON but holds neither a client
-//! nor a request (Caddy's runtime messages) is `Skip::NotRequest`: counted
-//! apart, neither skipped nor a fetch.
+//! and no decoding. A line of a server that writes its own messages among
+//! its access lines (Caddy, Traefik) that holds neither a client nor a
+//! request, or a Caddy line of another logger than `http.log.access`
+//! (its error log repeats the request), is `Skip::NotRequest`: counted
+//! apart, neither skipped nor a fetch. In other logs such a line is a
+//! misfit, skipped.
 
 use super::fields;
 use super::format::LogEscaping;
@@ -32,9 +35,11 @@ enum Role {
     UserAgent,
     Xff,
     Vhost,
+    /// Caddy's `logger`: only `http.log.access…` lines are requests.
+    Logger,
 }
 
-const ROLES: [(Role, &str); 10] = [
+const ROLES: [(Role, &str); 11] = [
     (Role::Client, "client"),
     (Role::ForwardedClient, "forwarded_client"),
     (Role::Time, "time"),
@@ -45,18 +50,22 @@ const ROLES: [(Role, &str); 10] = [
     (Role::UserAgent, "user_agent"),
     (Role::Xff, "xff"),
     (Role::Vhost, "vhost"),
+    (Role::Logger, "logger"),
 ];
 
 /// The most keys a mapping may name, alternatives included.
 const MAX_LEAVES: usize = 24;
 
-/// Caddy's access log (`http.log.access`): the connecting address is
+/// Caddy's access log (`http.log.access`, or `http.log.access.NAME`; its
+/// error log `http.log.error` and debug messages carry the request too,
+/// but are no fetch of their own): the connecting address is
 /// `request.remote_ip` (before Caddy 2.5, `request.remote_addr`, with its
 /// port); `request.client_ip` is Caddy's own reading of its trusted
 /// proxies' headers. Headers are arrays of strings.
 pub const CADDY: &str = "client=request.remote_ip|request.remote_addr,forwarded_client=request.client_ip,time=ts,\
 method=request.method,target=request.uri,status=status,\
-user_agent=request.headers.User-Agent,xff=request.headers.X-Forwarded-For,vhost=request.host";
+user_agent=request.headers.User-Agent,xff=request.headers.X-Forwarded-For,vhost=request.host,\
+logger=logger";
 
 /// Traefik's access log in JSON: `ClientAddr` is `host:port` of the
 /// connecting peer, `ClientHost` Traefik's own forwarded reading; request
@@ -89,6 +98,11 @@ pub struct JsonFormat {
     time_scale: i64,
     /// `--log-tz`: where a time written without an offset is placed.
     zone: Option<LogTz>,
+    /// The server writes its own messages among the access lines (Caddy,
+    /// Traefik to one stream): a line without a client or request is one
+    /// of those, counted apart. Other logs hold requests only, so such a
+    /// line is a misfit, skipped and counted.
+    messages: bool,
 }
 
 impl JsonFormat {
@@ -101,6 +115,7 @@ impl JsonFormat {
             roles: Default::default(),
             time_scale: 0,
             zone: None,
+            messages: matches!(name, "Caddy" | "Traefik"),
         };
         let mut leaves = 0;
         for pair in mapping.split(',').map(str::trim).filter(|p| !p.is_empty()) {
@@ -114,7 +129,8 @@ impl JsonFormat {
                 .ok_or_else(|| {
                     format!(
                         "{role_name:?} is no field of a JSON mapping (client, time, request, \
-                         method, target, status, user_agent, xff)"
+                         method, target, status, user_agent, xff, forwarded_client, vhost, \
+                         logger)"
                     )
                 })?;
             let mut paths = paths.trim();
@@ -193,11 +209,20 @@ impl JsonFormat {
         let mut found: [Option<&'a [u8]>; MAX_LEAVES] = [None; MAX_LEAVES];
         json_scan::extract(line, &self.tree, &mut found).map_err(|_| Skip::BadJson)?;
 
+        if let Some(logger) = self.first(&found, Role::Logger)
+            && !is_access_logger(logger)
+        {
+            return Err(Skip::NotRequest);
+        }
         let client = self.first(&found, Role::Client);
         let request = self.first(&found, Role::Request);
         let target = self.first(&found, Role::Target);
         if client.is_none() && request.is_none() && target.is_none() {
-            return Err(Skip::NotRequest);
+            return Err(if self.messages {
+                Skip::NotRequest
+            } else {
+                Skip::Mismatch
+            });
         }
         let mut entry = Entry {
             escaping: LogEscaping::Json,
@@ -503,6 +528,13 @@ fn chain(raw: &[u8]) -> Result<Option<&[u8]>, Skip> {
 }
 
 /// A status: a number or a string of one to three digits; `-` none.
+/// Whether a Caddy `logger` value (raw, with its quotes) names an access
+/// log: `http.log.access`, or `http.log.access.NAME` for a named one.
+fn is_access_logger(raw: &[u8]) -> bool {
+    raw.strip_prefix(b"\"http.log.access")
+        .is_some_and(|rest| rest.first().is_some_and(|&b| b == b'"' || b == b'.'))
+}
+
 fn status_of(raw: &[u8]) -> Result<Option<u16>, Skip> {
     let text = match raw {
         [b'"', inner @ .., b'"'] => inner,
