@@ -681,6 +681,33 @@ fn load_ptr_map(path: Option<&Path>, quiet: bool) -> Result<PtrMap> {
         return Ok(PtrMap::default());
     };
     let (map, bad) = PtrMap::load(path)?;
+    // A map of which no line could be read (UTF-16, `NAME ADDRESS`) was
+    // meant to name addresses and names none: every fetch it should have
+    // refuted would count as the crawler's. Not a night to report.
+    if let (true, Some(first)) = (map.is_empty(), bad.first()) {
+        return Err(Error::Format {
+            path: path.to_path_buf(),
+            at: Position::Line(first.line),
+            cause: format!(
+                "{}; no line of the PTR map could be read ({} refused), so it names no address: \
+                 expected ADDRESS NAME a line",
+                first.cause,
+                bad.len()
+            ),
+        });
+    }
+    if quiet && let Some(first) = bad.first() {
+        // One line even under --quiet: the addresses of these lines have no
+        // name from the map, and their fetches are judged without one.
+        crate::warn!(
+            "robots-audit: {}: {} line{} of the PTR map could not be read (the first, line {}: {})",
+            path.display(),
+            bad.len(),
+            if bad.len() == 1 { "" } else { "s" },
+            first.line,
+            first.cause
+        );
+    }
     if !quiet {
         for line in bad.iter().take(SHOWN_SKIPS) {
             crate::warn!(

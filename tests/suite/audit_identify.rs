@@ -275,3 +275,86 @@ fn a_crawlers_name_counts_in_the_client_and_the_user_agent_alone() {
     report.assert_code(1);
     assert_eq!(common::row_lines(&report), [2, 3, 4], "{report:?}");
 }
+
+#[test]
+fn a_ptr_map_of_which_no_line_reads_stops_the_run() {
+    let robots = "User-agent: SeznamBot\nDisallow: /private/\n";
+    let log = combined(
+        "77.75.77.1",
+        &clf(1),
+        "GET /private/1 HTTP/1.1",
+        200,
+        SEZNAM_UA,
+    );
+    // Pairs written the wrong way round, and the map PowerShell's `>`
+    // writes (UTF-16): neither names one address.
+    let utf16: Vec<u8> = "77.75.77.1 evil.example\r\n"
+        .encode_utf16()
+        .flat_map(u16::to_le_bytes)
+        .collect();
+    for map in [
+        b"fulltextrobot-77-75-77-1.seznam.cz 77.75.77.1\nevil.example 77.75.77.1\n".to_vec(),
+        [&[0xFF, 0xFE][..], &utf16].concat(),
+    ] {
+        let site = Site::new()
+            .with("robots.txt", robots)
+            .with("access.log", &log)
+            .with("ptr-map.txt", &map);
+        let run = site.run(&[
+            "--log",
+            "access.log",
+            "--robots",
+            "robots.txt",
+            "--ptr-map",
+            "ptr-map.txt",
+            "--quiet",
+            "--out",
+            "out",
+        ]);
+        assert_eq!(run.code, 2, "{}", run.stderr);
+        assert!(
+            run.stderr.contains("ptr-map.txt:1:")
+                && run.stderr.contains("no line of the PTR map could be read"),
+            "{}",
+            run.stderr
+        );
+        assert!(!site.path("out/violations.csv").exists());
+    }
+}
+
+#[test]
+fn bad_lines_of_a_ptr_map_are_told_even_under_quiet() {
+    let robots = "User-agent: SeznamBot\nDisallow: /private/\n";
+    let log = combined(
+        "77.75.77.1",
+        &clf(1),
+        "GET /private/1 HTTP/1.1",
+        200,
+        SEZNAM_UA,
+    );
+    let site = Site::new()
+        .with("robots.txt", robots)
+        .with("access.log", &log)
+        .with(
+            "ptr-map.txt",
+            "77.75.77.1 fulltextrobot-77-75-77-1.seznam.cz\nevil.example 6.6.6.6\n",
+        );
+    let run = site.run(&[
+        "--log",
+        "access.log",
+        "--robots",
+        "robots.txt",
+        "--ptr-map",
+        "ptr-map.txt",
+        "--quiet",
+        "--out",
+        "out",
+    ]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("ptr-map.txt: 1 line of the PTR map could not be read (the first, line 2: not an IP address)"),
+        "{}",
+        run.stderr
+    );
+}
