@@ -116,14 +116,27 @@ pub fn human(digest: &Digest<'_>, names: &Names<'_>, totals: &Totals) -> String 
             String::new()
         },
         count(fetches, "crawler fetch", "crawler fetches"),
-        count(digest.violations, "violation", "violations"),
+        // Rows whose note only informs are no violation (SPEC §5, §7):
+        // counted apart, as `summary` and report.html count them.
+        if digest.violations > digest.accusing {
+            format!(
+                "{} ({} apart)",
+                count(digest.accusing, "violation", "violations"),
+                count(
+                    digest.violations - digest.accusing,
+                    "informing row",
+                    "informing rows"
+                )
+            )
+        } else {
+            count(digest.accusing, "violation", "violations")
+        },
         count(
             digest.impostor_fetches,
             "impostor fetch",
             "impostor fetches"
         ),
     );
-    let lines = rows(digest, names);
     let crawlers = counted_crawlers(digest, names);
     for (crawler, totals) in crawlers {
         let levels: Vec<String> = LEVELS
@@ -131,17 +144,28 @@ pub fn human(digest: &Digest<'_>, names: &Names<'_>, totals: &Totals) -> String 
             .zip(totals.levels)
             .map(|(level, n)| format!("{n} {}", level.as_str()))
             .collect();
-        let by_kind: Vec<String> = lines
+        let by_kind: Vec<String> = Kind::ALL
             .iter()
-            .filter(|l| l.crawler == crawler)
-            .map(|l| format!("{} {}", l.violations, l.kind.as_str()))
+            .zip(&totals.kinds)
+            .map(|(kind, k)| format!("{} {}", k.violations - k.informing, kind.as_str()))
+            .collect();
+        let informing: Vec<String> = Kind::ALL
+            .iter()
+            .zip(&totals.kinds)
+            .filter(|(_, k)| k.informing > 0)
+            .map(|(kind, k)| format!("{} {}", k.informing, kind.as_str()))
             .collect();
         let _ = writeln!(
             text,
-            "  {crawler}: {} ({}); violations: {}",
+            "  {crawler}: {} ({}); violations: {}{}",
             count(totals.fetches, "fetch", "fetches"),
             levels.join(", "),
-            by_kind.join(", ")
+            by_kind.join(", "),
+            if informing.is_empty() {
+                String::new()
+            } else {
+                format!("; informing: {}", informing.join(", "))
+            }
         );
     }
     // The same rule line may decide rows of several versions or kinds:
@@ -150,8 +174,9 @@ pub fn human(digest: &Digest<'_>, names: &Names<'_>, totals: &Totals) -> String 
     for rule in &digest.rules {
         *rules
             .entry((rule.rule_line, rule.rule.as_str()))
-            .or_default() += rule.violations;
+            .or_default() += rule.violations - rule.informing;
     }
+    rules.retain(|_, accusing| *accusing > 0);
     let mut top: Vec<_> = rules.into_iter().collect();
     top.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     if !top.is_empty() {

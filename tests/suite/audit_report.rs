@@ -509,6 +509,31 @@ fn the_summary_says_violations_and_counts_one_in_the_singular() {
 }
 
 #[test]
+fn the_summary_keeps_informing_rows_apart_from_violations() {
+    // `/` is Seznam's home-page exception and Crawl-delay a rule Seznam
+    // does not read: every row informs, none accuses, and exit is 0.
+    let robots = "User-agent: *\nDisallow: /\nCrawl-delay: 10\n";
+    let log = [
+        combined("77.75.77.1", &clf(1), "GET / HTTP/1.1", 200, SEZNAM_UA),
+        combined("77.75.77.1", &clf(2), "GET / HTTP/1.1", 200, SEZNAM_UA),
+    ]
+    .concat();
+    let site = Site::new()
+        .with("robots.txt", robots)
+        .with("access.log", &log);
+    let report = site.audit(&["--log", "access.log", "--robots", "robots.txt"]);
+    report.assert_code(0);
+    let stderr = &report.stderr;
+    for said in [
+        "2 crawler fetches, 0 violations (3 informing rows apart), 0 impostor fetches",
+        "violations: 0 crawl-delay, 0 disallow, 0 request-rate; informing: 1 crawl-delay, 2 disallow",
+    ] {
+        assert!(stderr.contains(said), "{said:?} in:\n{stderr}");
+    }
+    assert!(!stderr.contains("most broken rules"), "{stderr}");
+}
+
+#[test]
 fn a_closed_standard_output_ends_the_run_quietly() {
     use std::io::{BufRead, BufReader};
     use std::process::{Command, Stdio};
