@@ -91,7 +91,8 @@ pub struct JsonFormat {
     tree: Vec<Node>,
     /// Each role's leaves, in order of preference, at the role's index
     /// (`Role as usize`): found without a search on every line.
-    roles: [Vec<usize>; ROLES.len()],
+    /// Boxed: eleven vectors would make every `FileFormat` large.
+    roles: Box<[Vec<usize>; ROLES.len()]>,
     /// The unit of a time written as a number, when the mapping names
     /// one: 1 (seconds), 1000 (ms), 1_000_000 (µs) or 1_000_000_000 (ns);
     /// 0 when it names none, and the number's size tells (`unit_of`).
