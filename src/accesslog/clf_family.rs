@@ -226,11 +226,16 @@ pub(crate) fn read(line: &[u8], family: Family) -> Option<Entry<'_>> {
 }
 
 /// The checks the general reader makes on the fields it cut; a
-/// `plain_client` is all host bytes, so a client already.
+/// `plain_client` is all host bytes, so only its numeric tail is left to
+/// check.
 #[inline(always)]
 fn accept(entry: Entry<'_>, plain_client: bool) -> Option<Entry<'_>> {
     let fits = !entry.client.is_empty()
-        && (plain_client || fields::is_client(entry.client))
+        && if plain_client {
+            fields::is_plain_client(entry.client)
+        } else {
+            fields::is_client(entry.client)
+        }
         && entry.vhost.is_none_or(fields::is_host);
     fits.then_some(entry)
 }

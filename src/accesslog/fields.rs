@@ -30,11 +30,49 @@ static HOST_BYTES: [bool; 256] = host_bytes();
 #[inline]
 pub fn is_client(value: &[u8]) -> bool {
     if host_bytes_end(value, 0) == value.len() {
-        return true;
+        return is_plain_client(value);
     }
     // Only an IPv6 address may hold `:`; it is rare enough in logs that
     // the full parse is cheap overall.
     is_ipv6(value)
+}
+
+/// True when `value`, all host bytes, may be a client: a name whose last
+/// label holds only digits and dashes is an IPv4 address or nothing (no
+/// top-level domain is numeric), so a date (`2026-11-29`), `1.2.3` or
+/// `077.075.077.123` is no client (SPEC §1).
+#[inline]
+pub fn is_plain_client(value: &[u8]) -> bool {
+    // Most clients end in a digit: IPv4 addresses, checked whole.
+    if !value.last().is_some_and(u8::is_ascii_digit) {
+        return true;
+    }
+    let label = memchr::memrchr(b'.', value).map_or(value, |dot| &value[dot + 1..]);
+    if !label.iter().all(|&b| b.is_ascii_digit() || b == b'-') {
+        return true;
+    }
+    is_ipv4(value)
+}
+
+/// An IPv4 address in dotted decimal as servers write it: four numbers of
+/// 0 to 255, none with a leading zero.
+#[inline]
+fn is_ipv4(value: &[u8]) -> bool {
+    let mut parts = 0;
+    for part in value.split(|&b| b == b'.') {
+        parts += 1;
+        let number = match part {
+            [d] if d.is_ascii_digit() => u32::from(d - b'0'),
+            [b'1'..=b'9', rest @ ..] if rest.len() <= 2 && rest.iter().all(u8::is_ascii_digit) => {
+                part.iter().fold(0, |n, &d| n * 10 + u32::from(d - b'0'))
+            }
+            _ => return false,
+        };
+        if parts > 4 || number > 255 {
+            return false;
+        }
+    }
+    parts == 4
 }
 
 /// Where the bytes of a host name or an IPv4 address that start at `from`
@@ -117,6 +155,11 @@ mod tests {
             "fulltextrobot-77-75-77-123.seznam.cz",
             "unknown",
             "-",
+            "0.0.0.0",
+            "255.255.255.255",
+            "host-1",
+            "a1.example.cz",
+            "crawl-66-249-66-1.googlebot.com",
         ];
         for value in good {
             assert!(is_client(value.as_bytes()), "{value}");
@@ -131,6 +174,12 @@ mod tests {
             "cafe.de:443",
             "fe80::1%",
             "{\"level\":",
+            "2026-11-29",
+            "1.2.3",
+            "077.075.077.123",
+            "1.2.3.256",
+            "1.2.3.4.5",
+            "host.123",
         ];
         for value in bad {
             assert!(!is_client(value.as_bytes()), "{value}");
@@ -140,7 +189,11 @@ mod tests {
     /// `is_client` as it was written on the standard IPv6 parser.
     fn is_client_by_std(value: &[u8]) -> bool {
         if value.iter().all(|&b| HOST_BYTES[usize::from(b)]) {
-            return true;
+            let text = String::from_utf8_lossy(value);
+            let last = text.rsplit('.').next().unwrap_or_default();
+            let numeric = last.chars().any(|c| c.is_ascii_digit())
+                && last.chars().all(|c| c.is_ascii_digit() || c == '-');
+            return !numeric || text.parse::<std::net::Ipv4Addr>().is_ok();
         }
         let Ok(text) = std::str::from_utf8(value) else {
             return false;
