@@ -857,6 +857,21 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
     for line in &notice.lines {
         crate::warn!("{line}");
     }
+    // Trusted proxies named for a log that writes no forwarded-for value:
+    // every client there is the proxy itself, and a crawler's fetch through
+    // it cannot be verified. Said even under --quiet, once a file.
+    if !config.trusted_proxies.is_empty() {
+        for (&file, tally) in &scan.tallies {
+            if tally.parsed() > 0 && tally.with_forwarded == 0 && !unread.contains(&file) {
+                crate::warn!(
+                    "robots-audit: warning: {}: --trusted-proxy is given, but its lines carry no \
+                     forwarded-for value: their clients are the connecting addresses, proxies \
+                     included",
+                    config.logs[file].display()
+                );
+            }
+        }
+    }
     input_errors.extend(notice.failed);
     input_errors.sort_by_key(|(file, _)| *file);
 

@@ -168,6 +168,9 @@ impl Scanner<'_> {
                 Ok(entry) => {
                     tally.saw(entry.time);
                     tally.with_user_agent += u64::from(entry.user_agent.is_some());
+                    tally.with_forwarded += u64::from(
+                        entry.forwarded_for.is_some() || entry.forwarded_client.is_some(),
+                    );
                     if let Some(fetch) = self.fetch(file, &line, &entry, &mut needles, &mut claims)
                     {
                         let inside = self.since.is_none_or(|s| fetch.time.unix >= s)

@@ -40,6 +40,10 @@ pub struct Tally {
     /// Lines that parsed with a user agent (not `-`): none in a file means
     /// its crawlers can be found by address only.
     pub with_user_agent: u64,
+    /// Lines that parsed with a forwarded-for value (or the server's own
+    /// forwarded reading): none in a file means `--trusted-proxy` can do
+    /// nothing there.
+    pub with_forwarded: u64,
     /// The first line whose time carries no UTC offset, read without a
     /// zone: such a file is not read (SPEC §1 "Times").
     pub first_no_offset: Option<u64>,
@@ -83,6 +87,7 @@ impl Tally {
         self.blank += other.blank;
         self.not_requests += other.not_requests;
         self.with_user_agent += other.with_user_agent;
+        self.with_forwarded += other.with_forwarded;
         if let Some(line) = other.first_no_offset
             && self.first_no_offset.is_none_or(|first| line < first)
         {

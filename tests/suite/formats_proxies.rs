@@ -350,3 +350,38 @@ fn an_iis_chain_with_plus_for_blanks_is_walked() {
         );
     }
 }
+
+#[test]
+fn trusted_proxies_for_a_log_without_forwarded_for_are_warned_about() {
+    let plain: String = LINES
+        .iter()
+        .zip(1..)
+        .map(|((client, _), line)| {
+            format!(
+                "{client} - - [30/Nov/2026:10:00:{line:02} +0100] \"GET /private/{line} HTTP/1.1\" 200 512 \"-\" \"{SEZNAM_UA}\"\n"
+            )
+        })
+        .collect();
+    for (log, format, warned) in [(plain, "combined", true), (log(), COMBINED_XFF, false)] {
+        let site = Site::new()
+            .with("robots.txt", ROBOTS)
+            .with("ptr-map.txt", PTR_MAP)
+            .with("access.log", &log);
+        let report = site.audit(&[
+            "--log",
+            "access.log",
+            "--log-format",
+            format,
+            "--robots",
+            "robots.txt",
+            "--ptr-map",
+            "ptr-map.txt",
+            "--trusted-proxy",
+            "203.0.113.0/24",
+            "--quiet",
+        ]);
+        let said =
+            "access.log: --trusted-proxy is given, but its lines carry no forwarded-for value";
+        assert_eq!(report.stderr.contains(said), warned, "{}", report.stderr);
+    }
+}
