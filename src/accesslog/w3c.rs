@@ -7,8 +7,8 @@
 //! (IIS writes them so whatever its local-time rollover setting);
 //! `date-local`/`time-local` are placed by a `#GMT-Offset:` directive of
 //! the file, or else by `--log-tz`, and without either are
-//! `Skip::NoOffset`. The target is
-//! `cs-uri-stem` and `cs-uri-query` (`-` is none); the user agent is
+//! `Skip::NoOffset`. The target is `cs-uri` (path and query together)
+//! or `cs-uri-stem` and `cs-uri-query` (`-` is none); the user agent is
 //! decoded as `decode::w3c_user_agent` says. A directive changes the format
 //! for the lines below it: `Parser` in `detect.rs` follows them within a
 //! chunk, and `carry` hands the fields in force on to the next chunk.
@@ -30,6 +30,8 @@ enum Column {
     Method,
     Stem,
     Query,
+    /// `cs-uri`: path and query together, as the W3C draft names it.
+    Uri,
     Status,
     UserAgent,
     Xff,
@@ -57,6 +59,7 @@ fn column(name: &str) -> Column {
         "cs-method" => Column::Method,
         "cs-uri-stem" => Column::Stem,
         "cs-uri-query" => Column::Query,
+        "cs-uri" => Column::Uri,
         "sc-status" => Column::Status,
         "cs(user-agent)" => Column::UserAgent,
         "x-forwarded-for" | "cs(x-forwarded-for)" => Column::Xff,
@@ -78,7 +81,7 @@ impl W3cFormat {
     pub fn has_fields(&self) -> bool {
         let has = |c| self.columns.contains(&c);
         has(Column::Client)
-            && has(Column::Stem)
+            && (has(Column::Stem) || has(Column::Uri))
             && ((has(Column::Date) && has(Column::Time))
                 || (has(Column::DateLocal) && has(Column::TimeLocal)))
     }
@@ -128,6 +131,7 @@ impl W3cFormat {
             ..Entry::EMPTY
         };
         let (mut date, mut time, mut local) = (None, None, false);
+        let mut uri = None;
         // CloudFront separates with tabs and may leave a field empty;
         // IIS separates with a space. A tabbed line is cut at every tab.
         let tabbed = memchr::memchr(b'\t', line).is_some();
@@ -147,6 +151,7 @@ impl W3cFormat {
                 Column::Method => entry.method = present,
                 Column::Stem => entry.request = value,
                 Column::Query => entry.query = present,
+                Column::Uri => uri = Some(value),
                 Column::Status => {
                     entry.status = match present {
                         None => None,
@@ -161,6 +166,12 @@ impl W3cFormat {
                 Column::Vhost => entry.vhost = present,
                 _ => {}
             }
+        }
+        // `cs-uri` holds the whole target; with the stem and query too,
+        // it is the one that lost nothing.
+        if let Some(uri) = uri {
+            entry.request = uri;
+            entry.query = None;
         }
         if entry.client.is_empty() {
             return Err(Skip::NoClient);
@@ -327,6 +338,19 @@ mod tests {
             .expect("parses");
         assert_eq!(entry.time.rfc3339(), "2026-11-30T14:55:36+01:00");
         assert_eq!(entry.time.unix % 86_400, 13 * 3600 + 55 * 60 + 36);
+    }
+
+    #[test]
+    fn cs_uri_is_the_whole_target() {
+        let entry = format(&["#Fields: date time c-ip cs-method cs-uri sc-status cs(User-Agent)"])
+            .parse(b"2026-11-29 10:00:00 77.75.77.123 GET /private/a?x=1 200 SeznamBot/4.0")
+            .expect("parses");
+        assert_eq!(entry.request_line().as_ref(), b"GET /private/a?x=1");
+        // Beside the stem and query, cs-uri is the one read.
+        let entry = format(&["#Fields: date time c-ip cs-uri-stem cs-uri-query cs-uri"])
+            .parse(b"2026-11-29 10:00:00 77.75.77.123 /a - /a?b=1")
+            .expect("parses");
+        assert_eq!(entry.request_line().as_ref(), b"GET /a?b=1");
     }
 
     #[test]
