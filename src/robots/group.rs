@@ -18,6 +18,11 @@ pub struct Agent {
     pub token: Vec<u8>,
     /// True for `*`: the default group.
     pub wildcard: bool,
+    /// A `User-agent NAME` line without its colon: RFC 9309 crawlers skip
+    /// it, Google's parser reads it. Both readings are kept from an
+    /// accusation: it ends the group before it, as a user-agent line
+    /// would, and names no crawler, so the rules below it judge nobody.
+    pub no_colon: bool,
 }
 
 /// An `Allow` or `Disallow` line with a non-empty pattern.
@@ -177,7 +182,8 @@ fn note(record: &Record) -> Note {
 }
 
 /// Sorts the records into groups as a crawler that reads `reads` does. A
-/// run of user-agent lines opens a group (blank lines, comments, `Sitemap`,
+/// run of user-agent lines (a `User-agent NAME` without its colon among
+/// them, naming no crawler: `Agent::no_colon`) opens a group (blank lines, comments, `Sitemap`,
 /// unknown lines and extension records the crawler does not read inside
 /// the run do not break it); a user-agent line after a record the crawler
 /// reads opens the next. Records the crawler does not read still join the
@@ -189,17 +195,31 @@ pub fn group(file: &RobotsFile, reads: Reads) -> Grouping {
     // True when the previous record was a user-agent line: Robot-version
     // only counts as the line right after a group's user-agent lines.
     let mut after_agent = false;
+    let mut colonless = file
+        .strays
+        .iter()
+        .filter_map(|stray| Some((stray.line, colonless_agent(&stray.text)?)))
+        .peekable();
     for (index, record) in file.records.iter().enumerate() {
+        while let Some((line, value)) = colonless.next_if(|&(line, _)| line < record.line) {
+            // Where a user-agent line would stand, as Google reads it; it
+            // names no crawler.
+            open(&mut grouping, &mut opening, line);
+            after_agent = true;
+            if let Some(group) = grouping.groups.last_mut() {
+                group.agents.push(Agent {
+                    line,
+                    value: value.to_string(),
+                    token: Vec::new(),
+                    wildcard: false,
+                    no_colon: true,
+                });
+            }
+        }
         let was_after_agent = std::mem::replace(&mut after_agent, false);
         match record.directive {
             Directive::UserAgent => {
-                if !opening {
-                    grouping.groups.push(Group {
-                        line: record.line,
-                        ..Group::default()
-                    });
-                    opening = true;
-                }
+                open(&mut grouping, &mut opening, record.line);
                 after_agent = true;
                 if let Some(group) = grouping.groups.last_mut() {
                     group.agents.push(Agent {
@@ -207,6 +227,7 @@ pub fn group(file: &RobotsFile, reads: Reads) -> Grouping {
                         value: escape_non_utf8(&record.value).into_owned(),
                         token: agent::product_token(&record.value).to_vec(),
                         wildcard: agent::is_wildcard(&record.value),
+                        no_colon: false,
                     });
                 }
             }
@@ -226,6 +247,26 @@ pub fn group(file: &RobotsFile, reads: Reads) -> Grouping {
         }
     }
     grouping
+}
+
+/// A user-agent line (or one without its colon) opens a group unless one
+/// is still reading its user-agent lines.
+fn open(grouping: &mut Grouping, opening: &mut bool, line: usize) {
+    if !*opening {
+        grouping.groups.push(Group {
+            line,
+            ..Group::default()
+        });
+        *opening = true;
+    }
+}
+
+/// The value of `User-agent NAME`, a user-agent line without its colon,
+/// in the two-word form Google's parser accepts.
+fn colonless_agent(text: &str) -> Option<&str> {
+    let mut words = text.split_ascii_whitespace();
+    let (key, value) = (words.next()?, words.next()?);
+    (key.eq_ignore_ascii_case("user-agent") && words.next().is_none()).then_some(value)
 }
 
 fn add_member(group: &mut Group, group_index: usize, record: &Record, after_agent: bool) {
@@ -364,10 +405,35 @@ mod tests {
             ),
             ("", &[]),
             ("Disallow: /\n", &[]),
+            // `User-agent NAME` without its colon ends the group before it
+            // as Google reads it, and joins a run of user-agent lines.
+            (
+                "User-agent: a\nDisallow: /x\n\nUser-agent b\nDisallow: /\n",
+                &["a", "b"],
+            ),
+            ("User-agent: a\nuser-agent   b\nDisallow: /\n", &["a|b"]),
+            // Not in that form: only text, as RFC 9309 reads it.
+            (
+                "User-agent: a\nDisallow: /x\nUser-agent b c\nDisallow: /\n",
+                &["a"],
+            ),
         ];
         for (input, expected) in cases {
             assert_eq!(&labels(input), expected, "{input:?}");
         }
+    }
+
+    #[test]
+    fn a_user_agent_line_without_colon_names_no_crawler() {
+        let file = parse(
+            b"User-agent: SeznamBot\nDisallow: /private/\n\nUser-agent SeznamBot\nDisallow: /\n",
+        );
+        let grouping = group(&file, SEZNAM);
+        assert_eq!(grouping.groups.len(), 2);
+        let seznam = &grouping.groups[0];
+        assert_eq!(seznam.rules.len(), 1, "Disallow: / is not SeznamBot's");
+        let colonless = &grouping.groups[1].agents[0];
+        assert!(colonless.no_colon && colonless.token.is_empty() && !colonless.wildcard);
     }
 
     #[test]

@@ -217,12 +217,17 @@ fn stray_finding(line: usize, text: &str, first_agent: usize) -> Finding {
         } else {
             format!("{}: {rest}", meant.name())
         };
-        return Finding::new(
-            line,
-            "missing-colon",
-            Severity::Error,
-            format!("`{text}` has no colon, so crawlers ignore it; did you mean `{fixed}`?"),
-        );
+        let message = if word.eq_ignore_ascii_case("user-agent") && !rest.is_empty() {
+            // Google's parser reads it all the same (`group::Agent::no_colon`).
+            format!(
+                "`{text}` has no colon: RFC 9309 crawlers ignore it, Google's parser reads it; \
+                 the audit takes it as ending the group before it and judges no crawler by \
+                 the rules below it; did you mean `{fixed}`?"
+            )
+        } else {
+            format!("`{text}` has no colon, so crawlers ignore it; did you mean `{fixed}`?")
+        };
+        return Finding::new(line, "missing-colon", Severity::Error, message);
     }
     if line < first_agent {
         Finding::new(
