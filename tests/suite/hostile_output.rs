@@ -36,9 +36,11 @@ fn hostile_log(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
     // Crawler fetches (user agent claims SeznamBot, address unknown).
     // A client is an address or a host name (SPEC §1): of the formula
     // starters only `-` can lead one; the others make the line skipped.
+    // (`-x1` is a negated cell reference to a spreadsheet; `-1`, all
+    // digits and dashes, is no host name and would be skipped.)
     push(
         &mut log,
-        b"-1",
+        b"-x1",
         1,
         b"GET /cz/chat/a HTTP/1.1",
         b"SeznamBot/4.0",
@@ -52,7 +54,7 @@ fn hostile_log(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
     );
     push(
         &mut log,
-        b"-2",
+        b"-y2",
         3,
         b"-X /cz/chat/\xff\\xfe HTTP/1.1",
         b"SeznamBot/4.0",
@@ -153,9 +155,9 @@ fn every_text_column_is_safe_for_a_spreadsheet() {
     assert_eq!(
         cells,
         [
-            ("'-1", "GET", "/cz/chat/a"),
+            ("'-x1", "GET", "/cz/chat/a"),
             ("77.75.77.2", "'+GET", "/cz/chat/b"),
-            ("'-2", "'-X", "/cz/chat/\\xFF\\xFE"),
+            ("'-y2", "'-X", "/cz/chat/\\xFF\\xFE"),
             ("a-b", "GET", "/cz/chat/=cmd|' /C calc'!A0"),
         ]
     );
@@ -191,7 +193,7 @@ fn every_text_column_is_safe_for_a_spreadsheet() {
         Duration::from_secs(60),
     );
     assert_eq!(raw.code(), Some(1), "{}", raw.stderr);
-    assert!(raw.stdout.windows(4).any(|w| w == b",-1,"));
+    assert!(raw.stdout.windows(5).any(|w| w == b",-x1,"));
     assert!(raw.stdout.windows(2).any(|w| w == b"\xff\xfe"));
 }
 
