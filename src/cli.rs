@@ -110,6 +110,13 @@ pub struct AuditArgs {
     #[arg(long = "trusted-proxy", value_name = "CIDR")]
     pub trusted_proxies: Vec<String>,
 
+    /// The site's host name, as the log's virtual-host field writes it
+    /// (%v, $host, cs-host, Caddy's request.host). May be given many
+    /// times. Crawler fetches of other hosts are left out, not judged by
+    /// this robots.txt; lines without a host are judged.
+    #[arg(long = "host", value_name = "NAME")]
+    pub hosts: Vec<String>,
+
     /// Write violations.csv, impostors.csv and summary.csv into DIR
     /// as one set: a reader sees the earlier set or the new one, whole.
     /// Without it, violations.csv goes to standard output.
@@ -438,6 +445,7 @@ impl AuditArgs {
             log_format: self.log_format,
             log_tz,
             trusted_proxies,
+            hosts: crate::scan::SiteHosts::new(&self.hosts)?,
             out: self.out,
             lock_wait: std::time::Duration::from_secs(self.lock_wait),
             threads: self.threads.map(cap_threads),

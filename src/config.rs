@@ -134,6 +134,9 @@ pub struct AuditConfig {
     pub log_tz: Option<LogTz>,
     /// Proxies whose forwarded-for field is believed (`--trusted-proxy`).
     pub trusted_proxies: TrustedProxies,
+    /// The site's host names (`--host`): crawler fetches of other virtual
+    /// hosts are left out. Empty: every host is judged.
+    pub hosts: crate::scan::SiteHosts,
     pub out: Option<PathBuf>,
     /// How long to wait for another run's lock on `out` (`--lock-wait`).
     pub lock_wait: Duration,

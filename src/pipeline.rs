@@ -809,6 +809,7 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
         since: config.since,
         until: config.until,
         count_clients: config.resolve,
+        hosts: &config.hosts,
     };
     // Runs spill into the state folder, else into $TMPDIR (SPEC §5).
     let spill = SpillDir::new(&config.state.clone().unwrap_or_else(std::env::temp_dir));
@@ -856,6 +857,26 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
     );
     for line in &notice.lines {
         crate::warn!("{line}");
+    }
+    // Crawler fetches of several virtual hosts, all judged by one
+    // robots.txt, though each host has its own (RFC 9309 §2.3): said even
+    // under --quiet, with the hosts and how to pick the site's.
+    if config.hosts.is_empty() && (scan.hosts.len() > 1 || scan.more_hosts) {
+        let mut hosts: Vec<(&[u8], u64)> = scan.hosts.iter().map(|(h, &n)| (&h[..], n)).collect();
+        hosts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+        let named: Vec<String> = hosts
+            .iter()
+            .take(3)
+            .map(|(host, n)| format!("{} {n}", crate::text::escape_non_utf8(host)))
+            .collect();
+        crate::warn!(
+            "robots-audit: warning: crawler fetches of {}{} virtual hosts ({}{}) are all judged by \
+             this one robots.txt; give --host NAME for the site it belongs to",
+            if scan.more_hosts { "more than " } else { "" },
+            scan.hosts.len(),
+            named.join(", "),
+            if hosts.len() > 3 { ", …" } else { "" }
+        );
     }
     // Trusted proxies named for a log that writes no forwarded-for value:
     // every client there is the proxy itself, and a crawler's fetch through
@@ -1137,6 +1158,7 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
             not_requests: scan.tallies.values().map(|t| t.not_requests).sum(),
             dns_failures,
             outside_period: scan.outside_period,
+            other_hosts: scan.other_hosts,
             spilled_runs,
         };
         {

@@ -22,6 +22,14 @@ pub struct Scan {
     pub lines: u64,
     pub skipped: u64,
     pub outside_period: u64,
+    /// Crawler fetches of another virtual host than `--host` names: left
+    /// out, not judged.
+    pub other_hosts: u64,
+    /// The virtual hosts crawler fetches were of, with how many (at most
+    /// `HOSTS_KEPT` of them), for the warning of a log of several sites.
+    pub hosts: BTreeMap<Box<[u8]>, u64>,
+    /// More hosts than `HOSTS_KEPT` were seen.
+    pub more_hosts: bool,
     /// The first unparsable lines, by (file, line).
     pub skips: Vec<(usize, u64, Skip)>,
     /// Each file's lines: read, blank, skipped.
@@ -47,6 +55,11 @@ impl Scan {
         self.lines += other.lines;
         self.skipped += other.skipped;
         self.outside_period += other.outside_period;
+        self.other_hosts += other.other_hosts;
+        self.more_hosts |= other.more_hosts;
+        for (host, n) in other.hosts {
+            self.note_host(host, n);
+        }
         self.skips.extend(other.skips);
         self.skips.sort_unstable();
         self.skips.truncate(SHOWN_SKIPS);
@@ -67,6 +80,19 @@ impl Scan {
         self
     }
 
+    /// Counts `n` crawler fetches of `host`; past `HOSTS_KEPT` hosts only
+    /// that there were more (a Host header is the client's to write).
+    fn note_host(&mut self, host: Box<[u8]>, n: u64) {
+        let kept = self.hosts.len();
+        match self.hosts.get_mut(&host) {
+            Some(count) => *count += n,
+            None if kept < HOSTS_KEPT => {
+                self.hosts.insert(host, n);
+            }
+            None => self.more_hosts = true,
+        }
+    }
+
     /// Fetches per address, canonical, for the order of DNS lookups.
     pub fn addresses(&self) -> HashMap<IpAddr, u64> {
         let mut addresses: HashMap<IpAddr, u64> = HashMap::new();
@@ -77,6 +103,54 @@ impl Scan {
         }
         addresses
     }
+}
+
+/// Virtual hosts of crawler fetches counted at most.
+pub const HOSTS_KEPT: usize = 16;
+
+/// The site's own host names (`--host`), compared as a virtual-host field
+/// holds them: case aside, without a port or a trailing dot.
+#[derive(Debug, Clone, Default)]
+pub struct SiteHosts {
+    names: Vec<Vec<u8>>,
+}
+
+impl SiteHosts {
+    pub fn new(names: &[String]) -> crate::error::Result<SiteHosts> {
+        let mut hosts = SiteHosts::default();
+        for name in names {
+            let host = host_key(name.trim().as_bytes());
+            if host.is_empty() || !accesslog::fields::is_host(&host) {
+                return Err(crate::error::Error::Usage(format!(
+                    "--host {name:?} is no host name"
+                )));
+            }
+            hosts.names.push(host);
+        }
+        Ok(hosts)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+
+    /// Whether a fetch of virtual host `vhost` (as logged) is the site's.
+    fn holds(&self, vhost: &[u8]) -> bool {
+        let key = host_key(vhost);
+        self.names.contains(&key)
+    }
+}
+
+/// A virtual host as compared: lower case, without a port, brackets or a
+/// trailing dot.
+pub fn host_key(vhost: &[u8]) -> Vec<u8> {
+    let (host, _port) = accesslog::fields::split_port(vhost);
+    let host = match host {
+        [b'[', inner @ .., b']'] => inner,
+        host => host,
+    };
+    let host = host.strip_suffix(b".").unwrap_or(host);
+    host.to_ascii_lowercase()
 }
 
 /// The fields of a line where a crawler's name can stand — the client
@@ -144,6 +218,8 @@ pub struct Scanner<'a> {
     /// Count fetches per client field (`Scan::clients`): only DNS needs
     /// them, and a map of every made-up client grows with the log.
     pub count_clients: bool,
+    /// The site's host names (`--host`); empty, every host is judged.
+    pub hosts: &'a SiteHosts,
 }
 
 impl Scanner<'_> {
@@ -175,7 +251,14 @@ impl Scanner<'_> {
                     {
                         let inside = self.since.is_none_or(|s| fetch.time.unix >= s)
                             && self.until.is_none_or(|u| fetch.time.unix < u);
-                        if inside {
+                        let other_host = !self.hosts.is_empty()
+                            && entry.vhost.is_some_and(|vhost| !self.hosts.holds(vhost));
+                        if let Some(vhost) = entry.vhost {
+                            scan.note_host(host_key(vhost).into(), 1);
+                        }
+                        if other_host {
+                            scan.other_hosts += 1;
+                        } else if inside {
                             if self.count_clients {
                                 match scan.clients.get_mut(fetch.client()) {
                                     Some(n) => *n += 1,

@@ -17,7 +17,7 @@ mod compile;
 pub mod decode;
 pub mod detect;
 pub mod escape;
-mod fields;
+pub mod fields;
 pub mod format;
 pub mod ipv6;
 pub mod json;

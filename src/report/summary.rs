@@ -23,6 +23,8 @@ pub struct Totals {
     pub not_requests: u64,
     pub dns_failures: u64,
     pub outside_period: u64,
+    /// Crawler fetches of other virtual hosts than `--host` names.
+    pub other_hosts: u64,
     /// Sorted runs of fetches written to disk to stay within `--memory`.
     pub spilled_runs: usize,
 }
@@ -201,6 +203,13 @@ pub fn human(digest: &Digest<'_>, names: &Names<'_>, totals: &Totals) -> String 
             text,
             "  {} outside --since/--until",
             count(totals.outside_period, "crawler fetch", "crawler fetches")
+        );
+    }
+    if totals.other_hosts > 0 {
+        let _ = writeln!(
+            text,
+            "  {} of other hosts than --host left out",
+            count(totals.other_hosts, "crawler fetch", "crawler fetches")
         );
     }
     if totals.spilled_runs > 0 {

@@ -385,3 +385,59 @@ fn trusted_proxies_for_a_log_without_forwarded_for_are_warned_about() {
         assert_eq!(report.stderr.contains(said), warned, "{}", report.stderr);
     }
 }
+
+#[test]
+fn fetches_of_other_virtual_hosts_are_warned_about_or_left_out_with_host() {
+    let line = |vhost: &str, second: u32, target: &str| {
+        format!(
+            "{vhost}:443 77.75.77.123 - - [30/Nov/2026:10:00:{second:02} +0100] \"GET {target} HTTP/1.1\" 200 512 \"-\" \"{SEZNAM_UA}\"\n"
+        )
+    };
+    let log = [
+        line("www.example.cz", 1, "/private/a"),
+        line("shop.other.cz", 2, "/private/b"),
+        line("WWW.Example.CZ.", 3, "/private/c"),
+    ]
+    .concat();
+    let site = Site::new()
+        .with("robots.txt", ROBOTS)
+        .with("ptr-map.txt", PTR_MAP)
+        .with("access.log", &log);
+    let args = [
+        "--log",
+        "access.log",
+        "--log-format",
+        "vhost_combined",
+        "--robots",
+        "robots.txt",
+        "--ptr-map",
+        "ptr-map.txt",
+        "--quiet",
+    ];
+    let report = site.audit(&args);
+    report.assert_code(1);
+    assert!(
+        report.stderr.contains(
+            "warning: crawler fetches of 2 virtual hosts (www.example.cz 2, shop.other.cz 1) are all judged"
+        ),
+        "{}",
+        report.stderr
+    );
+    let rows = |report: &common::Report| {
+        String::from_utf8_lossy(&report.violations)
+            .lines()
+            .skip(1)
+            .map(|l| l.split(',').nth(8).unwrap_or_default().to_string())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(rows(&report), ["/private/a", "/private/b", "/private/c"]);
+    // The site named: the other host's fetch is neither judged nor warned.
+    let report = site.audit(&[&args[..], &["--host", "www.example.cz"]].concat());
+    report.assert_code(1);
+    assert!(
+        !report.stderr.contains("virtual hosts"),
+        "{}",
+        report.stderr
+    );
+    assert_eq!(rows(&report), ["/private/a", "/private/c"]);
+}
