@@ -43,15 +43,11 @@ pub fn is_client(value: &[u8]) -> bool {
 /// `077.075.077.123` is no client (SPEC §1).
 #[inline]
 pub fn is_plain_client(value: &[u8]) -> bool {
-    // Most clients end in a digit: IPv4 addresses, checked whole.
-    if !value.last().is_some_and(u8::is_ascii_digit) {
-        return true;
-    }
     let label = memchr::memrchr(b'.', value).map_or(value, |dot| &value[dot + 1..]);
-    if !label.iter().all(|&b| b.is_ascii_digit() || b == b'-') {
-        return true;
-    }
-    is_ipv4(value)
+    let numeric = label.iter().all(|&b| b.is_ascii_digit() || b == b'-')
+        && label.iter().any(u8::is_ascii_digit);
+    // Most clients are IPv4 addresses, checked whole.
+    !numeric || is_ipv4(value)
 }
 
 /// An IPv4 address in dotted decimal as servers write it: four numbers of
