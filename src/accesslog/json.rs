@@ -324,6 +324,15 @@ impl JsonFormat {
         if let Some(time) = whole(iso8601_prefix(text)).or_else(|| whole(clf_prefix(text))) {
             return Ok(time);
         }
+        // The offset written apart or short (Go's `time.String()`,
+        // `… +01:00`, `… UTC`, `…+01`): a time with an offset all the same,
+        // never one that needs --log-tz.
+        if let Some(iso) = offset_spelled_apart(text)
+            && let Some((time, used)) = iso8601_prefix(&iso)
+            && used == iso.len()
+        {
+            return Ok(time);
+        }
         // A date and time of day without an offset: a local time, which
         // only a given zone can place (SPEC §1 "Times").
         if text.len() >= 19
@@ -331,8 +340,11 @@ impl JsonFormat {
             && text[13] == b':'
             && text.iter().all(|b| b.is_ascii_graphic() || *b == b' ')
         {
-            let zone = self.zone.as_ref().ok_or(Skip::NoOffset)?;
+            // Only a time that is one without its offset asks for a zone:
+            // any other text is no time (a message that said "needs
+            // --log-tz" would send the user after the wrong cause).
             let civil = local_time(text).ok_or(Skip::BadTime)?;
+            let zone = self.zone.as_ref().ok_or(Skip::NoOffset)?;
             return zone.timestamp(civil).ok_or(Skip::BadTime);
         }
         Err(Skip::BadTime)
@@ -529,6 +541,71 @@ fn chain(raw: &[u8]) -> Result<Option<&[u8]>, Skip> {
 }
 
 /// A status: a number or a string of one to three digits; `-` none.
+/// A date and time whose offset follows after a blank or is written in
+/// hours alone, rewritten as ISO 8601 (`2026-11-29 10:00:00 +0100 CET`,
+/// `2026-11-29T10:00:00 +01:00`, `2026-11-29 10:00:00 UTC`,
+/// `2026-11-29T10:00:00+01` give `…+0100`, `…+01:00`, `…Z`, `…+01:00`);
+/// `None` for any other text. Words after a numeric offset (Go's zone
+/// abbreviation) are left: the offset says it all.
+fn offset_spelled_apart(text: &[u8]) -> Option<Vec<u8>> {
+    // The date and time, with a fraction if any: up to the first blank
+    // past the time of day, or to an hour offset at the end.
+    let time_end = 19
+        + text
+            .get(19..)?
+            .iter()
+            .position(|&b| b == b' ' || b == b'+' || b == b'-')
+            .unwrap_or(text.len() - 19);
+    let (when, rest) = text.split_at(time_end);
+    let mut words = rest.split(|&b| b == b' ').filter(|w| !w.is_empty());
+    let zone = words.next()?;
+    let hours = |sign: u8, digits: &[u8]| -> Option<Vec<u8>> {
+        let ok = matches!(sign, b'+' | b'-')
+            && match digits {
+                [a, b] => a.is_ascii_digit() && b.is_ascii_digit(),
+                [a, b, c, d] => [a, b, c, d].iter().all(|d| d.is_ascii_digit()),
+                [a, b, b':', c, d] => [a, b, c, d].iter().all(|d| d.is_ascii_digit()),
+                _ => false,
+            };
+        ok.then(|| {
+            let mut offset = vec![sign];
+            offset.extend_from_slice(digits);
+            if digits.len() == 2 {
+                offset.extend_from_slice(b":00");
+            }
+            offset
+        })
+    };
+    let offset = match zone {
+        b"UTC" | b"GMT" | b"Z" | b"utc" | b"gmt" | b"z" => {
+            // Nothing may follow a zone name.
+            if words.next().is_some() {
+                return None;
+            }
+            b"Z".to_vec()
+        }
+        [sign, digits @ ..] => {
+            let offset = hours(*sign, digits)?;
+            // Only Go's zone abbreviation may follow, one word of letters.
+            match (words.next(), words.next()) {
+                (None, None) => {}
+                (Some(abbreviation), None)
+                    if rest.first() == Some(&b' ')
+                        && abbreviation.iter().all(u8::is_ascii_alphabetic) => {}
+                _ => return None,
+            }
+            offset
+        }
+        [] => return None,
+    };
+    // Written together, only an hour offset is new: the rest is ISO
+    // 8601 already, and was refused as such.
+    if rest.first() != Some(&b' ') && zone.len() != 3 {
+        return None;
+    }
+    Some([when, &offset].concat())
+}
+
 /// Whether a Caddy `logger` value (raw, with its quotes) names an access
 /// log: `http.log.access`, or `http.log.access.NAME` for a named one.
 fn is_access_logger(raw: &[u8]) -> bool {

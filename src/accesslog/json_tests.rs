@@ -310,6 +310,40 @@ fn bad_lines() {
 }
 
 #[test]
+fn an_offset_after_a_blank_or_in_hours_is_an_offset() {
+    let format = JsonFormat::new("x", "client=c,time=t,request=r").expect("compiles");
+    let read = |time: &str| {
+        format
+            .parse(format!(r#"{{"c":"77.75.77.1","t":"{time}","r":"GET / HTTP/1.1"}}"#).as_bytes())
+            .map(|e| e.time.rfc3339())
+    };
+    for (time, want) in [
+        ("2026-11-29T10:00:00 +01:00", "2026-11-29T10:00:00+01:00"),
+        ("2026-11-29 10:00:00 +0100", "2026-11-29T10:00:00+01:00"),
+        // Go's time.String().
+        (
+            "2026-11-29 10:00:00.123456789 +0100 CET",
+            "2026-11-29T10:00:00.123+01:00",
+        ),
+        ("2026-11-29 10:00:00 UTC", "2026-11-29T10:00:00+00:00"),
+        ("2026-11-29 10:00:00 -07", "2026-11-29T10:00:00-07:00"),
+        ("2026-11-29T10:00:00+01", "2026-11-29T10:00:00+01:00"),
+    ] {
+        assert_eq!(read(time), Ok(want.to_string()), "{time}");
+    }
+    for time in [
+        "2026-11-29 10:00:00 +0100 CET extra",
+        "2026-11-29 10:00:00 UTC+1",
+        "2026-11-29 10:00:00 UTC x",
+        "2026-11-29 10:00:00+0100x",
+        "2026-11-29 25:00:00 +0100",
+        "2026-11-29 10:00:00 +01:0",
+    ] {
+        assert_eq!(read(time), Err(Skip::BadTime), "{time}");
+    }
+}
+
+#[test]
 fn times_without_an_offset_are_placed_by_the_zone_only() {
     let line = |time: &str| format!(r#"{{"c":"77.75.77.1","t":"{time}","r":"GET / HTTP/1.1"}}"#);
     let bare = JsonFormat::new("x", "client=c,time=t,request=r").expect("compiles");
@@ -332,7 +366,8 @@ fn times_without_an_offset_are_placed_by_the_zone_only() {
         ("2026-03-29 02:30:00", Err(Skip::BadTime)),
         ("2026-02-30 10:00:00", Err(Skip::BadTime)),
         // An offset of a form not read is never dropped.
-        ("2026-11-29 14:00:00 +01", Err(Skip::BadTime)),
+        ("2026-11-29 14:00:00 +1", Err(Skip::BadTime)),
+        ("2026-11-29 14:00:00 CET", Err(Skip::BadTime)),
         ("2026-11-29 14:00:00.", Err(Skip::BadTime)),
     ] {
         assert_eq!(read(&prague, time), want.map(str::to_string), "{time}");
