@@ -346,6 +346,9 @@ struct Fit {
     rank: usize,
     /// Set for a W3C candidate when the file named its fields.
     w3c_fields: bool,
+    /// For a W3C candidate, the needed fields a `#Fields:` line of the
+    /// file left out.
+    w3c_missing: Option<String>,
 }
 
 impl Fit {
@@ -373,6 +376,9 @@ impl Fit {
             }
         }
         fit.w3c_fields = matches!(parser, Parser::W3c(ref f) if f.has_fields());
+        if let Parser::W3c(ref f) = parser {
+            fit.w3c_missing = f.missing_fields();
+        }
         fit
     }
 
@@ -421,12 +427,40 @@ fn explain(candidates: &[FileFormat], fits: &[Fit], sample: &[&[u8]]) -> (String
         );
         return (cause, Some(index));
     }
+    // A W3C file that names its fields but not those an audit needs.
+    if let Some(missing) = fits.iter().find_map(|f| f.w3c_missing.as_ref()) {
+        let cause = format!(
+            "a W3C log whose #Fields: line names no {missing}: the audit needs the client, \
+             the target and the time of each request"
+        );
+        return (cause, None);
+    }
     // Lines that only lack a zone fit in all else: such a candidate is
-    // closer than one whose fields do not fit at all.
+    // closer than one whose fields do not fit at all; then one whose
+    // fields fit the line's shape and only a value failed (a bad time, a
+    // client with a port), so that the reason given is the line's own.
     let closest = fits
         .iter()
         .enumerate()
-        .max_by_key(|(index, fit)| (fit.read, fit.no_offset, fit.rank, std::cmp::Reverse(*index)))
+        .max_by_key(|(index, fit)| {
+            let shaped = fit.first_misfit.is_some_and(|(_, skip)| {
+                !matches!(
+                    skip,
+                    Skip::Truncated
+                        | Skip::Mismatch
+                        | Skip::NoClosingQuote
+                        | Skip::BadJson
+                        | Skip::TooLong
+                )
+            });
+            (
+                fit.read,
+                fit.no_offset,
+                shaped,
+                fit.rank,
+                std::cmp::Reverse(*index),
+            )
+        })
         .map(|(index, _)| index)
         .unwrap_or_default();
     let fit = &fits[closest];

@@ -105,6 +105,36 @@ fn nothing_fits() {
 }
 
 #[test]
+fn the_reason_given_is_the_lines_own() {
+    // Every candidate reads nothing; the one whose fields fit the shape
+    // of the line names the value that failed.
+    let ua = "Mozilla/5.0 (compatible; SeznamBot/4.0)";
+    let cases = [
+        (
+            format!(
+                "77.75.77.123 - - [2026-11-29 10:00:00] \"GET /a HTTP/1.1\" 200 1 \"-\" \"{ua}\""
+            ),
+            "closest is combined, which reads 0 of 1 lines, the first misfit here: bad time",
+        ),
+        (
+            format!(
+                "77.75.77.123:5555 - - [29/Nov/2026:00:06:24 +0100] \"GET /a HTTP/1.1\" 200 1 \"-\" \"{ua}\""
+            ),
+            "closest is combined, which reads 0 of 1 lines, the first misfit here: client is no address or host name",
+        ),
+        (
+            "#Fields: date time c-ip cs-method sc-status\n2026-11-29 10:00:00 77.75.77.123 GET 200"
+                .to_string(),
+            "a W3C log whose #Fields: line names no cs-uri-stem (or cs-uri)",
+        ),
+    ];
+    for (log, want) in cases {
+        let err = chosen(&format!("{log}\n")).expect_err("fits nothing");
+        assert!(err.contains(want), "{err}");
+    }
+}
+
+#[test]
 fn fixed_formats_are_not_chosen() {
     let choice = FormatChoice::new("common").expect("known");
     assert!(!choice.chooses());

@@ -86,6 +86,29 @@ impl W3cFormat {
                 || (has(Column::DateLocal) && has(Column::TimeLocal)))
     }
 
+    /// The fields an audit needs that the `#Fields:` line in force does
+    /// not name, when there is one; `None` when none was read or it names
+    /// them all.
+    pub fn missing_fields(&self) -> Option<String> {
+        if self.columns.is_empty() || self.has_fields() {
+            return None;
+        }
+        let has = |c| self.columns.contains(&c);
+        let mut missing = Vec::new();
+        if !has(Column::Client) {
+            missing.push("c-ip");
+        }
+        if !has(Column::Stem) && !has(Column::Uri) {
+            missing.push("cs-uri-stem (or cs-uri)");
+        }
+        if !((has(Column::Date) && has(Column::Time))
+            || (has(Column::DateLocal) && has(Column::TimeLocal)))
+        {
+            missing.push("date and time (or date-local and time-local)");
+        }
+        Some(missing.join(", "))
+    }
+
     /// True when the fields in force carry a user agent.
     pub fn has_user_agent(&self) -> bool {
         self.columns.contains(&Column::UserAgent)
