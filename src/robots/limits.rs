@@ -177,6 +177,16 @@ fn read_rate(text: &str) -> Result<(Rate, usize), String> {
     }
     let after = after.trim_start();
     let (amount, rest) = leading_number(after);
+    // `1/1.5s`, `1/1,5s`: a fraction of a period, not a window.
+    if amount.is_some()
+        && rest.starts_with(['.', ','])
+        && rest[1..].starts_with(|c: char| c.is_ascii_digit())
+    {
+        return Err(format!(
+            "`{}` is not a whole number: write the period in a smaller unit (`1/1.5s` as `2/3s`)",
+            after.split_whitespace().next().unwrap_or(after)
+        ));
+    }
     let rest = rest.trim_start();
     let (unit, window_text) = match rest.chars().next() {
         Some(c) if c.is_ascii_alphabetic() => {
@@ -327,6 +337,15 @@ mod tests {
         let (written, got) = parse_request_rate(b"1/\xff");
         assert_eq!(written, "1/\\xFF");
         assert!(got.is_err());
+        // A decimal period is told as such, not as a window.
+        for value in ["1/1.5s", "1/1,5s", "2/1.5 m 1800-1900"] {
+            let (_, got) = parse_request_rate(value.as_bytes());
+            assert!(
+                got.as_ref()
+                    .is_err_and(|e| e.contains("is not a whole number")),
+                "{value:?} gave {got:?}"
+            );
+        }
     }
 
     #[test]

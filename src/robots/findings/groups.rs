@@ -336,9 +336,21 @@ fn crawl_delays(scope: &Scope<'_>, index: usize, findings: &mut Vec<Finding>) {
             .collect();
         // One finding a line: the first crawler without a rate of its own
         // gets the advice, else a note naming the rate kept to.
+        // A Request-rate that cannot be read is none; one with a window
+        // holds only within it.
         let unrated = readers
             .iter()
-            .find(|(_, s)| s.rules.request_rates().is_empty());
+            .find(|(_, s)| s.rules.request_rates().iter().all(|r| r.rate.is_none()));
+        let part_time = readers.iter().find_map(|(reader, s)| {
+            let rates = s.rules.request_rates();
+            let all_day = rates
+                .iter()
+                .any(|r| r.rate.as_ref().is_some_and(|rate| rate.window.is_none()));
+            let windowed = rates
+                .iter()
+                .find(|r| r.rate.as_ref().is_some_and(|rate| rate.window.is_some()));
+            windowed.filter(|_| !all_day).map(|rate| (reader, rate))
+        });
         if let Some((reader, _)) = unrated {
             let instead = match delay.millis {
                 Some(millis) if millis > 0 => rate_instead(millis, reader.floor),
@@ -355,8 +367,24 @@ fn crawl_delays(scope: &Scope<'_>, index: usize, findings: &mut Vec<Finding>) {
                     delay.text, reader.token
                 ),
             ));
+        } else if let Some((reader, rate)) = part_time {
+            findings.push(Finding::new(
+                delay.line,
+                "crawl-delay",
+                Severity::Warning,
+                format!(
+                    "{} does not read `{}`; it keeps to `{}` (line {}) within its window \
+                     only, and to no limit outside it: add a Request-rate without a window.",
+                    reader.token, delay.text, rate.text, rate.line
+                ),
+            ));
         } else if let Some((reader, selection)) = readers.first() {
-            let Some(rate) = selection.rules.request_rates().first() else {
+            let Some(rate) = selection
+                .rules
+                .request_rates()
+                .iter()
+                .find(|r| r.rate.is_some())
+            else {
                 continue;
             };
             findings.push(Finding::new(

@@ -361,6 +361,31 @@ fn crawl_delay_advice_only_where_it_helps() {
     assert_eq!(delay.severity, Severity::Note);
     assert!(!delay.message.contains("instead`"), "{}", delay.message);
     assert!(delay.message.contains("(line 2)"), "{}", delay.message);
+    // A Request-rate that cannot be read is none: the advice stands.
+    let unread = lint_text(b"User-agent: SeznamBot\nRequest-rate: 1/10 sec\nCrawl-delay: 10\n");
+    let delay = unread
+        .iter()
+        .find(|f| f.name == "crawl-delay")
+        .expect("crawl-delay");
+    assert_eq!(delay.severity, Severity::Warning, "{}", delay.message);
+    assert!(
+        delay.message.contains("`Request-rate: 1/10s`"),
+        "{}",
+        delay.message
+    );
+    // One that holds within a window only leaves the rest of the day open.
+    let windowed =
+        lint_text(b"User-agent: SeznamBot\nRequest-rate: 1/10s 0100-0200\nCrawl-delay: 10\n");
+    let delay = windowed
+        .iter()
+        .find(|f| f.name == "crawl-delay")
+        .expect("crawl-delay");
+    assert_eq!(delay.severity, Severity::Warning, "{}", delay.message);
+    assert!(
+        delay.message.contains("within its window only"),
+        "{}",
+        delay.message
+    );
     let alone = lint_text(b"User-agent: *\nCrawl-delay: 10\nDisallow: /x\n");
     let delay = alone
         .iter()
