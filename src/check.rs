@@ -92,6 +92,21 @@ pub fn answers(robots: &Robots, reader: &Reader, targets: &[String]) -> Vec<Answ
         .iter()
         .map(|target| {
             let path = path_of(target);
+            if !target.is_empty() && origin_form(target.as_bytes()).is_none() {
+                // `a`, `?x`, `example.cz/a`: the audit makes no fetch of a
+                // log line with such a target, so no verdict either.
+                return Answer {
+                    target: target.clone(),
+                    path,
+                    allowed: true,
+                    group: String::new(),
+                    rule_line: None,
+                    rule: String::new(),
+                    reason: "no request target: it starts with neither / nor scheme://, \
+                             and the audit judges no log line with it"
+                        .to_string(),
+                };
+            }
             let verdict = rules.judge(path.as_bytes());
             let (group, rule_line, rule, reason) = match verdict.rule {
                 Some(rule) => {
@@ -337,6 +352,30 @@ mod tests {
         for (input, expected) in cases {
             assert_eq!(path_of(input), expected, "{input}");
         }
+    }
+
+    #[test]
+    fn targets_the_audit_never_judges_get_no_verdict() {
+        let robots = Robots::new(b"User-agent: SeznamBot\nDisallow: /a\nDisallow: /*x\n");
+        let ident = Identifier::builtin().unwrap();
+        let reader = Reader::of(&ident, "SeznamBot/4.0");
+        let targets: Vec<String> = ["a", "ax", "?x", "example.cz/a", "/ax"]
+            .map(String::from)
+            .to_vec();
+        let got: Vec<(bool, bool)> = answers(&robots, &reader, &targets)
+            .iter()
+            .map(|a| (a.allowed, a.reason.starts_with("no request target")))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (true, true),
+                (true, true),
+                (true, true),
+                (true, true),
+                (false, false)
+            ]
+        );
     }
 
     #[test]
