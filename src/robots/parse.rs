@@ -232,7 +232,32 @@ pub fn parse(input: &[u8]) -> RobotsFile {
             None => file.strays.push(Stray { line: number, text }),
         }
     }
+    if let Some(record) = cut_allow(input, bom_len + bytes.len(), file.lines + 1) {
+        file.lines = record.line;
+        file.records.push(record);
+    }
     file
+}
+
+/// The line the size limit cut, when it is an `Allow`: read as far as it
+/// goes, since a shorter Allow pattern allows more, never less (Google's
+/// parser reads the cut text too). Any other cut line is ignored whole:
+/// `Disallow: /private-area` must never shrink into a broader `/pri`.
+fn cut_allow(input: &[u8], kept_end: usize, line: usize) -> Option<Record> {
+    let cut = input.get(kept_end..SIZE_LIMIT)?;
+    if cut.is_empty() || input.len() <= SIZE_LIMIT || matches!(input[SIZE_LIMIT], b'\n' | b'\r') {
+        return None;
+    }
+    let content = trim(&cut[..memchr::memchr(b'#', cut).unwrap_or(cut.len())]);
+    let colon = memchr::memchr(b':', content)?;
+    let (key, value) = (trim(&content[..colon]), trim(&content[colon + 1..]));
+    (Directive::from_key(key) == Directive::Allow && !value.is_empty()).then(|| Record {
+        line,
+        directive: Directive::Allow,
+        key: escape_non_utf8(key).into_owned(),
+        value: value.to_vec(),
+        text: escape_non_utf8(content).into_owned(),
+    })
 }
 
 #[cfg(test)]
@@ -355,6 +380,33 @@ mod tests {
         assert!(
             file.records.iter().all(|r| !r.value.starts_with(b"/pri")),
             "a line cut by the limit must not be read"
+        );
+    }
+
+    #[test]
+    fn an_allow_cut_by_the_limit_is_read_as_far_as_it_goes() {
+        let mut input = b"User-agent: *\nDisallow: /\n".to_vec();
+        input.resize(SIZE_LIMIT - 11, b'#');
+        input[SIZE_LIMIT - 12] = b'\n';
+        input.extend_from_slice(b"Allow: /private-area\n");
+        let file = parse(&input);
+        assert!(file.truncated);
+        let last = file.records.last().expect("records");
+        assert_eq!(
+            (last.directive, &last.value[..], last.text.as_str()),
+            (Directive::Allow, &b"/pri"[..], "Allow: /pri")
+        );
+        assert_eq!(last.line, file.lines);
+        // Cut before its value: nothing to read.
+        let mut input = b"User-agent: *\nDisallow: /\n".to_vec();
+        input.resize(SIZE_LIMIT - 6, b'#');
+        input[SIZE_LIMIT - 7] = b'\n';
+        input.extend_from_slice(b"Allow: /x\n");
+        assert!(
+            parse(&input)
+                .records
+                .iter()
+                .all(|r| r.directive != Directive::Allow)
         );
     }
 
