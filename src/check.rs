@@ -107,10 +107,22 @@ pub fn answers(robots: &Robots, reader: &Reader, targets: &[String]) -> Vec<Answ
                         .to_string(),
                 };
             }
-            let verdict = rules.judge(path.as_bytes());
+            let mut verdict = rules.judge(path.as_bytes());
+            let one_reading = verdict
+                .rule
+                .is_some_and(|rule| !verdict.allowed && !rules.accuses(rule));
+            // Disallowed in one reading of a `User-agent NAME` line without
+            // its colon only: the audit makes no row, nor does check.
+            verdict.allowed |= one_reading;
             let (group, rule_line, rule, reason) = match verdict.rule {
                 Some(rule) => {
                     let mut reason = format!("{} (line {})", rule.text, rule.line);
+                    if one_reading {
+                        reason.push_str(
+                            "; disallowed in one reading only of a `User-agent NAME` line \
+                             without its colon: no violation",
+                        );
+                    }
                     if !verdict.allowed
                         && reader.homepage_exception
                         && path == "/"
@@ -376,6 +388,33 @@ mod tests {
                 (false, false)
             ]
         );
+    }
+
+    #[test]
+    fn a_user_agent_line_without_colon_accuses_only_where_both_readings_do() {
+        let ident = Identifier::builtin().unwrap();
+        let reader = Reader::of(&ident, "SeznamBot/4.0");
+        let allowed = |robots: &str, target: &str| {
+            let robots = Robots::new(robots.as_bytes());
+            answers(&robots, &reader, &[target.to_string()])[0].allowed
+        };
+        // Google: Disallow: / is Googlebot's; RFC 9309: SeznamBot's.
+        let mistyped =
+            "User-agent: SeznamBot\nDisallow: /private/\n\nUser-agent Googlebot\nDisallow: /\n";
+        assert!(allowed(mistyped, "/clanek/1"));
+        assert!(!allowed(mistyped, "/private/x"));
+        // Both readings allow: RFC 9309 by Allow: / in *, Google by its group.
+        assert!(allowed(
+            "User-agent: *\nDisallow: /\nUser-agent SeznamBot\nAllow: /\n",
+            "/x"
+        ));
+        // The readings differ for the crawler the line names.
+        assert!(allowed(
+            "User-agent: *\nDisallow: /\nUser-agent SeznamBot\nDisallow:\n",
+            "/x"
+        ));
+        // Without such a line, nothing changes.
+        assert!(!allowed("User-agent: *\nDisallow: /\n", "/x"));
     }
 
     #[test]

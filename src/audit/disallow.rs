@@ -18,6 +18,9 @@ pub fn judge<'r>(policy: &Policy<'r>, target: &[u8]) -> Option<Violation<'r>> {
         return None;
     }
     let rule = verdict.rule?;
+    if !policy.rules.accuses(rule) {
+        return None;
+    }
     let note = if policy.homepage_exception
         && is_home_page(target)
         && policy.rules.is_default_group(rule.group)

@@ -18,11 +18,6 @@ pub struct Agent {
     pub token: Vec<u8>,
     /// True for `*`: the default group.
     pub wildcard: bool,
-    /// A `User-agent NAME` line without its colon: RFC 9309 crawlers skip
-    /// it, Google's parser reads it. Both readings are kept from an
-    /// accusation: it ends the group before it, as a user-agent line
-    /// would, and names no crawler, so the rules below it judge nobody.
-    pub no_colon: bool,
 }
 
 /// An `Allow` or `Disallow` line with a non-empty pattern.
@@ -40,6 +35,11 @@ pub struct Rule {
     /// Seznam `Robot-version: 2.0`: the pattern must match the whole path
     /// and query unless it ends with `*`.
     pub whole_path: bool,
+    /// Below a `User-agent NAME` line without its colon: RFC 9309 puts it
+    /// in this group, Google's parser in a group of its own. A fetch it
+    /// decides to be disallowed is not disallowed in both readings, so it
+    /// is no accusation (`AgentRules::accuses`).
+    pub one_reading: bool,
 }
 
 /// A line kept only to be shown (`Visit-time`, `Robot-version`).
@@ -95,6 +95,10 @@ pub struct Grouping {
     pub groups: Vec<Group>,
     /// Indices into `RobotsFile::records`.
     pub orphans: Vec<usize>,
+    /// The product tokens of `User-agent NAME` lines without their colon:
+    /// Google's parser gives these crawlers a group RFC 9309 does not, so
+    /// no Disallow verdict for them holds in both readings.
+    pub colonless_tokens: Vec<Vec<u8>>,
 }
 
 /// The extension records a crawler reads as rules of its group, beside
@@ -182,8 +186,7 @@ fn note(record: &Record) -> Note {
 }
 
 /// Sorts the records into groups as a crawler that reads `reads` does. A
-/// run of user-agent lines (a `User-agent NAME` without its colon among
-/// them, naming no crawler: `Agent::no_colon`) opens a group (blank lines, comments, `Sitemap`,
+/// run of user-agent lines opens a group (blank lines, comments, `Sitemap`,
 /// unknown lines and extension records the crawler does not read inside
 /// the run do not break it); a user-agent line after a record the crawler
 /// reads opens the next. Records the crawler does not read still join the
@@ -200,26 +203,22 @@ pub fn group(file: &RobotsFile, reads: Reads) -> Grouping {
         .iter()
         .filter_map(|stray| Some((stray.line, colonless_agent(&stray.text)?)))
         .peekable();
+    // True from a `User-agent NAME` line without its colon, after a
+    // group's members, to the next group: the rules read there are the
+    // group's to RFC 9309 and another group's to Google's parser.
+    let mut one_reading = false;
     for (index, record) in file.records.iter().enumerate() {
-        while let Some((line, value)) = colonless.next_if(|&(line, _)| line < record.line) {
-            // Where a user-agent line would stand, as Google reads it; it
-            // names no crawler.
-            open(&mut grouping, &mut opening, line);
-            after_agent = true;
-            if let Some(group) = grouping.groups.last_mut() {
-                group.agents.push(Agent {
-                    line,
-                    value: value.to_string(),
-                    token: Vec::new(),
-                    wildcard: false,
-                    no_colon: true,
-                });
-            }
+        while let Some((_, value)) = colonless.next_if(|&(line, _)| line < record.line) {
+            one_reading |= !opening;
+            grouping
+                .colonless_tokens
+                .push(agent::product_token(value.as_bytes()).to_vec());
         }
         let was_after_agent = std::mem::replace(&mut after_agent, false);
         match record.directive {
             Directive::UserAgent => {
                 open(&mut grouping, &mut opening, record.line);
+                one_reading = false;
                 after_agent = true;
                 if let Some(group) = grouping.groups.last_mut() {
                     group.agents.push(Agent {
@@ -227,7 +226,6 @@ pub fn group(file: &RobotsFile, reads: Reads) -> Grouping {
                         value: escape_non_utf8(&record.value).into_owned(),
                         token: agent::product_token(&record.value).to_vec(),
                         wildcard: agent::is_wildcard(&record.value),
-                        no_colon: false,
                     });
                 }
             }
@@ -241,6 +239,11 @@ pub fn group(file: &RobotsFile, reads: Reads) -> Grouping {
                 opening &= !read;
                 group.members.push(index);
                 add_member(group, group_index, record, was_after_agent && read);
+                if one_reading
+                    && let Some(rule) = group.rules.last_mut().filter(|r| r.line == record.line)
+                {
+                    rule.one_reading = true;
+                }
             }
             // Sitemap and unknown lines neither open nor close a group.
             _ => {}
@@ -249,7 +252,7 @@ pub fn group(file: &RobotsFile, reads: Reads) -> Grouping {
     grouping
 }
 
-/// A user-agent line (or one without its colon) opens a group unless one
+/// A user-agent line opens a group unless one
 /// is still reading its user-agent lines.
 fn open(grouping: &mut Grouping, opening: &mut bool, line: usize) {
     if !*opening {
@@ -279,6 +282,7 @@ fn add_member(group: &mut Group, group_index: usize, record: &Record, after_agen
                 text: record.text.clone(),
                 group: group_index,
                 whole_path: group.robot_version.is_some(),
+                one_reading: false,
             });
         }
         Directive::RequestRate => {
@@ -405,16 +409,9 @@ mod tests {
             ),
             ("", &[]),
             ("Disallow: /\n", &[]),
-            // `User-agent NAME` without its colon ends the group before it
-            // as Google reads it, and joins a run of user-agent lines.
+            // `User-agent NAME` without its colon is no line to RFC 9309.
             (
                 "User-agent: a\nDisallow: /x\n\nUser-agent b\nDisallow: /\n",
-                &["a", "b"],
-            ),
-            ("User-agent: a\nuser-agent   b\nDisallow: /\n", &["a|b"]),
-            // Not in that form: only text, as RFC 9309 reads it.
-            (
-                "User-agent: a\nDisallow: /x\nUser-agent b c\nDisallow: /\n",
                 &["a"],
             ),
         ];
@@ -424,16 +421,25 @@ mod tests {
     }
 
     #[test]
-    fn a_user_agent_line_without_colon_names_no_crawler() {
+    fn rules_below_a_user_agent_line_without_colon_hold_in_one_reading() {
         let file = parse(
-            b"User-agent: SeznamBot\nDisallow: /private/\n\nUser-agent SeznamBot\nDisallow: /\n",
+            b"User-agent: SeznamBot\nDisallow: /private/\n\nUser-agent Googlebot\nDisallow: /\n\
+              User-agent: *\nDisallow: /tmp\n",
         );
         let grouping = group(&file, SEZNAM);
-        assert_eq!(grouping.groups.len(), 2);
-        let seznam = &grouping.groups[0];
-        assert_eq!(seznam.rules.len(), 1, "Disallow: / is not SeznamBot's");
-        let colonless = &grouping.groups[1].agents[0];
-        assert!(colonless.no_colon && colonless.token.is_empty() && !colonless.wildcard);
+        let rules: Vec<(usize, bool)> = grouping
+            .groups
+            .iter()
+            .flat_map(|g| &g.rules)
+            .map(|r| (r.line, r.one_reading))
+            .collect();
+        assert_eq!(rules, [(2, false), (5, true), (7, false)]);
+        assert_eq!(grouping.colonless_tokens, [b"Googlebot".to_vec()]);
+        // Among the user-agent lines, it changes no rule's group.
+        let file = parse(b"User-agent: a\nUser-agent b\nDisallow: /\n");
+        let grouping = group(&file, SEZNAM);
+        assert!(!grouping.groups[0].rules[0].one_reading);
+        assert_eq!(grouping.colonless_tokens, [b"b".to_vec()]);
     }
 
     #[test]

@@ -168,7 +168,14 @@ impl Robots {
         let labels = chosen()
             .map(|g| (g.label(), fallback && g.is_default()))
             .collect();
+        let wanted = super::agent::product_token(token);
+        let colonless_named = self
+            .grouping
+            .colonless_tokens
+            .iter()
+            .any(|t| !t.is_empty() && t.eq_ignore_ascii_case(wanted));
         AgentRules {
+            colonless_named,
             version: Arc::clone(&self.version),
             groups,
             labels,
@@ -195,6 +202,9 @@ pub struct AgentRules {
     matcher: Matcher,
     request_rates: Vec<RequestRate>,
     crawl_delay: Option<CrawlDelay>,
+    /// A `User-agent NAME` line without its colon names the crawler:
+    /// Google's parser gives it a group RFC 9309 does not.
+    colonless_named: bool,
 }
 
 /// Whether a fetch was allowed, and the line that decided.
@@ -268,6 +278,13 @@ pub fn is_robots_txt(target: &[u8]) -> bool {
 }
 
 impl AgentRules {
+    /// Whether a Disallow verdict by `rule` holds in both readings of a
+    /// `User-agent NAME` line without its colon (RFC 9309 ignores it,
+    /// Google's parser reads it): only then is it an accusation.
+    pub fn accuses(&self, rule: &Rule) -> bool {
+        !rule.one_reading && !self.colonless_named
+    }
+
     /// Judges a request target (path and query as logged, or an absolute
     /// URL): the longest matching pattern decides, Allow winning a tie;
     /// nothing matching means allowed.

@@ -49,10 +49,6 @@ fn agents(
     findings: &mut Vec<Finding>,
 ) {
     for agent in &group.agents {
-        if agent.no_colon {
-            // Its missing colon is the finding (`missing-colon`).
-            continue;
-        }
         let line = agent.line;
         if !agent.wildcard && agent.token.is_empty() {
             let message = if agent.value.is_empty() {

@@ -218,11 +218,11 @@ fn stray_finding(line: usize, text: &str, first_agent: usize) -> Finding {
             format!("{}: {rest}", meant.name())
         };
         let message = if word.eq_ignore_ascii_case("user-agent") && !rest.is_empty() {
-            // Google's parser reads it all the same (`group::Agent::no_colon`).
+            // Google's parser reads it all the same (`group::Rule::one_reading`).
             format!(
-                "`{text}` has no colon: RFC 9309 crawlers ignore it, Google's parser reads it; \
-                 the audit takes it as ending the group before it and judges no crawler by \
-                 the rules below it; did you mean `{fixed}`?"
+                "`{text}` has no colon: RFC 9309 crawlers ignore it, Google's parser reads it \
+                 as a user-agent line, and the audit accuses no fetch that only one of the two \
+                 readings disallows; did you mean `{fixed}`?"
             )
         } else {
             format!("`{text}` has no colon, so crawlers ignore it; did you mean `{fixed}`?")
