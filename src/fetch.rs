@@ -24,6 +24,10 @@ pub struct Fetch {
     pub status: Option<u16>,
     /// The crawler the user agent names, if any.
     pub claim: Option<CrawlerId>,
+    /// Of another virtual host than `--host` names: judged for who made
+    /// it (an impostor is listed whatever the host), never against
+    /// robots.txt.
+    pub other_host: bool,
     /// client, method, target and user agent, one after another.
     text: Box<[u8]>,
     /// Where client, method and target end in `text`.
@@ -70,6 +74,7 @@ impl Fetch {
             line,
             status,
             claim,
+            other_host: false,
             text: joined.into_boxed_slice(),
             ends,
         }
@@ -131,6 +136,7 @@ impl Fetch {
                 .map_or(u32::MAX, |c| c.index() as u32)
                 .to_le_bytes(),
         );
+        out.push(u8::from(self.other_host));
         for end in self.ends {
             out.extend_from_slice(&end.to_le_bytes());
         }
@@ -149,6 +155,7 @@ impl Fetch {
         let line = u64::from_le_bytes(input.take()?);
         let status = u32::from_le_bytes(input.take()?);
         let claim = u32::from_le_bytes(input.take()?);
+        let [other_host] = input.take::<1>()?;
         let mut ends = [0u32; 3];
         for end in &mut ends {
             *end = u32::from_le_bytes(input.take()?);
@@ -168,6 +175,7 @@ impl Fetch {
             line,
             status: u16::try_from(status).ok(),
             claim: u16::try_from(claim).ok().map(CrawlerId::from_index),
+            other_host: other_host == 1,
             text: text.into(),
             ends,
         })

@@ -22,10 +22,7 @@ pub struct Scan {
     pub lines: u64,
     pub skipped: u64,
     pub outside_period: u64,
-    /// Crawler fetches of another virtual host than `--host` names: left
-    /// out, not judged.
-    pub other_hosts: u64,
-    /// The virtual hosts crawler fetches were of, with how many (at most
+    /// The virtual hosts fetches that may be a crawler's were of, with how many (at most
     /// `HOSTS_KEPT` of them), for the warning of a log of several sites.
     pub hosts: BTreeMap<Box<[u8]>, u64>,
     /// More hosts than `HOSTS_KEPT` were seen.
@@ -55,7 +52,6 @@ impl Scan {
         self.lines += other.lines;
         self.skipped += other.skipped;
         self.outside_period += other.outside_period;
-        self.other_hosts += other.other_hosts;
         self.more_hosts |= other.more_hosts;
         for (host, n) in other.hosts {
             self.note_host(host, n);
@@ -251,14 +247,13 @@ impl Scanner<'_> {
                     {
                         let inside = self.since.is_none_or(|s| fetch.time.unix >= s)
                             && self.until.is_none_or(|u| fetch.time.unix < u);
-                        let other_host = !self.hosts.is_empty()
+                        let mut fetch = fetch;
+                        fetch.other_host = !self.hosts.is_empty()
                             && entry.vhost.is_some_and(|vhost| !self.hosts.holds(vhost));
                         if let Some(vhost) = entry.vhost {
                             scan.note_host(host_key(vhost).into(), 1);
                         }
-                        if other_host {
-                            scan.other_hosts += 1;
-                        } else if inside {
+                        if inside {
                             if self.count_clients {
                                 match scan.clients.get_mut(fetch.client()) {
                                     Some(n) => *n += 1,

@@ -418,7 +418,7 @@ fn fetches_of_other_virtual_hosts_are_warned_about_or_left_out_with_host() {
     report.assert_code(1);
     assert!(
         report.stderr.contains(
-            "warning: crawler fetches of 2 virtual hosts (www.example.cz 2, shop.other.cz 1) are all judged"
+            "warning: fetches claiming a crawler name 2 virtual hosts (www.example.cz 2, shop.other.cz 1), all judged"
         ),
         "{}",
         report.stderr
@@ -440,4 +440,67 @@ fn fetches_of_other_virtual_hosts_are_warned_about_or_left_out_with_host() {
         report.stderr
     );
     assert_eq!(rows(&report), ["/private/a", "/private/c"]);
+}
+
+#[test]
+fn with_host_impostors_of_other_hosts_are_still_listed_and_a_name_that_fits_none_is_told() {
+    let line = |vhost: &str, client: &str, second: u32| {
+        format!(
+            "{vhost}:443 {client} - - [30/Nov/2026:10:00:{second:02} +0100] \"GET /private/{second} HTTP/1.1\" 200 512 \"-\" \"{SEZNAM_UA}\"\n"
+        )
+    };
+    // 198.51.100.1 is evil.example in the PTR map: a spoofer on either host.
+    let log = [
+        line("site.cz", "198.51.100.1", 1),
+        line("other.cz", "198.51.100.1", 2),
+        line("other.cz", "77.75.77.123", 3),
+        line("site.cz", "77.75.77.123", 4),
+    ]
+    .concat();
+    let site = Site::new()
+        .with("robots.txt", ROBOTS)
+        .with("ptr-map.txt", PTR_MAP)
+        .with("access.log", &log);
+    let run = |host: &str| {
+        site.audit(&[
+            "--log",
+            "access.log",
+            "--log-format",
+            "vhost_combined",
+            "--robots",
+            "robots.txt",
+            "--ptr-map",
+            "ptr-map.txt",
+            "--host",
+            host,
+            "--quiet",
+        ])
+    };
+    let lines = |csv: &[u8]| -> Vec<String> {
+        String::from_utf8_lossy(csv)
+            .lines()
+            .skip(1)
+            .map(|l| l.split(',').nth(2).unwrap_or_default().to_string())
+            .collect()
+    };
+    let report = run("site.cz");
+    report.assert_code(1);
+    assert_eq!(lines(&report.violations), ["4"]);
+    assert_eq!(lines(&report.impostors), ["1", "2"]);
+    assert!(
+        !report.stderr.contains("every crawler fetch"),
+        "{}",
+        report.stderr
+    );
+    // A name the log never writes leaves every crawler fetch out: said.
+    let report = run("www.site.cz");
+    report.assert_code(0);
+    assert_eq!(lines(&report.impostors), ["1", "2"]);
+    assert!(
+        report
+            .stderr
+            .contains("warning: every crawler fetch (2) was of another host than --host names"),
+        "{}",
+        report.stderr
+    );
 }
