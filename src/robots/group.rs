@@ -245,6 +245,15 @@ pub fn group(file: &RobotsFile, reads: Reads) -> Grouping {
                     rule.one_reading = true;
                 }
             }
+            // A key Google's parser reads as a user-agent line (`Useragent:`,
+            // `User agent:`, `User-agents:`): read both ways, as one
+            // without its colon.
+            Directive::Unknown if google_agent_key(&record.key) => {
+                one_reading |= !opening;
+                grouping
+                    .colonless_tokens
+                    .push(agent::product_token(&record.value).to_vec());
+            }
             // Sitemap and unknown lines neither open nor close a group.
             _ => {}
         }
@@ -269,7 +278,18 @@ fn open(grouping: &mut Grouping, opening: &mut bool, line: usize) {
 fn colonless_agent(text: &str) -> Option<&str> {
     let mut words = text.split_ascii_whitespace();
     let (key, value) = (words.next()?, words.next()?);
-    (key.eq_ignore_ascii_case("user-agent") && words.next().is_none()).then_some(value)
+    (google_agent_key(key) && words.next().is_none()).then_some(value)
+}
+
+/// A field name Google's parser takes for `User-agent`, typos it allows
+/// included: one that starts with `user-agent`, `useragent` or `user agent`,
+/// whatever the case.
+fn google_agent_key(key: &str) -> bool {
+    let starts = |with: &str| {
+        key.get(..with.len())
+            .is_some_and(|head| head.eq_ignore_ascii_case(with))
+    };
+    starts("user-agent") || starts("useragent") || starts("user agent")
 }
 
 fn add_member(group: &mut Group, group_index: usize, record: &Record, after_agent: bool) {
@@ -440,6 +460,23 @@ mod tests {
         let grouping = group(&file, SEZNAM);
         assert!(!grouping.groups[0].rules[0].one_reading);
         assert_eq!(grouping.colonless_tokens, [b"b".to_vec()]);
+        // So are the keys Google's parser reads as user-agent.
+        for line in [
+            "Useragent: Googlebot",
+            "User agent: Googlebot",
+            "User-agents: Googlebot",
+            "useragent Googlebot",
+        ] {
+            let text = format!("User-agent: SeznamBot\nDisallow: /p\n{line}\nDisallow: /\n");
+            let grouping = group(&parse(text.as_bytes()), SEZNAM);
+            let flags: Vec<bool> = grouping.groups[0]
+                .rules
+                .iter()
+                .map(|r| r.one_reading)
+                .collect();
+            assert_eq!(flags, [false, true], "{line}");
+            assert_eq!(grouping.colonless_tokens, [b"Googlebot".to_vec()], "{line}");
+        }
     }
 
     #[test]
