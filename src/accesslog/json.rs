@@ -586,13 +586,31 @@ fn offset_spelled_apart(text: &[u8]) -> Option<Vec<u8>> {
         }
         [sign, digits @ ..] => {
             let offset = hours(*sign, digits)?;
-            // Only Go's zone abbreviation may follow, one word of letters.
-            match (words.next(), words.next()) {
-                (None, None) => {}
-                (Some(abbreviation), None)
-                    if rest.first() == Some(&b' ')
-                        && abbreviation.iter().all(u8::is_ascii_alphabetic) => {}
-                _ => return None,
+            // Only what Go's time.String() writes may follow: the zone's
+            // abbreviation (letters, or `+04` where the zone has none; `UTC`
+            // only for a zero offset), then the monotonic clock `m=±…`.
+            let zero = digits.iter().all(|&d| d == b'0' || d == b':');
+            let mut words = words.peekable();
+            if let Some(abbreviation) = words.next_if(|w| !w.starts_with(b"m=")) {
+                let letters = abbreviation.iter().all(u8::is_ascii_alphabetic);
+                let numeric = matches!(abbreviation, [b'+' | b'-', d @ ..]
+                    if matches!(d.len(), 2 | 4) && d.iter().all(u8::is_ascii_digit));
+                let utc = matches!(abbreviation, b"UTC" | b"GMT");
+                if rest.first() != Some(&b' ') || !(letters || numeric) || (utc && !zero) {
+                    return None;
+                }
+            }
+            if let Some(monotonic) = words.next() {
+                let reading = monotonic.strip_prefix(b"m=")?;
+                let number = reading
+                    .strip_prefix(b"+")
+                    .or_else(|| reading.strip_prefix(b"-"))?;
+                if number.is_empty() || !number.iter().all(|&b| b.is_ascii_digit() || b == b'.') {
+                    return None;
+                }
+            }
+            if words.next().is_some() {
+                return None;
             }
             offset
         }
