@@ -174,7 +174,7 @@ impl W3cFormat {
                 Column::Method => entry.method = present,
                 Column::Stem => entry.request = value,
                 Column::Query => entry.query = present,
-                Column::Uri => uri = Some(value),
+                Column::Uri => uri = present,
                 Column::Status => {
                     entry.status = match present {
                         None => None,
@@ -374,6 +374,11 @@ mod tests {
             .parse(b"2026-11-29 10:00:00 77.75.77.123 /a - /a?b=1")
             .expect("parses");
         assert_eq!(entry.request_line().as_ref(), b"GET /a?b=1");
+        // A `-` in cs-uri is no target: the stem and query are.
+        let entry = format(&["#Fields: date time c-ip cs-uri-stem cs-uri-query cs-uri"])
+            .parse(b"2026-11-29 10:00:00 77.75.77.123 /a b=2 -")
+            .expect("parses");
+        assert_eq!(entry.request_line().as_ref(), b"GET /a?b=2");
     }
 
     #[test]
