@@ -27,6 +27,9 @@ pub struct Answer {
     /// The path and query that was matched.
     pub path: String,
     pub allowed: bool,
+    /// False for a target the audit never judges (`no-target`): no
+    /// verdict, though nothing is disallowed.
+    pub judged: bool,
     /// Labels of the groups used for the token, `|`-joined each.
     pub group: String,
     pub rule_line: Option<usize>,
@@ -99,6 +102,7 @@ pub fn answers(robots: &Robots, reader: &Reader, targets: &[String]) -> Vec<Answ
                     target: target.clone(),
                     path,
                     allowed: true,
+                    judged: false,
                     group: String::new(),
                     rule_line: None,
                     rule: String::new(),
@@ -155,6 +159,7 @@ pub fn answers(robots: &Robots, reader: &Reader, targets: &[String]) -> Vec<Answ
                 target: target.clone(),
                 path,
                 allowed: verdict.allowed,
+                judged: true,
                 group,
                 rule_line,
                 rule,
@@ -251,10 +256,10 @@ fn text(robots: &Robots, reader: &Reader, answers: &[Answer], chosen: Option<&Ch
         .max()
         .unwrap_or(0);
     for a in answers {
-        let verdict = if a.allowed {
-            "allowed   "
-        } else {
-            "DISALLOWED"
+        let verdict = match (a.judged, a.allowed) {
+            (false, _) => "no-target ",
+            (true, true) => "allowed   ",
+            (true, false) => "DISALLOWED",
         };
         let _ = writeln!(out, "{verdict}  {:width$}  {}", a.target, a.reason);
     }
@@ -269,7 +274,11 @@ fn csv(answers: &[Answer]) -> Result<String> {
         w.write_record([
             a.target.as_str(),
             a.path.as_str(),
-            if a.allowed { "allowed" } else { "disallowed" },
+            match (a.judged, a.allowed) {
+                (false, _) => "no-target",
+                (true, true) => "allowed",
+                (true, false) => "disallowed",
+            },
             a.group.as_str(),
             &a.rule_line.map(|l| l.to_string()).unwrap_or_default(),
             a.rule.as_str(),
@@ -376,7 +385,12 @@ mod tests {
             .to_vec();
         let got: Vec<(bool, bool)> = answers(&robots, &reader, &targets)
             .iter()
-            .map(|a| (a.allowed, a.reason.starts_with("no request target")))
+            .map(|a| {
+                (
+                    a.allowed,
+                    !a.judged && a.reason.starts_with("no request target"),
+                )
+            })
             .collect();
         assert_eq!(
             got,
