@@ -276,9 +276,9 @@ fn a_crawlers_name_counts_in_the_client_and_the_user_agent_alone() {
     assert_eq!(common::row_lines(&report), [2, 3, 4], "{report:?}");
 }
 
-#[test]
-fn a_ptr_map_of_which_no_line_reads_stops_the_run() {
-    let robots = "User-agent: SeznamBot\nDisallow: /private/\n";
+/// One SeznamBot fetch of a disallowed target, audited with `map` as the
+/// PTR map, quietly, into `out/`.
+fn with_ptr_map(map: &[u8]) -> (Site, common::Run) {
     let log = combined(
         "77.75.77.1",
         &clf(1),
@@ -286,6 +286,26 @@ fn a_ptr_map_of_which_no_line_reads_stops_the_run() {
         200,
         SEZNAM_UA,
     );
+    let site = Site::new()
+        .with("robots.txt", "User-agent: SeznamBot\nDisallow: /private/\n")
+        .with("access.log", &log)
+        .with("ptr-map.txt", map);
+    let run = site.run(&[
+        "--log",
+        "access.log",
+        "--robots",
+        "robots.txt",
+        "--ptr-map",
+        "ptr-map.txt",
+        "--quiet",
+        "--out",
+        "out",
+    ]);
+    (site, run)
+}
+
+#[test]
+fn a_ptr_map_of_which_no_line_reads_stops_the_run() {
     // Pairs written the wrong way round, and the map PowerShell's `>`
     // writes (UTF-16): neither names one address.
     let utf16: Vec<u8> = "77.75.77.1 evil.example\r\n"
@@ -296,21 +316,7 @@ fn a_ptr_map_of_which_no_line_reads_stops_the_run() {
         b"fulltextrobot-77-75-77-1.seznam.cz 77.75.77.1\nevil.example 77.75.77.1\n".to_vec(),
         [&[0xFF, 0xFE][..], &utf16].concat(),
     ] {
-        let site = Site::new()
-            .with("robots.txt", robots)
-            .with("access.log", &log)
-            .with("ptr-map.txt", &map);
-        let run = site.run(&[
-            "--log",
-            "access.log",
-            "--robots",
-            "robots.txt",
-            "--ptr-map",
-            "ptr-map.txt",
-            "--quiet",
-            "--out",
-            "out",
-        ]);
+        let (site, run) = with_ptr_map(&map);
         assert_eq!(run.code, 2, "{}", run.stderr);
         assert!(
             run.stderr.contains("ptr-map.txt:1:")
@@ -324,32 +330,8 @@ fn a_ptr_map_of_which_no_line_reads_stops_the_run() {
 
 #[test]
 fn bad_lines_of_a_ptr_map_are_told_even_under_quiet() {
-    let robots = "User-agent: SeznamBot\nDisallow: /private/\n";
-    let log = combined(
-        "77.75.77.1",
-        &clf(1),
-        "GET /private/1 HTTP/1.1",
-        200,
-        SEZNAM_UA,
-    );
-    let site = Site::new()
-        .with("robots.txt", robots)
-        .with("access.log", &log)
-        .with(
-            "ptr-map.txt",
-            "77.75.77.1 fulltextrobot-77-75-77-1.seznam.cz\nevil.example 6.6.6.6\n",
-        );
-    let run = site.run(&[
-        "--log",
-        "access.log",
-        "--robots",
-        "robots.txt",
-        "--ptr-map",
-        "ptr-map.txt",
-        "--quiet",
-        "--out",
-        "out",
-    ]);
+    let (_, run) =
+        with_ptr_map(b"77.75.77.1 fulltextrobot-77-75-77-1.seznam.cz\nevil.example 6.6.6.6\n");
     assert_eq!(run.code, 1, "{}", run.stderr);
     assert!(
         run.stderr

@@ -386,23 +386,19 @@ fn trusted_proxies_for_a_log_without_forwarded_for_are_warned_about() {
     }
 }
 
-#[test]
-fn fetches_of_other_virtual_hosts_are_warned_about_or_left_out_with_host() {
-    let line = |vhost: &str, second: u32, target: &str| {
-        format!(
-            "{vhost}:443 77.75.77.123 - - [30/Nov/2026:10:00:{second:02} +0100] \"GET {target} HTTP/1.1\" 200 512 \"-\" \"{SEZNAM_UA}\"\n"
-        )
-    };
-    let log = [
-        line("www.example.cz", 1, "/private/a"),
-        line("shop.other.cz", 2, "/private/b"),
-        line("WWW.Example.CZ.", 3, "/private/c"),
-    ]
-    .concat();
+/// A vhost_combined line of `client` fetching `target` at `second`.
+fn vhost_line(vhost: &str, client: &str, second: u32, target: &str) -> String {
+    format!(
+        "{vhost}:443 {client} - - [30/Nov/2026:10:00:{second:02} +0100] \"GET {target} HTTP/1.1\" 200 512 \"-\" \"{SEZNAM_UA}\"\n"
+    )
+}
+
+/// `log` audited as vhost_combined, quietly, with `extra` flags.
+fn audit_vhosts(log: &str, extra: &[&str]) -> common::Report {
     let site = Site::new()
         .with("robots.txt", ROBOTS)
         .with("ptr-map.txt", PTR_MAP)
-        .with("access.log", &log);
+        .with("access.log", log);
     let args = [
         "--log",
         "access.log",
@@ -414,7 +410,28 @@ fn fetches_of_other_virtual_hosts_are_warned_about_or_left_out_with_host() {
         "ptr-map.txt",
         "--quiet",
     ];
-    let report = site.audit(&args);
+    site.audit(&[&args[..], extra].concat())
+}
+
+/// One column of each row of a report.
+fn column(csv: &[u8], at: usize) -> Vec<String> {
+    String::from_utf8_lossy(csv)
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(at).unwrap_or_default().to_string())
+        .collect()
+}
+
+#[test]
+fn fetches_of_other_virtual_hosts_are_warned_about_or_left_out_with_host() {
+    let client = "77.75.77.123";
+    let log = [
+        vhost_line("www.example.cz", client, 1, "/private/a"),
+        vhost_line("shop.other.cz", client, 2, "/private/b"),
+        vhost_line("WWW.Example.CZ.", client, 3, "/private/c"),
+    ]
+    .concat();
+    let report = audit_vhosts(&log, &[]);
     report.assert_code(1);
     assert!(
         report.stderr.contains(
@@ -423,79 +440,44 @@ fn fetches_of_other_virtual_hosts_are_warned_about_or_left_out_with_host() {
         "{}",
         report.stderr
     );
-    let rows = |report: &common::Report| {
-        String::from_utf8_lossy(&report.violations)
-            .lines()
-            .skip(1)
-            .map(|l| l.split(',').nth(8).unwrap_or_default().to_string())
-            .collect::<Vec<_>>()
-    };
-    assert_eq!(rows(&report), ["/private/a", "/private/b", "/private/c"]);
+    assert_eq!(
+        column(&report.violations, 8),
+        ["/private/a", "/private/b", "/private/c"]
+    );
     // The site named: the other host's fetch is neither judged nor warned.
-    let report = site.audit(&[&args[..], &["--host", "www.example.cz"]].concat());
+    let report = audit_vhosts(&log, &["--host", "www.example.cz"]);
     report.assert_code(1);
     assert!(
         !report.stderr.contains("virtual hosts"),
         "{}",
         report.stderr
     );
-    assert_eq!(rows(&report), ["/private/a", "/private/c"]);
+    assert_eq!(column(&report.violations, 8), ["/private/a", "/private/c"]);
 }
 
 #[test]
 fn with_host_impostors_of_other_hosts_are_still_listed_and_a_name_that_fits_none_is_told() {
-    let line = |vhost: &str, client: &str, second: u32| {
-        format!(
-            "{vhost}:443 {client} - - [30/Nov/2026:10:00:{second:02} +0100] \"GET /private/{second} HTTP/1.1\" 200 512 \"-\" \"{SEZNAM_UA}\"\n"
-        )
-    };
     // 198.51.100.1 is evil.example in the PTR map: a spoofer on either host.
     let log = [
-        line("site.cz", "198.51.100.1", 1),
-        line("other.cz", "198.51.100.1", 2),
-        line("other.cz", "77.75.77.123", 3),
-        line("site.cz", "77.75.77.123", 4),
+        vhost_line("site.cz", "198.51.100.1", 1, "/private/1"),
+        vhost_line("other.cz", "198.51.100.1", 2, "/private/2"),
+        vhost_line("other.cz", "77.75.77.123", 3, "/private/3"),
+        vhost_line("site.cz", "77.75.77.123", 4, "/private/4"),
     ]
     .concat();
-    let site = Site::new()
-        .with("robots.txt", ROBOTS)
-        .with("ptr-map.txt", PTR_MAP)
-        .with("access.log", &log);
-    let run = |host: &str| {
-        site.audit(&[
-            "--log",
-            "access.log",
-            "--log-format",
-            "vhost_combined",
-            "--robots",
-            "robots.txt",
-            "--ptr-map",
-            "ptr-map.txt",
-            "--host",
-            host,
-            "--quiet",
-        ])
-    };
-    let lines = |csv: &[u8]| -> Vec<String> {
-        String::from_utf8_lossy(csv)
-            .lines()
-            .skip(1)
-            .map(|l| l.split(',').nth(2).unwrap_or_default().to_string())
-            .collect()
-    };
-    let report = run("site.cz");
+    let report = audit_vhosts(&log, &["--host", "site.cz"]);
     report.assert_code(1);
-    assert_eq!(lines(&report.violations), ["4"]);
-    assert_eq!(lines(&report.impostors), ["1", "2"]);
+    assert_eq!(column(&report.violations, 2), ["4"]);
+    assert_eq!(column(&report.impostors, 2), ["1", "2"]);
     assert!(
         !report.stderr.contains("every crawler fetch"),
         "{}",
         report.stderr
     );
     // A name the log never writes leaves every crawler fetch out: said.
-    let report = run("www.site.cz");
+    let report = audit_vhosts(&log, &["--host", "www.site.cz"]);
     report.assert_code(0);
-    assert_eq!(lines(&report.impostors), ["1", "2"]);
+    assert_eq!(column(&report.impostors, 2), ["1", "2"]);
     assert!(
         report
             .stderr
