@@ -54,7 +54,7 @@ impl Scan {
         self.outside_period += other.outside_period;
         self.more_hosts |= other.more_hosts;
         for (host, n) in other.hosts {
-            self.note_host(host, n);
+            self.note_host(&host, n);
         }
         self.skips.extend(other.skips);
         self.skips.sort_unstable();
@@ -78,12 +78,13 @@ impl Scan {
 
     /// Counts `n` crawler fetches of `host`; past `HOSTS_KEPT` hosts only
     /// that there were more (a Host header is the client's to write).
-    fn note_host(&mut self, host: Box<[u8]>, n: u64) {
+    /// `host` is a `host_key`; it is copied only when first counted.
+    fn note_host(&mut self, host: &[u8], n: u64) {
         let kept = self.hosts.len();
-        match self.hosts.get_mut(&host) {
+        match self.hosts.get_mut(host) {
             Some(count) => *count += n,
             None if kept < HOSTS_KEPT => {
-                self.hosts.insert(host, n);
+                self.hosts.insert(host.into(), n);
             }
             None => self.more_hosts = true,
         }
@@ -130,10 +131,10 @@ impl SiteHosts {
         self.names.is_empty()
     }
 
-    /// Whether a fetch of virtual host `vhost` (as logged) is the site's.
-    fn holds(&self, vhost: &[u8]) -> bool {
-        let key = host_key(vhost);
-        self.names.contains(&key)
+    /// Whether a fetch of a virtual host whose `host_key` is `key` is the
+    /// site's.
+    fn holds(&self, key: &[u8]) -> bool {
+        self.names.iter().any(|name| name == key)
     }
 }
 
@@ -248,10 +249,10 @@ impl Scanner<'_> {
                         let inside = self.since.is_none_or(|s| fetch.time.unix >= s)
                             && self.until.is_none_or(|u| fetch.time.unix < u);
                         let mut fetch = fetch;
-                        fetch.other_host = !self.hosts.is_empty()
-                            && entry.vhost.is_some_and(|vhost| !self.hosts.holds(vhost));
                         if let Some(vhost) = entry.vhost {
-                            scan.note_host(host_key(vhost).into(), 1);
+                            let key = host_key(vhost);
+                            fetch.other_host = !self.hosts.is_empty() && !self.hosts.holds(&key);
+                            scan.note_host(&key, 1);
                         }
                         if inside {
                             if self.count_clients {
