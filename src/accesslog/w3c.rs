@@ -79,34 +79,38 @@ impl W3cFormat {
 
     /// True when `#Fields:` named the columns an audit needs.
     pub fn has_fields(&self) -> bool {
-        let has = |c| self.columns.contains(&c);
-        has(Column::Client)
-            && (has(Column::Stem) || has(Column::Uri))
-            && ((has(Column::Date) && has(Column::Time))
-                || (has(Column::DateLocal) && has(Column::TimeLocal)))
+        self.needed().iter().all(|&(named, _)| named)
     }
 
     /// The fields an audit needs that the `#Fields:` line in force does
     /// not name, when there is one; `None` when none was read or it names
     /// them all.
     pub fn missing_fields(&self) -> Option<String> {
-        if self.columns.is_empty() || self.has_fields() {
-            return None;
-        }
+        let missing: Vec<&str> = self
+            .needed()
+            .iter()
+            .filter(|&&(named, _)| !named)
+            .map(|&(_, name)| name)
+            .collect();
+        (!self.columns.is_empty() && !missing.is_empty()).then(|| missing.join(", "))
+    }
+
+    /// Each field an audit needs: whether the fields in force name it,
+    /// and its name for a message.
+    fn needed(&self) -> [(bool, &'static str); 3] {
         let has = |c| self.columns.contains(&c);
-        let mut missing = Vec::new();
-        if !has(Column::Client) {
-            missing.push("c-ip");
-        }
-        if !has(Column::Stem) && !has(Column::Uri) {
-            missing.push("cs-uri-stem (or cs-uri)");
-        }
-        if !((has(Column::Date) && has(Column::Time))
-            || (has(Column::DateLocal) && has(Column::TimeLocal)))
-        {
-            missing.push("date and time (or date-local and time-local)");
-        }
-        Some(missing.join(", "))
+        [
+            (has(Column::Client), "c-ip"),
+            (
+                has(Column::Stem) || has(Column::Uri),
+                "cs-uri-stem (or cs-uri)",
+            ),
+            (
+                (has(Column::Date) && has(Column::Time))
+                    || (has(Column::DateLocal) && has(Column::TimeLocal)),
+                "date and time (or date-local and time-local)",
+            ),
+        ]
     }
 
     /// True when the fields in force carry a user agent.
