@@ -540,13 +540,13 @@ fn chain(raw: &[u8]) -> Result<Option<&[u8]>, Skip> {
     }
 }
 
-/// A status: a number or a string of one to three digits; `-` none.
 /// A date and time whose offset follows after a blank or is written in
 /// hours alone, rewritten as ISO 8601 (`2026-11-29 10:00:00 +0100 CET`,
 /// `2026-11-29T10:00:00 +01:00`, `2026-11-29 10:00:00 UTC`,
 /// `2026-11-29T10:00:00+01` give `…+0100`, `…+01:00`, `…Z`, `…+01:00`);
-/// `None` for any other text. Words after a numeric offset (Go's zone
-/// abbreviation) are left: the offset says it all.
+/// `None` for any other text. What Go writes after a numeric offset (the
+/// zone's abbreviation, the monotonic clock) is checked, then left: the
+/// offset says it all.
 fn offset_spelled_apart(text: &[u8]) -> Option<Vec<u8>> {
     // The date and time, with a fraction if any: up to the first blank
     // past the time of day, or to an hour offset at the end.
@@ -631,6 +631,7 @@ fn is_access_logger(raw: &[u8]) -> bool {
         .is_some_and(|rest| rest.first().is_some_and(|&b| b == b'"' || b == b'.'))
 }
 
+/// A status: a number or a string of one to three digits; `-` none.
 fn status_of(raw: &[u8]) -> Result<Option<u16>, Skip> {
     let text = match raw {
         [b'"', inner @ .., b'"'] => inner,
