@@ -217,7 +217,13 @@ pub fn group(file: &RobotsFile, reads: Reads) -> Grouping {
         let was_after_agent = std::mem::replace(&mut after_agent, false);
         match record.directive {
             Directive::UserAgent => {
-                open(&mut grouping, &mut opening, record.line);
+                if !opening {
+                    grouping.groups.push(Group {
+                        line: record.line,
+                        ..Group::default()
+                    });
+                    opening = true;
+                }
                 one_reading = false;
                 after_agent = true;
                 if let Some(group) = grouping.groups.last_mut() {
@@ -261,21 +267,9 @@ pub fn group(file: &RobotsFile, reads: Reads) -> Grouping {
     grouping
 }
 
-/// A user-agent line opens a group unless one
-/// is still reading its user-agent lines.
-fn open(grouping: &mut Grouping, opening: &mut bool, line: usize) {
-    if !*opening {
-        grouping.groups.push(Group {
-            line,
-            ..Group::default()
-        });
-        *opening = true;
-    }
-}
-
 /// The value of `User-agent NAME`, a user-agent line without its colon,
-/// in the two-word form Google's parser accepts.
-fn colonless_agent(text: &str) -> Option<&str> {
+/// in the two-word form Google's parser accepts (its typo keys too).
+pub(crate) fn colonless_agent(text: &str) -> Option<&str> {
     let mut words = text.split_ascii_whitespace();
     let (key, value) = (words.next()?, words.next()?);
     (google_agent_key(key) && words.next().is_none()).then_some(value)

@@ -217,7 +217,7 @@ fn stray_finding(line: usize, text: &str, first_agent: usize) -> Finding {
         } else {
             format!("{}: {rest}", meant.name())
         };
-        let message = if word.eq_ignore_ascii_case("user-agent") && !rest.is_empty() {
+        let message = if crate::robots::group::colonless_agent(text).is_some() {
             // Google's parser reads it all the same (`group::Rule::one_reading`).
             format!(
                 "`{text}` has no colon: RFC 9309 crawlers ignore it, Google's parser reads it \
