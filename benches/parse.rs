@@ -237,7 +237,13 @@ fn compare_json(text: &[u8], combined_per_line: f64) {
         .split(|&b| b == b'\n')
         .filter(|l| !l.is_empty())
         .collect();
+    // `PARSE_BENCH_JSON=nginx` (or `Caddy`) times one schema alone, for
+    // callgrind.
+    let only = std::env::var("PARSE_BENCH_JSON").ok();
     for (name, mapping, json_text) in [("nginx", NGINX, &nginx), ("Caddy", CADDY, &caddy)] {
+        if only.as_deref().is_some_and(|only| only != name) {
+            continue;
+        }
         let Ok(json) = JsonFormat::new(name, mapping) else {
             return;
         };

@@ -19,7 +19,9 @@ use super::fields;
 use super::format::LogEscaping;
 use super::format::{Entry, Skip};
 use super::json_scan::{self, Node, insert};
-use super::time::{Timestamp, clf_prefix, epoch_prefix, fraction_millis, iso8601_prefix};
+use super::time::{
+    Timestamp, clf_prefix, epoch_prefix, fraction_millis, iso8601_prefix, rfc3339_seconds,
+};
 use super::zone::LogTz;
 
 /// What a mapped key means to the audit.
@@ -301,6 +303,14 @@ impl JsonFormat {
     /// CLF time, such a number, or a date and time of day without offset
     /// (`2026-11-23 10:00:00`, Caddy's `wall` `2026/11/23 10:00:00`).
     fn time(&self, raw: &[u8]) -> Result<Timestamp, Skip> {
+        // The form nearly every JSON log writes (nginx `$time_iso8601`,
+        // Traefik), quoted, without an escape: read at once.
+        if let [b'"', inner @ .., b'"'] = raw
+            && let Ok(fixed) = <&[u8; 25]>::try_from(inner)
+            && let Some(time) = rfc3339_seconds(fixed)
+        {
+            return Ok(time);
+        }
         if let Some(time) = seconds(raw)
             && match self.time_scale {
                 0 => unit_of(digit_count(time.unix)) == 1,

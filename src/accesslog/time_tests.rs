@@ -68,6 +68,44 @@ proptest::proptest! {
     }
 }
 
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4096))]
+
+    /// The fixed-size reader of `…T…±HH:MM` gives what the long reader
+    /// gives, or leaves the text to it: on times damaged in one or two
+    /// places (any byte at any place), each read twice so that the
+    /// per-thread date cache answers the second time, after a read of
+    /// another date.
+    #[test]
+    fn fixed_iso_reader_agrees_with_the_long_one(
+        y in 0i16..=9999, mo in 0i8..=13, d in 0i8..=32,
+        h in 0i8..26, mi in 0i8..62, s in 0i8..62,
+        oh in 0i8..26, om in 0i8..62, minus in proptest::bool::ANY,
+        damage in proptest::collection::vec((0usize..25, proptest::num::u8::ANY), 0..3),
+    ) {
+        let sign = if minus { '-' } else { '+' };
+        let mut text = format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}{sign}{oh:02}:{om:02}")
+            .into_bytes();
+        for (at, byte) in damage {
+            text[at] = byte;
+        }
+        let fixed: &[u8; 25] = text.first_chunk::<25>().expect("25 bytes");
+        for _ in 0..2 {
+            let fast = rfc3339_seconds(fixed);
+            if let Some(time) = fast {
+                proptest::prop_assert_eq!(iso8601_long(&text), Some((time, 25)), "{:?}", text);
+            }
+            proptest::prop_assert_eq!(
+                iso8601_prefix(&text),
+                fast.map(|t| (t, 25)).or_else(|| iso8601_long(&text)),
+                "{:?}", text
+            );
+            // Another date in between, so that the cache is refilled.
+            let _ = rfc3339_seconds(b"2001-02-03T04:05:06+07:00");
+        }
+    }
+}
+
 #[test]
 fn clf_times() {
     let cases: &[(&str, Option<(i64, i16)>)] = &[
