@@ -12,22 +12,37 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use crate::accesslog::time::parse_rfc3339_or_date;
 use crate::error::{Error, Position, Result};
 
 /// Rules and addresses listed in the mail; the CSVs hold the rest.
 pub const RULES_LISTED: usize = 5;
 pub const ADDRESSES_LISTED: usize = 10;
 
-/// A report file's rows, header first.
-fn read_csv(path: &Path) -> Result<Vec<csv::StringRecord>> {
+/// A report file's rows, header first; the header must name `columns`
+/// (a file of another kind, or cut short, is no report to mail).
+fn read_csv(path: &Path, columns: &[&str]) -> Result<Vec<csv::StringRecord>> {
+    let file = std::fs::File::open(path).map_err(|source| Error::Open {
+        path: path.to_path_buf(),
+        source,
+    })?;
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(false)
-        .from_path(path)
-        .map_err(|e| format_error(path, e))?;
-    reader
+        .from_reader(file);
+    let rows = reader
         .records()
         .collect::<std::result::Result<Vec<_>, _>>()
-        .map_err(|e| format_error(path, e))
+        .map_err(|e| format_error(path, e))?;
+    let header = rows.first();
+    for column in columns {
+        if !header.is_some_and(|h| h.iter().any(|name| name == *column)) {
+            return Err(format_error(
+                path,
+                format!("its header names no {column:?} column: not a robots-audit report"),
+            ));
+        }
+    }
+    Ok(rows)
 }
 
 fn format_error(path: &Path, e: impl std::fmt::Display) -> Error {
@@ -83,13 +98,52 @@ pub fn summary(dir: &Path) -> Result<String> {
         source,
     })?;
     let run: Value = serde_json::from_str(&text).map_err(|e| format_error(&run_path, e))?;
-    let rules = read_csv(&dir.join("rules.csv"))?;
-    let addresses = read_csv(&dir.join("impostor-addresses.csv"))?;
+    // A run.json without what every run writes is no report of this tool
+    // (or one cut short): read as zeros it would mail a clean night.
+    for (key, holds) in [
+        ("exit_status", run["exit_status"].is_u64()),
+        ("files", run["files"].is_array()),
+        ("counts", run["counts"].is_array()),
+        ("impostor_fetches", run["impostor_fetches"].is_u64()),
+    ] {
+        if !holds {
+            return Err(format_error(
+                &run_path,
+                format!("it holds no {key:?} as robots-audit writes it: not a run's report"),
+            ));
+        }
+    }
+    let rules = read_csv(
+        &dir.join("rules.csv"),
+        &[
+            "rule_line",
+            "rule",
+            "kind",
+            "violations",
+            "distinct_targets",
+            "crawlers",
+        ],
+    )?;
+    let addresses = read_csv(
+        &dir.join("impostor-addresses.csv"),
+        &["client", "claimed_crawlers", "fetches", "ptr", "reason"],
+    )?;
     let mut out = String::new();
 
     let files = run["files"].as_array().cloned().unwrap_or_default();
-    let first = files.iter().filter_map(|f| f["first_time"].as_str()).min();
-    let last = files.iter().filter_map(|f| f["last_time"].as_str()).max();
+    // Compared as instants: files of several servers or either side of a
+    // DST change write different offsets.
+    let instant = |text: &&str| parse_rfc3339_or_date(text).map(|t| t.instant_ms());
+    let first = files
+        .iter()
+        .filter_map(|f| f["first_time"].as_str())
+        .filter(|t| instant(t).is_some())
+        .min_by_key(instant);
+    let last = files
+        .iter()
+        .filter_map(|f| f["last_time"].as_str())
+        .filter(|t| instant(t).is_some())
+        .max_by_key(instant);
     let status = number(&run["exit_status"]);
     let _ = writeln!(
         out,
@@ -107,7 +161,17 @@ pub fn summary(dir: &Path) -> Result<String> {
 
     // Verdict per crawler, from run.json's counts.
     let mut crawlers: BTreeMap<String, Verdict> = BTreeMap::new();
+    // (crawler, kind) → (rows, informing rows), as run.json writes them,
+    // to tell the rules whose rows all only inform.
+    let mut rows_of: BTreeMap<(&str, &str), (u64, u64)> = BTreeMap::new();
     for count in run["counts"].as_array().into_iter().flatten() {
+        rows_of.insert(
+            (
+                count["crawler"].as_str().unwrap_or(""),
+                count["kind"].as_str().unwrap_or(""),
+            ),
+            (number(&count["violations"]), number(&count["informing"])),
+        );
         let entry = crawlers
             .entry(plain(count["crawler"].as_str().unwrap_or("")))
             .or_default();
@@ -148,29 +212,54 @@ pub fn summary(dir: &Path) -> Result<String> {
         addresses.len().saturating_sub(1)
     );
 
-    if let Some((header, rows)) = rules.split_first()
-        && !rows.is_empty()
-    {
-        let _ = writeln!(out, "\nRules broken most");
-        for row in rows.iter().take(RULES_LISTED) {
-            let line = field(header, row, "rule_line");
-            let _ = writeln!(
-                out,
-                "  {:>6}  {}{}  ({}; {} distinct targets; {})",
-                field(header, row, "violations"),
-                if line.is_empty() {
-                    String::new()
-                } else {
-                    format!("line {line}: ")
-                },
-                plain(field(header, row, "rule")),
-                field(header, row, "kind"),
-                field(header, row, "distinct_targets"),
-                plain(field(header, row, "crawlers")),
-            );
-        }
-        if rows.len() > RULES_LISTED {
-            let _ = writeln!(out, "  … {} more in rules.csv", rows.len() - RULES_LISTED);
+    if let Some((header, rows)) = rules.split_first() {
+        // A rule whose crawlers' rows of its kind all only inform (a
+        // Crawl-delay Seznam does not read) is listed apart, after the
+        // rules broken: it is no accusation (SPEC §3, §7). Where a kind's
+        // rows are mixed, run.json cannot tell which rule informs, and the
+        // rule is listed as broken.
+        let only_informs = |row: &csv::StringRecord| {
+            let kind = field(header, row, "kind");
+            let crawlers = field(header, row, "crawlers");
+            !crawlers.is_empty()
+                && crawlers.split('|').all(|crawler| {
+                    rows_of
+                        .get(&(crawler, kind))
+                        .is_some_and(|&(rows, informing)| rows > 0 && informing == rows)
+                })
+        };
+        let (informing, broken): (Vec<_>, Vec<_>) = rows.iter().partition(|row| only_informs(row));
+        for (title, listed) in [
+            ("Rules broken most", broken),
+            (
+                "Rules whose rows only inform (the crawler does not read them)",
+                informing,
+            ),
+        ] {
+            if listed.is_empty() {
+                continue;
+            }
+            let _ = writeln!(out, "\n{title}");
+            for row in listed.iter().take(RULES_LISTED) {
+                let line = field(header, row, "rule_line");
+                let _ = writeln!(
+                    out,
+                    "  {:>6}  {}{}  ({}; {} distinct targets; {})",
+                    field(header, row, "violations"),
+                    if line.is_empty() {
+                        String::new()
+                    } else {
+                        format!("line {line}: ")
+                    },
+                    plain(field(header, row, "rule")),
+                    field(header, row, "kind"),
+                    field(header, row, "distinct_targets"),
+                    plain(field(header, row, "crawlers")),
+                );
+            }
+            if listed.len() > RULES_LISTED {
+                let _ = writeln!(out, "  … {} more in rules.csv", listed.len() - RULES_LISTED);
+            }
         }
     }
 

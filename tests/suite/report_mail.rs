@@ -132,3 +132,147 @@ fn a_directory_without_reports_is_exit_2_naming_the_file() {
     assert!(run.stderr.contains("empty/run.json"), "{}", run.stderr);
     assert!(run.stdout.is_empty());
 }
+
+#[test]
+fn rules_whose_rows_only_inform_are_listed_apart_from_the_rules_broken() {
+    // Seznam reads no Crawl-delay: its rows inform and accuse nobody.
+    let robots = "User-agent: *\nDisallow: /private/\nCrawl-delay: 10\n";
+    let site = site("evil.example.com");
+    let noon = std::fs::metadata(site.path("robots.txt"))
+        .unwrap()
+        .modified()
+        .unwrap();
+    std::fs::write(site.path("robots.txt"), robots).unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(site.path("robots.txt"))
+        .unwrap()
+        .set_modified(noon)
+        .unwrap();
+    audit(&site, &[]);
+    let run = site.run(&["summary", "out"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let text = String::from_utf8(run.stdout).unwrap();
+    let broken = text.find("Rules broken most\n").expect("broken rules");
+    let informing = text
+        .find("Rules whose rows only inform (the crawler does not read them)\n")
+        .expect("informing rules");
+    let delay = text
+        .find("line 3: Crawl-delay: 10")
+        .expect("the delay rule");
+    let disallow = text.find("line 2: Disallow: /private/").expect("the rule");
+    assert!(
+        broken < disallow && disallow < informing && informing < delay,
+        "{text}"
+    );
+}
+
+#[test]
+fn the_period_is_the_earliest_and_latest_instant_whatever_the_offsets() {
+    // East writes +0100 from 09:00Z, west -0500 until 10:00Z: as text,
+    // "04:10-05:00" < "10:00+01:00" and the period would come out wrong.
+    let east = [
+        combined(
+            "77.75.77.1",
+            "29/Nov/2026:10:00:00 +0100",
+            "GET /a HTTP/1.1",
+            200,
+            SEZNAM_UA,
+        ),
+        combined(
+            "77.75.77.1",
+            "29/Nov/2026:10:30:00 +0100",
+            "GET /b HTTP/1.1",
+            200,
+            SEZNAM_UA,
+        ),
+    ]
+    .concat();
+    let west = [
+        combined(
+            "77.75.77.1",
+            "29/Nov/2026:04:10:00 -0500",
+            "GET /c HTTP/1.1",
+            200,
+            SEZNAM_UA,
+        ),
+        combined(
+            "77.75.77.1",
+            "29/Nov/2026:05:00:00 -0500",
+            "GET /d HTTP/1.1",
+            200,
+            SEZNAM_UA,
+        ),
+    ]
+    .concat();
+    let site = Site::new()
+        .with("robots.txt", ROBOTS)
+        .with("east.log", east)
+        .with("west.log", west)
+        .with(
+            "ptr-map.txt",
+            "77.75.77.1 fulltextrobot-77-75-77-1.seznam.cz\n",
+        );
+    let run = site.run(&[
+        "--log",
+        "east.log",
+        "--log",
+        "west.log",
+        "--robots",
+        "robots.txt",
+        "--ptr-map",
+        "ptr-map.txt",
+        "--out",
+        "out",
+        "--quiet",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let run = site.run(&["summary", "out"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let text = String::from_utf8(run.stdout).unwrap();
+    assert!(
+        text.starts_with("robots-audit 2026-11-29T10:00:00+01:00 to 2026-11-29T05:00:00-05:00:"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_run_json_that_is_no_report_is_exit_2_not_a_clean_night() {
+    let site = site("evil.example.com");
+    audit(&site, &[]);
+    for bad in [
+        "[]",
+        r#"{"version":"0.1.0"}"#,
+        r#"{"exit_status":"2","files":[],"counts":[]}"#,
+    ] {
+        std::fs::write(site.path("out/run.json"), bad).unwrap();
+        let run = site.run(&["summary", "out"]);
+        assert_eq!(
+            run.code,
+            2,
+            "{bad}: {}",
+            String::from_utf8_lossy(&run.stdout)
+        );
+        assert!(run.stderr.contains("run.json"), "{}", run.stderr);
+        assert!(run.stdout.is_empty());
+    }
+}
+
+#[test]
+fn a_missing_or_foreign_rules_csv_is_exit_2_naming_it() {
+    let site = site("evil.example.com");
+    audit(&site, &[]);
+    std::fs::write(site.path("out/rules.csv"), "a,b\n1,2\n").unwrap();
+    let run = site.run(&["summary", "out"]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("rules.csv") && run.stderr.contains("\"rule_line\""),
+        "{}",
+        run.stderr
+    );
+    std::fs::remove_file(site.path("out/rules.csv")).unwrap();
+    let run = site.run(&["summary", "out"]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("rules.csv"), "{}", run.stderr);
+    assert!(!run.stderr.contains("bad format"), "{}", run.stderr);
+}
