@@ -144,7 +144,9 @@ pub fn render(page: &Page) -> String {
                 (impostors(page))
                 section #robots {
                     h2 { "robots.txt as written" }
-                    @for text in &page.robots { (robots(text)) }
+                    @for (i, text) in page.robots.iter().enumerate() {
+                        (robots(text, robots_budget(&page.robots[..i], page.robots.len())))
+                    }
                     @if page.robots_versions_left_out > 0 {
                         p.more { (page.robots_versions_left_out) " more versions not shown here (none decided a row tonight, or older ones); the state or --robots-history holds them." }
                     }
@@ -407,20 +409,69 @@ fn impostors(page: &Page) -> Markup {
     }
 }
 
-fn robots(text: &RobotsText) -> Markup {
+/// Bytes the robots.txt tables may take in all: one version's lines
+/// written with the most escaping (`"` is `&quot;`) take about 1.3 MB, and
+/// five versions would pass the page's 5,000,000 bytes (SPEC §7).
+pub const ROBOTS_BYTES_SHOWN: usize = 1_500_000;
+
+/// Bytes a robots.txt line's row may take, about: the markup around it
+/// and its text as HTML writes it.
+fn robots_row_bytes(line: &super::RobotsLine) -> usize {
+    let text: usize = cut(&line.text)
+        .chars()
+        .map(|c| match c {
+            '"' => 6,
+            '&' => 5,
+            '<' | '>' => 4,
+            c => c.len_utf8(),
+        })
+        .sum();
+    160 + text
+}
+
+/// The share of `ROBOTS_BYTES_SHOWN` the next of `total` versions may
+/// take after the versions `before` it: an equal share of what those left.
+fn robots_budget(before: &[RobotsText], total: usize) -> usize {
+    let mut left = ROBOTS_BYTES_SHOWN;
+    for (i, text) in before.iter().enumerate() {
+        let share = left / (total - i);
+        let used = robots_rows(text, share).1;
+        left -= used.min(left);
+    }
+    left / (total - before.len()).max(1)
+}
+
+/// The lines of `text` shown within `budget` bytes: the first
+/// `ROBOTS_LINES_SHOWN`, then those that decided a row; and the bytes
+/// they take.
+fn robots_rows(text: &RobotsText, budget: usize) -> (Vec<&super::RobotsLine>, usize) {
     let head = text.lines.len().min(ROBOTS_LINES_SHOWN);
-    let counted: Vec<_> = text.lines[head..]
+    let counted = text.lines[head..]
         .iter()
         .filter(|l| l.accusing + l.informing > 0)
-        .take(ROBOTS_COUNTED_SHOWN)
-        .collect();
-    let shown = head + counted.len();
+        .take(ROBOTS_COUNTED_SHOWN);
+    let mut used = 0;
+    let mut rows = Vec::new();
+    for line in text.lines[..head].iter().chain(counted) {
+        let bytes = robots_row_bytes(line);
+        if used + bytes > budget {
+            break;
+        }
+        used += bytes;
+        rows.push(line);
+    }
+    (rows, used)
+}
+
+fn robots(text: &RobotsText, budget: usize) -> Markup {
+    let (rows, _) = robots_rows(text, budget);
+    let shown = rows.len();
     html! {
         div.version id=(format!("robots-{}", text.robots_version)) {
             p { "Version " span.text { (text.robots_version) } ". Each line with the violations it decided and, apart, the informing rows." }
             div.scroll { table id=(format!("robots-table-{}", text.robots_version)) {
                 thead { tr { th.n { "line" } th.n { "violations" } th.n { "informing" } th { "text" } } }
-                tbody { @for l in text.lines[..head].iter().chain(counted) {
+                tbody { @for l in rows {
                     tr.hit[l.accusing > 0].inform[l.accusing == 0 && l.informing > 0] {
                         td.n { (l.number) }
                         td.n.bad[l.accusing > 0] { @if l.accusing > 0 { (l.accusing) } }

@@ -224,3 +224,34 @@ fn a_chart_names_ten_request_rates_then_how_many_more() {
     assert!(!html.contains("Request-rate: 1/12m"));
     assert!(html.contains("and 4990 more Request-rate lines"));
 }
+
+#[test]
+fn five_robots_versions_of_quotes_keep_the_page_under_five_million_bytes() {
+    // Each line a run of `"`, which HTML writes as `&quot;`: about 1.3 MB
+    // a version shown whole, 6.4 MB for five (found by a review).
+    let quotes = "\"".repeat(400);
+    let mut page = huge();
+    page.robots = (0..5)
+        .map(|v| RobotsText {
+            robots_version: format!("{v:012x}"),
+            lines: (1..=1200)
+                .map(|number| RobotsLine {
+                    number,
+                    text: quotes.clone(),
+                    accusing: u64::from(number > 1000),
+                    informing: 0,
+                })
+                .collect(),
+        })
+        .collect();
+    let html = render(&page);
+    assert!(html.len() < 5_000_000, "{} bytes", html.len());
+    // Every version is there, each cut and saying so.
+    for v in 0..5 {
+        assert!(
+            html.contains(&format!("robots-table-{v:012x}")),
+            "version {v}"
+        );
+    }
+    assert!(html.matches("more lines not shown here").count() >= 5);
+}
