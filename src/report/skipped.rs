@@ -193,11 +193,19 @@ pub fn notice(
                         .to_string(),
                 },
             ));
-        } else if tally.parsed() == 0 && before == 0 {
-            // (A log audited before whose new lines all fail to parse was
-            // read: its skipped lines get the warning below.)
+        } else if tally.parsed() == 0 {
+            // Also a log audited before whose new lines all fail to parse
+            // (its format changed): exit 2, and the state is not saved, so
+            // a rerun with the right --log-format reads them.
             let cause = if tally.skipped == 0 {
                 "the log is empty: nothing was audited".to_string()
+            } else if before > 0 {
+                format!(
+                    "none of its new lines parsed ({} skipped{first}; {} audited before, \
+                     --state): is --log-format right?",
+                    count(tally.skipped, "line", "lines"),
+                    count(before, "line", "lines")
+                )
             } else {
                 format!(
                     "no line parsed ({} skipped{first}): is --log-format right?",

@@ -741,11 +741,12 @@ fn a_last_line_without_its_end_is_audited_once() {
     );
 }
 
-/// A log audited before that grew only by lines that do not parse, or by
-/// a blank line, was read: it is no error (exit 2 would keep the state
-/// from being saved, night after night). Its skipped lines are said.
+/// A log audited before that grew by a blank line only was read: no
+/// error. One whose new lines all fail to parse (its format changed, say)
+/// was not read: exit 2 naming it (SPEC §1), and the state is not saved,
+/// so the rerun with the right format, or the next night, reads them.
 #[test]
-fn a_log_grown_by_junk_or_a_blank_line_is_no_error() {
+fn a_log_grown_by_a_blank_line_is_no_error_and_by_junk_only_is_exit_2() {
     let site = Site::new().with("robots.txt", ROTATION_ROBOTS);
     let log = part(0, 1, "a");
     site.write("access.log", &log);
@@ -754,14 +755,32 @@ fn a_log_grown_by_junk_or_a_blank_line_is_no_error() {
     site.write("access.log", [log.as_str(), "\n"].concat());
     let run = audit_night(&site, &["access.log"], "out2");
     assert_eq!(run.code, 0, "{}", run.stderr);
+    let state = read(&site, "state/state.json");
     site.write(
         "access.log",
         [log.as_str(), "\n", "garbage line here\n"].concat(),
     );
     let run = audit_night(&site, &["access.log"], "out3");
-    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("access.log") && run.stderr.contains("none of its new lines parsed"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(
+        read(&site, "state/state.json"),
+        state,
+        "the state was saved"
+    );
+    // The server goes on: the junk is skipped and said, the rest audited.
+    site.write(
+        "access.log",
+        [log.as_str(), "\n", "garbage line here\n", &part(0, 2, "b")].concat(),
+    );
+    let run = audit_night(&site, &["access.log"], "out4");
+    assert_ne!(run.code, 2, "{}", run.stderr);
     assert!(run.stderr.contains("skipped"), "{}", run.stderr);
-    let files = json(&site, "out3/run.json")["files"].clone();
+    let files = json(&site, "out4/run.json")["files"].clone();
     assert_eq!(files[0]["already_audited"], 101, "{files}");
 }
 
