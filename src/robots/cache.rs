@@ -118,9 +118,40 @@ impl Tracker {
         &self.memory
     }
 
+    /// The instant of the latest fetch of `/robots.txt` the memory
+    /// knows of.
+    fn latest_ms(&self) -> Option<i64> {
+        let m = &self.memory;
+        [
+            m.last_fetch.map(|f| f.time.instant_ms()),
+            m.last_success_ms,
+            m.outage_since_ms,
+            m.outage_last.map(|f| f.time.instant_ms()),
+        ]
+        .into_iter()
+        .flatten()
+        .max()
+    }
+
     /// The standing of the count's next fetch if it comes at `t_ms`.
     pub fn standing(&self, t_ms: i64) -> Standing {
         let m = &self.memory;
+        if self.latest_ms().is_some_and(|latest| latest > t_ms) {
+            // A fetch from before what the state remembers (a line written
+            // late at the end of last night's log, a backlog): the fetches
+            // of /robots.txt before it are forgotten, so what stood at t is
+            // not known. Nothing is assumed against the crawler: L unknown
+            // (the whole grace), no outage; a 4xx remembered may have
+            // begun before t, so no rows.
+            if let Some(fetch) = m.last_fetch
+                && (400..500).contains(&fetch.status)
+            {
+                return Standing::Unrestricted(fetch);
+            }
+            return Standing::Versions {
+                window_from_ms: t_ms.saturating_sub(self.grace_ms),
+            };
+        }
         if let (Some(first), Some(last)) = (m.outage_since_ms, m.outage_last)
             && t_ms.saturating_sub(first) <= OUTAGE_LIMIT_MS
         {
@@ -145,6 +176,14 @@ impl Tracker {
         let Some(status) = tells(status) else {
             return;
         };
+        if self
+            .latest_ms()
+            .is_some_and(|latest| latest > time.instant_ms())
+        {
+            // Older than what the memory holds: it would overwrite later
+            // knowledge with earlier.
+            return;
+        }
         let fetch = RobotsFetch { time, status };
         let m = &mut self.memory;
         m.last_fetch = Some(fetch);

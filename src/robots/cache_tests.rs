@@ -76,6 +76,40 @@ type Case = (
 fn cases() -> Vec<Case> {
     vec![
         (
+            "a fetch from before the last fetch of /robots.txt known (last night's line \
+             written late): L unknown, the whole grace",
+            DAY,
+            vec![
+                ("2026-11-30T14:00:00+01:00", "/robots.txt", 200, "allowed"),
+                ("2026-11-30T13:59:58+01:00", "/b", 200, "excused v1"),
+            ],
+        ),
+        (
+            "a 5xx known from after the fetch is no outage at its time",
+            DAY,
+            vec![
+                ("2026-11-30T14:00:00+01:00", "/robots.txt", 503, "allowed"),
+                ("2026-11-30T13:59:58+01:00", "/c", 200, "allowed"),
+            ],
+        ),
+        (
+            "a 4xx known from after the fetch may have begun before it: no rows",
+            DAY,
+            vec![
+                ("2026-11-30T14:00:00+01:00", "/robots.txt", 404, "allowed"),
+                ("2026-11-30T13:59:58+01:00", "/a", 200, "no rows"),
+            ],
+        ),
+        (
+            "a fetch of /robots.txt older than what is known changes nothing",
+            DAY,
+            vec![
+                ("2026-11-30T14:00:00+01:00", "/robots.txt", 200, "allowed"),
+                ("2026-11-30T13:00:00+01:00", "/robots.txt", 503, "allowed"),
+                ("2026-11-30T14:00:01+01:00", "/b", 200, "accuse v1"),
+            ],
+        ),
+        (
             "no fetch of /robots.txt known: L = −∞, the window is [t − G, t]",
             DAY,
             vec![
