@@ -123,13 +123,14 @@ pub fn answers(robots: &Robots, reader: &Reader, targets: &[String]) -> Vec<Answ
                     let mut reason = format!("{} (line {})", rule.text, rule.line);
                     if one_reading {
                         reason.push_str(
-                            "; disallowed in one reading only of a `User-agent NAME` line \
-                             without its colon: no violation",
+                            "; disallowed in one reading only of a user-agent line Google's \
+                             parser reads as a new group (`User-agent NAME` without its colon, \
+                             or a misspelt key such as `Useragent:`): no violation",
                         );
                     }
                     if !verdict.allowed
                         && reader.homepage_exception
-                        && path == "/"
+                        && crate::robots::matcher::is_home_page(path.as_bytes())
                         && rules.is_default_group(rule.group)
                     {
                         // The audit's row for this fetch only informs.
@@ -402,6 +403,23 @@ mod tests {
                 (false, false)
             ]
         );
+    }
+
+    #[test]
+    fn the_home_page_with_a_fragment_gets_the_audits_note() {
+        // The audit drops a fragment: `/#top` is the home page, its row
+        // informs (seznam-homepage-exception); check says so too.
+        let robots = Robots::new(b"User-agent: *\nDisallow: /\n");
+        let ident = Identifier::builtin().unwrap();
+        let reader = Reader::of(&ident, "SeznamBot/4.0");
+        let targets: Vec<String> = ["/", "/#top", "http://example.cz#x", "/a#top"]
+            .map(String::from)
+            .to_vec();
+        let noted: Vec<bool> = answers(&robots, &reader, &targets)
+            .iter()
+            .map(|a| !a.allowed && a.reason.contains("seznam-homepage-exception"))
+            .collect();
+        assert_eq!(noted, [true, true, true, false]);
     }
 
     #[test]
