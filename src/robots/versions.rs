@@ -202,6 +202,7 @@ pub fn read_history(dir: &Path) -> Result<Vec<Entry>> {
             continue;
         }
         let in_force_from = history_time(text).ok_or_else(|| bad_history_name(&path))?;
+        regular_file(&path)?;
         let (bytes, _) = read_limited(&path)?;
         out.push(Entry {
             bytes,
@@ -210,6 +211,24 @@ pub fn read_history(dir: &Path) -> Result<Vec<Entry>> {
         });
     }
     Ok(out)
+}
+
+/// Refuses a file of a folder the tool reads (a `--robots-history`
+/// version, a state's) that is no regular file: a FIFO would wait for a
+/// writer for ever, holding the state's lock (SPEC §1: never hang on a
+/// FIFO or a device).
+pub fn regular_file(path: &Path) -> Result<()> {
+    let meta = fs::metadata(path).map_err(|source| Error::Open {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    if meta.is_file() {
+        return Ok(());
+    }
+    Err(Error::Open {
+        path: path.to_path_buf(),
+        source: io::Error::new(io::ErrorKind::InvalidInput, "not a regular file"),
+    })
 }
 
 fn bad_history_name(path: &Path) -> Error {

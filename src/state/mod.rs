@@ -163,6 +163,7 @@ impl StateDir {
         let mut versions = Vec::with_capacity(stored.versions.len());
         for v in stored.versions {
             let file = self.robots_file(&v.sha256);
+            crate::robots::versions::regular_file(&file)?;
             let bytes = fs::read(&file).map_err(|source| Error::Open {
                 path: file.clone(),
                 source,
@@ -230,7 +231,9 @@ impl StateDir {
         for v in &state.versions {
             let sha256 = hex(&Sha256::digest(&v.bytes));
             let file = self.robots_file(&sha256);
-            let present = fs::read(&file).is_ok_and(|b| b == v.bytes);
+            // (A FIFO put in its place would never answer: it is replaced.)
+            let present = crate::robots::versions::regular_file(&file).is_ok()
+                && fs::read(&file).is_ok_and(|b| b == v.bytes);
             if !present {
                 // Named by its hash: no state names it before the commit.
                 write_replacing(&file, &v.bytes)?;
