@@ -285,11 +285,34 @@ fn read_one(
             ),
         });
     }
-    // Read again, sending only the lines after the head.
+    // Read again, sending only the lines after the head: from the same
+    // file, or not at all. Logrotate may have renamed it (a new file under
+    // the name) or cut it (copytruncate) since the first reading; lines
+    // read from another file would be counted as the head's, and the
+    // fingerprint would mark lines audited that never were.
+    let changed = || Error::Format {
+        path: path.to_path_buf(),
+        at: Position::File,
+        cause: format!(
+            "the log changed while it was read (renamed or cut by logrotate?): its lines \
+             after the first {through}, audited on an earlier night, were not audited; \
+             run again"
+        ),
+    };
+    crate::report::atomic::pause_at("reread");
     let mut again = Sending::open(file, path, tx, progress)?;
+    if again.file_id != sending.file_id {
+        return Err(changed());
+    }
     let mut format = chosen;
+    let mut read_to = 0;
     while let Some(chunk) = again.next() {
-        format = again.send_after(chunk?, through, format, &mut heads);
+        let chunk = chunk?;
+        read_to = (chunk.first_line + chunk.line_count).saturating_sub(1);
+        format = again.send_after(chunk, through, format, &mut heads);
+    }
+    if read_to < through {
+        return Err(changed());
     }
     Ok(Some(heads.reading.finish(audited_ms)))
 }
@@ -304,6 +327,11 @@ struct Sending<'a> {
     reader: ChunkReader,
     consumed: Arc<std::sync::atomic::AtomicU64>,
     compression: Compression,
+    /// The file read (device, inode), to tell a second reading is of it.
+    file_id: Option<(u64, u64)>,
+    /// Its size when opened (a regular file).
+    size_at_open: Option<u64>,
+    path: std::path::PathBuf,
     reported: u64,
     recycler: Recycler,
     tx: &'a mpsc::SyncSender<Message>,
@@ -324,6 +352,8 @@ impl<'a> Sending<'a> {
         let input = accesslog::open(path)?;
         let consumed = input.progress.consumed.clone();
         let compression = input.compression;
+        let file_id = input.file_id;
+        let size_at_open = input.progress.size;
         let reader = ChunkReader::new(input);
         let recycler = reader.recycler();
         Ok(Sending {
@@ -331,6 +361,9 @@ impl<'a> Sending<'a> {
             reader,
             consumed,
             compression,
+            file_id,
+            size_at_open,
+            path: path.to_path_buf(),
             reported: 0,
             recycler,
             tx,
@@ -345,7 +378,28 @@ impl<'a> Sending<'a> {
         if self.closed {
             return None;
         }
-        let chunk = self.reader.next_chunk()?;
+        let Some(chunk) = self.reader.next_chunk() else {
+            // A plain log that ends before the size it had when opened was
+            // cut while it was read (logrotate's copytruncate): its head
+            // may have been taken for another log's, its lines counted
+            // short. Never a quiet partial night.
+            let consumed = self.consumed.load(Ordering::Relaxed);
+            if self.compression == Compression::Plain
+                && self.size_at_open.is_some_and(|size| consumed < size)
+            {
+                self.closed = true;
+                return Some(Err(Error::Format {
+                    path: self.path.clone(),
+                    at: Position::File,
+                    cause: format!(
+                        "the log got shorter while it was read ({consumed} of the {} bytes it \
+                         had; cut by logrotate's copytruncate?): run again",
+                        self.size_at_open.unwrap_or_default()
+                    ),
+                }));
+            }
+            return None;
+        };
         if let Ok(chunk) = &chunk {
             let now = self.consumed.load(Ordering::Relaxed);
             self.progress.add_read(
@@ -1103,6 +1157,10 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
         _ => None,
     };
     let state_failed = matches!(prepared, Some(Err(_)));
+    let state_error = match &prepared {
+        Some(Err(e)) => Some(e.to_string()),
+        _ => None,
+    };
     let health = report::run::Health {
         arguments: &arguments,
         formats: &chosen,
@@ -1114,6 +1172,7 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
         dns_failures,
         dns_unusable,
         excused_by_cache_grace: excused,
+        state_error,
         exit_status: if state_failed {
             Outcome::Incomplete.exit_code()
         } else {

@@ -50,6 +50,9 @@ pub struct Input {
     /// Set when the file itself failed to read, so that a failing gzip read
     /// can be told apart from damaged gzip data.
     source_failed: Arc<AtomicBool>,
+    /// The opened file's device and inode (Unix), so that a log read again
+    /// can be told to be the same file.
+    pub file_id: Option<(u64, u64)>,
 }
 
 impl std::fmt::Debug for Input {
@@ -226,6 +229,7 @@ pub fn open(path: &Path) -> Result<Input> {
         path: path.to_path_buf(),
         source,
     };
+    let mut file_id = None;
     let (source, size): (Box<dyn Read + Send>, Option<u64>) = if path == Path::new("-") {
         (Box::new(io::stdin()), None)
     } else {
@@ -240,9 +244,23 @@ pub fn open(path: &Path) -> Result<Input> {
             )));
         }
         let size = meta.is_file().then_some(meta.len());
+        file_id = file_id_of(&meta);
         (Box::new(file), size)
     };
-    from_reader(path, source, size)
+    let mut input = from_reader(path, source, size)?;
+    input.file_id = file_id;
+    Ok(input)
+}
+
+#[cfg(unix)]
+fn file_id_of(meta: &std::fs::Metadata) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    Some((meta.dev(), meta.ino()))
+}
+
+#[cfg(not(unix))]
+fn file_id_of(_: &std::fs::Metadata) -> Option<(u64, u64)> {
+    None
 }
 
 /// What makes two log arguments one log: the same file, whatever the path.
@@ -366,6 +384,7 @@ pub fn from_reader(
         progress: ReadCount { consumed, size },
         reader,
         source_failed: failed,
+        file_id: None,
     })
 }
 

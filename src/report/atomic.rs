@@ -227,15 +227,22 @@ impl Drop for Staging<'_> {
 }
 
 /// Where a test may stop the run to kill it there (`kill -9` leaves no
-/// chance to clean up: tests/suite/hostile_signals.rs). With
-/// `ROBOTS_AUDIT_PAUSE_AT=POINT` in the environment the run says
-/// `paused at POINT` on standard error and sleeps until killed; without
-/// it, nothing happens.
-fn pause_at(point: &str) {
+/// chance to clean up: tests/suite/hostile_signals.rs), or to change a
+/// file under it (logrotate while a log is read: tests/suite/nights_state.rs).
+/// With `ROBOTS_AUDIT_PAUSE_AT=POINT` in the environment the run says
+/// `paused at POINT` on standard error and sleeps until killed, or, with
+/// `ROBOTS_AUDIT_RESUME_WHEN=PATH` too, until PATH exists; without them,
+/// nothing happens.
+pub(crate) fn pause_at(point: &str) {
     if std::env::var_os("ROBOTS_AUDIT_PAUSE_AT").is_some_and(|p| p == point) {
         crate::warn!("robots-audit: paused at {point}");
+        let resume = std::env::var_os("ROBOTS_AUDIT_RESUME_WHEN").map(PathBuf::from);
         loop {
-            std::thread::sleep(std::time::Duration::from_secs(3600));
+            match &resume {
+                Some(path) if path.exists() => return,
+                Some(_) => std::thread::sleep(std::time::Duration::from_millis(20)),
+                None => std::thread::sleep(std::time::Duration::from_secs(3600)),
+            }
         }
     }
 }

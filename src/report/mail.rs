@@ -323,6 +323,9 @@ pub fn summary(dir: &Path) -> Result<String> {
         }
         out.push('\n');
     }
+    if let Some(error) = run["state_error"].as_str() {
+        let _ = writeln!(out, "  STATE NOT SAVED: {}", plain(error));
+    }
     let dns = &run["dns"];
     let _ = writeln!(
         out,

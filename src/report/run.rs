@@ -39,6 +39,9 @@ pub struct Health<'a> {
     pub dns_unusable: bool,
     /// SPEC §6: fetches the cache grace excused.
     pub excused_by_cache_grace: u64,
+    /// Why the state could not be saved (`--state`), which alone makes
+    /// the run exit 2; `None` when it was, or there is none.
+    pub state_error: Option<String>,
     pub exit_status: u8,
 }
 
@@ -122,6 +125,7 @@ pub fn value(digest: &Digest<'_>, names: &Names<'_>, health: &Health<'_>) -> Val
         "impostor_fetches": digest.impostor_fetches,
         "excused_by_cache_grace": health.excused_by_cache_grace,
         "counts": counts,
+        "state_error": health.state_error,
         "exit_status": health.exit_status,
     })
 }

@@ -795,7 +795,18 @@ fn a_state_that_cannot_be_saved_is_exit_2_in_run_json_too() {
     let run = audit_night(&site, &["access.log"], "out");
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert!(run.stderr.contains("state"), "{}", run.stderr);
-    assert_eq!(json(&site, "out/run.json")["exit_status"], 2);
+    let run_json = json(&site, "out/run.json");
+    assert_eq!(run_json["exit_status"], 2);
+    // Why, for the monitor reading run.json, the page and the mail.
+    let why = run_json["state_error"].as_str().unwrap_or_default();
+    assert!(why.contains("state/robots"), "{run_json}");
+    assert!(read(&site, "out/report.html").contains("The state was not saved"));
+    let mail = site.run(&["summary", "out"]);
+    assert!(
+        String::from_utf8_lossy(&mail.stdout).contains("STATE NOT SAVED: "),
+        "{}",
+        String::from_utf8_lossy(&mail.stdout)
+    );
     assert!(!site.path("state/state.json").exists());
 }
 
@@ -980,4 +991,160 @@ fn a_last_line_cut_in_its_trailing_field_is_audited_once() {
         json(&site, "out2/run.json")["files"][0]["already_audited"],
         2
     );
+}
+
+/// Night 2 of a log whose audited head is past the 8 MiB the reader holds
+/// back, with logrotate acting while the audit reads it: paused just
+/// before the second reading (`ROBOTS_AUDIT_PAUSE_AT=reread`), the log is
+/// renamed and a new one made, or cut (copytruncate). Either way exit 2,
+/// "changed while it was read", and the state is not saved; the next
+/// night audits the rotated file's new lines, none lost.
+#[test]
+fn a_log_rotated_while_it_is_read_again_is_exit_2_and_nothing_is_lost() {
+    use std::io::BufRead as _;
+    // 40,000 lines of about 250 bytes: a head of some 10 MB.
+    let head: String = (0..40_000u32)
+        .map(|i| fetch(i, &format!("/p/{i}/{}", "x".repeat(120)), 200))
+        .collect();
+    assert!(head.len() > 9 << 20, "{} bytes", head.len());
+    let grown = [head.as_str(), &fetch(50_000, "/a/new", 200)].concat();
+    for copytruncate in [false, true] {
+        let site = Site::new().with("robots.txt", ROTATION_ROBOTS);
+        site.write("access.log", &head);
+        let run = audit_night(&site, &["access.log"], "out1");
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        let state = read(&site, "state/state.json");
+        site.write("access.log", &grown);
+        let mut child = site
+            .command(&[
+                "--robots",
+                "robots.txt",
+                "--state",
+                "state",
+                "--out",
+                "out2",
+                "--log",
+                "access.log",
+            ])
+            .env("ROBOTS_AUDIT_PAUSE_AT", "reread")
+            .env("ROBOTS_AUDIT_RESUME_WHEN", site.path("resume"))
+            .stdin(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+        let mut said = String::new();
+        while !said.contains("paused at reread") {
+            let mut line = String::new();
+            assert!(stderr.read_line(&mut line).unwrap() > 0, "ended: {said}");
+            said.push_str(&line);
+        }
+        if copytruncate {
+            std::fs::copy(site.path("access.log"), site.path("access.log.1")).unwrap();
+            std::fs::write(site.path("access.log"), "").unwrap();
+        } else {
+            std::fs::rename(site.path("access.log"), site.path("access.log.1")).unwrap();
+            site.write("access.log", fetch(60_000, "/p/after", 200));
+        }
+        site.write("resume", "");
+        let mut rest = String::new();
+        std::io::Read::read_to_string(&mut stderr, &mut rest).unwrap();
+        let code = child.wait().unwrap().code();
+        assert_eq!(code, Some(2), "copytruncate {copytruncate}: {said}{rest}");
+        assert!(rest.contains("the log changed while it was read"), "{rest}");
+        assert_eq!(
+            read(&site, "state/state.json"),
+            state,
+            "the state was saved"
+        );
+        // The next night: the rotated file's new line is audited.
+        let run = audit_night(&site, &["access.log.1"], "out3");
+        assert_eq!(run.code, 1, "{}", run.stderr);
+        let rows = read(&site, "out3/violations.csv");
+        assert_eq!(body(&rows).len(), 1, "{rows}");
+        assert!(body(&rows)[0].contains("/a/new"), "{rows}");
+    }
+}
+
+/// A version file that is a FIFO, in `--robots-history` or in the state's
+/// `robots/` folder, would wait for a writer for ever while the run holds
+/// the state's lock: exit 2 naming it, at once.
+#[test]
+fn a_fifo_among_the_versions_is_exit_2_not_a_hang() {
+    let within = |site: &Site, args: &[&str]| {
+        let mut child = site
+            .command(args)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let start = std::time::Instant::now();
+        loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                let mut stderr = String::new();
+                std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr)
+                    .unwrap();
+                return (status.code(), stderr);
+            }
+            if start.elapsed() > std::time::Duration::from_secs(20) {
+                let _ = child.kill();
+                panic!("the run hangs on a FIFO");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    };
+    let mkfifo = |path: &Path| {
+        let made = std::process::Command::new("mkfifo").arg(path).status();
+        assert!(made.unwrap().success());
+    };
+    // In --robots-history.
+    let site = Site::new().with("hist/2026-11-01.txt", ROTATION_ROBOTS);
+    site.write("access.log", part(0, 1, "a"));
+    std::fs::create_dir_all(site.path("hist")).unwrap();
+    mkfifo(&site.path("hist/2026-11-29.txt"));
+    let (code, stderr) = within(
+        &site,
+        &[
+            "--robots-history",
+            "hist",
+            "--log",
+            "access.log",
+            "--out",
+            "out",
+        ],
+    );
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("2026-11-29.txt") && stderr.contains("not a regular file"),
+        "{stderr}"
+    );
+    // In the state's robots/ folder.
+    let site = Site::new().with("robots.txt", ROTATION_ROBOTS);
+    site.write("access.log", part(0, 1, "a"));
+    let run = audit_night(&site, &["access.log"], "out1");
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let version = std::fs::read_dir(site.path("state/robots"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    std::fs::remove_file(&version).unwrap();
+    mkfifo(&version);
+    let (code, stderr) = within(
+        &site,
+        &[
+            "--robots",
+            "robots.txt",
+            "--state",
+            "state",
+            "--log",
+            "access.log",
+            "--out",
+            "out2",
+        ],
+    );
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("not a regular file"), "{stderr}");
 }

@@ -300,7 +300,9 @@ impl Site {
         self.dir.path().join(name)
     }
 
-    fn command(&self, args: &[&str]) -> Command {
+    /// The binary's command with `args`, run in the site's folder, for a
+    /// test that drives the process itself.
+    pub fn command(&self, args: &[&str]) -> Command {
         let mut command = Command::new(env!("CARGO_BIN_EXE_robots-audit"));
         command.current_dir(self.dir.path()).args(args);
         command

@@ -382,5 +382,6 @@ fn health_of(names: &Names<'_>, health: &run::Health<'_>, escaping: Escaping) ->
         },
         robots_versions: health.robots_versions.to_vec(),
         excused_by_cache_grace: health.excused_by_cache_grace,
+        state_error: health.state_error.clone(),
     }
 }

@@ -89,6 +89,8 @@ pub struct Health {
     /// (robots_version, in force from).
     pub robots_versions: Vec<(String, Option<String>)>,
     pub excused_by_cache_grace: u64,
+    /// Why the state could not be saved (the run exits 2).
+    pub state_error: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -227,6 +227,9 @@ fn health(page: &Page) -> Markup {
                     }
                 }
                 li { "Fetches excused by the cache grace: " (h.excused_by_cache_grace) }
+                @if let Some(error) = &h.state_error {
+                    li.bad { "The state was not saved (so the next night reads these logs again): " span.text { (cut(error)) } }
+                }
             }
             div.scroll { table #files {
                 thead { tr { th { "file" } th { "format" } th.n { "lines read" } th.n { "skipped" } th.n { "audited before" } th { "error" } } }
