@@ -366,10 +366,45 @@ impl Versions {
         if let Some(dir) = &sources.history {
             entries.extend(read_history(dir)?);
         }
-        if let Some(file) = &sources.file {
-            entries.push(Entry::from_robots(file, sources.since)?);
+        let given = match &sources.file {
+            Some(file) => {
+                let entry = Entry::from_robots(file, sources.since)?;
+                let dated_by_mtime = matches!(entry.origin, Origin::Modified(_));
+                let in_force_from = entry.in_force_from;
+                entries.push(entry);
+                dated_by_mtime.then_some((file, in_force_from))
+            }
+            None => None,
+        };
+        let versions = Versions::merge(entries)?;
+        // The site's robots.txt dated by a modification time older than a
+        // later version with other bytes (deployed by `rsync -a`, `cp -p`
+        // or from a backup, which keep the old time) would never be in
+        // force: every night would be judged by the later one. Its time is
+        // unknown, and no verdict is given on a guess.
+        if let Some((file, in_force_from)) = given
+            && let Some(last) = versions.list.last()
+            && !last
+                .origins
+                .iter()
+                .any(|o| matches!(o, Origin::Modified(p) if p == file))
+        {
+            return Err(Error::Format {
+                path: file.clone(),
+                at: Position::File,
+                cause: format!(
+                    "its modification time, {}, is older than the version from {} in force \
+                     from {}, whose bytes differ: as dated, it would never be in force. Say \
+                     when it came into force with --robots-since TIME",
+                    in_force_from.rfc3339(),
+                    last.origins
+                        .first()
+                        .map_or(String::new(), |o| o.to_string()),
+                    last.in_force_from.rfc3339()
+                ),
+            });
         }
-        Versions::merge(entries)
+        Ok(versions)
     }
 
     /// The latest version.
