@@ -201,6 +201,16 @@ fn file_name_bytes<'n>(names: &Names<'n>, index: u32) -> Cow<'n, [u8]> {
     }
 }
 
+/// A log's name as the `file` column writes it: as log text (escaped and
+/// guarded), but standard input's `-` as it is, which starts no formula.
+fn file_field<'a>(names: &Names<'_>, file: &'a [u8]) -> Cow<'a, [u8]> {
+    if file == b"-" {
+        Cow::Borrowed(file)
+    } else {
+        names.escaping.apply(file)
+    }
+}
+
 /// One row of `violations.csv`, appended to `out`.
 pub fn write_violation(
     out: &mut Vec<u8>,
@@ -212,9 +222,12 @@ pub fn write_violation(
     let fetch = &counted.fetch;
     let (mut line_digits, mut status_digits, mut rule_digits) = ([0u8; 20], [0u8; 20], [0u8; 20]);
     let time = fetch.time.rfc3339();
+    // A log's name is the operator's, yet may hold any byte (and `-1+1.log`
+    // is a name): written as log text is.
+    let file = file_name_bytes(names, fetch.file);
     let record: [Cow<'_, [u8]>; 17] = [
         Cow::Borrowed(time.as_bytes()),
-        file_name_bytes(names, fetch.file),
+        file_field(names, &file),
         Cow::Borrowed(decimal(fetch.line, &mut line_digits)),
         log(fetch.client()),
         Cow::Borrowed(names.crawlers[counted.crawler].as_bytes()),
@@ -243,9 +256,10 @@ pub fn write_impostor(out: &mut Vec<u8>, names: &Names<'_>, impostor: &Impostor)
     let (mut line_digits, mut status_digits) = ([0u8; 20], [0u8; 20]);
     let time = fetch.time.rfc3339();
     let ptr = super::escape::name_bytes(impostor.ptr.as_deref().unwrap_or(""));
+    let file = file_name_bytes(names, fetch.file);
     let record: [Cow<'_, [u8]>; 10] = [
         Cow::Borrowed(time.as_bytes()),
-        file_name_bytes(names, fetch.file),
+        file_field(names, &file),
         Cow::Borrowed(decimal(fetch.line, &mut line_digits)),
         log(fetch.client()),
         log(&ptr),

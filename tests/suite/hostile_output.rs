@@ -818,3 +818,35 @@ fn a_umask_of_002_still_gives_a_trusted_state_folder() {
     assert_eq!(mode & 0o777, 0o755);
     assert_no_leftovers(&out);
 }
+
+/// A log's name is the operator's, yet may hold a terminal escape or start
+/// like a formula: the `file` column writes it as log text is written.
+#[test]
+fn the_file_column_is_escaped_like_log_text() {
+    use crate::support::audit::{SEZNAM_UA, Site, clf, combined};
+    let line = combined(
+        "77.75.77.1",
+        &clf(1),
+        "GET /private/a HTTP/1.1",
+        200,
+        SEZNAM_UA,
+    );
+    let site = Site::new()
+        .with("robots.txt", "User-agent: *\nDisallow: /private/\n")
+        .with("e\u{1b}[2Jx.log", &line)
+        .with("-1+1.log", &line);
+    let run = site.run(&[
+        "--log",
+        "e\u{1b}[2Jx.log",
+        "--log=-1+1.log",
+        "--robots",
+        "robots.txt",
+        "--out",
+        "out",
+    ]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let rows = std::fs::read_to_string(site.path("out/violations.csv")).unwrap();
+    assert!(!rows.contains('\u{1b}'), "{rows:?}");
+    assert!(rows.contains(",e\\x1B[2Jx.log,"), "{rows:?}");
+    assert!(rows.contains(",'-1+1.log,"), "{rows:?}");
+}
