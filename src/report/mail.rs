@@ -129,6 +129,18 @@ pub fn summary(dir: &Path) -> Result<String> {
         &["client", "claimed_crawlers", "fetches", "ptr", "reason"],
     )?;
     let mut out = String::new();
+    // A report written without --raw-csv puts a `'` before any field that
+    // starts like a formula (or with `'`), for spreadsheets: the mail is
+    // no spreadsheet, and shows the value.
+    let raw = run["arguments"]
+        .as_array()
+        .is_some_and(|args| args.iter().any(|a| a == "--raw-csv"));
+    let unguarded = |text: &'_ str| -> String {
+        match text.strip_prefix('\'') {
+            Some(value) if !raw => value.to_string(),
+            _ => text.to_string(),
+        }
+    };
 
     let files = run["files"].as_array().cloned().unwrap_or_default();
     // Compared as instants: files of several servers or either side of a
@@ -251,7 +263,7 @@ pub fn summary(dir: &Path) -> Result<String> {
                     } else {
                         format!("line {line}: ")
                     },
-                    plain(field(header, row, "rule")),
+                    plain(&unguarded(field(header, row, "rule"))),
                     field(header, row, "kind"),
                     field(header, row, "distinct_targets"),
                     plain(field(header, row, "crawlers")),
@@ -268,18 +280,18 @@ pub fn summary(dir: &Path) -> Result<String> {
     {
         let _ = writeln!(out, "\nImpostor addresses (block these)");
         for row in rows.iter().take(ADDRESSES_LISTED) {
-            let ptr = field(header, row, "ptr");
+            let ptr = unguarded(field(header, row, "ptr"));
             let _ = writeln!(
                 out,
                 "  {}  {} fetches claiming {}, {}{}",
-                plain(field(header, row, "client")),
+                plain(&unguarded(field(header, row, "client"))),
                 field(header, row, "fetches"),
                 plain(field(header, row, "claimed_crawlers")),
                 field(header, row, "reason"),
                 if ptr.is_empty() {
                     String::new()
                 } else {
-                    format!(" ({})", plain(ptr))
+                    format!(" ({})", plain(&ptr))
                 },
             );
         }

@@ -276,3 +276,19 @@ fn a_missing_or_foreign_rules_csv_is_exit_2_naming_it() {
     assert!(run.stderr.contains("rules.csv"), "{}", run.stderr);
     assert!(!run.stderr.contains("bad format"), "{}", run.stderr);
 }
+
+#[test]
+fn the_spreadsheet_guard_is_no_part_of_a_name_in_the_mail() {
+    for (raw, ptr) in [
+        (false, "=1+1.example"),
+        (false, "'quoted.example"),
+        (true, "=1+1.example"),
+    ] {
+        let site = site(ptr);
+        audit(&site, if raw { &["--raw-csv"] } else { &[] });
+        let run = site.run(&["summary", "out"]);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        let text = String::from_utf8(run.stdout).unwrap();
+        assert!(text.contains(&format!("ptr-mismatch ({ptr})")), "{text}");
+    }
+}
