@@ -187,6 +187,7 @@ fn run_json_says_what_the_run_read_and_decided() {
                 count("SeznamBot", "disallow", 4, 4, 3),
                 count("SeznamBot", "request-rate", 4, 2, 2),
             ],
+            "state_error": null,
             "exit_status": 1,
         });
         assert_eq!(got, want, "{text}");

@@ -1148,3 +1148,49 @@ fn a_fifo_among_the_versions_is_exit_2_not_a_hang() {
     assert_eq!(code, Some(2), "{stderr}");
     assert!(stderr.contains("not a regular file"), "{stderr}");
 }
+
+/// A new robots.txt deployed with its old modification time (`rsync -a`,
+/// `cp -p`, a backup) would, dated by it, fall before the version the
+/// state holds and never be in force: every night judged by the old one,
+/// without a word. Exit 2 asking for --robots-since; with it, in force.
+#[test]
+fn a_robots_txt_dated_before_the_states_latest_version_asks_for_its_time() {
+    let set_mtime = |site: &Site, secs: u64| {
+        std::fs::File::options()
+            .write(true)
+            .open(site.path("robots.txt"))
+            .unwrap()
+            .set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(secs))
+            .unwrap();
+    };
+    let site = Site::new().with("robots.txt", "User-agent: *\nDisallow: /a\n");
+    set_mtime(&site, 1_793_491_200); // 2026-11-01
+    site.write("night1.log", fetch(0, "/p", 200));
+    let run = audit_night(&site, &["night1.log"], "out1");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    site.write("robots.txt", "User-agent: *\nDisallow: /b\n");
+    set_mtime(&site, 1_792_022_400); // 2026-10-15
+    site.write("night2.log", fetch(DAY, "/a", 200));
+    let run = audit_night(&site, &["night2.log"], "out2");
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("robots.txt") && run.stderr.contains("--robots-since"),
+        "{}",
+        run.stderr
+    );
+    let run = site.run(&[
+        "--robots",
+        "robots.txt",
+        "--robots-since",
+        "2026-11-30",
+        "--state",
+        "state",
+        "--out",
+        "out3",
+        "--log",
+        "night2.log",
+    ]);
+    // /a is allowed by the new version; within the grace the old one is
+    // in the window too, so no row either way.
+    assert_eq!(run.code, 0, "{}", run.stderr);
+}
