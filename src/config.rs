@@ -99,6 +99,9 @@ pub fn parse_duration_ms(s: &str) -> Option<i64> {
     if rest.is_empty() {
         return None;
     }
+    // Each unit at most once, the largest first (`1h30m`): `1h1h` or
+    // `30m1h` is a typo, not a sum.
+    let mut last_unit = i64::MAX;
     while !rest.is_empty() {
         let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
         if digits == 0 || digits > 12 {
@@ -112,6 +115,10 @@ pub fn parse_duration_ms(s: &str) -> Option<i64> {
             b's' => 1_000,
             _ => return None,
         };
+        if unit >= last_unit {
+            return None;
+        }
+        last_unit = unit;
         total = total.checked_add(number.checked_mul(unit)?)?;
         rest = &rest[digits + 1..];
     }
@@ -246,6 +253,10 @@ mod tests {
             ("1w", None),
             ("", None),
             ("99999999999999h", None),
+            ("1d2h3m4s", Some(93_784_000)),
+            ("1h1h", None),
+            ("30m1h", None),
+            ("1m1m", None),
         ];
         for (input, expected) in cases {
             assert_eq!(parse_duration_ms(input), expected, "{input:?}");

@@ -122,3 +122,16 @@ impl std::error::Error for Error {
         }
     }
 }
+
+/// `create_dir_all`'s "File exists" for a path that is a file: said as
+/// what it means, that the path is no folder.
+pub fn not_a_folder(dir: &std::path::Path, e: io::Error) -> io::Error {
+    if e.kind() == io::ErrorKind::AlreadyExists && dir.exists() && !dir.is_dir() {
+        io::Error::new(
+            io::ErrorKind::AlreadyExists,
+            "it exists and is no folder (a file is there)",
+        )
+    } else {
+        e
+    }
+}

@@ -475,7 +475,8 @@ pub fn parse_rfc3339_or_date(s: &str) -> Option<Timestamp> {
     }
     let (time, offset) = match (pieces.time(), pieces.to_numeric_offset()) {
         (None, None) => (jiff::civil::Time::midnight(), jiff::tz::Offset::UTC),
-        (Some(time), Some(offset)) => (time, offset),
+        // RFC 3339 offsets stop at 23:59 (jiff reads up to 25:59:59).
+        (Some(time), Some(offset)) if offset.seconds().abs() < 86_400 => (time, offset),
         _ => return None,
     };
     // The instant by the day count the readers use (jiff's own instants

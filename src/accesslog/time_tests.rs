@@ -107,6 +107,14 @@ proptest::proptest! {
 }
 
 #[test]
+fn rfc3339_arguments_refuse_offsets_of_a_day_or_more() {
+    assert!(parse_rfc3339_or_date("2026-11-30T10:00:00+23:59").is_some());
+    assert!(parse_rfc3339_or_date("2026-11-30T10:00:00+24:00").is_none());
+    assert!(parse_rfc3339_or_date("2026-11-30T10:00:00+25:00").is_none());
+    assert!(parse_rfc3339_or_date("2026-11-30T10:00:00-25:00").is_none());
+}
+
+#[test]
 fn clf_times() {
     let cases: &[(&str, Option<(i64, i16)>)] = &[
         ("10/Oct/2000:13:55:36 -0700", Some((971_211_336, -420))),

@@ -40,7 +40,9 @@ impl OutDir {
             let path = path.to_path_buf();
             move |source: io::Error| Error::Write { path, source }
         };
-        fs::create_dir_all(dir).map_err(fail(dir))?;
+        fs::create_dir_all(dir)
+            .map_err(|e| crate::error::not_a_folder(dir, e))
+            .map_err(fail(dir))?;
         let state = dir.join(STATE_DIR);
         match DirBuilder::new().mode(0o755).create(&state) {
             // A umask of 002 would make it group-writable, which the check

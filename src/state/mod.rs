@@ -85,10 +85,12 @@ impl StateDir {
     /// lock serves both (a second flock of the same file would wait for
     /// the run itself).
     pub fn lock(dir: &Path, wait: Duration, out: Option<&OutDir>) -> Result<StateDir> {
-        fs::create_dir_all(dir).map_err(|source| Error::Write {
-            path: dir.to_path_buf(),
-            source,
-        })?;
+        fs::create_dir_all(dir)
+            .map_err(|e| crate::error::not_a_folder(dir, e))
+            .map_err(|source| Error::Write {
+                path: dir.to_path_buf(),
+                source,
+            })?;
         let same =
             out.is_some_and(
                 |out| match (fs::canonicalize(out.path()), fs::canonicalize(dir)) {
