@@ -1033,6 +1033,7 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
         let mut strangers = Vec::new();
         for (name, count) in &state.counts {
             if !judged_by.resume(name, count.robots_txt, &count.fetch_times_ms) {
+                judged_by.resume_other_rate_by(name, count.robots_txt);
                 strangers.push(name.as_str());
             }
         }
@@ -1041,7 +1042,8 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
         if !strangers.is_empty() {
             crate::warn!(
                 "robots-audit: warning: the state's counts {} were kept under another --rate-by: \
-                 rates, crawl delays and robots.txt fetches across midnight start afresh tonight",
+                 rates, crawl delays and robots.txt fetches across midnight start afresh tonight \
+                 (a 4xx on robots.txt they remember still stands)",
                 strangers.join(", ")
             );
         }

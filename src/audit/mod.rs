@@ -233,6 +233,46 @@ impl<'p, 'r> Judge<'p, 'r> {
         true
     }
 
+    /// A count the state kept under the other `--rate-by` (`name` a token
+    /// tonight's crawler counts share, or a crawler tonight's token count
+    /// holds): its times cannot be split or merged without guessing, but
+    /// a 4xx on robots.txt it remembers still stands for tonight's counts
+    /// it fed — they may fetch anything until their next fetch of
+    /// /robots.txt (RFC 9309 §2.3.1.3) — so that forgetting it never
+    /// accuses. L and an outage are left out: unknown, they can only
+    /// spare rows.
+    pub fn resume_other_rate_by(&mut self, name: &str, robots_txt: cache::Memory) {
+        let Some(policies) = self.policies.first() else {
+            return;
+        };
+        let four_xx = robots_txt
+            .last_fetch
+            .filter(|fetch| (400..500).contains(&fetch.status));
+        let Some(fetch) = four_xx else {
+            return;
+        };
+        for (policy, &count) in policies.iter().zip(&self.count_of) {
+            if policy.token.to_ascii_lowercase() != name && policy.name != name {
+                continue;
+            }
+            let tracker = &mut self.trackers[count];
+            let later_known = tracker
+                .memory()
+                .last_fetch
+                .is_some_and(|known| known.time.instant_ms() >= fetch.time.instant_ms());
+            if !later_known {
+                let grace = self.nights.map_or(0, |n| n.grace_ms);
+                *tracker = Tracker::resume(
+                    cache::Memory {
+                        last_fetch: Some(fetch),
+                        ..cache::Memory::default()
+                    },
+                    grace,
+                );
+            }
+        }
+    }
+
     /// What each count leaves for the next night: (name, its fetches of
     /// `/robots.txt`, its latest fetch times ascending, the longest period
     /// in force in milliseconds).

@@ -1194,3 +1194,43 @@ fn a_robots_txt_dated_before_the_states_latest_version_asks_for_its_time() {
     // in the window too, so no row either way.
     assert_eq!(run.code, 0, "{}", run.stderr);
 }
+
+/// A 404 on robots.txt remembered under one `--rate-by` still stands when
+/// the next night counts under the other: forgetting it would accuse a
+/// fetch the crawler was allowed (RFC 9309 §2.3.1.3), as one run over
+/// both nights shows.
+#[test]
+fn a_robots_txt_4xx_stands_across_a_changed_rate_by() {
+    let robots = "User-agent: SeznamBot\nDisallow: /b\n";
+    for (first, second) in [("token", "crawler"), ("crawler", "token")] {
+        let site = Site::new().with("robots.txt", robots);
+        std::fs::File::options()
+            .write(true)
+            .open(site.path("robots.txt"))
+            .unwrap()
+            .set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_793_491_200))
+            .unwrap();
+        site.write("night1.log", fetch(DAY - 600, "/robots.txt", 404));
+        site.write("night2.log", fetch(DAY + 300, "/b", 200));
+        let night = |log: &str, rate_by: &str, out: &str| {
+            site.run(&[
+                "--robots",
+                "robots.txt",
+                "--state",
+                "state",
+                "--log",
+                log,
+                "--rate-by",
+                rate_by,
+                "--out",
+                out,
+            ])
+        };
+        let run = night("night1.log", first, "out1");
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        let run = night("night2.log", second, "out2");
+        assert_eq!(run.code, 0, "{first} then {second}: {}", run.stderr);
+        assert_eq!(body(&read(&site, "out2/violations.csv")).len(), 0);
+        assert!(run.stderr.contains("another --rate-by"), "{}", run.stderr);
+    }
+}
