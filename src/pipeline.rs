@@ -160,12 +160,21 @@ struct Formats<'a> {
 }
 
 impl Formats<'_> {
-    fn choose(&self, file: usize, path: &Path, first: Option<&Chunk>) -> Result<Arc<FileFormat>> {
-        let format = self.choice.choose(first).map_err(|unfit| Error::Format {
-            path: path.to_path_buf(),
-            at: unfit.line.map_or(Position::File, Position::Line),
-            cause: unfit.cause,
-        })?;
+    fn choose(
+        &self,
+        file: usize,
+        path: &Path,
+        first: Option<&Chunk>,
+        unfinished: bool,
+    ) -> Result<Arc<FileFormat>> {
+        let format = self
+            .choice
+            .choose_by(first, unfinished)
+            .map_err(|unfit| Error::Format {
+                path: path.to_path_buf(),
+                at: unfit.line.map_or(Position::File, Position::Line),
+                cause: unfit.cause,
+            })?;
         let name = format.name();
         let mut said = Vec::new();
         if self.choice.chooses() && !self.quiet && first.is_some_and(accesslog::detect::has_lines) {
@@ -211,7 +220,10 @@ fn read_one(
     // The format is chosen where the file is opened, from its first chunk,
     // and travels with every chunk.
     let first = sending.next().transpose()?;
-    let format = formats.choose(file, path, first.as_ref())?;
+    // A last line not ended yet (the server is writing it) is no line to
+    // choose a format by.
+    let unfinished = sending.reader.added_line_end();
+    let format = formats.choose(file, path, first.as_ref(), unfinished)?;
     let Some((known, audited_ms)) = known else {
         sending.send_all(first, format)?;
         return Ok(None);

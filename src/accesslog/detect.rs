@@ -205,6 +205,19 @@ impl FormatChoice {
     /// first lines write times without an offset and no `--log-tz` was
     /// given, says so (SPEC §1 "Times": never silently UTC).
     pub fn choose(&self, first: Option<&Chunk>) -> Result<Arc<FileFormat>, Unfit> {
+        self.choose_by(first, false)
+    }
+
+    /// `choose`, where `unfinished` says the first chunk ends the file
+    /// with a line the server had not ended yet (a live log): that line,
+    /// cut anywhere, is left out of the choice when others are there to
+    /// choose by (a combined line cut in its user agent fits common).
+    pub fn choose_by(
+        &self,
+        first: Option<&Chunk>,
+        unfinished: bool,
+    ) -> Result<Arc<FileFormat>, Unfit> {
+        let sample = |first| sample_of(first, unfinished);
         let candidates: Vec<FileFormat> = match &self.asked {
             Asked::Fixed(format) => {
                 if self.zone.is_none()
@@ -288,6 +301,17 @@ fn sample(first: &Chunk) -> Vec<(u64, &[u8])> {
         .map(|l| (l.number, l.text))
         .take(SAMPLE)
         .collect()
+}
+
+/// `sample`, without the file's last line when the server had not ended
+/// it (`unfinished`) and other lines are there.
+fn sample_of(first: &Chunk, unfinished: bool) -> Vec<(u64, &[u8])> {
+    let mut lines = sample(first);
+    let last = (first.first_line + first.line_count).saturating_sub(1);
+    if unfinished && lines.len() > 1 && lines.last().is_some_and(|&(n, _)| n == last) {
+        lines.pop();
+    }
+    lines
 }
 
 /// Why a file whose times carry no offset is not read without a zone.
