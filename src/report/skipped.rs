@@ -114,6 +114,11 @@ impl Tally {
     }
 }
 
+/// New lines of a log audited before that must all fail to parse for the
+/// night to be exit 2 ("is --log-format right?"): fewer are stray lines,
+/// warned of, and an exit 2 would repeat every night the file is given.
+pub const FORMAT_CHANGED: u64 = 10;
+
 /// What to say about the skipped lines of a run.
 #[derive(Debug, Default)]
 pub struct Notice {
@@ -193,10 +198,12 @@ pub fn notice(
                         .to_string(),
                 },
             ));
-        } else if tally.parsed() == 0 {
-            // Also a log audited before whose new lines all fail to parse
-            // (its format changed): exit 2, and the state is not saved, so
-            // a rerun with the right --log-format reads them.
+        } else if tally.parsed() == 0 && (before == 0 || tally.skipped >= FORMAT_CHANGED) {
+            // Also a log audited before whose new lines all fail to parse,
+            // enough of them to be a format that changed rather than a
+            // stray line (a monitor's `unix:` client): exit 2, and the
+            // state is not saved, so a rerun with the right --log-format
+            // reads them. A few such lines get the warning below.
             let cause = if tally.skipped == 0 {
                 "the log is empty: nothing was audited".to_string()
             } else if before > 0 {
@@ -308,10 +315,10 @@ mod tests {
     }
 
     /// SPEC §6: a log audited before that grew by nothing or by blank
-    /// lines only is no error. One whose new lines all fail to parse was
-    /// not read (SPEC §1: exit 2, the state is not saved, so a rerun with
-    /// the right format reads them); one with some new line parsed was,
-    /// its skipped lines warned of past 1%.
+    /// lines only is no error, nor one that grew by a few stray lines that
+    /// do not parse (warned of). One whose new lines, `FORMAT_CHANGED` or
+    /// more, all fail to parse was not read (SPEC §1: exit 2, the state
+    /// is not saved, so a rerun with the right format reads them).
     #[test]
     fn a_grown_log_is_an_error_only_when_none_of_its_new_lines_parsed() {
         // (lines, blank, skipped lines, a warning, an error)
@@ -319,10 +326,13 @@ mod tests {
         let cases: &[Case] = &[
             (0, 0, &[], false, false),
             (1, 1, &[], false, false),
-            (1, 0, &[3], false, true),
-            (2, 1, &[3], false, true),
+            (1, 0, &[3], true, false),
+            (2, 1, &[3], true, false),
             (3, 0, &[3], true, false),
             (100, 0, &[3], false, false),
+            (10, 0, &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10], false, true),
+            (11, 1, &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10], false, true),
+            (9, 0, &[1, 2, 3, 4, 5, 6, 7, 8, 9], true, false),
         ];
         for &(lines, blank, skips, warned, failed) in cases {
             let mut grown = tally(lines, blank, skips);

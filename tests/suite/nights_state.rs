@@ -741,12 +741,14 @@ fn a_last_line_without_its_end_is_audited_once() {
     );
 }
 
-/// A log audited before that grew by a blank line only was read: no
-/// error. One whose new lines all fail to parse (its format changed, say)
-/// was not read: exit 2 naming it (SPEC §1), and the state is not saved,
-/// so the rerun with the right format, or the next night, reads them.
+/// A log audited before that grew by a blank line only, or by a stray
+/// line that does not parse (a monitor's request over a unix socket), was
+/// read: no error, the stray line warned of. One whose new lines all fail
+/// to parse, ten or more of them (its format changed, say), was not read:
+/// exit 2 naming it (SPEC §1), and the state is not saved, so the rerun
+/// with the right format, or the next night, reads them.
 #[test]
-fn a_log_grown_by_a_blank_line_is_no_error_and_by_junk_only_is_exit_2() {
+fn a_log_grown_by_a_stray_line_is_no_error_and_by_a_changed_format_is_exit_2() {
     let site = Site::new().with("robots.txt", ROTATION_ROBOTS);
     let log = part(0, 1, "a");
     site.write("access.log", &log);
@@ -755,12 +757,20 @@ fn a_log_grown_by_a_blank_line_is_no_error_and_by_junk_only_is_exit_2() {
     site.write("access.log", [log.as_str(), "\n"].concat());
     let run = audit_night(&site, &["access.log"], "out2");
     assert_eq!(run.code, 0, "{}", run.stderr);
-    let state = read(&site, "state/state.json");
-    site.write(
-        "access.log",
-        [log.as_str(), "\n", "garbage line here\n"].concat(),
-    );
+    let stray =
+        "unix: - - [30/Nov/2026:03:00:00 +0000] \"GET /status HTTP/1.1\" 200 5 \"-\" \"check\"\n";
+    let grown = [log.as_str(), "\n", stray].concat();
+    site.write("access.log", &grown);
     let run = audit_night(&site, &["access.log"], "out3");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stderr.contains("skipped"), "{}", run.stderr);
+    let state = read(&site, "state/state.json");
+    // nginx switched to JSON: ten new lines, none of them combined.
+    let json_lines: String = (0..10)
+        .map(|i| format!("{{\"time_iso8601\":\"2026-11-30T03:0{i}:00+00:00\",\"request\":\"GET /a/{i} HTTP/1.1\"}}\n"))
+        .collect();
+    site.write("access.log", [grown.as_str(), &json_lines].concat());
+    let run = audit_night(&site, &["access.log"], "out4");
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert!(
         run.stderr.contains("access.log") && run.stderr.contains("none of its new lines parsed"),
@@ -772,16 +782,17 @@ fn a_log_grown_by_a_blank_line_is_no_error_and_by_junk_only_is_exit_2() {
         state,
         "the state was saved"
     );
-    // The server goes on: the junk is skipped and said, the rest audited.
+    // The server goes on in combined: the JSON lines are skipped and
+    // said, the rest audited.
     site.write(
         "access.log",
-        [log.as_str(), "\n", "garbage line here\n", &part(0, 2, "b")].concat(),
+        [grown.as_str(), &json_lines, &part(0, 4, "b")].concat(),
     );
-    let run = audit_night(&site, &["access.log"], "out4");
+    let run = audit_night(&site, &["access.log"], "out5");
     assert_ne!(run.code, 2, "{}", run.stderr);
     assert!(run.stderr.contains("skipped"), "{}", run.stderr);
-    let files = json(&site, "out4/run.json")["files"].clone();
-    assert_eq!(files[0]["already_audited"], 101, "{files}");
+    let files = json(&site, "out5/run.json")["files"].clone();
+    assert_eq!(files[0]["already_audited"], 102, "{files}");
 }
 
 /// SPEC §6: a state that could not be saved is exit 2, and the reports
@@ -1192,6 +1203,11 @@ fn a_robots_txt_dated_before_the_states_latest_version_asks_for_its_time() {
     ]);
     // /a is allowed by the new version; within the grace the old one is
     // in the window too, so no row either way.
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    // The nights after, the file untouched with its old time: its bytes
+    // are the latest version's, so nothing is refused.
+    site.write("night3.log", fetch(3 * DAY, "/p", 200));
+    let run = audit_night(&site, &["night3.log"], "out4");
     assert_eq!(run.code, 0, "{}", run.stderr);
 }
 
