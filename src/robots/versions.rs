@@ -370,9 +370,9 @@ impl Versions {
             Some(file) => {
                 let entry = Entry::from_robots(file, sources.since)?;
                 let dated_by_mtime = matches!(entry.origin, Origin::Modified(_));
-                let in_force_from = entry.in_force_from;
+                let found = (file, entry.in_force_from, entry.bytes.clone());
                 entries.push(entry);
-                dated_by_mtime.then_some((file, in_force_from))
+                dated_by_mtime.then_some(found)
             }
             None => None,
         };
@@ -382,12 +382,9 @@ impl Versions {
         // or from a backup, which keep the old time) would never be in
         // force: every night would be judged by the later one. Its time is
         // unknown, and no verdict is given on a guess.
-        if let Some((file, in_force_from)) = given
+        if let Some((file, in_force_from, bytes)) = given
             && let Some(last) = versions.list.last()
-            && !last
-                .origins
-                .iter()
-                .any(|o| matches!(o, Origin::Modified(p) if p == file))
+            && *last.bytes != *bytes
         {
             return Err(Error::Format {
                 path: file.clone(),
@@ -395,7 +392,8 @@ impl Versions {
                 cause: format!(
                     "its modification time, {}, is older than the version from {} in force \
                      from {}, whose bytes differ: as dated, it would never be in force. Say \
-                     when it came into force with --robots-since TIME",
+                     when it came into force with --robots-since TIME (once: the state keeps \
+                     the date), or `touch` it if it came into force just now",
                     in_force_from.rfc3339(),
                     last.origins
                         .first()
