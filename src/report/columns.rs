@@ -191,12 +191,11 @@ fn status(value: Option<u16>, buf: &mut [u8; 20]) -> &[u8] {
     value.map_or(&b""[..], |s| decimal(u64::from(s), buf))
 }
 
-/// A log's name as reports write it (`to_string_lossy`), borrowed when
-/// it is UTF-8.
+/// A log's name as given, its bytes: escaped where written, so that two
+/// names that are not UTF-8 never come out the same.
 fn file_name_bytes<'n>(names: &Names<'n>, index: u32) -> Cow<'n, [u8]> {
-    match names.files.get(index as usize).map(|p| p.to_string_lossy()) {
-        Some(Cow::Borrowed(name)) => Cow::Borrowed(name.as_bytes()),
-        Some(Cow::Owned(name)) => Cow::Owned(name.into_bytes()),
+    match names.files.get(index as usize) {
+        Some(path) => Cow::Borrowed(path.as_os_str().as_encoded_bytes()),
         None => Cow::Borrowed(b""),
     }
 }

@@ -243,10 +243,7 @@ pub fn summary(dir: &Path) -> Result<String> {
         let (informing, broken): (Vec<_>, Vec<_>) = rows.iter().partition(|row| only_informs(row));
         for (title, listed) in [
             ("Rules broken most", broken),
-            (
-                "Rules whose rows only inform (the crawler does not read them)",
-                informing,
-            ),
+            ("Rules whose rows only inform (no accusation)", informing),
         ] {
             if listed.is_empty() {
                 continue;

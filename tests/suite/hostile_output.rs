@@ -850,3 +850,46 @@ fn the_file_column_is_escaped_like_log_text() {
     assert!(rows.contains(",e\\x1B[2Jx.log,"), "{rows:?}");
     assert!(rows.contains(",'-1+1.log,"), "{rows:?}");
 }
+
+/// Two log names that are not UTF-8 and differ only there come out as
+/// different `\xNN` escapes, never both as U+FFFD.
+#[test]
+fn file_names_that_are_not_utf8_stay_apart() {
+    use crate::support::audit::{SEZNAM_UA, Site, clf, combined};
+    use std::os::unix::ffi::OsStrExt;
+    let line = combined(
+        "77.75.77.1",
+        &clf(1),
+        "GET /private/a HTTP/1.1",
+        200,
+        SEZNAM_UA,
+    );
+    let site = Site::new().with("robots.txt", "User-agent: *\nDisallow: /private/\n");
+    let names = [
+        std::ffi::OsStr::from_bytes(b"a\xfe.log"),
+        std::ffi::OsStr::from_bytes(b"a\xff.log"),
+    ];
+    for name in names {
+        std::fs::write(site.path("").join(name), &line).unwrap();
+    }
+    let out = site
+        .command(&[])
+        .arg("--log")
+        .arg(names[0])
+        .arg("--log")
+        .arg(names[1])
+        .args(["--robots", "robots.txt", "--out", "out"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows = std::fs::read_to_string(site.path("out/violations.csv")).unwrap();
+    assert!(
+        rows.contains(",a\\xFE.log,") && rows.contains(",a\\xFF.log,"),
+        "{rows:?}"
+    );
+}

@@ -155,7 +155,7 @@ fn rules_whose_rows_only_inform_are_listed_apart_from_the_rules_broken() {
     let text = String::from_utf8(run.stdout).unwrap();
     let broken = text.find("Rules broken most\n").expect("broken rules");
     let informing = text
-        .find("Rules whose rows only inform (the crawler does not read them)\n")
+        .find("Rules whose rows only inform (no accusation)\n")
         .expect("informing rules");
     let delay = text
         .find("line 3: Crawl-delay: 10")
