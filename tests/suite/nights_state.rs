@@ -1166,21 +1166,13 @@ fn a_fifo_among_the_versions_is_exit_2_not_a_hang() {
 /// without a word. Exit 2 asking for --robots-since; with it, in force.
 #[test]
 fn a_robots_txt_dated_before_the_states_latest_version_asks_for_its_time() {
-    let set_mtime = |site: &Site, secs: u64| {
-        std::fs::File::options()
-            .write(true)
-            .open(site.path("robots.txt"))
-            .unwrap()
-            .set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(secs))
-            .unwrap();
-    };
     let site = Site::new().with("robots.txt", "User-agent: *\nDisallow: /a\n");
-    set_mtime(&site, 1_793_491_200); // 2026-11-01
+    site.set_mtime("robots.txt", 1_793_491_200); // 2026-11-01
     site.write("night1.log", fetch(0, "/p", 200));
     let run = audit_night(&site, &["night1.log"], "out1");
     assert_eq!(run.code, 0, "{}", run.stderr);
     site.write("robots.txt", "User-agent: *\nDisallow: /b\n");
-    set_mtime(&site, 1_792_022_400); // 2026-10-15
+    site.set_mtime("robots.txt", 1_792_022_400); // 2026-10-15
     site.write("night2.log", fetch(DAY, "/a", 200));
     let run = audit_night(&site, &["night2.log"], "out2");
     assert_eq!(run.code, 2, "{}", run.stderr);
@@ -1220,12 +1212,7 @@ fn a_robots_txt_4xx_stands_across_a_changed_rate_by() {
     let robots = "User-agent: SeznamBot\nDisallow: /b\n";
     for (first, second) in [("token", "crawler"), ("crawler", "token")] {
         let site = Site::new().with("robots.txt", robots);
-        std::fs::File::options()
-            .write(true)
-            .open(site.path("robots.txt"))
-            .unwrap()
-            .set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_793_491_200))
-            .unwrap();
+        site.set_mtime("robots.txt", 1_793_491_200);
         site.write("night1.log", fetch(DAY - 600, "/robots.txt", 404));
         site.write("night2.log", fetch(DAY + 300, "/b", 200));
         let night = |log: &str, rate_by: &str, out: &str| {

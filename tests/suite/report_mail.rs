@@ -9,6 +9,9 @@ use common::{SEZNAM_UA, Site, clf, combined, robots_version};
 
 const ROBOTS: &str = "User-agent: *\nDisallow: /private/\n";
 
+/// When ROBOTS came into force: 2026-11-29T12:00:00Z.
+const NOON: u64 = 1_795_953_600;
+
 fn site(impostor_ptr: &str) -> Site {
     let log = [
         combined(
@@ -50,13 +53,7 @@ fn site(impostor_ptr: &str) -> Site {
             "ptr-map.txt",
             format!("77.75.77.1 fulltextrobot-77-75-77-1.seznam.cz\n203.0.113.9 {impostor_ptr}\n"),
         );
-    let noon = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_795_953_600);
-    std::fs::File::options()
-        .write(true)
-        .open(site.path("robots.txt"))
-        .unwrap()
-        .set_modified(noon)
-        .unwrap();
+    site.set_mtime("robots.txt", NOON);
     site
 }
 
@@ -138,17 +135,8 @@ fn rules_whose_rows_only_inform_are_listed_apart_from_the_rules_broken() {
     // Seznam reads no Crawl-delay: its rows inform and accuse nobody.
     let robots = "User-agent: *\nDisallow: /private/\nCrawl-delay: 10\n";
     let site = site("evil.example.com");
-    let noon = std::fs::metadata(site.path("robots.txt"))
-        .unwrap()
-        .modified()
-        .unwrap();
-    std::fs::write(site.path("robots.txt"), robots).unwrap();
-    std::fs::File::options()
-        .write(true)
-        .open(site.path("robots.txt"))
-        .unwrap()
-        .set_modified(noon)
-        .unwrap();
+    site.write("robots.txt", robots);
+    site.set_mtime("robots.txt", NOON);
     audit(&site, &[]);
     let run = site.run(&["summary", "out"]);
     assert_eq!(run.code, 0, "{}", run.stderr);

@@ -283,6 +283,17 @@ impl Site {
     }
 
     /// Adds a file (builder form).
+    /// Sets the modification time of file `name` to `secs` after the
+    /// epoch (a robots.txt is in force from it).
+    pub fn set_mtime(&self, name: &str, secs: u64) {
+        std::fs::File::options()
+            .write(true)
+            .open(self.path(name))
+            .expect("the file is there")
+            .set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(secs))
+            .expect("the time is set");
+    }
+
     pub fn with(self, name: &str, contents: impl AsRef<[u8]>) -> Site {
         self.write(name, contents);
         self
