@@ -165,11 +165,21 @@ impl StateDir {
         let mut versions = Vec::with_capacity(stored.versions.len());
         for v in stored.versions {
             let file = self.robots_file(&v.sha256);
-            crate::robots::versions::regular_file(&file)?;
-            let bytes = fs::read(&file).map_err(|source| Error::Open {
-                path: file.clone(),
-                source,
-            })?;
+            // A version file state.json names that is gone or no file: the
+            // state is damaged, and said to be so (it is left as it is).
+            let missing = |why: String| {
+                garbage(
+                    &path,
+                    Position::File,
+                    &format!(
+                        "it names the robots.txt version {}, which {why}",
+                        file.display()
+                    ),
+                )
+            };
+            crate::robots::versions::regular_file(&file)
+                .map_err(|e| missing(format!("is missing or no regular file ({e})")))?;
+            let bytes = fs::read(&file).map_err(|e| missing(format!("cannot be read: {e}")))?;
             if hex(&Sha256::digest(&bytes)) != v.sha256 {
                 return Err(garbage(
                     &file,
