@@ -205,14 +205,27 @@ impl FormatChoice {
     /// first lines write times without an offset and no `--log-tz` was
     /// given, says so (SPEC §1 "Times": never silently UTC).
     pub fn choose(&self, first: Option<&Chunk>) -> Result<Arc<FileFormat>, Unfit> {
-        self.choose_by(first, false)
+        self.choose_among(first, false)
     }
 
     /// `choose`, where `unfinished` says the first chunk ends the file
     /// with a line the server had not ended yet (a live log): that line,
-    /// cut anywhere, is left out of the choice when others are there to
-    /// choose by (a combined line cut in its user agent fits common).
+    /// cut anywhere, is left out of the choice when the other lines choose
+    /// a format (a combined line cut in its user agent fits common); when
+    /// they choose none (Caddy's start-up messages, then one request not
+    /// ended yet), it is taken in after all.
     pub fn choose_by(
+        &self,
+        first: Option<&Chunk>,
+        unfinished: bool,
+    ) -> Result<Arc<FileFormat>, Unfit> {
+        match self.choose_among(first, unfinished) {
+            Err(_) if unfinished => self.choose_among(first, false),
+            chosen => chosen,
+        }
+    }
+
+    fn choose_among(
         &self,
         first: Option<&Chunk>,
         unfinished: bool,

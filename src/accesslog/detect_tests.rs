@@ -329,4 +329,15 @@ fn a_last_line_the_server_is_still_writing_does_not_choose_the_format() {
     // A file of that one cut line is still chosen by it.
     let alone = chunk(text.lines().nth(1).unwrap());
     assert!(choice.choose_by(Some(&alone), true).is_ok());
+    // So is a file whose other lines choose nothing: a junk line, then a
+    // request not ended yet.
+    let junk_first = format!("junk\n{}", combined(1).trim_end());
+    assert_eq!(
+        choice
+            .choose_by(Some(&chunk(&junk_first)), true)
+            .map(|f| f.name())
+            .map_err(|unfit| unfit.cause)
+            .as_deref(),
+        Ok("combined")
+    );
 }
