@@ -1045,10 +1045,11 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
         let mut strangers = Vec::new();
         for (name, count) in &state.counts {
             if !judged_by.resume(name, count.robots_txt, &count.fetch_times_ms) {
-                judged_by.resume_other_rate_by(name, count.robots_txt);
-                strangers.push(name.as_str());
+                strangers.push((name.as_str(), count.robots_txt));
             }
         }
+        judged_by.resume_other_rate_by(&strangers);
+        let strangers: Vec<&str> = strangers.iter().map(|&(name, _)| name).collect();
         // Counts kept under the other --rate-by cannot be split or merged
         // into tonight's without guessing: said, never silently dropped.
         if !strangers.is_empty() {

@@ -233,36 +233,38 @@ impl<'p, 'r> Judge<'p, 'r> {
         true
     }
 
-    /// A count the state kept under the other `--rate-by` (`name` a token
-    /// tonight's crawler counts share, or a crawler tonight's token count
-    /// holds): its times cannot be split or merged without guessing, but
-    /// a 4xx on robots.txt it remembers still stands for tonight's counts
-    /// it fed — they may fetch anything until their next fetch of
-    /// /robots.txt (RFC 9309 §2.3.1.3) — so that forgetting it never
-    /// accuses. L and an outage are left out: unknown, they can only
-    /// spare rows.
-    pub fn resume_other_rate_by(&mut self, name: &str, robots_txt: cache::Memory) {
+    /// The counts the state kept under the other `--rate-by` (`name` a
+    /// token tonight's crawler counts share, or a crawler tonight's token
+    /// count holds), with what they remember of robots.txt: their times
+    /// cannot be split or merged without guessing, but when the latest
+    /// fetch of /robots.txt among those that fed a count of tonight got a
+    /// 4xx, it still stands for that count — it may fetch anything until
+    /// its next fetch of /robots.txt (RFC 9309 §2.3.1.3) — so that
+    /// forgetting it never accuses. L and an outage are left out: unknown,
+    /// they can only spare rows.
+    pub fn resume_other_rate_by(&mut self, others: &[(&str, cache::Memory)]) {
         let Some(policies) = self.policies.first() else {
             return;
         };
-        let four_xx = robots_txt
-            .last_fetch
-            .filter(|fetch| (400..500).contains(&fetch.status));
-        let Some(fetch) = four_xx else {
-            return;
-        };
+        let mut latest: Vec<Option<cache::RobotsFetch>> = vec![None; self.trackers.len()];
         for (policy, &count) in policies.iter().zip(&self.count_of) {
-            if policy.token.to_ascii_lowercase() != name && policy.name != name {
-                continue;
+            let token = policy.token.to_ascii_lowercase();
+            for (name, memory) in others {
+                if *name != token && *name != policy.name {
+                    continue;
+                }
+                if let Some(fetch) = memory.last_fetch
+                    && latest[count]
+                        .is_none_or(|known| known.time.instant_ms() < fetch.time.instant_ms())
+                {
+                    latest[count] = Some(fetch);
+                }
             }
-            let tracker = &mut self.trackers[count];
-            let later_known = tracker
-                .memory()
-                .last_fetch
-                .is_some_and(|known| known.time.instant_ms() >= fetch.time.instant_ms());
-            if !later_known {
-                let grace = self.nights.map_or(0, |n| n.grace_ms);
-                *tracker = Tracker::resume(
+        }
+        let grace = self.nights.map_or(0, |n| n.grace_ms);
+        for (count, fetch) in latest.into_iter().enumerate() {
+            if let Some(fetch) = fetch.filter(|f| (400..500).contains(&f.status)) {
+                self.trackers[count] = Tracker::resume(
                     cache::Memory {
                         last_fetch: Some(fetch),
                         ..cache::Memory::default()

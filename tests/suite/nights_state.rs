@@ -9,7 +9,7 @@
 
 use std::path::Path;
 
-use crate::support::audit::{Site, clf, combined, gzip, seznambot_fetch as fetch};
+use crate::support::audit::{FRESH_UA, Site, clf, combined, gzip, seznambot_fetch as fetch};
 
 const H: u32 = 3600;
 const DAY: u32 = 86_400;
@@ -1236,4 +1236,47 @@ fn a_robots_txt_4xx_stands_across_a_changed_rate_by() {
         assert_eq!(body(&read(&site, "out2/violations.csv")).len(), 0);
         assert!(run.stderr.contains("another --rate-by"), "{}", run.stderr);
     }
+}
+
+/// From `--rate-by crawler` to `token`: FreshBot's 404 on robots.txt
+/// came before SeznamBot's 200, so the token's last fetch of robots.txt
+/// is the 200, as one run under `token` reads it, and the disallow row
+/// stands; the older 404 is not carried over it.
+#[test]
+fn a_later_2xx_of_another_crawler_of_the_token_outweighs_a_carried_4xx() {
+    let site = Site::new().with("robots.txt", "User-agent: SeznamBot\nDisallow: /b\n");
+    site.set_mtime("robots.txt", 1_793_491_200);
+    let fresh = combined(
+        "77.75.77.2",
+        &clf(DAY - 600),
+        "GET /robots.txt HTTP/1.1",
+        404,
+        FRESH_UA,
+    );
+    site.write(
+        "night1.log",
+        [fresh, fetch(DAY - 300, "/robots.txt", 200)].concat(),
+    );
+    site.write("night2.log", fetch(DAY + 300, "/b", 200));
+    let night = |log: &str, rate_by: &str, out: &str| {
+        site.run(&[
+            "--robots",
+            "robots.txt",
+            "--state",
+            "state",
+            "--log",
+            log,
+            "--rate-by",
+            rate_by,
+            "--out",
+            out,
+        ])
+    };
+    let run = night("night1.log", "crawler", "out1");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let run = night("night2.log", "token", "out2");
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let rows = read(&site, "out2/violations.csv");
+    assert_eq!(body(&rows).len(), 1, "{rows}");
+    assert!(body(&rows)[0].contains(",disallow,"), "{rows}");
 }
