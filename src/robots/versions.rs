@@ -371,7 +371,17 @@ impl Versions {
                 let entry = Entry::from_robots(file, sources.since)?;
                 let dated_by_mtime = matches!(entry.origin, Origin::Modified(_));
                 let found = (file, entry.in_force_from, entry.bytes.clone());
-                entries.push(entry);
+                // The latest version already known (the state, the
+                // history) with the file's very bytes: the file adds
+                // nothing, and dated by its modification time it would add
+                // a version of the same bytes at a time that may be false
+                // (a copy that kept an old time, once dated by
+                // --robots-since): the known date stands.
+                let latest_known = entries.iter().max_by_key(|e| e.in_force_from.instant_ms());
+                let known = dated_by_mtime && latest_known.is_some_and(|e| e.bytes == entry.bytes);
+                if !known {
+                    entries.push(entry);
+                }
                 dated_by_mtime.then_some(found)
             }
             None => None,

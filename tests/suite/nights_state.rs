@@ -1201,6 +1201,20 @@ fn a_robots_txt_dated_before_the_states_latest_version_asks_for_its_time() {
     site.write("night3.log", fetch(3 * DAY, "/p", 200));
     let run = audit_night(&site, &["night3.log"], "out4");
     assert_eq!(run.code, 0, "{}", run.stderr);
+    // And the date --robots-since gave stands: no version of the new
+    // bytes appears at the file's old time.
+    let versions = json(&site, "out4/run.json")["robots_versions"].clone();
+    let from: Vec<&str> = versions
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["in_force_from"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        from,
+        ["2026-11-01T00:00:00+00:00", "2026-11-30T00:00:00+00:00"],
+        "{versions}"
+    );
 }
 
 /// A 404 on robots.txt remembered under one `--rate-by` still stands when
