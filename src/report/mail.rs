@@ -1,7 +1,7 @@
 //! `robots-audit summary DIR`: the short plain text the nightly cron mails
 //! (SPEC §7 leaves its form to us; README "Nightly cron"). Takes an `--out`
 //! directory a finished run wrote — `run.json`, `rules.csv`,
-//! `impostor-addresses.csv` — and gives the verdict per crawler, the rules
+//! `impostor-addresses.csv`, and the notes of `violations.csv` — and gives the verdict per crawler, the rules
 //! broken most, the impostor addresses, the run's health and where
 //! `report.html` is. It reads the reports, not the logs, so it costs
 //! nothing and says exactly what the reports say.
@@ -68,6 +68,58 @@ fn plain(text: &str) -> String {
     out
 }
 
+/// A rule as rules.csv and violations.csv both name it: its version,
+/// line and kind, and for a rule of no line (`robots-unreachable`) its
+/// text.
+type RuleKey = (String, String, String, String);
+
+fn rule_key(header: &csv::StringRecord, row: &csv::StringRecord) -> RuleKey {
+    let line = field(header, row, "rule_line");
+    (
+        field(header, row, "robots_version").to_string(),
+        line.to_string(),
+        field(header, row, "kind").to_string(),
+        if line.is_empty() {
+            field(header, row, "rule").to_string()
+        } else {
+            String::new()
+        },
+    )
+}
+
+/// The rules of violations.csv with a row that accuses (its note is none
+/// of the informing ones), read a row at a time: the file may be large.
+fn accusing_rules(path: &Path) -> Result<std::collections::HashSet<RuleKey>> {
+    let file = std::fs::File::open(path).map_err(|source| Error::Open {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .from_reader(file);
+    let mut records = reader.records();
+    let header = match records.next() {
+        Some(header) => header.map_err(|e| format_error(path, e))?,
+        None => csv::StringRecord::new(),
+    };
+    for column in ["robots_version", "rule_line", "kind", "rule", "note"] {
+        if !header.iter().any(|name| name == column) {
+            return Err(format_error(
+                path,
+                format!("its header names no {column:?} column: not a robots-audit report"),
+            ));
+        }
+    }
+    let mut accusing = std::collections::HashSet::new();
+    for row in records {
+        let row = row.map_err(|e| format_error(path, e))?;
+        if !crate::audit::INFORMING_NOTES.contains(&field(&header, &row, "note")) {
+            accusing.insert(rule_key(&header, &row));
+        }
+    }
+    Ok(accusing)
+}
+
 /// A row's field by header name; empty when missing.
 fn field<'a>(header: &csv::StringRecord, row: &'a csv::StringRecord, name: &str) -> &'a str {
     header
@@ -128,6 +180,7 @@ pub fn summary(dir: &Path) -> Result<String> {
         &dir.join("impostor-addresses.csv"),
         &["client", "claimed_crawlers", "fetches", "ptr", "reason"],
     )?;
+    let accusing = accusing_rules(&dir.join("violations.csv"))?;
     let mut out = String::new();
     // A report written without --raw-csv puts a `'` before any field that
     // starts like a formula (or with `'`), for spreadsheets: the mail is
@@ -173,17 +226,7 @@ pub fn summary(dir: &Path) -> Result<String> {
 
     // Verdict per crawler, from run.json's counts.
     let mut crawlers: BTreeMap<String, Verdict> = BTreeMap::new();
-    // (crawler, kind) → (rows, informing rows), as run.json writes them,
-    // to tell the rules whose rows all only inform.
-    let mut rows_of: BTreeMap<(&str, &str), (u64, u64)> = BTreeMap::new();
     for count in run["counts"].as_array().into_iter().flatten() {
-        rows_of.insert(
-            (
-                count["crawler"].as_str().unwrap_or(""),
-                count["kind"].as_str().unwrap_or(""),
-            ),
-            (number(&count["violations"]), number(&count["informing"])),
-        );
         let entry = crawlers
             .entry(plain(count["crawler"].as_str().unwrap_or("")))
             .or_default();
@@ -225,21 +268,11 @@ pub fn summary(dir: &Path) -> Result<String> {
     );
 
     if let Some((header, rows)) = rules.split_first() {
-        // A rule whose crawlers' rows of its kind all only inform (a
-        // Crawl-delay Seznam does not read) is listed apart, after the
-        // rules broken: it is no accusation (SPEC §3, §7). Where a kind's
-        // rows are mixed, run.json cannot tell which rule informs, and the
-        // rule is listed as broken.
-        let only_informs = |row: &csv::StringRecord| {
-            let kind = field(header, row, "kind");
-            let crawlers = field(header, row, "crawlers");
-            !crawlers.is_empty()
-                && crawlers.split('|').all(|crawler| {
-                    rows_of
-                        .get(&(crawler, kind))
-                        .is_some_and(|&(rows, informing)| rows > 0 && informing == rows)
-                })
-        };
+        // A rule none of whose rows accuses (a Crawl-delay Seznam does
+        // not read, Seznam's home page under `Disallow: /`) is listed
+        // apart, after the rules broken: it is no accusation (SPEC §3,
+        // §7). violations.csv's notes tell, row by row.
+        let only_informs = |row: &csv::StringRecord| !accusing.contains(&rule_key(header, row));
         let (informing, broken): (Vec<_>, Vec<_>) = rows.iter().partition(|row| only_informs(row));
         for (title, listed) in [
             ("Rules broken most", broken),

@@ -280,3 +280,44 @@ fn the_spreadsheet_guard_is_no_part_of_a_name_in_the_mail() {
         assert!(text.contains(&format!("ptr-mismatch ({ptr})")), "{text}");
     }
 }
+
+#[test]
+fn a_rule_whose_only_rows_are_seznams_home_page_informs_in_the_mail() {
+    // `Disallow: /` decides a home-page row (informs) and a Disallow
+    // beside it an accusing one of the same kind: violations.csv's notes
+    // tell them apart, rule by rule.
+    let robots = "User-agent: *\nDisallow: /\nDisallow: /private/\n";
+    let log = [
+        combined("77.75.77.1", &clf(1), "GET / HTTP/1.1", 200, SEZNAM_UA),
+        combined(
+            "77.75.77.1",
+            &clf(2),
+            "GET /private/a HTTP/1.1",
+            200,
+            SEZNAM_UA,
+        ),
+    ]
+    .concat();
+    let site = Site::new()
+        .with("robots.txt", robots)
+        .with("access.log", log)
+        .with(
+            "ptr-map.txt",
+            "77.75.77.1 fulltextrobot-77-75-77-1.seznam.cz\n",
+        );
+    site.set_mtime("robots.txt", NOON);
+    audit(&site, &[]);
+    let run = site.run(&["summary", "out"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let text = String::from_utf8(run.stdout).unwrap();
+    let informing = text
+        .find("Rules whose rows only inform (no accusation)\n")
+        .expect("informing rules");
+    let home = text
+        .find("line 2: Disallow: /  (")
+        .expect("the home-page rule");
+    let private = text
+        .find("line 3: Disallow: /private/")
+        .expect("the rule broken");
+    assert!(private < informing && informing < home, "{text}");
+}
