@@ -317,7 +317,12 @@ impl<'p, 'r> Judge<'p, 'r> {
         let count = &mut self.counts[which];
         let previous = count.push(now);
         let standing = match self.nights {
-            Some(_) => self.trackers[which].judge(fetch.time, fetch.target(), fetch.status),
+            Some(_) => self.trackers[which].judge_as(
+                fetch.time,
+                fetch.target(),
+                fetch.status,
+                counted.verification != Verification::Unverified,
+            ),
             None => Standing::Versions {
                 window_from_ms: now,
             },

@@ -170,12 +170,53 @@ impl Tracker {
 
     /// Takes in a fetch of the count, if it is one of `/robots.txt`.
     pub fn observe(&mut self, time: Timestamp, target: &[u8], status: Option<u16>) {
+        self.observe_as(time, target, status, true);
+    }
+
+    /// `observe`, for a fetch whose client is `trusted` (its PTR name
+    /// matches the crawler's) or not (`unverified`: only its user agent
+    /// says it is the crawler, which anyone can write). An untrusted fetch
+    /// of /robots.txt may only spare rows: its 4xx starts a 4xx period
+    /// (no rows) and its 2xx ends an outage (no `robots-unreachable`
+    /// rows), but it neither sets L (a narrower grace), nor ends a 4xx
+    /// period, nor starts an outage: one request with a made-up user
+    /// agent (`FOO /robots.txt` answered 501) must not accuse the genuine
+    /// crawler.
+    pub fn observe_as(
+        &mut self,
+        time: Timestamp,
+        target: &[u8],
+        status: Option<u16>,
+        trusted: bool,
+    ) {
         if !is_robots_fetch(target) {
             return;
         }
         let Some(status) = tells(status) else {
             return;
         };
+        if !trusted {
+            if self
+                .latest_ms()
+                .is_some_and(|latest| latest > time.instant_ms())
+            {
+                return;
+            }
+            let m = &mut self.memory;
+            match status {
+                400..=499 => {
+                    m.last_fetch = Some(RobotsFetch { time, status });
+                    m.outage_since_ms = None;
+                    m.outage_last = None;
+                }
+                200..=299 => {
+                    m.outage_since_ms = None;
+                    m.outage_last = None;
+                }
+                _ => {}
+            }
+            return;
+        }
         if self
             .latest_ms()
             .is_some_and(|latest| latest > time.instant_ms())
@@ -211,8 +252,19 @@ impl Tracker {
     /// it in order), then takes it in. A fetch of `/robots.txt` is thus
     /// judged by what came before it; it is always allowed anyway.
     pub fn judge(&mut self, time: Timestamp, target: &[u8], status: Option<u16>) -> Standing {
+        self.judge_as(time, target, status, true)
+    }
+
+    /// `judge`, for a fetch `trusted` or not (`observe_as`).
+    pub fn judge_as(
+        &mut self,
+        time: Timestamp,
+        target: &[u8],
+        status: Option<u16>,
+        trusted: bool,
+    ) -> Standing {
         let standing = self.standing(time.instant_ms());
-        self.observe(time, target, status);
+        self.observe_as(time, target, status, trusted);
         standing
     }
 }

@@ -511,3 +511,88 @@ proptest::proptest! {
         }
     }
 }
+
+/// A fetch of /robots.txt whose client only claims the crawler (any
+/// user agent can) may spare rows, never make them: its 5xx starts no
+/// outage, its 2xx sets no L and ends no 4xx period; its 4xx starts one,
+/// and its 2xx ends an outage.
+#[test]
+fn an_unverified_fetch_of_robots_txt_only_spares_rows() {
+    let versions = versions();
+    let mut tracker = Tracker::new(DAY);
+    // An attacker's `FOO /robots.txt` answered 501: no outage.
+    tracker.observe_as(
+        t("2026-11-30T14:00:00+01:00"),
+        b"/robots.txt",
+        Some(501),
+        false,
+    );
+    assert!(matches!(
+        tracker.standing(t("2026-11-30T14:00:01+01:00").instant_ms()),
+        Standing::Versions { .. }
+    ));
+    // Its 200 narrows no grace: v0 still in the window, /b excused.
+    tracker.observe_as(
+        t("2026-11-30T14:00:02+01:00"),
+        b"/robots.txt",
+        Some(200),
+        false,
+    );
+    assert_eq!(
+        outcome(
+            &versions,
+            &mut tracker,
+            "2026-11-30T14:00:03+01:00",
+            "/b",
+            200
+        ),
+        "excused v1"
+    );
+    // Its 404 starts a 4xx period (no rows); its later 200 ends none.
+    tracker.observe_as(
+        t("2026-11-30T15:00:00+01:00"),
+        b"/robots.txt",
+        Some(404),
+        false,
+    );
+    tracker.observe_as(
+        t("2026-11-30T15:00:01+01:00"),
+        b"/robots.txt",
+        Some(200),
+        false,
+    );
+    assert_eq!(
+        outcome(
+            &versions,
+            &mut tracker,
+            "2026-11-30T15:00:02+01:00",
+            "/a",
+            200
+        ),
+        "no rows"
+    );
+    // The crawler's own 200 ends it.
+    tracker.observe(t("2026-11-30T15:00:03+01:00"), b"/robots.txt", Some(200));
+    assert_eq!(
+        outcome(
+            &versions,
+            &mut tracker,
+            "2026-11-30T15:00:04+01:00",
+            "/a",
+            200
+        ),
+        "accuse v1"
+    );
+    // An outage the crawler saw is ended by anyone's 200 (fewer rows).
+    tracker.observe(t("2026-11-30T16:00:00+01:00"), b"/robots.txt", Some(503));
+    tracker.observe_as(
+        t("2026-11-30T16:00:01+01:00"),
+        b"/robots.txt",
+        Some(200),
+        false,
+    );
+    assert!(matches!(
+        tracker.standing(t("2026-11-30T16:00:02+01:00").instant_ms()),
+        Standing::Versions { .. }
+    ));
+}
