@@ -1041,6 +1041,7 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
     let digest = Digest::new(crawlers.len(), budget.targets, &spill);
     let mut gather = report::html::build::Gather::new(&crawlers);
     let mut judged_by = Judge::new(&policies, nights, &counting);
+    judged_by.verifies = config.ptr_map.is_some() || config.resolve;
     if let Some(state) = &state {
         let mut strangers = Vec::new();
         for (name, count) in &state.counts {

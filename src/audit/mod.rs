@@ -166,6 +166,11 @@ pub struct Judge<'p, 'r> {
     /// Fetches that the version in force disallows but another version of
     /// the cache window allows (SPEC §6).
     pub excused: u64,
+    /// The run can tell the crawler's addresses (`--ptr-map`, `--resolve`):
+    /// an `unverified` fetch is then one the evidence did not back, whose
+    /// fetch of /robots.txt may only spare rows. Without, every fetch is
+    /// unverified alike and each counts in full (SPEC §6).
+    pub verifies: bool,
 }
 
 impl<'p, 'r> Judge<'p, 'r> {
@@ -214,6 +219,7 @@ impl<'p, 'r> Judge<'p, 'r> {
             counts,
             window_tz: counting.window_tz.clone(),
             excused: 0,
+            verifies: false,
         }
     }
 
@@ -321,7 +327,7 @@ impl<'p, 'r> Judge<'p, 'r> {
                 fetch.time,
                 fetch.target(),
                 fetch.status,
-                counted.verification != Verification::Unverified,
+                counted.verification != Verification::Unverified || !self.verifies,
             ),
             None => Standing::Versions {
                 window_from_ms: now,

@@ -1312,3 +1312,54 @@ fn a_later_2xx_of_another_crawler_of_the_token_outweighs_a_carried_4xx() {
     assert_eq!(body(&rows).len(), 1, "{rows}");
     assert!(body(&rows)[0].contains(",disallow,"), "{rows}");
 }
+
+/// One request with a SeznamBot user agent from an address the PTR map
+/// does not name (`unverified`): `FOO /robots.txt` answered 501 must not
+/// put the genuine crawler in an outage and make its fetches
+/// `robots-unreachable` rows. Without any means to verify (no PTR map, no
+/// DNS), every fetch is unverified alike and counts in full (SPEC §6).
+#[test]
+fn an_unverified_clients_robots_txt_5xx_accuses_no_genuine_fetch() {
+    let site = Site::new()
+        .with("robots.txt", "User-agent: SeznamBot\nDisallow: /private/\n")
+        .with(
+            "ptr-map.txt",
+            "77.75.77.1 fulltextrobot-77-75-77-1.seznam.cz\n",
+        );
+    site.set_mtime("robots.txt", 1_793_491_200);
+    let attack = combined(
+        "203.0.113.9",
+        &clf(100),
+        "FOO /robots.txt HTTP/1.1",
+        501,
+        "Mozilla/5.0 (compatible; SeznamBot/4.0; +http://napoveda.seznam.cz/seznambot-intro/)",
+    );
+    site.write("access.log", [attack, fetch(200, "/ok", 200)].concat());
+    let run = site.run(&[
+        "--robots",
+        "robots.txt",
+        "--state",
+        "state",
+        "--ptr-map",
+        "ptr-map.txt",
+        "--log",
+        "access.log",
+        "--out",
+        "out",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(body(&read(&site, "out/violations.csv")).len(), 0);
+    // The same log with no means to verify: the 501 counts (SPEC §6).
+    let run = site.run(&[
+        "--robots",
+        "robots.txt",
+        "--state",
+        "state2",
+        "--log",
+        "access.log",
+        "--out",
+        "out2",
+    ]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(read(&site, "out2/violations.csv").contains("robots-unreachable"));
+}
