@@ -70,29 +70,32 @@ pub struct RuleTotals {
     pub crawlers: BTreeSet<usize>,
     pub first: Timestamp,
     pub last: Timestamp,
-    /// The targets fetched most against the rule by accusing rows, most
-    /// first (ties by target), at most `TOP_TARGETS`.
-    pub top_targets: Vec<(Box<[u8]>, u64)>,
 }
 
-/// Targets kept per rule for the report for people.
-pub const TOP_TARGETS: usize = 10;
+/// (rule, target) pairs kept for the report for people, those fetched most
+/// by accusing rows over all rules: the page shows that many
+/// (`html::render::TARGETS_SHOWN`). Kept over all rules, not per rule, so
+/// that ten thousand rules broken with long targets hold 50 targets, not
+/// 100,000 (SPEC §5 `--memory`).
+pub const TOP_TARGETS: usize = 50;
 
-impl RuleTotals {
-    fn note_target(&mut self, target: Box<[u8]>, times: u64) {
-        let worse = |a: &(Box<[u8]>, u64), b: &(Box<[u8]>, u64)| b.1.cmp(&a.1).then(a.0.cmp(&b.0));
-        if self.top_targets.len() == TOP_TARGETS
-            && self
-                .top_targets
-                .last()
-                .is_some_and(|last| worse(&(target.clone(), times), last) != Ordering::Less)
-        {
-            return;
-        }
-        self.top_targets.push((target, times));
-        self.top_targets.sort_by(worse);
-        self.top_targets.truncate(TOP_TARGETS);
+/// A target fetched against a rule: (the rule's index in `rules`, the
+/// target, accusing rows).
+pub type TopTarget = (usize, Box<[u8]>, u64);
+
+/// Keeps `entry` among the `TOP_TARGETS` targets fetched most against a
+/// rule (ties by rule line, kind, then target).
+fn note_target(top: &mut Vec<TopTarget>, rules: &[RuleTotals], entry: TopTarget) {
+    let key = |(at, target, times): &TopTarget| {
+        let rule = &rules[*at];
+        (std::cmp::Reverse(*times), rule.rule_line, rule.kind.as_str(), target.clone())
+    };
+    if top.len() == TOP_TARGETS && top.last().is_some_and(|last| key(&entry) >= key(last)) {
+        return;
     }
+    let at = top.partition_point(|kept| key(kept) <= key(&entry));
+    top.insert(at, entry);
+    top.truncate(TOP_TARGETS);
 }
 
 /// One spoofing address.
@@ -114,6 +117,9 @@ pub struct Digest<'d> {
     /// Indexed like the audit's crawlers; `None` for one without a fetch.
     pub crawlers: Vec<Option<CrawlerTotals>>,
     pub rules: Vec<RuleTotals>,
+    /// The targets fetched most against a rule by accusing rows, most
+    /// first (ties by rule line, kind and target), at most `TOP_TARGETS`.
+    pub top_targets: Vec<TopTarget>,
     /// Rules by (line, kind): the indexes in `rules` of those of that line
     /// and kind, told apart by version (and text, for a made rule of no
     /// line), looked up without a copy of the row's text.
@@ -141,6 +147,7 @@ impl<'d> Digest<'d> {
         Digest {
             crawlers: vec![None; crawlers],
             rules: Vec::new(),
+            top_targets: Vec::new(),
             rule_index: HashMap::default(),
             addresses: Addresses::new(budget, spill),
             violations: 0,
@@ -207,7 +214,6 @@ impl<'d> Digest<'d> {
                     crawlers: BTreeSet::new(),
                     first: time,
                     last: time,
-                    top_targets: Vec::new(),
                 });
                 at
             }
@@ -294,7 +300,8 @@ impl<'d> Digest<'d> {
                         // fetched against the rule.
                         if pair.accusing > 0 {
                             rule.accusing_targets += 1;
-                            rule.note_target(pair.target, pair.accusing);
+                            let entry = (at, pair.target, pair.accusing);
+                            note_target(&mut self.top_targets, &self.rules, entry);
                         }
                     }
                 }

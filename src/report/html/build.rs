@@ -194,19 +194,17 @@ pub fn build(
     // rule), counted by accusing rows only.
     let targets_total: u64 = digest.rules.iter().map(|rule| rule.accusing_targets).sum();
     let mut targets: Vec<TargetLine> = digest
-        .rules
+        .top_targets
         .iter()
-        .filter(|rule| rule.violations > rule.informing)
-        .flat_map(|rule| {
-            rule.top_targets
-                .iter()
-                .map(move |(target, times)| TargetLine {
-                    target: text(escaping, target),
-                    rule_line: rule.rule_line,
-                    rule: text(escaping, rule.rule.as_bytes()),
-                    kind: rule.kind.as_str().to_string(),
-                    violations: *times,
-                })
+        .filter_map(|(at, target, times)| {
+            let rule = digest.rules.get(*at)?;
+            Some(TargetLine {
+                target: text(escaping, target),
+                rule_line: rule.rule_line,
+                rule: text(escaping, rule.rule.as_bytes()),
+                kind: rule.kind.as_str().to_string(),
+                violations: *times,
+            })
         })
         .collect();
     // Most first; the rest only so that the order never depends on a hash.
