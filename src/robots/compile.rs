@@ -259,6 +259,11 @@ fn head_mask(len: u32) -> u32 {
 /// `/*x00042*zz` (120,000 octets of pieces in 13 classes) fit.
 const DFA_CELLS: usize = 2 << 20;
 
+/// The most failure-link steps a DFA build may take, about: states times
+/// the longest piece (tens of milliseconds); past it the contiguous NFA,
+/// built in time linear in the pieces, is used.
+const DFA_BUILD_STEPS: usize = 16 << 20;
+
 /// The automaton over the pieces.
 #[derive(Debug, Clone)]
 enum Pass {
@@ -291,15 +296,21 @@ fn search_for(distinct: &[&[u8]]) -> Option<Pass> {
     }
     let mut octets = [false; 256];
     let mut states = 1usize;
+    let mut longest = 0usize;
     for piece in distinct {
         states += piece.len();
+        longest = longest.max(piece.len());
         for &octet in piece.iter() {
             octets[usize::from(octet)] = true;
         }
     }
     // Byte classes: each octet used apart, plus one for all the others.
     let classes = octets.iter().filter(|&&used| used).count() + 1;
-    let small = states.saturating_mul(classes) <= DFA_CELLS;
+    // The DFA's build follows failure links, which can be as long as the
+    // longest piece at every state: a hostile `Disallow: /*aaaa…` of
+    // 450,000 octets took minutes to build. Bounded by states × longest.
+    let small = states.saturating_mul(classes) <= DFA_CELLS
+        && states.saturating_mul(longest) <= DFA_BUILD_STEPS;
     if let Some(pass) = small.then(|| dfa_for(distinct)).flatten() {
         return Some(pass);
     }
@@ -607,6 +618,27 @@ impl Matcher {
 mod tests {
     use super::super::normalize::target_form_into;
     use super::*;
+
+    #[test]
+    fn long_runs_of_one_octet_take_the_nfa_and_still_match() {
+        // A hostile `Disallow: /*aaaa…`: the DFA's build would follow a
+        // failure link as long as the run at every state.
+        let long = vec![b'a'; 450_000];
+        assert!(matches!(search_for(&[&long[..]]), Some(Pass::Nfa(_))));
+        // Ordinary pieces keep the DFA.
+        let short: Vec<Vec<u8>> = (0..20_000)
+            .map(|i| format!("x{i:05}").into_bytes())
+            .collect();
+        let pieces: Vec<&[u8]> = short.iter().map(Vec::as_slice).collect();
+        assert!(matches!(search_for(&pieces), Some(Pass::Dfa { .. })));
+        // And a run past the bound matches as it should.
+        let run = "a".repeat(5000);
+        let pattern = format!("User-agent: *\nDisallow: /*{run}\n");
+        let robots = crate::robots::Robots::new(pattern.as_bytes());
+        let rules = robots.rules_for(b"SeznamBot");
+        assert!(!rules.judge(format!("/x{run}y").as_bytes()).allowed);
+        assert!(rules.judge(format!("/x{}y", &run[1..]).as_bytes()).allowed);
+    }
 
     #[test]
     fn single_patterns() {
