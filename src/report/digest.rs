@@ -88,7 +88,12 @@ pub type TopTarget = (usize, Box<[u8]>, u64);
 fn note_target(top: &mut Vec<TopTarget>, rules: &[RuleTotals], entry: TopTarget) {
     let key = |(at, target, times): &TopTarget| {
         let rule = &rules[*at];
-        (std::cmp::Reverse(*times), rule.rule_line, rule.kind.as_str(), target.clone())
+        (
+            std::cmp::Reverse(*times),
+            rule.rule_line,
+            rule.kind.as_str(),
+            target.clone(),
+        )
     };
     if top.len() == TOP_TARGETS && top.last().is_some_and(|last| key(&entry) >= key(last)) {
         return;
