@@ -19,21 +19,20 @@ use crate::error::{Error, Position, Result};
 pub const RULES_LISTED: usize = 5;
 pub const ADDRESSES_LISTED: usize = 10;
 
-/// A report file's rows, header first; the header must name `columns`
-/// (a file of another kind, or cut short, is no report to mail).
-fn read_csv(path: &Path, columns: &[&str]) -> Result<Vec<csv::StringRecord>> {
+/// A report file's reader, header included as its first record.
+fn open_csv(path: &Path) -> Result<csv::Reader<std::fs::File>> {
     let file = std::fs::File::open(path).map_err(|source| Error::Open {
         path: path.to_path_buf(),
         source,
     })?;
-    let mut reader = csv::ReaderBuilder::new()
+    Ok(csv::ReaderBuilder::new()
         .has_headers(false)
-        .from_reader(file);
-    let rows = reader
-        .records()
-        .collect::<std::result::Result<Vec<_>, _>>()
-        .map_err(|e| format_error(path, e))?;
-    let header = rows.first();
+        .from_reader(file))
+}
+
+/// The header must name `columns`: a file of another kind, or cut short,
+/// is no report to mail.
+fn check_header(path: &Path, header: Option<&csv::StringRecord>, columns: &[&str]) -> Result<()> {
     for column in columns {
         if !header.is_some_and(|h| h.iter().any(|name| name == *column)) {
             return Err(format_error(
@@ -42,6 +41,16 @@ fn read_csv(path: &Path, columns: &[&str]) -> Result<Vec<csv::StringRecord>> {
             ));
         }
     }
+    Ok(())
+}
+
+/// A report file's rows, header first, its header naming `columns`.
+fn read_csv(path: &Path, columns: &[&str]) -> Result<Vec<csv::StringRecord>> {
+    let rows = open_csv(path)?
+        .records()
+        .collect::<std::result::Result<Vec<_>, _>>()
+        .map_err(|e| format_error(path, e))?;
+    check_header(path, rows.first(), columns)?;
     Ok(rows)
 }
 
@@ -90,26 +99,18 @@ fn rule_key(header: &csv::StringRecord, row: &csv::StringRecord) -> RuleKey {
 /// The rules of violations.csv with a row that accuses (its note is none
 /// of the informing ones), read a row at a time: the file may be large.
 fn accusing_rules(path: &Path) -> Result<std::collections::HashSet<RuleKey>> {
-    let file = std::fs::File::open(path).map_err(|source| Error::Open {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    let mut reader = csv::ReaderBuilder::new()
-        .has_headers(false)
-        .from_reader(file);
+    let mut reader = open_csv(path)?;
     let mut records = reader.records();
-    let header = match records.next() {
-        Some(header) => header.map_err(|e| format_error(path, e))?,
-        None => csv::StringRecord::new(),
-    };
-    for column in ["robots_version", "rule_line", "kind", "rule", "note"] {
-        if !header.iter().any(|name| name == column) {
-            return Err(format_error(
-                path,
-                format!("its header names no {column:?} column: not a robots-audit report"),
-            ));
-        }
-    }
+    let header = records
+        .next()
+        .transpose()
+        .map_err(|e| format_error(path, e))?;
+    check_header(
+        path,
+        header.as_ref(),
+        &["robots_version", "rule_line", "kind", "rule", "note"],
+    )?;
+    let header = header.unwrap_or_default();
     let mut accusing = std::collections::HashSet::new();
     for row in records {
         let row = row.map_err(|e| format_error(path, e))?;
