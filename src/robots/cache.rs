@@ -195,28 +195,6 @@ impl Tracker {
         let Some(status) = tells(status) else {
             return;
         };
-        if !trusted {
-            if self
-                .latest_ms()
-                .is_some_and(|latest| latest > time.instant_ms())
-            {
-                return;
-            }
-            let m = &mut self.memory;
-            match status {
-                400..=499 => {
-                    m.last_fetch = Some(RobotsFetch { time, status });
-                    m.outage_since_ms = None;
-                    m.outage_last = None;
-                }
-                200..=299 => {
-                    m.outage_since_ms = None;
-                    m.outage_last = None;
-                }
-                _ => {}
-            }
-            return;
-        }
         if self
             .latest_ms()
             .is_some_and(|latest| latest > time.instant_ms())
@@ -227,10 +205,16 @@ impl Tracker {
         }
         let fetch = RobotsFetch { time, status };
         let m = &mut self.memory;
-        m.last_fetch = Some(fetch);
+        // An untrusted fetch's last status stands only when it is a 4xx:
+        // any other would end a 4xx period.
+        if trusted || (400..500).contains(&status) {
+            m.last_fetch = Some(fetch);
+        }
         match status {
             200..=299 => {
-                m.last_success_ms = Some(time.instant_ms());
+                if trusted {
+                    m.last_success_ms = Some(time.instant_ms());
+                }
                 m.outage_since_ms = None;
                 m.outage_last = None;
             }
@@ -238,7 +222,7 @@ impl Tracker {
                 m.outage_since_ms = None;
                 m.outage_last = None;
             }
-            500..=599 => {
+            500..=599 if trusted => {
                 m.outage_since_ms.get_or_insert(time.instant_ms());
                 m.outage_last = Some(fetch);
             }
