@@ -366,53 +366,48 @@ impl Versions {
         if let Some(dir) = &sources.history {
             entries.extend(read_history(dir)?);
         }
-        let given = match &sources.file {
-            Some(file) => {
-                let entry = Entry::from_robots(file, sources.since)?;
-                let dated_by_mtime = matches!(entry.origin, Origin::Modified(_));
-                let found = (file, entry.in_force_from, entry.bytes.clone());
-                // The latest version already known (the state, the
-                // history) with the file's very bytes: the file adds
-                // nothing, and dated by its modification time it would add
-                // a version of the same bytes at a time that may be false
-                // (a copy that kept an old time, once dated by
-                // --robots-since): the known date stands.
-                let latest_known = entries.iter().max_by_key(|e| e.in_force_from.instant_ms());
-                let known = dated_by_mtime && latest_known.is_some_and(|e| e.bytes == entry.bytes);
-                if !known {
-                    entries.push(entry);
+        if let Some(file) = &sources.file {
+            let entry = Entry::from_robots(file, sources.since)?;
+            let latest = entries.iter().max_by_key(|e| e.in_force_from.instant_ms());
+            match latest {
+                Some(latest) if matches!(entry.origin, Origin::Modified(_)) => {
+                    if latest.bytes == entry.bytes {
+                        // The latest version known (the state, the
+                        // history) with the file's very bytes: the file
+                        // adds nothing, and dated by its modification time
+                        // it would add a version of the same bytes at a
+                        // time that may be false (a copy that kept an old
+                        // time, once dated by --robots-since): the known
+                        // date stands.
+                    } else if latest.in_force_from.instant_ms() > entry.in_force_from.instant_ms() {
+                        // Dated by a modification time older than a later
+                        // version with other bytes (deployed by `rsync -a`,
+                        // `cp -p` or from a backup, which keep the old
+                        // time), it would never be in force: every night
+                        // would be judged by the later one. Its time is
+                        // unknown, and no verdict is given on a guess.
+                        return Err(Error::Format {
+                            path: file.clone(),
+                            at: Position::File,
+                            cause: format!(
+                                "its modification time, {}, is older than the version from {} \
+                                 in force from {}, whose bytes differ: as dated, it would never \
+                                 be in force. Say when it came into force with --robots-since \
+                                 TIME (once: the state keeps the date), or `touch` it if it \
+                                 came into force just now",
+                                entry.in_force_from.rfc3339(),
+                                latest.origin,
+                                latest.in_force_from.rfc3339()
+                            ),
+                        });
+                    } else {
+                        entries.push(entry);
+                    }
                 }
-                dated_by_mtime.then_some(found)
+                _ => entries.push(entry),
             }
-            None => None,
-        };
-        let versions = Versions::merge(entries)?;
-        // The site's robots.txt dated by a modification time older than a
-        // later version with other bytes (deployed by `rsync -a`, `cp -p`
-        // or from a backup, which keep the old time) would never be in
-        // force: every night would be judged by the later one. Its time is
-        // unknown, and no verdict is given on a guess.
-        if let Some((file, in_force_from, bytes)) = given
-            && let Some(last) = versions.list.last()
-            && *last.bytes != *bytes
-        {
-            return Err(Error::Format {
-                path: file.clone(),
-                at: Position::File,
-                cause: format!(
-                    "its modification time, {}, is older than the version from {} in force \
-                     from {}, whose bytes differ: as dated, it would never be in force. Say \
-                     when it came into force with --robots-since TIME (once: the state keeps \
-                     the date), or `touch` it if it came into force just now",
-                    in_force_from.rfc3339(),
-                    last.origins
-                        .first()
-                        .map_or(String::new(), |o| o.to_string()),
-                    last.in_force_from.rfc3339()
-                ),
-            });
         }
-        Ok(versions)
+        Versions::merge(entries)
     }
 
     /// The latest version.
