@@ -195,26 +195,38 @@ pub fn clf_prefix(s: &[u8]) -> Option<(Timestamp, usize)> {
     if punctuation != 0 {
         return None;
     }
-    let digit = |i: usize| s[i].wrapping_sub(b'0');
-    let digits = [
-        digit(12),
-        digit(13),
-        digit(15),
-        digit(16),
-        digit(18),
-        digit(19),
-        digit(22),
-        digit(23),
-        digit(24),
-        digit(25),
-    ];
+    let (local, offset_min) = clock(
+        [
+            s[12], s[13], s[15], s[16], s[18], s[19], s[22], s[23], s[24], s[25],
+        ],
+        s[21],
+    )?;
+    let days = clf_days(s.first_chunk::<11>()?)?;
+    Some((
+        Timestamp {
+            unix: days * DAY + local - i64::from(offset_min) * 60,
+            millis: 0,
+            offset_min,
+        },
+        26,
+    ))
+}
+
+/// The time of day and the offset of a fixed-size time (CLF, RFC 3339):
+/// `bytes` those of the hour, minute and second, then of the offset's
+/// hours and minutes, `sign` the offset's sign byte. Gives the seconds
+/// into the local day and the offset in minutes, checked (hour to 23,
+/// second to 60, offset under a day), or `None`.
+#[inline(always)]
+fn clock(bytes: [u8; 10], sign: u8) -> Option<(i64, i16)> {
+    let digits = bytes.map(|b| b.wrapping_sub(b'0'));
     if digits.iter().fold(0, |any, &d| any | u8::from(d > 9)) != 0 {
         return None;
     }
     let pair = |a: usize| i64::from(digits[a]) * 10 + i64::from(digits[a + 1]);
     let (hour, minute, second) = (pair(0), pair(2), pair(4));
     let (offset_hours, offset_minutes) = (pair(6), pair(8));
-    let sign = match s[21] {
+    let sign = match sign {
         b'+' => 1,
         b'-' => -1,
         _ => return None,
@@ -222,19 +234,9 @@ pub fn clf_prefix(s: &[u8]) -> Option<(Timestamp, usize)> {
     if hour > 23 || minute > 59 || second > 60 || offset_hours > 23 || offset_minutes > 59 {
         return None;
     }
-    let days = clf_days(s.first_chunk::<11>()?)?;
-    let offset_min = sign * (offset_hours * 60 + offset_minutes);
-    let unix = days * DAY + hour * 3600 + minute * 60 + second - offset_min * 60;
     // In range: checked above.
-    let offset_min = offset_min as i16;
-    Some((
-        Timestamp {
-            unix,
-            millis: 0,
-            offset_min,
-        },
-        26,
-    ))
+    let offset_min = (sign * (offset_hours * 60 + offset_minutes)) as i16;
+    Some((hour * 3600 + minute * 60 + second, offset_min))
 }
 
 thread_local! {
@@ -336,40 +338,17 @@ pub(crate) fn rfc3339_seconds(s: &[u8; 25]) -> Option<Timestamp> {
     if punctuation != 0 {
         return None;
     }
-    let sign = match s[19] {
-        b'+' => 1,
-        b'-' => -1,
-        _ => return None,
-    };
-    let digit = |i: usize| s[i].wrapping_sub(b'0');
-    let digits = [
-        digit(11),
-        digit(12),
-        digit(14),
-        digit(15),
-        digit(17),
-        digit(18),
-        digit(20),
-        digit(21),
-        digit(23),
-        digit(24),
-    ];
-    if digits.iter().fold(0, |any, &d| any | u8::from(d > 9)) != 0 {
-        return None;
-    }
-    let pair = |a: usize| i64::from(digits[a]) * 10 + i64::from(digits[a + 1]);
-    let (hour, minute, second) = (pair(0), pair(2), pair(4));
-    let (offset_hours, offset_minutes) = (pair(6), pair(8));
-    if hour > 23 || minute > 59 || second > 60 || offset_hours > 23 || offset_minutes > 59 {
-        return None;
-    }
+    let (local, offset_min) = clock(
+        [
+            s[11], s[12], s[14], s[15], s[17], s[18], s[20], s[21], s[23], s[24],
+        ],
+        s[19],
+    )?;
     let days = iso_days(s.first_chunk::<10>()?)?;
-    let offset_min = sign * (offset_hours * 60 + offset_minutes);
     Some(Timestamp {
-        unix: days * DAY + hour * 3600 + minute * 60 + second - offset_min * 60,
+        unix: days * DAY + local - i64::from(offset_min) * 60,
         millis: 0,
-        // In range: checked above.
-        offset_min: offset_min as i16,
+        offset_min,
     })
 }
 
