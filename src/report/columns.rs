@@ -191,22 +191,17 @@ fn status(value: Option<u16>, buf: &mut [u8; 20]) -> &[u8] {
     value.map_or(&b""[..], |s| decimal(u64::from(s), buf))
 }
 
-/// A log's name as given, its bytes: escaped where written, so that two
-/// names that are not UTF-8 never come out the same.
-fn file_name_bytes<'n>(names: &Names<'n>, index: u32) -> Cow<'n, [u8]> {
-    match names.files.get(index as usize) {
-        Some(path) => Cow::Borrowed(path.as_os_str().as_encoded_bytes()),
-        None => Cow::Borrowed(b""),
-    }
-}
-
-/// A log's name as the `file` column writes it: as log text (escaped and
-/// guarded), but standard input's `-` as it is, which starts no formula.
-fn file_field<'a>(names: &Names<'_>, file: &'a [u8]) -> Cow<'a, [u8]> {
-    if file == b"-" {
-        Cow::Borrowed(file)
-    } else {
-        names.escaping.apply(file)
+/// Log `index`'s name as the `file` column writes it: its bytes as given,
+/// as log text (escaped and guarded: a name is the operator's, yet may
+/// hold any byte, and two names that are not UTF-8 never come out the
+/// same), but standard input's `-` as it is, which starts no formula.
+fn file_field<'n>(names: &Names<'n>, index: u32) -> Cow<'n, [u8]> {
+    let Some(path) = names.files.get(index as usize) else {
+        return Cow::Borrowed(b"");
+    };
+    match path.as_os_str().as_encoded_bytes() {
+        b"-" => Cow::Borrowed(b"-"),
+        name => names.escaping.apply(name),
     }
 }
 
@@ -221,12 +216,9 @@ pub fn write_violation(
     let fetch = &counted.fetch;
     let (mut line_digits, mut status_digits, mut rule_digits) = ([0u8; 20], [0u8; 20], [0u8; 20]);
     let time = fetch.time.rfc3339();
-    // A log's name is the operator's, yet may hold any byte (and `-1+1.log`
-    // is a name): written as log text is.
-    let file = file_name_bytes(names, fetch.file);
     let record: [Cow<'_, [u8]>; 17] = [
         Cow::Borrowed(time.as_bytes()),
-        file_field(names, &file),
+        file_field(names, fetch.file),
         Cow::Borrowed(decimal(fetch.line, &mut line_digits)),
         log(fetch.client()),
         Cow::Borrowed(names.crawlers[counted.crawler].as_bytes()),
@@ -255,10 +247,9 @@ pub fn write_impostor(out: &mut Vec<u8>, names: &Names<'_>, impostor: &Impostor)
     let (mut line_digits, mut status_digits) = ([0u8; 20], [0u8; 20]);
     let time = fetch.time.rfc3339();
     let ptr = super::escape::name_bytes(impostor.ptr.as_deref().unwrap_or(""));
-    let file = file_name_bytes(names, fetch.file);
     let record: [Cow<'_, [u8]>; 10] = [
         Cow::Borrowed(time.as_bytes()),
-        file_field(names, &file),
+        file_field(names, fetch.file),
         Cow::Borrowed(decimal(fetch.line, &mut line_digits)),
         log(fetch.client()),
         log(&ptr),
