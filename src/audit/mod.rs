@@ -173,6 +173,15 @@ pub struct Judge<'p, 'r> {
     pub verifies: bool,
 }
 
+/// The name of the count a crawler feeds under `rate_by`, as the state
+/// keeps it: its robots.txt token in lower case, or its own name.
+fn count_name(policy: &Policy<'_>, rate_by: RateBy) -> String {
+    match rate_by {
+        RateBy::Token => policy.token.to_ascii_lowercase(),
+        RateBy::Crawler => policy.name.clone(),
+    }
+}
+
 impl<'p, 'r> Judge<'p, 'r> {
     /// `policies` holds one list of crawlers' policies per robots.txt
     /// version (the versions of `nights`, in their order), or one list
@@ -187,10 +196,7 @@ impl<'p, 'r> Judge<'p, 'r> {
         let count_of: Vec<usize> = crawlers
             .iter()
             .map(|policy| {
-                let key = match counting.rate_by {
-                    RateBy::Token => policy.token.to_ascii_lowercase(),
-                    RateBy::Crawler => policy.name.clone(),
-                };
+                let key = count_name(policy, counting.rate_by);
                 keys.iter().position(|k| *k == key).unwrap_or_else(|| {
                     keys.push(key);
                     keys.len() - 1
@@ -254,9 +260,9 @@ impl<'p, 'r> Judge<'p, 'r> {
         };
         let mut latest: Vec<Option<cache::RobotsFetch>> = vec![None; self.trackers.len()];
         for (policy, &count) in policies.iter().zip(&self.count_of) {
-            let token = policy.token.to_ascii_lowercase();
+            let names = [RateBy::Token, RateBy::Crawler].map(|by| count_name(policy, by));
             for (name, memory) in others {
-                if *name != token && *name != policy.name {
+                if !names.iter().any(|n| n == name) {
                     continue;
                 }
                 if let Some(fetch) = memory.last_fetch
