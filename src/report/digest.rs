@@ -73,8 +73,8 @@ pub struct RuleTotals {
 }
 
 /// (rule, target) pairs kept for the report for people, those fetched most
-/// by accusing rows over all rules: the page shows that many
-/// (`html::render::TARGETS_SHOWN`). Kept over all rules, not per rule, so
+/// by accusing rows over all rules: the page shows them all
+/// (`html::render::TARGETS_SHOWN` is this). Kept over all rules, not per rule, so
 /// that ten thousand rules broken with long targets hold 50 targets, not
 /// 100,000 (SPEC §5 `--memory`).
 pub const TOP_TARGETS: usize = 50;
@@ -86,19 +86,19 @@ pub type TopTarget = (usize, Box<[u8]>, u64);
 /// Keeps `entry` among the `TOP_TARGETS` targets fetched most against a
 /// rule (ties by rule line, kind, then target).
 fn note_target(top: &mut Vec<TopTarget>, rules: &[RuleTotals], entry: TopTarget) {
-    let key = |(at, target, times): &TopTarget| {
-        let rule = &rules[*at];
-        (
-            std::cmp::Reverse(*times),
-            rule.rule_line,
-            rule.kind.as_str(),
-            target.clone(),
-        )
+    let order = |(a_rule, a_target, a_times): &TopTarget,
+                 (b_rule, b_target, b_times): &TopTarget| {
+        let (a, b) = (&rules[*a_rule], &rules[*b_rule]);
+        b_times
+            .cmp(a_times)
+            .then(a.rule_line.cmp(&b.rule_line))
+            .then(a.kind.as_str().cmp(b.kind.as_str()))
+            .then(a_target.cmp(b_target))
     };
-    if top.len() == TOP_TARGETS && top.last().is_some_and(|last| key(&entry) >= key(last)) {
+    if top.len() == TOP_TARGETS && top.last().is_some_and(|last| order(&entry, last).is_ge()) {
         return;
     }
-    let at = top.partition_point(|kept| key(kept) <= key(&entry));
+    let at = top.partition_point(|kept| order(kept, &entry).is_le());
     top.insert(at, entry);
     top.truncate(TOP_TARGETS);
 }

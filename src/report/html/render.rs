@@ -18,7 +18,8 @@ use super::{KINDS, LEVELS, Page, RobotsText, Traffic};
 
 /// Rows shown at most, per table.
 pub const RULES_SHOWN: usize = 50;
-pub const TARGETS_SHOWN: usize = 50;
+/// The digest keeps exactly the pairs shown.
+pub const TARGETS_SHOWN: usize = crate::report::digest::TOP_TARGETS;
 pub const ADDRESSES_SHOWN: usize = crate::report::digest::TOP_ADDRESSES;
 /// robots.txt versions shown as written: those that decided a row and the
 /// last, the latest of them.
