@@ -4,7 +4,7 @@
 //! robots.txt, a 503 and a 404 on `/robots.txt`; the same answers at every
 //! `--threads` and `--memory`.
 
-use crate::support::audit::{Site, robots_version, seznambot_fetch as fetch};
+use crate::support::audit::{GENUINE_PTR_MAP, Site, robots_version, seznambot_fetch as fetch};
 
 const V1: &str = "User-agent: *\nDisallow: /a\n";
 const V2: &str = "User-agent: *\nDisallow: /a\nDisallow: /b\n";
@@ -22,10 +22,7 @@ fn history(site: &Site) {
 fn audit(site: &Site, extra: &[&str]) -> (i32, String, serde_json::Value) {
     // The crawler's address has its PTR name: its fetches of /robots.txt
     // are the crawler's own (an unverified client's may only spare rows).
-    site.write(
-        "ptr-map.txt",
-        "77.75.77.1 fulltextrobot-77-75-77-1.seznam.cz\n",
-    );
+    site.write("ptr-map.txt", GENUINE_PTR_MAP);
     let mut seen: Option<(i32, String, serde_json::Value)> = None;
     for (threads, memory) in [("1", "1G"), ("2", "1M")] {
         let out = format!("out-{threads}");

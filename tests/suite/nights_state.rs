@@ -9,7 +9,9 @@
 
 use std::path::Path;
 
-use crate::support::audit::{FRESH_UA, Site, clf, combined, gzip, seznambot_fetch as fetch};
+use crate::support::audit::{
+    FRESH_UA, GENUINE_PTR_MAP, Site, clf, combined, gzip, seznambot_fetch as fetch,
+};
 
 const H: u32 = 3600;
 const DAY: u32 = 86_400;
@@ -108,10 +110,7 @@ fn history(site: &Site) {
 fn two_nights_one_after_the_other_give_the_rows_of_one_run() {
     // The crawler's address has its PTR name: its fetches of /robots.txt
     // are its own (an unverified client's may only spare rows).
-    let site = Site::new().with(
-        "ptr-map.txt",
-        "77.75.77.1 fulltextrobot-77-75-77-1.seznam.cz\n",
-    );
+    let site = Site::new().with("ptr-map.txt", GENUINE_PTR_MAP);
     history(&site);
     let (night1, night2) = two_nights();
     site.write("night1.log", &night1);
@@ -1284,10 +1283,7 @@ fn a_later_2xx_of_another_crawler_of_the_token_outweighs_a_carried_4xx() {
     );
     site.write("night2.log", fetch(DAY + 300, "/b", 200));
     // SeznamBot's address has its PTR name: its 200 is its own.
-    site.write(
-        "ptr-map.txt",
-        "77.75.77.1 fulltextrobot-77-75-77-1.seznam.cz\n",
-    );
+    site.write("ptr-map.txt", GENUINE_PTR_MAP);
     let night = |log: &str, rate_by: &str, out: &str| {
         site.run(&[
             "--robots",
@@ -1322,10 +1318,7 @@ fn a_later_2xx_of_another_crawler_of_the_token_outweighs_a_carried_4xx() {
 fn an_unverified_clients_robots_txt_5xx_accuses_no_genuine_fetch() {
     let site = Site::new()
         .with("robots.txt", "User-agent: SeznamBot\nDisallow: /private/\n")
-        .with(
-            "ptr-map.txt",
-            "77.75.77.1 fulltextrobot-77-75-77-1.seznam.cz\n",
-        );
+        .with("ptr-map.txt", GENUINE_PTR_MAP);
     site.set_mtime("robots.txt", 1_793_491_200);
     let attack = combined(
         "203.0.113.9",

@@ -5,7 +5,7 @@
 
 use crate::support::audit as common;
 
-use common::{SEZNAM_UA, Site, clf, combined, robots_version};
+use common::{GENUINE_PTR_MAP, SEZNAM_UA, Site, clf, combined, robots_version};
 
 const ROBOTS: &str = "User-agent: *\nDisallow: /private/\n";
 
@@ -197,10 +197,7 @@ fn the_period_is_the_earliest_and_latest_instant_whatever_the_offsets() {
         .with("robots.txt", ROBOTS)
         .with("east.log", east)
         .with("west.log", west)
-        .with(
-            "ptr-map.txt",
-            "77.75.77.1 fulltextrobot-77-75-77-1.seznam.cz\n",
-        );
+        .with("ptr-map.txt", GENUINE_PTR_MAP);
     let run = site.run(&[
         "--log",
         "east.log",
@@ -301,10 +298,7 @@ fn a_rule_whose_only_rows_are_seznams_home_page_informs_in_the_mail() {
     let site = Site::new()
         .with("robots.txt", robots)
         .with("access.log", log)
-        .with(
-            "ptr-map.txt",
-            "77.75.77.1 fulltextrobot-77-75-77-1.seznam.cz\n",
-        );
+        .with("ptr-map.txt", GENUINE_PTR_MAP);
     site.set_mtime("robots.txt", NOON);
     audit(&site, &[]);
     let run = site.run(&["summary", "out"]);

@@ -460,6 +460,10 @@ impl Site {
 /// its fetches are `unverified` and `identified_by` `ua`.
 pub const GENUINE: &str = "77.75.77.1";
 
+/// A PTR map naming `GENUINE` as SeznamBot's host: its fetches are
+/// `ptr-only`, its fetches of /robots.txt its own.
+pub const GENUINE_PTR_MAP: &str = "77.75.77.1 fulltextrobot-77-75-77-1.seznam.cz\n";
+
 /// A log being written: each fetch is the next line.
 #[derive(Default)]
 pub struct Log {
