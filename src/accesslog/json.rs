@@ -18,7 +18,7 @@
 use super::fields;
 use super::format::LogEscaping;
 use super::format::{Entry, Skip};
-use super::json_scan::{self, Node, insert};
+use super::json_scan::{self, Level, insert};
 use super::time::{
     Timestamp, clf_prefix, epoch_prefix, fraction_millis, iso8601_prefix, rfc3339_seconds,
 };
@@ -90,7 +90,7 @@ pub const KNOWN: [(&str, &str); 3] = [("Caddy", CADDY), ("Traefik", TRAEFIK), ("
 pub struct JsonFormat {
     /// `Caddy`, `Traefik`, `nginx`, or the mapping as given.
     name: String,
-    tree: Vec<Node>,
+    tree: Level,
     /// Each role's leaves, in order of preference, at the role's index
     /// (`Role as usize`): found without a search on every line.
     /// Boxed: eleven vectors would make every `FileFormat` large.
@@ -114,7 +114,7 @@ impl JsonFormat {
     pub fn new(name: &str, mapping: &str) -> Result<JsonFormat, String> {
         let mut format = JsonFormat {
             name: name.to_string(),
-            tree: Vec::new(),
+            tree: Level::default(),
             roles: Default::default(),
             time_scale: 0,
             zone: None,

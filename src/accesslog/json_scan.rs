@@ -24,6 +24,97 @@ use super::json_quotes::Quotes;
 /// brackets never exhausts the stack.
 const MAX_DEPTH: usize = 128;
 
+/// The mapped keys of one level of nesting. A key of the line is looked
+/// up by its length and its first and last bytes (`slot`) in a table, not
+/// searched for: nginx's schema names thirteen keys at its one level, and
+/// most keys of a line have the length of one of them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Level {
+    pub nodes: Vec<Node>,
+    /// The lengths of the keys (`length_bit`), so that a key of the line
+    /// none has the length of is passed by with one test.
+    lengths: u64,
+    /// By `slot`: one more than the index of the first node of that slot,
+    /// 0 for none.
+    slots: [u8; SLOTS],
+    /// By node: one more than the index of the next node of its slot.
+    next: Vec<u8>,
+}
+
+/// Entries of a level's table.
+const SLOTS: usize = 64;
+
+/// A key's entry in a level's table, from its length and first and last
+/// bytes: keys that share all three share an entry, and are told apart
+/// by `Node::names`.
+#[inline(always)]
+fn slot(key: &[u8]) -> usize {
+    let (first, last) = match key {
+        [] => (0, 0),
+        [first, .., last] => (usize::from(*first), usize::from(*last)),
+        [only] => (usize::from(*only), usize::from(*only)),
+    };
+    (key.len() ^ (first << 1) ^ (last * 3)) % SLOTS
+}
+
+impl Default for Level {
+    fn default() -> Level {
+        Level {
+            nodes: Vec::new(),
+            lengths: 0,
+            slots: [0; SLOTS],
+            next: Vec::new(),
+        }
+    }
+}
+
+impl Level {
+    /// The node of `key`, as a line writes it without escapes and whose
+    /// first eight bytes are `key_prefix` (`prefix`).
+    #[inline(always)]
+    fn find(&self, key: &[u8], key_prefix: u64) -> Option<&Node> {
+        let mut at = self.slots[slot(key)];
+        while let Some(index) = usize::from(at).checked_sub(1) {
+            let node = self.nodes.get(index)?;
+            if node.names(key, key_prefix) {
+                return Some(node);
+            }
+            at = self.next.get(index).copied().unwrap_or(0);
+        }
+        None
+    }
+
+    /// Whether a key of the line with `key`'s length may be mapped here:
+    /// most keys of a line are not the mapping's, and most of those differ
+    /// in length from every key it names at their level.
+    #[inline(always)]
+    fn may_hold(&self, key: &[u8]) -> bool {
+        self.lengths & length_bit(key.len()) != 0
+    }
+
+    /// Builds the table again after a node was added. The index of a
+    /// node fits a byte: a mapping names at most a few dozen keys.
+    fn index(&mut self) -> Result<(), String> {
+        if self.nodes.len() >= usize::from(u8::MAX) {
+            return Err("a JSON mapping names too many keys at one level".into());
+        }
+        self.lengths = self
+            .nodes
+            .iter()
+            .fold(0, |bits, node| bits | length_bit(node.key.len()));
+        self.slots = [0; SLOTS];
+        self.next = vec![0; self.nodes.len()];
+        // From the last node to the first, so that each slot's chain
+        // runs in the mapping's order.
+        for (index, node) in self.nodes.iter().enumerate().rev() {
+            let entry = &mut self.slots[slot(node.key.as_bytes())];
+            self.next[index] = *entry;
+            *entry = index as u8 + 1;
+        }
+        Ok(())
+    }
+}
+
 /// A key of the mapping at one level of nesting.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Node {
@@ -31,40 +122,37 @@ pub(super) struct Node {
     /// The key's first eight bytes (fewer, zeros after), to compare with
     /// a key of the line in one word.
     prefix: u64,
+    /// The key's last eight bytes when it is longer than eight: with the
+    /// prefix, the whole key of up to sixteen bytes in two words.
+    suffix: u64,
     /// Where its value is kept, when it is a mapped field.
     pub leaf: Option<usize>,
-    pub children: Vec<Node>,
-    /// The lengths of the children's keys (`length_bit`), so that a key
-    /// of the line no child has the length of is passed by with one test.
-    child_lengths: u64,
+    pub children: Level,
 }
 
 /// Adds a dotted path to the tree.
-pub(super) fn insert(nodes: &mut Vec<Node>, path: &str, leaf: usize) -> Result<(), String> {
+pub(super) fn insert(level: &mut Level, path: &str, leaf: usize) -> Result<(), String> {
     let (key, rest) = match path.split_once('.') {
         Some((key, rest)) => (key, Some(rest)),
         None => (path, None),
     };
-    let at = match nodes.iter().position(|n| &*n.key == key) {
+    let at = match level.nodes.iter().position(|n| &*n.key == key) {
         Some(at) => at,
         None => {
-            nodes.push(Node {
+            level.nodes.push(Node {
                 key: key.into(),
                 prefix: prefix(key.as_bytes()),
+                suffix: suffix(key.as_bytes()),
                 leaf: None,
-                children: Vec::new(),
-                child_lengths: 0,
+                children: Level::default(),
             });
-            nodes.len() - 1
+            level.index()?;
+            level.nodes.len() - 1
         }
     };
-    let node = &mut nodes[at];
+    let node = &mut level.nodes[at];
     match rest {
-        Some(rest) => {
-            insert(&mut node.children, rest, leaf)?;
-            node.child_lengths = lengths(&node.children);
-            Ok(())
-        }
+        Some(rest) => insert(&mut node.children, rest, leaf),
         None if node.leaf.is_some() => Err(format!("{path:?} is named twice in the mapping")),
         None => {
             node.leaf = Some(leaf);
@@ -76,14 +164,20 @@ pub(super) fn insert(nodes: &mut Vec<Node>, path: &str, leaf: usize) -> Result<(
 impl Node {
     /// Whether `key`, as a line writes it without escapes and whose
     /// `prefix` is `key_prefix`, is this node's.
-    #[inline]
+    #[inline(always)]
     fn names(&self, key: &[u8], key_prefix: u64) -> bool {
-        // Most keys differ in length or in their first eight bytes: one
-        // word compared, no call.
+        // Keys of up to sixteen bytes are two words compared, no call.
         let own = self.key.as_bytes();
-        own.len() == key.len()
-            && self.prefix == key_prefix
-            && (key.len() <= 8 || own[8..] == key[8..])
+        if own.len() != key.len() || self.prefix != key_prefix {
+            return false;
+        }
+        match key.last_chunk::<8>() {
+            Some(last) if key.len() > 8 => {
+                self.suffix == u64::from_le_bytes(*last)
+                    && (key.len() <= 16 || own[8..key.len() - 8] == key[8..key.len() - 8])
+            }
+            _ => true,
+        }
     }
 }
 
@@ -91,13 +185,6 @@ impl Node {
 #[inline(always)]
 fn length_bit(len: usize) -> u64 {
     1u64 << len.min(63)
-}
-
-/// The lengths of the keys of `nodes`, one bit each.
-fn lengths(nodes: &[Node]) -> u64 {
-    nodes
-        .iter()
-        .fold(0, |bits, node| bits | length_bit(node.key.len()))
 }
 
 /// The first eight bytes of `key` in a word, zeros past its end.
@@ -109,6 +196,15 @@ fn prefix(key: &[u8]) -> u64 {
     u64::from_le_bytes(word)
 }
 
+/// The last eight bytes of `key` in a word when it is longer than eight;
+/// 0 otherwise (`prefix` holds it all).
+fn suffix(key: &[u8]) -> u64 {
+    match key.last_chunk::<8>() {
+        Some(last) if key.len() > 8 => u64::from_le_bytes(*last),
+        _ => 0,
+    }
+}
+
 /// The line is no well-formed JSON object.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Malformed;
@@ -118,7 +214,7 @@ pub(super) struct Malformed;
 /// last one when a key is written twice).
 pub(super) fn extract<'a>(
     line: &'a [u8],
-    tree: &[Node],
+    tree: &Level,
     found: &mut [Option<&'a [u8]>],
 ) -> Result<(), Malformed> {
     let mut reader = Reader::new(line);
@@ -126,7 +222,7 @@ pub(super) fn extract<'a>(
     if byte != b'{' {
         return Err(Malformed);
     }
-    let at = reader.object(at + 1, tree, lengths(tree), found, 1)?;
+    let at = reader.object(at + 1, tree, found, 1)?;
     if reader.token(at).0 == line.len() {
         Ok(())
     } else {
@@ -194,8 +290,7 @@ impl<'a> Reader<'a> {
     fn object(
         &mut self,
         at: usize,
-        nodes: &[Node],
-        node_lengths: u64,
+        level: &Level,
         found: &mut [Option<&'a [u8]>],
         depth: usize,
     ) -> Result<usize, Malformed> {
@@ -211,10 +306,8 @@ impl<'a> Reader<'a> {
             let (end, escaped) = self.string(at + 1)?;
             let key = &self.text[at + 1..end];
             let node = if escaped {
-                decoded(nodes, &self.text[quoted_from..end + 1])
-            } else if node_lengths & length_bit(key.len()) == 0 {
-                // Most keys of a line are not the mapping's, and most of
-                // those differ in length from every key it names here.
+                decoded(level, &self.text[quoted_from..end + 1])
+            } else if !level.may_hold(key) {
                 None
             } else {
                 let key_prefix = match self.text[at + 1..].first_chunk::<8>() {
@@ -227,24 +320,18 @@ impl<'a> Reader<'a> {
                     Some(word) => u64::from_le_bytes(*word),
                     None => prefix(key),
                 };
-                nodes.iter().find(|n| n.names(key, key_prefix))
+                level.find(key, key_prefix)
             };
             let (start, first) = self.colon(end + 1)?;
             let end = match (node, first) {
                 // Most values are strings: read here, without the
                 // skipper's set-up.
                 (_, b'"') => self.string(start + 1)?.0 + 1,
-                (Some(node), b'{') if !node.children.is_empty() => {
+                (Some(node), b'{') if !node.children.nodes.is_empty() => {
                     if depth >= MAX_DEPTH {
                         return Err(Malformed);
                     }
-                    self.object(
-                        start + 1,
-                        &node.children,
-                        node.child_lengths,
-                        found,
-                        depth + 1,
-                    )?
+                    self.object(start + 1, &node.children, found, depth + 1)?
                 }
                 // Arrays of one string (Caddy's headers) read here too;
                 // from any other element on, the skipper reads the rest.
@@ -447,9 +534,9 @@ impl<'a> Reader<'a> {
 /// The node a key written with escapes (`"User\u002DAgent"`) names, the
 /// key compared as decoded.
 #[cold]
-fn decoded<'n>(nodes: &'n [Node], quoted: &[u8]) -> Option<&'n Node> {
+fn decoded<'n>(level: &'n Level, quoted: &[u8]) -> Option<&'n Node> {
     let decoded: String = serde_json::from_slice(quoted).ok()?;
-    nodes.iter().find(|n| *n.key == *decoded)
+    level.nodes.iter().find(|n| *n.key == *decoded)
 }
 
 /// Checks that every escape of the inside of a string is JSON's: `\"`,

@@ -25,8 +25,8 @@ const PATHS: [&str; 12] = [
     "é.\"q\"",
 ];
 
-fn tree(paths: &[&str]) -> Vec<Node> {
-    let mut nodes = Vec::new();
+fn tree(paths: &[&str]) -> Level {
+    let mut nodes = Level::default();
     for (leaf, path) in paths.iter().enumerate() {
         insert(&mut nodes, path, leaf).expect("distinct paths");
     }
@@ -431,4 +431,45 @@ fn keys_told_apart_by_length_then_by_bytes() {
     assert_eq!(extract(line.as_bytes(), &tree(&paths), &mut found), Ok(()));
     assert_eq!(found, [Some(&b"2"[..]), Some(&b"4"[..])]);
     agrees(line.as_bytes(), &paths).unwrap_or_else(|e| panic!("{e}"));
+}
+
+#[test]
+fn a_crowded_level_finds_each_of_its_keys_and_no_other() {
+    // Sixty keys at one level, many of one length and with the same first
+    // and last bytes, so that several share an entry of the table; and
+    // lengths around the word sizes (8, 16) the comparison splits at.
+    let mut keys: Vec<String> = Vec::new();
+    for len in [1, 2, 7, 8, 9, 15, 16, 17, 24, 40] {
+        for middle in ["a", "b", "c", "d", "e", "f"] {
+            let key = match len {
+                1 => middle.to_string(),
+                _ => format!("x{}y", middle.repeat(len - 2)),
+            };
+            if !keys.contains(&key) {
+                keys.push(key);
+            }
+        }
+    }
+    let paths: Vec<&str> = keys.iter().map(String::as_str).collect();
+    let level = tree(&paths);
+    // Every key of the mapping, and keys one byte off from them, each as
+    // the only member of a line: found exactly when mapped, at its leaf.
+    let mut others = vec!["x".to_string(), "xay".to_string(), "z".to_string()];
+    for key in &keys {
+        for at in 0..key.len() {
+            let mut off = key.clone().into_bytes();
+            off[at] = b'q';
+            others.push(String::from_utf8(off).expect("ASCII"));
+        }
+    }
+    for key in keys.iter().chain(&others) {
+        let line = format!(r#"{{"{key}":"v"}}"#);
+        let mut found = vec![None; paths.len()];
+        assert_eq!(extract(line.as_bytes(), &level, &mut found), Ok(()));
+        let expected: Vec<Option<&[u8]>> = paths
+            .iter()
+            .map(|path| (*path == key).then_some(&b"\"v\""[..]))
+            .collect();
+        assert_eq!(found, expected, "{key}");
+    }
 }
