@@ -112,13 +112,14 @@ pub fn answers(robots: &Robots, reader: &Reader, targets: &[String]) -> Vec<Answ
                 };
             }
             let mut verdict = rules.judge(path.as_bytes());
-            let one_reading = verdict
-                .rule
-                .is_some_and(|rule| !verdict.allowed && !rules.accuses(rule));
+            let one_reading = !verdict.allowed && !rules.accuses(path.as_bytes());
+            // Allowed by RFC 9309, disallowed by Google's reading of such a
+            // line: no violation either, and said so.
+            let googles_only = verdict.allowed && rules.disallowed_by_google(path.as_bytes());
             // Disallowed in one reading of a `User-agent NAME` line without
             // its colon only: the audit makes no row, nor does check.
             verdict.allowed |= one_reading;
-            let (group, rule_line, rule, reason) = match verdict.rule {
+            let (group, rule_line, rule, mut reason) = match verdict.rule {
                 Some(rule) => {
                     let mut reason = format!("{} (line {})", rule.text, rule.line);
                     if one_reading {
@@ -156,6 +157,13 @@ pub fn answers(robots: &Robots, reader: &Reader, targets: &[String]) -> Vec<Answ
                     (groups.join(" + "), None, String::new(), why.to_string())
                 }
             };
+            if googles_only {
+                reason.push_str(
+                    "; disallowed only in Google's reading of a user-agent line RFC 9309 \
+                     ignores (`User-agent NAME` without its colon, or a misspelt key such as \
+                     `Useragent:`): no violation",
+                );
+            }
             Answer {
                 target: target.clone(),
                 path,
@@ -267,6 +275,19 @@ fn text(robots: &Robots, reader: &Reader, answers: &[Answer], chosen: Option<&Ch
     out
 }
 
+impl Answer {
+    /// The verdict as the CSV and JSON outputs name it: a target that is
+    /// no request target gets none (`no-target`), though it counts as
+    /// allowed for the exit status.
+    fn verdict(&self) -> &'static str {
+        match (self.judged, self.allowed) {
+            (false, _) => "no-target",
+            (true, true) => "allowed",
+            (true, false) => "disallowed",
+        }
+    }
+}
+
 fn csv(answers: &[Answer]) -> Result<String> {
     let mut w = writer();
     w.write_record(["target", "path", "verdict", "group", "rule_line", "rule"])
@@ -275,11 +296,7 @@ fn csv(answers: &[Answer]) -> Result<String> {
         w.write_record([
             a.target.as_str(),
             a.path.as_str(),
-            match (a.judged, a.allowed) {
-                (false, _) => "no-target",
-                (true, true) => "allowed",
-                (true, false) => "disallowed",
-            },
+            a.verdict(),
             a.group.as_str(),
             &a.rule_line.map(|l| l.to_string()).unwrap_or_default(),
             a.rule.as_str(),
@@ -310,9 +327,10 @@ fn json(token: &str, answers: &[Answer], chosen: Option<&Chosen>) -> String {
         }
         let _ = write!(
             out,
-            "{{\"target\":{},\"path\":{},\"allowed\":{},\"group\":{},\"rule_line\":{},\"rule\":{},\"reason\":{}}}",
+            "{{\"target\":{},\"path\":{},\"verdict\":\"{}\",\"allowed\":{},\"group\":{},\"rule_line\":{},\"rule\":{},\"reason\":{}}}",
             json_string(&a.target),
             json_string(&a.path),
+            a.verdict(),
             a.allowed,
             json_string(&a.group),
             a.rule_line.map_or("null".to_string(), |l| l.to_string()),
@@ -403,6 +421,21 @@ mod tests {
                 (false, false)
             ]
         );
+        // Every output names it so: CSV's and JSON's `verdict`.
+        let got = answers(&robots, &reader, &targets);
+        let json = json("SeznamBot", &got, None);
+        assert_eq!(
+            json.matches("\"verdict\":\"no-target\"").count(),
+            4,
+            "{json}"
+        );
+        assert_eq!(
+            json.matches("\"verdict\":\"disallowed\"").count(),
+            1,
+            "{json}"
+        );
+        let csv = csv(&got).expect("CSV");
+        assert_eq!(csv.matches(",no-target,").count(), 4, "{csv}");
     }
 
     #[test]
@@ -443,6 +476,32 @@ mod tests {
         // The readings differ for the crawler the line names.
         assert!(allowed(
             "User-agent: *\nDisallow: /\nUser-agent SeznamBot\nDisallow:\n",
+            "/x"
+        ));
+        // Both readings disallow, for the crawler the line names too:
+        // RFC 9309 by the `*` group the line joins, Google by the group
+        // the line opens.
+        let named = "User-agent: *\nDisallow: /admin\n\nUser-agent SeznamBot\nDisallow: /\n";
+        assert!(!allowed(named, "/admin/x"));
+        assert!(!allowed(named, "/clanky/1"));
+        // Google's group for the crawler may allow what RFC 9309's forbids,
+        // or the other way round: a row only where both disallow.
+        let other =
+            "User-agent: SeznamBot\nDisallow: /\nUser-agent Googlebot\nDisallow: /private\n";
+        assert!(!allowed(other, "/private/x"));
+        assert!(!allowed(other, "/x"));
+        let typo = "User-agent: *\nDisallow: /a\nUseragent: SeznamBot\nDisallow: /b\n";
+        assert!(allowed(typo, "/a/x"));
+        assert!(!allowed(typo, "/b/x"));
+        // Allowed by RFC 9309 only: allowed, and check says why.
+        let robots =
+            Robots::new(b"User-agent: a\nDisallow: /a\nUser agent: SeznamBot\nDisallow: /b\n");
+        let got = &answers(&robots, &reader, &["/b".to_string(), "/a".to_string()]);
+        assert!(got[0].allowed && got[0].reason.contains("only in Google's reading"));
+        assert!(got[1].allowed && !got[1].reason.contains("Google"));
+        // The line last in the file: a group without rules to Google.
+        assert!(allowed(
+            "User-agent: *\nDisallow: /\nUser-agent SeznamBot\n",
             "/x"
         ));
         // Without such a line, nothing changes.

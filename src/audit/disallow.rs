@@ -18,7 +18,7 @@ pub fn judge<'r>(policy: &Policy<'r>, target: &[u8]) -> Option<Violation<'r>> {
         return None;
     }
     let rule = verdict.rule?;
-    if !policy.rules.accuses(rule) {
+    if !policy.rules.accuses(target) {
         return None;
     }
     let note = if policy.homepage_exception
@@ -186,6 +186,12 @@ mod tests {
             ("User-agent: Googlebot\nDisallow: /\n", "/"),
             (SEZNAM_SHUT, "/open"),
             ("", "/anything"),
+            // Disallowed by RFC 9309's reading of a `User-agent NAME`
+            // line without its colon, allowed by Google's.
+            (
+                "User-agent: SeznamBot\nDisallow: /p/\nUser-agent Googlebot\nDisallow: /\n",
+                "/x",
+            ),
         ];
         for (robots, target) in cases {
             let version = crate::robots::matcher::version_of(robots.as_bytes());
@@ -195,5 +201,21 @@ mod tests {
                 "{robots:?} {target}"
             );
         }
+    }
+
+    #[test]
+    fn a_line_without_colon_naming_the_crawler_accuses_where_both_readings_do() {
+        // RFC 9309: the line is none, both rules are `*`'s; Google's parser:
+        // SeznamBot's own group, `Disallow: /`. Both disallow both targets;
+        // the row names RFC 9309's deciding rule.
+        let robots = "User-agent: *\nDisallow: /admin\n\nUser-agent SeznamBot\nDisallow: /\n";
+        let version = crate::robots::matcher::version_of(robots.as_bytes());
+        assert_eq!(
+            rows(&seznambot(), robots, &version, &["/admin/x", "/clanky/1"]),
+            [
+                row("/admin/x", "*", 2, "Disallow: /admin", ""),
+                row("/clanky/1", "*", 5, "Disallow: /", ""),
+            ]
+        );
     }
 }

@@ -35,11 +35,6 @@ pub struct Rule {
     /// Seznam `Robot-version: 2.0`: the pattern must match the whole path
     /// and query unless it ends with `*`.
     pub whole_path: bool,
-    /// Below a `User-agent NAME` line without its colon: RFC 9309 puts it
-    /// in this group, Google's parser in a group of its own. A fetch it
-    /// decides to be disallowed is not disallowed in both readings, so it
-    /// is no accusation (`AgentRules::accuses`).
-    pub one_reading: bool,
 }
 
 /// A line kept only to be shown (`Visit-time`, `Robot-version`).
@@ -95,9 +90,11 @@ pub struct Grouping {
     pub groups: Vec<Group>,
     /// Indices into `RobotsFile::records`.
     pub orphans: Vec<usize>,
-    /// The product tokens of `User-agent NAME` lines without their colon:
-    /// Google's parser gives these crawlers a group RFC 9309 does not, so
-    /// no Disallow verdict for them holds in both readings.
+    /// The product tokens of `User-agent NAME` lines without their colon
+    /// (and of the keys Google's parser takes for `User-agent`): where
+    /// there are any, Google's parser groups the file otherwise
+    /// (`group_google`), and a fetch is disallowed only when both readings
+    /// disallow it (`AgentRules::accuses`).
     pub colonless_tokens: Vec<Vec<u8>>,
 }
 
@@ -191,7 +188,22 @@ fn note(record: &Record) -> Note {
 /// the run do not break it); a user-agent line after a record the crawler
 /// reads opens the next. Records the crawler does not read still join the
 /// group they stand in, so that the audit can show what they ask for.
+/// A `User-agent NAME` line without its colon is no user-agent line
+/// (RFC 9309's grammar requires the colon): it is only noted.
 pub fn group(file: &RobotsFile, reads: Reads) -> Grouping {
+    group_as(file, reads, false)
+}
+
+/// `group` as Google's parser reads the file: a `User-agent NAME` line
+/// without its colon, and the keys it takes for `User-agent` (`Useragent:`,
+/// `User agent:`, `User-agents:`), are user-agent lines. The second reading
+/// of a file that holds such a line (SPEC §3 is RFC 9309's; README "A
+/// `User-agent` line without its colon").
+pub fn group_google(file: &RobotsFile, reads: Reads) -> Grouping {
+    group_as(file, reads, true)
+}
+
+fn group_as(file: &RobotsFile, reads: Reads, google: bool) -> Grouping {
     let mut grouping = Grouping::default();
     // True while the current group is still reading user-agent lines.
     let mut opening = false;
@@ -203,37 +215,21 @@ pub fn group(file: &RobotsFile, reads: Reads) -> Grouping {
         .iter()
         .filter_map(|stray| Some((stray.line, colonless_agent(&stray.text)?)))
         .peekable();
-    // True from a `User-agent NAME` line without its colon, after a
-    // group's members, to the next group: the rules read there are the
-    // group's to RFC 9309 and another group's to Google's parser.
-    let mut one_reading = false;
     for (index, record) in file.records.iter().enumerate() {
-        while let Some((_, value)) = colonless.next_if(|&(line, _)| line < record.line) {
-            one_reading |= !opening;
+        while let Some((line, value)) = colonless.next_if(|&(line, _)| line < record.line) {
             grouping
                 .colonless_tokens
                 .push(agent::product_token(value.as_bytes()).to_vec());
+            if google {
+                open_agent(&mut grouping, &mut opening, line, value.as_bytes());
+                after_agent = true;
+            }
         }
         let was_after_agent = std::mem::replace(&mut after_agent, false);
         match record.directive {
             Directive::UserAgent => {
-                if !opening {
-                    grouping.groups.push(Group {
-                        line: record.line,
-                        ..Group::default()
-                    });
-                    opening = true;
-                }
-                one_reading = false;
+                open_agent(&mut grouping, &mut opening, record.line, &record.value);
                 after_agent = true;
-                if let Some(group) = grouping.groups.last_mut() {
-                    group.agents.push(Agent {
-                        line: record.line,
-                        value: escape_non_utf8(&record.value).into_owned(),
-                        token: agent::product_token(&record.value).to_vec(),
-                        wildcard: agent::is_wildcard(&record.value),
-                    });
-                }
             }
             directive if directive.is_group_member() => {
                 let Some(group_index) = grouping.groups.len().checked_sub(1) else {
@@ -245,26 +241,53 @@ pub fn group(file: &RobotsFile, reads: Reads) -> Grouping {
                 opening &= !read;
                 group.members.push(index);
                 add_member(group, group_index, record, was_after_agent && read);
-                if one_reading
-                    && let Some(rule) = group.rules.last_mut().filter(|r| r.line == record.line)
-                {
-                    rule.one_reading = true;
-                }
             }
             // A key Google's parser reads as a user-agent line (`Useragent:`,
             // `User agent:`, `User-agents:`): read both ways, as one
             // without its colon.
             Directive::Unknown if google_agent_key(&record.key) => {
-                one_reading |= !opening;
                 grouping
                     .colonless_tokens
                     .push(agent::product_token(&record.value).to_vec());
+                if google {
+                    open_agent(&mut grouping, &mut opening, record.line, &record.value);
+                    after_agent = true;
+                }
             }
             // Sitemap and unknown lines neither open nor close a group.
             _ => {}
         }
     }
+    // Such lines after the last record: a group without rules to Google.
+    for (line, value) in colonless {
+        grouping
+            .colonless_tokens
+            .push(agent::product_token(value.as_bytes()).to_vec());
+        if google {
+            open_agent(&mut grouping, &mut opening, line, value.as_bytes());
+        }
+    }
     grouping
+}
+
+/// A user-agent line with `value`: opens a group unless one is still
+/// reading its user-agent lines, and names the agent in it.
+fn open_agent(grouping: &mut Grouping, opening: &mut bool, line: usize, value: &[u8]) {
+    if !*opening {
+        grouping.groups.push(Group {
+            line,
+            ..Group::default()
+        });
+        *opening = true;
+    }
+    if let Some(group) = grouping.groups.last_mut() {
+        group.agents.push(Agent {
+            line,
+            value: escape_non_utf8(value).into_owned(),
+            token: agent::product_token(value).to_vec(),
+            wildcard: agent::is_wildcard(value),
+        });
+    }
 }
 
 /// The value of `User-agent NAME`, a user-agent line without its colon,
@@ -296,7 +319,6 @@ fn add_member(group: &mut Group, group_index: usize, record: &Record, after_agen
                 text: record.text.clone(),
                 group: group_index,
                 whole_path: group.robot_version.is_some(),
-                one_reading: false,
             });
         }
         Directive::RequestRate => {
@@ -435,25 +457,57 @@ mod tests {
     }
 
     #[test]
-    fn rules_below_a_user_agent_line_without_colon_hold_in_one_reading() {
+    fn a_user_agent_line_without_colon_groups_only_in_googles_reading() {
+        // (group's agents as written, its rules' lines) of each group.
+        let shape = |grouping: &Grouping| -> Vec<(Vec<String>, Vec<usize>)> {
+            grouping
+                .groups
+                .iter()
+                .map(|g| {
+                    (
+                        g.agents.iter().map(|a| a.value.clone()).collect(),
+                        g.rules.iter().map(|r| r.line).collect(),
+                    )
+                })
+                .collect()
+        };
+        let tokens =
+            |names: &[&str]| -> Vec<String> { names.iter().map(|n| n.to_string()).collect() };
         let file = parse(
             b"User-agent: SeznamBot\nDisallow: /private/\n\nUser-agent Googlebot\nDisallow: /\n\
               User-agent: *\nDisallow: /tmp\n",
         );
-        let grouping = group(&file, SEZNAM);
-        let rules: Vec<(usize, bool)> = grouping
-            .groups
-            .iter()
-            .flat_map(|g| &g.rules)
-            .map(|r| (r.line, r.one_reading))
-            .collect();
-        assert_eq!(rules, [(2, false), (5, true), (7, false)]);
-        assert_eq!(grouping.colonless_tokens, [b"Googlebot".to_vec()]);
-        // Among the user-agent lines, it changes no rule's group.
+        let rfc = group(&file, SEZNAM);
+        assert_eq!(
+            shape(&rfc),
+            [
+                (tokens(&["SeznamBot"]), vec![2, 5]),
+                (tokens(&["*"]), vec![7])
+            ]
+        );
+        assert_eq!(rfc.colonless_tokens, [b"Googlebot".to_vec()]);
+        assert_eq!(
+            shape(&group_google(&file, SEZNAM)),
+            [
+                (tokens(&["SeznamBot"]), vec![2]),
+                (tokens(&["Googlebot"]), vec![5]),
+                (tokens(&["*"]), vec![7])
+            ]
+        );
+        // Among user-agent lines, it joins their group in Google's reading.
         let file = parse(b"User-agent: a\nUser-agent b\nDisallow: /\n");
-        let grouping = group(&file, SEZNAM);
-        assert!(!grouping.groups[0].rules[0].one_reading);
-        assert_eq!(grouping.colonless_tokens, [b"b".to_vec()]);
+        assert_eq!(shape(&group(&file, SEZNAM)), [(tokens(&["a"]), vec![3])]);
+        assert_eq!(
+            shape(&group_google(&file, SEZNAM)),
+            [(tokens(&["a", "b"]), vec![3])]
+        );
+        assert_eq!(group(&file, SEZNAM).colonless_tokens, [b"b".to_vec()]);
+        // Last in the file: a group without rules.
+        let file = parse(b"User-agent: *\nDisallow: /\nUser-agent b\n");
+        assert_eq!(
+            shape(&group_google(&file, SEZNAM)),
+            [(tokens(&["*"]), vec![2]), (tokens(&["b"]), vec![])]
+        );
         // So are the keys Google's parser reads as user-agent.
         for line in [
             "Useragent: Googlebot",
@@ -462,14 +516,22 @@ mod tests {
             "useragent Googlebot",
         ] {
             let text = format!("User-agent: SeznamBot\nDisallow: /p\n{line}\nDisallow: /\n");
-            let grouping = group(&parse(text.as_bytes()), SEZNAM);
-            let flags: Vec<bool> = grouping.groups[0]
-                .rules
-                .iter()
-                .map(|r| r.one_reading)
-                .collect();
-            assert_eq!(flags, [false, true], "{line}");
-            assert_eq!(grouping.colonless_tokens, [b"Googlebot".to_vec()], "{line}");
+            let file = parse(text.as_bytes());
+            let rfc = group(&file, SEZNAM);
+            assert_eq!(
+                shape(&rfc),
+                [(tokens(&["SeznamBot"]), vec![2, 4])],
+                "{line}"
+            );
+            assert_eq!(rfc.colonless_tokens, [b"Googlebot".to_vec()], "{line}");
+            assert_eq!(
+                shape(&group_google(&file, SEZNAM)),
+                [
+                    (tokens(&["SeznamBot"]), vec![2]),
+                    (tokens(&["Googlebot"]), vec![4])
+                ],
+                "{line}"
+            );
         }
     }
 

@@ -25,6 +25,10 @@ use crate::error::{Error, Position, Result};
 pub struct Robots {
     file: Arc<RobotsFile>,
     grouping: Grouping,
+    /// The groups as Google's parser forms them, when the file holds a
+    /// `User-agent NAME` line without its colon (`group::group_google`):
+    /// a fetch is disallowed only when both readings disallow it.
+    google: Option<Arc<Grouping>>,
     reads: Reads,
     /// SPEC §5 `robots_version`: the first 12 hex digits of the SHA-256 of
     /// the bytes read, to the 500 KiB limit.
@@ -32,6 +36,12 @@ pub struct Robots {
     /// The bytes read, to the limit and one past it: the file as written,
     /// for the report that shows it.
     bytes: Arc<[u8]>,
+}
+
+/// Google's grouping of `file` (`group::group_google`), when `grouping`,
+/// RFC 9309's, noted a line it reads otherwise.
+fn google_grouping(file: &RobotsFile, grouping: &Grouping, reads: Reads) -> Option<Arc<Grouping>> {
+    (!grouping.colonless_tokens.is_empty()).then(|| Arc::new(group::group_google(file, reads)))
 }
 
 /// The `robots_version` of a robots.txt read as `bytes`.
@@ -56,9 +66,11 @@ impl Robots {
 
     fn from_file(file: RobotsFile, version: Arc<str>, bytes: &[u8]) -> Robots {
         let grouping = group::group(&file, Reads::ALL);
+        let google = google_grouping(&file, &grouping, Reads::ALL);
         Robots {
             file: Arc::new(file),
             grouping,
+            google,
             reads: Reads::ALL,
             version,
             bytes: Arc::from(bytes),
@@ -75,9 +87,12 @@ impl Robots {
         if reads == self.reads {
             return self.clone();
         }
+        let grouping = group::group(&self.file, reads);
+        let google = google_grouping(&self.file, &grouping, reads);
         Robots {
             file: Arc::clone(&self.file),
-            grouping: group::group(&self.file, reads),
+            grouping,
+            google,
             reads,
             version: Arc::clone(&self.version),
             bytes: Arc::clone(&self.bytes),
@@ -144,8 +159,18 @@ impl Robots {
     /// (a full `Name/version` is reduced to its token), merges them and
     /// compiles their rules.
     pub fn rules_for(&self, token: &[u8]) -> AgentRules {
-        let groups = group::select(self.groups(), token);
-        let chosen = || groups.iter().map(|&i| &self.grouping.groups[i]);
+        let mut rules = self.rules_in(&self.grouping, token);
+        rules.google = self
+            .google
+            .as_ref()
+            .map(|google| Box::new(self.rules_in(google, token)));
+        rules
+    }
+
+    /// `rules_for` in one grouping of the file.
+    fn rules_in(&self, grouping: &Grouping, token: &[u8]) -> AgentRules {
+        let groups = group::select(&grouping.groups, token);
+        let chosen = || groups.iter().map(|&i| &grouping.groups[i]);
         let mut rules: Vec<Rule> = chosen().flat_map(|g| g.rules.iter().cloned()).collect();
         // Precedence: the longest pattern, then Allow, then the earlier line.
         rules.sort_by_key(|r| (Reverse(r.pattern.len()), !r.allow, r.line));
@@ -168,14 +193,8 @@ impl Robots {
         let labels = chosen()
             .map(|g| (g.label(), fallback && g.is_default()))
             .collect();
-        let wanted = super::agent::product_token(token);
-        let colonless_named = self
-            .grouping
-            .colonless_tokens
-            .iter()
-            .any(|t| !t.is_empty() && t.eq_ignore_ascii_case(wanted));
         AgentRules {
-            colonless_named,
+            google: None,
             version: Arc::clone(&self.version),
             groups,
             labels,
@@ -202,9 +221,9 @@ pub struct AgentRules {
     matcher: Matcher,
     request_rates: Vec<RequestRate>,
     crawl_delay: Option<CrawlDelay>,
-    /// A `User-agent NAME` line without its colon names the crawler:
-    /// Google's parser gives it a group RFC 9309 does not.
-    colonless_named: bool,
+    /// The same crawler's rules as Google's parser groups the file, when
+    /// that differs (`Robots::google`).
+    google: Option<Box<AgentRules>>,
 }
 
 /// Whether a fetch was allowed, and the line that decided.
@@ -278,11 +297,23 @@ pub fn is_robots_txt(target: &[u8]) -> bool {
 }
 
 impl AgentRules {
-    /// Whether a Disallow verdict by `rule` holds in both readings of a
-    /// `User-agent NAME` line without its colon (RFC 9309 ignores it,
-    /// Google's parser reads it): only then is it an accusation.
-    pub fn accuses(&self, rule: &Rule) -> bool {
-        !rule.one_reading && !self.colonless_named
+    /// Whether a fetch of `target` these rules disallow is disallowed in
+    /// both readings of a `User-agent NAME` line without its colon (RFC
+    /// 9309 ignores it, Google's parser reads it): only then is it an
+    /// accusation. The verdict, and the rule a row names, are RFC 9309's.
+    pub fn accuses(&self, target: &[u8]) -> bool {
+        self.google
+            .as_ref()
+            .is_none_or(|google| !google.judge(target).allowed)
+    }
+
+    /// Whether Google's reading of a `User-agent NAME` line without its
+    /// colon disallows a fetch of `target` (`check` says so when RFC 9309's
+    /// allows it).
+    pub fn disallowed_by_google(&self, target: &[u8]) -> bool {
+        self.google
+            .as_ref()
+            .is_some_and(|google| !google.judge(target).allowed)
     }
 
     /// Judges a request target (path and query as logged, or an absolute

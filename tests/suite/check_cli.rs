@@ -78,7 +78,7 @@ fn json_output() {
     assert_eq!(code, 1);
     assert_eq!(
         stdout,
-        "{\"token\":\"SeznamBot\",\"results\":[{\"target\":\"/cz/chat/\",\"path\":\"/cz/chat/\",\"allowed\":false,\
+        "{\"token\":\"SeznamBot\",\"results\":[{\"target\":\"/cz/chat/\",\"path\":\"/cz/chat/\",\"verdict\":\"disallowed\",\"allowed\":false,\
          \"group\":\"SeznamBot\",\"rule_line\":6,\"rule\":\"Disallow: /cz/chat/\",\"reason\":\"Disallow: /cz/chat/ (line 6)\"}]}\n"
     );
 }
