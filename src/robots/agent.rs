@@ -140,9 +140,17 @@ pub fn user_agent_token(full: &[u8]) -> String {
         .iter()
         .any(|item| item.eq_ignore_ascii_case(b"compatible"));
     fn named<'a>(piece: &&'a [u8]) -> Option<&'a [u8]> {
-        let token = product_token(piece);
-        let versioned = piece.get(token.len()) == Some(&b'/') || token.len() == piece.len();
-        (!token.is_empty() && versioned && !is_generic(token)).then_some(token)
+        // The item's name: before its `/version`, or the whole item. A name
+        // of letters, digits, `-`, `_` and `.` is a product's, reduced to
+        // its product token as a user-agent line's value is (`MJ12bot/v1.4`
+        // and `allowbot2` name `MJ` and `allowbot`); one with other bytes
+        // (`+http://…`, `http://…`) is not.
+        let name = piece.split(|&b| b == b'/').next().unwrap_or_default();
+        let token = product_token(name);
+        let plain = name
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
+        (!token.is_empty() && plain && !is_generic(token)).then_some(token)
     }
     let found = compatible
         .then(|| {
@@ -259,6 +267,14 @@ mod tests {
                 "Mozilla/5.0 (Windows NT 10.0; Win64; x64) Gecko/20100101 Firefox/121.0 MyCrawler/1.2",
                 "MyCrawler",
             ),
+            // A name with digits is reduced as a user-agent line's value
+            // is (`User-agent: MJ12bot` names `MJ`): the short and the full
+            // name of one crawler get one verdict.
+            (
+                "Mozilla/5.0 (compatible; MJ12bot/v1.4.8; http://mj12bot.com/)",
+                "MJ",
+            ),
+            ("Mozilla allowbot2 99.9", "allowbot"),
             ("  ", ""),
         ];
         for &(full, token) in cases {
