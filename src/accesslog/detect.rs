@@ -386,6 +386,9 @@ struct Fit {
     /// For a W3C candidate, the needed fields a `#Fields:` line of the
     /// file left out.
     w3c_missing: Option<String>,
+    /// For a Caddy or Traefik candidate, the lines that are its server's
+    /// own messages (`JsonFormat::owns_message`).
+    own_messages: usize,
 }
 
 impl Fit {
@@ -401,7 +404,15 @@ impl Fit {
         for (index, line) in sample.iter().enumerate() {
             match parser.parse(line) {
                 Ok(_) => fit.read += 1,
-                Err(Skip::Directive | Skip::NotRequest | Skip::Empty) => fit.neutral += 1,
+                Err(Skip::NotRequest) => {
+                    fit.neutral += 1;
+                    if let FileFormat::Json(json) = candidate
+                        && json.owns_message(line)
+                    {
+                        fit.own_messages += 1;
+                    }
+                }
+                Err(Skip::Directive | Skip::Empty) => fit.neutral += 1,
                 Err(skip) => {
                     fit.misfits += 1;
                     if skip == Skip::NoOffset {
@@ -423,10 +434,14 @@ impl Fit {
     /// most: among such candidates the most fields win, so a combined log
     /// with a few lines of common's shape stays combined, while a common
     /// log with one line that also reads as combined stays common. A W3C
-    /// file whose sample holds only directives fits W3C.
+    /// file whose sample holds only directives fits W3C, and a Caddy or
+    /// Traefik log whose sample holds only its server's messages fits its
+    /// schema.
     fn close_to(&self, most: usize) -> bool {
         if most == 0 {
-            return self.misfits == 0 && self.neutral > 0 && self.w3c_fields;
+            return self.misfits == 0
+                && self.neutral > 0
+                && (self.w3c_fields || self.own_messages > 0);
         }
         self.read * 2 > most
     }

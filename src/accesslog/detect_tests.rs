@@ -341,3 +341,36 @@ fn a_last_line_the_server_is_still_writing_does_not_choose_the_format() {
         Ok("combined")
     );
 }
+
+#[test]
+fn a_json_log_that_starts_with_its_servers_messages_is_known_by_them() {
+    // More of the server's own messages than the sample holds, then a
+    // request: a debug start-up or a burst of TLS handshake errors in a
+    // Docker log. The messages name the server.
+    let caddy_message = r#"{"level":"debug","ts":1795913991.0,"logger":"http.stdlib","msg":"http: TLS handshake error from 45.148.10.1:40000: EOF"}"#;
+    let caddy_request = r#"{"level":"info","ts":1795913999.5,"logger":"http.log.access","msg":"handled request","request":{"remote_ip":"77.75.77.182","method":"GET","uri":"/private/1","headers":{"User-Agent":["SeznamBot/4.0"]}},"status":200}"#;
+    let traefik_v2 = r#"{"level":"debug","msg":"Configuration received","providerName":"docker","time":"2026-11-29T11:40:00Z"}"#;
+    let traefik_v3 = r#"{"level":"debug","message":"Configuration received","providerName":"docker","time":"2026-11-29T11:40:00Z"}"#;
+    let many =
+        |line: &str, last: &str| format!("{}{last}\n", format!("{line}\n").repeat(SAMPLE + 20));
+    for (text, name) in [
+        (many(caddy_message, caddy_request), "json (Caddy)"),
+        (many(caddy_message, ""), "json (Caddy)"),
+        (many(traefik_v2, ""), "json (Traefik)"),
+        (many(traefik_v3, ""), "json (Traefik)"),
+    ] {
+        assert_eq!(chosen(&text).as_deref(), Ok(name), "{}", &text[..60]);
+        let json = FormatChoice::new("json").expect("known");
+        assert_eq!(
+            json.choose(Some(&chunk(&text))).map(|f| f.name()),
+            Ok(name.to_string())
+        );
+    }
+    // JSON of no known server, messages or not, still asks for a mapping.
+    let unknown = r#"{"level":"info","msg":"started","at":"2026-11-29T11:40:00Z"}"#;
+    let cause = chosen(&many(unknown, "")).expect_err("unknown keys");
+    assert!(
+        cause.contains("neither Caddy's, Traefik's nor nginx's"),
+        "{cause}"
+    );
+}

@@ -189,6 +189,28 @@ impl JsonFormat {
         &self.name
     }
 
+    /// True when `line` is one of the server's own messages as this
+    /// schema's server writes them (not a request): Caddy's carry `logger`,
+    /// `ts` and `msg`; Traefik's `level`, `time` and `msg` (v2) or
+    /// `message` (v3), and no `logger`. Lets `auto` know a log that starts
+    /// with hundreds of them (a debug start-up, a burst of TLS handshake
+    /// errors) by its server, where no request is there to decide.
+    pub fn owns_message(&self, line: &[u8]) -> bool {
+        let Ok(serde_json::Value::Object(map)) =
+            serde_json::from_slice::<serde_json::Value>(line.trim_ascii())
+        else {
+            return false;
+        };
+        let has = |key: &str| map.contains_key(key);
+        match self.name.as_str() {
+            "Caddy" => has("logger") && has("ts") && has("msg"),
+            "Traefik" => {
+                has("level") && has("time") && (has("msg") || has("message")) && !has("logger")
+            }
+            _ => false,
+        }
+    }
+
     /// True when the mapping names a user agent.
     pub fn has_user_agent(&self) -> bool {
         !self.roles[Role::UserAgent as usize].is_empty()
