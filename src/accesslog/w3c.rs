@@ -36,6 +36,10 @@ enum Column {
     UserAgent,
     Xff,
     Vhost,
+    /// CloudFront's `x-host-header`: the Host header the viewer sent (the
+    /// site's name), where its `cs(Host)` is the distribution's
+    /// `*.cloudfront.net` name. The virtual host when present.
+    HostHeader,
     Other,
 }
 
@@ -64,6 +68,7 @@ fn column(name: &str) -> Column {
         "cs(user-agent)" => Column::UserAgent,
         "x-forwarded-for" | "cs(x-forwarded-for)" => Column::Xff,
         "cs-host" | "cs(host)" => Column::Vhost,
+        "x-host-header" => Column::HostHeader,
         _ => Column::Other,
     }
 }
@@ -158,7 +163,7 @@ impl W3cFormat {
             ..Entry::EMPTY
         };
         let (mut date, mut time, mut local) = (None, None, false);
-        let mut uri = None;
+        let (mut uri, mut host_header) = (None, None);
         // CloudFront separates with tabs and may leave a field empty;
         // IIS separates with a space. A tabbed line is cut at every tab.
         let tabbed = memchr::memchr(b'\t', line).is_some();
@@ -191,8 +196,12 @@ impl W3cFormat {
                 Column::UserAgent => entry.user_agent = present,
                 Column::Xff => entry.forwarded_for = present,
                 Column::Vhost => entry.vhost = present,
+                Column::HostHeader => host_header = present,
                 _ => {}
             }
+        }
+        if host_header.is_some() {
+            entry.vhost = host_header;
         }
         // `cs-uri` holds the whole target; with the stem and query too,
         // it is the one that lost nothing.
@@ -383,6 +392,22 @@ mod tests {
             .parse(b"2026-11-29 10:00:00 77.75.77.123 /a b=2 -")
             .expect("parses");
         assert_eq!(entry.request_line().as_ref(), b"GET /a?b=2");
+    }
+
+    #[test]
+    fn cloudfronts_host_header_is_the_virtual_host() {
+        // `cs(Host)` is the distribution's name; `x-host-header` the site's.
+        let fields =
+            "#Fields: date time c-ip cs-method cs(Host) cs-uri-stem sc-status x-host-header";
+        let entry = format(&[fields])
+            .parse(b"2026-11-29\t04:00:02\t77.75.77.250\tGET\td111111abcdef8.cloudfront.net\t/private/a\t200\twww.example.cz")
+            .expect("parses");
+        assert_eq!(entry.vhost, Some(&b"www.example.cz"[..]));
+        // Without it, `cs(Host)` is all there is.
+        let entry = format(&[fields])
+            .parse(b"2026-11-29\t04:00:02\t77.75.77.250\tGET\td111111abcdef8.cloudfront.net\t/private/a\t200\t-")
+            .expect("parses");
+        assert_eq!(entry.vhost, Some(&b"d111111abcdef8.cloudfront.net"[..]));
     }
 
     #[test]
