@@ -502,21 +502,29 @@ fn local_times_need_a_zone() {
     ] {
         assert!(!LogFormat::new(spec).unwrap().needs_zone(), "{spec}");
     }
-    // A zone name in the line: GMT is read as +00:00, CEST needs a zone.
+    // A zone name is no offset: the format needs a zone (SPEC §1, a
+    // `%{…}t` without `%z`). With it, GMT is read as +00:00 and CEST is
+    // placed by the zone.
     let named = LogFormat::new(r#"[%{%a, %e %B %Y %T %Z}t] %h "%r""#).unwrap();
-    assert!(!named.needs_zone());
-    let got = times(
-        &named,
-        &[
-            br#"[Sun, 25 October 2026 02:30:00 GMT] 1.2.3.4 "GET / HTTP/1.1""#,
-            br#"[Sun, 25 October 2026 02:30:00 CEST] 1.2.3.4 "GET / HTTP/1.1""#,
-        ],
-    );
+    assert!(named.needs_zone());
+    let lines: &[&[u8]] = &[
+        br#"[Sun, 25 October 2026 02:30:00 GMT] 1.2.3.4 "GET / HTTP/1.1""#,
+        br#"[Sun, 25 October 2026 02:30:00 CEST] 1.2.3.4 "GET / HTTP/1.1""#,
+    ];
     assert_eq!(
-        got,
+        times(&named, lines),
         [
             Ok("2026-10-25T02:30:00+00:00".to_string()),
             Err(Skip::BadTime)
+        ]
+    );
+    let named = named.with_zone(Some(LogTz::parse("Europe/Prague").unwrap()));
+    assert!(!named.needs_zone());
+    assert_eq!(
+        times(&named, lines),
+        [
+            Ok("2026-10-25T02:30:00+00:00".to_string()),
+            Ok("2026-10-25T02:30:00+02:00".to_string())
         ]
     );
 }

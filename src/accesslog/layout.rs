@@ -125,13 +125,16 @@ impl TimeLayout {
     }
 
     /// True when a time of this layout may carry no offset, so that the
-    /// format needs `--log-tz` (or a `%{%z}t` field) to place it.
+    /// format needs `--log-tz` (or a `%{%z}t` field) to place it. A zone
+    /// name (`%Z`) is no offset (SPEC §1: a `%{…}t` without `%z`): only
+    /// `GMT` and its kin say one, and a night that starts in `BST` would
+    /// otherwise be read in part.
     pub fn may_be_local(&self) -> bool {
         match self {
             TimeLayout::Clf | TimeLayout::Iso8601 | TimeLayout::Epoch(_) => false,
             TimeLayout::Pattern(pieces) => !pieces
                 .iter()
-                .any(|p| matches!(p, Piece::Offset | Piece::EpochSeconds | Piece::ZoneName)),
+                .any(|p| matches!(p, Piece::Offset | Piece::EpochSeconds)),
         }
     }
 
