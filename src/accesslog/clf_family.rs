@@ -148,8 +148,15 @@ pub(crate) fn read(line: &[u8], family: Family) -> Option<Entry<'_>> {
     let mut entry = Entry::EMPTY;
     let mut pos = 0;
     if family == Family::VhostCombined {
-        // `%v:%p `: the host ends at the first `:`, the port at a blank.
-        let colon = line.iter().position(|&b| b == b':')?;
+        // `%v:%p `: the host ends at the first `:` (after the `]` of a
+        // bracketed IPv6 address), the port at a blank.
+        let colon = match line.first() {
+            Some(b'[') => memchr::memchr(b']', line)? + 1,
+            _ => line.iter().position(|&b| b == b':')?,
+        };
+        if line.get(colon) != Some(&b':') {
+            return None;
+        }
         entry.vhost = present(&line[..colon]);
         pos = next_blank(line, colon + 1)? + 1;
     }

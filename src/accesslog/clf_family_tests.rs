@@ -101,6 +101,9 @@ fn parts() -> impl Strategy<Value = Parts> {
                 1 => Just("-"),
                 1 => Just(""),
                 1 => Just("[::1]"),
+                1 => Just("[2001:db8::1]"),
+                1 => Just("[2001:db8::1"),
+                1 => Just("[x]y"),
                 1 => Just("a b")
             ],
             prop_oneof![
@@ -270,4 +273,17 @@ fn members_are_known_by_their_compiled_form() {
     ] {
         assert_eq!(LogFormat::new(other).unwrap().family(), None, "{other}");
     }
+}
+
+/// A bracketed IPv6 virtual host keeps its `:`s: the port comes after the
+/// `]` (`%v:%p` of an IPv6 `ServerName`).
+#[test]
+fn an_ipv6_virtual_host_with_its_port() {
+    let line: &[u8] = b"[2001:db8::1]:443 77.75.77.123 - - [29/Nov/2026:00:00:01 +0100] \"GET /private/a HTTP/1.1\" 200 5 \"-\" \"SeznamBot/4.0\"";
+    let entry = read(line, Family::VhostCombined).expect("read here");
+    assert_eq!(entry.vhost, Some(&b"[2001:db8::1]"[..]));
+    assert_eq!(entry.client, b"77.75.77.123");
+    let format = LogFormat::new("vhost_combined").unwrap();
+    let (fast, general) = both(&format, line);
+    assert_eq!(fast, general);
 }
