@@ -958,10 +958,22 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
     if !config.trusted_proxies.is_empty() {
         for (&file, tally) in &scan.tallies {
             if tally.parsed() > 0 && tally.with_forwarded == 0 && !unread.contains(&file) {
+                // The named formats have no forwarded-for field: their
+                // lines may well carry one after the user agent (nginx's
+                // default `main`), which only a format given can read.
+                let format = chosen.get(&file).map(String::as_str).unwrap_or_default();
+                let why = if matches!(format, "combined" | "common" | "vhost_combined") {
+                    format!(
+                        "it is read as {format}, which has no forwarded-for field: give \
+                         --log-format with it (nginx's default `main` ends with \
+                         \"$http_x_forwarded_for\")"
+                    )
+                } else {
+                    "its lines carry no forwarded-for value".to_string()
+                };
                 crate::warn!(
-                    "robots-audit: warning: {}: --trusted-proxy is given, but its lines carry no \
-                     forwarded-for value: their clients are the connecting addresses, proxies \
-                     included",
+                    "robots-audit: warning: {}: --trusted-proxy is given, but {why}: their \
+                     clients are the connecting addresses, proxies included",
                     config.logs[file].display()
                 );
             }

@@ -362,7 +362,20 @@ fn trusted_proxies_for_a_log_without_forwarded_for_are_warned_about() {
             )
         })
         .collect();
-    for (log, format, warned) in [(plain, "combined", true), (log(), COMBINED_XFF, false)] {
+    // A format with the field whose lines leave it empty says so.
+    let empty: String = plain
+        .lines()
+        .map(|line| format!("{line} \"-\"\n"))
+        .collect();
+    let named = "access.log: --trusted-proxy is given, but it is read as combined, which has no \
+                 forwarded-for field: give --log-format with it";
+    let unfilled =
+        "access.log: --trusted-proxy is given, but its lines carry no forwarded-for value";
+    for (log, format, warned) in [
+        (plain, "combined", Some(named)),
+        (log(), COMBINED_XFF, None),
+        (empty, COMBINED_XFF, Some(unfilled)),
+    ] {
         let site = Site::new()
             .with("robots.txt", ROBOTS)
             .with("ptr-map.txt", PTR_MAP)
@@ -380,9 +393,14 @@ fn trusted_proxies_for_a_log_without_forwarded_for_are_warned_about() {
             "203.0.113.0/24",
             "--quiet",
         ]);
-        let said =
-            "access.log: --trusted-proxy is given, but its lines carry no forwarded-for value";
-        assert_eq!(report.stderr.contains(said), warned, "{}", report.stderr);
+        for said in [named, unfilled] {
+            assert_eq!(
+                report.stderr.contains(said),
+                warned == Some(said),
+                "{}",
+                report.stderr
+            );
+        }
     }
 }
 
