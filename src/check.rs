@@ -358,6 +358,12 @@ pub fn run(config: &CheckConfig) -> Result<bool> {
             (version.robots().clone(), Some(chosen))
         }
     };
+    // An HTML error page or UTF-16 text allows everything, as a file
+    // without rules does: true, and said, so that it is not taken for the
+    // site's intent.
+    if let Some(why) = crate::robots::findings::unreadable(&robots) {
+        crate::warn!("robots-audit: warning: the robots.txt read is no robots.txt: {why}");
+    }
     let ident = Identifier::with_profiles(config.profiles.as_deref())?;
     let reader = Reader::of(&ident, &config.user_agent);
     let answers = answers(&robots, &reader, &config.targets);

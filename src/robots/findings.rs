@@ -322,6 +322,16 @@ fn selections_with<'a>(
         .collect()
 }
 
+/// Why the file is no robots.txt at all (an HTML page, binary data or
+/// UTF-16 text), when it is not: `check` says so beside its verdicts,
+/// which are then those of a file without rules.
+pub fn unreadable(robots: &Robots) -> Option<String> {
+    lines::check_file(robots)
+        .into_iter()
+        .next()
+        .map(|f| f.message)
+}
+
 /// Lints a robots.txt for the crawlers `readers`. Findings come sorted by
 /// line (the whole file first), then by name. A file that looks like an
 /// HTML page or binary data gets that finding alone (and the size one):

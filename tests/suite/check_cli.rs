@@ -157,3 +157,38 @@ fn literal_star_and_dollar_in_a_target_are_one_character() {
          /aXb,/aXb,allowed,SeznamBot,,\n"
     );
 }
+
+/// A robots.txt that is no robots.txt (UTF-16 text, an HTML error page)
+/// allows everything, as a file without rules does; `check` says why on
+/// standard error, beside its verdicts.
+#[test]
+fn a_file_that_is_no_robots_txt_is_said_to_be_none() {
+    let dir = tempfile::tempdir().expect("temporary folder");
+    // With its byte-order mark, as Windows editors save it.
+    let utf16: Vec<u8> = [0xFF, 0xFE]
+        .into_iter()
+        .chain(
+            "User-agent: *\nDisallow: /profile\n"
+                .encode_utf16()
+                .flat_map(u16::to_le_bytes),
+        )
+        .collect();
+    let html = b"<!DOCTYPE html>\n<html><head><title>404</title></head></html>\n".to_vec();
+    let plain = b"User-agent: *\nDisallow: /profile\n".to_vec();
+    for (name, bytes, said) in [
+        ("utf16.txt", utf16, true),
+        ("html.txt", html, true),
+        ("plain.txt", plain, false),
+    ] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, bytes).expect("write");
+        let (code, _, stderr) =
+            check(&["--robots", path.to_str().expect("UTF-8 path"), "/profile"]);
+        assert_eq!(
+            stderr.contains("is no robots.txt"),
+            said,
+            "{name}: {stderr}"
+        );
+        assert_eq!(code, if said { 0 } else { 1 }, "{name}");
+    }
+}
