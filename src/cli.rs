@@ -104,9 +104,10 @@ pub struct AuditArgs {
     #[arg(long, value_name = "ZONE", allow_hyphen_values = true)]
     pub log_tz: Option<String>,
 
-    /// A proxy or CDN network (CIDR, or one address) whose forwarded-for
-    /// field (%{X-Forwarded-For}i, $http_x_forwarded_for) names the client.
-    /// May be given many times. Without it the field is ignored.
+    /// A proxy or CDN network (CIDR, or one address; `unix:` for nginx's
+    /// connections over a unix socket) whose forwarded-for field
+    /// (%{X-Forwarded-For}i, $http_x_forwarded_for) names the client. May
+    /// be given many times. Without it the field is ignored.
     #[arg(long = "trusted-proxy", value_name = "CIDR")]
     pub trusted_proxies: Vec<String>,
 

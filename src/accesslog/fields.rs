@@ -35,6 +35,12 @@ pub fn is_client(value: &[u8]) -> bool {
     if is_ipv4(value) {
         return true;
     }
+    // nginx's `$remote_addr` of a connection over a unix socket: a word
+    // that names no host, as `unknown` (SPEC §2), read so that a proxy in
+    // front of it (`--trusted-proxy unix:`) can name the client.
+    if value == super::proxy::UNIX_SOCKET {
+        return true;
+    }
     if host_bytes_end(value, 0) == value.len() {
         return is_plain_client(value);
     }
@@ -171,6 +177,7 @@ mod tests {
             "fulltextrobot-77-75-77-123.seznam.cz",
             "unknown",
             "-",
+            "unix:",
             "0.0.0.0",
             "255.255.255.255",
             "host-1",
@@ -196,6 +203,7 @@ mod tests {
             "1.2.3.256",
             "1.2.3.4.5",
             "host.123",
+            "unix:/run/nginx.sock",
         ];
         for value in bad {
             assert!(!is_client(value.as_bytes()), "{value}");
@@ -204,6 +212,9 @@ mod tests {
 
     /// `is_client` as it was written on the standard IPv6 parser.
     fn is_client_by_std(value: &[u8]) -> bool {
+        if value == b"unix:" {
+            return true;
+        }
         if value.iter().all(|&b| HOST_BYTES[usize::from(b)]) {
             let text = String::from_utf8_lossy(value);
             let last = text.rsplit('.').next().unwrap_or_default();

@@ -10,6 +10,9 @@
 //! unknown, and never that text, which anyone could have written to look
 //! like a crawler's host name. Without trusted proxies, or when the
 //! connecting address is not one, the chain is ignored: anyone can write it.
+//! A connection over a unix socket, which nginx logs as the client `unix:`
+//! (a local proxy in front of it), is trusted when `--trusted-proxy unix:`
+//! says so.
 
 use std::net::IpAddr;
 
@@ -24,34 +27,45 @@ pub const UNKNOWN: &[u8] = b"unknown";
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TrustedProxies {
     nets: Vec<IpNet>,
+    /// `--trusted-proxy unix:`: connections over a unix socket.
+    unix: bool,
 }
+
+/// What nginx's `$remote_addr` holds for a connection over a unix socket.
+pub const UNIX_SOCKET: &[u8] = b"unix:";
 
 impl TrustedProxies {
     /// Reads each value as a network (`203.0.113.0/24`, `2001:db8::/32`)
     /// or a single address. The error names the value that is neither.
     pub fn parse<S: AsRef<str>>(values: &[S]) -> Result<TrustedProxies, String> {
         let mut nets = Vec::with_capacity(values.len());
+        let mut unix = false;
         for value in values {
             let value = value.as_ref().trim();
+            if value.as_bytes() == UNIX_SOCKET {
+                unix = true;
+                continue;
+            }
             let net = match value.parse::<IpNet>() {
                 Ok(net) => net,
                 Err(_) => match value.parse::<IpAddr>() {
                     Ok(addr) => IpNet::from(addr.to_canonical()),
                     Err(_) => {
                         return Err(format!(
-                            "expected a network such as 203.0.113.0/24 or an address, got {value:?}"
+                            "expected a network such as 203.0.113.0/24, an address or unix:, \
+                             got {value:?}"
                         ));
                     }
                 },
             };
             nets.push(canonical(net.trunc()));
         }
-        Ok(TrustedProxies { nets })
+        Ok(TrustedProxies { nets, unix })
     }
 
     /// True when no proxy is trusted.
     pub fn is_empty(&self) -> bool {
-        self.nets.is_empty()
+        self.nets.is_empty() && !self.unix
     }
 
     /// True when `addr` is inside a trusted network (an IPv4-mapped IPv6
@@ -64,13 +78,17 @@ impl TrustedProxies {
     /// The client of a line: `connecting` as logged, unless it is a trusted
     /// proxy and `forwarded_for` (the raw chain, `a, b, c`) says more.
     pub fn client<'a>(&self, connecting: &'a [u8], forwarded_for: Option<&'a [u8]>) -> &'a [u8] {
-        if self.nets.is_empty() {
+        if self.is_empty() {
             return connecting;
         }
-        let (Some(chain), Some((addr, _))) = (forwarded_for, address(connecting)) else {
+        let Some(chain) = forwarded_for else {
             return connecting;
         };
-        if !self.trusts(addr) {
+        let trusted = match address(connecting) {
+            Some((addr, _)) => self.trusts(addr),
+            None => self.unix && connecting == UNIX_SOCKET,
+        };
+        if !trusted {
             return connecting;
         }
         let mut leftmost = connecting;
@@ -234,6 +252,19 @@ mod tests {
             ("::ffff:192.0.2.9", Some(seznam), seznam),
             ("192.0.2.9", Some(seznam), seznam),
         ];
+        // A unix socket is no network: trusted only when named.
+        assert_eq!(proxies.client(b"unix:", Some(seznam.as_bytes())), b"unix:");
+        let local = TrustedProxies::parse(&["unix:"]).unwrap();
+        assert!(!local.is_empty());
+        assert_eq!(
+            local.client(b"unix:", Some(seznam.as_bytes())),
+            seznam.as_bytes()
+        );
+        assert_eq!(local.client(b"unix:", None), b"unix:");
+        assert_eq!(
+            local.client(b"203.0.113.5", Some(seznam.as_bytes())),
+            b"203.0.113.5"
+        );
         for &(connecting, chain, expected) in cases {
             let got = proxies.client(connecting.as_bytes(), chain.map(str::as_bytes));
             assert_eq!(

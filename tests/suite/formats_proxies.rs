@@ -504,3 +504,53 @@ fn with_host_impostors_of_other_hosts_are_still_listed_and_a_name_that_fits_none
         report.stderr
     );
 }
+
+/// nginx behind a local proxy over a unix socket logs the client `unix:`:
+/// the line is read (a word naming no host, as `unknown`), and with
+/// `--trusted-proxy unix:` the forwarded-for chain names the client.
+#[test]
+fn a_unix_socket_client_is_read_and_trusted_only_when_named() {
+    let log: String = [("unix:", "77.75.77.123"), ("unix:", "1.2.3.4, 77.75.77.123")]
+        .iter()
+        .zip(1..)
+        .map(|((client, xff), line)| {
+            format!(
+                "{client} - - [30/Nov/2026:10:00:{line:02} +0100] \"GET /private/{line} HTTP/1.1\" 200 512 \"-\" \"{SEZNAM_UA}\" \"{xff}\"\n"
+            )
+        })
+        .collect();
+    let site = Site::new()
+        .with("robots.txt", ROBOTS)
+        .with("ptr-map.txt", PTR_MAP)
+        .with("access.log", log);
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "--log",
+            "access.log",
+            "--robots",
+            "robots.txt",
+            "--ptr-map",
+            "ptr-map.txt",
+            "--log-format",
+            COMBINED_XFF,
+        ];
+        args.extend(extra);
+        site.audit(&args)
+    };
+    let trusted = run(&["--trusted-proxy", "unix:"]);
+    trusted.assert_code(1);
+    assert_eq!(
+        outcome(&trusted).0,
+        owned(&[
+            (1, "77.75.77.123", "ptr-only"),
+            (2, "77.75.77.123", "ptr-only"),
+        ])
+    );
+    // Not named: the socket is the client, of which nothing is known.
+    let untrusted = run(&["--trusted-proxy", "203.0.113.0/24"]);
+    untrusted.assert_code(1);
+    assert_eq!(
+        outcome(&untrusted).0,
+        owned(&[(1, "unix:", "unverified"), (2, "unix:", "unverified")])
+    );
+}
