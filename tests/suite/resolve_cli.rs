@@ -579,3 +579,60 @@ fn garbled_or_failed_answers_never_make_impostors() {
         "{stderr}"
     );
 }
+
+/// A resolver that dies after a night that filled the cache: the next
+/// night asks only its new addresses, and when those fail the warning
+/// comes even under --quiet, measured by the addresses asked, not by the
+/// cache's answers (a week's cache would hide a dead resolver).
+#[test]
+fn a_dead_resolver_behind_a_full_cache_is_said() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("out")).unwrap();
+    let log = dir.path().join("access.log");
+    let genuine: Vec<String> = (1..=4).map(|n| format!("77.75.77.{n}")).collect();
+    let mut zone = Zone::default();
+    for addr in &genuine {
+        zone = zone.host(
+            addr,
+            &format!("fulltextrobot-{}.seznam.cz", addr.replace('.', "-")),
+        );
+    }
+    let first: String = genuine
+        .iter()
+        .zip(1..)
+        .map(|(addr, second)| line(addr, second, "/cz/chat/a", SEZNAM_UA))
+        .collect();
+    std::fs::write(&log, &first).unwrap();
+    let server = DnsServer::start(zone.behave("1.2.3.5", Behaviour::ServFail));
+    let night = |text: &str| {
+        std::fs::write(&log, text).unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_robots-audit"))
+            .arg("--log")
+            .arg(&log)
+            .args([
+                "--robots",
+                "tests/data/check/robots.txt",
+                "--resolve",
+                "--quiet",
+            ])
+            .arg("--dns-server")
+            .arg(server.addr.to_string())
+            .args(["--dns-timeout", "0.3", "--dns-cache"])
+            .arg(dir.path().join("cache.tsv"))
+            .arg("--out")
+            .arg(dir.path().join("out"))
+            .output()
+            .expect("run robots-audit");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let said = night(&first);
+    assert!(!said.contains("DNS failed"), "{said}");
+    let second = format!("{first}{}", line("1.2.3.5", 9, "/cz/chat/b", SEZNAM_UA));
+    let said = night(&second);
+    assert!(
+        said.contains(
+            "DNS failed for 1 of 1 address(es) asked tonight (4 more answered from the cache)"
+        ),
+        "{said}"
+    );
+}
