@@ -203,7 +203,8 @@ pub struct AuditArgs {
     #[arg(long, value_name = "DAYS", default_value_t = crate::crawler::dns::DEFAULT_CACHE_DAYS)]
     pub dns_cache_days: u64,
 
-    /// Seconds to wait for one DNS answer.
+    /// Seconds one attempt of a DNS query waits for its answer (an
+    /// unanswered query is tried three times; --dns-deadline bounds all).
     #[arg(long, value_name = "SECONDS", default_value_t = crate::crawler::dns::DEFAULT_TIMEOUT_SECS)]
     pub dns_timeout: f64,
 
