@@ -377,7 +377,7 @@ pub fn summary(dir: &Path) -> Result<String> {
             "no usable resolver; crawler fetches left unverified".to_string()
         } else if dns["asked"].as_bool() == Some(true) {
             format!(
-                "asked; {} addresses without an answer",
+                "asked; {} addresses that could not be checked",
                 number(&dns["failures"])
             )
         } else {

@@ -218,7 +218,7 @@ fn health(page: &Page) -> Markup {
                 li { "DNS: "
                     @if !h.dns.asked { "not asked (no --resolve)" }
                     @else if h.dns.resolver_unusable { span.bad { "no usable resolver" } }
-                    @else { "asked; " span.bad[h.dns.failures > 0] { (h.dns.failures) } " addresses without an answer" }
+                    @else { "asked; " span.bad[h.dns.failures > 0] { (h.dns.failures) } " addresses that could not be checked" }
                 }
                 li { "robots.txt versions: "
                     @for (i, (version, from)) in h.robots_versions.iter().enumerate() {
