@@ -358,11 +358,14 @@ pub fn run(config: &CheckConfig) -> Result<bool> {
             (version.robots().clone(), Some(chosen))
         }
     };
-    // An HTML error page or UTF-16 text allows everything, as a file
-    // without rules does: true, and said, so that it is not taken for the
-    // site's intent.
-    if let Some(why) = crate::robots::findings::unreadable(&robots) {
-        crate::warn!("robots-audit: warning: the robots.txt read is no robots.txt: {why}");
+    // An HTML error page or UTF-16 text is read as any robots.txt is
+    // (most hold no line a crawler reads): said, so that its verdicts are
+    // not taken for the site's intent.
+    if let Some(what) = crate::robots::findings::unreadable(&robots) {
+        crate::warn!(
+            "robots-audit: warning: the robots.txt read looks like {what}, not a robots.txt: \
+             the verdicts below are those of whatever lines in it read as records"
+        );
     }
     let ident = Identifier::with_profiles(config.profiles.as_deref())?;
     let reader = Reader::of(&ident, &config.user_agent);

@@ -322,14 +322,16 @@ fn selections_with<'a>(
         .collect()
 }
 
-/// Why the file is no robots.txt at all (an HTML page, binary data or
-/// UTF-16 text), when it is not: `check` says so beside its verdicts,
-/// which are then those of a file without rules.
-pub fn unreadable(robots: &Robots) -> Option<String> {
+/// What the file looks like when it is no robots.txt at all: an HTML
+/// page, or binary data or UTF-16 text. `check` says so beside its
+/// verdicts, which are those of whatever lines in it read as records.
+pub fn unreadable(robots: &Robots) -> Option<&'static str> {
     lines::check_file(robots)
-        .into_iter()
-        .next()
-        .map(|f| f.message)
+        .first()
+        .map(|finding| match finding.name {
+            "looks-like-html" => "an HTML page (an error page served in its place?)",
+            _ => "binary data or UTF-16 text (NUL or other control bytes)",
+        })
 }
 
 /// Lints a robots.txt for the crawlers `readers`. Findings come sorted by

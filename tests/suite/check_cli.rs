@@ -159,8 +159,9 @@ fn literal_star_and_dollar_in_a_target_are_one_character() {
 }
 
 /// A robots.txt that is no robots.txt (UTF-16 text, an HTML error page)
-/// allows everything, as a file without rules does; `check` says why on
-/// standard error, beside its verdicts.
+/// is read as any is: most such files hold no line a crawler reads, so
+/// everything is allowed, but an HTML page may wrap real rules. `check`
+/// says what the file looks like on standard error, beside its verdicts.
 #[test]
 fn a_file_that_is_no_robots_txt_is_said_to_be_none() {
     let dir = tempfile::tempdir().expect("temporary folder");
@@ -174,21 +175,24 @@ fn a_file_that_is_no_robots_txt_is_said_to_be_none() {
         )
         .collect();
     let html = b"<!DOCTYPE html>\n<html><head><title>404</title></head></html>\n".to_vec();
+    let wrapped =
+        b"<html><body><pre>\nUser-agent: *\nDisallow: /profile\n</pre></body></html>\n".to_vec();
     let plain = b"User-agent: *\nDisallow: /profile\n".to_vec();
-    for (name, bytes, said) in [
-        ("utf16.txt", utf16, true),
-        ("html.txt", html, true),
-        ("plain.txt", plain, false),
+    for (name, bytes, said, exit) in [
+        ("utf16.txt", utf16, true, 0),
+        ("html.txt", html, true, 0),
+        ("wrapped.txt", wrapped, true, 1),
+        ("plain.txt", plain, false, 1),
     ] {
         let path = dir.path().join(name);
         std::fs::write(&path, bytes).expect("write");
         let (code, _, stderr) =
             check(&["--robots", path.to_str().expect("UTF-8 path"), "/profile"]);
         assert_eq!(
-            stderr.contains("is no robots.txt"),
+            stderr.contains("not a robots.txt"),
             said,
             "{name}: {stderr}"
         );
-        assert_eq!(code, if said { 0 } else { 1 }, "{name}");
+        assert_eq!(code, exit, "{name}");
     }
 }
