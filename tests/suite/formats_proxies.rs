@@ -76,10 +76,15 @@ fn outcome(report: &common::Report) -> Outcome {
 }
 
 fn audit(extra: &[&str]) -> common::Report {
+    audit_log(&log(), extra)
+}
+
+/// `log` audited in COMBINED_XFF with the PTR map, and `extra` flags.
+fn audit_log(log: &str, extra: &[&str]) -> common::Report {
     let site = Site::new()
         .with("robots.txt", ROBOTS)
         .with("ptr-map.txt", PTR_MAP)
-        .with("access.log", log());
+        .with("access.log", log);
     let mut args = vec![
         "--log",
         "access.log",
@@ -519,24 +524,7 @@ fn a_unix_socket_client_is_read_and_trusted_only_when_named() {
             )
         })
         .collect();
-    let site = Site::new()
-        .with("robots.txt", ROBOTS)
-        .with("ptr-map.txt", PTR_MAP)
-        .with("access.log", log);
-    let run = |extra: &[&str]| {
-        let mut args = vec![
-            "--log",
-            "access.log",
-            "--robots",
-            "robots.txt",
-            "--ptr-map",
-            "ptr-map.txt",
-            "--log-format",
-            COMBINED_XFF,
-        ];
-        args.extend(extra);
-        site.audit(&args)
-    };
+    let run = |extra: &[&str]| audit_log(&log, extra);
     let trusted = run(&["--trusted-proxy", "unix:"]);
     trusted.assert_code(1);
     assert_eq!(
