@@ -139,7 +139,8 @@ impl SiteHosts {
 }
 
 /// A virtual host as compared: lower case, without a port, brackets or a
-/// trailing dot.
+/// trailing dot; an IPv6 address in its one canonical form, so that
+/// `--host 2001:db8::1` names `[2001:DB8:0::1]:443`.
 pub fn host_key(vhost: &[u8]) -> Vec<u8> {
     let (host, _port) = accesslog::fields::split_port(vhost);
     let host = match host {
@@ -147,6 +148,13 @@ pub fn host_key(vhost: &[u8]) -> Vec<u8> {
         host => host,
     };
     let host = host.strip_suffix(b".").unwrap_or(host);
+    if host.contains(&b':')
+        && let Some(addr) = std::str::from_utf8(host)
+            .ok()
+            .and_then(|text| text.parse::<std::net::Ipv6Addr>().ok())
+    {
+        return addr.to_string().into_bytes();
+    }
     host.to_ascii_lowercase()
 }
 
@@ -348,5 +356,26 @@ impl Scanner<'_> {
                 user_agent: &bound(&user_agent),
             },
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::host_key;
+
+    #[test]
+    fn virtual_hosts_compare_by_their_key() {
+        let same: &[(&str, &str)] = &[
+            ("www.example.cz", "WWW.Example.CZ."),
+            ("www.example.cz", "www.example.cz:443"),
+            ("2001:db8::1", "[2001:DB8:0::1]:443"),
+            ("2001:db8::1", "[2001:db8:0:0:0:0:0:1]"),
+            ("77.75.77.1", "77.75.77.1:80"),
+        ];
+        for (a, b) in same {
+            assert_eq!(host_key(a.as_bytes()), host_key(b.as_bytes()), "{a} {b}");
+        }
+        assert_ne!(host_key(b"2001:db8::1"), host_key(b"2001:db8::2"));
+        assert_ne!(host_key(b"example.cz"), host_key(b"www.example.cz"));
     }
 }
