@@ -492,7 +492,11 @@ async fn check_address(
     let mut checks = Vec::with_capacity(names.len());
     for name in names {
         let text = name.to_ascii();
-        let text = text.strip_suffix('.').unwrap_or(&text).to_string();
+        // The root name `.` stays written: empty, it would read as no name.
+        let text = match text.strip_suffix('.') {
+            Some(bare) if !bare.is_empty() => bare.to_string(),
+            _ => text,
+        };
         let forward = if ident.by_name(&text, Some(addr)).is_some() {
             queries += 1;
             confirm(resolver, name, addr, guard, ident.in_networks(addr)).await

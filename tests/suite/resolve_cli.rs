@@ -636,3 +636,22 @@ fn a_dead_resolver_behind_a_full_cache_is_said() {
         "{said}"
     );
 }
+
+/// A PTR record naming the root `.` is a name that is no crawler's: the
+/// impostor's `ptr` column shows it, rather than an empty name that reads
+/// as none.
+#[test]
+fn a_root_name_is_shown_as_written() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("out")).unwrap();
+    let log = dir.path().join("access.log");
+    std::fs::write(&log, line("1.2.3.92", 1, "/cz/chat/a", SEZNAM_UA)).unwrap();
+    let server = DnsServer::start(Zone::default().ptr("1.2.3.92", "."));
+    let out = audit(&server, dir.path(), &log);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let impostors = std::fs::read_to_string(dir.path().join("out/impostors.csv")).unwrap();
+    assert!(
+        impostors.contains(",1.2.3.92,.,SeznamBot,"),
+        "{impostors}\n{stderr}"
+    );
+}

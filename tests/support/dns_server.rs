@@ -224,7 +224,8 @@ fn parse_query(packet: &[u8]) -> Option<Query> {
 }
 
 fn encode_name(out: &mut Vec<u8>, name: &str) {
-    for label in name.trim_end_matches('.').split('.') {
+    // The root name `.` is no label at all.
+    for label in name.split('.').filter(|label| !label.is_empty()) {
         out.push(label.len() as u8);
         out.extend_from_slice(label.as_bytes());
     }
