@@ -982,11 +982,12 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
     input_errors.extend(notice.failed);
     input_errors.sort_by_key(|(file, _)| *file);
 
-    let (dns, dns_failures, dns_unusable, state_dns_cache) = if config.resolve {
+    let (dns, dns_health, state_dns_cache) = if config.resolve {
         resolve(config, &ident, &scan.addresses())
     } else {
-        (Default::default(), 0, false, None)
+        (Default::default(), report::run::DnsHealth::default(), None)
     };
+    let (dns_failures, dns_unusable) = (dns_health.failures, dns_health.unusable);
     let knowledge = Knowledge::new(ptr_map, dns);
 
     // One compiled selection per robots.txt token and the records read:
@@ -1197,8 +1198,7 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
         errors: &errors,
         robots_versions: &robots_versions,
         dns_asked: config.resolve,
-        dns_failures,
-        dns_unusable,
+        dns: dns_health,
         excused_by_cache_grace: excused,
         state_error,
         exit_status: if state_failed {
@@ -1384,10 +1384,14 @@ fn in_force_from(path: &Path) -> Option<String> {
     Some(time.rfc3339())
 }
 
-/// What DNS said; the failures; whether no resolver could be used; and
-/// the state's DNS cache, to write with the state (SPEC §6: a run that
-/// exits 2 updates nothing of it).
-type Resolved = (HashMap<IpAddr, DnsAnswer>, u64, bool, Option<DnsCache>);
+/// What DNS said; how it went (`report::run::DnsHealth`); and the state's
+/// DNS cache, to write with the state (SPEC §6: a run that exits 2
+/// updates nothing of it).
+type Resolved = (
+    HashMap<IpAddr, DnsAnswer>,
+    report::run::DnsHealth,
+    Option<DnsCache>,
+);
 
 /// Live DNS for the addresses that claim a crawler or are named crawler
 /// hosts; never for browsers. Returns the answers, how many addresses
@@ -1419,12 +1423,13 @@ fn resolve(config: &AuditConfig, ident: &Identifier, addresses: &HashMap<IpAddr,
     for warning in &stats.warnings {
         crate::warn!("robots-audit: {warning}");
     }
-    (
-        answers,
-        stats.failures as u64,
-        stats.unusable.is_some(),
-        stats.unsaved,
-    )
+    let health = report::run::DnsHealth {
+        failures: stats.failures as u64,
+        unusable: stats.unusable.is_some(),
+        broken: stats.denied_in_networks.len() as u64,
+        deadline_reached: stats.deadline_hit,
+    };
+    (answers, health, stats.unsaved)
 }
 
 #[cfg(test)]

@@ -376,10 +376,22 @@ pub fn summary(dir: &Path) -> Result<String> {
         if dns["resolver_unusable"].as_bool() == Some(true) {
             "no usable resolver; crawler fetches left unverified".to_string()
         } else if dns["asked"].as_bool() == Some(true) {
-            format!(
+            let mut said = format!(
                 "asked; {} addresses that could not be checked",
                 number(&dns["failures"])
-            )
+            );
+            // Older run.json files have neither field: nothing is said.
+            if dns["resolver_broken"].as_u64().is_some_and(|n| n > 0) {
+                said.push_str(&format!(
+                    "; THE RESOLVER LOOKS BROKEN ({} addresses inside a crawler's networks \
+                     said to have no name)",
+                    number(&dns["resolver_broken"])
+                ));
+            }
+            if dns["deadline_reached"].as_bool() == Some(true) {
+                said.push_str("; stopped at --dns-deadline");
+            }
+            said
         } else {
             "not asked (no --resolve)".to_string()
         }

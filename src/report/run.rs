@@ -16,6 +16,19 @@ use super::skipped::Tally;
 use super::summary;
 use crate::accesslog::{Skip, Timestamp};
 
+/// How live DNS went, for `run.json`, the page and the mail: addresses it
+/// could not check (their fetches stay unverified), whether no resolver
+/// could be used, how many "no name" answers inside a crawler's networks
+/// showed the resolver broken (counted among the failures), and whether
+/// `--dns-deadline` cut the lookups short.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DnsHealth {
+    pub failures: u64,
+    pub unusable: bool,
+    pub broken: u64,
+    pub deadline_reached: bool,
+}
+
 /// What the run knows about itself beyond the findings.
 pub struct Health<'a> {
     /// The command line as typed, program name left out.
@@ -32,11 +45,9 @@ pub struct Health<'a> {
     pub errors: &'a BTreeMap<usize, String>,
     /// (robots_version, in force from) of every robots.txt version used.
     pub robots_versions: &'a [(String, Option<String>)],
-    /// Whether `--resolve` asked DNS, how many addresses it could not
-    /// check, and whether no usable resolver was found.
+    /// Whether `--resolve` asked DNS, and how it went.
     pub dns_asked: bool,
-    pub dns_failures: u64,
-    pub dns_unusable: bool,
+    pub dns: DnsHealth,
     /// SPEC §6: fetches the cache grace excused.
     pub excused_by_cache_grace: u64,
     /// Why the state could not be saved (`--state`), which alone makes
@@ -119,8 +130,10 @@ pub fn value(digest: &Digest<'_>, names: &Names<'_>, health: &Health<'_>) -> Val
         "robots_versions": robots_versions,
         "dns": {
             "asked": health.dns_asked,
-            "failures": health.dns_failures,
-            "resolver_unusable": health.dns_unusable,
+            "failures": health.dns.failures,
+            "resolver_unusable": health.dns.unusable,
+            "resolver_broken": health.dns.broken,
+            "deadline_reached": health.dns.deadline_reached,
         },
         "impostor_fetches": digest.impostor_fetches,
         "excused_by_cache_grace": health.excused_by_cache_grace,

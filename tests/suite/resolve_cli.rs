@@ -655,3 +655,41 @@ fn a_root_name_is_shown_as_written() {
         "{impostors}\n{stderr}"
     );
 }
+
+/// A resolver that says a Seznam address has no name is broken, not a
+/// sign of an impostor: besides the warning on standard error, run.json
+/// says so, for whatever reads it in the morning (the mail, a monitor).
+#[test]
+fn a_broken_resolver_is_in_run_json() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("out")).unwrap();
+    let log = dir.path().join("access.log");
+    std::fs::write(&log, line("77.75.77.50", 1, "/cz/chat/a", SEZNAM_UA)).unwrap();
+    let server = DnsServer::start(Zone::default());
+    let out = audit(&server, dir.path(), &log);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let run: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("out/run.json")).unwrap()).unwrap();
+    assert_eq!(
+        run["dns"],
+        serde_json::json!({
+            "asked": true,
+            "failures": 1,
+            "resolver_unusable": false,
+            "resolver_broken": 1,
+            "deadline_reached": false
+        }),
+        "{stderr}"
+    );
+    // The mail says it too.
+    let mail = Command::new(env!("CARGO_BIN_EXE_robots-audit"))
+        .arg("summary")
+        .arg(dir.path().join("out"))
+        .output()
+        .expect("run robots-audit summary");
+    let mail = String::from_utf8_lossy(&mail.stdout);
+    assert!(
+        mail.contains("THE RESOLVER LOOKS BROKEN (1 addresses"),
+        "{mail}"
+    );
+}

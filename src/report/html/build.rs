@@ -375,8 +375,10 @@ fn health_of(names: &Names<'_>, health: &run::Health<'_>, escaping: Escaping) ->
         files,
         dns: Dns {
             asked: health.dns_asked,
-            failures: health.dns_failures,
-            resolver_unusable: health.dns_unusable,
+            failures: health.dns.failures,
+            resolver_unusable: health.dns.unusable,
+            resolver_broken: health.dns.broken,
+            deadline_reached: health.dns.deadline_reached,
         },
         robots_versions: health.robots_versions.to_vec(),
         excused_by_cache_grace: health.excused_by_cache_grace,

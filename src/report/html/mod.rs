@@ -112,6 +112,11 @@ pub struct Dns {
     /// Addresses DNS could not answer for (timeout, SERVFAIL, REFUSED).
     pub failures: u64,
     pub resolver_unusable: bool,
+    /// Of the failures, "no name" answers inside a crawler's networks: the
+    /// resolver looks broken.
+    pub resolver_broken: u64,
+    /// `--dns-deadline` cut the lookups short.
+    pub deadline_reached: bool,
 }
 
 /// One crawler's fetches per minute against what robots.txt allows.

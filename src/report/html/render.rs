@@ -218,7 +218,13 @@ fn health(page: &Page) -> Markup {
                 li { "DNS: "
                     @if !h.dns.asked { "not asked (no --resolve)" }
                     @else if h.dns.resolver_unusable { span.bad { "no usable resolver" } }
-                    @else { "asked; " span.bad[h.dns.failures > 0] { (h.dns.failures) } " addresses that could not be checked" }
+                    @else {
+                        "asked; " span.bad[h.dns.failures > 0] { (h.dns.failures) } " addresses that could not be checked"
+                        @if h.dns.resolver_broken > 0 {
+                            "; " span.bad { "the resolver looks broken" } " (" (h.dns.resolver_broken) " addresses inside a crawler's networks said to have no name)"
+                        }
+                        @if h.dns.deadline_reached { "; " span.bad { "stopped at --dns-deadline" } }
+                    }
                 }
                 li { "robots.txt versions: "
                     @for (i, (version, from)) in h.robots_versions.iter().enumerate() {
