@@ -150,13 +150,8 @@ pub(crate) fn read(line: &[u8], family: Family) -> Option<Entry<'_>> {
     if family == Family::VhostCombined {
         // `%v:%p `: the host ends at the first `:` (after the `]` of a
         // bracketed IPv6 address), the port at a blank.
-        let colon = match line.first() {
-            Some(b'[') => memchr::memchr(b']', line)? + 1,
-            _ => line.iter().position(|&b| b == b':')?,
-        };
-        if line.get(colon) != Some(&b':') {
-            return None;
-        }
+        let from = fields::port_colon_from(line, 0);
+        let colon = from + memchr::memchr(b':', &line[from..])?;
         entry.vhost = present(&line[..colon]);
         pos = next_blank(line, colon + 1)? + 1;
     }

@@ -145,6 +145,17 @@ pub fn is_host(value: &[u8]) -> bool {
         && (host.iter().all(|&b| HOST_BYTES[usize::from(b)]) || is_ipv6(host))
 }
 
+/// Where the `:` before a port may be looked for in a host that starts at
+/// `start` of `text`: past the `]` of a bracketed IPv6 address, whose own
+/// `:`s end nothing (`[2001:db8::1]:443`); else at `start`.
+#[inline]
+pub fn port_colon_from(text: &[u8], start: usize) -> usize {
+    match text.get(start) {
+        Some(b'[') => memchr::memchr(b']', &text[start..]).map_or(start, |close| start + close + 1),
+        _ => start,
+    }
+}
+
 /// `1.2.3.4:80` → (`1.2.3.4`, `80`); `[::1]:80` → (`[::1]`, `80`); a value
 /// without a port (an IPv6 address without brackets included) is all host.
 pub fn split_port(value: &[u8]) -> (&[u8], &[u8]) {

@@ -270,15 +270,13 @@ fn unquoted_end(line: &[u8], start: usize, after: &Text) -> Result<usize, Skip> 
         let rest = &line[start..];
         return Ok(start + memchr::memchr2(b' ', b'\t', rest).unwrap_or(rest.len()));
     };
-    let mut from = start;
     // A bracketed IPv6 address (`[2001:db8::1]:443` for `%v:%p`) holds the
     // `:` that ends a field before a port: the field ends after its `]`.
-    if first == b':'
-        && line.get(start) == Some(&b'[')
-        && let Some(close) = memchr::memchr(b']', &line[start..])
-    {
-        from = start + close + 1;
-    }
+    let mut from = if first == b':' {
+        fields::port_colon_from(line, start)
+    } else {
+        start
+    };
     loop {
         let at = find_byte(line, from, first).ok_or(Skip::Truncated)?;
         if after.stands_at(line, at) {
