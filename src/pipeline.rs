@@ -987,7 +987,6 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
     } else {
         (Default::default(), report::run::DnsHealth::default(), None)
     };
-    let (dns_failures, dns_unusable) = (dns_health.failures, dns_health.unusable);
     let knowledge = Knowledge::new(ptr_map, dns);
 
     // One compiled selection per robots.txt token and the records read:
@@ -1107,7 +1106,7 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
     for (_, err) in &input_errors {
         crate::warn!("robots-audit: {err}");
     }
-    let outcome = if !input_errors.is_empty() || dns_unusable {
+    let outcome = if !input_errors.is_empty() || dns_health.unusable {
         Outcome::Incomplete
     } else if digest.accusing == 0 {
         // Rows whose note only informs (SPEC §5) are no finding.
@@ -1262,7 +1261,7 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
             lines: scan.lines,
             skipped: scan.skipped,
             not_requests: scan.tallies.values().map(|t| t.not_requests).sum(),
-            dns_failures,
+            dns_failures: dns_health.failures,
             outside_period: scan.outside_period,
             other_hosts,
             spilled_runs,

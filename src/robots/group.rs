@@ -217,13 +217,8 @@ fn group_as(file: &RobotsFile, reads: Reads, google: bool) -> Grouping {
         .peekable();
     for (index, record) in file.records.iter().enumerate() {
         while let Some((line, value)) = colonless.next_if(|&(line, _)| line < record.line) {
-            grouping
-                .colonless_tokens
-                .push(agent::product_token(value.as_bytes()).to_vec());
-            if google {
-                open_agent(&mut grouping, &mut opening, line, value.as_bytes());
-                after_agent = true;
-            }
+            after_agent |=
+                google_agent(&mut grouping, &mut opening, google, line, value.as_bytes());
         }
         let was_after_agent = std::mem::replace(&mut after_agent, false);
         match record.directive {
@@ -246,13 +241,13 @@ fn group_as(file: &RobotsFile, reads: Reads, google: bool) -> Grouping {
             // `User agent:`, `User-agents:`): read both ways, as one
             // without its colon.
             Directive::Unknown if google_agent_key(&record.key) => {
-                grouping
-                    .colonless_tokens
-                    .push(agent::product_token(&record.value).to_vec());
-                if google {
-                    open_agent(&mut grouping, &mut opening, record.line, &record.value);
-                    after_agent = true;
-                }
+                after_agent |= google_agent(
+                    &mut grouping,
+                    &mut opening,
+                    google,
+                    record.line,
+                    &record.value,
+                );
             }
             // Sitemap and unknown lines neither open nor close a group.
             _ => {}
@@ -260,14 +255,29 @@ fn group_as(file: &RobotsFile, reads: Reads, google: bool) -> Grouping {
     }
     // Such lines after the last record: a group without rules to Google.
     for (line, value) in colonless {
-        grouping
-            .colonless_tokens
-            .push(agent::product_token(value.as_bytes()).to_vec());
-        if google {
-            open_agent(&mut grouping, &mut opening, line, value.as_bytes());
-        }
+        google_agent(&mut grouping, &mut opening, google, line, value.as_bytes());
     }
     grouping
+}
+
+/// A line Google's parser reads as a user-agent line and RFC 9309 does not
+/// (`User-agent NAME` without its colon, a typo key): noted in both
+/// readings, and a user-agent line in Google's (`google`). True when it was
+/// read as one.
+fn google_agent(
+    grouping: &mut Grouping,
+    opening: &mut bool,
+    google: bool,
+    line: usize,
+    value: &[u8],
+) -> bool {
+    grouping
+        .colonless_tokens
+        .push(agent::product_token(value).to_vec());
+    if google {
+        open_agent(grouping, opening, line, value);
+    }
+    google
 }
 
 /// A user-agent line with `value`: opens a group unless one is still

@@ -302,9 +302,7 @@ impl AgentRules {
     /// 9309 ignores it, Google's parser reads it): only then is it an
     /// accusation. The verdict, and the rule a row names, are RFC 9309's.
     pub fn accuses(&self, target: &[u8]) -> bool {
-        self.google
-            .as_ref()
-            .is_none_or(|google| !google.judge(target).allowed)
+        self.google.is_none() || self.disallowed_by_google(target)
     }
 
     /// Whether Google's reading of a `User-agent NAME` line without its
