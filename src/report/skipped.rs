@@ -201,9 +201,10 @@ pub fn notice(
         } else if tally.parsed() == 0 && (before == 0 || tally.skipped >= FORMAT_CHANGED) {
             // Also a log audited before whose new lines all fail to parse,
             // enough of them to be a format that changed rather than a
-            // stray line (a monitor's `unix:` client): exit 2, and the
-            // state is not saved, so a rerun with the right --log-format
-            // reads them. A few such lines get the warning below.
+            // stray line (a monitor's request whose client is no address):
+            // exit 2, and the state is not saved, so a rerun with the right
+            // --log-format reads them. A few such lines get the warning
+            // below.
             let cause = if tally.skipped == 0 {
                 "the log is empty: nothing was audited".to_string()
             } else if before > 0 {

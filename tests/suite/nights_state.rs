@@ -752,7 +752,7 @@ fn a_last_line_without_its_end_is_audited_once() {
 }
 
 /// A log audited before that grew by a blank line only, or by a stray
-/// line that does not parse (a monitor's request over a unix socket), was
+/// line that does not parse (a monitor's request whose client is no address), was
 /// read: no error, the stray line warned of. One whose new lines all fail
 /// to parse, ten or more of them (its format changed, say), was not read:
 /// exit 2 naming it (SPEC §1), and the state is not saved, so the rerun
@@ -767,13 +767,17 @@ fn a_log_grown_by_a_stray_line_is_no_error_and_by_a_changed_format_is_exit_2() {
     site.write("access.log", [log.as_str(), "\n"].concat());
     let run = audit_night(&site, &["access.log"], "out2");
     assert_eq!(run.code, 0, "{}", run.stderr);
-    let stray =
-        "unix: - - [30/Nov/2026:03:00:00 +0000] \"GET /status HTTP/1.1\" 200 5 \"-\" \"check\"\n";
+    let stray = "monitor:9000 - - [30/Nov/2026:03:00:00 +0000] \"GET /status HTTP/1.1\" 200 5 \"-\" \"check\"\n";
     let grown = [log.as_str(), "\n", stray].concat();
     site.write("access.log", &grown);
     let run = audit_night(&site, &["access.log"], "out3");
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(run.stderr.contains("skipped"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("client is no address or host name"),
+        "{}",
+        run.stderr
+    );
     let state = read(&site, "state/state.json");
     // nginx switched to JSON: ten new lines, none of them combined.
     let json_lines: String = (0..10)
