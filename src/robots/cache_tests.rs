@@ -520,24 +520,18 @@ proptest::proptest! {
 fn an_unverified_fetch_of_robots_txt_only_spares_rows() {
     let versions = versions();
     let mut tracker = Tracker::new(DAY);
+    // A fetch of /robots.txt by a client that only claims the crawler.
+    let claimed = |tracker: &mut Tracker, at: &str, status: u16| {
+        tracker.observe_as(t(at), b"/robots.txt", Some(status), false);
+    };
     // An attacker's `FOO /robots.txt` answered 501: no outage.
-    tracker.observe_as(
-        t("2026-11-30T14:00:00+01:00"),
-        b"/robots.txt",
-        Some(501),
-        false,
-    );
+    claimed(&mut tracker, "2026-11-30T14:00:00+01:00", 501);
     assert!(matches!(
         tracker.standing(t("2026-11-30T14:00:01+01:00").instant_ms()),
         Standing::Versions { .. }
     ));
     // Its 200 narrows no grace: v0 still in the window, /b excused.
-    tracker.observe_as(
-        t("2026-11-30T14:00:02+01:00"),
-        b"/robots.txt",
-        Some(200),
-        false,
-    );
+    claimed(&mut tracker, "2026-11-30T14:00:02+01:00", 200);
     assert_eq!(
         outcome(
             &versions,
@@ -549,18 +543,8 @@ fn an_unverified_fetch_of_robots_txt_only_spares_rows() {
         "excused v1"
     );
     // Its 404 starts a 4xx period (no rows); its later 200 ends none.
-    tracker.observe_as(
-        t("2026-11-30T15:00:00+01:00"),
-        b"/robots.txt",
-        Some(404),
-        false,
-    );
-    tracker.observe_as(
-        t("2026-11-30T15:00:01+01:00"),
-        b"/robots.txt",
-        Some(200),
-        false,
-    );
+    claimed(&mut tracker, "2026-11-30T15:00:00+01:00", 404);
+    claimed(&mut tracker, "2026-11-30T15:00:01+01:00", 200);
     assert_eq!(
         outcome(
             &versions,
@@ -585,12 +569,7 @@ fn an_unverified_fetch_of_robots_txt_only_spares_rows() {
     );
     // An outage the crawler saw is ended by anyone's 200 (fewer rows).
     tracker.observe(t("2026-11-30T16:00:00+01:00"), b"/robots.txt", Some(503));
-    tracker.observe_as(
-        t("2026-11-30T16:00:01+01:00"),
-        b"/robots.txt",
-        Some(200),
-        false,
-    );
+    claimed(&mut tracker, "2026-11-30T16:00:01+01:00", 200);
     assert!(matches!(
         tracker.standing(t("2026-11-30T16:00:02+01:00").instant_ms()),
         Standing::Versions { .. }
