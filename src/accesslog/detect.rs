@@ -21,6 +21,7 @@ use std::sync::Arc;
 use super::chunk::Chunk;
 use super::format::{COMBINED, COMMON, Entry, LogFormat, Skip, VHOST_COMBINED};
 use super::json::{self, JsonFormat};
+use super::json_shape::ShapeMemory;
 use super::w3c::W3cFormat;
 
 /// How many of a file's first lines choose its format.
@@ -71,7 +72,7 @@ impl FileFormat {
     pub fn parser(&self) -> Parser<'_> {
         match self {
             FileFormat::Text(format, _) => Parser::Text(format),
-            FileFormat::Json(format) => Parser::Json(format),
+            FileFormat::Json(format) => Parser::Json(format, Some(ShapeMemory::default())),
             FileFormat::W3c(format) => Parser::W3c(std::borrow::Cow::Borrowed(format)),
         }
     }
@@ -82,7 +83,8 @@ impl FileFormat {
 #[derive(Debug, Clone)]
 pub enum Parser<'f> {
     Text(&'f LogFormat),
-    Json(&'f JsonFormat),
+    /// With the shape of the lines read so far (`json_shape`).
+    Json(&'f JsonFormat, Option<ShapeMemory>),
     W3c(std::borrow::Cow<'f, W3cFormat>),
 }
 
@@ -92,7 +94,7 @@ impl Parser<'_> {
     pub fn parse<'a>(&mut self, line: &'a [u8]) -> Result<Entry<'a>, Skip> {
         match self {
             Parser::Text(format) => format.parse(line),
-            Parser::Json(format) => format.parse(line),
+            Parser::Json(format, memory) => format.parse_remembering(line, memory),
             Parser::W3c(format) => {
                 if W3cFormat::changes(line) {
                     return Err(format.to_mut().follow(line));

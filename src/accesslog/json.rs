@@ -19,6 +19,7 @@ use super::fields;
 use super::format::LogEscaping;
 use super::format::{Entry, Skip};
 use super::json_scan::{self, Level, insert};
+use super::json_shape::ShapeMemory;
 use super::time::{
     Timestamp, clf_prefix, epoch_prefix, fraction_millis, iso8601_prefix, rfc3339_seconds,
 };
@@ -224,6 +225,18 @@ impl JsonFormat {
 
     /// Reads one line.
     pub fn parse<'a>(&self, line: &'a [u8]) -> Result<Entry<'a>, Skip> {
+        self.parse_remembering(line, &mut None)
+    }
+
+    /// `parse`, for the lines of one file in turn: `memory` keeps the
+    /// shape of the lines read before (`json_shape`), which most lines
+    /// share, so that a line of that shape is read by compares alone. What
+    /// it gives is what `parse` gives.
+    pub fn parse_remembering<'a>(
+        &self,
+        line: &'a [u8],
+        memory: &mut Option<ShapeMemory>,
+    ) -> Result<Entry<'a>, Skip> {
         let line = line.trim_ascii();
         if line.is_empty() {
             return Err(Skip::Empty);
@@ -232,16 +245,29 @@ impl JsonFormat {
             return Err(Skip::BadJson);
         }
         let mut found: [Option<&'a [u8]>; MAX_LEAVES] = [None; MAX_LEAVES];
-        json_scan::extract(line, &self.tree, &mut found).map_err(|_| Skip::BadJson)?;
+        match memory {
+            Some(memory) => {
+                if !memory.read(line, &mut found) {
+                    json_scan::extract(line, &self.tree, &mut found).map_err(|_| Skip::BadJson)?;
+                    memory.learn(line, &found);
+                }
+            }
+            None => json_scan::extract(line, &self.tree, &mut found).map_err(|_| Skip::BadJson)?,
+        }
+        self.entry(&found)
+    }
 
-        if let Some(logger) = self.first(&found, Role::Logger)
+    /// The entry of a line whose mapped values are `found`.
+    #[inline(always)]
+    fn entry<'a>(&self, found: &[Option<&'a [u8]>]) -> Result<Entry<'a>, Skip> {
+        if let Some(logger) = self.first(found, Role::Logger)
             && !is_access_logger(logger)
         {
             return Err(Skip::NotRequest);
         }
-        let client = self.first(&found, Role::Client);
-        let request = self.first(&found, Role::Request);
-        let target = self.first(&found, Role::Target);
+        let client = self.first(found, Role::Client);
+        let request = self.first(found, Role::Request);
+        let target = self.first(found, Role::Target);
         if client.is_none() && request.is_none() && target.is_none() {
             return Err(if self.messages {
                 Skip::NotRequest
@@ -274,12 +300,12 @@ impl JsonFormat {
         if !fields::is_client(host) {
             return Err(Skip::BadClient);
         }
-        entry.time = self.time(self.first(&found, Role::Time).ok_or(Skip::BadTime)?)?;
+        entry.time = self.time(self.first(found, Role::Time).ok_or(Skip::BadTime)?)?;
         match (request, target) {
             (Some(request), _) => entry.request = string(request)?.unwrap_or_default(),
             (None, Some(target)) => {
                 entry.request = string(target)?.unwrap_or_default();
-                entry.method = match self.first(&found, Role::Method) {
+                entry.method = match self.first(found, Role::Method) {
                     Some(method) => string(method)?,
                     // A mapping without a method: every line a fetch.
                     None => Some(b"GET"),
@@ -287,29 +313,29 @@ impl JsonFormat {
             }
             (None, None) => return Err(Skip::Mismatch),
         }
-        if let Some(status) = self.first(&found, Role::Status) {
+        if let Some(status) = self.first(found, Role::Status) {
             entry.status = status_of(status)?;
         }
         entry.user_agent = self
-            .first(&found, Role::UserAgent)
+            .first(found, Role::UserAgent)
             .map(first_string)
             .transpose()?
             .flatten()
             .filter(|ua| !matches!(*ua, b"" | b"-"));
         entry.forwarded_for = self
-            .first(&found, Role::Xff)
+            .first(found, Role::Xff)
             .map(chain)
             .transpose()?
             .flatten()
             .filter(|v| !matches!(*v, b"" | b"-"));
         entry.forwarded_client = self
-            .first(&found, Role::ForwardedClient)
+            .first(found, Role::ForwardedClient)
             .map(string)
             .transpose()?
             .flatten()
             .filter(|v| !v.is_empty());
         entry.vhost = self
-            .first(&found, Role::Vhost)
+            .first(found, Role::Vhost)
             .map(string)
             .transpose()?
             .flatten()

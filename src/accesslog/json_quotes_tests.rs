@@ -121,3 +121,28 @@ fn masks_of_every_byte_value_in_every_place() {
         }
     }
 }
+
+#[test]
+fn sixteen_bytes_stop_at_the_same_quotes_and_backslashes_with_and_without_sse2() {
+    let mut state = 0x1234_5678_9abc_def1u64;
+    for _ in 0..20_000 {
+        let mut block = [0u8; 16];
+        for byte in &mut block {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            *byte = match state % 5 {
+                0 => b'"',
+                1 => b'\\',
+                _ => (state >> 8) as u8,
+            };
+        }
+        let expected = block
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| matches!(b, b'"' | b'\\'))
+            .fold(0u32, |bits, (i, _)| bits | 1 << i);
+        assert_eq!(stops16(&block), expected, "{block:?}");
+        assert_eq!(stops16_portable(&block), expected, "{block:?}");
+    }
+}

@@ -249,13 +249,13 @@ pub(super) fn first_element(raw: &[u8]) -> Result<Option<&[u8]>, Malformed> {
 /// The line and where its strings end. Every step takes the place it
 /// reads from and gives the place after what it read, so that the place
 /// stays in a register rather than in memory.
-struct Reader<'a> {
+pub(super) struct Reader<'a> {
     text: &'a [u8],
     quotes: Quotes<'a>,
 }
 
 impl<'a> Reader<'a> {
-    fn new(text: &'a [u8]) -> Reader<'a> {
+    pub(super) fn new(text: &'a [u8]) -> Reader<'a> {
         Reader {
             text,
             quotes: Quotes::new(text),
@@ -265,7 +265,7 @@ impl<'a> Reader<'a> {
     /// The byte at `at`, or 0 past the end: no token starts with 0, so
     /// the end of the text is refused wherever a token is due.
     #[inline(always)]
-    fn byte(&self, at: usize) -> u8 {
+    pub(super) fn byte(&self, at: usize) -> u8 {
         self.text.get(at).copied().unwrap_or(0)
     }
 
@@ -473,6 +473,21 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// One scalar value (a string, a number, `true`, `false` or `null`)
+    /// from its first byte at `at`: past its last byte, its grammar
+    /// checked as `object` checks it.
+    #[inline(always)]
+    pub(super) fn scalar(&mut self, at: usize) -> Result<usize, Malformed> {
+        match self.byte(at) {
+            b'"' => Ok(self.string(at + 1)?.0 + 1),
+            b'-' | b'0'..=b'9' => self.number(at),
+            b't' => self.literal(at, b"true"),
+            b'f' => self.literal(at, b"false"),
+            b'n' => self.literal(at, b"null"),
+            _ => Err(Malformed),
+        }
+    }
+
     /// A string from past its opening quote: where its closing quote is,
     /// and whether it holds an escape. Escapes are checked to be JSON's.
     #[inline(always)]
@@ -494,41 +509,45 @@ impl<'a> Reader<'a> {
 
     /// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`
     #[inline(always)]
-    fn number(&self, mut at: usize) -> Result<usize, Malformed> {
-        if self.byte(at) == b'-' {
-            at += 1;
-        }
-        match self.byte(at) {
-            b'0' => at += 1,
-            b'1'..=b'9' => at = self.digits(at + 1),
-            _ => return Err(Malformed),
-        }
-        if self.byte(at) == b'.' {
-            at = self.some_digits(at + 1)?;
-        }
-        if let b'e' | b'E' = self.byte(at) {
-            at += 1;
-            if let b'+' | b'-' = self.byte(at) {
-                at += 1;
-            }
-            at = self.some_digits(at)?;
-        }
-        Ok(at)
+    fn number(&self, at: usize) -> Result<usize, Malformed> {
+        number_end(self.text, at)
     }
+}
 
-    #[inline(always)]
-    fn digits(&self, mut at: usize) -> usize {
-        while self.byte(at).is_ascii_digit() {
+/// Past the number that starts at `at` in `text`:
+/// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
+#[inline(always)]
+pub(super) fn number_end(text: &[u8], mut at: usize) -> Result<usize, Malformed> {
+    let byte = |at: usize| text.get(at).copied().unwrap_or(0);
+    let digits = |mut at: usize| {
+        while byte(at).is_ascii_digit() {
             at += 1;
         }
         at
-    }
-
-    #[inline(always)]
-    fn some_digits(&self, at: usize) -> Result<usize, Malformed> {
-        let end = self.digits(at);
+    };
+    let some_digits = |at: usize| {
+        let end = digits(at);
         if end > at { Ok(end) } else { Err(Malformed) }
+    };
+    if byte(at) == b'-' {
+        at += 1;
     }
+    match byte(at) {
+        b'0' => at += 1,
+        b'1'..=b'9' => at = digits(at + 1),
+        _ => return Err(Malformed),
+    }
+    if byte(at) == b'.' {
+        at = some_digits(at + 1)?;
+    }
+    if let b'e' | b'E' = byte(at) {
+        at += 1;
+        if let b'+' | b'-' = byte(at) {
+            at += 1;
+        }
+        at = some_digits(at)?;
+    }
+    Ok(at)
 }
 
 /// The node a key written with escapes (`"User\u002DAgent"`) names, the

@@ -1,0 +1,349 @@
+//! The shape a JSON log's lines share: takes a line the general reader
+//! (`json_scan::extract`) read, with the values it kept, and learns the
+//! line's text between its scalar values (the keys, brackets, colons,
+//! commas and blanks); gives, for a later line of the same shape, the same
+//! kept values after one pass of compares, or nothing, and the general
+//! reader decides that line (SPEC §1 `json`).
+//!
+//! Why: nginx writes every line of a `log_format … escape=json` with the
+//! format's own text between the values, so the lines of a file differ
+//! only in their values; Caddy and Traefik write most lines of a file
+//! alike too. Where the general reader looks up every key and walks every
+//! member, this one compares the text between values and finds where each
+//! value ends, which issue 11's "a JSON line at no more than twice a
+//! combined line" needed (README "JSON logs").
+//!
+//! Why it reads what the general reader reads: a line it takes is the
+//! learned line's text with each scalar value (a string, number, `true`,
+//! `false` or `null`) put in place of another scalar, each checked as the
+//! general reader checks it (a string's escapes, a number's grammar). Its
+//! tokens are then the learned line's, in the same places of the same
+//! objects and arrays, so the general reader would keep the values at the
+//! same places: a key is text compared byte for byte, and a value can end
+//! only where the next text starts (a number is read to its last digit,
+//! a string to its closing quote, and the text after a value never starts
+//! with what could continue it). `json_shape_tests.rs` holds the two
+//! readers equal on lines changed at random.
+
+use super::json_quotes::stops16;
+use super::json_scan::{Reader, number_end};
+
+/// Scalar values a shape holds at most: a line with more is left to the
+/// general reader (a log line holds a few dozen).
+const MAX_VALUES: usize = 128;
+
+/// Where a kept value starts or ends, from the learned line: an offset into
+/// one of the texts between values (its end, for a value that is a scalar:
+/// the text before it ends where it starts).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Anchor {
+    text: u16,
+    offset: u32,
+}
+
+/// One learned line's shape.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Shape {
+    /// The texts between values, in order; there is one text more than
+    /// there are values (the last closes the object).
+    texts: Vec<Text>,
+    /// The texts' bytes as little-endian words (`Text::words`).
+    words: Vec<u64>,
+    /// Each kept value's slot in `found`, start and end.
+    kept: Vec<(u8, Anchor, Anchor)>,
+    /// Where each text starts in the line being read: room kept from line
+    /// to line.
+    starts: Vec<u32>,
+}
+
+/// One text between values, as words compared with the line's: its bytes
+/// from the start eight at a time, the last word ending where it ends
+/// (overlapping the one before), so that a text of 17 bytes is three
+/// compares and no loop a byte.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Text {
+    len: u32,
+    /// Its words in `Shape::words`, from here; `len.div_ceil(8)` of them
+    /// (none for an empty text).
+    first_word: u32,
+}
+
+impl Shape {
+    /// The shape of `line` (without blanks around it), which the general
+    /// reader read as one object keeping `found`; `None` when it holds more
+    /// values than a shape may, or a kept value is not in the line.
+    pub(super) fn learn(line: &[u8], found: &[Option<&[u8]>]) -> Option<Shape> {
+        u32::try_from(line.len()).ok()?;
+        let mut reader = Reader::new(line);
+        // Where each text starts and ends in `line`.
+        let mut spans: Vec<(usize, usize)> = Vec::new();
+        // Open objects (true) and arrays (false), innermost last.
+        let mut open: Vec<bool> = Vec::new();
+        let mut key_due = false;
+        let mut text_from = 0;
+        let mut at = 0;
+        while at < line.len() {
+            match line[at] {
+                b'{' => {
+                    open.push(true);
+                    key_due = true;
+                    at += 1;
+                }
+                b'[' => {
+                    open.push(false);
+                    key_due = false;
+                    at += 1;
+                }
+                b'}' | b']' => {
+                    open.pop();
+                    key_due = false;
+                    at += 1;
+                }
+                b':' => {
+                    key_due = false;
+                    at += 1;
+                }
+                b',' => {
+                    key_due = open.last() == Some(&true);
+                    at += 1;
+                }
+                b' ' | b'\t' | b'\n' | b'\r' => at += 1,
+                b'"' if key_due => at = reader.scalar(at).ok()?,
+                _ => {
+                    // A value: the text before it ends here.
+                    if spans.len() == MAX_VALUES {
+                        return None;
+                    }
+                    spans.push((text_from, at));
+                    at = reader.scalar(at).ok()?;
+                    text_from = at;
+                }
+            }
+        }
+        spans.push((text_from, line.len()));
+        // A place in `line` as an anchor: the text it falls in (values are
+        // never empty, so there is at most one).
+        let anchor = |place: usize| -> Option<Anchor> {
+            let i = spans
+                .partition_point(|&(start, _)| start <= place)
+                .checked_sub(1)?;
+            let (start, end) = spans[i];
+            (place <= end).then_some(Anchor {
+                text: u16::try_from(i).ok()?,
+                offset: u32::try_from(place - start).ok()?,
+            })
+        };
+        let base = line.as_ptr().addr();
+        let mut kept = Vec::new();
+        for (slot, value) in found.iter().enumerate() {
+            let Some(value) = value else { continue };
+            let start = value.as_ptr().addr().checked_sub(base)?;
+            let end = start + value.len();
+            if end > line.len() {
+                return None;
+            }
+            kept.push((u8::try_from(slot).ok()?, anchor(start)?, anchor(end)?));
+        }
+        let mut words = Vec::new();
+        let texts = spans
+            .iter()
+            .map(|&(start, end)| {
+                let text = &line[start..end];
+                let first_word = u32::try_from(words.len()).ok()?;
+                words.extend(text.chunks(8).map(|_| 0));
+                for (k, word) in words[first_word as usize..].iter_mut().enumerate() {
+                    *word = word_at(text, (8 * k).min(text.len().saturating_sub(8)));
+                }
+                Some(Text {
+                    len: u32::try_from(text.len()).ok()?,
+                    first_word,
+                })
+            })
+            .collect::<Option<Vec<Text>>>()?;
+        let starts = vec![0; texts.len()];
+        Some(Shape {
+            texts,
+            words,
+            kept,
+            starts,
+        })
+    }
+
+    /// Reads `line` (without blanks around it) when it has this shape,
+    /// keeping in `found` what the general reader would; false, and
+    /// `found` untouched, when it has not.
+    pub(super) fn read<'a>(&mut self, line: &'a [u8], found: &mut [Option<&'a [u8]>]) -> bool {
+        let Ok(len) = u32::try_from(line.len()) else {
+            return false;
+        };
+        let mut at = 0u32;
+        let last = self.texts.len() - 1;
+        for (i, text) in self.texts.iter().enumerate() {
+            if !is_at(&self.words, text, line, at as usize) {
+                return false;
+            }
+            self.starts[i] = at;
+            // No overflow: the text is within the line.
+            at += text.len;
+            if i == last {
+                break;
+            }
+            match value_end(line, at as usize) {
+                // Within the line, whose length fits.
+                Some(end) => at = end as u32,
+                None => return false,
+            }
+        }
+        if at != len {
+            return false;
+        }
+        let starts = &self.starts;
+        let place = |a: Anchor| (starts[usize::from(a.text)] + a.offset) as usize;
+        for &(slot, start, end) in &self.kept {
+            if let Some(slot) = found.get_mut(usize::from(slot)) {
+                *slot = Some(&line[place(start)..place(end)]);
+            }
+        }
+        true
+    }
+}
+
+/// Whether `line` holds `text` (whose words are in `words`) at `at`.
+#[inline(always)]
+fn is_at(words: &[u64], text: &Text, line: &[u8], at: usize) -> bool {
+    let len = text.len as usize;
+    let first = text.first_word as usize;
+    let Some(here) = line.get(at..at + len) else {
+        return false;
+    };
+    if len < 8 {
+        // Most often eight bytes of the line are there to read at once.
+        let word = match line.get(at..).and_then(|rest| rest.first_chunk::<8>()) {
+            Some(word) if len > 0 => u64::from_le_bytes(*word) & (u64::MAX >> (64 - 8 * len)),
+            _ => word_at(here, 0),
+        };
+        return words.get(first) == Some(&word) || len == 0;
+    }
+    let Some(words) = words.get(first..first + len.div_ceil(8)) else {
+        return false;
+    };
+    let (full, last) = words.split_at(words.len() - 1);
+    full.iter()
+        .zip(here.as_chunks::<8>().0)
+        .all(|(&word, bytes)| u64::from_le_bytes(*bytes) == word)
+        && word_at(here, len - 8) == last[0]
+}
+
+/// The eight bytes of `text` from `at` as a little-endian word, or, when
+/// `text` is shorter than eight bytes, all of it, zeros after.
+#[inline(always)]
+fn word_at(text: &[u8], at: usize) -> u64 {
+    match text.get(at..).and_then(|rest| rest.first_chunk::<8>()) {
+        Some(word) => u64::from_le_bytes(*word),
+        None => {
+            let mut word = [0u8; 8];
+            let rest = text.get(at..).unwrap_or_default();
+            word[..rest.len()].copy_from_slice(rest);
+            u64::from_le_bytes(word)
+        }
+    }
+}
+
+/// Past the scalar value (a string, a number, `true`, `false`, `null`)
+/// that starts at `at`, its grammar checked as the general reader checks
+/// it; `None` for anything else.
+#[inline(always)]
+fn value_end(line: &[u8], at: usize) -> Option<usize> {
+    let word = |word: &[u8]| {
+        line.get(at..at + word.len())
+            .is_some_and(|w| w == word)
+            .then_some(at + word.len())
+    };
+    match line.get(at)? {
+        b'"' => string_end(line, at + 1).map(|end| end + 1),
+        b'-' | b'0'..=b'9' => number_end(line, at).ok(),
+        b't' => word(b"true"),
+        b'f' => word(b"false"),
+        b'n' => word(b"null"),
+        _ => None,
+    }
+}
+
+/// The closing quote of the string whose inside starts at `at`, its
+/// escapes checked to be JSON's (`\"`, `\\`, `\/`, `\b`, `\f`, `\n`,
+/// `\r`, `\t`, `\u` and four hex digits), as the general reader checks
+/// them; `None` at a bad escape or no closing quote. The line's quotes
+/// and backslashes 16 bytes at a time: most values of a log are shorter.
+#[inline(always)]
+fn string_end(line: &[u8], mut at: usize) -> Option<usize> {
+    loop {
+        let found = match line.get(at..).and_then(|rest| rest.first_chunk::<16>()) {
+            Some(block) => match stops16(block) {
+                0 => {
+                    at += 16;
+                    continue;
+                }
+                stops => at + stops.trailing_zeros() as usize,
+            },
+            // The line's last bytes.
+            None => {
+                at + line
+                    .get(at..)?
+                    .iter()
+                    .position(|&b| b == b'"' || b == b'\\')?
+            }
+        };
+        if line[found] == b'"' {
+            return Some(found);
+        }
+        at = match line.get(found + 1)? {
+            b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => found + 2,
+            b'u' if line
+                .get(found + 2..found + 6)
+                .is_some_and(|hex| hex.iter().all(u8::is_ascii_hexdigit)) =>
+            {
+                found + 6
+            }
+            _ => return None,
+        };
+    }
+}
+
+/// What a reader of one file remembers from line to line: the shape of the
+/// last line read in full, while shapes pay.
+#[derive(Debug, Clone, Default)]
+pub struct ShapeMemory {
+    shape: Option<Shape>,
+    /// Lines the shape read, and lines it did not.
+    hits: u32,
+    misses: u32,
+}
+
+impl ShapeMemory {
+    /// Reads `line` by the remembered shape; `false` when it has another.
+    #[inline]
+    pub(super) fn read<'a>(&mut self, line: &'a [u8], found: &mut [Option<&'a [u8]>]) -> bool {
+        let read = self.shape.as_mut().is_some_and(|s| s.read(line, found));
+        if read {
+            self.hits = self.hits.saturating_add(1);
+        }
+        read
+    }
+
+    /// After the general reader read `line` keeping `found`: learns its
+    /// shape, unless shapes have been missing more lines than they read
+    /// (a log whose lines all differ in shape pays a learning for none).
+    pub(super) fn learn(&mut self, line: &[u8], found: &[Option<&[u8]>]) {
+        self.misses = self.misses.saturating_add(1);
+        if self.misses <= LEARNING_FREE || self.misses <= self.hits {
+            self.shape = Shape::learn(line, found);
+        }
+    }
+}
+
+/// Lines learned from at the start whatever the shapes read.
+const LEARNING_FREE: u32 = 16;
+
+#[cfg(test)]
+#[path = "json_shape_tests.rs"]
+mod tests;

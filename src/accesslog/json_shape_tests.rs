@@ -1,0 +1,296 @@
+//! The shape reader against the general one: on lines of each kind the
+//! tool reads and on those lines changed at random, what a shape learned
+//! from one line reads of another is what the general reader reads of it
+//! (a shape may decline a line; it may never read one otherwise).
+
+use super::super::json::{CADDY, JsonFormat, NGINX};
+use super::*;
+
+fn nginx() -> JsonFormat {
+    JsonFormat::new("nginx", NGINX).unwrap()
+}
+
+fn caddy() -> JsonFormat {
+    JsonFormat::new("Caddy", CADDY).unwrap()
+}
+
+const NGINX_LINE: &str = r#"{"time_iso8601":"2026-11-23T10:00:00+01:00","remote_addr":"77.75.77.123","remote_user":"","request":"GET /a?b=1 HTTP/1.1","status":"200","body_bytes_sent":"512","http_referer":"","http_user_agent":"Mozilla/5.0 (compatible; SeznamBot/4.0; +https://o-seznam.cz/napoveda/vyhledavani/en/seznambot-crawler/)"}"#;
+
+const CADDY_LINE: &str = r#"{"level":"info","ts":1732352400.123,"logger":"http.log.access","msg":"handled request","request":{"remote_ip":"77.75.77.123","remote_port":"41342","client_ip":"77.75.77.123","proto":"HTTP/1.1","method":"GET","host":"example.cz","uri":"/a","headers":{"User-Agent":["SeznamBot/4.0"],"Accept":["*/*"]},"tls":{"resumed":false,"version":772}},"bytes_read":0,"user_id":"","duration":0.000929675,"size":10900,"status":200,"resp_headers":{"Server":["Caddy"]}}"#;
+
+/// A line of every kind of value, in objects and arrays, with blanks.
+const LITERALS_LINE: &str = r#"{"a": true, "b":false,"c":null,"d":-1.5e3,"e":[1,"x",{"f":"g"},[]],"t":"2026-11-23T10:00:00Z","ip":"77.75.77.1","r":"GET /a HTTP/1.1","n":0}"#;
+
+fn literals() -> JsonFormat {
+    JsonFormat::new("custom", "client=ip,time=t,request=r,status=n").unwrap()
+}
+
+/// What each reader gives for `line` once a shape was learned from
+/// `learned`: the general reader's entry, and the shape reader's (or
+/// `None` when the shape declines the line).
+fn both(format: &JsonFormat, learned: &str, line: &[u8]) -> (String, Option<String>) {
+    let general = format!("{:?}", format.parse(line));
+    let mut memory = Some(ShapeMemory::default());
+    format
+        .parse_remembering(learned.as_bytes(), &mut memory)
+        .unwrap();
+    let shape = memory.as_ref().unwrap().shape.clone();
+    assert!(shape.is_some(), "no shape learned from {learned}");
+    let mut found = [None; 24];
+    let by_shape = memory
+        .as_mut()
+        .unwrap()
+        .read(line.trim_ascii(), &mut found)
+        .then(|| format!("{:?}", format.parse_remembering(line, &mut memory)));
+    (general, by_shape)
+}
+
+#[test]
+fn a_line_of_the_learned_shape_reads_as_the_general_reader_reads_it() {
+    let format = nginx();
+    let other = NGINX_LINE
+        .replace("77.75.77.123", "2a02:598:2::1")
+        .replace("\"200\"", "\"404\"")
+        .replace("GET /a?b=1", "HEAD /x\\\"y\\u0041")
+        .replace("SeznamBot/4.0", "curl/8");
+    let (general, by_shape) = both(&format, NGINX_LINE, other.as_bytes());
+    assert_eq!(by_shape.as_deref(), Some(general.as_str()));
+    assert_eq!(
+        format.parse(other.as_bytes()).unwrap().client,
+        b"2a02:598:2::1"
+    );
+
+    let format = caddy();
+    let other = CADDY_LINE
+        .replace("1732352400.123", "1732352401")
+        .replace("\"status\":200", "\"status\":301")
+        .replace("\"resumed\":false", "\"resumed\":true")
+        .replace("[\"SeznamBot/4.0\"]", "[\"Mozilla\"]");
+    let (general, by_shape) = both(&format, CADDY_LINE, other.as_bytes());
+    assert_eq!(by_shape.as_deref(), Some(general.as_str()));
+    let entry = format.parse(other.as_bytes()).unwrap();
+    assert_eq!(entry.user_agent, Some(&b"Mozilla"[..]));
+    assert_eq!(entry.status, Some(301));
+}
+
+#[test]
+fn a_line_of_another_shape_is_declined() {
+    let format = nginx();
+    for other in [
+        // A key renamed, one more member, one fewer, a value of another
+        // kind (an object, an array), blanks added, a line cut short, a
+        // line longer, a string left open.
+        NGINX_LINE.replace("remote_user", "remote_usex"),
+        NGINX_LINE.replace("{\"time", "{\"x\":1,\"time"),
+        NGINX_LINE.replace("\"remote_user\":\"\",", ""),
+        NGINX_LINE.replace("\"status\":\"200\"", "\"status\":{}"),
+        NGINX_LINE.replace("\"status\":\"200\"", "\"status\":[200]"),
+        NGINX_LINE.replace("\",\"", "\", \""),
+        NGINX_LINE[..NGINX_LINE.len() - 1].to_string(),
+        format!("{NGINX_LINE}}}"),
+        NGINX_LINE.replace("\"200\"", "\"200"),
+        NGINX_LINE.replace("\"200\"", "\"2\\q00\""),
+    ] {
+        let (_, by_shape) = both(&format, NGINX_LINE, other.as_bytes());
+        assert_eq!(by_shape, None, "{other}");
+    }
+    // Each literal and number cut short or run on.
+    let format = literals();
+    for (from, to) in [
+        ("true", "tru"),
+        ("true", "trux"),
+        ("false", "fals"),
+        ("false", "falsey"),
+        ("null", "nul"),
+        ("null", "nulll"),
+        ("-1.5e3", "-1.5e"),
+        ("-1.5e3", "-1."),
+        ("-1.5e3", "-"),
+        ("-1.5e3", "01"),
+        ("-1.5e3", "1x"),
+        ("\"n\":0", "\"n\":00"),
+    ] {
+        let other = LITERALS_LINE.replacen(from, to, 1);
+        let (_, by_shape) = both(&format, LITERALS_LINE, other.as_bytes());
+        assert_eq!(by_shape, None, "{other}");
+    }
+    // And the same places holding other values of any kind are read.
+    for (from, to) in [
+        ("true", "false"),
+        ("false", "\"no\""),
+        ("null", "-0.5E+7"),
+        ("-1.5e3", "true"),
+        ("\"n\":0", "\"n\":404"),
+    ] {
+        let other = LITERALS_LINE.replacen(from, to, 1);
+        let (general, by_shape) = both(&format, LITERALS_LINE, other.as_bytes());
+        assert_eq!(by_shape.as_deref(), Some(general.as_str()), "{other}");
+    }
+}
+
+/// A small generator of random bytes (xorshift), so that the test needs
+/// no seed file and every run tries the same lines.
+struct Random(u64);
+
+impl Random {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// Bytes a changed line is made of: JSON's structure, the starts and ends
+/// of every kind of value, escapes, blanks.
+const PIECES: &[&str] = &[
+    "\"", "\\", "\\\"", "\\u00", ":", ",", "{", "}", "[", "]", " ", "0", "1", "-", ".", "e", "E",
+    "+", "true", "false", "null", "x", "\"\"", "\"a\"", "\\n", "\\q", "\t", "é",
+];
+
+/// `line` with one to three random changes: a byte taken out, a piece put
+/// in, or a piece put in place of a byte.
+fn changed(line: &str, random: &mut Random) -> Vec<u8> {
+    let mut bytes = line.as_bytes().to_vec();
+    for _ in 0..1 + random.below(3) {
+        let at = random.below(bytes.len() + 1);
+        let piece = PIECES[random.below(PIECES.len())].as_bytes();
+        match random.below(3) {
+            0 if at < bytes.len() => {
+                bytes.remove(at);
+            }
+            1 if at < bytes.len() => {
+                bytes.splice(at..at + 1, piece.iter().copied());
+            }
+            _ => {
+                bytes.splice(at..at, piece.iter().copied());
+            }
+        }
+    }
+    bytes
+}
+
+#[test]
+fn on_lines_changed_at_random_the_shape_never_reads_otherwise() {
+    let mut random = Random(0x9e37_79b9_7f4a_7c15);
+    let mut read = 0;
+    for (format, line) in [
+        (nginx(), NGINX_LINE),
+        (caddy(), CADDY_LINE),
+        (literals(), LITERALS_LINE),
+    ] {
+        for _ in 0..20_000 {
+            let other = changed(line, &mut random);
+            let (general, by_shape) = both(&format, line, &other);
+            if let Some(by_shape) = by_shape {
+                assert_eq!(by_shape, general, "{}", String::from_utf8_lossy(&other));
+                read += 1;
+            }
+        }
+    }
+    // Most changes land in a value and keep the shape: the test reads many
+    // lines by shape, not only declines.
+    assert!(read > 5_000, "{read} lines read by shape");
+}
+
+#[test]
+fn a_file_of_lines_reads_alike_with_and_without_memory() {
+    // Lines of two shapes interleaved, and some that are no JSON: every
+    // line's entry the same with the memory as without.
+    let format = caddy();
+    let mut random = Random(7);
+    let mut memory = Some(ShapeMemory::default());
+    let other_shape = CADDY_LINE.replace(
+        "\"Accept\":[\"*/*\"]",
+        "\"Accept\":[\"*/*\"],\"DNT\":[\"1\"]",
+    );
+    for n in 0..5_000 {
+        let line = match n % 7 {
+            0 => changed(&other_shape, &mut random),
+            1 | 2 => other_shape.as_bytes().to_vec(),
+            3 => changed(CADDY_LINE, &mut random),
+            _ => CADDY_LINE.replace("41342", &n.to_string()).into_bytes(),
+        };
+        assert_eq!(
+            format!("{:?}", format.parse_remembering(&line, &mut memory)),
+            format!("{:?}", format.parse(&line)),
+            "{}",
+            String::from_utf8_lossy(&line)
+        );
+    }
+    let memory = memory.unwrap();
+    assert!(memory.hits > 1_000, "{} lines read by shape", memory.hits);
+}
+
+#[test]
+fn shapes_stop_being_learned_when_they_do_not_pay() {
+    let format = nginx();
+    let mut memory = Some(ShapeMemory::default());
+    // Every line of another shape: a member more each time.
+    let mut line = NGINX_LINE.to_string();
+    for n in 0..200 {
+        line = line.replacen('{', &format!("{{\"k{n}\":1,"), 1);
+        format
+            .parse_remembering(line.as_bytes(), &mut memory)
+            .unwrap();
+    }
+    let memory = memory.unwrap();
+    assert_eq!(memory.hits, 0);
+    assert_eq!(memory.misses, 200);
+    // Learned while learning was free, then no more: the last shape is
+    // that of line 16.
+    let sixteenth = memory.shape.expect("a shape");
+    assert_eq!(sixteenth.texts.len(), 8 + 16 + 1);
+}
+
+/// The JSON logs of `tests/data/logs` (real ones, README there), each line
+/// with the schema that reads it.
+fn real_lines() -> Vec<(JsonFormat, String)> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/logs");
+    let mut lines = Vec::new();
+    for file in [
+        "caddy.log",
+        "nginx-json.log",
+        "traefik.log",
+        "traefik-no-headers.log",
+    ] {
+        let text = std::fs::read_to_string(dir.join(file)).unwrap();
+        for line in text.lines().filter(|l| l.starts_with('{')) {
+            let format = super::super::json::KNOWN
+                .iter()
+                .map(|(name, mapping)| JsonFormat::new(name, mapping).unwrap())
+                .find(|format| format.parse(line.as_bytes()).is_ok());
+            if let Some(format) = format {
+                lines.push((format, line.to_string()));
+            }
+        }
+    }
+    assert!(lines.len() >= 12, "{} real JSON lines", lines.len());
+    lines
+}
+
+#[test]
+fn real_lines_changed_at_random_read_alike_by_shape() {
+    let mut random = Random(0x5eed);
+    let mut read = 0;
+    for (format, line) in real_lines() {
+        for _ in 0..2_000 {
+            let other = changed(&line, &mut random);
+            let (general, by_shape) = both(&format, &line, &other);
+            if let Some(by_shape) = by_shape {
+                assert_eq!(
+                    by_shape,
+                    general,
+                    "{line}\n{}",
+                    String::from_utf8_lossy(&other)
+                );
+                read += 1;
+            }
+        }
+    }
+    assert!(read > 3_000, "{read} lines read by shape");
+}
