@@ -40,7 +40,7 @@ pub struct Identifier {
     prefilter: Prefilter,
 }
 
-/// A case-sensitive search for lower-case needles. The packed (SIMD)
+/// A case-sensitive search for folded needles (`fold`). The packed (SIMD)
 /// searcher when the machine has one: aho-corasick's own choice for a
 /// handful of needles is a rare-byte prefilter, which these needles
 /// (`z`, `\\`) defeat on ordinary traffic.
@@ -51,7 +51,7 @@ enum Prefilter {
 }
 
 impl Prefilter {
-    fn new(needles: &[String]) -> std::result::Result<Prefilter, aho_corasick::BuildError> {
+    fn new(needles: &[Vec<u8>]) -> std::result::Result<Prefilter, aho_corasick::BuildError> {
         let packed = aho_corasick::packed::Config::new()
             .match_kind(aho_corasick::packed::MatchKind::LeftmostFirst)
             .builder()
@@ -119,11 +119,18 @@ impl Identifier {
         );
         needles.push(ESCAPE.to_string());
         needles.retain(|n| !n.is_empty());
-        // Lower-case needles searched case-sensitively in a lower-cased copy
-        // of the line: this lets aho-corasick use its packed (SIMD) searcher,
-        // several times faster than its case-insensitive automaton, and the
-        // prefilter runs on every log line.
-        let needles: Vec<String> = needles.iter().map(|n| n.to_ascii_lowercase()).collect();
+        // Folded needles searched case-sensitively in a folded copy of the
+        // line's fields (`fold`): this lets aho-corasick use its packed
+        // (SIMD) searcher, several times faster than its case-insensitive
+        // automaton, and the prefilter runs on every log line.
+        let needles: Vec<Vec<u8>> = needles
+            .iter()
+            .map(|n| {
+                let mut n = n.clone().into_bytes();
+                fold(&mut n);
+                n
+            })
+            .collect();
         let prefilter = Prefilter::new(&needles).map_err(build_error)?;
         Ok(Identifier {
             profiles,
@@ -237,14 +244,30 @@ impl Identifier {
     /// may be skipped unparsed. (Fetches from addresses that only a PTR map
     /// names must be kept by the caller by address.)
     pub fn may_be_crawler(&self, line: &[u8]) -> bool {
-        self.may_be_crawler_lowered(&line.to_ascii_lowercase())
+        let mut folded = line.to_vec();
+        fold(&mut folded);
+        self.may_be_crawler_folded(&folded)
     }
 
-    /// `may_be_crawler` of text already lowered (ASCII): the scan lowers
-    /// and searches each line's client and user agent, where alone a
-    /// crawler's name can stand.
-    pub fn may_be_crawler_lowered(&self, lowered: &[u8]) -> bool {
-        self.prefilter.is_match(lowered)
+    /// `may_be_crawler` of text already `fold`ed: the scan folds and
+    /// searches each line's client and user agent, where alone a crawler's
+    /// name can stand.
+    pub fn may_be_crawler_folded(&self, folded: &[u8]) -> bool {
+        self.prefilter.is_match(folded)
+    }
+}
+
+/// Folds `text` for the crawler prefilter: every byte with its 0x20 bit
+/// set, which lowers ASCII letters and changes some other bytes alike
+/// (a backslash and `|` both become `|`). The needles are folded the same way,
+/// so text that holds a needle in any case holds it folded: the fold can
+/// add a match (a prefilter's match is only a reason to look closer),
+/// never lose one. One OR a byte, which the compiler does 32 bytes at a
+/// time, where lowering only the letters went a byte at a time.
+#[inline]
+pub fn fold(text: &mut [u8]) {
+    for byte in text {
+        *byte |= 0x20;
     }
 }
 
@@ -468,10 +491,11 @@ mod tests {
             let mut line = filler.clone();
             let at = at.index(line.len() + 1);
             line.splice(at..at, needle.iter().copied());
-            let lowered = line.to_ascii_lowercase();
+            let mut folded = line.clone();
+            fold(&mut folded);
             proptest::prop_assert_eq!(
                 ident.may_be_crawler(&line),
-                ident.may_be_crawler_lowered(&lowered)
+                ident.may_be_crawler_folded(&folded)
             );
             if !needle.is_empty() {
                 proptest::prop_assert!(ident.may_be_crawler(&line));
