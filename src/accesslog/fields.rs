@@ -55,6 +55,10 @@ pub fn is_client(value: &[u8]) -> bool {
 /// `077.075.077.123` is no client (SPEC §1).
 #[inline]
 pub fn is_plain_client(value: &[u8]) -> bool {
+    // Most clients are IPv4 addresses: said so at once.
+    if is_ipv4(value) {
+        return true;
+    }
     // The last label, from the end: most host names show a letter at once.
     let mut digit = false;
     for &b in value.iter().rev() {
@@ -65,36 +69,47 @@ pub fn is_plain_client(value: &[u8]) -> bool {
             _ => return true,
         }
     }
-    // Most clients are IPv4 addresses, checked whole.
-    !digit || is_ipv4(value)
+    // A numeric last label: an IPv4 address, which it is not, or nothing.
+    !digit
 }
 
 /// An IPv4 address in dotted decimal as servers write it: four numbers of
-/// 0 to 255, none with a leading zero. One pass, no allocation: every
-/// line's client goes through it.
+/// 0 to 255, none with a leading zero. Read octet by octet, one to three
+/// digits each, no loop a byte: every line's client goes through it.
 #[inline]
 fn is_ipv4(value: &[u8]) -> bool {
-    let (mut dots, mut number, mut digits) = (0u32, 0u32, 0u32);
-    for &b in value {
-        match b {
-            b'0'..=b'9' => {
-                if digits == 1 && number == 0 {
+    let digit = |at: usize| {
+        value
+            .get(at)
+            .map(|b| u32::from(b.wrapping_sub(b'0')))
+            .filter(|&d| d < 10)
+    };
+    let mut at = 0;
+    for octet in 0..4 {
+        if octet > 0 {
+            if value.get(at) != Some(&b'.') {
+                return false;
+            }
+            at += 1;
+        }
+        let Some(first) = digit(at) else {
+            return false;
+        };
+        at += 1;
+        if let Some(second) = digit(at) {
+            if first == 0 {
+                return false;
+            }
+            at += 1;
+            if let Some(third) = digit(at) {
+                if first * 100 + second * 10 + third > 255 {
                     return false;
                 }
-                number = number * 10 + u32::from(b - b'0');
-                digits += 1;
-                if number > 255 {
-                    return false;
-                }
+                at += 1;
             }
-            b'.' if digits > 0 => {
-                dots += 1;
-                (number, digits) = (0, 0);
-            }
-            _ => return false,
         }
     }
-    dots == 3 && digits > 0
+    at == value.len()
 }
 
 /// Where the bytes of a host name or an IPv4 address that start at `from`
@@ -191,12 +206,17 @@ mod tests {
             "unix:",
             "0.0.0.0",
             "255.255.255.255",
+            "199.250.249.10",
+            "10.0.0.100",
             "host-1",
             "a1.example.cz",
             "crawl-66-249-66-1.googlebot.com",
         ];
         for value in good {
             assert!(is_client(value.as_bytes()), "{value}");
+            if value.bytes().all(|b| HOST_BYTES[usize::from(b)]) {
+                assert!(is_plain_client(value.as_bytes()), "{value}");
+            }
         }
         let bad: &[&str] = &[
             "www.example.cz:443",
@@ -212,12 +232,21 @@ mod tests {
             "1.2.3",
             "077.075.077.123",
             "1.2.3.256",
+            "256.2.3.4",
+            "1.260.3.4",
+            "1.2.3.1000",
+            "1.02.3.4",
             "1.2.3.4.5",
+            ".1.2.3.4",
+            "1..2.3",
             "host.123",
             "unix:/run/nginx.sock",
         ];
         for value in bad {
             assert!(!is_client(value.as_bytes()), "{value}");
+            if value.bytes().all(|b| HOST_BYTES[usize::from(b)]) {
+                assert!(!is_plain_client(value.as_bytes()), "{value}");
+            }
         }
     }
 
@@ -261,6 +290,23 @@ mod tests {
             )
         ) {
             proptest::prop_assert_eq!(is_client(&value), is_client_by_std(&value));
+        }
+
+        /// Dotted numbers of every width, leading zeros and all, with a
+        /// part more or less: read as the standard parser reads them.
+        #[test]
+        fn dotted_numbers_read_as_by_the_standard_parser(
+            parts in proptest::collection::vec("0{0,2}[0-9]{0,4}", 2..6),
+            tail in "[a-z.]{0,2}",
+        ) {
+            let value = format!("{}{tail}", parts.join("."));
+            proptest::prop_assert_eq!(is_client(value.as_bytes()), is_client_by_std(value.as_bytes()));
+            if value.bytes().all(|b| HOST_BYTES[usize::from(b)]) && !value.is_empty() {
+                proptest::prop_assert_eq!(
+                    is_plain_client(value.as_bytes()),
+                    is_client_by_std(value.as_bytes())
+                );
+            }
         }
 
         #[test]
