@@ -191,6 +191,13 @@ pub fn clf_prefix(s: &[u8]) -> Option<(Timestamp, usize)> {
     // A fixed-size view lets every index below go unchecked: this runs for
     // every line of every log.
     let s: &[u8; 26] = s.first_chunk::<26>()?;
+    // Lines of a busy log share their second: the last time read on this
+    // thread is compared whole before anything is worked out.
+    if let Some((last, time)) = LAST_CLF_TIME.get()
+        && last == *s
+    {
+        return Some((time, 26));
+    }
     let punctuation = (s[11] ^ b':') | (s[14] ^ b':') | (s[17] ^ b':') | (s[20] ^ b' ');
     if punctuation != 0 {
         return None;
@@ -202,14 +209,13 @@ pub fn clf_prefix(s: &[u8]) -> Option<(Timestamp, usize)> {
         s[21],
     )?;
     let days = clf_days(s.first_chunk::<11>()?)?;
-    Some((
-        Timestamp {
-            unix: days * DAY + local - i64::from(offset_min) * 60,
-            millis: 0,
-            offset_min,
-        },
-        26,
-    ))
+    let time = Timestamp {
+        unix: days * DAY + local - i64::from(offset_min) * 60,
+        millis: 0,
+        offset_min,
+    };
+    LAST_CLF_TIME.set(Some((*s, time)));
+    Some((time, 26))
 }
 
 /// The time of day and the offset of a fixed-size time (CLF, RFC 3339):
@@ -242,15 +248,17 @@ fn clock(bytes: [u8; 10], sign: u8) -> Option<(i64, i16)> {
 thread_local! {
     /// The last `DD/Mon/YYYY` read on this thread and its day number: a
     /// log holds thousands of lines a day, so the date is worked out once.
-    static LAST_CLF_DATE: Cell<([u8; 11], i64)> = const { Cell::new(([0; 11], 0)) };
+    static LAST_CLF_DATE: Cell<Option<([u8; 11], i64)>> = const { Cell::new(None) };
+    /// The last CLF time read on this thread, whole, and its reading.
+    static LAST_CLF_TIME: Cell<Option<([u8; 26], Timestamp)>> = const { Cell::new(None) };
 }
 
 /// The day number of a CLF date `DD/Mon/YYYY`, checked.
 #[inline]
 fn clf_days(date: &[u8; 11]) -> Option<i64> {
-    let (last, days) = LAST_CLF_DATE.get();
-    // The initial all-zero key is no date, so it never matches.
-    if last == *date {
+    if let Some((last, days)) = LAST_CLF_DATE.get()
+        && last == *date
+    {
         return Some(days);
     }
     if date[2] != b'/' || date[6] != b'/' {
@@ -263,7 +271,7 @@ fn clf_days(date: &[u8; 11]) -> Option<i64> {
         return None;
     }
     let days = days_from_civil(year, month, day);
-    LAST_CLF_DATE.set((*date, days));
+    LAST_CLF_DATE.set(Some((*date, days)));
     Some(days)
 }
 
@@ -354,15 +362,15 @@ pub(crate) fn rfc3339_seconds(s: &[u8; 25]) -> Option<Timestamp> {
 
 thread_local! {
     /// The last `YYYY-MM-DD` read on this thread and its day number.
-    static LAST_ISO_DATE: Cell<([u8; 10], i64)> = const { Cell::new(([0; 10], 0)) };
+    static LAST_ISO_DATE: Cell<Option<([u8; 10], i64)>> = const { Cell::new(None) };
 }
 
 /// The day number of an ISO date `YYYY-MM-DD`, checked.
 #[inline]
 fn iso_days(date: &[u8; 10]) -> Option<i64> {
-    let (last, days) = LAST_ISO_DATE.get();
-    // The initial all-zero key is no date, so it never matches.
-    if last == *date {
+    if let Some((last, days)) = LAST_ISO_DATE.get()
+        && last == *date
+    {
         return Some(days);
     }
     if date[4] != b'-' || date[7] != b'-' {
@@ -375,7 +383,7 @@ fn iso_days(date: &[u8; 10]) -> Option<i64> {
         return None;
     }
     let days = days_from_civil(year, month, day);
-    LAST_ISO_DATE.set((*date, days));
+    LAST_ISO_DATE.set(Some((*date, days)));
     Some(days)
 }
 

@@ -58,6 +58,8 @@ proptest::proptest! {
             MONTHS[(mo - 1) as usize]
         );
         proptest::prop_assert_eq!(parse_clf(clf.as_bytes()).map(|t| t.unix), expected, "{}", clf);
+        // Read again: answered by the per-thread memory of the last time.
+        proptest::prop_assert_eq!(parse_clf(clf.as_bytes()).map(|t| t.unix), expected, "{}", clf);
         let iso = format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}{sign}{oh:02}:{om:02}");
         proptest::prop_assert_eq!(parse_iso8601(iso.as_bytes()).map(|t| t.unix), expected, "{}", iso);
         // And written back through jiff, then read again.
@@ -112,6 +114,20 @@ fn rfc3339_arguments_refuse_offsets_of_a_day_or_more() {
     assert!(parse_rfc3339_or_date("2026-11-30T10:00:00+24:00").is_none());
     assert!(parse_rfc3339_or_date("2026-11-30T10:00:00+25:00").is_none());
     assert!(parse_rfc3339_or_date("2026-11-30T10:00:00-25:00").is_none());
+}
+
+/// Times whose date is NUL bytes (a log padded with zeros after a crash),
+/// read first on a thread: the per-thread memories start empty, not as a
+/// date of zeros.
+#[test]
+fn a_date_of_nul_bytes_is_no_date() {
+    std::thread::spawn(|| {
+        assert_eq!(parse_clf(b"\0\0\0\0\0\0\0\0\0\0\0:12:00:00 +0000"), None);
+        assert_eq!(parse_iso8601(b"\0\0\0\0\0\0\0\0\0\0T12:00:00+00:00"), None);
+        assert_eq!(parse_clf(&[0; 26]), None);
+    })
+    .join()
+    .unwrap();
 }
 
 #[test]
