@@ -562,7 +562,7 @@ fn decoded<'n>(level: &'n Level, quoted: &[u8]) -> Option<&'n Node> {
 /// `\\`, `\/`, `\b`, `\f`, `\n`, `\r`, `\t` or `\u` and four hex digits.
 /// The rare case: most strings of a log hold no backslash.
 #[cold]
-fn escapes(inside: &[u8]) -> Result<(), Malformed> {
+pub(super) fn escapes(inside: &[u8]) -> Result<(), Malformed> {
     let mut at = 0;
     while let Some(found) = memchr::memchr(b'\\', &inside[at..]) {
         at += found;

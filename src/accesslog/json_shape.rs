@@ -26,7 +26,7 @@
 //! readers equal on lines changed at random.
 
 use super::json_quotes::stops16;
-use super::json_scan::{Reader, number_end};
+use super::json_scan::{Reader, escapes, number_end};
 
 /// Scalar values a shape holds at most: a line with more is left to the
 /// general reader (a log line holds a few dozen).
@@ -269,13 +269,16 @@ fn value_end(line: &[u8], at: usize) -> Option<usize> {
     }
 }
 
-/// The closing quote of the string whose inside starts at `at`, its
-/// escapes checked to be JSON's (`\"`, `\\`, `\/`, `\b`, `\f`, `\n`,
-/// `\r`, `\t`, `\u` and four hex digits), as the general reader checks
-/// them; `None` at a bad escape or no closing quote. The line's quotes
-/// and backslashes 16 bytes at a time: most values of a log are shorter.
+/// The closing quote of the string whose inside starts at `at`: the first
+/// quote no backslash escapes (a backslash escapes the byte after it);
+/// its escapes, when it holds any, then checked by the general reader's
+/// own `escapes`. `None` at a bad escape or no closing quote. The line's
+/// quotes and backslashes 16 bytes at a time: most values of a log are
+/// shorter.
 #[inline(always)]
-fn string_end(line: &[u8], mut at: usize) -> Option<usize> {
+fn string_end(line: &[u8], start: usize) -> Option<usize> {
+    let mut at = start;
+    let mut escaped = false;
     loop {
         let found = match line.get(at..).and_then(|rest| rest.first_chunk::<16>()) {
             Some(block) => match stops16(block) {
@@ -294,18 +297,13 @@ fn string_end(line: &[u8], mut at: usize) -> Option<usize> {
             }
         };
         if line[found] == b'"' {
+            if escaped {
+                escapes(&line[start..found]).ok()?;
+            }
             return Some(found);
         }
-        at = match line.get(found + 1)? {
-            b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => found + 2,
-            b'u' if line
-                .get(found + 2..found + 6)
-                .is_some_and(|hex| hex.iter().all(u8::is_ascii_hexdigit)) =>
-            {
-                found + 6
-            }
-            _ => return None,
-        };
+        escaped = true;
+        at = found + 2;
     }
 }
 
