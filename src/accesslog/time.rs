@@ -342,6 +342,12 @@ fn iso8601_long(s: &[u8]) -> Option<(Timestamp, usize)> {
 /// proptest holds both to the same answers).
 #[inline]
 pub(crate) fn rfc3339_seconds(s: &[u8; 25]) -> Option<Timestamp> {
+    // As for CLF times: the last time read on this thread, compared whole.
+    if let Some((last, time)) = LAST_ISO_TIME.get()
+        && last == *s
+    {
+        return Some(time);
+    }
     let punctuation = (s[10] ^ b'T') | (s[13] ^ b':') | (s[16] ^ b':') | (s[22] ^ b':');
     if punctuation != 0 {
         return None;
@@ -353,16 +359,20 @@ pub(crate) fn rfc3339_seconds(s: &[u8; 25]) -> Option<Timestamp> {
         s[19],
     )?;
     let days = iso_days(s.first_chunk::<10>()?)?;
-    Some(Timestamp {
+    let time = Timestamp {
         unix: days * DAY + local - i64::from(offset_min) * 60,
         millis: 0,
         offset_min,
-    })
+    };
+    LAST_ISO_TIME.set(Some((*s, time)));
+    Some(time)
 }
 
 thread_local! {
     /// The last `YYYY-MM-DD` read on this thread and its day number.
     static LAST_ISO_DATE: Cell<Option<([u8; 10], i64)>> = const { Cell::new(None) };
+    /// The last `…T…±HH:MM` time read on this thread, whole, and its reading.
+    static LAST_ISO_TIME: Cell<Option<([u8; 25], Timestamp)>> = const { Cell::new(None) };
 }
 
 /// The day number of an ISO date `YYYY-MM-DD`, checked.

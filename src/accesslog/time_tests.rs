@@ -94,6 +94,8 @@ proptest::proptest! {
         let fixed: &[u8; 25] = text.first_chunk::<25>().expect("25 bytes");
         for _ in 0..2 {
             let fast = rfc3339_seconds(fixed);
+            // Read again at once: answered by the memory of the last time.
+            proptest::prop_assert_eq!(rfc3339_seconds(fixed), fast, "{:?}", text);
             if let Some(time) = fast {
                 proptest::prop_assert_eq!(iso8601_long(&text), Some((time, 25)), "{:?}", text);
             }
@@ -125,6 +127,7 @@ fn a_date_of_nul_bytes_is_no_date() {
         assert_eq!(parse_clf(b"\0\0\0\0\0\0\0\0\0\0\0:12:00:00 +0000"), None);
         assert_eq!(parse_iso8601(b"\0\0\0\0\0\0\0\0\0\0T12:00:00+00:00"), None);
         assert_eq!(parse_clf(&[0; 26]), None);
+        assert_eq!(rfc3339_seconds(&[0; 25]), None);
     })
     .join()
     .unwrap();
