@@ -77,7 +77,7 @@ pub fn is_plain_client(value: &[u8]) -> bool {
 /// 0 to 255, none with a leading zero. Read octet by octet, one to three
 /// digits each, no loop a byte: every line's client goes through it.
 #[inline]
-fn is_ipv4(value: &[u8]) -> bool {
+pub(crate) fn is_ipv4(value: &[u8]) -> bool {
     let digit = |at: usize| {
         value
             .get(at)

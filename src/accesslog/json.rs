@@ -280,26 +280,7 @@ impl JsonFormat {
             ..Entry::EMPTY
         };
         let client = string(client.ok_or(Skip::NoClient)?)?.ok_or(Skip::NoClient)?;
-        // Most clients are IPv4 addresses without a port: told apart by a
-        // short loop, without `split_port`'s two searches.
-        let (host, _port) = if client.first() == Some(&b'[') || client.contains(&b':') {
-            fields::split_port(client)
-        } else {
-            (client, &[][..])
-        };
-        // The host of `[2a02:598:a::78:90]:5555` (Traefik's `ClientAddr`)
-        // is the address, without the brackets that set the port apart.
-        let host = match host {
-            [b'[', inner @ .., b']'] => inner,
-            host => host,
-        };
-        entry.client = host;
-        if host.is_empty() {
-            return Err(Skip::NoClient);
-        }
-        if !fields::is_client(host) {
-            return Err(Skip::BadClient);
-        }
+        entry.client = self.client(client)?;
         entry.time = self.time(self.first(found, Role::Time).ok_or(Skip::BadTime)?)?;
         match (request, target) {
             (Some(request), _) => entry.request = string(request)?.unwrap_or_default(),
@@ -344,6 +325,34 @@ impl JsonFormat {
             return Err(Skip::BadHost);
         }
         Ok(entry)
+    }
+
+    /// The client's host: the client field without a port or the brackets
+    /// that set one apart (`[2a02:598:a::78:90]:5555`, Traefik's
+    /// `ClientAddr`), checked to be a client.
+    #[inline(always)]
+    fn client<'a>(&self, client: &'a [u8]) -> Result<&'a [u8], Skip> {
+        // Most clients are IPv4 addresses without a port: said so in one
+        // pass, without a search for a port.
+        if fields::is_ipv4(client) {
+            return Ok(client);
+        }
+        let (host, _port) = if client.first() == Some(&b'[') || client.contains(&b':') {
+            fields::split_port(client)
+        } else {
+            (client, &[][..])
+        };
+        let host = match host {
+            [b'[', inner @ .., b']'] => inner,
+            host => host,
+        };
+        if host.is_empty() {
+            return Err(Skip::NoClient);
+        }
+        if !fields::is_client(host) {
+            return Err(Skip::BadClient);
+        }
+        Ok(host)
     }
 
     /// A time: a number in the mapping's unit (or, when it names none,
