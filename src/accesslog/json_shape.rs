@@ -56,16 +56,69 @@ pub(super) struct Shape {
     starts: Vec<u32>,
 }
 
-/// One text between values, as words compared with the line's: its bytes
-/// from the start eight at a time, the last word ending where it ends
-/// (overlapping the one before), so that a text of 17 bytes is three
-/// compares and no loop a byte.
+/// One text between values, as words compared with the line's: its first
+/// eight bytes and its last eight (overlapping the first in a text of
+/// fewer than sixteen), and the words between in `Shape::words`, so that
+/// most texts of a log line are two compares, with no loop.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Text {
     len: u32,
-    /// Its words in `Shape::words`, from here; `len.div_ceil(8)` of them
-    /// (none for an empty text).
-    first_word: u32,
+    /// The first eight bytes (all of a shorter text, zeros after), and the
+    /// last eight (of a text of eight bytes or more; 0 otherwise).
+    head: u64,
+    tail: u64,
+    /// The words from byte 8 on that the last does not cover, in
+    /// `Shape::words` from here: `(len - 9) / 8` of them past 16 bytes.
+    middle: u32,
+}
+
+impl Text {
+    fn new(text: &[u8], words: &mut Vec<u64>) -> Option<Text> {
+        let len = text.len();
+        let middle = u32::try_from(words.len()).ok()?;
+        if len > 16 {
+            words.extend((8..len - 8).step_by(8).map(|at| word_at(text, at)));
+        }
+        Some(Text {
+            len: u32::try_from(len).ok()?,
+            head: word_at(text, 0),
+            tail: if len >= 8 { word_at(text, len - 8) } else { 0 },
+            middle,
+        })
+    }
+
+    /// Whether `line` holds this text at `at`.
+    #[inline(always)]
+    fn is_at(&self, line: &[u8], at: usize, words: &[u64]) -> bool {
+        let len = self.len as usize;
+        let Some(here) = line.get(at..at + len) else {
+            return false;
+        };
+        match (here.first_chunk::<8>(), here.last_chunk::<8>()) {
+            (Some(head), Some(tail)) => {
+                u64::from_le_bytes(*head) == self.head
+                    && u64::from_le_bytes(*tail) == self.tail
+                    && (len <= 16 || {
+                        let first = self.middle as usize;
+                        (8..len - 8)
+                            .step_by(8)
+                            .enumerate()
+                            .all(|(k, at)| words.get(first + k) == Some(&word_at(here, at)))
+                    })
+            }
+            // Shorter than eight bytes: eight of the line read at once
+            // when it has them, masked to the text's length.
+            _ => {
+                let word = match line.get(at..).and_then(|rest| rest.first_chunk::<8>()) {
+                    Some(word) if len > 0 => {
+                        u64::from_le_bytes(*word) & (u64::MAX >> (64 - 8 * len))
+                    }
+                    _ => word_at(here, 0),
+                };
+                word == self.head
+            }
+        }
+    }
 }
 
 impl Shape {
@@ -147,18 +200,7 @@ impl Shape {
         let mut words = Vec::new();
         let texts = spans
             .iter()
-            .map(|&(start, end)| {
-                let text = &line[start..end];
-                let first_word = u32::try_from(words.len()).ok()?;
-                words.extend(text.chunks(8).map(|_| 0));
-                for (k, word) in words[first_word as usize..].iter_mut().enumerate() {
-                    *word = word_at(text, (8 * k).min(text.len().saturating_sub(8)));
-                }
-                Some(Text {
-                    len: u32::try_from(text.len()).ok()?,
-                    first_word,
-                })
-            })
+            .map(|&(start, end)| Text::new(&line[start..end], &mut words))
             .collect::<Option<Vec<Text>>>()?;
         let starts = vec![0; texts.len()];
         Some(Shape {
@@ -178,11 +220,11 @@ impl Shape {
         };
         let mut at = 0u32;
         let last = self.texts.len() - 1;
-        for (i, text) in self.texts.iter().enumerate() {
-            if !is_at(&self.words, text, line, at as usize) {
+        for (i, (text, start)) in self.texts.iter().zip(self.starts.iter_mut()).enumerate() {
+            if !text.is_at(line, at as usize, &self.words) {
                 return false;
             }
-            self.starts[i] = at;
+            *start = at;
             // No overflow: the text is within the line.
             at += text.len;
             if i == last {
@@ -206,32 +248,6 @@ impl Shape {
         }
         true
     }
-}
-
-/// Whether `line` holds `text` (whose words are in `words`) at `at`.
-#[inline(always)]
-fn is_at(words: &[u64], text: &Text, line: &[u8], at: usize) -> bool {
-    let len = text.len as usize;
-    let first = text.first_word as usize;
-    let Some(here) = line.get(at..at + len) else {
-        return false;
-    };
-    if len < 8 {
-        // Most often eight bytes of the line are there to read at once.
-        let word = match line.get(at..).and_then(|rest| rest.first_chunk::<8>()) {
-            Some(word) if len > 0 => u64::from_le_bytes(*word) & (u64::MAX >> (64 - 8 * len)),
-            _ => word_at(here, 0),
-        };
-        return words.get(first) == Some(&word) || len == 0;
-    }
-    let Some(words) = words.get(first..first + len.div_ceil(8)) else {
-        return false;
-    };
-    let (full, last) = words.split_at(words.len() - 1);
-    full.iter()
-        .zip(here.as_chunks::<8>().0)
-        .all(|(&word, bytes)| u64::from_le_bytes(*bytes) == word)
-        && word_at(here, len - 8) == last[0]
 }
 
 /// The eight bytes of `text` from `at` as a little-endian word, or, when
