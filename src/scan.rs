@@ -171,15 +171,19 @@ struct Needles {
 
 impl Needles {
     fn of(&mut self, client: &[u8], user_agent: Option<&[u8]>) -> &[u8] {
-        // Copied, then folded in place, the break put in after folding.
+        // Copied, then folded in place in one pass, the break put back
+        // after folding: a folded needle holds no byte without the 0x20
+        // bit, so none spans a line break.
         self.folded.clear();
         self.folded.extend_from_slice(client);
-        crawler::identify::fold(&mut self.folded);
+        let at = self.folded.len();
         if let Some(user_agent) = user_agent {
             self.folded.push(b'\n');
-            let from = self.folded.len();
             self.folded.extend_from_slice(user_agent);
-            crawler::identify::fold(&mut self.folded[from..]);
+        }
+        crawler::identify::fold(&mut self.folded);
+        if let Some(line_break) = self.folded.get_mut(at) {
+            *line_break = b'\n';
         }
         &self.folded
     }
@@ -362,7 +366,27 @@ impl Scanner<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::host_key;
+    use super::{Needles, host_key};
+    use crate::crawler::Identifier;
+
+    #[test]
+    fn needles_are_folded_and_none_spans_the_client_and_the_user_agent() {
+        let ident = Identifier::builtin().unwrap();
+        let mut needles = Needles::default();
+        assert_eq!(
+            needles.of(b"Host-1.Example.CZ", Some(b"Mozilla/5.0 (SeznamBot)")),
+            b"host-1.example.cz\nmozilla/5.0 (seznambot)"
+        );
+        assert!(ident.may_be_crawler_folded(needles.of(b"1.2.3.4", Some(b"x SEZNAMBOT/4.0"))));
+        assert!(ident.may_be_crawler_folded(needles.of(b"FullTextRobot-1-2-3-4.SEZNAM.CZ", None)));
+        // `seznam` ending the client and `bot` starting the user agent:
+        // no `seznambot` across the break.
+        assert!(!ident.may_be_crawler_folded(needles.of(b"my.seznam", Some(b"bot/1.0"))));
+        assert!(!ident.may_be_crawler_folded(needles.of(b"1.2.3.4", Some(b"Mozilla/5.0"))));
+        // An empty client: the break is the first byte.
+        assert_eq!(needles.of(b"", Some(b"A")), b"\na");
+        assert_eq!(needles.of(b"A", None), b"a");
+    }
 
     #[test]
     fn virtual_hosts_compare_by_their_key() {
