@@ -47,7 +47,8 @@ pub(super) struct Shape {
     /// The texts between values, in order; there is one text more than
     /// there are values (the last closes the object).
     texts: Vec<Text>,
-    /// The texts' bytes as little-endian words (`Text::words`).
+    /// The middle words of the texts longer than 16 bytes, little-endian
+    /// (`Text::middle`).
     words: Vec<u64>,
     /// Each kept value's slot in `found`, start and end.
     kept: Vec<(u8, Anchor, Anchor)>,
