@@ -265,7 +265,7 @@ impl<'a> Reader<'a> {
     /// The byte at `at`, or 0 past the end: no token starts with 0, so
     /// the end of the text is refused wherever a token is due.
     #[inline(always)]
-    pub(super) fn byte(&self, at: usize) -> u8 {
+    fn byte(&self, at: usize) -> u8 {
         self.text.get(at).copied().unwrap_or(0)
     }
 
@@ -473,19 +473,12 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// One scalar value (a string, a number, `true`, `false` or `null`)
-    /// from its first byte at `at`: past its last byte, its grammar
-    /// checked as `object` checks it.
+    /// One scalar value from its first byte at `at` (`scalar_end`), its
+    /// strings' ends from the quote masks.
     #[inline(always)]
     pub(super) fn scalar(&mut self, at: usize) -> Result<usize, Malformed> {
-        match self.byte(at) {
-            b'"' => Ok(self.string(at + 1)?.0 + 1),
-            b'-' | b'0'..=b'9' => self.number(at),
-            b't' => self.literal(at, b"true"),
-            b'f' => self.literal(at, b"false"),
-            b'n' => self.literal(at, b"null"),
-            _ => Err(Malformed),
-        }
+        let text = self.text;
+        scalar_end(text, at, |inside| Ok(self.string(inside)?.0))
     }
 
     /// A string from past its opening quote: where its closing quote is,
@@ -500,11 +493,7 @@ impl<'a> Reader<'a> {
     }
 
     fn literal(&self, at: usize, word: &[u8]) -> Result<usize, Malformed> {
-        if self.text[at..].starts_with(word) {
-            Ok(at + word.len())
-        } else {
-            Err(Malformed)
-        }
+        literal_end(self.text, at, word)
     }
 
     /// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`
@@ -514,10 +503,40 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// Past the scalar value (a string, a number, `true`, `false` or `null`)
+/// that starts at `at` in `text`, its grammar checked as `object` checks
+/// it; `string` gives the closing quote of a string whose inside starts
+/// where it is told (the general reader and `json_shape` find it apart).
+#[inline(always)]
+pub(super) fn scalar_end(
+    text: &[u8],
+    at: usize,
+    string: impl FnOnce(usize) -> Result<usize, Malformed>,
+) -> Result<usize, Malformed> {
+    match text.get(at).copied().unwrap_or(0) {
+        b'"' => Ok(string(at + 1)? + 1),
+        b'-' | b'0'..=b'9' => number_end(text, at),
+        b't' => literal_end(text, at, b"true"),
+        b'f' => literal_end(text, at, b"false"),
+        b'n' => literal_end(text, at, b"null"),
+        _ => Err(Malformed),
+    }
+}
+
+/// Past the literal `word` when `text` holds it at `at`.
+#[inline(always)]
+fn literal_end(text: &[u8], at: usize, word: &[u8]) -> Result<usize, Malformed> {
+    if text.get(at..).is_some_and(|rest| rest.starts_with(word)) {
+        Ok(at + word.len())
+    } else {
+        Err(Malformed)
+    }
+}
+
 /// Past the number that starts at `at` in `text`:
 /// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
 #[inline(always)]
-pub(super) fn number_end(text: &[u8], mut at: usize) -> Result<usize, Malformed> {
+fn number_end(text: &[u8], mut at: usize) -> Result<usize, Malformed> {
     let byte = |at: usize| text.get(at).copied().unwrap_or(0);
     let digits = |mut at: usize| {
         while byte(at).is_ascii_digit() {

@@ -26,7 +26,7 @@
 //! readers equal on lines changed at random.
 
 use super::json_quotes::stops16;
-use super::json_scan::{Reader, escapes, number_end};
+use super::json_scan::{Malformed, Reader, escapes, scalar_end};
 
 /// Scalar values a shape holds at most: a line with more is left to the
 /// general reader (a log line holds a few dozen).
@@ -266,24 +266,11 @@ fn word_at(text: &[u8], at: usize) -> u64 {
     }
 }
 
-/// Past the scalar value (a string, a number, `true`, `false`, `null`)
-/// that starts at `at`, its grammar checked as the general reader checks
-/// it; `None` for anything else.
+/// Past the scalar value that starts at `at` (`json_scan::scalar_end`),
+/// its strings' ends found by `string_end`; `None` for anything else.
 #[inline(always)]
 fn value_end(line: &[u8], at: usize) -> Option<usize> {
-    let word = |word: &[u8]| {
-        line.get(at..at + word.len())
-            .is_some_and(|w| w == word)
-            .then_some(at + word.len())
-    };
-    match line.get(at)? {
-        b'"' => string_end(line, at + 1).map(|end| end + 1),
-        b'-' | b'0'..=b'9' => number_end(line, at).ok(),
-        b't' => word(b"true"),
-        b'f' => word(b"false"),
-        b'n' => word(b"null"),
-        _ => None,
-    }
+    scalar_end(line, at, |inside| string_end(line, inside).ok_or(Malformed)).ok()
 }
 
 /// The closing quote of the string whose inside starts at `at`: the first
