@@ -286,9 +286,9 @@ fn time_json(
         // shape (`ShapeMemory`).
         let start = Instant::now();
         let mut parsed = 0usize;
-        let mut memory = Some(ShapeMemory::default());
+        let mut memory = ShapeMemory::default();
         for line in lines {
-            if let Ok(entry) = json.parse_remembering(black_box(line), &mut memory) {
+            if let Ok(entry) = json.parse_remembering(black_box(line), Some(&mut memory)) {
                 parsed += usize::from(entry.user_agent.is_some());
             }
         }

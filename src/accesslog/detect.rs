@@ -72,7 +72,7 @@ impl FileFormat {
     pub fn parser(&self) -> Parser<'_> {
         match self {
             FileFormat::Text(format, _) => Parser::Text(format),
-            FileFormat::Json(format) => Parser::Json(format, Some(ShapeMemory::default())),
+            FileFormat::Json(format) => Parser::Json(format, ShapeMemory::default()),
             FileFormat::W3c(format) => Parser::W3c(std::borrow::Cow::Borrowed(format)),
         }
     }
@@ -84,7 +84,7 @@ impl FileFormat {
 pub enum Parser<'f> {
     Text(&'f LogFormat),
     /// With the shape of the lines read so far (`json_shape`).
-    Json(&'f JsonFormat, Option<ShapeMemory>),
+    Json(&'f JsonFormat, ShapeMemory),
     W3c(std::borrow::Cow<'f, W3cFormat>),
 }
 
@@ -94,7 +94,7 @@ impl Parser<'_> {
     pub fn parse<'a>(&mut self, line: &'a [u8]) -> Result<Entry<'a>, Skip> {
         match self {
             Parser::Text(format) => format.parse(line),
-            Parser::Json(format, memory) => format.parse_remembering(line, memory),
+            Parser::Json(format, memory) => format.parse_remembering(line, Some(memory)),
             Parser::W3c(format) => {
                 if W3cFormat::changes(line) {
                     return Err(format.to_mut().follow(line));

@@ -225,7 +225,7 @@ impl JsonFormat {
 
     /// Reads one line.
     pub fn parse<'a>(&self, line: &'a [u8]) -> Result<Entry<'a>, Skip> {
-        self.parse_remembering(line, &mut None)
+        self.parse_remembering(line, None)
     }
 
     /// `parse`, for the lines of one file in turn: `memory` keeps the
@@ -235,7 +235,7 @@ impl JsonFormat {
     pub fn parse_remembering<'a>(
         &self,
         line: &'a [u8],
-        memory: &mut Option<ShapeMemory>,
+        mut memory: Option<&mut ShapeMemory>,
     ) -> Result<Entry<'a>, Skip> {
         let line = line.trim_ascii();
         if line.is_empty() {
@@ -245,14 +245,14 @@ impl JsonFormat {
             return Err(Skip::BadJson);
         }
         let mut found: [Option<&'a [u8]>; MAX_LEAVES] = [None; MAX_LEAVES];
-        match memory {
-            Some(memory) => {
-                if !memory.read(line, &mut found) {
-                    json_scan::extract(line, &self.tree, &mut found).map_err(|_| Skip::BadJson)?;
-                    memory.learn(line, &found);
-                }
+        let by_shape = memory
+            .as_deref_mut()
+            .is_some_and(|memory| memory.read(line, &mut found));
+        if !by_shape {
+            json_scan::extract(line, &self.tree, &mut found).map_err(|_| Skip::BadJson)?;
+            if let Some(memory) = memory {
+                memory.learn(line, &found);
             }
-            None => json_scan::extract(line, &self.tree, &mut found).map_err(|_| Skip::BadJson)?,
         }
         self.entry(&found)
     }

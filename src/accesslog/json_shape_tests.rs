@@ -30,18 +30,15 @@ fn literals() -> JsonFormat {
 /// `None` when the shape declines the line).
 fn both(format: &JsonFormat, learned: &str, line: &[u8]) -> (String, Option<String>) {
     let general = format!("{:?}", format.parse(line));
-    let mut memory = Some(ShapeMemory::default());
+    let mut memory = ShapeMemory::default();
     format
-        .parse_remembering(learned.as_bytes(), &mut memory)
+        .parse_remembering(learned.as_bytes(), Some(&mut memory))
         .unwrap();
-    let shape = memory.as_ref().unwrap().shape.clone();
-    assert!(shape.is_some(), "no shape learned from {learned}");
+    assert!(memory.shape.is_some(), "no shape learned from {learned}");
     let mut found = [None; 24];
     let by_shape = memory
-        .as_mut()
-        .unwrap()
         .read(line.trim_ascii(), &mut found)
-        .then(|| format!("{:?}", format.parse_remembering(line, &mut memory)));
+        .then(|| format!("{:?}", format.parse_remembering(line, Some(&mut memory))));
     (general, by_shape)
 }
 
@@ -203,7 +200,7 @@ fn a_file_of_lines_reads_alike_with_and_without_memory() {
     // every line's entry the same with the memory as without.
     let format = caddy();
     let mut random = Random(7);
-    let mut memory = Some(ShapeMemory::default());
+    let mut memory = ShapeMemory::default();
     let other_shape = CADDY_LINE.replace(
         "\"Accept\":[\"*/*\"]",
         "\"Accept\":[\"*/*\"],\"DNT\":[\"1\"]",
@@ -216,29 +213,27 @@ fn a_file_of_lines_reads_alike_with_and_without_memory() {
             _ => CADDY_LINE.replace("41342", &n.to_string()).into_bytes(),
         };
         assert_eq!(
-            format!("{:?}", format.parse_remembering(&line, &mut memory)),
+            format!("{:?}", format.parse_remembering(&line, Some(&mut memory))),
             format!("{:?}", format.parse(&line)),
             "{}",
             String::from_utf8_lossy(&line)
         );
     }
-    let memory = memory.unwrap();
     assert!(memory.hits > 1_000, "{} lines read by shape", memory.hits);
 }
 
 #[test]
 fn shapes_stop_being_learned_when_they_do_not_pay() {
     let format = nginx();
-    let mut memory = Some(ShapeMemory::default());
+    let mut memory = ShapeMemory::default();
     // Every line of another shape: a member more each time.
     let mut line = NGINX_LINE.to_string();
     for n in 0..200 {
         line = line.replacen('{', &format!("{{\"k{n}\":1,"), 1);
         format
-            .parse_remembering(line.as_bytes(), &mut memory)
+            .parse_remembering(line.as_bytes(), Some(&mut memory))
             .unwrap();
     }
-    let memory = memory.unwrap();
     assert_eq!(memory.hits, 0);
     assert_eq!(memory.misses, 200);
     // Learned while learning was free, then no more: the last shape is
@@ -302,7 +297,7 @@ fn shapes_stop_being_tried_when_they_do_not_pay() {
     // still reads as the general reader reads it.
     let format = caddy();
     let other = CADDY_LINE.replace(",\"Accept\":[\"*/*\"]", "");
-    let mut memory = Some(ShapeMemory::default());
+    let mut memory = ShapeMemory::default();
     for n in 0..200 {
         let line = if n % 2 == 0 {
             CADDY_LINE
@@ -312,12 +307,11 @@ fn shapes_stop_being_tried_when_they_do_not_pay() {
         assert_eq!(
             format!(
                 "{:?}",
-                format.parse_remembering(line.as_bytes(), &mut memory)
+                format.parse_remembering(line.as_bytes(), Some(&mut memory))
             ),
             format!("{:?}", format.parse(line.as_bytes())),
         );
     }
-    let memory = memory.unwrap();
     assert_eq!(memory.hits, 0);
     assert_eq!(memory.misses, 200);
     assert!(!memory.pays());
