@@ -149,9 +149,7 @@ pub fn host_key(vhost: &[u8]) -> Vec<u8> {
     };
     let host = host.strip_suffix(b".").unwrap_or(host);
     if host.contains(&b':')
-        && let Some(addr) = std::str::from_utf8(host)
-            .ok()
-            .and_then(|text| text.parse::<std::net::Ipv6Addr>().ok())
+        && let Some(addr) = accesslog::ipv6::parse_ipv6(host)
     {
         return addr.to_string().into_bytes();
     }
