@@ -193,29 +193,46 @@ pub fn clf_prefix(s: &[u8]) -> Option<(Timestamp, usize)> {
     let s: &[u8; 26] = s.first_chunk::<26>()?;
     // Lines of a busy log share their second: the last time read on this
     // thread is compared whole before anything is worked out.
-    if let Some((last, time)) = LAST_CLF_TIME.get()
-        && last == *s
-    {
-        return Some((time, 26));
-    }
-    let punctuation = (s[11] ^ b':') | (s[14] ^ b':') | (s[17] ^ b':') | (s[20] ^ b' ');
-    if punctuation != 0 {
-        return None;
-    }
-    let (local, offset_min) = clock(
-        [
-            s[12], s[13], s[15], s[16], s[18], s[19], s[22], s[23], s[24], s[25],
-        ],
-        s[21],
-    )?;
-    let days = clf_days(s.first_chunk::<11>()?)?;
-    let time = Timestamp {
-        unix: days * DAY + local - i64::from(offset_min) * 60,
-        millis: 0,
-        offset_min,
-    };
-    LAST_CLF_TIME.set(Some((*s, time)));
+    let time = remembered(&LAST_CLF_TIME, s, || {
+        let punctuation = (s[11] ^ b':') | (s[14] ^ b':') | (s[17] ^ b':') | (s[20] ^ b' ');
+        if punctuation != 0 {
+            return None;
+        }
+        let (local, offset_min) = clock(
+            [
+                s[12], s[13], s[15], s[16], s[18], s[19], s[22], s[23], s[24], s[25],
+            ],
+            s[21],
+        )?;
+        let days = clf_days(s.first_chunk::<11>()?)?;
+        Some(Timestamp {
+            unix: days * DAY + local - i64::from(offset_min) * 60,
+            millis: 0,
+            offset_min,
+        })
+    })?;
     Some((time, 26))
+}
+
+/// What `work` gives for `key`, remembered on this thread in `last` for
+/// the next call with the same key: the per-line time readers keep the
+/// last date and the last whole time they read so. A key that reads as
+/// nothing is not remembered; the memory starts empty, so no key of zero
+/// bytes matches it.
+#[inline(always)]
+fn remembered<K: Copy + PartialEq, V: Copy>(
+    last: &'static std::thread::LocalKey<Cell<Option<(K, V)>>>,
+    key: &K,
+    work: impl FnOnce() -> Option<V>,
+) -> Option<V> {
+    if let Some((last_key, value)) = last.get()
+        && last_key == *key
+    {
+        return Some(value);
+    }
+    let value = work()?;
+    last.set(Some((*key, value)));
+    Some(value)
 }
 
 /// The time of day and the offset of a fixed-size time (CLF, RFC 3339):
@@ -256,23 +273,18 @@ thread_local! {
 /// The day number of a CLF date `DD/Mon/YYYY`, checked.
 #[inline]
 fn clf_days(date: &[u8; 11]) -> Option<i64> {
-    if let Some((last, days)) = LAST_CLF_DATE.get()
-        && last == *date
-    {
-        return Some(days);
-    }
-    if date[2] != b'/' || date[6] != b'/' {
-        return None;
-    }
-    let year = i64::from(four_digits(date, 7)?);
-    let month = month_abbrev(&date[3..6])?;
-    let day = two_digits(date, 0)?;
-    if day == 0 || day > days_in_month(year, month) {
-        return None;
-    }
-    let days = days_from_civil(year, month, day);
-    LAST_CLF_DATE.set(Some((*date, days)));
-    Some(days)
+    remembered(&LAST_CLF_DATE, date, || {
+        if date[2] != b'/' || date[6] != b'/' {
+            return None;
+        }
+        let year = i64::from(four_digits(date, 7)?);
+        let month = month_abbrev(&date[3..6])?;
+        let day = two_digits(date, 0)?;
+        if day == 0 || day > days_in_month(year, month) {
+            return None;
+        }
+        Some(days_from_civil(year, month, day))
+    })
 }
 
 /// ISO 8601 / RFC 3339 with a required offset:
@@ -343,29 +355,24 @@ fn iso8601_long(s: &[u8]) -> Option<(Timestamp, usize)> {
 #[inline]
 pub(crate) fn rfc3339_seconds(s: &[u8; 25]) -> Option<Timestamp> {
     // As for CLF times: the last time read on this thread, compared whole.
-    if let Some((last, time)) = LAST_ISO_TIME.get()
-        && last == *s
-    {
-        return Some(time);
-    }
-    let punctuation = (s[10] ^ b'T') | (s[13] ^ b':') | (s[16] ^ b':') | (s[22] ^ b':');
-    if punctuation != 0 {
-        return None;
-    }
-    let (local, offset_min) = clock(
-        [
-            s[11], s[12], s[14], s[15], s[17], s[18], s[20], s[21], s[23], s[24],
-        ],
-        s[19],
-    )?;
-    let days = iso_days(s.first_chunk::<10>()?)?;
-    let time = Timestamp {
-        unix: days * DAY + local - i64::from(offset_min) * 60,
-        millis: 0,
-        offset_min,
-    };
-    LAST_ISO_TIME.set(Some((*s, time)));
-    Some(time)
+    remembered(&LAST_ISO_TIME, s, || {
+        let punctuation = (s[10] ^ b'T') | (s[13] ^ b':') | (s[16] ^ b':') | (s[22] ^ b':');
+        if punctuation != 0 {
+            return None;
+        }
+        let (local, offset_min) = clock(
+            [
+                s[11], s[12], s[14], s[15], s[17], s[18], s[20], s[21], s[23], s[24],
+            ],
+            s[19],
+        )?;
+        let days = iso_days(s.first_chunk::<10>()?)?;
+        Some(Timestamp {
+            unix: days * DAY + local - i64::from(offset_min) * 60,
+            millis: 0,
+            offset_min,
+        })
+    })
 }
 
 thread_local! {
@@ -378,23 +385,18 @@ thread_local! {
 /// The day number of an ISO date `YYYY-MM-DD`, checked.
 #[inline]
 fn iso_days(date: &[u8; 10]) -> Option<i64> {
-    if let Some((last, days)) = LAST_ISO_DATE.get()
-        && last == *date
-    {
-        return Some(days);
-    }
-    if date[4] != b'-' || date[7] != b'-' {
-        return None;
-    }
-    let year = i64::from(four_digits(date, 0)?);
-    let month = two_digits(date, 5)?;
-    let day = two_digits(date, 8)?;
-    if !(1..=12).contains(&month) || day == 0 || day > days_in_month(year, month) {
-        return None;
-    }
-    let days = days_from_civil(year, month, day);
-    LAST_ISO_DATE.set(Some((*date, days)));
-    Some(days)
+    remembered(&LAST_ISO_DATE, date, || {
+        if date[4] != b'-' || date[7] != b'-' {
+            return None;
+        }
+        let year = i64::from(four_digits(date, 0)?);
+        let month = two_digits(date, 5)?;
+        let day = two_digits(date, 8)?;
+        if !(1..=12).contains(&month) || day == 0 || day > days_in_month(year, month) {
+            return None;
+        }
+        Some(days_from_civil(year, month, day))
+    })
 }
 
 /// The milliseconds of a run of fraction digits (`5` is 500, `123456` is 123).
