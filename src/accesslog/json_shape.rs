@@ -24,12 +24,19 @@
 //! a string to its closing quote, and the text after a value never starts
 //! with what could continue it). `json_shape_tests.rs` holds the two
 //! readers equal on lines changed at random.
+//!
+//! A shape is tried settled first: the values that stayed the learned
+//! line's in the lines read since are compared as part of the text around
+//! them, and only those that changed are read anew. The argument above
+//! holds as it stands: a value compared as text is the learned line's
+//! scalar in its place.
 
 use super::json_quotes::stops16;
 use super::json_scan::{Malformed, Reader, escapes, scalar_end};
 
 /// Scalar values a shape holds at most: a line with more is left to the
-/// general reader (a log line holds a few dozen).
+/// general reader (a log line holds a few dozen). One bit each in
+/// `ShapeMemory::holes`.
 const MAX_VALUES: usize = 128;
 
 /// Where a kept value starts or ends, from the learned line: an offset into
@@ -41,15 +48,13 @@ struct Anchor {
     offset: u32,
 }
 
-/// One learned line's shape.
+/// One shape of the learned line: its texts, each a piece of that line,
+/// with a value of the line read anew between two.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Shape {
     /// The texts between values, in order; there is one text more than
     /// there are values (the last closes the object).
     texts: Vec<Text>,
-    /// The middle words of the texts longer than 16 bytes, little-endian
-    /// (`Text::middle`).
-    words: Vec<u64>,
     /// Each kept value's slot in `found`, start and end.
     kept: Vec<(u8, Anchor, Anchor)>,
     /// Where each text starts in the line being read: room kept from line
@@ -57,40 +62,36 @@ pub(super) struct Shape {
     starts: Vec<u32>,
 }
 
-/// One text between values, as words compared with the line's: its first
-/// eight bytes and its last eight (overlapping the first in a text of
-/// fewer than sixteen), and the words between in `Shape::words`, so that
-/// most texts of a log line are two compares, with no loop.
+/// One text between values, compared with the line's bytes as words: its
+/// first eight bytes and its last eight (overlapping the first in a text
+/// of fewer than sixteen), so that most texts are two compares with no
+/// loop; the bytes between, in a longer text, with the learned line's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Text {
+    /// Where it starts in the learned line, and its length.
+    from: u32,
     len: u32,
     /// The first eight bytes (all of a shorter text, zeros after), and the
     /// last eight (of a text of eight bytes or more; 0 otherwise).
     head: u64,
     tail: u64,
-    /// The words from byte 8 on that the last does not cover, in
-    /// `Shape::words` from here: `(len - 9) / 8` of them past 16 bytes.
-    middle: u32,
 }
 
 impl Text {
-    fn new(text: &[u8], words: &mut Vec<u64>) -> Option<Text> {
+    fn new(basis: &[u8], (start, end): (usize, usize)) -> Option<Text> {
+        let text = &basis[start..end];
         let len = text.len();
-        let middle = u32::try_from(words.len()).ok()?;
-        if len > 16 {
-            words.extend((8..len - 8).step_by(8).map(|at| word_at(text, at)));
-        }
         Some(Text {
+            from: u32::try_from(start).ok()?,
             len: u32::try_from(len).ok()?,
             head: word_at(text, 0),
             tail: if len >= 8 { word_at(text, len - 8) } else { 0 },
-            middle,
         })
     }
 
-    /// Whether `line` holds this text at `at`.
+    /// Whether `line` holds this text at `at`; `basis` is the learned line.
     #[inline(always)]
-    fn is_at(&self, line: &[u8], at: usize, words: &[u64]) -> bool {
+    fn is_at(&self, line: &[u8], at: usize, basis: &[u8]) -> bool {
         let len = self.len as usize;
         let Some(here) = line.get(at..at + len) else {
             return false;
@@ -100,11 +101,8 @@ impl Text {
                 u64::from_le_bytes(*head) == self.head
                     && u64::from_le_bytes(*tail) == self.tail
                     && (len <= 16 || {
-                        let first = self.middle as usize;
-                        (8..len - 8)
-                            .step_by(8)
-                            .enumerate()
-                            .all(|(k, at)| words.get(first + k) == Some(&word_at(here, at)))
+                        let from = self.from as usize;
+                        basis.get(from + 8..from + len - 8) == Some(&here[8..len - 8])
                     })
             }
             // Shorter than eight bytes: eight of the line read at once
@@ -120,63 +118,39 @@ impl Text {
             }
         }
     }
+
+    fn end(&self) -> usize {
+        (self.from + self.len) as usize
+    }
 }
 
 impl Shape {
     /// The shape of `line` (without blanks around it), which the general
-    /// reader read as one object keeping `found`; `None` when it holds more
-    /// values than a shape may, or a kept value is not in the line.
-    pub(super) fn learn(line: &[u8], found: &[Option<&[u8]>]) -> Option<Shape> {
+    /// reader read as one object keeping `found`, with every value read
+    /// anew; `None` when it holds more values than a shape may, or a kept
+    /// value is not in the line.
+    fn learn(line: &[u8], found: &[Option<&[u8]>]) -> Option<Shape> {
         u32::try_from(line.len()).ok()?;
-        let mut reader = Reader::new(line);
-        // Where each text starts and ends in `line`.
-        let mut spans: Vec<(usize, usize)> = Vec::new();
-        // Open objects (true) and arrays (false), innermost last.
-        let mut open: Vec<bool> = Vec::new();
-        let mut key_due = false;
-        let mut text_from = 0;
-        let mut at = 0;
-        while at < line.len() {
-            match line[at] {
-                b'{' => {
-                    open.push(true);
-                    key_due = true;
-                    at += 1;
-                }
-                b'[' => {
-                    open.push(false);
-                    key_due = false;
-                    at += 1;
-                }
-                b'}' | b']' => {
-                    open.pop();
-                    key_due = false;
-                    at += 1;
-                }
-                b':' => {
-                    key_due = false;
-                    at += 1;
-                }
-                b',' => {
-                    key_due = open.last() == Some(&true);
-                    at += 1;
-                }
-                b' ' | b'\t' | b'\n' | b'\r' => at += 1,
-                b'"' if key_due => at = reader.scalar(at).ok()?,
-                _ => {
-                    // A value: the text before it ends here.
-                    if spans.len() == MAX_VALUES {
-                        return None;
-                    }
-                    spans.push((text_from, at));
-                    at = reader.scalar(at).ok()?;
-                    text_from = at;
-                }
+        let spans = texts_of(line)?;
+        let base = line.as_ptr().addr();
+        let mut kept = Vec::new();
+        for (slot, value) in found.iter().enumerate() {
+            let Some(value) = value else { continue };
+            let start = value.as_ptr().addr().checked_sub(base)?;
+            let end = start + value.len();
+            if end > line.len() {
+                return None;
             }
+            kept.push((u8::try_from(slot).ok()?, start, end));
         }
-        spans.push((text_from, line.len()));
-        // A place in `line` as an anchor: the text it falls in (values are
-        // never empty, so there is at most one).
+        Shape::build(line, &spans, &kept)
+    }
+
+    /// The shape whose texts are `spans` of the learned line `basis`,
+    /// keeping the values at `kept` (slot, start and end in `basis`).
+    fn build(basis: &[u8], spans: &[(usize, usize)], kept: &[(u8, usize, usize)]) -> Option<Shape> {
+        // A place in `basis` as an anchor: the text it falls in (values
+        // are never empty, so there is at most one).
         let anchor = |place: usize| -> Option<Anchor> {
             let i = spans
                 .partition_point(|&(start, _)| start <= place)
@@ -187,58 +161,91 @@ impl Shape {
                 offset: u32::try_from(place - start).ok()?,
             })
         };
-        let base = line.as_ptr().addr();
-        let mut kept = Vec::new();
-        for (slot, value) in found.iter().enumerate() {
-            let Some(value) = value else { continue };
-            let start = value.as_ptr().addr().checked_sub(base)?;
-            let end = start + value.len();
-            if end > line.len() {
-                return None;
-            }
-            kept.push((u8::try_from(slot).ok()?, anchor(start)?, anchor(end)?));
-        }
-        let mut words = Vec::new();
+        let kept = kept
+            .iter()
+            .map(|&(slot, start, end)| Some((slot, anchor(start)?, anchor(end)?)))
+            .collect::<Option<Vec<_>>>()?;
         let texts = spans
             .iter()
-            .map(|&(start, end)| Text::new(&line[start..end], &mut words))
+            .map(|&span| Text::new(basis, span))
             .collect::<Option<Vec<Text>>>()?;
         let starts = vec![0; texts.len()];
         Some(Shape {
             texts,
-            words,
             kept,
             starts,
         })
     }
 
+    /// This shape, learned from `basis` with every value read anew, with
+    /// only the values of `holes` read anew: the others are the learned
+    /// line's, compared as part of the texts around them.
+    fn settled(&self, basis: &[u8], holes: u128) -> Option<Shape> {
+        let mut spans = Vec::new();
+        let mut from = 0;
+        for (value, pair) in self.texts.windows(2).enumerate() {
+            if holes & (1 << value) != 0 {
+                spans.push((from, pair[0].end()));
+                from = pair[1].from as usize;
+            }
+        }
+        spans.push((from, basis.len()));
+        let place = |a: Anchor| self.texts[usize::from(a.text)].from as usize + a.offset as usize;
+        let kept: Vec<(u8, usize, usize)> = self
+            .kept
+            .iter()
+            .map(|&(slot, start, end)| (slot, place(start), place(end)))
+            .collect();
+        Shape::build(basis, &spans, &kept)
+    }
+
+    /// The values of the line this shape read last (`read` gave true) that
+    /// are not the learned line's, one bit each.
+    fn changed(&self, basis: &[u8], line: &[u8]) -> u128 {
+        let mut changed = 0;
+        for (value, (pair, starts)) in self
+            .texts
+            .windows(2)
+            .zip(self.starts.windows(2))
+            .enumerate()
+        {
+            let was = &basis[pair[0].end()..pair[1].from as usize];
+            let is = &line[(starts[0] + pair[0].len) as usize..starts[1] as usize];
+            if was != is {
+                changed |= 1 << value;
+            }
+        }
+        changed
+    }
+
     /// Reads `line` (without blanks around it) when it has this shape,
     /// keeping in `found` what the general reader would; false, and
-    /// `found` untouched, when it has not.
-    pub(super) fn read<'a>(&mut self, line: &'a [u8], found: &mut [Option<&'a [u8]>]) -> bool {
-        let Ok(len) = u32::try_from(line.len()) else {
+    /// `found` untouched, when it has not. `basis` is the learned line.
+    #[inline]
+    fn read<'a>(&mut self, basis: &[u8], line: &'a [u8], found: &mut [Option<&'a [u8]>]) -> bool {
+        if u32::try_from(line.len()).is_err() {
+            return false;
+        }
+        let Some((last, texts)) = self.texts.split_last() else {
             return false;
         };
-        let mut at = 0u32;
-        let last = self.texts.len() - 1;
-        for (i, (text, start)) in self.texts.iter().zip(self.starts.iter_mut()).enumerate() {
-            if !text.is_at(line, at as usize, &self.words) {
+        let mut at = 0usize;
+        for (text, start) in texts.iter().zip(self.starts.iter_mut()) {
+            if !text.is_at(line, at, basis) {
                 return false;
             }
-            *start = at;
-            // No overflow: the text is within the line.
-            at += text.len;
-            if i == last {
-                break;
-            }
-            match value_end(line, at as usize) {
-                // Within the line, whose length fits.
-                Some(end) => at = end as u32,
+            // Within the line, whose length fits.
+            *start = at as u32;
+            match value_end(line, at + text.len as usize) {
+                Some(end) => at = end,
                 None => return false,
             }
         }
-        if at != len {
+        if !last.is_at(line, at, basis) || at + last.len as usize != line.len() {
             return false;
+        }
+        if let Some(start) = self.starts.last_mut() {
+            *start = at as u32;
         }
         let starts = &self.starts;
         let place = |a: Anchor| (starts[usize::from(a.text)] + a.offset) as usize;
@@ -249,6 +256,58 @@ impl Shape {
         }
         true
     }
+}
+
+/// Where each text between scalar values starts and ends in `line`, which
+/// the general reader read as one object; `None` past `MAX_VALUES` values.
+fn texts_of(line: &[u8]) -> Option<Vec<(usize, usize)>> {
+    let mut reader = Reader::new(line);
+    let mut spans: Vec<(usize, usize)> = Vec::new();
+    // Open objects (true) and arrays (false), innermost last.
+    let mut open: Vec<bool> = Vec::new();
+    let mut key_due = false;
+    let mut text_from = 0;
+    let mut at = 0;
+    while at < line.len() {
+        match line[at] {
+            b'{' => {
+                open.push(true);
+                key_due = true;
+                at += 1;
+            }
+            b'[' => {
+                open.push(false);
+                key_due = false;
+                at += 1;
+            }
+            b'}' | b']' => {
+                open.pop();
+                key_due = false;
+                at += 1;
+            }
+            b':' => {
+                key_due = false;
+                at += 1;
+            }
+            b',' => {
+                key_due = open.last() == Some(&true);
+                at += 1;
+            }
+            b' ' | b'\t' | b'\n' | b'\r' => at += 1,
+            b'"' if key_due => at = reader.scalar(at).ok()?,
+            _ => {
+                // A value: the text before it ends here.
+                if spans.len() == MAX_VALUES {
+                    return None;
+                }
+                spans.push((text_from, at));
+                at = reader.scalar(at).ok()?;
+                text_from = at;
+            }
+        }
+    }
+    spans.push((text_from, line.len()));
+    Some(spans)
 }
 
 /// The eight bytes of `text` from `at` as a little-endian word, or, when
@@ -311,34 +370,71 @@ fn string_end(line: &[u8], start: usize) -> Option<usize> {
     }
 }
 
-/// What a reader of one file remembers from line to line: the shape of the
-/// last line read in full, while shapes pay.
+/// What a reader of one file remembers from line to line: the last line
+/// read in full, its shape with every value read anew, and that shape
+/// settled, while shapes pay.
 #[derive(Debug, Clone, Default)]
 pub struct ShapeMemory {
+    /// The line learned from.
+    basis: Vec<u8>,
+    /// Its shape, every value read anew.
     shape: Option<Shape>,
-    /// Lines the shape read, and lines it did not.
+    /// Its shape with the values that stayed the same read as text: only
+    /// the `holes` are read anew. A line's values change few at a time —
+    /// a Caddy line's TLS details, most headers and the host stay the same
+    /// from line to line, its time, address, port, target and size do not
+    /// — so that most of the line is compared in long runs.
+    settled: Option<Shape>,
+    /// The values that were not the learned line's in a line read since,
+    /// one bit each.
+    holes: u128,
+    /// Lines a shape read, and lines it did not.
     hits: u32,
     misses: u32,
 }
 
 impl ShapeMemory {
-    /// Reads `line` by the remembered shape; `false` when it has another,
+    /// Reads `line` by a remembered shape; `false` when it has another,
     /// or when shapes do not pay.
     #[inline]
     pub(super) fn read<'a>(&mut self, line: &'a [u8], found: &mut [Option<&'a [u8]>]) -> bool {
-        let read = self.pays() && self.shape.as_mut().is_some_and(|s| s.read(line, found));
+        if !self.pays() {
+            return false;
+        }
+        let read = self
+            .settled
+            .as_mut()
+            .is_some_and(|settled| settled.read(&self.basis, line, found))
+            || self.shape.as_mut().is_some_and(|shape| {
+                if !shape.read(&self.basis, line, found) {
+                    return false;
+                }
+                // A value that changed for the first time is read anew
+                // from now on: the settled shape is made again (at most
+                // once a value, and once after learning).
+                let holes = self.holes | shape.changed(&self.basis, line);
+                if holes != self.holes || self.settled.is_none() {
+                    self.holes = holes;
+                    self.settled = shape.settled(&self.basis, holes);
+                }
+                true
+            });
         if read {
             self.hits = self.hits.saturating_add(1);
         }
         read
     }
 
-    /// After the general reader read `line` keeping `found`: learns its
-    /// shape while shapes pay.
+    /// After the general reader read `line` keeping `found`: learns it
+    /// while shapes pay.
     pub(super) fn learn(&mut self, line: &[u8], found: &[Option<&[u8]>]) {
         self.misses = self.misses.saturating_add(1);
         if self.pays() {
             self.shape = Shape::learn(line, found);
+            self.basis.clear();
+            self.basis.extend_from_slice(line);
+            self.settled = None;
+            self.holes = 0;
         }
     }
 
