@@ -211,24 +211,35 @@ fn compare_json(text: &[u8], combined_per_line: f64) {
     let format = LogFormat::new("combined").unwrap_or_default();
     let mut caddy = Vec::with_capacity(text.len() * 3);
     let mut nginx = Vec::with_capacity(text.len() * 2);
-    for line in text.split(|&b| b == b'\n') {
+    for (i, line) in text.split(|&b| b == b'\n').enumerate() {
         let Ok(entry) = format.parse(line) else {
             continue;
         };
+        // What changes from request to request besides the combined
+        // fields: the client's port, the time taken, the size sent, and
+        // what a browser accepts against what a robot does.
+        let port = 1024 + (i * 7919) % 64_000;
+        let micros = 150 + (i * 104_729) % 90_000;
+        let size = 200 + (i * 15_485_863) % 120_000;
         let request = String::from_utf8_lossy(entry.request);
         let mut parts = request.split(' ');
         let (method, uri) = (parts.next().unwrap_or("GET"), parts.next().unwrap_or("/"));
         let ua = String::from_utf8_lossy(entry.user_agent.unwrap_or(b"-"));
         let client = String::from_utf8_lossy(entry.client);
         let status = entry.status.unwrap_or(200);
+        let accept = if ua.contains("bot") {
+            "*/*"
+        } else {
+            "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
+        };
         let _ = writeln!(
             caddy,
-            r#"{{"level":"info","ts":{}.{:03},"logger":"http.log.access","msg":"handled request","request":{{"remote_ip":"{client}","remote_port":"41342","client_ip":"{client}","proto":"HTTP/1.1","method":"{method}","host":"example.cz","uri":"{uri}","headers":{{"User-Agent":["{ua}"],"Accept":["*/*"],"Accept-Encoding":["gzip, deflate, br"]}},"tls":{{"resumed":false,"version":772,"cipher_suite":4865,"proto":"h2","server_name":"example.cz"}}}},"bytes_read":0,"user_id":"","duration":0.000929675,"size":10900,"status":{status},"resp_headers":{{"Server":["Caddy"],"Content-Type":["text/html; charset=utf-8"]}}}}"#,
+            r#"{{"level":"info","ts":{}.{:03},"logger":"http.log.access","msg":"handled request","request":{{"remote_ip":"{client}","remote_port":"{port}","client_ip":"{client}","proto":"HTTP/1.1","method":"{method}","host":"example.cz","uri":"{uri}","headers":{{"User-Agent":["{ua}"],"Accept":["{accept}"],"Accept-Encoding":["gzip, deflate, br"]}},"tls":{{"resumed":false,"version":772,"cipher_suite":4865,"proto":"h2","server_name":"example.cz"}}}},"bytes_read":0,"user_id":"","duration":0.{micros:09},"size":{size},"status":{status},"resp_headers":{{"Server":["Caddy"],"Content-Type":["text/html; charset=utf-8"]}}}}"#,
             entry.time.unix, entry.time.millis,
         );
         let _ = writeln!(
             nginx,
-            r#"{{"time_iso8601":"{}","remote_addr":"{client}","remote_user":"","request":"{request}","status":"{status}","body_bytes_sent":"10900","http_referer":"{}","http_user_agent":"{ua}"}}"#,
+            r#"{{"time_iso8601":"{}","remote_addr":"{client}","remote_user":"","request":"{request}","status":"{status}","body_bytes_sent":"{size}","http_referer":"{}","http_user_agent":"{ua}"}}"#,
             entry.time.rfc3339(),
             referer(line),
         );
