@@ -538,12 +538,7 @@ fn literal_end(text: &[u8], at: usize, word: &[u8]) -> Result<usize, Malformed> 
 #[inline(always)]
 fn number_end(text: &[u8], mut at: usize) -> Result<usize, Malformed> {
     let byte = |at: usize| text.get(at).copied().unwrap_or(0);
-    let digits = |mut at: usize| {
-        while byte(at).is_ascii_digit() {
-            at += 1;
-        }
-        at
-    };
+    let digits = |at: usize| digits_end(text, at);
     let some_digits = |at: usize| {
         let end = digits(at);
         if end > at { Ok(end) } else { Err(Malformed) }
@@ -567,6 +562,35 @@ fn number_end(text: &[u8], mut at: usize) -> Result<usize, Malformed> {
         at = some_digits(at)?;
     }
     Ok(at)
+}
+
+/// Past the ASCII digits of `text` from `at`: eight bytes at a time while
+/// eight are left (a log's numbers are times and sizes of ten digits and
+/// more), then byte by byte.
+#[inline(always)]
+pub(super) fn digits_end(text: &[u8], mut at: usize) -> usize {
+    const LOW: u64 = 0x0101_0101_0101_0101;
+    while let Some(word) = text.get(at..).and_then(|rest| rest.first_chunk::<8>()) {
+        let word = u64::from_le_bytes(*word);
+        // A byte is a digit when its high half is 3 and stays 3 with six
+        // added (0x30 to 0x39). A byte that carries into the next (0xFA
+        // and up) is no digit, and only the first byte that is none
+        // counts: what the carry spoils lies after it.
+        let high = (word & (0xF0 * LOW)) ^ (0x30 * LOW);
+        let added = (word.wrapping_add(0x06 * LOW) & (0xF0 * LOW)) ^ (0x30 * LOW);
+        let other = high | added;
+        // The top bit of each byte that is not zero (no carry between
+        // bytes: 0x7F + 0x7F fits one).
+        let marks = (((other & (0x7F * LOW)) + 0x7F * LOW) | other) & (0x80 * LOW);
+        if marks != 0 {
+            return at + (marks.trailing_zeros() / 8) as usize;
+        }
+        at += 8;
+    }
+    while text.get(at).is_some_and(u8::is_ascii_digit) {
+        at += 1;
+    }
+    at
 }
 
 /// The node a key written with escapes (`"User\u002DAgent"`) names, the

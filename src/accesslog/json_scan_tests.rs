@@ -473,3 +473,37 @@ fn a_crowded_level_finds_each_of_its_keys_and_no_other() {
         assert_eq!(found, expected, "{key}");
     }
 }
+
+#[test]
+fn digits_end_agrees_with_a_byte_by_byte_walk() {
+    let walk = |text: &[u8], mut at: usize| {
+        while at < text.len() && text[at].is_ascii_digit() {
+            at += 1;
+        }
+        at
+    };
+    // Every byte value in every place of runs of digits long enough for
+    // two words and a tail, and after bytes that carry when six is added.
+    for len in [0, 1, 7, 8, 9, 16, 17, 23] {
+        for place in 0..len {
+            for value in 0..=255u8 {
+                for fill in [b'0', b'9', 0xFF] {
+                    let mut text = vec![b'5'; len];
+                    text[place] = value;
+                    if place + 1 < len {
+                        text[place + 1] = fill;
+                    }
+                    for from in [0, 1] {
+                        assert_eq!(
+                            digits_end(&text, from),
+                            walk(&text, from),
+                            "{text:?} from {from}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+    assert_eq!(digits_end(b"1764111600.123", 0), 10);
+    assert_eq!(digits_end(b"12", 5), 5);
+}
