@@ -74,43 +74,114 @@ pub fn is_plain_client(value: &[u8]) -> bool {
 }
 
 /// An IPv4 address in dotted decimal as servers write it: four numbers of
-/// 0 to 255, none with a leading zero. Read octet by octet, one to three
-/// digits each, no loop a byte: every line's client goes through it.
+/// 0 to 255, none with a leading zero. Read by a table, a byte at a time,
+/// with no branch a byte (a branch on each octet's width is taken wrong
+/// at random addresses): every line's client goes through it.
 #[inline]
 pub(crate) fn is_ipv4(value: &[u8]) -> bool {
-    let digit = |at: usize| {
-        value
-            .get(at)
-            .map(|b| u32::from(b.wrapping_sub(b'0')))
-            .filter(|&d| d < 10)
-    };
-    let mut at = 0;
-    for octet in 0..4 {
-        if octet > 0 {
-            if value.get(at) != Some(&b'.') {
-                return false;
-            }
-            at += 1;
-        }
-        let Some(first) = digit(at) else {
-            return false;
-        };
-        at += 1;
-        if let Some(second) = digit(at) {
-            if first == 0 {
-                return false;
-            }
-            at += 1;
-            if let Some(third) = digit(at) {
-                if first * 100 + second * 10 + third > 255 {
-                    return false;
-                }
-                at += 1;
-            }
-        }
+    if !(7..=15).contains(&value.len()) {
+        return false;
     }
-    at == value.len()
+    let mut state = 0u8;
+    for &b in value {
+        state = IPV4_STEPS[usize::from(state) * CLASSES + usize::from(IPV4_CLASS[usize::from(b)])];
+    }
+    // The last octet's states past its first digit: 3 of 4 octets times
+    // the octet's states, plus one (its start).
+    state > (3 * OCTET_STATES) as u8 && state != REJECT
 }
+
+/// The classes of bytes `is_ipv4` tells apart: `0`, `1`, `2`, `3`–`4`, `5`,
+/// `6`–`9`, `.`, anything else.
+const CLASSES: usize = 8;
+const fn ipv4_class() -> [u8; 256] {
+    let mut table = [7u8; 256];
+    table[b'0' as usize] = 0;
+    table[b'1' as usize] = 1;
+    table[b'2' as usize] = 2;
+    table[b'3' as usize] = 3;
+    table[b'4' as usize] = 3;
+    table[b'5' as usize] = 4;
+    let mut d = b'6';
+    while d <= b'9' {
+        table[d as usize] = 5;
+        d += 1;
+    }
+    table[b'.' as usize] = 6;
+    table
+}
+static IPV4_CLASS: [u8; 256] = ipv4_class();
+
+/// The states of one octet: at its start, after `0`, after `1`, after `2`,
+/// after `3`–`9`, after `1` and a digit, after `20`–`24`, after `25`, and
+/// full (no digit may follow). Octet `k`'s state `s` is `k * 9 + s`;
+/// `REJECT` holds for ever.
+const OCTET_STATES: usize = 9;
+const REJECT: u8 = (4 * OCTET_STATES) as u8;
+const fn ipv4_steps() -> [u8; (4 * OCTET_STATES + 1) * CLASSES] {
+    const START: usize = 0;
+    const ZERO: usize = 1;
+    const ONE: usize = 2;
+    const TWO: usize = 3;
+    const BIG: usize = 4;
+    const ONE_DIGIT: usize = 5;
+    const TWO_LOW: usize = 6;
+    const TWO_FIVE: usize = 7;
+    const FULL: usize = 8;
+    const LEN: usize = (4 * OCTET_STATES + 1) * CLASSES;
+    const fn set(table: &mut [u8; LEN], base: usize, state: usize, class: usize, next: usize) {
+        table[(base + state) * CLASSES + class] = (base + next) as u8;
+    }
+    let mut table = [REJECT; LEN];
+    let mut octet = 0;
+    while octet < 4 {
+        let base = octet * OCTET_STATES;
+        // The first digit.
+        set(&mut table, base, START, 0, ZERO);
+        set(&mut table, base, START, 1, ONE);
+        set(&mut table, base, START, 2, TWO);
+        set(&mut table, base, START, 3, BIG);
+        set(&mut table, base, START, 4, BIG);
+        set(&mut table, base, START, 5, BIG);
+        // The second: after `1` any, after `2` by what may follow, after
+        // `3`–`9` any, and nothing after that; after `0` none.
+        let mut class = 0;
+        while class < 6 {
+            set(&mut table, base, ONE, class, ONE_DIGIT);
+            set(&mut table, base, BIG, class, FULL);
+            set(&mut table, base, ONE_DIGIT, class, FULL);
+            set(&mut table, base, TWO_LOW, class, FULL);
+            set(
+                &mut table,
+                base,
+                TWO,
+                class,
+                if class <= 3 {
+                    TWO_LOW
+                } else if class == 4 {
+                    TWO_FIVE
+                } else {
+                    FULL
+                },
+            );
+            if class <= 4 {
+                set(&mut table, base, TWO_FIVE, class, FULL);
+            }
+            class += 1;
+        }
+        // A dot after a digit starts the next octet; the fourth has none.
+        if octet < 3 {
+            let mut state = ZERO;
+            while state <= FULL {
+                table[(base + state) * CLASSES + 6] = (base + OCTET_STATES) as u8;
+                state += 1;
+            }
+        }
+        octet += 1;
+    }
+    table
+}
+static IPV4_STEPS: [u8; (4 * OCTET_STATES + 1) * CLASSES] = ipv4_steps();
 
 /// Where the bytes of a host name or an IPv4 address that start at `from`
 /// end: the first byte at or after it that neither holds, or the end.
@@ -323,6 +394,34 @@ mod tests {
                 is_client(value.as_bytes()),
                 is_client_by_std(value.as_bytes())
             );
+        }
+    }
+
+    #[test]
+    fn ipv4_addresses_read_as_by_the_standard_parser() {
+        // Every octet at each edge of the table's states, in each of the
+        // four places, and one part more or less.
+        let octets = [
+            "", "0", "00", "01", "1", "9", "10", "19", "99", "100", "199", "200", "209", "249",
+            "250", "255", "256", "259", "260", "299", "300", "999", "1000", "a", "1a",
+        ];
+        let by_std = |value: &str| value.parse::<std::net::Ipv4Addr>().is_ok();
+        for a in octets {
+            for b in octets {
+                for c in octets {
+                    for d in octets {
+                        let value = format!("{a}.{b}.{c}.{d}");
+                        assert_eq!(is_ipv4(value.as_bytes()), by_std(&value), "{value}");
+                    }
+                }
+                for value in [
+                    format!("{a}.{b}"),
+                    format!("1.2.3.{a}.{b}"),
+                    format!("{a}.1.1.1{b}"),
+                ] {
+                    assert_eq!(is_ipv4(value.as_bytes()), by_std(&value), "{value}");
+                }
+            }
         }
     }
 
