@@ -4,6 +4,7 @@
 //! (a shape may decline a line; it may never read one otherwise).
 
 use super::super::json::{CADDY, JsonFormat, NGINX};
+use super::super::json_scan::{Level, extract, insert};
 use super::*;
 
 fn nginx() -> JsonFormat {
@@ -474,4 +475,342 @@ fn real_lines_changed_at_random_read_alike_by_a_settled_shape() {
         }
     }
     assert!(read > 300, "{read} lines read by a settled shape");
+}
+
+/// A piece of a random template: a text, or a slot for a scalar value.
+enum Piece {
+    Text(String),
+    Slot(usize),
+}
+
+/// Scalar values a slot may hold: every kind, empty strings, escapes,
+/// strings across a 16-byte look and a 64-byte block, numbers of every
+/// part; a few not valid, a few not scalars (the shape must decline them).
+const VALUES: &[&str] = &[
+    "\"\"",
+    "\"a\"",
+    "\"\\\"\"",
+    "\"\\\\\"",
+    "\"x\\\\\"",
+    "\"\\u0041\"",
+    "\"\\/\"",
+    "\"é\"",
+    "\"0123456789abcde\\\"\"",
+    "\"0123456789abcd\\\\\"",
+    "\"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abc\\\"x\"",
+    "\"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123\"",
+    "0",
+    "-0",
+    "7",
+    "12",
+    "1.5",
+    "-1.5e3",
+    "1E+9",
+    "0.000929675",
+    "1732352400.123",
+    "12345678901234567890",
+    "true",
+    "false",
+    "null",
+    // Not valid, or not scalars.
+    "01",
+    "1.",
+    "-",
+    "1e",
+    "tru",
+    "nul",
+    "\"\\q\"",
+    "\"\\u00\"",
+    "{}",
+    "[]",
+    "[1]",
+    "\"a",
+];
+
+/// How many of `VALUES` (from the start) are valid scalars.
+const VALID_VALUES: usize = 25;
+
+/// Blanks between tokens, most often none.
+fn blank(random: &mut Random) -> &'static str {
+    match random.below(12) {
+        0 => " ",
+        1 => "\t",
+        2 => "\n ",
+        _ => "",
+    }
+}
+
+fn out_blank(random: &mut Random, template: &mut Vec<Piece>) {
+    template.push(Piece::Text(blank(random).to_string()));
+}
+
+/// A value of a template: mostly a slot, else an object or an array.
+fn template_value(random: &mut Random, depth: usize, slots: &mut usize, out: &mut Vec<Piece>) {
+    match random.below(if depth < 3 { 8 } else { 1 }) {
+        1 => template_object(random, depth + 1, slots, out),
+        2 => {
+            out.push(Piece::Text("[".into()));
+            let n = random.below(4);
+            for i in 0..n {
+                if i > 0 {
+                    out.push(Piece::Text(format!("{},{}", blank(random), blank(random))));
+                }
+                template_value(random, depth + 1, slots, out);
+            }
+            out.push(Piece::Text(format!("{}]", blank(random))));
+        }
+        _ => {
+            out.push(Piece::Slot(*slots));
+            *slots += 1;
+        }
+    }
+}
+
+/// An object of a template, of up to five members whose keys are a few
+/// of `random_tree`'s and others (one written with an escape).
+fn template_object(random: &mut Random, depth: usize, slots: &mut usize, out: &mut Vec<Piece>) {
+    const KEYS: &[&str] = &[
+        "a",
+        "b",
+        "c",
+        "d",
+        "e",
+        "x",
+        "arr",
+        "long_key_name_over_16",
+        "\\u0061",
+        "zz",
+    ];
+    out.push(Piece::Text(format!("{{{}", blank(random))));
+    let n = random.below(6);
+    for i in 0..n {
+        if i > 0 {
+            out.push(Piece::Text(format!("{},{}", blank(random), blank(random))));
+        }
+        let key = KEYS[random.below(KEYS.len())];
+        out.push(Piece::Text(format!(
+            "\"{key}\"{}:{}",
+            blank(random),
+            blank(random)
+        )));
+        template_value(random, depth, slots, out);
+    }
+    out.push(Piece::Text(format!("{}}}", blank(random))));
+}
+
+/// The line of `template` with `values` (indices into `VALUES`) in its
+/// slots, texts next to each other joined.
+fn render(template: &[Piece], values: &[usize]) -> Vec<u8> {
+    let mut line = Vec::new();
+    for piece in template {
+        match piece {
+            Piece::Text(text) => line.extend_from_slice(text.as_bytes()),
+            Piece::Slot(slot) => line.extend_from_slice(VALUES[values[*slot]].as_bytes()),
+        }
+    }
+    line
+}
+
+/// A mapping of keys at three levels, some with both a value kept and
+/// members mapped (`c`, `x`).
+fn random_tree() -> Level {
+    let mut tree = Level::default();
+    for (leaf, path) in [
+        "a",
+        "b",
+        "c",
+        "c.d",
+        "c.e",
+        "e",
+        "arr",
+        "long_key_name_over_16",
+        "c.x.d",
+        "x.e",
+        "x.long_key_name_over_16",
+    ]
+    .iter()
+    .enumerate()
+    {
+        insert(&mut tree, path, leaf).unwrap();
+    }
+    tree
+}
+
+/// `found` as places in `line`, to compare two readings exactly.
+fn places(line: &[u8], found: &[Option<&[u8]>]) -> Vec<Option<(usize, usize)>> {
+    found
+        .iter()
+        .map(|value| {
+            value.map(|value| {
+                let start = value.as_ptr().addr() - line.as_ptr().addr();
+                (start, start + value.len())
+            })
+        })
+        .collect()
+}
+
+/// One memory over a sequence of lines, as `JsonFormat::parse_remembering`
+/// uses it: every line a shape (whole or settled) reads keeps what the
+/// general reader keeps, at the same places. Gives whether a shape read it.
+fn read_alike(tree: &Level, memory: &mut ShapeMemory, line: &[u8]) -> bool {
+    let line = line.trim_ascii();
+    let mut general = [None; 16];
+    let result = extract(line, tree, &mut general);
+    if line.first() != Some(&b'{') {
+        return false;
+    }
+    let mut by_shape = [None; 16];
+    if memory.read(line, &mut by_shape) {
+        assert!(
+            result.is_ok(),
+            "read by shape, refused by the general reader: {}",
+            String::from_utf8_lossy(line)
+        );
+        assert_eq!(
+            places(line, &by_shape),
+            places(line, &general),
+            "{}\nbasis {}",
+            String::from_utf8_lossy(line),
+            String::from_utf8_lossy(&memory.basis)
+        );
+        true
+    } else {
+        if result.is_ok() {
+            memory.learn(line, &general);
+        }
+        false
+    }
+}
+
+#[test]
+fn sequences_of_lines_read_alike_value_for_value() {
+    let tree = random_tree();
+    let mut random = Random(0xfeed_5eed_1234_5678);
+    let mut read = 0usize;
+    let mut settled_read = 0usize;
+    let mut wide_read = 0usize;
+    let mut lines = 0usize;
+    // Templates, of a hundred lines each.
+    for _ in 0..1_000 {
+        let mut slots = 0;
+        let mut template = Vec::new();
+        if random.below(4) == 0 {
+            out_blank(&mut random, &mut template);
+        }
+        if random.below(8) == 0 {
+            // A wide object: about `MAX_VALUES` values, a few more or fewer.
+            template.push(Piece::Text("{".into()));
+            for i in 0..MAX_VALUES - 3 + random.below(6) {
+                let key = ["a", "b", "e", "zz", "long_key_name_over_16"][random.below(5)];
+                let comma = if i > 0 { "," } else { "" };
+                template.push(Piece::Text(format!("{comma}\"{key}\":")));
+                template_value(&mut random, 3, &mut slots, &mut template);
+            }
+            template.push(Piece::Text("}".into()));
+        } else {
+            template_object(&mut random, 0, &mut slots, &mut template);
+        }
+        if random.below(4) == 0 {
+            out_blank(&mut random, &mut template);
+        }
+        let learned: Vec<usize> = (0..slots).map(|_| random.below(VALID_VALUES)).collect();
+        let mut values = learned.clone();
+        let mut memory = ShapeMemory::default();
+        // How often a value changes in this sequence.
+        let churn = 1 + random.below(6);
+        let wide = slots >= MAX_VALUES - 3;
+        for _ in 0..100 {
+            let line = match random.below(20) {
+                0 => changed(
+                    &String::from_utf8(render(&template, &values)).unwrap(),
+                    &mut random,
+                ),
+                1 => render(&template, &learned),
+                _ => {
+                    for (slot, value) in values.iter_mut().enumerate() {
+                        match random.below(60) {
+                            c if c < churn => *value = random.below(VALUES.len()),
+                            c if c < churn + 1 => *value = learned[slot],
+                            _ => {}
+                        }
+                    }
+                    // Keep most lines valid: an invalid value back to a
+                    // valid one after it was tried.
+                    let line = render(&template, &values);
+                    for value in values.iter_mut() {
+                        if *value >= VALID_VALUES {
+                            *value = random.below(VALID_VALUES);
+                        }
+                    }
+                    line
+                }
+            };
+            let settled_before = memory.settled.is_some();
+            if read_alike(&tree, &mut memory, &line) {
+                read += 1;
+                if settled_before {
+                    settled_read += 1;
+                }
+                if wide {
+                    wide_read += 1;
+                }
+            }
+            lines += 1;
+        }
+    }
+    eprintln!(
+        "{lines} lines, {read} read by shape, {settled_read} with a settled shape, \
+         {wide_read} of about {MAX_VALUES} values"
+    );
+    assert!(read > lines / 4, "{read} of {lines} read by shape");
+    assert!(
+        settled_read > lines / 4,
+        "{settled_read} by a settled shape"
+    );
+    assert!(wide_read > 500, "{wide_read} of about {MAX_VALUES} values");
+}
+
+#[test]
+fn a_settled_shape_of_the_most_values_reads_its_first_and_last_anew() {
+    // `MAX_VALUES` values, the first and the last mapped ("a" and "e"):
+    // the last one's bit is the top bit of `holes`. One value more and no
+    // shape is learned.
+    let tree = random_tree();
+    let line = |first: &str, last: &str, count: usize| {
+        let mut line = format!("{{\"a\":{first}");
+        for i in 1..count - 1 {
+            line.push_str(&format!(",\"k{i}\":{i}"));
+        }
+        line.push_str(&format!(",\"e\":{last}}}"));
+        line.into_bytes()
+    };
+    let mut memory = ShapeMemory::default();
+    for (first, last, by_shape) in [
+        ("\"\"", "\"\"", false),
+        ("\"\"", "1", true),
+        ("\"\"", "12e5", true),
+        ("\"x\"", "12e5", true),
+        ("\"\"", "\"\"", true),
+        ("\"\"", "\"\\\"\"", true),
+        ("\"\"", "-", false),
+    ] {
+        let line = line(first, last, MAX_VALUES);
+        assert_eq!(
+            read_alike(&tree, &mut memory, &line),
+            by_shape,
+            "{first} {last}"
+        );
+    }
+    // The learned line's first and last read anew, the rest as one text.
+    assert_eq!(memory.holes, 1 | 1 << (MAX_VALUES - 1));
+    assert_eq!(memory.settled.as_ref().map(|s| s.texts.len()), Some(3));
+    let mut memory = ShapeMemory::default();
+    for _ in 0..3 {
+        assert!(!read_alike(
+            &tree,
+            &mut memory,
+            &line("1", "2", MAX_VALUES + 1)
+        ));
+    }
+    assert!(memory.shape.is_none());
 }
