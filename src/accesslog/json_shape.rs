@@ -461,7 +461,11 @@ impl ShapeMemory {
         if self.pays() {
             self.shape = Shape::learn(line, found);
             self.basis.clear();
-            self.basis.extend_from_slice(line);
+            // Kept only when a shape was learned from it (not from a line
+            // of too many values or past u32's length).
+            if self.shape.is_some() {
+                self.basis.extend_from_slice(line);
+            }
             self.settled = None;
             self.holes = 0;
         }
