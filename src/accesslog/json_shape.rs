@@ -336,7 +336,10 @@ fn word_at(text: &[u8], at: usize) -> u64 {
 fn same_middle(here: &[u8], learned: &[u8]) -> bool {
     const INLINE: usize = 48;
     let len = here.len();
-    if len > INLINE || learned.len() != len {
+    if learned.len() != len || len <= 16 {
+        return here == learned;
+    }
+    if len > INLINE {
         return here[8..len - 8] == learned[8..len - 8];
     }
     let mut at = 8;
