@@ -504,6 +504,7 @@ fn explain(candidates: &[FileFormat], fits: &[Fit], sample: &[&[u8]]) -> (String
                         | Skip::Mismatch
                         | Skip::NoClosingQuote
                         | Skip::BadJson
+                        | Skip::NginxEscapes
                         | Skip::TooLong
                 )
             });

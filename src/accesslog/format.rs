@@ -146,6 +146,9 @@ pub enum Skip {
     NoOffset,
     /// Not one JSON object, or a field of the wrong JSON type.
     BadJson,
+    /// Not JSON for nginx's default escaping (`\x22` for a quote, `\xHH`
+    /// past ASCII): a `log_format` shaped as JSON without `escape=json`.
+    NginxEscapes,
     /// Not a skip: a directive of the log itself (W3C `#Fields:`),
     /// counted with the blank lines.
     Directive,
@@ -157,7 +160,7 @@ pub enum Skip {
 impl Skip {
     /// Every reason a line is skipped, in order, for counting skipped
     /// lines by reason (`Directive` and `NotRequest` are no skips).
-    pub const ALL: [Skip; 12] = [
+    pub const ALL: [Skip; 13] = [
         Skip::Empty,
         Skip::TooLong,
         Skip::Truncated,
@@ -170,6 +173,7 @@ impl Skip {
         Skip::BadHost,
         Skip::NoOffset,
         Skip::BadJson,
+        Skip::NginxEscapes,
     ];
 
     /// A short reason for the `file:line: reason` message.
@@ -187,6 +191,9 @@ impl Skip {
             Skip::BadHost => "virtual host is no host name",
             Skip::NoOffset => "time without UTC offset (needs --log-tz)",
             Skip::BadJson => "not a JSON object of the format's fields",
+            Skip::NginxEscapes => {
+                "nginx's \\xHH escapes, not JSON (a log_format without escape=json: give it as --log-format)"
+            }
             Skip::Directive => "a directive of the log",
             Skip::NotRequest => "no request (a server message)",
         }

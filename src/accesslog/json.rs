@@ -249,7 +249,7 @@ impl JsonFormat {
             .as_deref_mut()
             .is_some_and(|memory| memory.read(line, &mut found));
         if !by_shape {
-            json_scan::extract(line, &self.tree, &mut found).map_err(|_| Skip::BadJson)?;
+            json_scan::extract(line, &self.tree, &mut found).map_err(|_| bad_json(line))?;
             if let Some(memory) = memory {
                 memory.learn(line, &found);
             }
@@ -470,6 +470,29 @@ fn unit_of(digits: usize) -> i64 {
 /// The digits of a number of seconds as written without leading zeros.
 fn digit_count(unix: i64) -> usize {
     unix.checked_ilog10().map_or(1, |log| log as usize + 1)
+}
+
+/// Why a line the JSON reader refused is no JSON: nginx's default
+/// escaping when it holds an `\xHH` escape that no backslash escapes
+/// (which JSON has no such escape for), else bad JSON.
+#[cold]
+fn bad_json(line: &[u8]) -> Skip {
+    let mut at = 0;
+    while let Some(found) = memchr::memchr(b'\\', &line[at..]) {
+        let start = at + found;
+        let run = line[start..].iter().take_while(|&&b| b == b'\\').count();
+        let after = start + run;
+        if run % 2 == 1
+            && line.get(after) == Some(&b'x')
+            && line
+                .get(after + 1..after + 3)
+                .is_some_and(|hex| hex.iter().all(u8::is_ascii_hexdigit))
+        {
+            return Skip::NginxEscapes;
+        }
+        at = after;
+    }
+    Skip::BadJson
 }
 
 /// A JSON number of seconds with or without a fraction

@@ -300,6 +300,26 @@ fn bad_lines() {
             Err(Skip::BadStatus),
         ),
         (r#"{"c":"1.2.3.4","t":1,"r":7}"#, Err(Skip::BadJson)),
+        // nginx's default escaping (a `log_format` without `escape=json`):
+        // told apart, since the remedy is the user's; a backslash that is
+        // itself escaped starts no such escape.
+        (
+            r#"{"c":"1.2.3.4","t":1,"r":"GET /\x22q\x22 HTTP/1.1"}"#,
+            Err(Skip::NginxEscapes),
+        ),
+        (
+            r#"{"c":"1.2.3.4","t":1,"r":"GET /a\\\xC3\xA9 HTTP/1.1"}"#,
+            Err(Skip::NginxEscapes),
+        ),
+        (
+            r#"{"c":"1.2.3.4","t":1,"r":"GET /\\x41 HTTP/1.1"} x"#,
+            Err(Skip::BadJson),
+        ),
+        (
+            r#"{"c":"1.2.3.4","t":1,"r":"GET /\xZZ"}"#,
+            Err(Skip::BadJson),
+        ),
+        (r#"{"c":"1.2.3.4","t":1,"r":"GET /\x4"#, Err(Skip::BadJson)),
         // Only Caddy and Traefik write their own messages among the
         // access lines: elsewhere a line without the fields is a misfit.
         (r#"{"level":"info"}"#, Err(Skip::Mismatch)),
