@@ -375,7 +375,12 @@ fn string_end(line: &[u8], start: usize) -> Option<usize> {
     let mut at = start;
     let mut escaped = false;
     loop {
-        let found = match line.get(at..).and_then(|rest| rest.first_chunk::<16>()) {
+        // One range check a block: `get` of sixteen bytes, then as an
+        // array.
+        let block = line
+            .get(at..at.wrapping_add(16))
+            .and_then(|block| <&[u8; 16]>::try_from(block).ok());
+        let found = match block {
             Some(block) => match stops16(block) {
                 0 => {
                     at += 16;
