@@ -27,33 +27,34 @@ impl Escaping {
             Escaping::Raw => Cow::Borrowed(field),
             // Printable ASCII without a backslash or a list separator, as
             // almost every client, method and target is: written as it is
-            // unless its start would run as a formula.
-            Escaping::Safe if is_plain_ascii(field) => {
-                if needs_guard(field) {
-                    let mut out = Vec::with_capacity(field.len() + 1);
-                    out.push(b'\'');
-                    out.extend_from_slice(field);
-                    Cow::Owned(out)
-                } else {
-                    Cow::Borrowed(field)
-                }
-            }
-            Escaping::Safe => {
-                let text = escape(field);
-                if needs_guard(field) {
-                    let mut out = Vec::with_capacity(text.len() + 1);
-                    out.push(b'\'');
-                    out.extend_from_slice(text.as_bytes());
-                    Cow::Owned(out)
-                } else {
-                    match text {
-                        Cow::Borrowed(s) => Cow::Borrowed(s.as_bytes()),
-                        Cow::Owned(s) => Cow::Owned(s.into_bytes()),
-                    }
-                }
-            }
+            // unless its start would run as a formula. One pass, which
+            // the compiler vectorizes: no separator to look behind.
+            Escaping::Safe if is_unseparated_ascii(field) => guard_if(starts_guarded(field), field),
+            Escaping::Safe if is_plain_ascii(field) => guard_if(needs_guard(field), field),
+            Escaping::Safe => match (needs_guard(field), escape(field)) {
+                (true, text) => Cow::Owned(guarded(text.as_bytes())),
+                (false, Cow::Borrowed(text)) => Cow::Borrowed(text.as_bytes()),
+                (false, Cow::Owned(text)) => Cow::Owned(text.into_bytes()),
+            },
         }
     }
+}
+
+/// `text`, after a `'` when `guard`.
+fn guard_if(guard: bool, text: &[u8]) -> Cow<'_, [u8]> {
+    if guard {
+        Cow::Owned(guarded(text))
+    } else {
+        Cow::Borrowed(text)
+    }
+}
+
+/// `text` after the guard's `'`.
+fn guarded(text: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(text.len() + 1);
+    out.push(b'\'');
+    out.extend_from_slice(text);
+    out
 }
 
 /// The formula starts of SPEC §5: `=`, `+`, `-`, `@`, tab, carriage return,
@@ -84,9 +85,13 @@ fn skip_blanks(bytes: &[u8]) -> &[u8] {
 /// starts with `'` itself, which gets a second one so that a written `'`
 /// at the front always means "guarded" and `read_back` is exact.
 fn needs_guard(field: &[u8]) -> bool {
-    field.first() == Some(&b'\'')
-        || starts_formula(skip_blanks(field))
+    starts_guarded(field)
         || memchr::memchr2_iter(b';', b',', field).any(|i| starts_formula(&field[i + 1..]))
+}
+
+/// `needs_guard` for a field without `;` or `,`: by its start alone.
+fn starts_guarded(field: &[u8]) -> bool {
+    field.first() == Some(&b'\'') || starts_formula(skip_blanks(field))
 }
 
 /// Whether a `;` followed by `rest` would open a formula cell in a
@@ -137,6 +142,17 @@ fn is_plain_ascii(bytes: &[u8]) -> bool {
     bytes.iter().fold(true, |plain, &b| {
         plain & (b' '..=b'~').contains(&b) & (b != b'\\')
     }) && memchr::memchr_iter(b';', bytes).all(|at| !opens_formula_cell(&bytes[at + 1..]))
+}
+
+/// True when every byte is printable ASCII other than `\\`, `;` and `,`:
+/// text that `escape` writes as it is and in which no list separator can
+/// start a cell (`is_plain_ascii` holds, and `needs_guard` is
+/// `starts_guarded`).
+fn is_unseparated_ascii(bytes: &[u8]) -> bool {
+    // A fold, not `all`: without the early exit the loop is vectorized.
+    bytes.iter().fold(true, |plain, &b| {
+        plain & (b' '..=b'~').contains(&b) & (b != b'\\') & (b != b';') & (b != b',')
+    })
 }
 
 /// The escaped text of a field, without the formula guard. Borrows when
