@@ -501,6 +501,7 @@ const IDENTITY_BYTES: usize = 320;
 type Identities = HashMap<
     Option<CrawlerId>,
     HashMap<Box<[u8]>, Option<(Identity, Option<SpoofReason>)>, foldhash::fast::RandomState>,
+    foldhash::fast::RandomState,
 >;
 
 /// Who `client` with `claim` is.

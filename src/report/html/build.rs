@@ -77,7 +77,7 @@ pub struct Gather {
     /// Per line, then robots_version: accusing and informing rows (by
     /// line first, so that a row is counted without a copy of its
     /// version's name).
-    by_line: HashMap<usize, Vec<(String, RowCounts)>>,
+    by_line: HashMap<usize, Vec<(String, RowCounts)>, foldhash::fast::RandomState>,
     /// The log's offset at the first counted fetch: the charts' clock.
     first_offset: Option<i16>,
 }
@@ -94,7 +94,7 @@ impl Gather {
                 .collect(),
             per_minute: vec![BTreeMap::new(); crawlers.len()],
             accused_per_minute: vec![BTreeMap::new(); crawlers.len()],
-            by_line: HashMap::new(),
+            by_line: HashMap::default(),
             first_offset: None,
         }
     }
