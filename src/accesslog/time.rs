@@ -29,6 +29,20 @@ pub struct Timestamp {
     pub offset_min: i16,
 }
 
+/// An instant as `Timestamp::rfc3339` writes it, held in place: at most
+/// 29 bytes (`9999-12-31T23:59:59.999+99:59`).
+#[derive(Debug, Clone, Copy)]
+pub struct Rfc3339 {
+    bytes: [u8; 33],
+    len: u8,
+}
+
+impl Rfc3339 {
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.bytes[..usize::from(self.len)]
+    }
+}
+
 /// Days from 1970-01-01 to the given proleptic Gregorian date. The caller
 /// has checked that month and day are in range.
 pub fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
@@ -523,6 +537,11 @@ impl Timestamp {
     /// `Z`: `2026-11-30T00:00:01+01:00`; with milliseconds only when the log
     /// wrote a fraction.
     pub fn rfc3339(&self) -> String {
+        String::from_utf8_lossy(self.rfc3339_text().as_bytes()).into_owned()
+    }
+
+    /// `rfc3339` without an allocation: the writer of every report row.
+    pub fn rfc3339_text(&self) -> Rfc3339 {
         let offset = i32::from(self.offset_min);
         // The local day and second by division, then the calendar date of
         // the day: the writer of every report row, so by arithmetic rather
@@ -564,7 +583,10 @@ impl Timestamp {
         let offset = i64::from(offset.abs());
         put((offset / 60).min(99), 2, Some(b':'));
         put(offset % 60, 2, None);
-        String::from_utf8_lossy(&out[..at]).into_owned()
+        Rfc3339 {
+            bytes: out,
+            len: at as u8,
+        }
     }
 
     /// Minutes since midnight (0..1440) of the instant read in the given

@@ -215,7 +215,7 @@ pub fn write_violation(
     let log = |bytes| names.escaping.apply(bytes);
     let fetch = &counted.fetch;
     let (mut line_digits, mut status_digits, mut rule_digits) = ([0u8; 20], [0u8; 20], [0u8; 20]);
-    let time = fetch.time.rfc3339();
+    let time = fetch.time.rfc3339_text();
     let record: [Cow<'_, [u8]>; 17] = [
         Cow::Borrowed(time.as_bytes()),
         file_field(names, fetch.file),
@@ -245,7 +245,7 @@ pub fn write_impostor(out: &mut Vec<u8>, names: &Names<'_>, impostor: &Impostor)
     let log = |bytes| names.escaping.apply(bytes);
     let fetch = &impostor.fetch;
     let (mut line_digits, mut status_digits) = ([0u8; 20], [0u8; 20]);
-    let time = fetch.time.rfc3339();
+    let time = fetch.time.rfc3339_text();
     let ptr = super::escape::name_bytes(impostor.ptr.as_deref().unwrap_or(""));
     let record: [Cow<'_, [u8]>; 10] = [
         Cow::Borrowed(time.as_bytes()),
