@@ -255,21 +255,22 @@ fn path_and_query(target: &[u8]) -> Cow<'_, [u8]> {
         Some(hash) => &target[..hash],
         None => target,
     };
-    let target = match memchr::memmem::find(target, b"://") {
-        Some(at)
-            if at > 0
-                && target[..at]
-                    .iter()
-                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.')) =>
-        {
-            let after = &target[at + 3..];
-            let end = after
-                .iter()
-                .position(|&b| b == b'/' || b == b'?')
-                .unwrap_or(after.len());
-            &after[end..]
-        }
-        _ => target,
+    // A scheme is the run of scheme bytes at the start, right before
+    // `://` (so a target that starts with `/`, as nearly all do, has none,
+    // without a search).
+    let scheme = target
+        .iter()
+        .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.'))
+        .count();
+    let target = if scheme > 0 && target[scheme..].starts_with(b"://") {
+        let after = &target[scheme + 3..];
+        let end = after
+            .iter()
+            .position(|&b| b == b'/' || b == b'?')
+            .unwrap_or(after.len());
+        &after[end..]
+    } else {
+        target
     };
     match target.first() {
         Some(b'/') | Some(b'*') => Cow::Borrowed(target),
@@ -432,6 +433,58 @@ impl AgentRules {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The scheme and host cut as first written: the first `://`, after
+    /// nothing but scheme bytes.
+    fn cut_by_search(target: &[u8]) -> &[u8] {
+        let found = target.windows(3).position(|w| w == b"://");
+        match found {
+            Some(at)
+                if at > 0
+                    && target[..at]
+                        .iter()
+                        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.')) =>
+            {
+                let after = &target[at + 3..];
+                let end = after
+                    .iter()
+                    .position(|&b| b == b'/' || b == b'?')
+                    .unwrap_or(after.len());
+                &after[end..]
+            }
+            _ => target,
+        }
+    }
+
+    #[test]
+    fn absolute_urls_lose_scheme_and_host_as_the_search_had_it() {
+        let pieces: [&[u8]; 12] = [
+            b"http", b"://", b"/", b"a", b"?", b"x:", b"+-.", b"//", b":", b"%", b"h.cz", b" ",
+        ];
+        // Every target of up to four pieces (about 28,000).
+        let mut targets: Vec<Vec<u8>> = vec![Vec::new()];
+        for _ in 0..4 {
+            let longer: Vec<Vec<u8>> = targets
+                .iter()
+                .flat_map(|t| pieces.iter().map(move |p| [t.as_slice(), p].concat()))
+                .collect();
+            targets.extend(longer);
+            targets.dedup();
+        }
+        for target in &targets {
+            let rooted = |t: &[u8]| match t.first() {
+                Some(b'/' | b'*') => t.to_vec(),
+                None => b"/".to_vec(),
+                Some(_) => [b"/", t].concat(),
+            };
+            assert_eq!(
+                *path_and_query(target),
+                *rooted(cut_by_search(target)),
+                "{}",
+                String::from_utf8_lossy(target)
+            );
+        }
+    }
 
     fn allowed(robots: &str, token: &str, target: &str) -> bool {
         let robots = Robots::new(robots.as_bytes());
