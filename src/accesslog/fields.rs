@@ -212,7 +212,7 @@ fn is_ipv6(value: &[u8]) -> bool {
         }
         None => text,
     };
-    ipv6::parse_ipv6(bare).is_some()
+    ipv6::is_ipv6(bare)
 }
 
 /// True when `value` may be a virtual host: a host name or address, with a
