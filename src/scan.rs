@@ -156,34 +156,88 @@ pub fn host_key(vhost: &[u8]) -> Vec<u8> {
     host.to_ascii_lowercase()
 }
 
-/// The fields of a line where a crawler's name can stand — the client
-/// (a host name) and the user agent, as logged — folded (`identify::fold`)
-/// for the crawler prefilter, a line break between them so that no needle
-/// spans both. Only these two can make a line a crawler's; searching them,
-/// not the whole line, leaves the referer and the request (most of a
-/// line's bytes) unread. One buffer a chunk, reused line after line.
+/// The crawler prefilter (`Identifier::may_be_crawler_folded`) on the two
+/// fields of a line where a crawler's name can stand — the client (a host
+/// name) and the user agent, as logged — each folded (`identify::fold`)
+/// and searched on its own: no needle could span the two anyway (a folded
+/// needle holds no line break). Searching them, not the whole line, leaves
+/// the referer and the request (most of a line's bytes) unread. A client
+/// that is an address holds no needle unless a needle is made of an
+/// address's bytes; a user agent's answer is remembered for the chunk,
+/// since a night's traffic comes from a few hundred of them. One memory
+/// a chunk, reused line after line.
 #[derive(Default)]
 struct Needles {
     folded: Vec<u8>,
+    /// `AGENT_SLOTS` user agents of up to `AGENT_BYTES` bytes, one a
+    /// slot by hash, each with its answer; allocated at the first.
+    agents: Vec<u8>,
+    slots: Vec<Option<(u16, bool)>>,
+}
+
+/// User agents remembered a chunk, and the longest one remembered: a
+/// browser's is about 130 bytes.
+const AGENT_SLOTS: usize = 64;
+const AGENT_BYTES: usize = 256;
+
+/// The slot of a user agent: a mix of its length and four of its words
+/// (its start, its end and two between), which tell a night's few hundred
+/// user agents apart for a fraction of hashing every byte. Two that mix
+/// alike share a slot and take turns; the slot's whole text is compared
+/// before its answer is taken.
+fn agent_slot(agent: &[u8]) -> usize {
+    let word = |at: usize| {
+        agent
+            .get(at..)
+            .and_then(|rest| rest.first_chunk::<8>())
+            .map_or(0, |w| u64::from_le_bytes(*w))
+    };
+    let len = agent.len();
+    let mixed = (len as u64)
+        ^ word(0)
+        ^ word(len / 3).rotate_left(16)
+        ^ word(2 * len / 3).rotate_left(32)
+        ^ word(len.saturating_sub(8)).rotate_left(48);
+    (mixed.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - AGENT_SLOTS.trailing_zeros())) as usize
 }
 
 impl Needles {
-    fn of(&mut self, client: &[u8], user_agent: Option<&[u8]>) -> &[u8] {
-        // Copied, then folded in place in one pass, the break put back
-        // after folding: a folded needle holds no byte without the 0x20
-        // bit, so none spans a line break.
+    /// Whether the line of `client` and `user_agent` may be a crawler's.
+    fn may_be(&mut self, ident: &Identifier, client: &[u8], user_agent: Option<&[u8]>) -> bool {
+        let client_may_be = (ident.needles_fit_addresses()
+            || !crawler::identify::is_address_text(client))
+            && self.search(ident, client);
+        client_may_be || user_agent.is_some_and(|agent| self.agent_may_be(ident, agent))
+    }
+
+    fn agent_may_be(&mut self, ident: &Identifier, agent: &[u8]) -> bool {
+        if agent.len() > AGENT_BYTES {
+            return self.search(ident, agent);
+        }
+        if self.slots.is_empty() {
+            self.slots = vec![None; AGENT_SLOTS];
+            self.agents = vec![0; AGENT_SLOTS * AGENT_BYTES];
+        }
+        let slot = agent_slot(agent);
+        let kept = &mut self.agents[slot * AGENT_BYTES..][..AGENT_BYTES];
+        if let Some((len, answer)) = self.slots[slot]
+            && kept[..usize::from(len)] == *agent
+        {
+            return answer;
+        }
+        kept[..agent.len()].copy_from_slice(agent);
+        let answer = self.search(ident, agent);
+        // At most `AGENT_BYTES`, which fits.
+        self.slots[slot] = Some((agent.len() as u16, answer));
+        answer
+    }
+
+    /// The prefilter on `text`, folded in a copy.
+    fn search(&mut self, ident: &Identifier, text: &[u8]) -> bool {
         self.folded.clear();
-        self.folded.extend_from_slice(client);
-        let at = self.folded.len();
-        if let Some(user_agent) = user_agent {
-            self.folded.push(b'\n');
-            self.folded.extend_from_slice(user_agent);
-        }
+        self.folded.extend_from_slice(text);
         crawler::identify::fold(&mut self.folded);
-        if let Some(line_break) = self.folded.get_mut(at) {
-            *line_break = b'\n';
-        }
-        &self.folded
+        ident.may_be_crawler_folded(&self.folded)
     }
 }
 
@@ -320,9 +374,7 @@ impl Scanner<'_> {
             Client::Addr(addr) => self.crawler_addrs.contains(addr),
             Client::Other(_) => false,
         };
-        let may_be = self
-            .ident
-            .may_be_crawler_folded(needles.of(client_text, entry.user_agent));
+        let may_be = needles.may_be(self.ident, client_text, entry.user_agent);
         if !may_be {
             if self.crawler_addrs.is_empty() || !self.crawler_addrs.may_hold(client_text) {
                 return None;
@@ -367,23 +419,112 @@ mod tests {
     use super::{Needles, host_key};
     use crate::crawler::Identifier;
 
+    /// The prefilter as it was first asked: on the client and the user
+    /// agent folded together, a line break between them.
+    fn prefilter_of_both(ident: &Identifier, client: &[u8], agent: Option<&[u8]>) -> bool {
+        let mut text = client.to_vec();
+        if let Some(agent) = agent {
+            text.push(b'\n');
+            text.extend_from_slice(agent);
+        }
+        ident.may_be_crawler(&text)
+    }
+
     #[test]
     fn needles_are_folded_and_none_spans_the_client_and_the_user_agent() {
         let ident = Identifier::builtin().unwrap();
         let mut needles = Needles::default();
-        assert_eq!(
-            needles.of(b"Host-1.Example.CZ", Some(b"Mozilla/5.0 (SeznamBot)")),
-            b"host-1.example.cz\nmozilla/5.0 (seznambot)"
+        assert!(!ident.needles_fit_addresses());
+        // A client, a user agent, and whether the line may be a crawler's.
+        type Case = (&'static [u8], Option<&'static [u8]>, bool);
+        let cases: &[Case] = &[
+            (b"1.2.3.4", Some(b"x SEZNAMBOT/4.0"), true),
+            (b"FullTextRobot-1-2-3-4.SEZNAM.CZ", None, true),
+            (b"Host-1.Example.CZ", Some(b"Mozilla/5.0 (SeznamBot)"), true),
+            // `seznam` ending the client and `bot` starting the user agent:
+            // no `seznambot` across the break.
+            (b"my.seznam", Some(b"bot/1.0"), false),
+            (b"1.2.3.4", Some(b"Mozilla/5.0"), false),
+            (b"2a02:598:a::78:90", Some(b"Mozilla/5.0"), false),
+            (b"", Some(b"SeznamBot"), true),
+            (b"", None, false),
+        ];
+        for _ in 0..2 {
+            for &(client, agent, may_be) in cases {
+                assert_eq!(
+                    needles.may_be(&ident, client, agent),
+                    may_be,
+                    "{client:?} {agent:?}"
+                );
+                assert_eq!(prefilter_of_both(&ident, client, agent), may_be);
+            }
+        }
+    }
+
+    /// Many user agents, more than the memory holds, each asked several
+    /// times in turn, long ones and ones that differ in a byte: every
+    /// answer the search's.
+    #[test]
+    fn remembered_user_agents_answer_as_the_search() {
+        let ident = Identifier::builtin().unwrap();
+        let mut needles = Needles::default();
+        let mut agents: Vec<Vec<u8>> = Vec::new();
+        for i in 0..300 {
+            let mut agent =
+                format!("Mozilla/5.0 (X11; Linux) Chrome/{i}.0 Safari/537.36").into_bytes();
+            if i % 7 == 0 {
+                agent.extend_from_slice(b" SeznamBot/4.0");
+            }
+            if i % 11 == 0 {
+                agent.resize(super::AGENT_BYTES + i % 3, b'a');
+            }
+            agents.push(agent);
+        }
+        // The same text but for one byte, which turns a crawler's into none.
+        agents.push(b"Mozilla/5.0 (compatible; SeznamBot/4.0)".to_vec());
+        agents.push(b"Mozilla/5.0 (compatible; SeznamBXt/4.0)".to_vec());
+        for round in 0..4 {
+            for (i, agent) in agents.iter().enumerate() {
+                if (i + round) % 3 == 0 {
+                    continue;
+                }
+                assert_eq!(
+                    needles.may_be(&ident, b"1.2.3.4", Some(agent)),
+                    prefilter_of_both(&ident, b"1.2.3.4", Some(agent)),
+                    "{}",
+                    String::from_utf8_lossy(agent)
+                );
+            }
+        }
+    }
+
+    /// A crawler whose host names end in `.bad.cafe`, which is written
+    /// with an address's bytes alone: a client made of those bytes is then
+    /// searched too.
+    #[test]
+    fn an_address_like_needle_has_clients_searched() {
+        let mut profiles = crate::crawler::profile::builtin();
+        profiles.extend(
+            crate::crawler::profile_file::parse_profiles(
+                "crawler: Cafe\nuser-agent: CafeBot\nhost: *.bad.cafe\n",
+            )
+            .unwrap(),
         );
-        assert!(ident.may_be_crawler_folded(needles.of(b"1.2.3.4", Some(b"x SEZNAMBOT/4.0"))));
-        assert!(ident.may_be_crawler_folded(needles.of(b"FullTextRobot-1-2-3-4.SEZNAM.CZ", None)));
-        // `seznam` ending the client and `bot` starting the user agent:
-        // no `seznambot` across the break.
-        assert!(!ident.may_be_crawler_folded(needles.of(b"my.seznam", Some(b"bot/1.0"))));
-        assert!(!ident.may_be_crawler_folded(needles.of(b"1.2.3.4", Some(b"Mozilla/5.0"))));
-        // An empty client: the break is the first byte.
-        assert_eq!(needles.of(b"", Some(b"A")), b"\na");
-        assert_eq!(needles.of(b"A", None), b"a");
+        let ident = Identifier::new(profiles).unwrap();
+        assert!(ident.needles_fit_addresses());
+        let mut needles = Needles::default();
+        for (client, may_be) in [
+            (&b"1.2.3.4"[..], false),
+            (b"fe80::1", false),
+            (b"12.bad.cafe", true),
+            (b"12.BAD.CAFE", true),
+        ] {
+            assert_eq!(needles.may_be(&ident, client, Some(b"Mozilla/5.0")), may_be);
+            assert_eq!(
+                prefilter_of_both(&ident, client, Some(b"Mozilla/5.0")),
+                may_be
+            );
+        }
     }
 
     #[test]

@@ -38,6 +38,10 @@ pub struct Identifier {
     /// (profile id, index in `Profile::user_agents`) starts with it.
     ua_owners: Vec<Vec<(CrawlerId, usize)>>,
     prefilter: Prefilter,
+    /// Some needle is made of bytes an address is written with alone
+    /// (`is_address_text`): only then can a client that is an address
+    /// hold one.
+    needles_fit_addresses: bool,
 }
 
 /// A case-sensitive search for folded needles (`fold`). The packed (SIMD)
@@ -132,11 +136,13 @@ impl Identifier {
             })
             .collect();
         let prefilter = Prefilter::new(&needles).map_err(build_error)?;
+        let needles_fit_addresses = needles.iter().any(|n| is_address_text(n));
         Ok(Identifier {
             profiles,
             ua_search,
             ua_owners,
             prefilter,
+            needles_fit_addresses,
         })
     }
 
@@ -255,7 +261,33 @@ impl Identifier {
     pub fn may_be_crawler_folded(&self, folded: &[u8]) -> bool {
         self.prefilter.is_match(folded)
     }
+
+    /// Whether a client field that `is_address_text` (an IPv4 or IPv6
+    /// address as logs write it) may hold a needle: with the built-in
+    /// crawlers it cannot, every needle holding a letter past `f`.
+    pub fn needles_fit_addresses(&self) -> bool {
+        self.needles_fit_addresses
+    }
 }
+
+/// True when every byte of `text` is a hex digit (either case), `:` or
+/// `.`: an address's bytes, folded or not (folding keeps them in the set).
+pub fn is_address_text(text: &[u8]) -> bool {
+    // A fold without an early exit: a client is short, and a look-up a
+    // byte costs less than the compares and branches of `all`.
+    text.iter()
+        .fold(true, |address, &b| address & ADDRESS_BYTES[usize::from(b)])
+}
+
+static ADDRESS_BYTES: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        table[b] = (b as u8).is_ascii_hexdigit() || b == b':' as usize || b == b'.' as usize;
+        b += 1;
+    }
+    table
+};
 
 /// Folds `text` for the crawler prefilter: every byte with its 0x20 bit
 /// set, which lowers ASCII letters and changes some other bytes alike
