@@ -82,9 +82,17 @@ pub(crate) fn is_ipv4(value: &[u8]) -> bool {
     if !(7..=15).contains(&value.len()) {
         return false;
     }
+    // Two bytes a step: each step waits on the one before (a load), so
+    // half as many steps take about half as long.
+    let (pairs, last) = value.as_chunks::<2>();
     let mut state = 0u8;
-    for &b in value {
-        state = IPV4_STEPS[usize::from(state) * CLASSES + usize::from(IPV4_CLASS[usize::from(b)])];
+    for &[a, b] in pairs {
+        let classes = usize::from(IPV4_CLASS[usize::from(a)]) * CLASSES
+            + usize::from(IPV4_CLASS[usize::from(b)]);
+        state = IPV4_PAIRS[usize::from(state) * CLASSES * CLASSES + classes];
+    }
+    if let [b] = last {
+        state = IPV4_STEPS[usize::from(state) * CLASSES + usize::from(IPV4_CLASS[usize::from(*b)])];
     }
     // The last octet's states past its first digit: 3 of 4 octets times
     // the octet's states, plus one (its start).
@@ -182,6 +190,28 @@ const fn ipv4_steps() -> [u8; (4 * OCTET_STATES + 1) * CLASSES] {
     table
 }
 static IPV4_STEPS: [u8; (4 * OCTET_STATES + 1) * CLASSES] = ipv4_steps();
+
+/// Two steps of `IPV4_STEPS` at once: the state after a byte of the first
+/// class and one of the second.
+static IPV4_PAIRS: [u8; (4 * OCTET_STATES + 1) * CLASSES * CLASSES] = {
+    let mut pairs = [REJECT; (4 * OCTET_STATES + 1) * CLASSES * CLASSES];
+    let mut state = 0;
+    while state <= REJECT as usize {
+        let mut first = 0;
+        while first < CLASSES {
+            let between = IPV4_STEPS[state * CLASSES + first] as usize;
+            let mut second = 0;
+            while second < CLASSES {
+                pairs[(state * CLASSES + first) * CLASSES + second] =
+                    IPV4_STEPS[between * CLASSES + second];
+                second += 1;
+            }
+            first += 1;
+        }
+        state += 1;
+    }
+    pairs
+};
 
 /// Where the bytes of a host name or an IPv4 address that start at `from`
 /// end: the first byte at or after it that neither holds, or the end.
