@@ -155,12 +155,20 @@ pub(crate) fn read(line: &[u8], family: Family) -> Option<Entry<'_>> {
         entry.vhost = present(&line[..colon]);
         pos = next_blank(line, colon + 1)? + 1;
     }
-    // The client: most are all host bytes up to the blank, which makes
-    // them a client; the rest (IPv6) are checked whole in `accept`.
-    let stop = fields::host_bytes_end(line, pos);
-    let (blank, plain_client) = match line.get(stop) {
-        Some(b' ') => (stop, true),
-        _ => (next_blank(line, stop)?, false),
+    // The client: most are IPv4 addresses, checked as soon as the blank
+    // after them is found (an address is all host bytes, so this is where
+    // the walk below would stop); others all host bytes up to the blank,
+    // which makes them a name or nothing; the rest (IPv6) are checked
+    // whole in `accept`.
+    let (blank, client) = match next_blank(line, pos) {
+        Some(blank) if fields::is_ipv4(&line[pos..blank]) => (blank, ClientText::Ipv4),
+        _ => {
+            let stop = fields::host_bytes_end(line, pos);
+            match line.get(stop) {
+                Some(b' ') => (stop, ClientText::HostBytes),
+                _ => (next_blank(line, stop)?, ClientText::Other),
+            }
+        }
     };
     entry.client = &line[pos..blank];
     pos = blank + 1;
@@ -198,7 +206,7 @@ pub(crate) fn read(line: &[u8], family: Family) -> Option<Entry<'_>> {
         if memchr::memchr(b'\r', &line[blank..]).is_some() {
             return None;
         }
-        return accept(entry, plain_client);
+        return accept(entry, client);
     }
     // `%b`, then ` "`.
     pos = next_blank(line, blank + 1)? + 1;
@@ -224,19 +232,28 @@ pub(crate) fn read(line: &[u8], family: Family) -> Option<Entry<'_>> {
         return None;
     }
     entry.user_agent = present(&line[pos..agent_end]);
-    accept(entry, plain_client)
+    accept(entry, client)
 }
 
-/// The checks the general reader makes on the fields it cut; a
-/// `plain_client` is all host bytes, so only its numeric tail is left to
-/// check.
+/// What `read` learnt of the client's text while finding its end.
+#[derive(Clone, Copy)]
+enum ClientText {
+    /// An IPv4 address: a client.
+    Ipv4,
+    /// All host bytes: only its numeric tail is left to check.
+    HostBytes,
+    /// Anything else: checked whole.
+    Other,
+}
+
+/// The checks the general reader makes on the fields it cut.
 #[inline(always)]
-fn accept(entry: Entry<'_>, plain_client: bool) -> Option<Entry<'_>> {
+fn accept(entry: Entry<'_>, client: ClientText) -> Option<Entry<'_>> {
     let fits = !entry.client.is_empty()
-        && if plain_client {
-            fields::is_plain_client(entry.client)
-        } else {
-            fields::is_client(entry.client)
+        && match client {
+            ClientText::Ipv4 => true,
+            ClientText::HostBytes => fields::is_plain_client(entry.client),
+            ClientText::Other => fields::is_client(entry.client),
         }
         && entry.vhost.is_none_or(fields::is_host);
     fits.then_some(entry)

@@ -108,6 +108,12 @@ fn parts() -> impl Strategy<Value = Parts> {
             ],
             prop_oneof![
                 6 => Just("77.75.77.123"),
+                1 => Just("077.75.77.123"),
+                1 => Just("256.1.1.1"),
+                1 => Just("1.2.3.4.5"),
+                1 => Just("1.2.3"),
+                1 => Just("77.75.77.123.example.cz"),
+                1 => Just("1.2.3.4:80"),
                 3 => Just("2a02:598:a::78:90"),
                 3 => Just("fulltextrobot-77-75-77-123.seznam.cz"),
                 1 => Just("-"),
