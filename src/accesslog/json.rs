@@ -723,6 +723,14 @@ fn is_access_logger(raw: &[u8]) -> bool {
 
 /// A status: a number or a string of one to three digits; `-` none.
 fn status_of(raw: &[u8]) -> Result<Option<u16>, Skip> {
+    // Three digits, as a number or a string, as nearly every line has it:
+    // read at once.
+    if let [a, b, c] | [b'"', a, b, c, b'"'] = raw
+        && [a, b, c].iter().all(|d| d.is_ascii_digit())
+    {
+        let digit = |d: &u8| u16::from(d - b'0');
+        return Ok(Some(digit(a) * 100 + digit(b) * 10 + digit(c)));
+    }
     let text = match raw {
         [b'"', inner @ .., b'"'] => inner,
         b"null" => return Ok(None),

@@ -524,3 +524,43 @@ mod seconds_fast_path {
         }
     }
 }
+
+/// Every status of up to five bytes of digits, quotes and a few others:
+/// what `status_of` gives is what a status reads as by the rule written
+/// out (a number or a string of one to three digits; `-`, empty and
+/// `null` none; anything else refused).
+#[test]
+fn statuses_read_by_the_rule() {
+    fn by_the_rule(raw: &[u8]) -> Result<Option<u16>, Skip> {
+        let text = match raw {
+            [b'"', inner @ .., b'"'] => inner,
+            b"null" => return Ok(None),
+            number => number,
+        };
+        match text {
+            b"-" | b"" => Ok(None),
+            digits if digits.len() <= 3 && digits.iter().all(u8::is_ascii_digit) => Ok(Some(
+                digits.iter().fold(0, |v, &d| v * 10 + u16::from(d - b'0')),
+            )),
+            _ => Err(Skip::BadStatus),
+        }
+    }
+    let alphabet = b"0259\"-x ";
+    let mut raws: Vec<Vec<u8>> = vec![Vec::new(), b"null".to_vec(), b"\"null\"".to_vec()];
+    let mut level: Vec<Vec<u8>> = vec![Vec::new()];
+    for _ in 0..5 {
+        level = level
+            .iter()
+            .flat_map(|r| alphabet.iter().map(move |&b| [r.as_slice(), &[b]].concat()))
+            .collect();
+        raws.extend(level.iter().cloned());
+    }
+    for raw in &raws {
+        assert_eq!(
+            status_of(raw),
+            by_the_rule(raw),
+            "{}",
+            String::from_utf8_lossy(raw)
+        );
+    }
+}
