@@ -179,6 +179,8 @@ struct Needles {
 /// browser's is about 130 bytes.
 const AGENT_SLOTS: usize = 64;
 const AGENT_BYTES: usize = 256;
+// A slot is the top bits of a mixed word (`agent_slot`).
+const _: () = assert!(AGENT_SLOTS.is_power_of_two());
 
 /// The slot of a user agent: a mix of its length and four of its words
 /// (its start, its end and two between), which tell a night's few hundred
@@ -422,12 +424,17 @@ mod tests {
     /// The prefilter as it was first asked: on the client and the user
     /// agent folded together, a line break between them.
     fn prefilter_of_both(ident: &Identifier, client: &[u8], agent: Option<&[u8]>) -> bool {
-        let mut text = client.to_vec();
+        let folded = |text: &[u8]| {
+            let mut text = text.to_vec();
+            crate::crawler::identify::fold(&mut text);
+            text
+        };
+        let mut text = folded(client);
         if let Some(agent) = agent {
             text.push(b'\n');
-            text.extend_from_slice(agent);
+            text.extend_from_slice(&folded(agent));
         }
-        ident.may_be_crawler(&text)
+        ident.may_be_crawler_folded(&text)
     }
 
     #[test]
