@@ -234,6 +234,42 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    /// Every field of up to five bytes from formula starts, separators,
+    /// quotes, blanks, a backslash, a control, a byte past ASCII and
+    /// letters: written by `apply` as by the checks of a plain field
+    /// without the one-pass shortcut (`is_plain_ascii`, then
+    /// `needs_guard`), and as `escape` with the guard otherwise.
+    #[test]
+    fn unseparated_fields_are_written_as_the_full_checks_write_them() {
+        let alphabet = b"=+-@;,' \"\\\t\x01\xC3ab";
+        let mut level: Vec<Vec<u8>> = vec![Vec::new()];
+        for _ in 0..5 {
+            for field in &level {
+                let expected: Vec<u8> = if is_plain_ascii(field) {
+                    if needs_guard(field) {
+                        guarded(field)
+                    } else {
+                        field.clone()
+                    }
+                } else if needs_guard(field) {
+                    guarded(escape(field).as_bytes())
+                } else {
+                    escape(field).as_bytes().to_vec()
+                };
+                assert_eq!(
+                    *Escaping::Safe.apply(field),
+                    *expected,
+                    "{}",
+                    String::from_utf8_lossy(field)
+                );
+            }
+            level = level
+                .iter()
+                .flat_map(|f| alphabet.iter().map(move |&b| [f.as_slice(), &[b]].concat()))
+                .collect();
+        }
+    }
+
     #[test]
     fn names_read_back_to_their_bytes() {
         use crate::text::name_text;
