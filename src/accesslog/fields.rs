@@ -6,7 +6,7 @@
 //! read with its fields shifted, and what tells formats apart when `auto`
 //! chooses one.
 
-use super::ipv6;
+use super::{byte_steps, ipv6};
 
 /// Bytes of a host name or an IPv4 address, `-` (no address), and `_`
 /// (which some resolvers hand out). Everything else — blanks, quotes,
@@ -74,26 +74,16 @@ pub fn is_plain_client(value: &[u8]) -> bool {
 }
 
 /// An IPv4 address in dotted decimal as servers write it: four numbers of
-/// 0 to 255, none with a leading zero. Read by a table, a byte at a time,
-/// with no branch a byte (a branch on each octet's width is taken wrong
-/// at random addresses): every line's client goes through it.
+/// 0 to 255, none with a leading zero. Read by a table, two bytes a step
+/// (`byte_steps`), with no branch a byte (a branch on each octet's width
+/// is taken wrong at random addresses): every line's client goes through
+/// it.
 #[inline]
 pub(crate) fn is_ipv4(value: &[u8]) -> bool {
     if !(7..=15).contains(&value.len()) {
         return false;
     }
-    // Two bytes a step: each step waits on the one before (a load), so
-    // half as many steps take about half as long.
-    let (pairs, last) = value.as_chunks::<2>();
-    let mut state = 0u8;
-    for &[a, b] in pairs {
-        let classes = usize::from(IPV4_CLASS[usize::from(a)]) * CLASSES
-            + usize::from(IPV4_CLASS[usize::from(b)]);
-        state = IPV4_PAIRS[usize::from(state) * CLASSES * CLASSES + classes];
-    }
-    if let [b] = last {
-        state = IPV4_STEPS[usize::from(state) * CLASSES + usize::from(IPV4_CLASS[usize::from(*b)])];
-    }
+    let state = byte_steps::walk(value, 0, &IPV4_CLASS, CLASSES, &IPV4_STEPS, &IPV4_PAIRS);
     // The last octet's states past its first digit: 3 of 4 octets times
     // the octet's states, plus one (its start).
     state > (3 * OCTET_STATES) as u8 && state != REJECT
@@ -191,27 +181,9 @@ const fn ipv4_steps() -> [u8; (4 * OCTET_STATES + 1) * CLASSES] {
 }
 static IPV4_STEPS: [u8; (4 * OCTET_STATES + 1) * CLASSES] = ipv4_steps();
 
-/// Two steps of `IPV4_STEPS` at once: the state after a byte of the first
-/// class and one of the second.
-static IPV4_PAIRS: [u8; (4 * OCTET_STATES + 1) * CLASSES * CLASSES] = {
-    let mut pairs = [REJECT; (4 * OCTET_STATES + 1) * CLASSES * CLASSES];
-    let mut state = 0;
-    while state <= REJECT as usize {
-        let mut first = 0;
-        while first < CLASSES {
-            let between = IPV4_STEPS[state * CLASSES + first] as usize;
-            let mut second = 0;
-            while second < CLASSES {
-                pairs[(state * CLASSES + first) * CLASSES + second] =
-                    IPV4_STEPS[between * CLASSES + second];
-                second += 1;
-            }
-            first += 1;
-        }
-        state += 1;
-    }
-    pairs
-};
+/// `IPV4_STEPS` two bytes a step (`byte_steps`).
+static IPV4_PAIRS: [u8; (4 * OCTET_STATES + 1) * CLASSES * CLASSES] =
+    byte_steps::pair_steps(&IPV4_STEPS, CLASSES);
 
 /// Where the bytes of a host name or an IPv4 address that start at `from`
 /// end: the first byte at or after it that neither holds, or the end.

@@ -13,6 +13,8 @@
 
 use std::net::Ipv6Addr;
 
+use super::byte_steps;
+
 /// The value of a hex digit, or 16 for any other byte.
 const fn hex_values() -> [u8; 256] {
     let mut table = [16u8; 256];
@@ -120,18 +122,7 @@ pub fn parse_ipv6(text: &[u8]) -> Option<Ipv6Addr> {
 /// IPv4 part) is left to `parse_ipv6`, as it is there.
 #[inline]
 pub fn is_ipv6(text: &[u8]) -> bool {
-    // Two bytes a step: each step waits on the load of the one before.
-    let (pairs, last) = text.as_chunks::<2>();
-    let mut state = V6_START;
-    for &[a, b] in pairs {
-        let classes =
-            usize::from(V6_CLASS[usize::from(a)]) * 4 + usize::from(V6_CLASS[usize::from(b)]);
-        state = V6_PAIRS[usize::from(state) * 16 + classes];
-    }
-    if let [b] = last {
-        state = V6_STEPS[usize::from(state) * 4 + usize::from(V6_CLASS[usize::from(*b)])];
-    }
-    match state {
+    match byte_steps::walk(text, V6_START, &V6_CLASS, 4, &V6_STEPS, &V6_PAIRS) {
         V6_DOT => parse_ipv6(text).is_some(),
         state => V6_ENDS[usize::from(state)],
     }
@@ -223,26 +214,8 @@ static V6_STEPS: [u8; V6_STATES * 4] = {
     steps
 };
 
-/// Two steps of `V6_STEPS` at once: the state after a byte of the first
-/// class and one of the second.
-static V6_PAIRS: [u8; V6_STATES * 16] = {
-    let mut pairs = [V6_REJECT; V6_STATES * 16];
-    let mut state = 0;
-    while state < V6_STATES {
-        let mut first = 0;
-        while first < 4 {
-            let between = V6_STEPS[state * 4 + first] as usize;
-            let mut second = 0;
-            while second < 4 {
-                pairs[state * 16 + first * 4 + second] = V6_STEPS[between * 4 + second];
-                second += 1;
-            }
-            first += 1;
-        }
-        state += 1;
-    }
-    pairs
-};
+/// `V6_STEPS` two bytes a step (`byte_steps`).
+static V6_PAIRS: [u8; V6_STATES * 16] = byte_steps::pair_steps(&V6_STEPS, 4);
 
 /// Whether the text may end in each state.
 static V6_ENDS: [bool; V6_STATES] = {

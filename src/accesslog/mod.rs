@@ -11,6 +11,7 @@
 //!   Entry::request_line ─► parse_request ─► Fetch   (crawler lines only)
 //! ```
 
+mod byte_steps;
 pub mod chunk;
 mod clf_family;
 mod compile;
