@@ -155,20 +155,16 @@ pub(crate) fn read(line: &[u8], family: Family) -> Option<Entry<'_>> {
         entry.vhost = present(&line[..colon]);
         pos = next_blank(line, colon + 1)? + 1;
     }
-    // The client: most are IPv4 addresses, checked as soon as the blank
-    // after them is found (an address is all host bytes, so this is where
-    // the walk below would stop); others all host bytes up to the blank,
-    // which makes them a name or nothing; the rest (IPv6) are checked
-    // whole in `accept`.
-    let (blank, client) = match next_blank(line, pos) {
-        Some(blank) if fields::is_ipv4(&line[pos..blank]) => (blank, ClientText::Ipv4),
-        _ => {
-            let stop = fields::host_bytes_end(line, pos);
-            match line.get(stop) {
-                Some(b' ') => (stop, ClientText::HostBytes),
-                _ => (next_blank(line, stop)?, ClientText::Other),
-            }
-        }
+    // The client, up to the blank: most are IPv4 addresses; others all
+    // host bytes, which makes them a name or nothing; the rest (IPv6) are
+    // checked whole in `accept`.
+    let blank = next_blank(line, pos)?;
+    let client = if fields::is_ipv4(&line[pos..blank]) {
+        ClientText::Ipv4
+    } else if fields::host_bytes_end(line, pos) == blank {
+        ClientText::HostBytes
+    } else {
+        ClientText::Other
     };
     entry.client = &line[pos..blank];
     pos = blank + 1;
