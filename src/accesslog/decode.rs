@@ -44,6 +44,7 @@ impl Entry<'_> {
             LogEscaping::Backslash => unescape(raw),
             LogEscaping::Json => json_unescape(raw),
             LogEscaping::W3c => w3c_user_agent(raw),
+            LogEscaping::W3cQuoted => w3c_quoted(raw),
         })
     }
 
@@ -54,7 +55,7 @@ impl Entry<'_> {
         match self.escaping {
             LogEscaping::Backslash => unescape(raw),
             LogEscaping::Json => json_unescape(raw),
-            LogEscaping::W3c => Cow::Borrowed(raw),
+            LogEscaping::W3c | LogEscaping::W3cQuoted => Cow::Borrowed(raw),
         }
     }
 }
@@ -164,6 +165,21 @@ pub fn w3c_user_agent(raw: &[u8]) -> Cow<'_, [u8]> {
             }
         }
     }
+    Cow::Owned(out)
+}
+
+/// Decodes the inside of a W3C quoted string: `""` is one quote.
+pub fn w3c_quoted(raw: &[u8]) -> Cow<'_, [u8]> {
+    if memchr::memmem::find(raw, b"\"\"").is_none() {
+        return Cow::Borrowed(raw);
+    }
+    let mut out = Vec::with_capacity(raw.len());
+    let mut rest = raw;
+    while let Some(at) = memchr::memmem::find(rest, b"\"\"") {
+        out.extend_from_slice(&rest[..=at]);
+        rest = &rest[at + 2..];
+    }
+    out.extend_from_slice(rest);
     Cow::Owned(out)
 }
 

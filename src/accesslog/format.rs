@@ -116,6 +116,9 @@ pub enum LogEscaping {
     /// W3C extended logs: targets as logged; user agents with `+` for a
     /// blank and `%XX` for other bytes.
     W3c,
+    /// A W3C line whose user agent is a quoted string: inside it `""` is a
+    /// quote and every other byte is itself (a `+` is a `+`).
+    W3cQuoted,
 }
 
 /// Why a line was skipped.

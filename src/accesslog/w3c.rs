@@ -3,7 +3,8 @@
 //! reads the lines below them into an `Entry` (SPEC §1 "Formats", `w3c`).
 //!
 //! Fields are separated by blanks or tabs (IIS writes spaces, CloudFront
-//! tabs; neither writes a blank inside a field). `date` and `time` are UTC
+//! tabs; neither writes a blank inside a field); a field that opens with
+//! `"` is a quoted string, as some CDNs write user agents. `date` and `time` are UTC
 //! (IIS writes them so whatever its local-time rollover setting);
 //! `date-local`/`time-local` are placed by a `#GMT-Offset:` directive of
 //! the file, or else by `--log-tz`, and without either are
@@ -169,8 +170,24 @@ impl W3cFormat {
         let tabbed = memchr::memchr(b'\t', line).is_some();
         let mut rest = line;
         for &column in self.columns.iter() {
-            let value = next_value(&mut rest, tabbed).ok_or(Skip::Truncated)?;
+            let Value {
+                text: value,
+                quoted,
+            } = next_value(&mut rest, tabbed)?;
             let present = (!matches!(value, b"-" | b"")).then_some(value);
+            // Addresses, names, times and numbers are never strings: a
+            // quoted one means the fields are not where `#Fields:` says.
+            if quoted {
+                match column {
+                    Column::Client => return Err(Skip::BadClient),
+                    Column::Date | Column::Time | Column::DateLocal | Column::TimeLocal => {
+                        return Err(Skip::BadTime);
+                    }
+                    Column::Status => return Err(Skip::BadStatus),
+                    Column::Vhost | Column::HostHeader => return Err(Skip::BadHost),
+                    _ => {}
+                }
+            }
             match column {
                 Column::Date => date = Some(value),
                 Column::Time => time = Some(value),
@@ -193,7 +210,12 @@ impl W3cFormat {
                         Some(_) => return Err(Skip::BadStatus),
                     }
                 }
-                Column::UserAgent => entry.user_agent = present,
+                Column::UserAgent => {
+                    entry.user_agent = present;
+                    if quoted {
+                        entry.escaping = LogEscaping::W3cQuoted;
+                    }
+                }
                 Column::Xff => entry.forwarded_for = present,
                 Column::Vhost => entry.vhost = present,
                 Column::HostHeader => host_header = present,
@@ -241,23 +263,60 @@ impl W3cFormat {
 }
 
 /// The next field of a line: up to the next tab in a tabbed line (an empty
-/// field is a field), else up to the next run of blanks.
-fn next_value<'a>(rest: &mut &'a [u8], tabbed: bool) -> Option<&'a [u8]> {
+/// field is a field), else up to the next run of blanks. A field that
+/// opens with `"` is a quoted string (the W3C draft's `<string>`, as some
+/// CDNs write user agents and referers): it runs to the quote that closes
+/// it, `""` standing for a quote inside, and gives its inside with
+/// `quoted` set. A quoted field must be followed by its separator or the
+/// line's end; one that is not, or that never closes, does not fit: the
+/// line is skipped rather than read with its fields shifted.
+fn next_value<'a>(rest: &mut &'a [u8], tabbed: bool) -> Result<Value<'a>, Skip> {
     if !tabbed {
-        let start = rest.iter().position(|&b| b != b' ')?;
+        let start = rest
+            .iter()
+            .position(|&b| b != b' ')
+            .ok_or(Skip::Truncated)?;
         *rest = &rest[start..];
     } else if rest.is_empty() {
-        return None;
+        return Err(Skip::Truncated);
     }
     let separator = if tabbed { b'\t' } else { b' ' };
+    if rest.first() == Some(&b'"') {
+        let mut at = 1;
+        let close = loop {
+            let quote = at + memchr::memchr(b'"', &rest[at..]).ok_or(Skip::NoClosingQuote)?;
+            if rest.get(quote + 1) == Some(&b'"') {
+                at = quote + 2;
+            } else {
+                break quote;
+            }
+        };
+        let text = &rest[1..close];
+        let after = &rest[close + 1..];
+        *rest = match after.split_first() {
+            None => after,
+            Some((&b, tail)) if b == separator => tail,
+            Some(_) => return Err(Skip::Mismatch),
+        };
+        return Ok(Value { text, quoted: true });
+    }
     let end = memchr::memchr(separator, rest).unwrap_or(rest.len());
-    let value = &rest[..end];
+    let text = &rest[..end];
     *rest = if end < rest.len() {
         &rest[end + 1..]
     } else {
         &[]
     };
-    Some(value)
+    Ok(Value {
+        text,
+        quoted: false,
+    })
+}
+
+/// One field of a line, and whether it was written as a quoted string.
+struct Value<'a> {
+    text: &'a [u8],
+    quoted: bool,
 }
 
 /// `+HH:MM`, `+HHMM`, `-H`… as `#GMT-Offset:` writes it.
@@ -344,6 +403,10 @@ mod tests {
             assert_eq!(format.follow(line.as_bytes()), Skip::Directive);
         }
         format
+    }
+
+    fn format_of(fields: &str) -> W3cFormat {
+        format(&[fields])
     }
 
     #[test]
@@ -437,6 +500,95 @@ mod tests {
             W3cFormat::default().parse(b"2026-11-30 13:55:36 1.2.3.4 GET / 200"),
             Err(Skip::Mismatch)
         );
+    }
+
+    #[test]
+    fn quoted_strings_are_one_field() {
+        let format =
+            format(&["#Fields: date time c-ip cs-method cs(User-Agent) cs-uri-stem sc-status"]);
+        // A quoted user agent keeps its blanks and its `+`; `""` is a quote.
+        let entry = format
+            .parse(br#"2026-11-29 13:00:01 77.75.77.123 GET "Mozilla/5.0 ""x"" (compatible; SeznamBot/4.0; +http://a/)" /private/a 200"#)
+            .expect("parses");
+        assert_eq!(
+            entry.user_agent_text().as_deref(),
+            Some(&br#"Mozilla/5.0 "x" (compatible; SeznamBot/4.0; +http://a/)"#[..])
+        );
+        assert_eq!(entry.request_line().as_ref(), b"GET /private/a");
+        assert_eq!(entry.status, Some(200));
+        // Blanks around a quoted field are separators as anywhere else; a
+        // quoted field may close the line, and `""` or `"-"` is none.
+        let format = format_of("#Fields: date time c-ip cs-uri-stem cs(User-Agent)");
+        let entry = format
+            .parse(br#"2026-11-29 13:00:01  77.75.77.123  /a   "SeznamBot/4.0""#)
+            .expect("parses");
+        assert_eq!(
+            entry.user_agent_text().as_deref(),
+            Some(&b"SeznamBot/4.0"[..])
+        );
+        for none in [
+            &br#"2026-11-29 13:00:01 1.2.3.4 /a """#[..],
+            br#"2026-11-29 13:00:01 1.2.3.4 /a "-""#,
+        ] {
+            assert_eq!(format.parse(none).expect("parses").user_agent, None);
+        }
+        // Unquoted, `+` is IIS's blank, as before.
+        let entry = format
+            .parse(b"2026-11-29 13:00:01 1.2.3.4 /a SeznamBot/4.0+(x)")
+            .expect("parses");
+        assert_eq!(
+            entry.user_agent_text().as_deref(),
+            Some(&b"SeznamBot/4.0 (x)"[..])
+        );
+        // In a tabbed line, too.
+        let entry = format
+            .parse(b"2026-11-29\t13:00:01\t1.2.3.4\t/a\t\"Seznam\tBot\"")
+            .expect("parses");
+        assert_eq!(
+            entry.user_agent_text().as_deref(),
+            Some(&b"Seznam\tBot"[..])
+        );
+    }
+
+    #[test]
+    fn a_quoted_field_that_does_not_fit_skips_the_line() {
+        let format =
+            format(&["#Fields: date time c-ip cs-method cs(User-Agent) cs-uri-stem sc-status"]);
+        let cases: &[(&[u8], Skip)] = &[
+            // Never closed: the fields after it cannot be told apart.
+            (
+                br#"2026-11-29 13:00:01 1.2.3.4 GET "SeznamBot/4.0 /private/a 200"#,
+                Skip::NoClosingQuote,
+            ),
+            // Closed, but run into the next field.
+            (
+                br#"2026-11-29 13:00:01 1.2.3.4 GET "SeznamBot/4.0"/private/a 200"#,
+                Skip::Mismatch,
+            ),
+            // A quoted client is no client, a quoted time or status none.
+            (
+                br#"2026-11-29 13:00:01 "1.2.3.4" GET "SeznamBot/4.0" /a 200"#,
+                Skip::BadClient,
+            ),
+            (
+                br#""2026-11-29" 13:00:01 1.2.3.4 GET "SeznamBot/4.0" /a 200"#,
+                Skip::BadTime,
+            ),
+            (
+                br#"2026-11-29 13:00:01 1.2.3.4 GET "SeznamBot/4.0" /a "200""#,
+                Skip::BadStatus,
+            ),
+            // Cut inside the quoted field.
+            (br#"2026-11-29 13:00:01 1.2.3.4 GET """#, Skip::Truncated),
+        ];
+        for &(line, want) in cases {
+            assert_eq!(
+                format.parse(line),
+                Err(want),
+                "{}",
+                String::from_utf8_lossy(line)
+            );
+        }
     }
 
     #[test]
