@@ -608,3 +608,64 @@ fn a_byte_order_mark_before_the_first_line_is_no_part_of_it() {
         assert!(report.stderr.contains("0 skipped"), "{}", report.stderr);
     }
 }
+
+/// A crawler's name that the log writes in its own escapes — JSON's
+/// `\u0053`, CloudFront's `%53` — is found once decoded, as the same name
+/// written plainly: the line is neither dropped unread nor let off.
+#[test]
+fn crawler_names_written_in_the_logs_escapes_are_found() {
+    let caddy = |remote: &str, ts: u32, uri: &str| {
+        format!(
+            r#"{{"level":"info","ts":{}.5,"logger":"http.log.access","msg":"handled request","request":{{"remote_ip":"{remote}","method":"GET","host":"x","uri":"{uri}","headers":{{"User-Agent":["\u0053eznamBot/4.0 \u0028x\u0029"]}}}},"status":200}}"#,
+            1_764_460_800 + ts
+        ) + "\n"
+    };
+    let cloudfront = "#Version: 1.0\n\
+        #Fields: date time x-edge-location c-ip cs-method cs(Host) cs-uri-stem sc-status cs(User-Agent)\n\
+        2026-11-29\t04:00:02\tPRG50-C1\t77.75.77.123\tGET\td1.cloudfront.net\t/private/a\t200\t%53eznamBot/4.0%20(x)\n\
+        2026-11-29\t04:00:03\tPRG50-C1\t6.6.6.6\tGET\td1.cloudfront.net\t/private/b\t200\tMozilla/5.0%20(compatible;%20%53eznam%42ot/4.0)\n";
+    // Some writers quote a W3C user agent (the draft's quoted string).
+    let quoted = "#Fields: date time c-ip cs-method cs(User-Agent) cs-uri-stem sc-status\n\
+        2026-11-29 04:00:04 77.75.77.123 GET \"Mozilla/5.0 (compatible; SeznamBot/4.0; +http://napoveda.seznam.cz/seznambot-intro/)\" /private/c 200\n";
+    let site = Site::new()
+        .with("robots.txt", ROBOTS)
+        .with(
+            "ptr-map.txt",
+            "77.75.77.123 fulltextrobot-77-75-77-123.seznam.cz\n6.6.6.6 evil.example.com\n",
+        )
+        .with(
+            "caddy.log",
+            caddy("77.75.77.123", 0, "/private/d") + &caddy("6.6.6.6", 1, "/private/e"),
+        )
+        .with("cloudfront.log", cloudfront)
+        .with("quoted.log", quoted);
+    let report = site.audit(&[
+        "--log",
+        "caddy.log",
+        "--log",
+        "cloudfront.log",
+        "--log",
+        "quoted.log",
+        "--robots",
+        "robots.txt",
+        "--ptr-map",
+        "ptr-map.txt",
+    ]);
+    report.assert_code(1);
+    let violations = String::from_utf8_lossy(&report.violations);
+    for target in ["/private/a", "/private/c", "/private/d"] {
+        assert!(
+            violations.contains(&format!(",SeznamBot,ptr-only,ua+ptr,GET,{target},")),
+            "{target}:\n{violations}"
+        );
+    }
+    let impostors = String::from_utf8_lossy(&report.impostors);
+    assert!(
+        impostors.contains(",SeznamBot,GET,/private/b,200,Mozilla/5.0 (compatible; SeznamBot/4.0)"),
+        "{impostors}"
+    );
+    assert!(
+        impostors.contains(",SeznamBot,GET,/private/e,200,SeznamBot/4.0 (x)"),
+        "{impostors}"
+    );
+}
