@@ -58,7 +58,19 @@ use crate::scan::{Scan, Scanner};
 use crate::spill::{Sorter, SpillDir};
 use crate::state::fingerprint::{Fingerprint, Finished, Reading};
 use crate::state::heads::Heads;
+use crate::state::overlaps::{self, Overlaps};
 use crate::state::{self, NightRows, State, StateDir};
+
+/// What reading the logs gave: the scan, the inputs that could not be
+/// read whole with their errors, each file's fingerprint (with
+/// `--state`), and the files whose every line another file of the run
+/// holds (`copies_of_earlier`).
+type LogsRead = (
+    Scan,
+    Vec<(usize, Error)>,
+    BTreeMap<usize, Finished>,
+    Vec<usize>,
+);
 
 /// Reads every log: reader threads feed chunks to rayon workers. Inputs
 /// that cannot be read whole leave their error in the list, after their
@@ -71,10 +83,12 @@ fn read_logs(
     progress: &Progress,
     sorter: &Sorter<'_, Fetch>,
     known: Option<(&[Fingerprint], i64)>,
-) -> (Scan, Vec<(usize, Error)>, BTreeMap<usize, Finished>) {
+) -> LogsRead {
     let errors: Mutex<Vec<(usize, Error)>> = Mutex::new(Vec::new());
     let finished: Mutex<BTreeMap<usize, Finished>> = Mutex::default();
     let next = AtomicUsize::new(0);
+    let overlaps = Overlaps::new(config.logs.len());
+    let state_known = known.map_or(0, |(known, _)| known.len());
     let workers = pool.current_num_threads();
     let readers = config.logs.len().min(workers).max(1);
     // A few chunks in flight keep every worker busy; the cap keeps memory
@@ -84,21 +98,26 @@ fn read_logs(
     let scan = std::thread::scope(|scope| {
         for _ in 0..readers {
             let tx = tx.clone();
-            let (next, errors, finished) = (&next, &errors, &finished);
+            let (next, errors, finished, overlaps) = (&next, &errors, &finished, &overlaps);
             scope.spawn(move || {
                 loop {
                     let file = next.fetch_add(1, Ordering::Relaxed);
                     let Some(path) = config.logs.get(file) else {
                         break;
                     };
-                    match read_one(file, path, formats, &tx, progress, known) {
-                        Ok(None) => {}
-                        Ok(Some(done)) => {
+                    match read_one(file, path, formats, &tx, progress, known, overlaps) {
+                        Ok(None) => overlaps.done(file, None),
+                        Ok(Some(mut done)) => {
+                            overlaps.done(file, Some(done.fingerprint.clone()));
+                            // Heads that were files of this run are none
+                            // of the state's.
+                            done.matched.retain(|&i| i < state_known);
                             if let Ok(mut finished) = finished.lock() {
                                 finished.insert(file, done);
                             }
                         }
                         Err(err) => {
+                            overlaps.done(file, None);
                             if let Ok(mut errors) = errors.lock() {
                                 errors.push((file, err));
                             }
@@ -123,7 +142,9 @@ fn read_logs(
     });
     let mut errors = errors.into_inner().unwrap_or_default();
     errors.sort_by_key(|(file, _)| *file);
-    (scan, errors, finished.into_inner().unwrap_or_default())
+    let finished = finished.into_inner().unwrap_or_default();
+    let copies = copies_of_earlier(&finished, &overlaps, &config.logs);
+    (scan, errors, finished, copies)
 }
 
 /// How much lower than the rest of the program the workers run (nice).
@@ -206,8 +227,9 @@ impl Formats<'_> {
 
 /// Reads one log into the channel; the error, if any, comes after every
 /// line before the damage was sent. With a state (`known`), the lines at
-/// its head that are exactly a log audited before are not sent, and the
-/// reading gives the log's fingerprint.
+/// its head that are exactly a log audited before — on an earlier night,
+/// or as a file given before it in this run (`overlaps`) — are not sent,
+/// and the reading gives the log's fingerprint.
 fn read_one(
     file: usize,
     path: &Path,
@@ -215,11 +237,13 @@ fn read_one(
     tx: &mpsc::SyncSender<Message>,
     progress: &Progress,
     known: Option<(&[Fingerprint], i64)>,
+    overlaps: &Overlaps,
 ) -> Result<Option<Finished>> {
     let mut sending = Sending::open(file, path, tx, progress)?;
     // The format is chosen where the file is opened, from its first chunk,
     // and travels with every chunk.
     let first = sending.next().transpose()?;
+    overlaps.first_line(file, first.as_ref());
     // A last line not ended yet (the server is writing it) is no line to
     // choose a format by.
     let unfinished = sending.reader.added_line_end();
@@ -227,6 +251,14 @@ fn read_one(
     let Some((known, audited_ms)) = known else {
         sending.send_all(first, format)?;
         return Ok(None);
+    };
+    let earlier = overlaps.earlier_heads(file, first.as_ref());
+    let with_earlier: Vec<Fingerprint>;
+    let known = if earlier.is_empty() {
+        known
+    } else {
+        with_earlier = known.iter().cloned().chain(earlier).collect();
+        &with_earlier[..]
     };
     // Lines already audited: held back (a few chunks at most) until the
     // fingerprints say how many of the first lines were audited before.
@@ -894,11 +926,11 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
     let known = state
         .as_ref()
         .map(|state| (&state.fingerprints[..], started_ms));
-    let (mut scan, input_errors, mut finished) =
+    let (mut scan, input_errors, mut finished, copies) =
         read_logs(config, &formats, &scanner, &pool, &progress, &sorter, known);
-    // A log given twice in one run (a copy under another name) is audited
-    // once, under the first name, as across nights.
-    let copies = copies_of_earlier(&finished);
+    // A log given twice in one run (a copy under another name, or the head
+    // of a log given before it) is audited once, under the first name, as
+    // across nights.
     for &file in &copies {
         scan.forget_file(file);
         if let Some(done) = finished.get_mut(&file) {
@@ -1288,17 +1320,31 @@ fn previous_tail_parsed(state: &State, done: &Finished) -> Option<bool> {
         .find_map(|f| f.tail.as_ref().map(|t| t.parsed))
 }
 
-/// The files whose text is exactly that of a file given before them in
-/// the run (same lines, bytes and SHA-256), with lines of their own to
-/// skip.
-fn copies_of_earlier(finished: &BTreeMap<usize, Finished>) -> Vec<usize> {
+/// The files whose every line is the head of a file given before them in
+/// the run — the same text (same lines, bytes and SHA-256), or the first
+/// lines of a longer one, read again to know — with lines of their own to
+/// skip. (A file that begins with an earlier one was read without its
+/// head: `Overlaps::earlier_heads`.)
+fn copies_of_earlier(
+    finished: &BTreeMap<usize, Finished>,
+    overlaps: &Overlaps,
+    paths: &[std::path::PathBuf],
+) -> Vec<usize> {
     let mut copies = Vec::new();
     for (&file, done) in finished {
         let f = &done.fingerprint;
         let copy = f.lines_read() > done.already_audited
-            && finished.range(..file).any(|(_, earlier)| {
-                let e = &earlier.fingerprint;
-                (e.lines, e.bytes, &e.sha256, &e.tail) == (f.lines, f.bytes, &f.sha256, &f.tail)
+            && overlaps.same_start(file).into_iter().any(|earlier| {
+                let Some(e) = finished.get(&earlier).map(|e| &e.fingerprint) else {
+                    return false;
+                };
+                if (e.lines, e.bytes, &e.sha256, &e.tail) == (f.lines, f.bytes, &f.sha256, &f.tail)
+                {
+                    return true;
+                }
+                e.lines_read() > f.lines_read()
+                    && e.bytes >= f.bytes
+                    && overlaps::is_head_of(f, &paths[earlier])
             });
         if copy {
             copies.push(file);

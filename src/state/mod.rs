@@ -28,6 +28,7 @@
 
 pub mod fingerprint;
 pub mod heads;
+pub mod overlaps;
 mod stored;
 
 use std::collections::BTreeMap;

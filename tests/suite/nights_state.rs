@@ -699,6 +699,70 @@ fn a_copy_given_in_the_same_run_is_audited_once() {
     assert_eq!(json(&site, "state/state.json")["nights"][0]["fetches"], 100);
 }
 
+/// logrotate's `copy` leaves `access.log.1` and an `access.log` that
+/// begins with it; given both in one run, in either order, plain or
+/// compressed, each line is audited once: the log given first whole, the
+/// other from its first line that the first does not hold.
+#[test]
+fn a_log_and_its_grown_copy_in_the_same_run_are_audited_once() {
+    let (old, new) = (part(0, 1, "a"), part(0, 3, "b"));
+    for (first, second, gzip) in [
+        ("access.log.1", "access.log", false),
+        ("access.log", "access.log.1", false),
+        ("access.log.1", "access.log", true),
+        ("access.log", "access.log.1", true),
+    ] {
+        let site = Site::new().with("robots.txt", ROTATION_ROBOTS);
+        let rotated = if gzip {
+            crate::support::audit::gzip(old.as_bytes())
+        } else {
+            old.clone().into_bytes()
+        };
+        site.write("access.log.1", &rotated);
+        site.write("access.log", [old.as_str(), new.as_str()].concat());
+        let case = format!("--log {first} --log {second}, gzip {gzip}");
+        let run = audit_night(&site, &[first, second], "out");
+        assert_eq!(run.code, 1, "{case}: {}", run.stderr);
+        let rows = read(&site, "out/violations.csv");
+        let rows = body(&rows);
+        assert_eq!(rows.len(), 40, "{case}:\n{}", rows.join("\n"));
+        for tag in ["/a/a", "/a/b"] {
+            assert_eq!(
+                rows.iter().filter(|r| r.contains(tag)).count(),
+                20,
+                "{case}"
+            );
+        }
+        let files = json(&site, "out/run.json")["files"].clone();
+        if first == "access.log.1" {
+            // The grown log from its line 101, numbered in the whole file.
+            assert_eq!(files[1]["already_audited"], 100, "{case}");
+            assert_eq!(files[1]["lines_read"], 100, "{case}");
+            assert!(
+                rows.iter().any(|r| r.contains(",access.log,101,")),
+                "{case}"
+            );
+        } else {
+            // The rotated log is the head of the one given before it.
+            assert_eq!(files[1]["already_audited"], 100, "{case}");
+            assert_eq!(files[1]["lines_read"], 0, "{case}");
+            assert!(rows.iter().all(|r| r.contains(",access.log,")), "{case}");
+        }
+        assert_eq!(
+            json(&site, "state/state.json")["nights"][0]["fetches"],
+            200,
+            "{case}"
+        );
+        // The next night, both again: nothing new.
+        let run = audit_night(&site, &[first, second], "out2");
+        assert_eq!(run.code, 0, "{case}: {}", run.stderr);
+        assert!(
+            body(&read(&site, "out2/violations.csv")).is_empty(),
+            "{case}"
+        );
+    }
+}
+
 /// SPEC §6: a log that grew is audited from its first new line, "exactly
 /// as if the nights were one log". A last line without its line end was
 /// audited; the next night, ended now and followed by more, it is not

@@ -1,0 +1,151 @@
+//! Logs of one run that overlap (SPEC §6 "a log that grew is audited from
+//! its first new line", within a night as across nights): takes what each
+//! file's reader learns — its first line, then its fingerprint — and gives
+//! a later file the fingerprints of the earlier files it may begin with,
+//! and tells a later file that is wholly the head of an earlier one.
+//!
+//! logrotate's `copy` leaves `access.log.1` and an `access.log` that
+//! begins with it; a cron job that gives both (`--log access.log.1 --log
+//! access.log`) must audit each line once. The readers run at once, so a
+//! reader whose first line is an earlier file's waits for that file's
+//! fingerprint and reads it as one audited before: its head is never sent.
+//! Waits only ever go to an earlier file, which is read or being read by
+//! another reader, so they end. The other way round (the later file the
+//! shorter, `--log access.log --log access.log.1`) the later file is
+//! known to be a head only once both are read: the earlier file is read
+//! again to its length (`is_head_of`) and the later one is forgotten, as a
+//! copy is.
+
+use std::path::Path;
+use std::sync::{Condvar, Mutex};
+
+use super::fingerprint::{Fingerprint, Reading};
+use super::heads::Heads;
+use crate::accesslog::{self, Chunk, ChunkReader};
+
+/// What the readers have said of each file of the run.
+pub struct Overlaps {
+    files: Mutex<Vec<Said>>,
+    changed: Condvar,
+}
+
+#[derive(Debug, Clone, Default)]
+struct Said {
+    /// The first line, with its line end, once read (`Some(None)`: the
+    /// file has none).
+    first: Option<Option<Box<[u8]>>>,
+    /// Once its reading ended: its fingerprint, when it gave one.
+    done: Option<Option<Fingerprint>>,
+}
+
+impl Overlaps {
+    pub fn new(files: usize) -> Overlaps {
+        Overlaps {
+            files: Mutex::new(vec![Said::default(); files]),
+            changed: Condvar::new(),
+        }
+    }
+
+    /// `file`'s first line, from its first chunk.
+    pub fn first_line(&self, file: usize, first: Option<&Chunk>) {
+        let line = first.and_then(first_line).map(Box::from);
+        self.say(file, |said| said.first = Some(line));
+    }
+
+    /// `file` was read (its fingerprint) or could not be (`None`).
+    pub fn done(&self, file: usize, fingerprint: Option<Fingerprint>) {
+        self.say(file, |said| {
+            // An error before the first line: none to wait for.
+            said.first.get_or_insert(None);
+            said.done = Some(fingerprint);
+        });
+    }
+
+    fn say(&self, file: usize, what: impl FnOnce(&mut Said)) {
+        if let Ok(mut files) = self.files.lock() {
+            if let Some(said) = files.get_mut(file) {
+                what(said);
+            }
+            self.changed.notify_all();
+        }
+    }
+
+    /// The fingerprints of the files before `file` whose first line is
+    /// `file`'s, waiting for each to be read.
+    pub fn earlier_heads(&self, file: usize, first: Option<&Chunk>) -> Vec<Fingerprint> {
+        let Some(line) = first.and_then(first_line) else {
+            return Vec::new();
+        };
+        let Ok(mut files) = self.files.lock() else {
+            return Vec::new();
+        };
+        let mut heads = Vec::new();
+        for earlier in 0..file.min(files.len()) {
+            loop {
+                let said = &files[earlier];
+                let same = said.first.as_ref().map(|f| f.as_deref() == Some(line));
+                match (same, &said.done) {
+                    (Some(false), _) => break,
+                    (Some(true), Some(done)) => {
+                        heads.extend(done.clone());
+                        break;
+                    }
+                    _ => match self.changed.wait(files) {
+                        Ok(again) => files = again,
+                        Err(_) => return heads,
+                    },
+                }
+            }
+        }
+        heads
+    }
+
+    /// The files before `file` whose first line is `file`'s, as read.
+    pub fn same_start(&self, file: usize) -> Vec<usize> {
+        let Ok(files) = self.files.lock() else {
+            return Vec::new();
+        };
+        let Some(Some(Some(line))) = files.get(file).map(|s| s.first.as_ref()) else {
+            return Vec::new();
+        };
+        (0..file)
+            .filter(|&e| matches!(&files[e].first, Some(Some(l)) if l == line))
+            .collect()
+    }
+}
+
+/// The first line of a chunk that starts a file, with its line end.
+fn first_line(chunk: &Chunk) -> Option<&[u8]> {
+    let end = memchr::memchr(b'\n', &chunk.data)?;
+    (chunk.first_line == 1).then(|| &chunk.data[..=end])
+}
+
+/// Whether the log at `path` begins with every line of `head` (its
+/// unfinished last line too), read again as its reader read it. A log that
+/// cannot be read again (standard input, gone, damaged before the end of
+/// `head`) is not known to: `false`.
+pub fn is_head_of(head: &Fingerprint, path: &Path) -> bool {
+    if path == Path::new("-") {
+        return false;
+    }
+    let Ok(input) = accesslog::open(path) else {
+        return false;
+    };
+    let mut reader = ChunkReader::new(input);
+    let known = std::slice::from_ref(head);
+    let mut heads = Heads::new(Reading::new(known));
+    while heads.reading.pending() {
+        match reader.next_chunk() {
+            Some(Ok(chunk)) => {
+                heads.feed(&chunk, reader.added_line_end());
+                reader.recycler().recycle(chunk.data);
+            }
+            Some(Err(_)) => return false,
+            None => {
+                heads.reading.input_ended();
+                break;
+            }
+        }
+    }
+    heads.reading.matched_lines() >= head.lines_read()
+}
