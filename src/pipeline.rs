@@ -196,9 +196,16 @@ impl Formats<'_> {
                 at: unfit.line.map_or(Position::File, Position::Line),
                 cause: unfit.cause,
             })?;
-        let name = format.name();
+        let has_lines = first.is_some_and(accesslog::detect::has_lines);
+        // A file with no line to choose by (empty, or blank lines only)
+        // was given no format: its reader's stand-in is no choice.
+        let name = if self.choice.chooses() && !has_lines {
+            "auto".to_string()
+        } else {
+            format.name()
+        };
         let mut said = Vec::new();
-        if self.choice.chooses() && !self.quiet && first.is_some_and(accesslog::detect::has_lines) {
+        if self.choice.chooses() && !self.quiet && has_lines {
             said.push(format!(
                 "robots-audit: {} is read as {name} (the format its first lines fit)",
                 path.display()

@@ -432,10 +432,13 @@ impl Fit {
         fit
     }
 
-    /// Reads more than half as many lines as the candidate that reads
+    /// Reads at least half as many lines as the candidate that reads
     /// most: among such candidates the most fields win, so a combined log
-    /// with a few lines of common's shape stays combined, while a common
-    /// log with one line that also reads as combined stays common. A W3C
+    /// with a few lines of common's shape stays combined (also a log of
+    /// two lines, one of each: the odd line is skipped and counted, where
+    /// reading the other as common would drop its user agent unseen),
+    /// while a common log with one line that also reads as combined stays
+    /// common. A W3C
     /// file whose sample holds only directives fits W3C, and a Caddy or
     /// Traefik log whose sample holds only its server's messages fits its
     /// schema.
@@ -445,7 +448,7 @@ impl Fit {
                 && self.neutral > 0
                 && (self.w3c_fields || self.own_messages > 0);
         }
-        self.read * 2 > most
+        self.read * 2 >= most
     }
 }
 

@@ -669,3 +669,64 @@ fn crawler_names_written_in_the_logs_escapes_are_found() {
         "{impostors}"
     );
 }
+
+/// A log of two lines, one combined and one of common's shape, is read as
+/// combined (a tie goes to the most fields, SPEC §1 "one odd line never
+/// turns a combined log into common"): the odd line is skipped and
+/// counted, the other's user agent read — here an impostor's.
+#[test]
+fn a_tie_between_combined_and_common_goes_to_combined() {
+    let text = format!(
+        "1.2.3.4 - - [{}] \"GET / HTTP/1.1\" 200 12\n{}",
+        clf(0),
+        combined(
+            "6.6.6.6",
+            &clf(1),
+            "GET /private/1 HTTP/1.1",
+            200,
+            SEZNAM_UA
+        )
+    );
+    let site = Site::new()
+        .with("robots.txt", ROBOTS)
+        .with("ptr-map.txt", "6.6.6.6 evil.example.com\n")
+        .with("access.log", text);
+    let report = site.audit(&[
+        "--log",
+        "access.log",
+        "--robots",
+        "robots.txt",
+        "--ptr-map",
+        "ptr-map.txt",
+    ]);
+    assert!(
+        report
+            .stderr
+            .contains("access.log is read as combined (the format"),
+        "{}",
+        report.stderr
+    );
+    let impostors = String::from_utf8_lossy(&report.impostors);
+    assert!(
+        impostors.contains(",6.6.6.6,evil.example.com,SeznamBot,"),
+        "{impostors}"
+    );
+    let files = run_files(&site);
+    assert_eq!(files[0]["format"], "combined");
+    assert_eq!(files[0]["lines_skipped"], 1);
+}
+
+/// A log with no line to choose a format by is given none: run.json says
+/// `auto`, beside the error that it is empty.
+#[test]
+fn an_empty_log_has_no_format_chosen() {
+    for text in ["", "\n\n"] {
+        let site = Site::new()
+            .with("robots.txt", ROBOTS)
+            .with("access.log", text);
+        let report = site.audit(&["--log", "access.log", "--robots", "robots.txt"]);
+        report.assert_code(2);
+        let files = run_files(&site);
+        assert_eq!(files[0]["format"], "auto", "{text:?}");
+    }
+}
