@@ -62,8 +62,9 @@ fn kind_of(meta: &Metadata) -> &'static str {
     }
 }
 
-/// Reads a side file whole, or refuses it.
-pub fn read(path: &Path) -> Result<(Vec<u8>, Metadata), Refusal> {
+/// Opens a file the tool reads whole only if it is a regular file (a FIFO
+/// opens at once and is refused, never waited on).
+pub fn open_regular(path: &Path) -> Result<(File, Metadata), Refusal> {
     let file = OpenOptions::new()
         .read(true)
         .custom_flags((rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::NOCTTY).bits() as i32)
@@ -73,6 +74,12 @@ pub fn read(path: &Path) -> Result<(Vec<u8>, Metadata), Refusal> {
     if !meta.is_file() {
         return Err(Refusal::NotRegular(kind_of(&meta)));
     }
+    Ok((file, meta))
+}
+
+/// Reads a side file whole, or refuses it.
+pub fn read(path: &Path) -> Result<(Vec<u8>, Metadata), Refusal> {
+    let (file, meta) = open_regular(path)?;
     if meta.len() > LIMIT {
         return Err(Refusal::TooLarge);
     }

@@ -148,7 +148,15 @@ impl StateDir {
             self.sweep();
         }
         let path = self.state_file();
-        let text = match fs::read_to_string(&path) {
+        // Never a FIFO or a device: one would hang the run, holding the
+        // lock, the other fill the memory.
+        let read = crate::crawler::side_file::open_regular(&path)
+            .map_err(|refusal| refusal.into_io())
+            .and_then(|(mut file, _)| {
+                let mut text = String::new();
+                io::Read::read_to_string(&mut file, &mut text).map(|_| text)
+            });
+        let text = match read {
             Ok(text) => text,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(State::default()),
             Err(e) if e.kind() == io::ErrorKind::InvalidData => {

@@ -1159,7 +1159,7 @@ fn a_log_rotated_while_it_is_read_again_is_exit_2_and_nothing_is_lost() {
 /// `robots/` folder, would wait for a writer for ever while the run holds
 /// the state's lock: exit 2 naming it, at once.
 #[test]
-fn a_fifo_among_the_versions_is_exit_2_not_a_hang() {
+fn a_fifo_among_the_versions_or_as_the_state_is_exit_2_not_a_hang() {
     let within = |site: &Site, args: &[&str]| {
         let mut child = site
             .command(args)
@@ -1236,6 +1236,38 @@ fn a_fifo_among_the_versions_is_exit_2_not_a_hang() {
     );
     assert_eq!(code, Some(2), "{stderr}");
     assert!(stderr.contains("not a regular file"), "{stderr}");
+    // state.json itself a FIFO, or a link to a device: refused, never
+    // waited on or read without end; the state left as it is.
+    for (kind, fifo) in [("a FIFO", true), ("a device", false)] {
+        let site = Site::new().with("robots.txt", ROTATION_ROBOTS);
+        site.write("access.log", part(0, 1, "a"));
+        std::fs::create_dir_all(site.path("state")).unwrap();
+        let state_json = site.path("state/state.json");
+        if fifo {
+            mkfifo(&state_json);
+        } else {
+            std::os::unix::fs::symlink("/dev/zero", &state_json).unwrap();
+        }
+        let (code, stderr) = within(
+            &site,
+            &[
+                "--robots",
+                "robots.txt",
+                "--state",
+                "state",
+                "--log",
+                "access.log",
+                "--out",
+                "out",
+            ],
+        );
+        assert_eq!(code, Some(2), "{kind}: {stderr}");
+        assert!(
+            stderr.contains("state.json")
+                && stderr.contains(&format!("is {kind}, not a regular file")),
+            "{kind}: {stderr}"
+        );
+    }
 }
 
 /// A new robots.txt deployed with its old modification time (`rsync -a`,
