@@ -250,7 +250,16 @@ fn cut_allow(input: &[u8], kept_end: usize, line: usize) -> Option<Record> {
     }
     let content = trim(&cut[..memchr::memchr(b'#', cut).unwrap_or(cut.len())]);
     let colon = memchr::memchr(b':', content)?;
-    let (key, value) = (trim(&content[..colon]), trim(&content[colon + 1..]));
+    let (key, mut value) = (trim(&content[..colon]), trim(&content[colon + 1..]));
+    // A `%XX` escape the limit cut (`/a%2` of `/a%2Fb`) is no escape: read
+    // as written it would match a literal `%` and allow less. The pattern
+    // stops before it.
+    if let Some(at) = value.iter().rposition(|&b| b == b'%')
+        && value.len() - at <= 2
+        && value[at + 1..].iter().all(u8::is_ascii_hexdigit)
+    {
+        value = &value[..at];
+    }
     (Directive::from_key(key) == Directive::Allow && !value.is_empty()).then(|| Record {
         line,
         directive: Directive::Allow,
@@ -397,6 +406,25 @@ mod tests {
             (Directive::Allow, &b"/pri"[..], "Allow: /pri")
         );
         assert_eq!(last.line, file.lines);
+        // Cut inside an escape: the pattern stops before it, for `/a%2`
+        // read as written is `/a%252` and allows less than `/a%2Fb` did.
+        for (kept, want) in [
+            ("Allow: /a%2", "/a"),
+            ("Allow: /a%", "/a"),
+            ("Allow: /a%2F", "/a%2F"),
+        ] {
+            let mut input = b"User-agent: *\nDisallow: /\n".to_vec();
+            input.resize(SIZE_LIMIT - kept.len() - 1, b'#');
+            input.push(b'\n');
+            input.extend_from_slice(b"Allow: /a%2Fbc\n");
+            assert_eq!(&input[SIZE_LIMIT - kept.len()..SIZE_LIMIT], kept.as_bytes());
+            let last = parse(&input).records.last().cloned().expect("records");
+            assert_eq!(
+                (last.directive, &last.value[..]),
+                (Directive::Allow, want.as_bytes()),
+                "{kept}"
+            );
+        }
         // Cut before its value: nothing to read.
         let mut input = b"User-agent: *\nDisallow: /\n".to_vec();
         input.resize(SIZE_LIMIT - 6, b'#');
