@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use flate2::bufread::GzDecoder;
+use flate2::Crc;
+use flate2::bufread::DeflateDecoder;
 
 use crate::error::{Error, Position, Result};
 
@@ -142,54 +143,198 @@ impl std::error::Error for TrailingGarbage {}
 
 /// Every member of a gzip file in turn (RFC 1952 §2.2: a file is a series
 /// of members, as `cat a.gz b.gz` and logrotate make), like flate2's
-/// `MultiGzDecoder`, but it looks at what follows each member before
-/// starting another: bytes that cannot start a member are reported as
-/// `TrailingGarbage` where they start, rather than as a gzip header cut
-/// short at the end of the file.
+/// `MultiGzDecoder`, with two differences. It looks at what follows each
+/// member before starting another: bytes that cannot start a member are
+/// reported as `TrailingGarbage` where they start, rather than as a gzip
+/// header cut short at the end of the file. And text inflated before
+/// damage is given before the error (SPEC §5: every line before the
+/// damage is audited): a read that meets damage gives what it inflated
+/// first, and the error at the next read, where a gzip reader drops the
+/// whole read's output with the error.
 struct Members<R: BufRead> {
-    /// The member being inflated.
-    decoder: Option<GzDecoder<R>>,
-    /// The file between two members.
-    between: Option<R>,
+    state: Member<R>,
+    /// The damage met by a read that still gave text: the next read's.
+    damage: Option<io::Error>,
+}
+
+enum Member<R: BufRead> {
+    /// At the start of a member: its header next.
+    Header(R),
+    /// Inflating a member's data; its CRC-32 and length so far.
+    Body(DeflateDecoder<R>, Crc),
+    /// After a member's trailer: another member, the end, or garbage.
+    Between(R),
+    /// The end, or an error already given.
+    Over,
 }
 
 impl<R: BufRead> Members<R> {
     fn new(reader: R) -> Members<R> {
         Members {
-            decoder: Some(GzDecoder::new(reader)),
-            between: None,
+            state: Member::Header(reader),
+            damage: None,
         }
     }
 }
 
 impl<R: BufRead> Read for Members<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if let Some(damage) = self.damage.take() {
+            return Err(damage);
+        }
         if buf.is_empty() {
             return Ok(0);
         }
         loop {
-            if let Some(decoder) = self.decoder.as_mut() {
-                let n = decoder.read(buf)?;
-                if n > 0 {
-                    return Ok(n);
+            match std::mem::replace(&mut self.state, Member::Over) {
+                Member::Header(mut reader) => {
+                    gzip_header(&mut reader)?;
+                    self.state = Member::Body(DeflateDecoder::new(reader), Crc::new());
                 }
-                // The member ended, its trailer read and checked.
-                self.between = self.decoder.take().map(GzDecoder::into_inner);
-            }
-            let Some(between) = self.between.as_mut() else {
-                return Ok(0);
-            };
-            match between.fill_buf()? {
-                [] => return Ok(0),
-                // A lone 0x1f may be a magic number cut by the buffer's end;
-                // the header check tells.
-                [0x1f, 0x8b, ..] | [0x1f] => {
-                    self.decoder = self.between.take().map(GzDecoder::new);
+                Member::Body(mut inflate, mut crc) => {
+                    let before = inflate.total_out();
+                    match inflate.read(buf) {
+                        Ok(0) => {
+                            // The data ended (or the file did: the trailer
+                            // read then says so); the trailer checks it.
+                            let mut reader = inflate.into_inner();
+                            gzip_trailer(&mut reader, &crc)?;
+                            self.state = Member::Between(reader);
+                        }
+                        Ok(n) => {
+                            crc.update(&buf[..n]);
+                            self.state = Member::Body(inflate, crc);
+                            return Ok(n);
+                        }
+                        Err(damage) => {
+                            // The inflater counts what it wrote into `buf`
+                            // before it met the damage.
+                            let inflated = usize::try_from(inflate.total_out() - before)
+                                .unwrap_or(0)
+                                .min(buf.len());
+                            if inflated == 0 {
+                                return Err(damage);
+                            }
+                            self.damage = Some(damage);
+                            return Ok(inflated);
+                        }
+                    }
                 }
-                _ => return Err(io::Error::new(io::ErrorKind::InvalidData, TrailingGarbage)),
+                Member::Between(mut reader) => match reader.fill_buf()? {
+                    [] => return Ok(0),
+                    // A lone 0x1f may be a magic number cut by the buffer's
+                    // end; the header check tells.
+                    [0x1f, 0x8b, ..] | [0x1f] => self.state = Member::Header(reader),
+                    _ => return Err(io::Error::new(io::ErrorKind::InvalidData, TrailingGarbage)),
+                },
+                Member::Over => return Ok(0),
             }
         }
     }
+}
+
+fn bad_header() -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidInput, "invalid gzip header")
+}
+
+/// Reads exactly `buf.len()` bytes; the file ending first is
+/// `UnexpectedEof` (a gzip file cut short).
+fn read_exact_gz<R: BufRead>(reader: &mut R, buf: &mut [u8]) -> io::Result<()> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        let available = reader.fill_buf()?;
+        if available.is_empty() {
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                "gzip data ends early",
+            ));
+        }
+        let n = available.len().min(buf.len() - filled);
+        buf[filled..filled + n].copy_from_slice(&available[..n]);
+        reader.consume(n);
+        filled += n;
+    }
+    Ok(())
+}
+
+/// Reads bytes up to a zero byte (a header's file name or comment).
+fn read_to_zero<R: BufRead>(reader: &mut R, crc: &mut Crc) -> io::Result<()> {
+    loop {
+        let available = reader.fill_buf()?;
+        if available.is_empty() {
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                "gzip data ends early",
+            ));
+        }
+        match memchr::memchr(0, available) {
+            Some(at) => {
+                crc.update(&available[..=at]);
+                reader.consume(at + 1);
+                return Ok(());
+            }
+            None => {
+                let n = available.len();
+                crc.update(available);
+                reader.consume(n);
+            }
+        }
+    }
+}
+
+/// A member's header (RFC 1952 §2.3): the magic number, deflate, no
+/// reserved flag; its extra field, name and comment passed over; its
+/// header CRC checked when it has one.
+fn gzip_header<R: BufRead>(reader: &mut R) -> io::Result<()> {
+    const FHCRC: u8 = 0x02;
+    const FEXTRA: u8 = 0x04;
+    const FNAME: u8 = 0x08;
+    const FCOMMENT: u8 = 0x10;
+    let mut fixed = [0u8; 10];
+    read_exact_gz(reader, &mut fixed)?;
+    let flags = fixed[3];
+    if fixed[..2] != GZIP_MAGIC || fixed[2] != 8 || flags & 0xE0 != 0 {
+        return Err(bad_header());
+    }
+    let mut crc = Crc::new();
+    crc.update(&fixed);
+    if flags & FEXTRA != 0 {
+        let mut xlen = [0u8; 2];
+        read_exact_gz(reader, &mut xlen)?;
+        crc.update(&xlen);
+        let mut extra = vec![0u8; usize::from(u16::from_le_bytes(xlen))];
+        read_exact_gz(reader, &mut extra)?;
+        crc.update(&extra);
+    }
+    if flags & FNAME != 0 {
+        read_to_zero(reader, &mut crc)?;
+    }
+    if flags & FCOMMENT != 0 {
+        read_to_zero(reader, &mut crc)?;
+    }
+    if flags & FHCRC != 0 {
+        let mut header_crc = [0u8; 2];
+        read_exact_gz(reader, &mut header_crc)?;
+        if u16::from_le_bytes(header_crc) != (crc.sum() & 0xFFFF) as u16 {
+            return Err(bad_header());
+        }
+    }
+    Ok(())
+}
+
+/// A member's trailer: the CRC-32 and the length (modulo 2^32) of its text.
+fn gzip_trailer<R: BufRead>(reader: &mut R, crc: &Crc) -> io::Result<()> {
+    let mut trailer = [0u8; 8];
+    read_exact_gz(reader, &mut trailer)?;
+    let sum = u32::from_le_bytes([trailer[0], trailer[1], trailer[2], trailer[3]]);
+    let amount = u32::from_le_bytes([trailer[4], trailer[5], trailer[6], trailer[7]]);
+    if sum != crc.sum() || amount != crc.amount() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "corrupt gzip stream does not have a matching checksum",
+        ));
+    }
+    Ok(())
 }
 
 /// Reads until `buf` is full or the stream ends; gives the bytes read.

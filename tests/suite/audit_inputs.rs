@@ -556,6 +556,61 @@ fn corrupt_gzip_data_reports_the_lines_before_it_and_exits_2() {
     );
 }
 
+/// Damage that deflate finds before the end: every line inflated before
+/// it is read and audited, also those inflated by the same read of the
+/// file that met the damage — exactly the whole lines a decoder gives one
+/// byte at a time before its error, at several places of the file.
+#[test]
+fn every_line_inflated_before_damage_is_audited() {
+    let text = many_fetches(3000);
+    let whole = gzip(text.as_bytes());
+    let mut places = 0;
+    for at in (150..whole.len().min(4000)).step_by(97) {
+        let mut damaged = whole.clone();
+        damaged[at..at + 4].copy_from_slice(&[0xff; 4]);
+        let readable = gunzip_prefix(&damaged);
+        // Damage that inflates on as garbage to the end, or is found at
+        // once, tells nothing of text inflated just before it.
+        let found_early = readable.len() < text.len() * 9 / 10;
+        if !found_early || readable.iter().filter(|&&b| b == b'\n').count() < 10 || places == 6 {
+            continue;
+        }
+        places += 1;
+        let complete = readable.iter().filter(|&&b| b == b'\n').count();
+        // The lines before the damage, as the log has them.
+        let sound = readable
+            .split_inclusive(|&b| b == b'\n')
+            .zip(text.as_bytes().split_inclusive(|&b| b == b'\n'))
+            .take_while(|(got, want)| got == want)
+            .count();
+        let site = Site::new()
+            .with("robots.txt", PRIVATE)
+            .with("access.log.gz", &damaged);
+        let report = site.audit(&["--log", "access.log.gz", "--robots", "robots.txt"]);
+        report.assert_code(2);
+        let run: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(site.path("out-1/run.json")).unwrap()).unwrap();
+        assert_eq!(
+            run["files"][0]["lines_read"], complete as u64,
+            "damage at byte {at}"
+        );
+        let got = String::from_utf8_lossy(&report.violations).into_owned();
+        let got: std::collections::HashSet<&str> = got.lines().collect();
+        let missing = many_rows(sound as u32)
+            .into_iter()
+            .filter(|row| !got.contains(row.as_str()))
+            .count();
+        assert_eq!(
+            missing, 0,
+            "damage at byte {at}: of {sound} lines before it"
+        );
+    }
+    assert!(
+        places >= 4,
+        "{places} places of damage found before the end"
+    );
+}
+
 #[test]
 fn garbage_after_the_last_member_keeps_every_line_and_exits_2() {
     let mut bytes = gzip(many_fetches(40).as_bytes());

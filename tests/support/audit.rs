@@ -117,11 +117,13 @@ pub fn gzip(text: &[u8]) -> Vec<u8> {
 }
 
 /// What `gzip -dc` would give of `bytes` before it met damage: every byte
-/// the inflater could produce from several members until an error.
+/// the inflater could produce from several members until an error. One
+/// byte a read, so that the read that meets the damage holds no text that
+/// came before it (a read's output is lost with its error).
 pub fn gunzip_prefix(bytes: &[u8]) -> Vec<u8> {
     let mut decoder = flate2::read::MultiGzDecoder::new(bytes);
     let mut out = Vec::new();
-    let mut buf = [0u8; 4096];
+    let mut buf = [0u8; 1];
     loop {
         match decoder.read(&mut buf) {
             Ok(0) | Err(_) => return out,
