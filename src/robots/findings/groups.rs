@@ -421,20 +421,23 @@ fn ignored_limits(scope: &Scope<'_>, findings: &mut Vec<Finding>) {
                 continue;
             };
             let ignored = users.iter().all(|&s| !used[s].contains(&line.line));
-            // Name the line that holds when this one would: in its window,
-            // or, for a line without one, at a time no window covers.
-            let minute = match line.rate.and_then(|r| r.window) {
-                Some(window) => window.start_min,
-                None => (0..1440u16)
-                    .find(|&m| {
-                        first
-                            .rate_at(m)
-                            .is_some_and(|r| r.rate.is_some_and(|rate| rate.window.is_none()))
-                    })
-                    .unwrap_or(0),
-            };
-            if ignored && let Some(winner) = first.rate_at(minute) {
-                findings.push(ignored_rate(line.line, &line.text, winner));
+            // Name the lines that hold when this one would: in its window,
+            // or, for a line without one, at every time of the day.
+            if !ignored {
+                continue;
+            }
+            let window = line.rate.and_then(|r| r.window);
+            let mut winners: Vec<&RequestRate> = Vec::new();
+            for minute in (0..1440u16).filter(|&m| window.is_none_or(|w| w.contains(m))) {
+                if let Some(winner) = first.rate_at(minute)
+                    && !winners.iter().any(|w| w.line == winner.line)
+                {
+                    winners.push(winner);
+                }
+            }
+            winners.sort_by_key(|w| w.line);
+            if !winners.is_empty() {
+                findings.push(ignored_rate(line.line, &line.text, &winners));
             }
         }
         for delay in group.crawl_delays.iter().filter(|d| d.millis.is_some()) {
@@ -463,22 +466,53 @@ fn ignored_limits(scope: &Scope<'_>, findings: &mut Vec<Finding>) {
     }
 }
 
-fn ignored_rate(line: usize, text: &str, winner: &RequestRate) -> Finding {
+fn ignored_rate(line: usize, text: &str, winners: &[&RequestRate]) -> Finding {
+    let named: Vec<String> = winners
+        .iter()
+        .map(|w| format!("`{}` (line {})", w.text, w.line))
+        .collect();
+    let (who, verb) = match named.len() {
+        1 => (named[0].clone(), "holds"),
+        _ => (named.join(" and "), "together hold"),
+    };
     Finding::new(
         line,
         "ignored-request-rate",
         Severity::Warning,
         format!(
-            "`{text}` never applies: `{}` (line {}) holds at every time it would, for the \
-             same crawlers.",
-            winner.text, winner.line
+            "`{text}` never applies: {who} {verb} at every time it would, for the same crawlers."
         ),
     )
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::found;
+    use super::super::{found, lint_text};
+
+    /// An ignored Request-rate names every line that wins over it: one
+    /// window alone would be a false account of the day.
+    #[test]
+    fn an_ignored_rate_names_the_lines_that_win_over_it() {
+        let message = |text: &str| {
+            lint_text(text.as_bytes())
+                .into_iter()
+                .find(|f| f.name == "ignored-request-rate")
+                .map(|f| f.message)
+                .unwrap_or_default()
+        };
+        let two = message(
+            "User-agent: SeznamBot\nRequest-rate: 1/10s\nRequest-rate: 5/1m 2300-0100\nRequest-rate: 5/1m 0100-2300\n",
+        );
+        assert!(
+            two.contains("(line 3) and `Request-rate: 5/1m 0100-2300` (line 4) together hold"),
+            "{two}"
+        );
+        let one = message("User-agent: SeznamBot\nRequest-rate: 1/10s\nRequest-rate: 1/20s\n");
+        assert!(
+            one.contains("`Request-rate: 1/10s` (line 2) holds at every time"),
+            "{one}"
+        );
+    }
 
     #[test]
     fn group_findings() {
