@@ -300,8 +300,10 @@ pub struct CheckArgs {
     pub format: FormatArg,
 
     /// Paths (`/a/b?c`) or full URLs, whose scheme and host are dropped.
+    /// Bytes that are not UTF-8 (a target as a log holds it) are read as
+    /// their `%XX`, as the matcher normalises them.
     #[arg(value_name = "TARGET", required = true)]
-    pub targets: Vec<String>,
+    pub targets: Vec<std::ffi::OsString>,
 }
 
 #[derive(Debug, Args)]
@@ -340,7 +342,7 @@ impl Cli {
                 at: parse_time_flag("--at", args.at.as_deref())?,
                 user_agent: args.user_agent,
                 profiles: args.profiles,
-                targets: args.targets,
+                targets: args.targets.iter().map(|t| target_text(t)).collect(),
                 format: match args.format {
                     FormatArg::Text => OutputFormat::Text,
                     FormatArg::Csv => OutputFormat::Csv,
@@ -535,6 +537,21 @@ fn parse_time_flag(
                 ))
             }),
     }
+}
+
+/// A `check` target as text: bytes that are not UTF-8 written as `%XX`,
+/// which RFC 9309's normalisation makes of them anyway (SPEC §3), so the
+/// verdict is the one the audit gives the same bytes in a log.
+fn target_text(target: &std::ffi::OsStr) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    let mut text = String::new();
+    for chunk in target.as_bytes().utf8_chunks() {
+        text.push_str(chunk.valid());
+        for byte in chunk.invalid() {
+            text.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    text
 }
 
 #[cfg(test)]

@@ -196,3 +196,29 @@ fn a_file_that_is_no_robots_txt_is_said_to_be_none() {
         assert_eq!(code, exit, "{name}");
     }
 }
+
+/// A target that is not UTF-8, as a log may hold it, gets the verdict the
+/// audit gives the same bytes: its bytes read as their `%XX` (SPEC §3's
+/// normalisation), never a refusal of the argument.
+#[test]
+fn a_target_that_is_not_utf8_is_judged_as_its_percent_form() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let robots = dir.path().join("robots.txt");
+    std::fs::write(&robots, "User-agent: *\nDisallow: /%E9\n").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_robots-audit"))
+        .arg("check")
+        .arg("--robots")
+        .arg(&robots)
+        .arg(std::ffi::OsStr::from_bytes(b"/\xE9x"))
+        .arg(std::ffi::OsStr::from_bytes("/é".as_bytes()))
+        .output()
+        .expect("run robots-audit");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("DISALLOWED  /%E9x  Disallow: /%E9 (line 2)"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("allowed     /é"), "{stdout}");
+}
