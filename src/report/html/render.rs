@@ -451,25 +451,32 @@ fn robots_budget(before: &[RobotsText], total: usize) -> usize {
     left / (total - before.len()).max(1)
 }
 
-/// The lines of `text` shown within `budget` bytes: the first
-/// `ROBOTS_LINES_SHOWN`, then those that decided a row; and the bytes
-/// they take.
+/// The lines of `text` shown within `budget` bytes: of the first
+/// `ROBOTS_LINES_SHOWN` and of those past them that decided a row (at most
+/// `ROBOTS_COUNTED_SHOWN`), the lines that decided a row first, then the
+/// others from the top, while the budget lasts — so a file of long
+/// comments never crowds out the rules the night is about — in file
+/// order; and the bytes they take.
 fn robots_rows(text: &RobotsText, budget: usize) -> (Vec<&super::RobotsLine>, usize) {
     let head = text.lines.len().min(ROBOTS_LINES_SHOWN);
+    let decided = |l: &&super::RobotsLine| l.accusing + l.informing > 0;
     let counted = text.lines[head..]
         .iter()
-        .filter(|l| l.accusing + l.informing > 0)
+        .filter(decided)
         .take(ROBOTS_COUNTED_SHOWN);
+    let deciding = text.lines[..head].iter().filter(decided).chain(counted);
+    let others = text.lines[..head].iter().filter(|l| !decided(l));
     let mut used = 0;
     let mut rows = Vec::new();
-    for line in text.lines[..head].iter().chain(counted) {
+    for line in deciding.chain(others) {
         let bytes = robots_row_bytes(line);
         if used + bytes > budget {
-            break;
+            continue;
         }
         used += bytes;
         rows.push(line);
     }
+    rows.sort_by_key(|l| l.number);
     (rows, used)
 }
 

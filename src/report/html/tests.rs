@@ -255,3 +255,40 @@ fn five_robots_versions_of_quotes_keep_the_page_under_five_million_bytes() {
     }
     assert!(html.matches("more lines not shown here").count() >= 5);
 }
+
+/// Long comments at the top of large versions never crowd out the lines
+/// that decided the night's rows: those are shown first, whatever the
+/// byte budget leaves of the rest (found by a review: five versions cut
+/// at line 332 showed none of their 200 deciding lines).
+#[test]
+fn the_lines_that_decided_rows_are_shown_before_long_comments() {
+    let comment = format!("# {}", "\"<>&".repeat(70));
+    let mut page = huge();
+    page.robots = (0..5)
+        .map(|v| RobotsText {
+            robots_version: format!("{v:012x}"),
+            lines: (1..=1200)
+                .map(|number| RobotsLine {
+                    number,
+                    text: if number > 1000 {
+                        format!("Disallow: /rule-{number}/")
+                    } else {
+                        comment.clone()
+                    },
+                    accusing: u64::from(number > 1000),
+                    informing: 0,
+                })
+                .collect(),
+        })
+        .collect();
+    let html = render(&page);
+    assert!(html.len() < 5_000_000, "{} bytes", html.len());
+    for number in 1001..=1200 {
+        assert_eq!(
+            html.matches(&format!("Disallow: /rule-{number}/")).count(),
+            5,
+            "line {number}"
+        );
+    }
+    assert!(html.matches("more lines not shown here").count() >= 5);
+}
