@@ -311,7 +311,7 @@ pub(crate) fn colonless_agent(text: &str) -> Option<&str> {
 /// A field name Google's parser takes for `User-agent`, typos it allows
 /// included: one that starts with `user-agent`, `useragent` or `user agent`,
 /// whatever the case.
-fn google_agent_key(key: &str) -> bool {
+pub(crate) fn google_agent_key(key: &str) -> bool {
     let starts = |with: &str| {
         key.get(..with.len())
             .is_some_and(|head| head.eq_ignore_ascii_case(with))

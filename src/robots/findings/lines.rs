@@ -263,6 +263,21 @@ fn unknown(line: usize, key: &str, text: &str) -> Finding {
             format!("`{key}` is {what}; Seznam ignores it."),
         );
     }
+    if super::super::group::google_agent_key(key) {
+        // Read both ways (README "A `User-agent` line without its
+        // colon"): not ignored by every crawler.
+        return Finding::new(
+            line,
+            "misspelled-directive",
+            Severity::Error,
+            format!(
+                "`{key}` is not a directive: RFC 9309 crawlers ignore `{text}`, but Google's \
+                 parser reads it as `User-agent`, so the rules below it belong to other \
+                 groups in that reading (a violation is counted only where both readings \
+                 disallow); did you mean `User-agent`?"
+            ),
+        );
+    }
     if let Some(meant) = intended(key) {
         return Finding::new(
             line,
