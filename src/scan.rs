@@ -8,7 +8,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::net::IpAddr;
 
-use crate::accesslog::{self, Chunk, Entry, FileFormat, Line, LogEscaping, Skip, TrustedProxies};
+use crate::accesslog::{self, Chunk, Entry, FileFormat, Line, Skip, TrustedProxies};
 use crate::crawler::ptr::CrawlerAddrs;
 use crate::crawler::{self, Client, CrawlerId, Identifier};
 use crate::fetch::{self, Fetch};
@@ -376,19 +376,7 @@ impl Scanner<'_> {
             Client::Addr(addr) => self.crawler_addrs.contains(addr),
             Client::Other(_) => false,
         };
-        // A user agent written in the log's escapes (JSON's `\u0053`,
-        // CloudFront's `%53`) may spell a crawler's name only once
-        // decoded: such a one is searched decoded. Apache's and nginx's
-        // `\xHH` is a needle of the prefilter itself.
-        let agent = match (entry.escaping, entry.user_agent) {
-            (LogEscaping::Json, Some(raw)) if memchr::memchr(b'\\', raw).is_some() => {
-                entry.user_agent_text()
-            }
-            (LogEscaping::W3c, Some(raw)) if memchr::memchr2(b'%', b'+', raw).is_some() => {
-                entry.user_agent_text()
-            }
-            (_, raw) => raw.map(std::borrow::Cow::Borrowed),
-        };
+        let agent = entry.user_agent_to_search();
         let may_be = needles.may_be(self.ident, client_text, agent.as_deref());
         if !may_be {
             if self.crawler_addrs.is_empty() || !self.crawler_addrs.may_hold(client_text) {

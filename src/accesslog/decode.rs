@@ -48,6 +48,25 @@ impl Entry<'_> {
         })
     }
 
+    /// The user agent as a search for crawler names must read it: as
+    /// logged, unless the log's escapes could spell a name's letters
+    /// (JSON's `\u0053`, W3C's `%53` or `+` for a blank), then decoded.
+    /// Apache's and nginx's `\xHH` is left as logged: the search has a
+    /// needle for it (`crawler::identify`).
+    pub fn user_agent_to_search(&self) -> Option<Cow<'_, [u8]>> {
+        let raw = self.user_agent?;
+        let escaped = match self.escaping {
+            LogEscaping::Json => memchr::memchr(b'\\', raw).is_some(),
+            LogEscaping::W3c => memchr::memchr2(b'%', b'+', raw).is_some(),
+            LogEscaping::Backslash | LogEscaping::W3cQuoted => false,
+        };
+        if escaped {
+            self.user_agent_text()
+        } else {
+            Some(Cow::Borrowed(raw))
+        }
+    }
+
     /// A request field decoded as the log escapes it. W3C targets stay as
     /// logged: percent-encoding there is the URL's own, which the matcher
     /// normalises.

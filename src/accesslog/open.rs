@@ -237,6 +237,11 @@ fn bad_header() -> io::Error {
     io::Error::new(io::ErrorKind::InvalidInput, "invalid gzip header")
 }
 
+/// The file ended inside a member's header or trailer.
+fn ends_early() -> io::Error {
+    io::Error::new(io::ErrorKind::UnexpectedEof, "gzip data ends early")
+}
+
 /// Reads exactly `buf.len()` bytes; the file ending first is
 /// `UnexpectedEof` (a gzip file cut short).
 fn read_exact_gz<R: BufRead>(reader: &mut R, buf: &mut [u8]) -> io::Result<()> {
@@ -244,10 +249,7 @@ fn read_exact_gz<R: BufRead>(reader: &mut R, buf: &mut [u8]) -> io::Result<()> {
     while filled < buf.len() {
         let available = reader.fill_buf()?;
         if available.is_empty() {
-            return Err(io::Error::new(
-                io::ErrorKind::UnexpectedEof,
-                "gzip data ends early",
-            ));
+            return Err(ends_early());
         }
         let n = available.len().min(buf.len() - filled);
         buf[filled..filled + n].copy_from_slice(&available[..n]);
@@ -262,10 +264,7 @@ fn read_to_zero<R: BufRead>(reader: &mut R, crc: &mut Crc) -> io::Result<()> {
     loop {
         let available = reader.fill_buf()?;
         if available.is_empty() {
-            return Err(io::Error::new(
-                io::ErrorKind::UnexpectedEof,
-                "gzip data ends early",
-            ));
+            return Err(ends_early());
         }
         match memchr::memchr(0, available) {
             Some(at) => {
