@@ -164,6 +164,10 @@ enum Member<R: BufRead> {
     Body(DeflateDecoder<R>, Crc),
     /// After a member's trailer: another member, the end, or garbage.
     Between(R),
+    /// Zero bytes after the last member, as tar and block devices pad a
+    /// file: ignored to the end, as `gzip -d` ignores them; anything but
+    /// a zero after them is garbage.
+    Padding(R),
     /// The end, or an error already given.
     Over,
 }
@@ -225,8 +229,22 @@ impl<R: BufRead> Read for Members<R> {
                     // A lone 0x1f may be a magic number cut by the buffer's
                     // end; the header check tells.
                     [0x1f, 0x8b, ..] | [0x1f] => self.state = Member::Header(reader),
+                    [0, ..] => self.state = Member::Padding(reader),
                     _ => return Err(io::Error::new(io::ErrorKind::InvalidData, TrailingGarbage)),
                 },
+                Member::Padding(mut reader) => {
+                    let available = reader.fill_buf()?;
+                    if available.is_empty() {
+                        return Ok(0);
+                    }
+                    let zeros = available.iter().take_while(|&&b| b == 0).count();
+                    if zeros < available.len() {
+                        reader.consume(zeros);
+                        return Err(io::Error::new(io::ErrorKind::InvalidData, TrailingGarbage));
+                    }
+                    reader.consume(zeros);
+                    self.state = Member::Padding(reader);
+                }
                 Member::Over => return Ok(0),
             }
         }
@@ -659,7 +677,12 @@ mod tests {
         let cases: &[(&[u8], Option<&str>)] = &[
             (b"", None),
             (b"GARBAGE", Some("garbage after the last gzip member")),
-            (b"\0\0\0\0", Some("garbage after the last gzip member")),
+            // Zero padding (tar, a preallocated file) is no member and no
+            // damage: `gzip -d` ignores it silently.
+            (b"\0\0\0\0", None),
+            (&[0; 70_000], None),
+            (b"\0\0GARBAGE", Some("garbage after the last gzip member")),
+            (b"\0\0\x1f\x8b", Some("garbage after the last gzip member")),
             (
                 b"<html>not gzip</html>\n",
                 Some("garbage after the last gzip member"),
@@ -681,7 +704,12 @@ mod tests {
                     Error::Corrupt { at, cause: got, .. } => {
                         assert!(got.contains(cause), "{tail:?}: {got}");
                         if cause.starts_with("garbage") {
-                            assert_eq!(at, end, "{tail:?}");
+                            // Where the first byte that is no padding is.
+                            let padding = tail.iter().take_while(|&&b| b == 0).count() as u64;
+                            let Position::Byte(end) = end else {
+                                unreachable!()
+                            };
+                            assert_eq!(at, Position::Byte(end + padding), "{tail:?}");
                         }
                     }
                     other => panic!("{tail:?}: {other:?}"),
