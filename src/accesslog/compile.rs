@@ -53,6 +53,8 @@ pub(crate) struct Compiled {
     pub steps: Vec<Step>,
     /// How the one time field used is written.
     pub time: TimeLayout,
+    /// How the other time fields are written (`Slot::OtherTime`).
+    pub skipped_times: Vec<TimeLayout>,
 }
 
 /// The Apache directive letters, for telling the dialect and for rejecting
@@ -103,12 +105,17 @@ fn apache_tokens(spec: &[u8]) -> Result<Vec<Token>, String> {
         at += 1;
         let mut argument: Option<&[u8]> = None;
         let mut final_status = false;
+        let mut conditional = false;
         // Conditions (`!`, status lists) and `<`/`>` may come in any order
         // before the letter, as mod_log_config reads them.
         loop {
             match spec.get(at) {
                 None => return Err("the format ends inside a % directive".to_string()),
-                Some(b'!' | b',' | b'0'..=b'9' | b'<') => at += 1,
+                Some(b'!' | b',' | b'0'..=b'9') => {
+                    conditional = true;
+                    at += 1;
+                }
+                Some(b'<') => at += 1,
                 Some(b'>') => {
                     final_status = true;
                     at += 1;
@@ -150,7 +157,10 @@ fn apache_tokens(spec: &[u8]) -> Result<Vec<Token>, String> {
             (b't', None) => {
                 // `%t` writes its own brackets.
                 push_literal(&mut tokens, b'[');
-                tokens.push(time_field(TimeLayout::Clf, name));
+                tokens.push(unconditional_first(
+                    time_field(TimeLayout::Clf, name),
+                    conditional,
+                ));
                 push_literal(&mut tokens, b']');
                 continue;
             }
@@ -188,9 +198,29 @@ fn apache_tokens(spec: &[u8]) -> Result<Vec<Token>, String> {
                 ));
             }
         };
-        tokens.push(token);
+        tokens.push(unconditional_first(token, conditional));
     }
     Ok(tokens)
+}
+
+/// Ranks a field logged only for some statuses (`%400,501{User-agent}i`,
+/// `%!200a`: `-` on every other line) below the same field logged always,
+/// wherever the two stand; alone, it is still the field.
+fn unconditional_first(token: Token, conditional: bool) -> Token {
+    match token {
+        Token::Field {
+            slot,
+            layout,
+            rank,
+            name,
+        } => Token::Field {
+            slot,
+            layout,
+            rank: rank * 2 + u8::from(!conditional),
+            name,
+        },
+        literal => literal,
+    }
 }
 
 fn is_name_byte(b: u8) -> bool {
@@ -311,7 +341,7 @@ fn slot_kind(slot: &Slot) -> Option<usize> {
         Slot::Offset => 8,
         Slot::Method => 9,
         Slot::Target => 10,
-        Slot::Other | Slot::Word => return None,
+        Slot::Other | Slot::Word | Slot::OtherTime(_) => return None,
     })
 }
 
@@ -322,7 +352,7 @@ const SLOT_KINDS: usize = 11;
 fn ends_by_itself(slot: &Slot) -> bool {
     matches!(
         slot,
-        Slot::Time | Slot::Status | Slot::Fraction(_) | Slot::Offset
+        Slot::Time | Slot::OtherTime(_) | Slot::Status | Slot::Fraction(_) | Slot::Offset
     )
 }
 
@@ -354,11 +384,20 @@ pub(crate) fn compile(spec: &str) -> Result<Compiled, String> {
         best[10] = None;
     }
     let mut time = TimeLayout::Clf;
+    let mut skipped_times = Vec::new();
     for (index, token) in tokens.iter_mut().enumerate() {
         if let Token::Field { slot, layout, .. } = token {
             let kind = slot_kind(slot);
             if kind.is_some_and(|kind| best[kind].map(|(_, i)| i) != Some(index)) {
-                *slot = Slot::Other;
+                // A time not used is still read by its layout: its blanks
+                // (`%{end:%d/%b/%Y %T}t`) end nothing.
+                *slot = match layout.take() {
+                    Some(layout) if skipped_times.len() < usize::from(u8::MAX) => {
+                        skipped_times.push(layout);
+                        Slot::OtherTime((skipped_times.len() - 1) as u8)
+                    }
+                    _ => Slot::Other,
+                };
             } else if let Some(layout) = layout.take() {
                 time = layout;
             }
@@ -408,6 +447,7 @@ pub(crate) fn compile(spec: &str) -> Result<Compiled, String> {
                 steps.push(Step {
                     slot,
                     quoted: false,
+                    colons_after: 0,
                     after: Text::default(),
                 });
                 names.push(name);
@@ -420,7 +460,37 @@ pub(crate) fn compile(spec: &str) -> Result<Compiled, String> {
         step.quoted = before_ends_with_quote && step.after.bytes().starts_with(b"\"");
         before_ends_with_quote = step.after.bytes().ends_with(b"\"");
     }
-    Ok(Compiled { lead, steps, time })
+    for index in 0..steps.len() {
+        // The client only: a virtual host is a name, or bracketed.
+        if steps[index].slot == Slot::Client
+            && !steps[index].quoted
+            && steps[index].after.bytes().starts_with(b":")
+        {
+            steps[index].colons_after = colons_before_blank(&steps[index..]);
+        }
+    }
+    Ok(Compiled {
+        lead,
+        steps,
+        time,
+        skipped_times,
+    })
+}
+
+/// How many `:`s the format writes from the end of `steps[0]`'s field to
+/// its next blank (the fields between taken to hold neither).
+fn colons_before_blank(steps: &[Step]) -> u8 {
+    let mut colons = 0u8;
+    for step in steps {
+        for &b in step.after.bytes() {
+            match b {
+                b' ' | b'\t' => return colons,
+                b':' => colons = colons.saturating_add(1),
+                _ => {}
+            }
+        }
+    }
+    colons
 }
 
 #[cfg(test)]
@@ -447,6 +517,7 @@ mod tests {
                     Slot::Offset => "offset",
                     Slot::Other => "-",
                     Slot::Word => "word",
+                    Slot::OtherTime(_) => "other-time",
                 };
                 let quote = if s.quoted { "q" } else { "" };
                 format!("{slot}{quote}|{}", String::from_utf8_lossy(s.after.bytes()))

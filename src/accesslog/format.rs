@@ -36,6 +36,8 @@ pub struct LogFormat {
     pub(crate) steps: Box<[Step]>,
     /// How the time field is written.
     pub(crate) time: TimeLayout,
+    /// How the time fields not used are written (`Slot::OtherTime`).
+    skipped_times: Box<[TimeLayout]>,
     /// The zone of times written without an offset (`--log-tz`).
     zone: Option<LogTz>,
     /// The time may be written without an offset and no `%{%z}t` field
@@ -216,6 +218,7 @@ impl Default for LogFormat {
             lead: Text::default(),
             steps: Box::default(),
             time: TimeLayout::Clf,
+            skipped_times: Box::default(),
             zone: None,
             local_time: false,
             has_user_agent: false,
@@ -297,6 +300,29 @@ fn unquoted_end(line: &[u8], start: usize, after: &Text) -> Result<usize, Skip> 
         }
         from = at + 1;
     }
+}
+
+/// Finds the end of an unquoted field that a `:` follows (`%a:%{remote}p`,
+/// `%v:%p`). An unbracketed IPv6 address (`2a02:598::1:5555`) holds `:`s
+/// of its own: when the blank-free run holds more `:`s than the format
+/// writes after the field, the field ends at the `step.colons_after`-th
+/// from the right, so that the address is read whole rather than cut at
+/// its first `:`. Otherwise as `unquoted_end`.
+#[cold]
+fn colon_end(line: &[u8], start: usize, step: &Step) -> Result<usize, Skip> {
+    let rest = &line[start..];
+    let run = &rest[..memchr::memchr2(b' ', b'\t', rest).unwrap_or(rest.len())];
+    if rest.first() != Some(&b'[') {
+        let wanted = usize::from(step.colons_after);
+        let colons = memchr::memchr_iter(b':', run).count();
+        if colons > wanted
+            && let Some(at) = memchr::memrchr_iter(b':', run).nth(wanted - 1)
+            && step.after.stands_at(line, start + at)
+        {
+            return Ok(start + at);
+        }
+    }
+    unquoted_end(line, start, &step.after)
 }
 
 /// Finds the end of an unquoted forwarded-for chain. Proxies join it with
@@ -428,7 +454,12 @@ impl LogFormat {
             .iter()
             .find(|(_, member)| compile(member).is_ok_and(|known| known == compiled))
             .map(|&(family, _)| family);
-        let Compiled { lead, steps, time } = compiled;
+        let Compiled {
+            lead,
+            steps,
+            time,
+            skipped_times,
+        } = compiled;
         let has = |wanted: fn(&Slot) -> bool| steps.iter().any(|s| wanted(&s.slot));
         Ok(LogFormat {
             family,
@@ -441,6 +472,7 @@ impl LogFormat {
             lead: Text::new(lead),
             steps: steps.into_boxed_slice(),
             time,
+            skipped_times: skipped_times.into_boxed_slice(),
         })
     }
 
@@ -543,6 +575,15 @@ impl LogFormat {
                     local = written_local;
                     pos + used
                 }
+                Slot::OtherTime(index) => {
+                    let layout = &self.skipped_times[usize::from(index)];
+                    let (_, used, _) = layout.read(rest).ok_or(if rest.is_empty() {
+                        Skip::Truncated
+                    } else {
+                        Skip::BadTime
+                    })?;
+                    pos + used
+                }
                 Slot::Fraction(digits) => {
                     let digits = usize::from(digits);
                     let Some(text) = rest
@@ -571,6 +612,8 @@ impl LogFormat {
                         spaced_end(line, pos, &step.after, slot, index == last)?
                     } else if slot == Slot::ForwardedFor {
                         chain_end(line, pos, &step.after)?
+                    } else if step.colons_after > 0 {
+                        colon_end(line, pos, step)?
                     } else {
                         unquoted_end(line, pos, &step.after)?
                     };

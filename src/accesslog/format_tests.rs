@@ -266,6 +266,107 @@ fn custom_apache() {
 }
 
 #[test]
+fn an_address_before_its_port_is_read_whole() {
+    // nginx's `$remote_addr:$remote_port` and Apache's `%a:%{remote}p`: an
+    // IPv6 address holds `:`s of its own, and is never cut at the first.
+    let lines: &[(&[u8], &str)] = &[
+        (
+            b"2a02:598::1:5555 [10/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.1\" 200",
+            "2a02:598::1",
+        ),
+        (
+            b"2001:db8::66:5555 [10/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.1\" 200",
+            "2001:db8::66",
+        ),
+        (
+            b"::1:80 [10/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.1\" 200",
+            "::1",
+        ),
+        (
+            b"77.75.77.1:5555 [10/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.1\" 200",
+            "77.75.77.1",
+        ),
+        (
+            b"[2a02:598::1]:5555 [10/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.1\" 200",
+            "[2a02:598::1]",
+        ),
+        (
+            b"crawler.example.cz:5555 [10/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.1\" 200",
+            "crawler.example.cz",
+        ),
+    ];
+    for spec in [
+        r#"$remote_addr:$remote_port [$time_local] "$request" $status"#,
+        r#"%a:%{remote}p %t "%r" %>s"#,
+    ] {
+        let cases: Vec<(&[u8], Result<Fields, Skip>)> = lines
+            .iter()
+            .map(|&(line, client)| {
+                (
+                    line,
+                    Ok((client, T, &b"GET / HTTP/1.1"[..], Some(200), None, None)),
+                )
+            })
+            .collect();
+        check(spec, &cases);
+    }
+    // Two `:`s after the address: the second from the right.
+    check(
+        r#"$remote_addr:$remote_port:$connection [$time_local] "$request" $status"#,
+        &[(
+            b"2a02:598::1:5555:17 [10/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.1\" 200",
+            Ok(("2a02:598::1", T, b"GET / HTTP/1.1", Some(200), None, None)),
+        )],
+    );
+}
+
+#[test]
+fn a_field_logged_for_some_statuses_gives_way_to_the_same_field_logged_always() {
+    let line: &[u8] =
+        br#"1.2.3.4 [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200 "-" "SeznamBot/4.0""#;
+    let read = Ok((
+        "1.2.3.4",
+        T,
+        &b"GET / HTTP/1.1"[..],
+        Some(200),
+        Some(&b"SeznamBot/4.0"[..]),
+        None,
+    ));
+    for spec in [
+        r#"%h %t "%r" %>s "%400,501{User-agent}i" "%{User-agent}i""#,
+        r#"%h %t "%r" %>s "%!200{User-agent}i" "%{User-agent}i""#,
+    ] {
+        check(spec, &[(line, read)]);
+    }
+    // Alone, it is still the user agent.
+    check(
+        r#"%h %t "%r" %>s "%!404{User-agent}i""#,
+        &[(
+            br#"1.2.3.4 [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200 "SeznamBot/4.0""#,
+            read,
+        )],
+    );
+}
+
+#[test]
+fn a_second_time_field_is_read_by_its_layout() {
+    // Only one time is used; the other's blanks must not end it.
+    check(
+        r#"%h %t %{end:%d/%b/%Y %T}t %>s "%r" "%{User-agent}i""#,
+        &[
+            (
+                br#"1.2.3.4 [10/Oct/2000:13:55:36 -0700] 10/Oct/2000 13:55:37 200 "GET / HTTP/1.1" "ua""#,
+                Ok(("1.2.3.4", T, b"GET / HTTP/1.1", Some(200), Some(b"ua"), None)),
+            ),
+            (
+                br#"1.2.3.4 [10/Oct/2000:13:55:36 -0700] 10/Oct/2000 xx:55:37 200 "GET / HTTP/1.1" "ua""#,
+                Err(Skip::BadTime),
+            ),
+        ],
+    );
+}
+
+#[test]
 fn unquoted_request_and_user_agent() {
     check(
         "%h %t %r %>s %{User-Agent}i",

@@ -28,6 +28,10 @@ pub(crate) enum Slot {
     Fraction(u8),
     /// `%{%z}t`: the UTC offset of a time field written without one.
     Offset,
+    /// A second time field (`%{end:…}t` beside `%{begin:…}t`): read by its
+    /// layout (the format's `skipped_times`, by index) so that the blanks
+    /// it holds end nothing, then left.
+    OtherTime(u8),
     /// A field the audit does not use: skipped.
     Other,
     /// A skipped field that is one word: the ident and user fields (`%l`,
@@ -89,6 +93,12 @@ pub(crate) struct Step {
     pub slot: Slot,
     /// Between `"`s: ends only at an unescaped `"` followed by `after`.
     pub quoted: bool,
+    /// For a client field that a `:` follows (`$remote_addr:$remote_port`): how
+    /// many `:`s the format writes after it before its next blank. An
+    /// unbracketed IPv6 address holds `:`s of its own, so the field ends
+    /// at that many `:`s from the right of its blank-free run; 0 when no
+    /// `:` follows.
+    pub colons_after: u8,
     /// The text between this field and the next (may be empty only when
     /// the field ends by itself: a time, a status, or the last field).
     pub after: Text,

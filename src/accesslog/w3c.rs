@@ -149,8 +149,14 @@ impl W3cFormat {
 
     /// Reads one line below the directives in force.
     pub fn parse<'a>(&self, line: &'a [u8]) -> Result<Entry<'a>, Skip> {
-        let line = line.trim_ascii_end();
-        if line.is_empty() {
+        // Trailing tabs stay: in a tabbed line, the one before an empty
+        // last field is that field's start.
+        let end = line
+            .iter()
+            .rposition(|&b| !matches!(b, b'\r' | b'\n' | b' '))
+            .map_or(0, |last| last + 1);
+        let line = &line[..end];
+        if line.trim_ascii().is_empty() {
             return Err(Skip::Empty);
         }
         if line[0] == b'#' {
@@ -168,7 +174,7 @@ impl W3cFormat {
         // CloudFront separates with tabs and may leave a field empty;
         // IIS separates with a space. A tabbed line is cut at every tab.
         let tabbed = memchr::memchr(b'\t', line).is_some();
-        let mut rest = line;
+        let mut rest = Some(line);
         for &column in self.columns.iter() {
             let Value {
                 text: value,
@@ -270,42 +276,47 @@ impl W3cFormat {
 /// `quoted` set. A quoted field must be followed by its separator or the
 /// line's end; one that is not, or that never closes, does not fit: the
 /// line is skipped rather than read with its fields shifted.
-fn next_value<'a>(rest: &mut &'a [u8], tabbed: bool) -> Result<Value<'a>, Skip> {
+fn next_value<'a>(rest: &mut Option<&'a [u8]>, tabbed: bool) -> Result<Value<'a>, Skip> {
+    // `None`: the line has no field left; `Some(b"")` after a tab: an empty
+    // last field.
+    let Some(mut left) = *rest else {
+        return Err(Skip::Truncated);
+    };
     if !tabbed {
-        let start = rest
+        let start = left
             .iter()
             .position(|&b| b != b' ')
             .ok_or(Skip::Truncated)?;
-        *rest = &rest[start..];
-    } else if rest.is_empty() {
-        return Err(Skip::Truncated);
+        left = &left[start..];
     }
     let separator = if tabbed { b'\t' } else { b' ' };
-    if rest.first() == Some(&b'"') {
+    if left.first() == Some(&b'"') {
         let mut at = 1;
         let close = loop {
-            let quote = at + memchr::memchr(b'"', &rest[at..]).ok_or(Skip::NoClosingQuote)?;
-            if rest.get(quote + 1) == Some(&b'"') {
+            let quote = at + memchr::memchr(b'"', &left[at..]).ok_or(Skip::NoClosingQuote)?;
+            if left.get(quote + 1) == Some(&b'"') {
                 at = quote + 2;
             } else {
                 break quote;
             }
         };
-        let text = &rest[1..close];
-        let after = &rest[close + 1..];
-        *rest = match after.split_first() {
-            None => after,
-            Some((&b, tail)) if b == separator => tail,
+        let text = &left[1..close];
+        *rest = match left[close + 1..].split_first() {
+            None => None,
+            Some((&b, tail)) if b == separator => Some(tail),
             Some(_) => return Err(Skip::Mismatch),
         };
         return Ok(Value { text, quoted: true });
     }
-    let end = memchr::memchr(separator, rest).unwrap_or(rest.len());
-    let text = &rest[..end];
-    *rest = if end < rest.len() {
-        &rest[end + 1..]
-    } else {
-        &[]
+    let text = match memchr::memchr(separator, left) {
+        Some(end) => {
+            *rest = Some(&left[end + 1..]);
+            &left[..end]
+        }
+        None => {
+            *rest = None;
+            left
+        }
     };
     Ok(Value {
         text,
@@ -548,6 +559,24 @@ mod tests {
             entry.user_agent_text().as_deref(),
             Some(&b"Seznam\tBot"[..])
         );
+    }
+
+    #[test]
+    fn a_tabbed_lines_empty_last_field_is_a_field() {
+        let format = format(&["#Fields: date time c-ip cs-uri-stem cs(User-Agent) x-a"]);
+        for line in [
+            &b"2026-11-29\t13:00:01\t1.2.3.4\t/a\tSeznamBot/4.0\t"[..],
+            b"2026-11-29\t13:00:01\t1.2.3.4\t/a\tSeznamBot/4.0\t\r\n",
+            b"2026-11-29\t13:00:01\t1.2.3.4\t/a\tSeznamBot/4.0\t\t",
+        ] {
+            let entry = format.parse(line).expect("parses");
+            assert_eq!(entry.user_agent, Some(&b"SeznamBot/4.0"[..]));
+        }
+        assert_eq!(
+            format.parse(b"2026-11-29\t13:00:01\t1.2.3.4\t/a\tSeznamBot/4.0"),
+            Err(Skip::Truncated)
+        );
+        assert_eq!(format.parse(b"\t\t\t\r\n"), Err(Skip::Empty));
     }
 
     #[test]
