@@ -499,7 +499,7 @@ async fn check_address(
         };
         let forward = if ident.by_name(&text, Some(addr)).is_some() {
             queries += 1;
-            confirm(resolver, name, addr, guard, ident.in_networks(addr)).await
+            confirm(resolver, name, addr, guard, ident).await
         } else {
             Forward::NotAsked
         };
@@ -514,19 +514,23 @@ async fn check_address(
 /// The forward half of forward-confirmed reverse DNS: does the name lead
 /// back to the address? Only the address's own family is asked.
 ///
-/// `in_networks`: the address is inside a crawler operator's networks,
-/// whose reverse and forward zones are both the operator's. There a
-/// forward "no such name", or a sinkhole's `0.0.0.0` or loopback, for the name its
-/// own reverse zone gave is a broken or filtering resolver (one that
-/// blocks the operator's domain), which never makes an impostor (SPEC §2,
-/// as "no name" for the reverse lookup there).
+/// When the address is inside a crawler operator's networks, whose
+/// reverse and forward zones are both the operator's (and from which no
+/// impostor can hold a TCP connection), a forward "no such name", or an
+/// answer with no address of those networks (a sinkhole's `0.0.0.0` or
+/// loopback, a block page, a walled garden's private address), for the
+/// name its own reverse zone gave is a broken or filtering resolver, which
+/// never makes an impostor (SPEC §2, as "no name" for the reverse lookup
+/// there). Another address of the networks is the operator's own zone
+/// speaking: `Elsewhere`.
 async fn confirm(
     resolver: &TokioResolver,
     mut name: Name,
     addr: IpAddr,
     guard: Duration,
-    in_networks: bool,
+    ident: &Identifier,
 ) -> Forward {
+    let in_networks = ident.in_networks(addr);
     // The name came from a PTR record: absolute, never a search-list suffix.
     name.set_fqdn(true);
     let record_type = match addr {
@@ -552,12 +556,12 @@ async fn confirm(
                 // another type: garbled, proves nothing (SPEC §2).
                 Forward::Failed
             } else if in_networks
-                && addresses
+                && !addresses
                     .iter()
-                    .all(|a| a.is_unspecified() || a.to_canonical().is_loopback())
+                    .any(|&a| ident.in_networks(a.to_canonical()))
             {
-                // A sinkhole's answer (0.0.0.0, ::, 127.0.0.1, ::1): a
-                // filtering resolver, not the operator's zone.
+                // Not the operator's zone speaking: a filtering or lying
+                // resolver.
                 Forward::Failed
             } else {
                 Forward::Elsewhere

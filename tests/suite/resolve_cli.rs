@@ -580,6 +580,104 @@ fn garbled_or_failed_answers_never_make_impostors() {
     );
 }
 
+/// SPEC §2: "a broken or lying resolver never turns a genuine crawler into
+/// an impostor". Inside Seznam's networks the forward zone is Seznam's: a
+/// forward answer with none of its addresses (a filter's block page, a
+/// walled garden's private address, a ULA) is the resolver's, and the
+/// fetch stays `unverified`, uncached, so that a mended resolver verifies
+/// it the next night. Another Seznam address is Seznam's own zone
+/// disowning the client: `spoofed`, as is a Seznam name outside the
+/// networks whose forward lookup answers elsewhere.
+#[test]
+fn a_filtering_resolvers_forward_answer_makes_no_impostor() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("out")).unwrap();
+    let log = dir.path().join("access.log");
+    let text = [
+        line("77.75.77.11", 1, "/cz/chat/a", SEZNAM_UA),
+        line("77.75.77.12", 2, "/cz/chat/b", SEZNAM_UA),
+        line("2a02:598:64:8a00::3100:0", 3, "/cz/chat/c", SEZNAM_UA),
+        line("77.75.77.14", 4, "/cz/chat/d", SEZNAM_UA),
+        line("6.6.6.15", 5, "/cz/chat/e", SEZNAM_UA),
+    ]
+    .concat();
+    std::fs::write(&log, text).unwrap();
+    let lying = Zone::default()
+        // A block page.
+        .ptr("77.75.77.11", "fulltextrobot-77-75-77-11.seznam.cz")
+        .addr("fulltextrobot-77-75-77-11.seznam.cz", "146.112.61.104")
+        // A walled garden, through a CNAME.
+        .ptr("77.75.77.12", "fulltextrobot-77-75-77-12.seznam.cz")
+        .cname(
+            "fulltextrobot-77-75-77-12.seznam.cz",
+            "walled-garden.isp.example",
+        )
+        .addr("walled-garden.isp.example", "10.10.10.10")
+        // A ULA for an IPv6 crawler.
+        .ptr(
+            "2a02:598:64:8a00::3100:0",
+            "fulltextrobot-2a02-598-64-8a00--3100-0.seznam.cz",
+        )
+        .addr(
+            "fulltextrobot-2a02-598-64-8a00--3100-0.seznam.cz",
+            "fd00::53",
+        )
+        // Seznam's own zone naming another of its addresses.
+        .ptr("77.75.77.14", "fulltextrobot-77-75-77-14.seznam.cz")
+        .addr("fulltextrobot-77-75-77-14.seznam.cz", "77.75.77.200")
+        // Outside the networks, a block page proves the claim false.
+        .ptr("6.6.6.15", "fulltextrobot-6-6-6-15.seznam.cz")
+        .addr("fulltextrobot-6-6-6-15.seznam.cz", "146.112.61.104");
+    let server = DnsServer::start(lying);
+    let out = audit(&server, dir.path(), &log);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let rows = |name: &str| -> Vec<String> {
+        std::fs::read_to_string(dir.path().join("out").join(name))
+            .unwrap()
+            .lines()
+            .skip(1)
+            .map(|row| row.split(',').skip(2).take(4).collect::<Vec<_>>().join(","))
+            .collect()
+    };
+    assert_eq!(
+        rows("violations.csv"),
+        [
+            "1,77.75.77.11,SeznamBot,unverified",
+            "2,77.75.77.12,SeznamBot,unverified",
+            "3,2a02:598:64:8a00::3100:0,SeznamBot,unverified",
+        ],
+        "{stderr}"
+    );
+    assert_eq!(
+        rows("impostors.csv"),
+        [
+            "4,77.75.77.14,fulltextrobot-77-75-77-14.seznam.cz,SeznamBot",
+            "5,6.6.6.15,fulltextrobot-6-6-6-15.seznam.cz,SeznamBot",
+        ]
+    );
+    // The mended resolver is asked again: the lies were not cached.
+    let mended = Zone::default()
+        .host("77.75.77.11", "fulltextrobot-77-75-77-11.seznam.cz")
+        .host("77.75.77.12", "fulltextrobot-77-75-77-12.seznam.cz")
+        .host(
+            "2a02:598:64:8a00::3100:0",
+            "fulltextrobot-2a02-598-64-8a00--3100-0.seznam.cz",
+        );
+    let server = DnsServer::start(mended);
+    let out = audit(&server, dir.path(), &log);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        rows("violations.csv")[..3],
+        [
+            "1,77.75.77.11,SeznamBot,verified",
+            "2,77.75.77.12,SeznamBot,verified",
+            "3,2a02:598:64:8a00::3100:0,SeznamBot,verified",
+        ],
+        "{stderr}"
+    );
+}
+
 /// A resolver that dies after a night that filled the cache: the next
 /// night asks only its new addresses, and when those fail the warning
 /// comes even under --quiet, measured by the addresses asked, not by the
