@@ -164,9 +164,9 @@ enum Member<R: BufRead> {
     Body(DeflateDecoder<R>, Crc),
     /// After a member's trailer: another member, the end, or garbage.
     Between(R),
-    /// Zero bytes after the last member, as tar and block devices pad a
-    /// file: ignored to the end, as `gzip -d` ignores them; anything but
-    /// a zero after them is garbage.
+    /// Zero bytes after a member, as tar and block devices pad a file:
+    /// ignored, as `gzip -d` and Python's gzip ignore them; then another
+    /// member or the end, anything else is garbage.
     Padding(R),
     /// The end, or an error already given.
     Over,
@@ -238,12 +238,20 @@ impl<R: BufRead> Read for Members<R> {
                         return Ok(0);
                     }
                     let zeros = available.iter().take_while(|&&b| b == 0).count();
-                    if zeros < available.len() {
-                        reader.consume(zeros);
-                        return Err(io::Error::new(io::ErrorKind::InvalidData, TrailingGarbage));
-                    }
+                    let next = available.get(zeros).copied();
                     reader.consume(zeros);
-                    self.state = Member::Padding(reader);
+                    self.state = match next {
+                        None => Member::Padding(reader),
+                        // Another member after the padding (as gzip's FAQ
+                        // and Python's gzip read a padded tape).
+                        Some(0x1f) => Member::Header(reader),
+                        Some(_) => {
+                            return Err(io::Error::new(
+                                io::ErrorKind::InvalidData,
+                                TrailingGarbage,
+                            ));
+                        }
+                    };
                 }
                 Member::Over => return Ok(0),
             }
@@ -682,7 +690,7 @@ mod tests {
             (b"\0\0\0\0", None),
             (&[0; 70_000], None),
             (b"\0\0GARBAGE", Some("garbage after the last gzip member")),
-            (b"\0\0\x1f\x8b", Some("garbage after the last gzip member")),
+            (b"\0\0\x1f\x8bjunk", Some("")),
             (
                 b"<html>not gzip</html>\n",
                 Some("garbage after the last gzip member"),

@@ -215,7 +215,7 @@ fn corrupt_gzip_gives_its_lines_then_the_position() {
 fn garbage_after_the_last_member_is_damage() {
     let dir = tempfile::tempdir().unwrap();
     let text = log_text(5_000);
-    for garbage in [&b"this is not gzip\n"[..], &[0u8; 512][..], b"\x1f\x8bjunk"] {
+    for garbage in [&b"this is not gzip\n"[..], b"\0\0not gzip", b"\x1f\x8bjunk"] {
         let bytes = [gzip(&text), garbage.to_vec()].concat();
         let path = write_file(dir.path(), "trailing.gz", &bytes);
         let got = read(&path);
@@ -226,6 +226,30 @@ fn garbage_after_the_last_member_is_damage() {
             }) => {}
             other => panic!("{garbage:?}: {other:?}"),
         }
+    }
+}
+
+/// Zero bytes after a member are padding (tar, a preallocated file), as
+/// `gzip -d` and Python's gzip read them: no damage, and a member after
+/// them is read.
+#[test]
+fn zero_padding_between_and_after_members_is_no_damage() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = log_text(5_000);
+    let cut = text[..text.len() / 2]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .unwrap()
+        + 1;
+    let (head, tail) = text.split_at(cut);
+    for bytes in [
+        [gzip(&text), vec![0; 512]].concat(),
+        [gzip(head), vec![0; 100_000], gzip(tail), vec![0; 3]].concat(),
+    ] {
+        let path = write_file(dir.path(), "padded.gz", &bytes);
+        let got = read(&path);
+        assert!(got.error.is_none(), "{:?}", got.error);
+        assert_eq!(got.lines, plain_lines(&text));
     }
 }
 

@@ -251,11 +251,7 @@ fn garbage_after_the_last_gzip_member_is_reported_after_every_line_is_audited() 
     let robots = write(dir.path(), "robots.txt", ROBOTS);
     let mut bytes = gzip(seznam_fetch(1, "/cz/chat/1").as_bytes());
     bytes.extend(gzip(seznam_fetch(2, "/cz/chat/2").as_bytes()));
-    for garbage in [
-        &b"GARBAGE"[..],
-        b"<html>not a gzip member at all</html>\n",
-        &[0u8; 512],
-    ] {
+    for garbage in [&b"GARBAGE"[..], b"<html>not a gzip member at all</html>\n"] {
         let mut damaged = bytes.clone();
         damaged.extend_from_slice(garbage);
         let path = write(dir.path(), "garbage.log.gz", &damaged);
