@@ -1,7 +1,8 @@
 //! `request-rate` rows (SPEC §3, §4): within one count, in time order, a
 //! fetch at time t breaks N/T when more than N fetches — itself and those
-//! before it — fall in (t − T, t]. Under the Seznam floor a fetch must
-//! break both the floor and the written rate. Each count keeps a queue of the times
+//! before it — fall in (t − T, t]. A rate slower than the crawler's floor
+//! is judged as the floor (SPEC §3: Seznam treats any rate slower than
+//! 1/30s as 1/30s). Each count keeps a queue of the times
 //! still inside the longest period, so a `9000/1d` over a month of logs
 //! costs time and memory in proportion to the fetches, not N × fetches.
 
@@ -118,18 +119,6 @@ pub fn judge<'r>(
     let inside = count.inside(time.instant_ms(), period);
     if inside as u64 <= u64::from(holds.requests) {
         return None;
-    }
-    // The floor lets Seznam fetch faster than a slow written rate; it never
-    // forbids what the written rate allows. `100/1h` allows a burst of
-    // three that 1/30s does not: such a fetch breaks no rule the crawler
-    // was given, and is no row.
-    if floored.is_some() {
-        let written_ms = i64::try_from(rate.period_secs)
-            .unwrap_or(i64::MAX)
-            .saturating_mul(1000);
-        if count.inside(time.instant_ms(), written_ms) as u64 <= u64::from(rate.requests) {
-            return None;
-        }
     }
     let mut detail = format!(
         "{inside} fetches in {} s; allowed {}",
