@@ -25,15 +25,18 @@ impl Window {
     }
 }
 
+/// Midnight as an end is written `2400`, as in `0000-2400`: the window
+/// runs to the end of the day (a `2200-0000` reads the same).
 impl fmt::Display for Window {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let end = if self.end_min == 0 { 1440 } else { self.end_min };
         write!(
             f,
             "{:02}{:02}-{:02}{:02}",
             self.start_min / 60,
             self.start_min % 60,
-            self.end_min / 60,
-            self.end_min % 60
+            end / 60,
+            end % 60
         )
     }
 }
@@ -379,6 +382,15 @@ mod tests {
             end_min: 0,
         };
         assert!((0..1440).all(|m| whole.contains(m)));
+        // Shown as read: midnight as an end is 2400.
+        assert_eq!(whole.to_string(), "0000-2400");
+        assert_eq!(day.to_string(), "1800-1900");
+        assert_eq!(night.to_string(), "2200-0600");
+        let late = Window {
+            start_min: 1320,
+            end_min: 0,
+        };
+        assert_eq!(late.to_string(), "2200-2400");
     }
 
     #[test]
