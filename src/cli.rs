@@ -416,8 +416,9 @@ impl AuditArgs {
             .map_err(|e| Error::Usage(format!("--log-tz: {e}")))?;
         let trusted_proxies = TrustedProxies::parse(&self.trusted_proxies)
             .map_err(|e| Error::Usage(format!("--trusted-proxy: {e}")))?;
-        let since = parse_time_flag("--since", self.since.as_deref())?.map(|t| t.unix);
-        let until = parse_time_flag("--until", self.until.as_deref())?.map(|t| t.unix);
+        // To the millisecond, as fetch times are kept.
+        let since = parse_time_flag("--since", self.since.as_deref())?.map(|t| t.instant_ms());
+        let until = parse_time_flag("--until", self.until.as_deref())?.map(|t| t.instant_ms());
         if let (Some(since), Some(until)) = (since, until)
             && since >= until
         {

@@ -155,9 +155,9 @@ pub struct AuditConfig {
     pub raw_csv: bool,
     pub rate_by: RateBy,
     pub window_tz: WindowTz,
-    /// Only fetches at or after this instant (UTC seconds).
+    /// Only fetches at or after this instant (UTC milliseconds).
     pub since: Option<i64>,
-    /// Only fetches before this instant (UTC seconds).
+    /// Only fetches before this instant (UTC milliseconds).
     pub until: Option<i64>,
     pub ptr_map: Option<PathBuf>,
     /// Extra crawler profiles (`--profiles`).

@@ -277,6 +277,7 @@ pub struct Scanner<'a> {
     pub crawler_addrs: &'a CrawlerAddrs,
     /// Whose forwarded-for field names the client (SPEC §1).
     pub proxies: &'a TrustedProxies,
+    /// `--since` and `--until`, in UTC milliseconds.
     pub since: Option<i64>,
     pub until: Option<i64>,
     /// Count fetches per client field (`Scan::clients`): only DNS needs
@@ -313,8 +314,9 @@ impl Scanner<'_> {
                     );
                     if let Some(fetch) = self.fetch(file, &line, &entry, &mut needles, &mut claims)
                     {
-                        let inside = self.since.is_none_or(|s| fetch.time.unix >= s)
-                            && self.until.is_none_or(|u| fetch.time.unix < u);
+                        let at = fetch.time.instant_ms();
+                        let inside =
+                            self.since.is_none_or(|s| at >= s) && self.until.is_none_or(|u| at < u);
                         let mut fetch = fetch;
                         if let Some(vhost) = entry.vhost {
                             let key = host_key(vhost);

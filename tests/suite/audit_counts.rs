@@ -424,4 +424,31 @@ fn since_and_until_bound_the_audit() {
     assert_eq!(row_lines(&report), [5]);
     let report = audit_log(robots, &log, &["--until", "2026-12-01"]);
     assert_eq!(row_lines(&report), [1, 2, 3, 4]);
+
+    // To the millisecond: 10 s is before 10.001 s, 20 s before 20.5 s.
+    let report = audit_log(
+        robots,
+        &log,
+        &[
+            "--since",
+            "2026-11-30T00:00:10.001+00:00",
+            "--until",
+            "2026-11-30T00:00:20.5+00:00",
+        ],
+    );
+    assert_eq!(row_lines(&report), [3, 4]);
+    // A period within one second holds instants: no error, and the fetch
+    // logged at 15 s is before it.
+    let report = audit_log(
+        robots,
+        &log,
+        &[
+            "--since",
+            "2026-11-30T00:00:15.2+00:00",
+            "--until",
+            "2026-11-30T00:00:15.8+00:00",
+        ],
+    );
+    report.assert_code(0);
+    assert_eq!(row_lines(&report), Vec::<u32>::new());
 }
