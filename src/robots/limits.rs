@@ -29,7 +29,11 @@ impl Window {
 /// runs to the end of the day (a `2200-0000` reads the same).
 impl fmt::Display for Window {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let end = if self.end_min == 0 { 1440 } else { self.end_min };
+        let end = if self.end_min == 0 {
+            1440
+        } else {
+            self.end_min
+        };
         write!(
             f,
             "{:02}{:02}-{:02}{:02}",
