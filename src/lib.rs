@@ -99,7 +99,10 @@ pub fn run(command: &Command) -> Result<Outcome> {
 macro_rules! warn {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
-        let _ = writeln!(std::io::stderr(), $($arg)*);
+        // Messages may quote a stranger's bytes (a JSON log's keys, a
+        // file name): no terminal escape runs from standard error either.
+        let text = format!($($arg)*);
+        let _ = writeln!(std::io::stderr(), "{}", $crate::text::terminal_safe(&text));
     }};
 }
 

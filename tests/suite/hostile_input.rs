@@ -486,3 +486,25 @@ fn standard_input_may_be_a_gzip_stream() {
     assert_eq!(run.code(), Some(1), "{}", run.stderr);
     assert_eq!(violation_lines(&run.stdout), ["-:1:disallow"]);
 }
+
+/// A log's bytes quoted in a message (here a JSON log's keys, which the
+/// exit-2 message lists) never reach standard error raw: a cron mail read
+/// in a terminal runs no escape sequence.
+#[test]
+fn messages_quoting_a_log_run_no_terminal_escape() {
+    let dir = tempfile::tempdir().unwrap();
+    let robots = write(dir.path(), "robots.txt", ROBOTS);
+    let log = write(
+        dir.path(),
+        "keys.log",
+        "{\"\\u001b]0;pwned\\u0007\\u001b[31mred\":1,\"ts\":1}\n",
+    );
+    let run = run(&["--log", s(&log), "--robots", s(&robots)]);
+    assert_eq!(run.code(), Some(2), "{}", run.stderr);
+    assert!(run.stderr.contains("\\x1B]0;pwned\\x07"), "{}", run.stderr);
+    assert!(
+        !run.stderr.contains(['\u{1b}', '\u{7}']),
+        "{:?}",
+        run.stderr
+    );
+}
