@@ -396,8 +396,9 @@ impl Scanner<'_> {
         if claim.is_none() && may_be && !named_host(&crawler::parse_client(client_text)) {
             return None;
         }
-        let request = entry.request_line();
-        let accesslog::Fetch::Target(request) = accesslog::parse_request(&request) else {
+        let (method, target, protocol) = entry.request_parts()?;
+        let accesslog::Fetch::Target(request) = accesslog::fetch_of(&method, &target, protocol)
+        else {
             return None;
         };
         // Kept text is bounded (SPEC §5): a method is as long as the

@@ -15,6 +15,7 @@ use std::borrow::Cow;
 
 use super::escape::unescape;
 use super::format::{Entry, LogEscaping};
+use super::request::split_request;
 
 impl Entry<'_> {
     /// The request line, decoded: `METHOD TARGET[?QUERY]` when the log
@@ -35,6 +36,26 @@ impl Entry<'_> {
             line.extend_from_slice(&self.decoded(query));
         }
         Cow::Owned(line)
+    }
+
+    /// The request's method, target (with its query) and protocol, each
+    /// decoded; `None` when the line names no target. A request line
+    /// logged whole is cut by its own blanks before its escapes are
+    /// decoded: a blank the log wrote as an escape (`/doc.pdf\t`) belongs
+    /// to the target (SPEC §5 "target: as logged, escapes decoded").
+    pub fn request_parts(&self) -> Option<(Cow<'_, [u8]>, Cow<'_, [u8]>, &[u8])> {
+        let Some(method) = self.method else {
+            let (method, target, protocol) = split_request(self.request)?;
+            return Some((self.decoded(method), self.decoded(target), protocol));
+        };
+        let mut target = self.decoded(self.request);
+        if let Some(query) = self.query {
+            let mut joined = target.into_owned();
+            joined.push(b'?');
+            joined.extend_from_slice(&self.decoded(query));
+            target = Cow::Owned(joined);
+        }
+        Some((self.decoded(method), target, b""))
     }
 
     /// The user agent, decoded; `None` when the line has none.

@@ -8,7 +8,7 @@
 //!   Chunk::lines() ─► FileFormat::parser().parse ─► Entry   (workers; no allocation)
 //!     LogFormat::parse: clf_family::read for the named formats' plain
 //!     lines, else the format's steps (parse_steps), the reference
-//!   Entry::request_line ─► parse_request ─► Fetch   (crawler lines only)
+//!   Entry::request_parts ─► fetch_of ─► Fetch   (crawler lines only)
 //! ```
 
 mod byte_steps;
@@ -41,6 +41,6 @@ pub use format::{Entry, LogEscaping, LogFormat, Skip};
 pub use json_shape::ShapeMemory;
 pub use open::{Input, open};
 pub use proxy::TrustedProxies;
-pub use request::{Fetch, Request, parse_request};
+pub use request::{Fetch, Request, fetch_of, parse_request};
 pub use time::{Timestamp, parse_rfc3339_or_date};
 pub use zone::LogTz;

@@ -1,5 +1,6 @@
-//! What was fetched: takes a logged request line, escapes already decoded
-//! (`GET /a?b HTTP/1.1`), and gives its method, target and protocol, or says
+//! What was fetched: takes a logged request line (`GET /a?b HTTP/1.1`),
+//! cut by its own blanks before its escapes are decoded, and gives its
+//! method, target and protocol, or says
 //! that the line is not a fetch (SPEC §4 "A fetch is any parsed log line
 //! with a request target"; RFC 9112 §3 request line and request-target
 //! forms).
@@ -86,39 +87,54 @@ fn trim_spaces(mut s: &[u8]) -> &[u8] {
     s
 }
 
-/// Reads a request line (escapes decoded).
+/// Cuts a request line into method, target and protocol by its blanks.
 ///
 /// The method is the first word and the protocol the last, when it starts
 /// with `HTTP/`; whatever lies between is the target, spaces and all, since
-/// a server logs the line as the client sent it.
-pub fn parse_request(line: &[u8]) -> Fetch<'_> {
+/// a server logs the line as the client sent it. `None` when the line has
+/// no target (`GET`, `GET HTTP/1.1`).
+///
+/// A log's line is cut while its escapes still stand (`Entry::fetch`): a
+/// blank the log wrote as an escape (`/doc.pdf\t`, `\x20`) is part of the
+/// target the client sent, never a separator to trim.
+pub fn split_request(line: &[u8]) -> Option<(&[u8], &[u8], &[u8])> {
     let line = trim_spaces(line);
-    let Some(space) = memchr::memchr2(b' ', b'\t', line) else {
-        return Fetch::NotAFetch;
-    };
+    let space = memchr::memchr2(b' ', b'\t', line)?;
     let method = &line[..space];
-    if !is_token(method) || method.eq_ignore_ascii_case(b"CONNECT") {
-        return Fetch::NotAFetch;
-    }
     let rest = trim_spaces(&line[space + 1..]);
-    let (target, protocol) = match memchr::memrchr2(b' ', b'\t', rest) {
+    match memchr::memrchr2(b' ', b'\t', rest) {
         Some(at)
             if rest[at + 1..].len() >= 5 && rest[at + 1..at + 6].eq_ignore_ascii_case(b"HTTP/") =>
         {
-            (trim_spaces(&rest[..at]), &rest[at + 1..])
+            Some((method, trim_spaces(&rest[..at]), &rest[at + 1..]))
         }
-        _ if rest.len() >= 5 && rest[..5].eq_ignore_ascii_case(b"HTTP/") => {
-            // `GET HTTP/1.1`: no target at all.
-            return Fetch::NotAFetch;
-        }
-        _ => (rest, &rest[rest.len()..]),
-    };
+        // `GET HTTP/1.1`: no target at all.
+        _ if rest.len() >= 5 && rest[..5].eq_ignore_ascii_case(b"HTTP/") => None,
+        _ => Some((method, rest, &rest[rest.len()..])),
+    }
+}
+
+/// A fetch of `target` by `method` (both decoded): not one when the method
+/// is no token or `CONNECT`, or the target neither a path nor an absolute
+/// URL.
+pub fn fetch_of<'a>(method: &'a [u8], target: &'a [u8], protocol: &'a [u8]) -> Fetch<'a> {
+    if !is_token(method) || method.eq_ignore_ascii_case(b"CONNECT") {
+        return Fetch::NotAFetch;
+    }
     match origin_form(target) {
         Some(target) => Fetch::Target(Request {
             method,
             target,
             protocol,
         }),
+        None => Fetch::NotAFetch,
+    }
+}
+
+/// Reads a request line whose escapes are decoded (or that has none).
+pub fn parse_request(line: &[u8]) -> Fetch<'_> {
+    match split_request(line) {
+        Some((method, target, protocol)) => fetch_of(method, target, protocol),
         None => Fetch::NotAFetch,
     }
 }

@@ -405,3 +405,56 @@ fn check_and_the_audit_agree_for_every_crawler_of_the_table() {
         );
     }
 }
+
+/// SPEC §5 "target: as logged, escapes decoded": a blank the log wrote as
+/// an escape at the target's end (Apache's `\t`, nginx's `\x09`, `\x20`,
+/// JSON's `\t`) is part of what the client sent, never trimmed as the
+/// line's own separator; so the audit judges `/doc.pdf%09`, as `check`
+/// does, and neither accuses under `/*.pdf$` nor misses `/t%09`.
+#[test]
+fn a_blank_written_as_an_escape_stays_in_the_target() {
+    let robots = "User-agent: SeznamBot\nDisallow: /*.pdf$\nDisallow: /t%09\nDisallow: /s%20\n";
+    let line = |second: u32, request: &str| {
+        format!(
+            "77.75.77.1 - - [30/Nov/2026:00:00:{second:02} +0000] \"{request}\" 400 1 \"-\" \"{SEZNAM_UA}\"\n"
+        )
+    };
+    let log = [
+        line(1, r"GET /doc.pdf\t HTTP/1.1"),
+        line(2, r"GET /doc.pdf\x20 HTTP/1.1"),
+        line(3, r"GET /t\t HTTP/1.1"),
+        line(4, r"GET /t\x09 HTTP/1.1"),
+        line(5, r"GET /s\x20 HTTP/1.1"),
+        // Raw blanks around the target are the line's own: trimmed.
+        line(6, "GET  /doc.pdf  HTTP/1.1"),
+    ]
+    .concat();
+    let report = audit_text(robots, &log);
+    let rows: Vec<String> = String::from_utf8_lossy(&report.violations)
+        .lines()
+        .skip(1)
+        .map(|r| {
+            let f: Vec<&str> = r.split(',').collect();
+            format!("{} {} {}", f[2], f[8], f[12])
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        ["3 /t\\x09 3", "4 /t\\x09 3", "5 /s  4", "6 /doc.pdf 2"]
+    );
+
+    // JSON's escapes alike.
+    let json = format!(
+        "{{\"remote_addr\":\"77.75.77.1\",\"time_iso8601\":\"2026-11-30T00:00:01+00:00\",\
+         \"request\":\"GET /doc.pdf\\t HTTP/1.1\",\"status\":\"400\",\"http_user_agent\":\"{SEZNAM_UA}\"}}\n\
+         {{\"remote_addr\":\"77.75.77.1\",\"time_iso8601\":\"2026-11-30T00:00:02+00:00\",\
+         \"request\":\"GET /t\\t HTTP/1.1\",\"status\":\"400\",\"http_user_agent\":\"{SEZNAM_UA}\"}}\n"
+    );
+    let report = audit_text(robots, &json);
+    let rows: Vec<String> = String::from_utf8_lossy(&report.violations)
+        .lines()
+        .skip(1)
+        .map(|r| r.split(',').nth(2).unwrap().to_string())
+        .collect();
+    assert_eq!(rows, ["2"]);
+}
