@@ -63,8 +63,23 @@ impl Reader {
     /// (SPEC §3): a known crawler's profile decides its token and what it
     /// reads; anything else is reduced to its product token and reads only
     /// `Allow` and `Disallow`.
+    ///
+    /// A string that no crawler's user-agent pattern holds but whose
+    /// product token is a known crawler's name or robots.txt token
+    /// (`--user-agent Yandex` for a profile of token `Yandex` whose user
+    /// agents say `YandexBot`) is that crawler: the crawler of that name,
+    /// else the first of that token in the table.
     pub fn of(ident: &Identifier, user_agent: &str) -> Reader {
-        match ident.by_user_agent(user_agent.as_bytes()) {
+        let token = agent::user_agent_token(user_agent.as_bytes());
+        let id = ident.by_user_agent(user_agent.as_bytes()).or_else(|| {
+            ident.find(&token).or_else(|| {
+                ident.ids().find(|&id| {
+                    agent::product_token(ident.profile(id).token.as_bytes())
+                        .eq_ignore_ascii_case(token.as_bytes())
+                })
+            })
+        });
+        match id {
             Some(id) => {
                 let profile = ident.profile(id);
                 Reader {
@@ -74,7 +89,7 @@ impl Reader {
                 }
             }
             None => Reader {
-                token: agent::user_agent_token(user_agent.as_bytes()),
+                token,
                 reads: Reads::RULES_ONLY,
                 homepage_exception: false,
             },

@@ -222,3 +222,75 @@ fn a_target_that_is_not_utf8_is_judged_as_its_percent_form() {
     );
     assert!(stdout.contains("allowed     /é"), "{stdout}");
 }
+
+/// SPEC §3: "A token that names no known crawler reads only `Allow` and
+/// `Disallow`"; one that names a crawler of `--profiles` reads what its
+/// profile says, though its user-agent pattern (`YandexBot`,
+/// `SeznamBot/<version>`) is not in the token: `check` groups the file as
+/// the audit groups it for that crawler's fetches.
+#[test]
+fn a_profiles_token_reads_as_its_crawler() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        path.display().to_string()
+    };
+    let profiles = write(
+        "profiles.txt",
+        "crawler: Yan\ntoken: Yandex\nuser-agent: YandexBot\nreads: Crawl-delay\n\n\
+         crawler: SeznamBot\nuser-agent: SeznamBot/<version>\nhost: fulltextrobot-<address>.seznam.cz\n\
+         reads: Request-rate, Robot-version\nrate-floor: 1/30s\nhomepage-exception: yes\n",
+    );
+    // Yandex reads Crawl-delay, which ends its run of user-agent lines;
+    // SeznamBot does not, so for it lines 1 and 3 open one group, which
+    // its Request-rate ends.
+    let robots = write(
+        "robots.txt",
+        "User-agent: Yandex\nCrawl-delay: 5\nUser-agent: SeznamBot\nRequest-rate: 1/10s\n\
+         User-agent: *\nDisallow: /x\n",
+    );
+    for agent in ["Yandex", "Mozilla/5.0 (compatible; YandexBot/3.0)", "Yan"] {
+        let (code, stdout, stderr) = check(&[
+            "--robots",
+            &robots,
+            "--profiles",
+            &profiles,
+            "--user-agent",
+            agent,
+            "/x",
+        ]);
+        assert_eq!(code, 0, "{agent}: {stdout}{stderr}");
+        assert!(
+            stdout.starts_with("Yandex: uses group \"Yandex\" (line 1)\n"),
+            "{agent}: {stdout}"
+        );
+    }
+    for agent in ["SeznamBot", "Mozilla/5.0 (compatible; SeznamBot/4.0)"] {
+        let (code, stdout, stderr) = check(&[
+            "--robots",
+            &robots,
+            "--profiles",
+            &profiles,
+            "--user-agent",
+            agent,
+            "/x",
+        ]);
+        assert_eq!(code, 0, "{agent}: {stdout}{stderr}");
+        assert!(
+            stdout.starts_with("SeznamBot: uses group \"Yandex|SeznamBot\" (line 1)\n"),
+            "{agent}: {stdout}"
+        );
+    }
+    // A token no crawler has still reads only Allow and Disallow.
+    let (code, stdout, _) = check(&[
+        "--robots",
+        &robots,
+        "--profiles",
+        &profiles,
+        "--user-agent",
+        "Otherbot",
+        "/x",
+    ]);
+    assert_eq!(code, 1, "{stdout}");
+}
