@@ -44,23 +44,29 @@ pub fn run(config: &LintConfig) -> Result<bool> {
 }
 
 /// The crawlers of the table as the lint judges for them: one reader per
-/// robots.txt token, in table order, with the crawlers that obey it.
+/// robots.txt token and way of reading it (the records read, the rate
+/// floor, the home-page exception), in table order, with the crawlers
+/// that obey it so: a profile that shares SeznamBot's token but reads
+/// `Crawl-delay` is judged by its own reading, not by SeznamBot's.
 pub fn readers(table: &[Profile]) -> Vec<Reader> {
     let mut readers: Vec<Reader> = Vec::new();
     for profile in table {
-        if let Some(reader) = readers
-            .iter_mut()
-            .find(|r| r.token.eq_ignore_ascii_case(&profile.token))
-        {
+        let floor = profile
+            .rate_floor
+            .map(|f| (f.fetches, u64::from(f.seconds)));
+        if let Some(reader) = readers.iter_mut().find(|r| {
+            r.token.eq_ignore_ascii_case(&profile.token)
+                && r.reads == profile.reads
+                && r.floor == floor
+                && r.homepage_exception == profile.homepage_exception
+        }) {
             reader.crawlers.push(profile.name.clone());
             continue;
         }
         readers.push(Reader {
             token: profile.token.clone(),
             crawlers: vec![profile.name.clone()],
-            floor: profile
-                .rate_floor
-                .map(|f| (f.fetches, u64::from(f.seconds))),
+            floor,
             reads: profile.reads,
             homepage_exception: profile.homepage_exception,
         });
@@ -186,7 +192,7 @@ fn member(group: &Group, record: &Record, readers: &[&Reader]) -> (String, Optio
                     readers
                         .iter()
                         .find(|r| r.reads_rate_for_delay())
-                        .map(|r| format!("{} reads Request-rate instead", r.token)),
+                        .map(|r| format!("{} reads Request-rate instead", r.name())),
                 ),
                 None => (record.text.clone(), Some("unreadable: ignored".into())),
             },
@@ -202,9 +208,12 @@ fn member(group: &Group, record: &Record, readers: &[&Reader]) -> (String, Optio
                 (record.text.clone(), Some("no effect".into()))
             }
         }
+        Directive::VisitTime if readers.iter().any(|r| r.reads.reads(Directive::VisitTime)) => {
+            (record.text.clone(), None)
+        }
         Directive::VisitTime => (
             record.text.clone(),
-            Some("no known crawler reads it".into()),
+            Some("no crawler of this group reads it".into()),
         ),
         _ => (record.text.clone(), None),
     }
@@ -229,7 +238,11 @@ fn rate_remark(line: &RequestRate, readers: &[&Reader]) -> Option<String> {
         .filter_map(|r| {
             let (fetches, seconds) = r.floor?;
             let floored = rate.floored(fetches, seconds)?;
-            Some(format!("effective {} for {}", floored.canonical(), r.token))
+            Some(format!(
+                "effective {} for {}",
+                floored.canonical(),
+                r.name()
+            ))
         })
         .collect();
     (!remarks.is_empty()).then(|| remarks.join("; "))

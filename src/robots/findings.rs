@@ -48,8 +48,17 @@ pub struct Reader {
 
 impl Reader {
     /// `SeznamBot`, or `SeznamBot (and FreshBot, SeznamBot-test)`: the
-    /// token and the other crawlers that obey it.
+    /// token and the other crawlers that obey it so; `Yan (token Yandex)`
+    /// when no crawler of the reader is named as its token (a profile that
+    /// reads the token otherwise than the crawler of that name).
     pub fn label(&self) -> String {
+        if !self
+            .crawlers
+            .iter()
+            .any(|c| c.eq_ignore_ascii_case(&self.token))
+        {
+            return format!("{} (token {})", self.crawlers.join(", "), self.token);
+        }
         let others: Vec<&str> = self
             .crawlers
             .iter()
@@ -60,6 +69,22 @@ impl Reader {
             self.token.clone()
         } else {
             format!("{} (and {})", self.token, others.join(", "))
+        }
+    }
+
+    /// The crawlers as a finding names them: the token when a crawler of
+    /// that name is among them (`SeznamBot` for Seznam's three), else
+    /// their names (`FreshBot`, for a profile that reads SeznamBot's
+    /// token otherwise than SeznamBot).
+    pub fn name(&self) -> String {
+        if self
+            .crawlers
+            .iter()
+            .any(|c| c.eq_ignore_ascii_case(&self.token))
+        {
+            self.token.clone()
+        } else {
+            self.crawlers.join(", ")
         }
     }
 

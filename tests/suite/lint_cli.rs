@@ -265,6 +265,68 @@ fn a_crawler_added_by_profiles_is_judged_too() {
     );
 }
 
+/// Every finding about a crawler comes from its own reading: a profile
+/// that shares SeznamBot's token but reads `Crawl-delay` (and has no floor
+/// or home-page exception) is judged apart from SeznamBot, and a record
+/// only a profile reads (`Visit-time`) splits groups for it, which the
+/// lint says (SPEC §3: "The lint warns wherever the two readings differ").
+#[test]
+fn crawlers_sharing_a_token_are_judged_by_their_own_reading() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let write = |name: &str, text: &str| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).expect("write");
+        path
+    };
+    let lint_with = |robots: &Path, profiles: &Path| {
+        let output = Command::new(env!("CARGO_BIN_EXE_robots-audit"))
+            .arg("lint")
+            .arg(robots)
+            .arg("--profiles")
+            .arg(profiles)
+            .output()
+            .expect("run robots-audit");
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    let fresh = write(
+        "fresh.txt",
+        "crawler: FreshBot\ntoken: SeznamBot\nuser-agent: FreshBot\n\
+         host: fulltextrobot-fresh-<address>.seznam.cz\nreads: Crawl-delay\n\
+         rate-floor: none\nhomepage-exception: no\n",
+    );
+    let robots = write(
+        "robots.txt",
+        "User-agent: SeznamBot\nCrawl-delay: 10\nUser-agent: *\nDisallow: /\n",
+    );
+    let out = lint_with(&robots, &fresh);
+    assert!(
+        out.contains("FreshBot (token SeznamBot) reads: group (line 1)\n")
+            && out.contains("SeznamBot (and SeznamBot-test) reads: group (line 1), as it groups"),
+        "{out}"
+    );
+    assert!(
+        out.contains("only for crawlers that read it (FreshBot, Bing, Yandex)"),
+        "{out}"
+    );
+    // The home-page warning is SeznamBot's, not FreshBot's.
+    assert!(!out.contains("FreshBot still fetches"), "{out}");
+
+    let visit = write(
+        "visit.txt",
+        "crawler: VTbot\nuser-agent: VTbot\nreads: Visit-time\n",
+    );
+    let robots = write(
+        "visit-robots.txt",
+        "User-agent: VTbot\nVisit-time: 0100-0500\nUser-agent: *\nDisallow: /x\n",
+    );
+    let out = lint_with(&robots, &visit);
+    assert!(
+        out.contains("line 3: warning: ambiguous-group: `Visit-time: 0100-0500` (line 2) ends the group of line 1 only for crawlers that read it (VTbot)"),
+        "{out}"
+    );
+    assert!(out.contains("only VTbot read it"), "{out}");
+}
+
 /// Runs `lint` on `text` written to a temporary robots.txt, in `format`.
 fn lint_text(text: &str, format: &str) -> (Option<i32>, String) {
     let dir = tempfile::tempdir().expect("temporary directory");

@@ -207,14 +207,26 @@ fn members(scope: &Scope<'_>, index: usize, findings: &mut Vec<Finding>) {
                         rated.join(", ")
                     )
                 };
+                let mut reading: Vec<String> = Vec::new();
+                for (reader, _) in scope.readers.iter() {
+                    if reader.reads.reads(Directive::VisitTime) && !reading.contains(&reader.name())
+                    {
+                        reading.push(reader.name());
+                    }
+                }
+                let who = if reading.is_empty() {
+                    "no crawler the tool knows reads it".to_string()
+                } else {
+                    format!(
+                        "of the crawlers the tool knows only {} read it",
+                        reading.join(", ")
+                    )
+                };
                 findings.push(Finding::new(
                     record.line,
                     "visit-time",
                     Severity::Note,
-                    format!(
-                        "`{}` is in no standard and no crawler the tool knows reads it{advice}.",
-                        record.text
-                    ),
+                    format!("`{}` is in no standard and {who}{advice}.", record.text),
                 ));
             }
             _ => {}
@@ -269,7 +281,7 @@ fn request_rates(scope: &Scope<'_>, index: usize, findings: &mut Vec<Finding>) {
                         "`{}` is slower than {token}'s floor of {per}, so {token} fetches at \
                          {fetches}/{seconds}s anyway.",
                         line.written,
-                        token = reader.token
+                        token = reader.name()
                     ),
                 ));
             }
@@ -360,7 +372,8 @@ fn crawl_delays(scope: &Scope<'_>, index: usize, findings: &mut Vec<Finding>) {
                 format!(
                     "`{}` is not part of RFC 9309 and {} does not read it, as it reads \
                      Request-rate{instead}.",
-                    delay.text, reader.token
+                    delay.text,
+                    reader.name()
                 ),
             ));
         } else if let Some((reader, rate)) = part_time {
@@ -371,7 +384,10 @@ fn crawl_delays(scope: &Scope<'_>, index: usize, findings: &mut Vec<Finding>) {
                 format!(
                     "{} does not read `{}`; it keeps to `{}` (line {}) within its window \
                      only, and to no limit outside it: add a Request-rate without a window.",
-                    reader.token, delay.text, rate.text, rate.line
+                    reader.name(),
+                    delay.text,
+                    rate.text,
+                    rate.line
                 ),
             ));
         } else if let Some((reader, selection)) = readers.first() {
@@ -389,7 +405,10 @@ fn crawl_delays(scope: &Scope<'_>, index: usize, findings: &mut Vec<Finding>) {
                 Severity::Note,
                 format!(
                     "{} does not read `{}`; it keeps to `{}` (line {}) instead.",
-                    reader.token, delay.text, rate.text, rate.line
+                    reader.name(),
+                    delay.text,
+                    rate.text,
+                    rate.line
                 ),
             ));
         }

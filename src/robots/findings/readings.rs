@@ -21,7 +21,9 @@ struct Piece<'a> {
 }
 
 /// Records that end a run for the crawlers that read them, and only for
-/// those: Seznam's extensions, and Crawl-delay, which Bing and Yandex read.
+/// those: Seznam's extensions, and Crawl-delay, which Bing and Yandex read;
+/// and any other record a crawler of the table reads (a profile's
+/// `reads: Visit-time`).
 fn is_extension(directive: Directive) -> bool {
     matches!(
         directive,
@@ -44,7 +46,10 @@ pub(super) fn check(scope: &Scope<'_>, findings: &mut Vec<Finding>) {
                 judge(scope, &run, findings);
                 run.clear();
             }
-            directive if is_extension(directive) => {
+            directive
+                if is_extension(directive)
+                    || scope.readers.iter().any(|(r, _)| r.reads.reads(directive)) =>
+            {
                 if let Some(piece) = run.last_mut().filter(|p| p.split.is_none()) {
                     piece.split = Some(record);
                 }
@@ -58,14 +63,14 @@ pub(super) fn check(scope: &Scope<'_>, findings: &mut Vec<Finding>) {
 /// The crawlers that read an extension record: those of the table whose
 /// profile says so, and for Crawl-delay the big ones outside it.
 fn readers(scope: &Scope<'_>, directive: Directive) -> String {
-    let mut names: Vec<&str> = scope
-        .readers
-        .iter()
-        .filter(|(r, _)| r.reads.reads(directive))
-        .map(|(r, _)| r.token.as_str())
-        .collect();
+    let mut names: Vec<String> = Vec::new();
+    for (reader, _) in scope.readers.iter() {
+        if reader.reads.reads(directive) && !names.contains(&reader.name()) {
+            names.push(reader.name());
+        }
+    }
     if directive == Directive::CrawlDelay {
-        names.extend(["Bing", "Yandex"]);
+        names.extend(["Bing".to_string(), "Yandex".to_string()]);
     }
     if names.is_empty() {
         "none the tool knows".to_string()

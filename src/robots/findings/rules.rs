@@ -270,7 +270,9 @@ fn home_page(scope: &Scope<'_>, findings: &mut Vec<Finding>) {
             format!(
                 "`{}` under `User-agent: *` forbids the home page too, but {} still fetches \
                  `/`, as Seznam documents; name `{}` in a group of its own to keep it out.",
-                rule.text, reader.token, reader.token
+                rule.text,
+                reader.name(),
+                reader.token
             ),
         ));
     }
