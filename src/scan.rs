@@ -396,8 +396,9 @@ impl Scanner<'_> {
         if claim.is_none() && may_be && !named_host(&crawler::parse_client(client_text)) {
             return None;
         }
-        let (method, target, protocol) = entry.request_parts()?;
-        let accesslog::Fetch::Target(request) = accesslog::fetch_of(&method, &target, protocol)
+        let parts = entry.request_parts()?;
+        let accesslog::Fetch::Target(request) =
+            accesslog::fetch_of(&parts.method, &parts.target, parts.protocol)
         else {
             return None;
         };

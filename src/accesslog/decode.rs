@@ -17,6 +17,15 @@ use super::escape::unescape;
 use super::format::{Entry, LogEscaping};
 use super::request::split_request;
 
+/// A request's parts, each decoded (`Entry::request_parts`).
+pub struct RequestParts<'a> {
+    pub method: Cow<'a, [u8]>,
+    /// With its query, when the log writes it apart.
+    pub target: Cow<'a, [u8]>,
+    /// `HTTP/1.1`; empty when the log writes none.
+    pub protocol: &'a [u8],
+}
+
 impl Entry<'_> {
     /// The request line, decoded: `METHOD TARGET[?QUERY]` when the log
     /// writes the parts apart, else the logged line (for
@@ -43,10 +52,14 @@ impl Entry<'_> {
     /// logged whole is cut by its own blanks before its escapes are
     /// decoded: a blank the log wrote as an escape (`/doc.pdf\t`) belongs
     /// to the target (SPEC §5 "target: as logged, escapes decoded").
-    pub fn request_parts(&self) -> Option<(Cow<'_, [u8]>, Cow<'_, [u8]>, &[u8])> {
+    pub fn request_parts(&self) -> Option<RequestParts<'_>> {
         let Some(method) = self.method else {
             let (method, target, protocol) = split_request(self.request)?;
-            return Some((self.decoded(method), self.decoded(target), protocol));
+            return Some(RequestParts {
+                method: self.decoded(method),
+                target: self.decoded(target),
+                protocol,
+            });
         };
         let mut target = self.decoded(self.request);
         if let Some(query) = self.query {
@@ -55,7 +68,11 @@ impl Entry<'_> {
             joined.extend_from_slice(&self.decoded(query));
             target = Cow::Owned(joined);
         }
-        Some((self.decoded(method), target, b""))
+        Some(RequestParts {
+            method: self.decoded(method),
+            target,
+            protocol: b"",
+        })
     }
 
     /// The user agent, decoded; `None` when the line has none.
