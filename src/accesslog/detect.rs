@@ -274,10 +274,21 @@ impl FormatChoice {
         }
         let fits: Vec<Fit> = candidates.iter().map(|c| Fit::of(c, &sample)).collect();
         let most = fits.iter().map(|f| f.read).max().unwrap_or(0);
+        // Those that fit most of the lines (SPEC §1): a format that reads
+        // a third of them never wins over one that reads two thirds, for
+        // all its fields. Only when none does (a sample mostly of junk)
+        // are those near the best reader taken.
+        let close = |fit: &Fit| fit.close_to(most);
+        let majority = |fit: &Fit| close(fit) && fit.read >= fit.misfits;
+        let fitting: &dyn Fn(&Fit) -> bool = if fits.iter().any(majority) {
+            &majority
+        } else {
+            &close
+        };
         let best = fits
             .iter()
             .enumerate()
-            .filter(|(_, fit)| fit.close_to(most))
+            .filter(|(_, fit)| fitting(fit))
             // The most fields wins; among equals, the earlier candidate.
             .max_by_key(|(index, fit)| (fit.rank, std::cmp::Reverse(*index)))
             .map(|(index, _)| index);

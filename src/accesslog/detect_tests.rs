@@ -70,6 +70,34 @@ fn one_line_of_combined_shape_never_turns_common_into_combined() {
 }
 
 #[test]
+fn a_format_that_fits_a_minority_never_wins_for_its_fields() {
+    // Two vhost_combined lines around four combined ones: vhost_combined
+    // has more fields, but combined fits most of the lines (SPEC §1).
+    let vhost = |l: &str| format!("www.example.cz:443 {l}\n");
+    let lines: Vec<String> = combined(6).lines().map(str::to_string).collect();
+    let mut text = vhost(&lines[0]);
+    for l in &lines[1..5] {
+        text.push_str(l);
+        text.push('\n');
+    }
+    text.push_str(&vhost(&lines[5]));
+    assert_eq!(chosen(&text).as_deref(), Ok("combined"));
+    // Three of nine: the same.
+    let mut text = combined(6);
+    for l in &lines[..3] {
+        text.push_str(&vhost(l));
+    }
+    assert_eq!(chosen(&text).as_deref(), Ok("combined"));
+    // Half and half: both fit half, and the one with the most fields is
+    // read (its odd lines skipped and counted, never read shifted).
+    let mut text = combined(3);
+    for l in &lines[..3] {
+        text.push_str(&vhost(l));
+    }
+    assert_eq!(chosen(&text).as_deref(), Ok("vhost_combined"));
+}
+
+#[test]
 fn the_first_misfit_is_named_by_its_line() {
     let text = "\n\nhello world\n";
     let unfit = FormatChoice::new("auto")
