@@ -153,7 +153,11 @@ pub(crate) fn read(line: &[u8], family: Family) -> Option<Entry<'_>> {
         let from = fields::port_colon_from(line, 0);
         let colon = from + memchr::memchr(b':', &line[from..])?;
         entry.vhost = present(&line[..colon]);
-        pos = next_blank(line, colon + 1)? + 1;
+        let blank = next_blank(line, colon + 1)?;
+        if !fields::is_port(&line[colon + 1..blank]) {
+            return None;
+        }
+        pos = blank + 1;
     }
     // The client, up to the blank: most are IPv4 addresses; others all
     // host bytes, which makes them a name or nothing; the rest (IPv6) are

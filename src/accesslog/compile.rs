@@ -185,6 +185,7 @@ fn apache_tokens(spec: &[u8]) -> Result<Vec<Token>, String> {
             (b'v', _) => field(Slot::Vhost, 3, name),
             (b'V', _) => field(Slot::Vhost, 2, name),
             (b'l' | b'u', None) => field(Slot::Word, 0, name),
+            (b'p', _) => field(Slot::Port, 0, name),
             (letter, _) if APACHE_LETTERS.contains(&letter) => field(Slot::Other, 0, name),
             // A module's own directive (`%{…}x` and `%{…}c` of mod_ssl,
             // `%{…}M` of ModSecurity, and those of modules not listed):
@@ -287,6 +288,7 @@ fn nginx_tokens(spec: &[u8]) -> Result<Vec<Token>, String> {
             // forwards it: the same chain walked one trusted hop longer.
             b"proxy_add_x_forwarded_for" => field(Slot::ForwardedFor, 0, name),
             b"remote_user" => field(Slot::Word, 0, name),
+            b"remote_port" | b"server_port" => field(Slot::Port, 0, name),
             _ => field(Slot::Other, 0, name),
         };
         tokens.push(token);
@@ -341,7 +343,7 @@ fn slot_kind(slot: &Slot) -> Option<usize> {
         Slot::Offset => 8,
         Slot::Method => 9,
         Slot::Target => 10,
-        Slot::Other | Slot::Word | Slot::OtherTime(_) => return None,
+        Slot::Other | Slot::Word | Slot::Port | Slot::OtherTime(_) => return None,
     })
 }
 
@@ -433,8 +435,8 @@ pub(crate) fn compile(spec: &str) -> Result<Compiled, String> {
                     && !ends_by_itself(&previous.slot)
                 {
                     // Two skipped fields in a row (`%U%q`) read as one.
-                    if matches!(previous.slot, Slot::Other | Slot::Word)
-                        && matches!(slot, Slot::Other | Slot::Word)
+                    if matches!(previous.slot, Slot::Other | Slot::Word | Slot::Port)
+                        && matches!(slot, Slot::Other | Slot::Word | Slot::Port)
                     {
                         continue;
                     }
@@ -517,6 +519,7 @@ mod tests {
                     Slot::Offset => "offset",
                     Slot::Other => "-",
                     Slot::Word => "word",
+                    Slot::Port => "port",
                     Slot::OtherTime(_) => "other-time",
                 };
                 let quote = if s.quoted { "q" } else { "" };
@@ -589,7 +592,7 @@ mod tests {
                 "",
                 &[
                     "vhost|:",
-                    "-| ",
+                    "port| ",
                     "client| ",
                     "word| ",
                     "word| [",

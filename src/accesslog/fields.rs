@@ -217,6 +217,23 @@ fn is_ipv6(value: &[u8]) -> bool {
     ipv6::is_ipv6(bare)
 }
 
+/// True when `value` may be a port (`%p`, `$remote_port`): a number of
+/// 0–65535 written in at most five digits, or `-` or nothing for none (a
+/// unix socket's).
+#[inline]
+pub fn is_port(value: &[u8]) -> bool {
+    match value {
+        b"" | b"-" => true,
+        digits if digits.len() <= 5 && digits.iter().all(u8::is_ascii_digit) => {
+            digits
+                .iter()
+                .fold(0u32, |n, &d| n * 10 + u32::from(d - b'0'))
+                <= 65_535
+        }
+        _ => false,
+    }
+}
+
 /// True when `value` may be a virtual host: a host name or address, with a
 /// port or not (`%{Host}i` keeps the port the client wrote).
 #[inline]

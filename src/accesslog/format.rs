@@ -621,6 +621,9 @@ impl LogFormat {
                     if slot == Slot::Word && !step.quoted {
                         shifted |= memchr::memchr(b' ', value).is_some();
                     }
+                    if slot == Slot::Port {
+                        shifted |= !fields::is_port(value);
+                    }
                     match slot {
                         Slot::Client => entry.client = value,
                         Slot::Request | Slot::Target => entry.request = value,

@@ -221,6 +221,24 @@ fn vhost_combined() {
                 br#"77.75.77.123 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200 5 "-" "ua""#,
                 Err(Skip::Truncated),
             ),
+            // `%p` is a port: a line with a time in front (`kubectl logs
+            // --timestamps`) is not a host and a port, never read shifted.
+            (
+                br#"2026-11-29T09:00:01.123456789Z 77.75.77.123 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200 5 "-" "ua""#,
+                Err(Skip::Mismatch),
+            ),
+            (
+                br#"www.example.cz:abc 77.75.77.123 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200 5 "-" "ua""#,
+                Err(Skip::Mismatch),
+            ),
+            (
+                br#"www.example.cz:65536 77.75.77.123 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200 5 "-" "ua""#,
+                Err(Skip::Mismatch),
+            ),
+            (
+                br#"www.example.cz:65535 77.75.77.123 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200 5 "-" "ua""#,
+                Ok(("77.75.77.123", T, b"GET / HTTP/1.1", Some(200), Some(b"ua"), Some(b"www.example.cz"))),
+            ),
         ],
     );
 }

@@ -34,6 +34,11 @@ pub(crate) enum Slot {
     OtherTime(u8),
     /// A field the audit does not use: skipped.
     Other,
+    /// A port (`%p`, `%{remote}p`, `$remote_port`, `$server_port`): not
+    /// used, but a value that is no port means the line was cut in the
+    /// wrong places (a line with a time in front read as
+    /// `vhost_combined`): the line is skipped.
+    Port,
     /// A skipped field that is one word: the ident and user fields (`%l`,
     /// `%u`, `$remote_user`). Unquoted, a space in it means the line was
     /// cut in the wrong places (`%v %h %l %u …` read as `combined` takes
