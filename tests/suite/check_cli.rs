@@ -250,8 +250,8 @@ fn a_profiles_token_reads_as_its_crawler() {
         "User-agent: Yandex\nCrawl-delay: 5\nUser-agent: SeznamBot\nRequest-rate: 1/10s\n\
          User-agent: *\nDisallow: /x\n",
     );
-    for agent in ["Yandex", "Mozilla/5.0 (compatible; YandexBot/3.0)", "Yan"] {
-        let (code, stdout, stderr) = check(&[
+    let check_as = |agent: &str| {
+        check(&[
             "--robots",
             &robots,
             "--profiles",
@@ -259,38 +259,30 @@ fn a_profiles_token_reads_as_its_crawler() {
             "--user-agent",
             agent,
             "/x",
-        ]);
+        ])
+    };
+    let cases = [
+        ("Yandex", "Yandex: uses group \"Yandex\" (line 1)\n"),
+        (
+            "Mozilla/5.0 (compatible; YandexBot/3.0)",
+            "Yandex: uses group \"Yandex\" (line 1)\n",
+        ),
+        ("Yan", "Yandex: uses group \"Yandex\" (line 1)\n"),
+        (
+            "SeznamBot",
+            "SeznamBot: uses group \"Yandex|SeznamBot\" (line 1)\n",
+        ),
+        (
+            "Mozilla/5.0 (compatible; SeznamBot/4.0)",
+            "SeznamBot: uses group \"Yandex|SeznamBot\" (line 1)\n",
+        ),
+    ];
+    for (agent, heading) in cases {
+        let (code, stdout, stderr) = check_as(agent);
         assert_eq!(code, 0, "{agent}: {stdout}{stderr}");
-        assert!(
-            stdout.starts_with("Yandex: uses group \"Yandex\" (line 1)\n"),
-            "{agent}: {stdout}"
-        );
-    }
-    for agent in ["SeznamBot", "Mozilla/5.0 (compatible; SeznamBot/4.0)"] {
-        let (code, stdout, stderr) = check(&[
-            "--robots",
-            &robots,
-            "--profiles",
-            &profiles,
-            "--user-agent",
-            agent,
-            "/x",
-        ]);
-        assert_eq!(code, 0, "{agent}: {stdout}{stderr}");
-        assert!(
-            stdout.starts_with("SeznamBot: uses group \"Yandex|SeznamBot\" (line 1)\n"),
-            "{agent}: {stdout}"
-        );
+        assert!(stdout.starts_with(heading), "{agent}: {stdout}");
     }
     // A token no crawler has still reads only Allow and Disallow.
-    let (code, stdout, _) = check(&[
-        "--robots",
-        &robots,
-        "--profiles",
-        &profiles,
-        "--user-agent",
-        "Otherbot",
-        "/x",
-    ]);
+    let (code, stdout, _) = check_as("Otherbot");
     assert_eq!(code, 1, "{stdout}");
 }
