@@ -148,12 +148,17 @@ pub(crate) fn read(line: &[u8], family: Family) -> Option<Entry<'_>> {
     let mut entry = Entry::EMPTY;
     let mut pos = 0;
     if family == Family::VhostCombined {
-        // `%v:%p `: the host ends at the first `:` (after the `]` of a
-        // bracketed IPv6 address), the port at a blank.
+        // `%v:%p `: the host ends at the last `:` before the blank (after
+        // the `]` of a bracketed IPv6 address; an unbracketed one holds
+        // `:`s of its own), the port at the blank.
         let from = fields::port_colon_from(line, 0);
-        let colon = from + memchr::memchr(b':', &line[from..])?;
+        let blank = next_blank(line, from)?;
+        let run = &line[from..blank];
+        if memchr::memchr(b'\t', run).is_some() {
+            return None;
+        }
+        let colon = from + memchr::memrchr(b':', run)?;
         entry.vhost = present(&line[..colon]);
-        let blank = next_blank(line, colon + 1)?;
         if !fields::is_port(&line[colon + 1..blank]) {
             return None;
         }

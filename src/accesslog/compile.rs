@@ -463,8 +463,9 @@ pub(crate) fn compile(spec: &str) -> Result<Compiled, String> {
         before_ends_with_quote = step.after.bytes().ends_with(b"\"");
     }
     for index in 0..steps.len() {
-        // The client only: a virtual host is a name, or bracketed.
-        if steps[index].slot == Slot::Client
+        // A client or a virtual host: an IPv6 address, when not bracketed,
+        // holds `:`s of its own.
+        if matches!(steps[index].slot, Slot::Client | Slot::Vhost)
             && !steps[index].quoted
             && steps[index].after.bytes().starts_with(b":")
         {

@@ -235,6 +235,15 @@ fn vhost_combined() {
                 br#"www.example.cz:65536 77.75.77.123 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200 5 "-" "ua""#,
                 Err(Skip::Mismatch),
             ),
+            // An unbracketed IPv6 host keeps its own `:`s.
+            (
+                br#"2001:db8::1:443 77.75.77.123 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200 5 "-" "ua""#,
+                Ok(("77.75.77.123", T, b"GET / HTTP/1.1", Some(200), Some(b"ua"), Some(b"2001:db8::1"))),
+            ),
+            (
+                br#"[2001:db8::1]:443 77.75.77.123 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200 5 "-" "ua""#,
+                Ok(("77.75.77.123", T, b"GET / HTTP/1.1", Some(200), Some(b"ua"), Some(b"[2001:db8::1]"))),
+            ),
             (
                 br#"www.example.cz:65535 77.75.77.123 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200 5 "-" "ua""#,
                 Ok(("77.75.77.123", T, b"GET / HTTP/1.1", Some(200), Some(b"ua"), Some(b"www.example.cz"))),

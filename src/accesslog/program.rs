@@ -98,7 +98,8 @@ pub(crate) struct Step {
     pub slot: Slot,
     /// Between `"`s: ends only at an unescaped `"` followed by `after`.
     pub quoted: bool,
-    /// For a client field that a `:` follows (`$remote_addr:$remote_port`): how
+    /// For a client or virtual-host field that a `:` follows
+    /// (`$remote_addr:$remote_port`, `%v:%p`): how
     /// many `:`s the format writes after it before its next blank. An
     /// unbracketed IPv6 address holds `:`s of its own, so the field ends
     /// at that many `:`s from the right of its blank-free run; 0 when no
