@@ -162,12 +162,9 @@ enum Member<R: BufRead> {
     Header(R),
     /// Inflating a member's data; its CRC-32 and length so far.
     Body(DeflateDecoder<R>, Crc),
-    /// After a member's trailer: another member, the end, or garbage.
+    /// After a member's trailer: another member, zero padding, the end,
+    /// or garbage.
     Between(R),
-    /// Zero bytes after a member, as tar and block devices pad a file:
-    /// ignored, as `gzip -d` and Python's gzip ignore them; then another
-    /// member or the end, anything else is garbage.
-    Padding(R),
     /// The end, or an error already given.
     Over,
 }
@@ -224,34 +221,29 @@ impl<R: BufRead> Read for Members<R> {
                         }
                     }
                 }
-                Member::Between(mut reader) => match reader.fill_buf()? {
-                    [] => return Ok(0),
-                    // A lone 0x1f may be a magic number cut by the buffer's
-                    // end; the header check tells.
-                    [0x1f, 0x8b, ..] | [0x1f] => self.state = Member::Header(reader),
-                    [0, ..] => self.state = Member::Padding(reader),
-                    _ => return Err(io::Error::new(io::ErrorKind::InvalidData, TrailingGarbage)),
-                },
-                Member::Padding(mut reader) => {
+                Member::Between(mut reader) => {
                     let available = reader.fill_buf()?;
-                    if available.is_empty() {
-                        return Ok(0);
-                    }
-                    let zeros = available.iter().take_while(|&&b| b == 0).count();
-                    let next = available.get(zeros).copied();
-                    reader.consume(zeros);
-                    self.state = match next {
-                        None => Member::Padding(reader),
-                        // Another member after the padding (as gzip's FAQ
-                        // and Python's gzip read a padded tape).
-                        Some(0x1f) => Member::Header(reader),
-                        Some(_) => {
+                    match available {
+                        [] => return Ok(0),
+                        // A lone 0x1f may be a magic number cut by the
+                        // buffer's end; the header check tells.
+                        [0x1f, 0x8b, ..] | [0x1f] => self.state = Member::Header(reader),
+                        // Zero bytes after a member, as tar and block
+                        // devices pad a file: passed over, as `gzip -d`
+                        // and Python's gzip pass them; then another
+                        // member, the end, or garbage, as after a trailer.
+                        [0, ..] => {
+                            let zeros = available.iter().take_while(|&&b| b == 0).count();
+                            reader.consume(zeros);
+                            self.state = Member::Between(reader);
+                        }
+                        _ => {
                             return Err(io::Error::new(
                                 io::ErrorKind::InvalidData,
                                 TrailingGarbage,
                             ));
                         }
-                    };
+                    }
                 }
                 Member::Over => return Ok(0),
             }
