@@ -564,24 +564,23 @@ impl LogFormat {
         for (index, step) in self.steps.iter().enumerate() {
             let rest = &line[pos..];
             let end = match step.slot {
-                Slot::Time => {
+                Slot::Time | Slot::OtherTime(_) => {
+                    let layout = match step.slot {
+                        Slot::OtherTime(index) => &self.skipped_times[usize::from(index)],
+                        _ => &self.time,
+                    };
                     let (time, used, written_local) =
-                        self.time.read(rest).ok_or(if rest.is_empty() {
+                        layout.read(rest).ok_or(if rest.is_empty() {
                             Skip::Truncated
                         } else {
                             Skip::BadTime
                         })?;
-                    entry.time = time;
-                    local = written_local;
-                    pos + used
-                }
-                Slot::OtherTime(index) => {
-                    let layout = &self.skipped_times[usize::from(index)];
-                    let (_, used, _) = layout.read(rest).ok_or(if rest.is_empty() {
-                        Skip::Truncated
-                    } else {
-                        Skip::BadTime
-                    })?;
+                    // Only the time in use is the fetch's; the others are
+                    // read for their length.
+                    if step.slot == Slot::Time {
+                        entry.time = time;
+                        local = written_local;
+                    }
                     pos + used
                 }
                 Slot::Fraction(digits) => {
