@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use robots_audit::accesslog::{LogFormat, parse_request, unescape};
+use robots_audit::accesslog::LogFormat;
 use robots_audit_fuzz::within_linear_budget;
 
 fuzz_target!(|data: &[u8]| {
@@ -19,7 +19,7 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(format) = LogFormat::new(spec)
         && let Ok(entry) = format.parse(line)
     {
-        let _ = parse_request(&unescape(entry.request));
+        let _ = entry.request_parts();
         let _ = entry.time.rfc3339();
     }
     within_linear_budget(started, data.len());

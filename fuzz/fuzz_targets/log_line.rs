@@ -6,7 +6,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use robots_audit::accesslog::{Fetch, LogFormat, parse_request, parse_rfc3339_or_date, unescape};
+use robots_audit::accesslog::{Fetch, LogFormat, fetch_of, parse_rfc3339_or_date, unescape};
 use robots_audit::crawler::{Identifier, parse_client};
 use robots_audit::robots::user_agent_token;
 use robots_audit_fuzz::within_linear_budget;
@@ -36,8 +36,10 @@ fuzz_target!(|data: &[u8]| {
     };
     let _ = ident.may_be_crawler(line);
     if let Ok(entry) = format.parse(line) {
-        let request = unescape(entry.request);
-        if let Fetch::Target(request) = parse_request(&request) {
+        // As the audit reads it: cut, then each part decoded.
+        if let Some(parts) = entry.request_parts()
+            && let Fetch::Target(request) = fetch_of(&parts.method, &parts.target, parts.protocol)
+        {
             assert!(request.target.starts_with(b"/"));
         }
         let _ = parse_client(entry.client);

@@ -94,7 +94,7 @@ fn trim_spaces(mut s: &[u8]) -> &[u8] {
 /// a server logs the line as the client sent it. `None` when the line has
 /// no target (`GET`, `GET HTTP/1.1`).
 ///
-/// A log's line is cut while its escapes still stand (`Entry::fetch`): a
+/// A log's line is cut while its escapes still stand (`Entry::request_parts`): a
 /// blank the log wrote as an escape (`/doc.pdf\t`, `\x20`) is part of the
 /// target the client sent, never a separator to trim.
 pub fn split_request(line: &[u8]) -> Option<(&[u8], &[u8], &[u8])> {

@@ -16,7 +16,9 @@ use std::path::Path;
 
 use proptest::prelude::*;
 use robots_audit::accesslog::time::{clf_prefix, iso8601_prefix, parse_rfc3339_or_date};
-use robots_audit::accesslog::{ChunkReader, Fetch, LogFormat, open, parse_request, unescape};
+use robots_audit::accesslog::{
+    ChunkReader, Fetch, LogFormat, fetch_of, open, parse_request, unescape,
+};
 use robots_audit::crawler::address::is_host_name;
 use robots_audit::crawler::ptr::same_name;
 use robots_audit::crawler::{Client, Identifier, PtrMap, parse_client};
@@ -128,7 +130,10 @@ fn check_line(format: &LogFormat, line: &[u8]) -> Result<(), TestCaseError> {
         prop_assert!(!entry.client.is_empty());
         let request = unescape(entry.request);
         prop_assert!(request.len() <= entry.request.len());
-        if let Fetch::Target(request) = parse_request(&request) {
+        // As the audit reads it: cut, then each part decoded.
+        if let Some(parts) = entry.request_parts()
+            && let Fetch::Target(request) = fetch_of(&parts.method, &parts.target, parts.protocol)
+        {
             prop_assert!(request.target.starts_with(b"/"));
         }
         let _ = parse_client(entry.client);
