@@ -52,12 +52,8 @@ impl Reader {
     /// when no crawler of the reader is named as its token (a profile that
     /// reads the token otherwise than the crawler of that name).
     pub fn label(&self) -> String {
-        if !self
-            .crawlers
-            .iter()
-            .any(|c| c.eq_ignore_ascii_case(&self.token))
-        {
-            return format!("{} (token {})", self.crawlers.join(", "), self.token);
+        if !self.names_its_token() {
+            return format!("{} (token {})", self.name(), self.token);
         }
         let others: Vec<&str> = self
             .crawlers
@@ -77,15 +73,18 @@ impl Reader {
     /// their names (`FreshBot`, for a profile that reads SeznamBot's
     /// token otherwise than SeznamBot).
     pub fn name(&self) -> String {
-        if self
-            .crawlers
-            .iter()
-            .any(|c| c.eq_ignore_ascii_case(&self.token))
-        {
+        if self.names_its_token() {
             self.token.clone()
         } else {
             self.crawlers.join(", ")
         }
+    }
+
+    /// True when a crawler of the reader is named as its token.
+    fn names_its_token(&self) -> bool {
+        self.crawlers
+            .iter()
+            .any(|c| c.eq_ignore_ascii_case(&self.token))
     }
 
     /// It reads Request-rate and not Crawl-delay (Seznam's crawlers): a
@@ -321,6 +320,18 @@ impl<'a> Scope<'a> {
     /// Indices of the selections that hold the record at `line`.
     fn users(&self, line: usize) -> Vec<usize> {
         users(&self.selections, line)
+    }
+
+    /// The names (`Reader::name`) of the table's crawlers that read
+    /// `directive`, each once, in table order.
+    fn names_reading(&self, directive: Directive) -> Vec<String> {
+        let mut names: Vec<String> = Vec::new();
+        for (reader, _) in &self.readers {
+            if reader.reads.reads(directive) && !names.contains(&reader.name()) {
+                names.push(reader.name());
+            }
+        }
+        names
     }
 
     /// The crawlers of the table that obey the record at `line`, with

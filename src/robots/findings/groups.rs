@@ -207,13 +207,7 @@ fn members(scope: &Scope<'_>, index: usize, findings: &mut Vec<Finding>) {
                         rated.join(", ")
                     )
                 };
-                let mut reading: Vec<String> = Vec::new();
-                for (reader, _) in scope.readers.iter() {
-                    if reader.reads.reads(Directive::VisitTime) && !reading.contains(&reader.name())
-                    {
-                        reading.push(reader.name());
-                    }
-                }
+                let reading = scope.names_reading(Directive::VisitTime);
                 let who = if reading.is_empty() {
                     "no crawler the tool knows reads it".to_string()
                 } else {

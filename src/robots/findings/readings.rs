@@ -63,12 +63,7 @@ pub(super) fn check(scope: &Scope<'_>, findings: &mut Vec<Finding>) {
 /// The crawlers that read an extension record: those of the table whose
 /// profile says so, and for Crawl-delay the big ones outside it.
 fn readers(scope: &Scope<'_>, directive: Directive) -> String {
-    let mut names: Vec<String> = Vec::new();
-    for (reader, _) in scope.readers.iter() {
-        if reader.reads.reads(directive) && !names.contains(&reader.name()) {
-            names.push(reader.name());
-        }
-    }
+    let mut names = scope.names_reading(directive);
     if directive == Directive::CrawlDelay {
         names.extend(["Bing".to_string(), "Yandex".to_string()]);
     }
