@@ -416,10 +416,6 @@ mod tests {
         format
     }
 
-    fn format_of(fields: &str) -> W3cFormat {
-        format(&[fields])
-    }
-
     #[test]
     fn iis_line() {
         let format = format(&[
@@ -529,7 +525,7 @@ mod tests {
         assert_eq!(entry.status, Some(200));
         // Blanks around a quoted field are separators as anywhere else; a
         // quoted field may close the line, and `""` or `"-"` is none.
-        let format = format_of("#Fields: date time c-ip cs-uri-stem cs(User-Agent)");
+        let format = self::format(&["#Fields: date time c-ip cs-uri-stem cs(User-Agent)"]);
         let entry = format
             .parse(br#"2026-11-29 13:00:01  77.75.77.123  /a   "SeznamBot/4.0""#)
             .expect("parses");
