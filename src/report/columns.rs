@@ -5,6 +5,7 @@ use std::borrow::Cow;
 use std::io;
 
 use super::Names;
+use super::escape::name_bytes;
 use crate::audit::{Counted, Impostor, Violation};
 use crate::error::{Error, Result};
 
@@ -216,6 +217,7 @@ pub fn write_violation(
     let fetch = &counted.fetch;
     let (mut line_digits, mut status_digits, mut rule_digits) = ([0u8; 20], [0u8; 20], [0u8; 20]);
     let time = fetch.time.rfc3339_text();
+    let (group, rule) = (name_bytes(&row.group), name_bytes(&row.rule));
     let record: [Cow<'_, [u8]>; 17] = [
         Cow::Borrowed(time.as_bytes()),
         file_field(names, fetch.file),
@@ -230,9 +232,9 @@ pub fn write_violation(
         Cow::Borrowed(row.kind.as_str().as_bytes()),
         // robots.txt text may be a stranger's too (a CMS plugin, a
         // compromised site): the same guard.
-        log(row.group.as_bytes()),
+        log(&group),
         Cow::Borrowed(rule_line(row.rule_line, &mut rule_digits)),
-        log(row.rule.as_bytes()),
+        log(&rule),
         log(row.detail.as_bytes()),
         Cow::Borrowed(row.note.as_bytes()),
         Cow::Borrowed(row.robots_version.as_bytes()),

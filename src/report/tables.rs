@@ -28,14 +28,20 @@ pub fn write_rules(
 ) -> io::Result<()> {
     let mut out = stream(out);
     out.write_record(RULES).map_err(io_error)?;
-    let log = |bytes| names.escaping.apply(bytes);
     for row in digest.rules_in_order() {
         let mut line = [0u8; 20];
+        // robots.txt text is held as `name_text`: its bytes back, then
+        // escaped once.
+        let (rule, group) = (
+            super::escape::name_bytes(&row.rule),
+            super::escape::name_bytes(&row.group),
+        );
+        let log = |bytes| names.escaping.apply(bytes);
         let record: [Cow<'_, [u8]>; 10] = [
             Cow::Borrowed(row.robots_version.as_bytes()),
             Cow::Borrowed(rule_line(row.rule_line, &mut line)),
-            log(row.rule.as_bytes()),
-            log(row.group.as_bytes()),
+            log(&rule),
+            log(&group),
             Cow::Borrowed(row.kind.as_str().as_bytes()),
             Cow::Owned(row.violations.to_string().into_bytes()),
             Cow::Owned(row.distinct_targets.to_string().into_bytes()),

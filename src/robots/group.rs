@@ -6,7 +6,7 @@ use super::agent;
 use super::limits::{self, CrawlDelay, RequestRate};
 use super::normalize::normalize;
 use super::parse::{Directive, Record, RobotsFile};
-use crate::text::escape_non_utf8;
+use crate::text::name_text;
 
 /// A `User-agent` line of a group.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -293,7 +293,7 @@ fn open_agent(grouping: &mut Grouping, opening: &mut bool, line: usize, value: &
     if let Some(group) = grouping.groups.last_mut() {
         group.agents.push(Agent {
             line,
-            value: escape_non_utf8(value).into_owned(),
+            value: name_text(value).into_owned(),
             token: agent::product_token(value).to_vec(),
             wildcard: agent::is_wildcard(value),
         });

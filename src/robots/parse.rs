@@ -2,7 +2,7 @@
 //! each with its 1-based line number and its text. Never fails: whatever does
 //! not make sense is kept for the lint (RFC 9309 §2.1, §2.2; SPEC §1, §3).
 
-use crate::text::escape_non_utf8;
+use crate::text::name_text;
 
 /// Bytes past this many are ignored (RFC 9309 §2.5: at least 500 KiB).
 pub const SIZE_LIMIT: usize = 512_000;
@@ -86,7 +86,8 @@ pub struct Record {
     /// and tabs. Bytes, since patterns may hold any octet.
     pub value: Vec<u8>,
     /// The line as reports quote it: comment removed, trimmed, bytes that are
-    /// not UTF-8 written as `\xNN`.
+    /// not UTF-8 written as `\xNN` and a backslash as `\\` (`name_text`),
+    /// so that a report gives back the bytes and escapes them once.
     pub text: String,
 }
 
@@ -216,7 +217,7 @@ pub fn parse(input: &[u8]) -> RobotsFile {
         if content.is_empty() {
             continue;
         }
-        let text = escape_non_utf8(content).into_owned();
+        let text = name_text(content).into_owned();
         match memchr::memchr(b':', content) {
             Some(colon) => {
                 let key = trim(&content[..colon]);
@@ -224,7 +225,7 @@ pub fn parse(input: &[u8]) -> RobotsFile {
                 file.records.push(Record {
                     line: number,
                     directive: Directive::from_key(key),
-                    key: escape_non_utf8(key).into_owned(),
+                    key: name_text(key).into_owned(),
                     value: value.to_vec(),
                     text,
                 });
@@ -263,9 +264,9 @@ fn cut_allow(input: &[u8], kept_end: usize, line: usize) -> Option<Record> {
     (Directive::from_key(key) == Directive::Allow && !value.is_empty()).then(|| Record {
         line,
         directive: Directive::Allow,
-        key: escape_non_utf8(key).into_owned(),
+        key: name_text(key).into_owned(),
         value: value.to_vec(),
-        text: escape_non_utf8(content).into_owned(),
+        text: name_text(content).into_owned(),
     })
 }
 

@@ -624,3 +624,73 @@ fn a_closed_standard_output_never_changes_the_exit_status() {
     assert_eq!(code, Some(2), "a damaged log: {stderr}");
     assert!(stderr.contains("damaged.log.gz"), "{stderr}");
 }
+
+/// robots.txt text in a row is escaped once, like log text: a byte of a
+/// robots.txt saved in windows-1250 (`á` is 0xE1) as `\xE1`, a literal
+/// backslash as `\\`, so that each reads back to the file's own bytes;
+/// `--raw-csv` gives the bytes themselves.
+#[test]
+fn robots_text_that_is_not_utf8_is_escaped_once() {
+    let robots = b"User-agent: Seznam\xe1Bot\nUser-agent: SeznamBot\nDisallow: /hled\xe1n\xed\nDisallow: /a\\b\n";
+    let log = [
+        combined(
+            "77.75.77.1",
+            &clf(1),
+            "GET /hled%E1n%ED HTTP/1.1",
+            200,
+            SEZNAM_UA,
+        ),
+        combined("77.75.77.1", &clf(2), r"GET /a\\b HTTP/1.1", 200, SEZNAM_UA),
+    ]
+    .concat();
+    let site = Site::new()
+        .with("robots.txt", &robots[..])
+        .with("access.log", log);
+    let fields = |raw: bool| {
+        let mut args = vec![
+            "--log",
+            "access.log",
+            "--robots",
+            "robots.txt",
+            "--out",
+            "out",
+        ];
+        if raw {
+            args.push("--raw-csv");
+        }
+        assert_eq!(site.run(&args).code, 1);
+        let rows = |name: &str, columns: [usize; 2]| -> Vec<Vec<u8>> {
+            csv::ReaderBuilder::new()
+                .from_reader(&std::fs::read(site.path("out").join(name)).unwrap()[..])
+                .byte_records()
+                .flat_map(|row| columns.map(|at| row.as_ref().unwrap()[at].to_vec()))
+                .collect()
+        };
+        // violations.csv: group, rule; rules.csv: rule, group.
+        (rows("violations.csv", [11, 13]), rows("rules.csv", [3, 2]))
+    };
+    let group = &b"Seznam\\xE1Bot|SeznamBot"[..];
+    let (violations, rules) = fields(false);
+    let want: Vec<Vec<u8>> = [
+        group,
+        br"Disallow: /hled\xE1n\xED",
+        group,
+        br"Disallow: /a\\b",
+    ]
+    .map(<[u8]>::to_vec)
+    .into();
+    assert_eq!(violations, want);
+    assert_eq!(rules, want);
+    let raw_group = &b"Seznam\xe1Bot|SeznamBot"[..];
+    let (violations, rules) = fields(true);
+    let want: Vec<Vec<u8>> = [
+        raw_group,
+        b"Disallow: /hled\xe1n\xed",
+        raw_group,
+        b"Disallow: /a\\b",
+    ]
+    .map(<[u8]>::to_vec)
+    .into();
+    assert_eq!(violations, want);
+    assert_eq!(rules, want);
+}

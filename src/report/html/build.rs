@@ -16,7 +16,7 @@ use crate::accesslog::Skip;
 use crate::audit::{Counted, Impostor, Kind, Policy, Violation};
 use crate::crawler::verify::Verification;
 use crate::report::digest::Digest;
-use crate::report::escape::{Escaping, escape};
+use crate::report::escape::{Escaping, escape, name_bytes};
 use crate::report::tables::joined;
 use crate::report::{Names, run};
 use crate::robots::parse::written_lines;
@@ -178,8 +178,8 @@ pub fn build(
         .map(|rule| RuleLine {
             robots_version: rule.robots_version.clone(),
             rule_line: rule.rule_line,
-            rule: text(escaping, rule.rule.as_bytes()),
-            group: text(escaping, rule.group.as_bytes()),
+            rule: text(escaping, &name_bytes(&rule.rule)),
+            group: text(escaping, &name_bytes(&rule.group)),
             kind: rule.kind.as_str().to_string(),
             violations: rule.violations,
             informing: rule.informing,
@@ -201,7 +201,7 @@ pub fn build(
             Some(TargetLine {
                 target: text(escaping, target),
                 rule_line: rule.rule_line,
-                rule: text(escaping, rule.rule.as_bytes()),
+                rule: text(escaping, &name_bytes(&rule.rule)),
                 kind: rule.kind.as_str().to_string(),
                 violations: *times,
             })
