@@ -217,7 +217,7 @@ pub fn write_violation(
     let fetch = &counted.fetch;
     let (mut line_digits, mut status_digits, mut rule_digits) = ([0u8; 20], [0u8; 20], [0u8; 20]);
     let time = fetch.time.rfc3339_text();
-    let (group, rule) = (name_bytes(&row.group), name_bytes(&row.rule));
+    let (group, rule) = (name_bytes(row.group), name_bytes(&row.rule));
     let record: [Cow<'_, [u8]>; 17] = [
         Cow::Borrowed(time.as_bytes()),
         file_field(names, fetch.file),
