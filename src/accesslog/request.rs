@@ -53,8 +53,10 @@ fn scheme_length(target: &[u8]) -> Option<usize> {
     target[length..].starts_with(b"://").then_some(length + 3)
 }
 
-/// Cuts an absolute URL to its path and query: `http://h:80/p?q` is `/p?q`,
-/// `http://h` is `/`, `http://h?q` is `/?q`.
+/// Cuts an absolute URL to its path and query (SPEC §5 `target`):
+/// `http://h:80/p?q#f` is `/p?q`, `http://h` is `/`, `http://h?q` is
+/// `/?q`; the fragment, neither path nor query, goes. A path is kept as
+/// logged, fragment and all.
 pub fn origin_form(target: &[u8]) -> Option<Cow<'_, [u8]>> {
     if target.first() == Some(&b'/') {
         return Some(Cow::Borrowed(target));
@@ -65,6 +67,7 @@ pub fn origin_form(target: &[u8]) -> Option<Cow<'_, [u8]>> {
         .position(|&b| matches!(b, b'/' | b'?' | b'#'))
         .unwrap_or(after_scheme.len());
     let rest = &after_scheme[authority..];
+    let rest = &rest[..memchr::memchr(b'#', rest).unwrap_or(rest.len())];
     Some(match rest.first() {
         Some(b'/') => Cow::Borrowed(rest),
         Some(b'?') => {
@@ -180,6 +183,25 @@ mod tests {
                 b"GET http://[2001:db8::1]:80/v6 HTTP/1.1",
                 Some((b"GET", b"/v6", b"HTTP/1.1")),
             ),
+            // An absolute URL is cut to path and query: its fragment goes;
+            // a path's stays as logged.
+            (
+                b"GET http://ex.cz/b#frag HTTP/1.1",
+                Some((b"GET", b"/b", b"HTTP/1.1")),
+            ),
+            (
+                b"GET http://ex.cz/a?b#c?d HTTP/1.1",
+                Some((b"GET", b"/a?b", b"HTTP/1.1")),
+            ),
+            (
+                b"GET http://ex.cz#x HTTP/1.1",
+                Some((b"GET", b"/", b"HTTP/1.1")),
+            ),
+            (
+                b"GET http://ex.cz?q#x HTTP/1.1",
+                Some((b"GET", b"/?q", b"HTTP/1.1")),
+            ),
+            (b"GET /b#x HTTP/1.1", Some((b"GET", b"/b#x", b"HTTP/1.1"))),
             (
                 b"GET /\xc3\xa9\xff HTTP/1.1",
                 Some((b"GET", b"/\xc3\xa9\xff", b"HTTP/1.1")),
