@@ -1246,15 +1246,38 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
             outcome.exit_code()
         },
     };
-    let allowed: Vec<_> = policies
-        .last()
-        .map(|latest| latest.iter().map(report::html::build::allowances).collect())
-        .unwrap_or_default();
+    // The chart draws, at each minute, the Request-rate of the version in
+    // force then (SPEC §6), as the rows were judged.
+    let in_force_ms: Vec<(i64, i64)> = (0..judged.len())
+        .map(|at| {
+            let from = match at {
+                0 => i64::MIN,
+                _ => judged[at].in_force_from().instant_ms(),
+            };
+            let until = judged
+                .get(at + 1)
+                .map_or(i64::MAX, |next| next.in_force_from().instant_ms());
+            (from, until)
+        })
+        .collect();
+    let mut allowed: Vec<Vec<report::html::Allowance>> = vec![Vec::new(); crawlers.len()];
+    for ((version, policies), &in_force) in judged.iter().zip(&policies).zip(&in_force_ms) {
+        for (crawler, policy) in policies.iter().enumerate() {
+            if let Some(lines) = allowed.get_mut(crawler) {
+                lines.extend(report::html::build::allowances(
+                    policy,
+                    version.robots_version(),
+                    in_force,
+                ));
+            }
+        }
+    }
     let sources = report::html::build::Sources {
         robots: judged
             .iter()
             .map(|version| (version.robots().bytes(), version.robots_version()))
             .collect(),
+        in_force_ms: in_force_ms.clone(),
         allowed: &allowed,
         window_offset_min: match &config.window_tz {
             WindowTz::Utc => 0,

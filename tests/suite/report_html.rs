@@ -192,3 +192,97 @@ fn no_payload_from_a_log_reaches_the_page_as_markup() {
     assert!(page.contains("/d\\u{202E}fdp.exe"));
     assert!(!page.contains('\u{202E}'));
 }
+
+/// The page of a night under three robots.txt versions, the third the
+/// first again (SPEC §6: a revert is three versions): the chart draws and
+/// names the Request-rate of each version in force, the reverted text is
+/// shown once with its count (four rows, not four twice), and the health
+/// line lists the versions the night used, a version unused apart.
+#[test]
+fn a_night_of_reverted_versions_is_drawn_by_the_version_in_force() {
+    let v1 = "User-agent: *\nDisallow: /a\nRequest-rate: 30/1m\n";
+    let v2 = "User-agent: *\nDisallow: /b\nRequest-rate: 6/1m\n";
+    let old = "User-agent: *\nDisallow: /old\n";
+    let fetch = |hour: u32, minute: u32, target: &str| {
+        combined(
+            "77.75.77.1",
+            &format!("29/Nov/2026:{hour:02}:{minute:02}:30 +0100"),
+            &format!("GET {target} HTTP/1.1"),
+            200,
+            SEZNAM_UA,
+        )
+    };
+    let log = [
+        fetch(10, 0, "/a"),
+        fetch(10, 1, "/a"),
+        fetch(13, 0, "/b"),
+        fetch(20, 0, "/a"),
+        fetch(20, 1, "/a"),
+    ]
+    .concat();
+    let site = Site::new()
+        .with("h/2026-11-01T00:00:00+01:00.txt", old)
+        .with("h/2026-11-29T00:00:00+01:00.txt", v1)
+        .with("h/2026-11-29T12:00:00+01:00.txt", v2)
+        .with("h/2026-11-29T18:00:00+01:00.txt", v1)
+        .with("a.log", log);
+    // No grace: each fetch is judged by the version in force then alone.
+    let run = site.run(&[
+        "--log",
+        "a.log",
+        "--robots-history",
+        "h",
+        "--robots-grace",
+        "0",
+        "--out",
+        "out",
+    ]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let page = std::fs::read_to_string(site.path("out/report.html")).unwrap();
+    let text = start_tags_stripped(&page);
+    let (v1, v2, old) = (
+        common::robots_version(v1.as_bytes()),
+        common::robots_version(v2.as_bytes()),
+        common::robots_version(old.as_bytes()),
+    );
+    assert!(
+        text.contains(&format!(
+            "allowed: Request-rate: 30/1m (line 3 of robots.txt {v1} ); \
+             Request-rate: 6/1m (line 3 of robots.txt {v2} )"
+        )),
+        "{text}"
+    );
+    assert_eq!(page.matches(&format!("id=\"robots-{v1}\"")).count(), 1);
+    assert!(
+        text.contains("1 User-agent: * 2 4 Disallow: /a 3 Request-rate: 30/1m"),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "robots.txt versions used: {v1} in force from 2026-11-29T00:00:00+01:00, \
+             {v2} in force from 2026-11-29T12:00:00+01:00, \
+             {v1} in force from 2026-11-29T18:00:00+01:00 (and 1 more known"
+        )),
+        "{text}"
+    );
+    assert!(!text.contains(&format!("{old} in force")), "{text}");
+}
+
+/// The page as text: each tag a blank, entities as they stand, runs of
+/// blanks one space.
+fn start_tags_stripped(page: &str) -> String {
+    let mut text = String::new();
+    let mut in_tag = false;
+    for c in page.chars() {
+        match c {
+            '<' => {
+                in_tag = true;
+                text.push(' ');
+            }
+            '>' => in_tag = false,
+            _ if !in_tag => text.push(c),
+            _ => {}
+        }
+    }
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}

@@ -12,11 +12,12 @@ use super::{
     AddressLine, Allowance, CrawlerVerdict, Dns, FileHealth, Health, Night, Page, RobotsLine,
     RobotsText, RuleLine, TargetLine, Traffic,
 };
-use crate::accesslog::Skip;
+use crate::accesslog::{Skip, Timestamp};
 use crate::audit::{Counted, Impostor, Kind, Policy, Violation};
 use crate::crawler::verify::Verification;
 use crate::report::digest::Digest;
 use crate::report::escape::{Escaping, escape, name_bytes};
+use crate::report::skipped::Tally;
 use crate::report::tables::joined;
 use crate::report::{Names, run};
 use crate::robots::parse::written_lines;
@@ -26,7 +27,11 @@ pub struct Sources<'a> {
     /// Each robots.txt version judged: its bytes as read and its
     /// `robots_version`.
     pub robots: Vec<(&'a [u8], &'a str)>,
-    /// The Request-rate lines each crawler obeys, by crawler index.
+    /// When each of them is in force: from, until (UTC milliseconds, the
+    /// end excluded), as `Allowance::in_force_ms`.
+    pub in_force_ms: Vec<(i64, i64)>,
+    /// The Request-rate lines each crawler obeys, by crawler index, of
+    /// every version judged, oldest first.
     pub allowed: &'a [Vec<Allowance>],
     /// The offset Request-rate windows are read in (`--window-tz`), in
     /// minutes east of UTC.
@@ -35,9 +40,10 @@ pub struct Sources<'a> {
     pub trend: Option<Vec<Night>>,
 }
 
-/// The Request-rate lines a crawler's merged groups hold, with its floor
-/// where the floor raises them.
-pub fn allowances(policy: &Policy<'_>) -> Vec<Allowance> {
+/// The Request-rate lines a crawler's merged groups hold in robots.txt
+/// `version`, in force over `in_force_ms` (`Allowance::in_force_ms`), with
+/// its floor where the floor raises them.
+pub fn allowances(policy: &Policy<'_>, version: &str, in_force_ms: (i64, i64)) -> Vec<Allowance> {
     policy
         .rules
         .request_rates()
@@ -55,6 +61,8 @@ pub fn allowances(policy: &Policy<'_>) -> Vec<Allowance> {
                 period_secs: rate.period_secs,
                 window: rate.window.map(|w| (w.start_min, w.end_min)),
                 floor,
+                version: version.to_string(),
+                in_force_ms,
             })
         })
         .collect()
@@ -240,16 +248,27 @@ pub fn build(
         .values()
         .flat_map(|versions| versions.iter().map(|(v, _)| v.as_str()))
         .collect();
+    // A version back in force (v1 → v2 → v1, SPEC §6) is one text with
+    // one count a line: shown once, where it last came into force.
     let last = sources.robots.len().saturating_sub(1);
+    let mut distinct = std::collections::HashSet::new();
     let mut chosen: Vec<&(&[u8], &str)> = sources
         .robots
         .iter()
         .enumerate()
+        .rev()
         .filter(|&(i, (_, version))| i == last || decided.contains(version))
+        .filter(|(_, (_, version))| distinct.insert(*version))
         .map(|(_, source)| source)
         .collect();
-    let versions_left_out =
-        sources.robots.len() - chosen.len().min(super::render::ROBOTS_VERSIONS_SHOWN);
+    chosen.reverse();
+    let all_versions = sources
+        .robots
+        .iter()
+        .map(|(_, version)| *version)
+        .collect::<std::collections::HashSet<_>>()
+        .len();
+    let versions_left_out = all_versions - chosen.len().min(super::render::ROBOTS_VERSIONS_SHOWN);
     if chosen.len() > super::render::ROBOTS_VERSIONS_SHOWN {
         chosen.drain(..chosen.len() - super::render::ROBOTS_VERSIONS_SHOWN);
     }
@@ -295,6 +314,10 @@ pub fn build(
     verdicts.sort_by(|a, b| a.crawler.cmp(&b.crawler));
 
     let (first_time, last_time) = period(health);
+    let mut health_shown = health_of(names, health, escaping);
+    let (used, versions_unused) = versions_used(health, sources, &decided);
+    health_shown.robots_versions = used;
+    health_shown.robots_versions_unused = versions_unused;
     Page {
         first_time,
         last_time,
@@ -302,7 +325,7 @@ pub fn build(
         window_offset_min: sources.window_offset_min,
         exit_status: health.exit_status,
         crawlers: verdicts,
-        health: health_of(names, health, escaping),
+        health: health_shown,
         charts,
         rules,
         targets,
@@ -313,6 +336,47 @@ pub fn build(
         robots_versions_left_out: versions_left_out,
         trend: sources.trend.clone(),
     }
+}
+
+/// The robots.txt versions the night used (SPEC §7 health): those in
+/// force at some moment between its first and last line, and those that
+/// decided a row, at most `ROBOTS_VERSIONS_SHOWN` (the latest), each with
+/// when it came into force (a version back in force, v1 → v2 → v1, is
+/// listed at each coming); and how many the run knew besides. A state or
+/// history of many versions lists them all in run.json, not here.
+fn versions_used(
+    health: &run::Health<'_>,
+    sources: &Sources<'_>,
+    decided: &std::collections::BTreeSet<&str>,
+) -> (Vec<(String, Option<String>)>, usize) {
+    let instant = |pick: fn(&Tally) -> Option<Timestamp>| {
+        health
+            .tallies
+            .values()
+            .filter_map(pick)
+            .map(|t| t.instant_ms())
+    };
+    let first = instant(|t| t.first_time).min();
+    let last = instant(|t| t.last_time).max();
+    let mut used: Vec<(String, Option<String>)> = health
+        .robots_versions
+        .iter()
+        .enumerate()
+        .rev()
+        .filter(|&(i, (version, _))| {
+            let during = match (first, last, sources.in_force_ms.get(i)) {
+                (Some(first), Some(last), Some(&(from, until))) => from <= last && first < until,
+                // No line parsed, or no range known: the one in force now.
+                _ => i + 1 == health.robots_versions.len(),
+            };
+            during || decided.contains(version.as_str())
+        })
+        .map(|(_, entry)| entry.clone())
+        .take(super::render::ROBOTS_VERSIONS_SHOWN)
+        .collect();
+    used.reverse();
+    let unused = health.robots_versions.len() - used.len();
+    (used, unused)
 }
 
 /// The period the lines cover: the earliest and latest line that parsed.
@@ -344,8 +408,11 @@ fn health_of(names: &Names<'_>, health: &run::Health<'_>, escaping: Escaping) ->
             *sum += count;
         }
         files.push(FileHealth {
-            file: String::from_utf8_lossy(&escaping.apply(path.as_os_str().as_encoded_bytes()))
-                .into_owned(),
+            // As the CSVs write it: standard input is `-`, unguarded.
+            file: match path.as_os_str().as_encoded_bytes() {
+                b"-" => "-".to_string(),
+                name => String::from_utf8_lossy(&escaping.apply(name)).into_owned(),
+            },
             format: health
                 .formats
                 .get(&index)
@@ -381,6 +448,7 @@ fn health_of(names: &Names<'_>, health: &run::Health<'_>, escaping: Escaping) ->
             deadline_reached: health.dns.deadline_reached,
         },
         robots_versions: health.robots_versions.to_vec(),
+        robots_versions_unused: 0,
         excused_by_cache_grace: health.excused_by_cache_grace,
         state_error: health.state_error.clone(),
     }

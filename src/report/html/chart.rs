@@ -76,14 +76,30 @@ impl Axis {
     }
 }
 
-/// The Request-rate line that holds at `minute_of_day`: a windowed line
-/// that covers it wins over one without a window; the first in the file
-/// among equals (SPEC §3, §4).
-pub fn holding(allowed: &[Allowance], minute_of_day: u16) -> Option<&Allowance> {
+/// The Request-rate line that holds at `instant_ms`, whose minute of the
+/// day in the windows' clock is `minute_of_day`: one of the robots.txt
+/// version in force then (SPEC §6); a windowed line that covers it wins
+/// over one without a window; the first in the file among equals (SPEC
+/// §3, §4).
+pub fn holding(allowed: &[Allowance], instant_ms: i64, minute_of_day: u16) -> Option<&Allowance> {
+    let in_force = || allowed.iter().filter(move |a| a.in_force_at(instant_ms));
+    in_force()
+        .find(|a| a.window.is_some() && a.covers(minute_of_day))
+        .or_else(|| in_force().find(|a| a.window.is_none()))
+}
+
+/// The Request-rate lines of the versions in force at some minute of the
+/// axis, each line of a version once (a version back in force, v1 → v2 →
+/// v1, is the same lines), oldest version first.
+pub fn allowed_during<'a>(allowed: &'a [Allowance], axis: &Axis) -> Vec<&'a Allowance> {
+    let from = axis.start.saturating_mul(60_000);
+    let until = axis.minute_at(axis.steps.max(1)).saturating_mul(60_000);
+    let mut seen = std::collections::HashSet::new();
     allowed
         .iter()
-        .find(|a| a.window.is_some() && a.covers(minute_of_day))
-        .or_else(|| allowed.iter().find(|a| a.window.is_none()))
+        .filter(|a| a.in_force_ms.0 < until && from < a.in_force_ms.1)
+        .filter(|a| seen.insert((a.version.as_str(), a.rule_line)))
+        .collect()
 }
 
 /// Per step: the busiest minute's fetches and all the violations.
@@ -111,10 +127,13 @@ pub fn draw(traffic: &Traffic, axis: &Axis) -> Result<String, String> {
     // The line that holds at each step's first minute, per minute.
     let held: Vec<Option<&Allowance>> = (0..axis.steps)
         .map(|i| {
-            let local = axis
-                .minute_at(i)
-                .saturating_add(i64::from(axis.window_offset_min));
-            holding(&traffic.allowed, local.rem_euclid(1440) as u16)
+            let minute = axis.minute_at(i);
+            let local = minute.saturating_add(i64::from(axis.window_offset_min));
+            holding(
+                &traffic.allowed,
+                minute.saturating_mul(60_000),
+                local.rem_euclid(1440) as u16,
+            )
         })
         .collect();
     let written = |a: &Allowance| f64::from(a.requests) * 60.0 / a.period_secs.max(1) as f64;
@@ -272,6 +291,8 @@ mod tests {
                 period_secs: 60,
                 window: Some((480, 1080)),
                 floor: Some((1, 30)),
+                version: "0123456789ab".into(),
+                in_force_ms: (i64::MIN, i64::MAX),
             }],
         }
     }
@@ -306,11 +327,51 @@ mod tests {
             period_secs: 60,
             window: None,
             floor: None,
+            version: "0123456789ab".into(),
+            in_force_ms: (i64::MIN, i64::MAX),
         });
-        assert_eq!(holding(&allowed, 600).map(|a| a.rule_line), Some(3));
-        assert_eq!(holding(&allowed, 1200).map(|a| a.rule_line), Some(4));
+        assert_eq!(holding(&allowed, 0, 600).map(|a| a.rule_line), Some(3));
+        assert_eq!(holding(&allowed, 0, 1200).map(|a| a.rule_line), Some(4));
         // The floor holds: 1/60s acts as 1/30s, two a minute.
         assert_eq!(allowed[0].per_minute(), 2.0);
+    }
+
+    /// Each minute is drawn against the version in force then (SPEC §6),
+    /// and the caption names the lines of the versions the period saw,
+    /// each once however often its version came back.
+    #[test]
+    fn each_minute_holds_the_rate_of_the_version_in_force() {
+        let line = |version: &str, requests: u32, in_force_ms: (i64, i64)| Allowance {
+            text: format!("Request-rate: {requests}/1m"),
+            rule_line: 2,
+            requests,
+            period_secs: 60,
+            window: None,
+            floor: None,
+            version: version.into(),
+            in_force_ms,
+        };
+        let hour = 3_600_000;
+        // v1 until 12:00, v2 until 18:00, v1 again; v0 long before.
+        let allowed = [
+            line("v0", 1, (i64::MIN, 0)),
+            line("v1", 30, (0, 12 * hour)),
+            line("v2", 6, (12 * hour, 18 * hour)),
+            line("v1", 30, (18 * hour, i64::MAX)),
+        ];
+        let at = |ms: i64| holding(&allowed, ms, 0).map(|a| (a.version.as_str(), a.requests));
+        assert_eq!(at(10 * hour), Some(("v1", 30)));
+        assert_eq!(at(12 * hour - 1), Some(("v1", 30)));
+        assert_eq!(at(12 * hour), Some(("v2", 6)));
+        assert_eq!(at(20 * hour), Some(("v1", 30)));
+        assert_eq!(at(-1), Some(("v0", 1)));
+        // 10:00 to 19:59: v1 and v2, v1 named once.
+        let axis = Axis::new(600, 1199, 0, 0);
+        let named: Vec<&str> = allowed_during(&allowed, &axis)
+            .iter()
+            .map(|a| a.version.as_str())
+            .collect();
+        assert_eq!(named, ["v1", "v2"]);
     }
 
     #[test]

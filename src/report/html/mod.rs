@@ -87,7 +87,10 @@ pub struct Health {
     pub files: Vec<FileHealth>,
     pub dns: Dns,
     /// (robots_version, in force from).
+    /// The robots.txt versions the night used, with when each came into
+    /// force; and how many more the run knew (run.json lists them all).
     pub robots_versions: Vec<(String, Option<String>)>,
+    pub robots_versions_unused: usize,
     pub excused_by_cache_grace: u64,
     /// Why the state could not be saved (the run exits 2).
     pub state_error: Option<String>,
@@ -145,6 +148,11 @@ pub struct Allowance {
     pub window: Option<(u16, u16)>,
     /// The crawler's floor when it raises this rate (Seznam: 1 per 30 s).
     pub floor: Option<(u32, u64)>,
+    /// The robots.txt version that holds the line (`robots_version`), and
+    /// when that version is in force: from, until (UTC milliseconds, the
+    /// end excluded; the first version also before it came, SPEC §6).
+    pub version: String,
+    pub in_force_ms: (i64, i64),
 }
 
 impl Allowance {
@@ -157,6 +165,12 @@ impl Allowance {
     pub fn per_minute(&self) -> f64 {
         let (n, secs) = self.effective();
         f64::from(n) * 60.0 / secs.max(1) as f64
+    }
+
+    /// True when its robots.txt version is in force at `instant_ms`.
+    pub fn in_force_at(&self, instant_ms: i64) -> bool {
+        let (from, until) = self.in_force_ms;
+        from <= instant_ms && instant_ms < until
     }
 
     /// True when the line holds at `minute_of_day` (0..1440).

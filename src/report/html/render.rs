@@ -226,11 +226,14 @@ fn health(page: &Page) -> Markup {
                         @if h.dns.deadline_reached { "; " span.bad { "stopped at --dns-deadline" } }
                     }
                 }
-                li { "robots.txt versions: "
+                li { "robots.txt versions used: "
                     @for (i, (version, from)) in h.robots_versions.iter().enumerate() {
                         @if i > 0 { ", " }
                         span.text { (version) }
                         @if let Some(from) = from { " in force from " (from) }
+                    }
+                    @if h.robots_versions_unused > 0 {
+                        " (and " (h.robots_versions_unused) " more known, not used tonight: run.json lists them)"
                     }
                 }
                 li { "Fetches excused by the cache grace: " (h.excused_by_cache_grace) }
@@ -303,20 +306,29 @@ fn offset(minutes: i16) -> String {
 
 fn one_chart(t: &Traffic, axis: &Axis) -> Markup {
     let violations: u64 = t.violations.values().map(|&n| u64::from(n)).sum();
+    let allowed = chart::allowed_during(&t.allowed, axis);
+    // Which version a line is of, when the period saw more than one.
+    let versions = allowed
+        .iter()
+        .map(|a| a.version.as_str())
+        .collect::<std::collections::BTreeSet<_>>()
+        .len();
     html! {
         h3 { (cut(&t.crawler)) }
         p { (t.fetches.values().map(|&n| u64::from(n)).sum::<u64>()) " fetches, "
             span.bad[violations > 0] { (violations) " violations" } "; "
-            @if t.allowed.is_empty() { "robots.txt sets no Request-rate for it." }
+            @if allowed.is_empty() { "robots.txt sets no Request-rate for it." }
             @else {
                 "allowed: "
-                @for (i, a) in t.allowed.iter().take(ALLOWED_SHOWN).enumerate() {
+                @for (i, a) in allowed.iter().take(ALLOWED_SHOWN).enumerate() {
                     @if i > 0 { "; " }
-                    span.text { (cut(&a.text)) } " (line " (a.rule_line) ")"
+                    span.text { (cut(&a.text)) } " (line " (a.rule_line)
+                    @if versions > 1 { " of robots.txt " span.text { (a.version) } }
+                    ")"
                     @if let Some((n, s)) = a.floor { ", effective " (n) "/" (s) "s (the crawler's floor)" }
                 }
-                @if t.allowed.len() > ALLOWED_SHOWN {
-                    "; and " (t.allowed.len() - ALLOWED_SHOWN) " more Request-rate lines (see robots.txt below)"
+                @if allowed.len() > ALLOWED_SHOWN {
+                    "; and " (allowed.len() - ALLOWED_SHOWN) " more Request-rate lines (see robots.txt below)"
                 }
             }
         }
@@ -361,7 +373,7 @@ fn targets(page: &Page) -> Markup {
     html! {
         section #targets {
             h2 { "Targets fetched most against a rule" }
-            p { "By the rows that accuse; each rule's ten most fetched." }
+            p { "By the rows that accuse: the (rule, target) pairs fetched most, over all rules." }
             @if page.targets.is_empty() { p { "None." } }
             @else {
                 div.scroll { table #targets-table {

@@ -118,6 +118,8 @@ fn huge() -> Page {
                     period_secs: 60,
                     window: Some((60, 120)),
                     floor: Some((1, 30)),
+                    version: "0123456789ab".into(),
+                    in_force_ms: (i64::MIN, i64::MAX),
                 }],
             })
             .collect(),
@@ -209,6 +211,8 @@ fn a_chart_names_ten_request_rates_then_how_many_more() {
         period_secs: 60 * i as u64,
         window: None,
         floor: None,
+        version: "0123456789ab".into(),
+        in_force_ms: (i64::MIN, i64::MAX),
     };
     let page = Page {
         charts: vec![Traffic {
