@@ -467,6 +467,19 @@ impl Fit {
 /// that did not fit the closest candidate.
 fn explain(candidates: &[FileFormat], fits: &[Fit], sample: &[&[u8]]) -> (String, Option<usize>) {
     let json_lines = sample.iter().filter(|l| l.first() == Some(&b'{')).count();
+    let first_keys = sample
+        .iter()
+        .enumerate()
+        .find_map(|(index, l)| json::keys(l).map(|keys| (index, keys)));
+    // The JSON schemas whose client, time and request keys the first JSON
+    // line holds: one of them is the file's, whatever failed in its values.
+    let keys_fit: Vec<bool> = candidates
+        .iter()
+        .map(|c| match (c, &first_keys) {
+            (FileFormat::Json(json), Some((_, keys))) => json.keys_fit(keys),
+            _ => false,
+        })
+        .collect();
     // JSON whose keys no known schema holds: say which keys there are and
     // what mapping to give.
     if json_lines * 2 > sample.len()
@@ -477,10 +490,8 @@ fn explain(candidates: &[FileFormat], fits: &[Fit], sample: &[&[u8]]) -> (String
             // A schema whose lines fit but for a time without offset is
             // known: the zone is what is missing, not a mapping.
             .all(|(f, _)| f.read == 0 && f.no_offset == 0)
-        && let Some((index, keys)) = sample
-            .iter()
-            .enumerate()
-            .find_map(|(index, l)| json::keys(l).map(|keys| (index, keys)))
+        && !keys_fit.contains(&true)
+        && let Some((index, keys)) = first_keys
     {
         let mut shown: Vec<String> = keys.into_iter().take(30).collect();
         if shown.len() == 30 {
@@ -504,9 +515,10 @@ fn explain(candidates: &[FileFormat], fits: &[Fit], sample: &[&[u8]]) -> (String
         return (cause, None);
     }
     // Lines that only lack a zone fit in all else: such a candidate is
-    // closer than one whose fields do not fit at all; then one whose
-    // fields fit the line's shape and only a value failed (a bad time, a
-    // client with a port), so that the reason given is the line's own.
+    // closer than one whose fields do not fit at all; then a JSON schema
+    // whose keys the line holds; then one whose fields fit the line's
+    // shape and only a value failed (a bad time, a client with a port), so
+    // that the reason given is the line's own.
     let closest = fits
         .iter()
         .enumerate()
@@ -525,6 +537,7 @@ fn explain(candidates: &[FileFormat], fits: &[Fit], sample: &[&[u8]]) -> (String
             (
                 fit.read,
                 fit.no_offset,
+                keys_fit[*index],
                 shaped,
                 fit.rank,
                 std::cmp::Reverse(*index),

@@ -403,3 +403,35 @@ fn a_json_log_that_starts_with_its_servers_messages_is_known_by_them() {
         "{cause}"
     );
 }
+
+/// JSON with a known server's keys whose values fail on every line is
+/// that server's log with bad values: the message names the schema and
+/// the value, not "keys neither Caddy's, Traefik's nor nginx's" (SPEC §1:
+/// "naming the closest format and why its lines do not fit").
+#[test]
+fn a_known_schema_whose_values_fail_is_named_with_the_value() {
+    let lines = |line: &str| format!("{line}\n").repeat(3);
+    for (line, schema, reason) in [
+        (
+            r#"{"time_iso8601":"2026-11-29T10:00:01 CET","remote_addr":"77.75.77.1","request":"GET /a HTTP/1.1","status":200,"http_user_agent":"SeznamBot/4.0"}"#,
+            "json (nginx)",
+            "bad time",
+        ),
+        (
+            r#"{"time_iso8601":"2026-11-29T10:00:01+01:00","remote_addr":"2026-11-29","request":"GET /a HTTP/1.1","status":200,"http_user_agent":"SeznamBot/4.0"}"#,
+            "json (nginx)",
+            "client is no address",
+        ),
+        (
+            r#"{"level":"info","ts":"yesterday","logger":"http.log.access","msg":"handled request","request":{"remote_ip":"77.75.77.1","method":"GET","uri":"/a","headers":{"User-Agent":["SeznamBot/4.0"]}},"status":200}"#,
+            "json (Caddy)",
+            "bad time",
+        ),
+    ] {
+        let cause = chosen(&lines(line)).expect_err("no line reads");
+        assert!(
+            cause.contains(&format!("the closest is {schema}")) && cause.contains(reason),
+            "{cause}"
+        );
+    }
+}

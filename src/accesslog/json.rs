@@ -107,6 +107,10 @@ pub struct JsonFormat {
     /// of those, counted apart. Other logs hold requests only, so such a
     /// line is a misfit, skipped and counted.
     messages: bool,
+    /// The paths of the client, the time and the request (or target), each
+    /// with its alternatives: a line that holds one of each is of this
+    /// schema, whatever its values (`keys_fit`).
+    needed: Vec<Vec<String>>,
 }
 
 impl JsonFormat {
@@ -120,7 +124,9 @@ impl JsonFormat {
             time_scale: 0,
             zone: None,
             messages: matches!(name, "Caddy" | "Traefik"),
+            needed: Vec::new(),
         };
+        let mut request_paths = Vec::new();
         let mut leaves = 0;
         for pair in mapping.split(',').map(str::trim).filter(|p| !p.is_empty()) {
             let (role_name, paths) = pair
@@ -151,6 +157,13 @@ impl JsonFormat {
                 paths = rest;
             }
             let mut chosen = Vec::new();
+            let alternatives: Vec<String> =
+                paths.split('|').map(|p| p.trim().to_string()).collect();
+            match role {
+                Role::Client | Role::Time => format.needed.push(alternatives),
+                Role::Request | Role::Target => request_paths.extend(alternatives),
+                _ => {}
+            }
             for path in paths.split('|').map(str::trim) {
                 if path.is_empty() || path.split('.').any(str::is_empty) {
                     return Err(format!("{role_name}={paths:?} names an empty field"));
@@ -174,7 +187,17 @@ impl JsonFormat {
         if !has(Role::Request) && !has(Role::Target) {
             return Err("a JSON mapping needs request=FIELD, or target=FIELD".to_string());
         }
+        format.needed.push(request_paths);
         Ok(format)
+    }
+
+    /// Whether a line whose keys (dotted, `keys`) are `keys` names this
+    /// mapping's client, time and request or target: a line of this
+    /// schema, even when a value of it does not read.
+    pub fn keys_fit(&self, keys: &[String]) -> bool {
+        self.needed
+            .iter()
+            .all(|paths| paths.iter().any(|path| keys.contains(path)))
     }
 
     /// The same mapping with times written without an offset placed in
