@@ -52,25 +52,28 @@ pub fn is_client(value: &[u8]) -> bool {
 /// True when `value`, all host bytes, may be a client: a name whose last
 /// label holds only digits and dashes is an IPv4 address or nothing (no
 /// top-level domain is numeric), so a date (`2026-11-29`), `1.2.3` or
-/// `077.075.077.123` is no client (SPEC §1).
+/// `077.075.077.123` is no client (SPEC §1); nor is a name with an empty
+/// label (`.`, `a..b`), which DNS cannot carry. One dot may end a name
+/// (`host.example.`), and the label before it is then the last
+/// (`2026-11-29.` is a date still). A label may start with `-`: a PTR
+/// name is the attacker's to choose, and a line skipped for it would hide
+/// an impostor.
 #[inline]
 pub fn is_plain_client(value: &[u8]) -> bool {
     // Most clients are IPv4 addresses: said so at once.
     if is_ipv4(value) {
         return true;
     }
-    // The last label, from the end: most host names show a letter at once.
-    let mut digit = false;
-    for &b in value.iter().rev() {
-        match b {
-            b'0'..=b'9' => digit = true,
-            b'-' => {}
-            b'.' => break,
-            _ => return true,
-        }
+    let name = value.strip_suffix(b".").unwrap_or(value);
+    if name.split(|&b| b == b'.').any(<[u8]>::is_empty) {
+        return false;
     }
-    // A numeric last label: an IPv4 address, which it is not, or nothing.
-    !digit
+    // The last label: numeric (digits and dashes, a digit among them) is
+    // an IPv4 address, which it is not, or nothing.
+    let last = name.rsplit(|&b| b == b'.').next().unwrap_or_default();
+    let numeric = last.iter().any(u8::is_ascii_digit)
+        && last.iter().all(|&b| b.is_ascii_digit() || b == b'-');
+    !numeric
 }
 
 /// An IPv4 address in dotted decimal as servers write it: four numbers of
@@ -301,6 +304,10 @@ mod tests {
             "host-1",
             "a1.example.cz",
             "crawl-66-249-66-1.googlebot.com",
+            "fulltextrobot-77-75-77-123.seznam.cz.",
+            "_gateway",
+            "-x1.evil.example",
+            "--",
         ];
         for value in good {
             assert!(is_client(value.as_bytes()), "{value}");
@@ -331,6 +338,13 @@ mod tests {
             "1..2.3",
             "host.123",
             "unix:/run/nginx.sock",
+            "2026-11-29.",
+            "1.2.3.4.",
+            ".",
+            "..",
+            "x..y",
+            "host.example..",
+            "",
         ];
         for value in bad {
             assert!(!is_client(value.as_bytes()), "{value}");
@@ -347,7 +361,12 @@ mod tests {
         }
         if value.iter().all(|&b| HOST_BYTES[usize::from(b)]) {
             let text = String::from_utf8_lossy(value);
-            let last = text.rsplit('.').next().unwrap_or_default();
+            // One dot may end a name; no label is empty.
+            let name = text.strip_suffix('.').unwrap_or(&text);
+            if name.split('.').any(str::is_empty) {
+                return false;
+            }
+            let last = name.rsplit('.').next().unwrap_or_default();
             let numeric = last.chars().any(|c| c.is_ascii_digit())
                 && last.chars().all(|c| c.is_ascii_digit() || c == '-');
             return !numeric || text.parse::<std::net::Ipv4Addr>().is_ok();
