@@ -178,6 +178,9 @@ struct Formats<'a> {
     /// it, said in file order once every file is read, so that it does
     /// not depend on which reader came first.
     chosen: Mutex<BTreeMap<usize, (String, Vec<String>)>>,
+    /// Who a line's user agent claims to be, for a last line that grew
+    /// since it was audited (`same_fetch`).
+    ident: &'a Identifier,
 }
 
 impl Formats<'_> {
@@ -230,6 +233,32 @@ impl Formats<'_> {
             })
             .collect()
     }
+}
+
+/// Whether a log's last line as audited when unfinished (`then`) and as
+/// it is now (`now`) are one fetch to the audit: the same fields, and a
+/// user agent that claims the same crawler (or none) — a trailing field
+/// the audit does not read may have been written since. A line either
+/// reading cannot parse now (a W3C `#Fields:` change the fresh parser
+/// does not know) is left as audited.
+fn same_fetch(format: &FileFormat, ident: &Identifier, then: &[u8], now: &[u8]) -> bool {
+    let mut parser = format.parser();
+    let Ok(then) = parser.parse(then) else {
+        return true;
+    };
+    let Ok(now) = parser.parse(now) else {
+        return true;
+    };
+    let claim = |entry: &accesslog::Entry<'_>| {
+        ident.by_user_agent(&entry.user_agent_text().unwrap_or_default())
+    };
+    accesslog::Entry {
+        user_agent: None,
+        ..then
+    } == accesslog::Entry {
+        user_agent: None,
+        ..now
+    } && claim(&then) == claim(&now)
 }
 
 /// Reads one log into the channel; the error, if any, comes after every
@@ -305,6 +334,9 @@ fn read_one(
         // tail of a log audited before.
         heads.reading.input_ended();
     }
+    heads
+        .reading
+        .keep_grown_tails(|then, now| same_fetch(&format, formats.ident, then, now));
     let through = heads.reading.matched_lines();
     let chosen = Arc::clone(&format);
     let mut format = format;
@@ -886,12 +918,13 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
                 .to_string(),
         });
     }
+    let ident = Identifier::with_profiles(config.profiles.as_deref())?;
     let formats = Formats {
         choice: &choice,
         quiet: config.quiet,
         chosen: Mutex::default(),
+        ident: &ident,
     };
-    let ident = Identifier::with_profiles(config.profiles.as_deref())?;
     let ptr_map = load_ptr_map(config.ptr_map.as_deref(), config.quiet)?;
     let mut crawler_addrs = ptr_map.crawler_addresses(&ident);
     if config.resolve {

@@ -135,6 +135,11 @@ pub struct Reading<'k> {
     tails: BTreeMap<u64, Vec<(usize, Sha256)>>,
     /// Known logs whose tail is line N + 1 of this file too.
     matched_tails: Vec<usize>,
+    /// Of those, the ones whose tail parsed and has grown since: the known
+    /// log, line N + 1 as it is now, and the tail's length. The caller
+    /// says whether the line is still the fetch audited then
+    /// (`keep_grown_tails`).
+    grown: Vec<(usize, Vec<u8>, usize)>,
 }
 
 impl<'k> Reading<'k> {
@@ -159,6 +164,7 @@ impl<'k> Reading<'k> {
             next_checkpoint: 1,
             checkpoints: Vec::new(),
             matched: Vec::new(),
+            grown: Vec::new(),
             tails,
             matched_tails: Vec::new(),
         }
@@ -191,6 +197,21 @@ impl<'k> Reading<'k> {
         let lines = self.matched.iter().map(|&i| self.known[i].lines);
         let tails = self.matched_tails.iter().map(|&i| self.known[i].lines + 1);
         lines.chain(tails).max().unwrap_or(0)
+    }
+
+    /// Keeps as audited a grown tail only when `same` says the line as it
+    /// is now (second) is the fetch its unfinished text (first) was read
+    /// as: a trailing field the audit does not read was written since
+    /// (nginx `$request_time`, IIS `time-taken`). A line whose growth
+    /// changed what the audit reads (a user agent cut short, now a
+    /// crawler's) is a new line, audited whole (SPEC §6: "exactly the N
+    /// lines").
+    pub fn keep_grown_tails(&mut self, same: impl Fn(&[u8], &[u8]) -> bool) {
+        for (i, line, len) in std::mem::take(&mut self.grown) {
+            if !same(&line[..len], &line) {
+                self.matched_tails.retain(|&j| j != i);
+            }
+        }
     }
 
     /// The next line count at which the reading must stop and look.
@@ -323,6 +344,9 @@ impl<'k> Reading<'k> {
             hasher.update(&line[..len]);
             if hex(&hasher.finalize()) == tail.sha256 {
                 self.matched_tails.push(i);
+                if line.len() > len {
+                    self.grown.push((i, line.to_vec(), len));
+                }
             }
         }
     }

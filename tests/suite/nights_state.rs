@@ -10,7 +10,8 @@
 use std::path::Path;
 
 use crate::support::audit::{
-    FRESH_UA, GENUINE_PTR_MAP, Site, clf, combined, gzip, seznambot_fetch as fetch,
+    FRESH_UA, GENUINE_PTR_MAP, SEZNAM_UA, Site, clf, combined, gzip, rfc3339,
+    seznambot_fetch as fetch,
 };
 
 const H: u32 = 3600;
@@ -1079,6 +1080,56 @@ fn a_last_line_cut_in_its_trailing_field_is_audited_once() {
     assert_eq!(
         json(&site, "out2/run.json")["files"][0]["already_audited"],
         2
+    );
+}
+
+/// A last line cut inside a field the audit reads (a user agent last on
+/// the line, cut before its crawler's name) parsed as a browser's fetch.
+/// Grown, it is a crawler's: a new line, audited whole, as one run over
+/// the finished log audits it (SPEC §6: "exactly the N lines"); a line
+/// that grew only in what the audit does not read stays audited once.
+#[test]
+fn a_last_line_whose_growth_changed_its_crawler_is_audited_again() {
+    let site = Site::new().with("robots.txt", "User-agent: *\nDisallow: /x\n");
+    let spec = r#"%h %t "%r" %>s %b %{User-agent}i"#;
+    let line = |t: u32, target: &str| {
+        format!(
+            "77.75.77.123 [{}] \"GET {target} HTTP/1.1\" 200 10 {SEZNAM_UA}\n",
+            clf(t)
+        )
+    };
+    let whole = [line(0, "/a"), line(20, "/x")].concat();
+    // The night ends inside the last user agent, before "SeznamBot".
+    let cut = &whole[..whole.len() - SEZNAM_UA.len() - 1 + "Mozilla/5.0 (compat".len()];
+    assert!(cut.ends_with("(compat"), "{cut}");
+    site.write("access.log", cut);
+    let args = |out: &'static str| {
+        vec![
+            "--robots",
+            "robots.txt",
+            "--state",
+            "state",
+            "--log",
+            "access.log",
+            "--log-format",
+            spec,
+            "--out",
+            out,
+        ]
+    };
+    let run = site.run(&args("out1"));
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    site.write("access.log", &whole);
+    let run = site.run(&args("out2"));
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let rows = body(&read(&site, "out2/violations.csv"))
+        .iter()
+        .map(|row| row.split(',').take(3).collect::<Vec<_>>().join(","))
+        .collect::<Vec<_>>();
+    assert_eq!(rows, [format!("{},access.log,2", rfc3339(20))]);
+    assert_eq!(
+        json(&site, "out2/run.json")["files"][0]["already_audited"],
+        1
     );
 }
 
