@@ -1189,7 +1189,7 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
     };
     let arguments: Vec<String> = std::env::args_os()
         .skip(1)
-        .map(|a| a.to_string_lossy().into_owned())
+        .map(|a| crate::text::name_text(a.as_encoded_bytes()).into_owned())
         .collect();
     let errors: BTreeMap<usize, String> = input_errors
         .iter()

@@ -75,7 +75,9 @@ pub fn value(digest: &Digest<'_>, names: &Names<'_>, health: &Health<'_>) -> Val
                 }
             }
             json!({
-                "file": path.to_string_lossy(),
+                // As the CSVs write it: a byte outside UTF-8 as `\xNN`, so
+                // that two names stay two (`\u{FFFD}` would merge them).
+                "file": crate::text::name_text(path.as_os_str().as_encoded_bytes()),
                 "format": health.formats.get(&index),
                 "lines_read": tally.lines,
                 "lines_skipped": tally.skipped,

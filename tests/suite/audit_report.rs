@@ -694,3 +694,40 @@ fn robots_text_that_is_not_utf8_is_escaped_once() {
     assert_eq!(violations, want);
     assert_eq!(rules, want);
 }
+
+/// Two logs whose names differ only in a byte outside UTF-8 stay two in
+/// run.json (SPEC §7 `file` as given), written as the CSVs write them,
+/// `\xFE` and `\xFF`, in `files[]` and in `arguments`.
+#[test]
+fn run_json_keeps_file_names_that_are_not_utf8_apart() {
+    use std::os::unix::ffi::OsStrExt as _;
+    let site = Site::new().with("robots.txt", ROBOTS);
+    let line = combined("77.75.77.1", &clf(1), "GET /a HTTP/1.1", 200, SEZNAM_UA);
+    for name in [&b"m\xfe.log"[..], b"m\xff.log"] {
+        std::fs::write(site.path("").join(std::ffi::OsStr::from_bytes(name)), &line).unwrap();
+    }
+    let output = site
+        .command(&["--robots", "robots.txt", "--out", "out", "--log"])
+        .arg(std::ffi::OsStr::from_bytes(b"m\xfe.log"))
+        .arg("--log")
+        .arg(std::ffi::OsStr::from_bytes(b"m\xff.log"))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let run: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(site.path("out/run.json")).unwrap()).unwrap();
+    let files: Vec<&str> = run["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["file"].as_str().unwrap())
+        .collect();
+    assert_eq!(files, [r"m\xFE.log", r"m\xFF.log"]);
+    let arguments: Vec<&str> = run["arguments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|a| a.as_str())
+        .collect();
+    assert!(arguments.contains(&r"m\xFE.log") && arguments.contains(&r"m\xFF.log"));
+}
