@@ -49,7 +49,8 @@ use std::collections::HashMap;
 
 use aho_corasick::automaton::{Automaton, StateID};
 use aho_corasick::dfa::DFA;
-use aho_corasick::{AhoCorasick, Anchored, MatchKind};
+use aho_corasick::nfa::contiguous::NFA;
+use aho_corasick::{Anchored, MatchKind};
 
 use super::normalize::matching_form_into;
 use chains::{Run, SCRATCH, Scratch};
@@ -360,8 +361,9 @@ enum Pass {
         /// (piece id, piece length).
         matched: Vec<(u32, u32)>,
     },
-    /// A contiguous NFA, for piece sets whose DFA table would be large.
-    Nfa(AhoCorasick),
+    /// A contiguous NFA, for piece sets whose DFA table would be large,
+    /// driven octet by octet as the DFA is.
+    Nfa(Box<NFA>),
 }
 
 /// The automaton over the pieces: a DFA when its table is small (few
@@ -393,12 +395,11 @@ fn search_for(distinct: &[&[u8]]) -> Option<Pass> {
     if let Some(pass) = small.then(|| dfa_for(distinct)).flatten() {
         return Some(pass);
     }
-    AhoCorasick::builder()
-        .kind(Some(aho_corasick::AhoCorasickKind::ContiguousNFA))
+    aho_corasick::nfa::contiguous::Builder::new()
         .match_kind(MatchKind::Standard)
         .build(distinct)
         .ok()
-        .map(Pass::Nfa)
+        .map(|nfa| Pass::Nfa(Box::new(nfa)))
 }
 
 /// The DFA over the pieces and the flat table of its match states. Every
@@ -451,6 +452,18 @@ fn dfa_for(distinct: &[&[u8]]) -> Option<Pass> {
         match_at,
         matched,
     })
+}
+
+/// The pieces match state `sid` of `automaton` reports, ending at `end`,
+/// each an occurrence for `run`; whether any had a pattern to move.
+fn occurrences(automaton: &impl Automaton, sid: StateID, end: u32, run: &mut Run<'_>) -> bool {
+    let mut busy = false;
+    for n in 0..automaton.match_len(sid) {
+        let piece = automaton.match_pattern(sid, n);
+        let len = automaton.pattern_len(piece) as u32;
+        busy |= run.occurs(piece.as_u32(), end - len, end);
+    }
+    busy
 }
 
 /// All patterns of one selection: the trie over the piece-less ones and the
@@ -640,23 +653,29 @@ impl Matcher {
                     if !dfa.is_special(sid) || !dfa.is_match(sid) {
                         continue;
                     }
+                    // A match state whose pieces all had nothing to do
+                    // since the last pattern moved on is passed over: a
+                    // state reports every piece ending here, which for
+                    // pieces that end one another (`a`, `aa`, `aaa`, …)
+                    // is all of them at every octet (SPEC §5).
+                    if run.scratch.is_idle(sid.as_u32()) {
+                        continue;
+                    }
                     let end = at as u32 + 1;
                     let index = (sid.as_u32() >> shift) as usize;
+                    let mut busy = false;
                     match (match_at.get(index), match_at.get(index + 1)) {
                         (Some(&from), Some(&to)) if sid.as_u32() & ((1 << shift) - 1) == 0 => {
                             for &(id, len) in &matched[from as usize..to as usize] {
-                                run.occurs(id, end - len, end);
+                                busy |= run.occurs(id, end - len, end);
                             }
                         }
                         // Not in the table (never so, by how it is built):
                         // asked of the DFA itself.
-                        _ => {
-                            for n in 0..dfa.match_len(sid) {
-                                let piece = dfa.match_pattern(sid, n);
-                                let len = dfa.pattern_len(piece) as u32;
-                                run.occurs(piece.as_u32(), end - len, end);
-                            }
-                        }
+                        _ => busy |= occurrences(dfa.as_ref(), sid, end, &mut run),
+                    }
+                    if !busy {
+                        run.scratch.set_idle(sid.as_u32());
                     }
                     if run.best == 0 {
                         // Nothing comes before the first pattern.
@@ -664,13 +683,18 @@ impl Matcher {
                     }
                 }
             }
-            Pass::Nfa(searcher) => {
-                for found in searcher.find_overlapping_iter(target.octets) {
-                    run.occurs(
-                        found.pattern().as_u32(),
-                        found.start() as u32,
-                        found.end() as u32,
-                    );
+            Pass::Nfa(nfa) => {
+                let Ok(mut sid) = nfa.start_state(Anchored::No) else {
+                    return usize::MAX;
+                };
+                for (at, &octet) in target.octets.iter().enumerate() {
+                    sid = nfa.next_state(Anchored::No, sid, octet);
+                    if !nfa.is_match(sid) || run.scratch.is_idle(sid.as_u32()) {
+                        continue;
+                    }
+                    if !occurrences(nfa.as_ref(), sid, at as u32 + 1, &mut run) {
+                        run.scratch.set_idle(sid.as_u32());
+                    }
                     if run.best == 0 {
                         break;
                     }
@@ -907,6 +931,71 @@ mod tests {
             .collect();
         assert_eq!(first, [vec![0, 1], vec![2, 4], vec![3]]);
         assert!(matcher.pieces.starting_with(3).is_empty());
+    }
+
+    /// Pieces that end one another (`a`, `aa`, … `a`×300): every octet of a
+    /// run of `a` reports all of them. A match state or piece that had
+    /// nothing to do is passed over until a pattern moves on; the answers
+    /// stay those of trying every pattern, for patterns that move (`*b`
+    /// after the run), that move back onto a piece they left (`*a*a`), and
+    /// for both the DFA and the NFA pass.
+    #[test]
+    fn pieces_that_end_one_another_are_judged_as_every_pattern_alone() {
+        for (count, nfa) in [(60, false), (600, true)] {
+            let mut written: Vec<String> = (1..=count)
+                .flat_map(|i| {
+                    let run = "a".repeat(i);
+                    [
+                        format!("/zz*{run}"),
+                        format!("/*{run}*b"),
+                        format!("/*{run}*a*{run}$"),
+                    ]
+                })
+                .collect();
+            written.push("/*c".to_string());
+            let matcher = Matcher::new(
+                written
+                    .iter()
+                    .map(|p| Pattern::compile(p.as_bytes(), false))
+                    .collect(),
+            );
+            assert_eq!(
+                matches!(matcher.pieces.searcher, Some(Pass::Nfa(_))),
+                nfa,
+                "{count} pieces"
+            );
+            // A piece with no pattern to list (`/zz` starts no target here)
+            // is idle until a pattern moves on to it (`/*b*a` after `b`).
+            let late = Matcher::new(
+                ["/zz*a", "/zz*ba", "/*b*a", "/*b*ba$"]
+                    .iter()
+                    .map(|p| Pattern::compile(p.as_bytes(), false))
+                    .collect(),
+            );
+            for target in ["/aba", "/aaba", "/abba", "/ab", "/abca", "/acbca"] {
+                assert_eq!(
+                    late.decide(target.as_bytes()),
+                    late.decide_by_scan(target.as_bytes()),
+                    "{target}"
+                );
+            }
+            let run = "a".repeat(2 * count + 7);
+            for target in [
+                format!("/{run}"),
+                format!("/{run}b"),
+                format!("/zz{run}"),
+                format!("/x{}b{}", "a".repeat(count / 2), "a".repeat(count / 3)),
+                format!("/{}%2Ab{run}c", "a".repeat(count)),
+                format!("/{run}%24"),
+                "/c".to_string(),
+            ] {
+                assert_eq!(
+                    matcher.decide(target.as_bytes()),
+                    matcher.decide_by_scan(target.as_bytes()),
+                    "{target:.40}"
+                );
+            }
+        }
     }
 
     /// A hostile robots.txt: tens of thousands of wildcard rules whose

@@ -6,6 +6,7 @@
 //! nothing indexed by pattern; all of it grows with the target's pieces.
 
 use std::cell::RefCell;
+use std::collections::HashMap;
 
 use super::{Pattern, Pieces, Start, Target, head_mask};
 
@@ -55,6 +56,20 @@ pub(super) struct Scratch {
     /// (pattern, where its last piece may start) for patterns whose
     /// anchored last piece is checked at the end.
     at_end: Vec<(u32, u32)>,
+    /// The automaton's match states whose every piece had no pattern to
+    /// move, by state id, with the `moves` count then: passed over until a
+    /// pattern moves to another piece's chain (which may wake one of
+    /// theirs). Kept for one target.
+    idle: HashMap<u32, u32, foldhash::fast::FixedState>,
+    /// Patterns moved to another piece's chain in this target.
+    moves: u32,
+    /// The same for pieces, by piece id: the target's number when the
+    /// piece was found with no pattern waiting (0 again when a pattern
+    /// moves to it), so that a match state reporting many pieces skips
+    /// each idle one without its chain's look-up.
+    idle_pieces: Vec<u32>,
+    /// Targets read with this scratch, for `idle_pieces`.
+    target: u32,
 }
 
 impl Scratch {
@@ -69,9 +84,45 @@ impl Scratch {
         self.keys.clear();
         self.waiting.clear();
         self.at_end.clear();
+        self.idle.clear();
+        self.moves = 0;
+        self.target = self.target.wrapping_add(1);
+        if self.target == 0 {
+            // Marks of 2^32 targets ago would read as this one's.
+            self.idle_pieces.fill(0);
+            self.target = 1;
+        }
         if self.table.is_empty() {
             self.table.resize(64, 0);
         }
+    }
+
+    /// Whether match state `sid` found nothing to do since the last move.
+    pub(super) fn is_idle(&self, sid: u32) -> bool {
+        self.idle.get(&sid) == Some(&self.moves)
+    }
+
+    /// Says match state `sid` found nothing to do: no piece it reports had
+    /// a pattern waiting, or one to list.
+    pub(super) fn set_idle(&mut self, sid: u32) {
+        self.idle.insert(sid, self.moves);
+    }
+
+    /// Whether piece `id` had no pattern waiting, and none moved to it
+    /// since.
+    fn is_idle_piece(&self, id: u32) -> bool {
+        self.idle_pieces.get(id as usize) == Some(&self.target)
+    }
+
+    fn set_idle_piece(&mut self, id: u32, idle: bool) {
+        let id = id as usize;
+        if self.idle_pieces.len() <= id {
+            if !idle {
+                return;
+            }
+            self.idle_pieces.resize(id + 1, 0);
+        }
+        self.idle_pieces[id] = if idle { self.target } else { 0 };
     }
 
     /// The cell where piece `id` is, or would go.
@@ -205,14 +256,24 @@ impl Run<'_> {
     /// Piece `id` occurs at `start..end`: every pattern waiting for it from
     /// `start` or before takes it and waits for its next piece. An
     /// occurrence that begins or ends inside a literal `*` or `$` of the
-    /// target is none.
-    pub(super) fn occurs(&mut self, id: u32, start: u32, end: u32) {
+    /// target is none. True unless the piece had, and has, no pattern
+    /// waiting for it (its patterns listed, none left): an occurrence of it
+    /// anywhere else does nothing either, until a pattern moves on to it.
+    pub(super) fn occurs(&mut self, id: u32, start: u32, end: u32) -> bool {
+        if self.scratch.is_idle_piece(id) {
+            return false;
+        }
         if self.target.splits(start as usize) || self.target.splits(end as usize) {
-            return;
+            // Said of this place only: elsewhere it may do something.
+            return true;
         }
         let slot = self.scratch.chain(id);
         if !self.scratch.chains[slot].listed {
             self.list(id, slot);
+        }
+        if self.scratch.chains[slot].head == NIL {
+            self.scratch.set_idle_piece(id, true);
+            return false;
         }
         // Taken off whole: a pattern that next waits for this same piece
         // goes back on the emptied chain and is not seen again here.
@@ -245,8 +306,11 @@ impl Run<'_> {
                 moved.from = end;
                 let next_slot = self.scratch.chain(next);
                 self.scratch.relink(next_slot, index);
+                self.scratch.set_idle_piece(next, false);
+                self.scratch.moves = self.scratch.moves.wrapping_add(1);
             }
         }
+        true
     }
 
     /// Checks the anchored last pieces and gives the first match.
