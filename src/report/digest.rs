@@ -125,10 +125,12 @@ pub struct Digest<'d> {
     /// The targets fetched most against a rule by accusing rows, most
     /// first (ties by rule line, kind and target), at most `TOP_TARGETS`.
     pub top_targets: Vec<TopTarget>,
-    /// Rules by (line, kind): the indexes in `rules` of those of that line
-    /// and kind, told apart by version (and text, for a made rule of no
-    /// line), looked up without a copy of the row's text.
-    rule_index: HashMap<(usize, Kind), Vec<usize>, Fold>,
+    /// Rules by (line, kind, a hash of the version and, for a made rule of
+    /// no line, its text): the indexes in `rules` of those that hash so,
+    /// compared whole, looked up without a copy of the row's text. A night
+    /// of a thousand robots.txt outages is a thousand rules of line 0: each
+    /// found by its own key, not by a walk over the others.
+    rule_index: HashMap<(usize, Kind, u64), Vec<usize>, Fold>,
     /// Spoofing addresses (SPEC §7 `impostor-addresses.csv`): gathered by
     /// client in memory, spilled to a sorter that merges equal clients
     /// when they outgrow their share of `--memory`; ranked at `finish`.
@@ -192,9 +194,18 @@ impl<'d> Digest<'d> {
             kind.first.get_or_insert(time);
             kind.last = Some(time);
         }
+        let key = {
+            use std::hash::{BuildHasher as _, Hash as _, Hasher as _};
+            let mut hasher = self.rule_index.hasher().build_hasher();
+            row.robots_version.hash(&mut hasher);
+            if row.rule_line == 0 {
+                row.rule.hash(&mut hasher);
+            }
+            hasher.finish()
+        };
         let candidates = self
             .rule_index
-            .entry((row.rule_line, row.kind))
+            .entry((row.rule_line, row.kind, key))
             .or_default();
         let found = candidates.iter().copied().find(|&at| {
             let rule = &self.rules[at];
