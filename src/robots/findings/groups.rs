@@ -414,23 +414,27 @@ fn crawl_delays(scope: &Scope<'_>, index: usize, findings: &mut Vec<Finding>) {
 /// Judged as crawlers that keep to the limit read the file: one that keeps
 /// to a Crawl-delay reads it, so there it ends a run of User-agent lines.
 fn ignored_limits(scope: &Scope<'_>, findings: &mut Vec<Finding>) {
-    // The Request-rate lines each selection ever uses, minute by minute.
+    // The Request-rate line each selection uses at each minute of the day,
+    // found once (a file of thousands of Request-rate lines asks it of
+    // each), and the lines it ever uses.
     let [rated, delayed] = &scope.keepers;
-    let used: Vec<HashSet<usize>> = rated
+    let by_minute: Vec<Vec<Option<&RequestRate>>> = rated
         .iter()
         .map(|s| {
             if s.rules.request_rates().is_empty() {
-                return HashSet::new();
+                return Vec::new();
             }
-            (0..1440u16)
-                .filter_map(|m| s.rules.rate_at(m).map(|r| r.line))
-                .collect()
+            (0..1440u16).map(|m| s.rules.rate_at(m)).collect()
         })
+        .collect();
+    let used: Vec<HashSet<usize>> = by_minute
+        .iter()
+        .map(|minutes| minutes.iter().flatten().map(|r| r.line).collect())
         .collect();
     for group in scope.robots.groups() {
         for line in group.request_rates.iter().filter(|l| l.rate.is_some()) {
             let users = users(rated, line.line);
-            let Some(first) = users.first().map(|&s| &rated[s].rules) else {
+            let Some(&first) = users.first() else {
                 continue;
             };
             let ignored = users.iter().all(|&s| !used[s].contains(&line.line));
@@ -441,9 +445,10 @@ fn ignored_limits(scope: &Scope<'_>, findings: &mut Vec<Finding>) {
             }
             let window = line.rate.and_then(|r| r.window);
             let mut winners: Vec<&RequestRate> = Vec::new();
+            let mut named = HashSet::new();
             for minute in (0..1440u16).filter(|&m| window.is_none_or(|w| w.contains(m))) {
-                if let Some(winner) = first.rate_at(minute)
-                    && !winners.iter().any(|w| w.line == winner.line)
+                if let Some(&Some(winner)) = by_minute[first].get(usize::from(minute))
+                    && named.insert(winner.line)
                 {
                     winners.push(winner);
                 }
