@@ -13,6 +13,7 @@ use crate::config::{CheckConfig, OutputFormat};
 use crate::crawler::identify::Identifier;
 use crate::error::Result;
 use crate::report::columns::{csv_error, finish, writer};
+use crate::report::escape::{Escaping, name_bytes};
 use crate::robots::group::Reads;
 use crate::robots::matcher::is_robots_txt;
 use crate::robots::versions::{Version, Versions};
@@ -307,14 +308,21 @@ fn csv(answers: &[Answer]) -> Result<String> {
     let mut w = writer();
     w.write_record(["target", "path", "verdict", "group", "rule_line", "rule"])
         .map_err(csv_error)?;
+    // As the reports write text (SPEC §5): a field a spreadsheet would run
+    // as a formula (a robots.txt's `User-agent: =…`) gets its `'`, and
+    // robots.txt text is escaped once.
+    let safe = |text: &[u8]| Escaping::Safe.apply(text).into_owned();
     for a in answers {
         w.write_record([
-            a.target.as_str(),
-            a.path.as_str(),
-            a.verdict(),
-            a.group.as_str(),
-            &a.rule_line.map(|l| l.to_string()).unwrap_or_default(),
-            a.rule.as_str(),
+            safe(a.target.as_bytes()),
+            safe(a.path.as_bytes()),
+            a.verdict().as_bytes().to_vec(),
+            safe(&name_bytes(&a.group)),
+            a.rule_line
+                .map(|l| l.to_string())
+                .unwrap_or_default()
+                .into_bytes(),
+            safe(&name_bytes(&a.rule)),
         ])
         .map_err(csv_error)?;
     }

@@ -286,3 +286,34 @@ fn a_profiles_token_reads_as_its_crawler() {
     let (code, stdout, _) = check_as("Otherbot");
     assert_eq!(code, 1, "{stdout}");
 }
+
+/// `check --format csv` writes text as the reports do (SPEC §5): a group
+/// or a target a spreadsheet would run as a formula gets its `'`, and a
+/// robots.txt byte outside UTF-8 is `\xNN`, once.
+#[test]
+fn csv_cells_never_open_as_formulas() {
+    let dir = tempfile::tempdir().unwrap();
+    let robots = dir.path().join("robots.txt");
+    std::fs::write(
+        &robots,
+        b"User-agent: =cmd|' /C calc'!A0\nUser-agent: SeznamBot\nDisallow: /hled\xe1n\xed\nDisallow: /-a\n",
+    )
+    .unwrap();
+    let (code, stdout, stderr) = check(&[
+        "--robots",
+        robots.to_str().unwrap(),
+        "--format",
+        "csv",
+        "/-a",
+        "/hled%E1n%ED",
+        "=1+1",
+    ]);
+    assert_eq!(code, 1, "{stderr}");
+    assert_eq!(
+        stdout,
+        "target,path,verdict,group,rule_line,rule\n\
+         /-a,/-a,disallowed,'=cmd|' /C calc'!A0|SeznamBot,4,Disallow: /-a\n\
+         /hled%E1n%ED,/hled%E1n%ED,disallowed,'=cmd|' /C calc'!A0|SeznamBot,3,Disallow: /hled\\xE1n\\xED\n\
+         '=1+1,'=1+1,no-target,,,\n"
+    );
+}
