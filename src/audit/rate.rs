@@ -19,11 +19,16 @@ use crate::robots::parse::Directive;
 /// inside the longest period any rate of the count can use.
 #[derive(Debug, Clone)]
 pub struct Count {
+    /// The times up to the last fetch pushed, oldest first.
     window: VecDeque<i64>,
+    /// Times later than the last fetch pushed, oldest first: those a state
+    /// remembers when an older log is audited after a newer one. They wait
+    /// here, each moved once each way, where putting every fetch of the
+    /// older log in its place among them cost the square of a day's
+    /// fetches.
+    later: VecDeque<i64>,
     /// The longest period in force for the count, in milliseconds.
     longest: i64,
-    /// The previous fetch's time, for the delay.
-    previous: Option<i64>,
 }
 
 impl Count {
@@ -45,29 +50,36 @@ impl Count {
             .unwrap_or(0);
         Count {
             window: VecDeque::new(),
+            later: VecDeque::new(),
             longest: i64::try_from(longest)
                 .unwrap_or(i64::MAX)
                 .saturating_mul(1000),
-            previous: None,
         }
     }
 
-    /// Adds the next fetch, at `now`; gives the previous fetch's time.
+    /// Adds the next fetch, at `now`; gives the previous fetch's time: the
+    /// latest at or before `now` (fetches come in time order, but may be
+    /// earlier than those a state remembers: an older log audited after a
+    /// newer one; the delay is then from the fetch before it, if known).
     pub fn push(&mut self, now: i64) -> Option<i64> {
-        if self.previous.is_some_and(|p| p > now) {
-            // Earlier than a fetch a state remembers (an older log audited
-            // after a newer one): put in its place; the delay is from the
-            // fetch before it, if still known.
-            let at = self.window.partition_point(|&t| t <= now);
-            self.window.insert(at, now);
-            return at.checked_sub(1).map(|i| self.window[i]);
+        while let Some(t) = self.window.back().copied().filter(|&t| t > now) {
+            self.window.pop_back();
+            self.later.push_front(t);
         }
+        while let Some(t) = self.later.front().copied().filter(|&t| t <= now) {
+            self.later.pop_front();
+            self.window.push_back(t);
+        }
+        let previous = self.window.back().copied();
+        // Pruned before the push, never after, so the window always holds
+        // the latest fetch; none pruned can be inside a period for this
+        // fetch or a later one.
         let horizon = now.saturating_sub(self.longest);
         while self.window.front().is_some_and(|&t| t <= horizon) {
             self.window.pop_front();
         }
         self.window.push_back(now);
-        self.previous.replace(now)
+        previous
     }
 
     /// Fetches in (now − period, now], the last one pushed included.
@@ -89,7 +101,7 @@ impl Count {
     /// The window always holds the latest fetch (it is pruned before a
     /// push, never after), so it is the previous fetch for the delay too.
     pub fn times(&self) -> Vec<i64> {
-        self.window.iter().copied().collect()
+        self.window.iter().chain(&self.later).copied().collect()
     }
 
     /// The longest period in force for the count, in milliseconds.
@@ -143,7 +155,65 @@ pub fn judge<'r>(
 
 #[cfg(test)]
 mod tests {
+    use super::Count;
     use crate::robots::Rate;
+
+    /// A night resumed from a state, then an older log's fetches, in time
+    /// order but earlier than the state's last ones, then later ones: each
+    /// push gives the latest fetch at or before it, and each fetch counts
+    /// those in (t − T, t], as a plain list of every fetch says (of the
+    /// state's, those within the longest period of its last).
+    #[test]
+    fn an_older_log_after_the_state_counts_as_every_fetch_in_order() {
+        let longest = 60_000;
+        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = |range: i64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % range as u64) as i64
+        };
+        for _ in 0..200 {
+            let mut count = Count {
+                window: Default::default(),
+                later: Default::default(),
+                longest,
+            };
+            let mut state: Vec<i64> = (0..next(40)).map(|_| next(300_000)).collect();
+            state.sort_unstable();
+            count.resume(&state);
+            let mut night: Vec<i64> = (0..next(80)).map(|_| next(400_000)).collect();
+            night.sort_unstable();
+            // Every fetch the count has seen: the state's that its own last
+            // ones left inside the longest period (as the night that saved
+            // them kept them), and the night's.
+            let last = state.last().copied().unwrap_or(i64::MIN);
+            let mut all: Vec<i64> = state
+                .iter()
+                .copied()
+                .filter(|&t| t > last.saturating_sub(longest))
+                .collect();
+            for &now in &night {
+                let previous = all.iter().copied().filter(|&t| t <= now).max();
+                let got = count.push(now);
+                all.push(now);
+                // The fetch before may be forgotten only when it lies past
+                // the longest period (a delay longer than that is none).
+                match (got, previous) {
+                    (Some(got), Some(previous)) => assert_eq!(got, previous),
+                    (None, Some(previous)) => assert!(previous <= now - longest),
+                    (got, None) => assert_eq!(got, None),
+                }
+                for period in [1_000, 10_000, longest] {
+                    let want = all
+                        .iter()
+                        .filter(|&&t| now - period < t && t <= now)
+                        .count();
+                    assert_eq!(count.inside(now, period), want, "{now} {period}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn floor_applies_only_to_slower_rates() {
