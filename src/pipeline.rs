@@ -1310,7 +1310,7 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
             .iter()
             .map(|version| (version.robots().bytes(), version.robots_version()))
             .collect(),
-        in_force_ms: in_force_ms.clone(),
+        in_force_ms,
         allowed: &allowed,
         window_offset_min: match &config.window_tz {
             WindowTz::Utc => 0,

@@ -17,7 +17,6 @@ use crate::audit::{Counted, Impostor, Kind, Policy, Violation};
 use crate::crawler::verify::Verification;
 use crate::report::digest::Digest;
 use crate::report::escape::{Escaping, escape, name_bytes};
-use crate::report::skipped::Tally;
 use crate::report::tables::joined;
 use crate::report::{Names, run};
 use crate::robots::parse::written_lines;
@@ -313,19 +312,16 @@ pub fn build(
     verdicts.retain(|v| v.fetches > 0 || v.impostor_fetches > 0);
     verdicts.sort_by(|a, b| a.crawler.cmp(&b.crawler));
 
-    let (first_time, last_time) = period(health);
-    let mut health_shown = health_of(names, health, escaping);
-    let (used, versions_unused) = versions_used(health, sources, &decided);
-    health_shown.robots_versions = used;
-    health_shown.robots_versions_unused = versions_unused;
+    let (first, last) = span(health);
+    let used = versions_used(health, sources, &decided, (first, last));
     Page {
-        first_time,
-        last_time,
+        first_time: first.map(|t| t.rfc3339()),
+        last_time: last.map(|t| t.rfc3339()),
         offset_min: first_offset.unwrap_or(0),
         window_offset_min: sources.window_offset_min,
         exit_status: health.exit_status,
         crawlers: verdicts,
-        health: health_shown,
+        health: health_of(names, health, escaping, used),
         charts,
         rules,
         targets,
@@ -344,20 +340,14 @@ pub fn build(
 /// when it came into force (a version back in force, v1 → v2 → v1, is
 /// listed at each coming); and how many the run knew besides. A state or
 /// history of many versions lists them all in run.json, not here.
+/// `(first, last)` is the night's `span`.
 fn versions_used(
     health: &run::Health<'_>,
     sources: &Sources<'_>,
     decided: &std::collections::BTreeSet<&str>,
+    (first, last): (Option<Timestamp>, Option<Timestamp>),
 ) -> (Vec<(String, Option<String>)>, usize) {
-    let instant = |pick: fn(&Tally) -> Option<Timestamp>| {
-        health
-            .tallies
-            .values()
-            .filter_map(pick)
-            .map(|t| t.instant_ms())
-    };
-    let first = instant(|t| t.first_time).min();
-    let last = instant(|t| t.last_time).max();
+    let (first, last) = (first.map(|t| t.instant_ms()), last.map(|t| t.instant_ms()));
     let mut used: Vec<(String, Option<String>)> = health
         .robots_versions
         .iter()
@@ -380,7 +370,7 @@ fn versions_used(
 }
 
 /// The period the lines cover: the earliest and latest line that parsed.
-fn period(health: &run::Health<'_>) -> (Option<String>, Option<String>) {
+fn span(health: &run::Health<'_>) -> (Option<Timestamp>, Option<Timestamp>) {
     let first = health
         .tallies
         .values()
@@ -391,10 +381,17 @@ fn period(health: &run::Health<'_>) -> (Option<String>, Option<String>) {
         .values()
         .filter_map(|t| t.last_time)
         .max_by_key(|t| t.instant_ms());
-    (first.map(|t| t.rfc3339()), last.map(|t| t.rfc3339()))
+    (first, last)
 }
 
-fn health_of(names: &Names<'_>, health: &run::Health<'_>, escaping: Escaping) -> Health {
+/// The run's health as the page shows it, with the robots.txt versions
+/// the night used and how many more there are (`versions_used`).
+fn health_of(
+    names: &Names<'_>,
+    health: &run::Health<'_>,
+    escaping: Escaping,
+    (robots_versions, robots_versions_unused): (Vec<(String, Option<String>)>, usize),
+) -> Health {
     let mut skipped = [0u64; Skip::ALL.len()];
     let mut files = Vec::new();
     let (mut lines_read, mut lines_skipped, mut already_audited) = (0, 0, 0);
@@ -447,8 +444,8 @@ fn health_of(names: &Names<'_>, health: &run::Health<'_>, escaping: Escaping) ->
             resolver_broken: health.dns.broken,
             deadline_reached: health.dns.deadline_reached,
         },
-        robots_versions: health.robots_versions.to_vec(),
-        robots_versions_unused: 0,
+        robots_versions,
+        robots_versions_unused,
         excused_by_cache_grace: health.excused_by_cache_grace,
         state_error: health.state_error.clone(),
     }
