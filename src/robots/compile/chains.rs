@@ -57,10 +57,11 @@ pub(super) struct Scratch {
     /// anchored last piece is checked at the end.
     at_end: Vec<(u32, u32)>,
     /// The automaton's match states whose every piece had no pattern to
-    /// move, by state id, with the `moves` count then: passed over until a
+    /// move, by state id, marked `idle_mark` then: passed over until a
     /// pattern moves to another piece's chain (which may wake one of
-    /// theirs). Kept for one target.
-    idle: HashMap<u32, u32, foldhash::fast::FixedState>,
+    /// theirs). A mark of an earlier target is stale, so nothing is
+    /// cleared between targets.
+    idle: HashMap<u32, u64, foldhash::fast::FixedState>,
     /// Patterns moved to another piece's chain in this target.
     moves: u32,
     /// The same for pieces, by piece id: the target's number when the
@@ -84,12 +85,12 @@ impl Scratch {
         self.keys.clear();
         self.waiting.clear();
         self.at_end.clear();
-        self.idle.clear();
         self.moves = 0;
         self.target = self.target.wrapping_add(1);
         if self.target == 0 {
             // Marks of 2^32 targets ago would read as this one's.
             self.idle_pieces.fill(0);
+            self.idle.clear();
             self.target = 1;
         }
         if self.table.is_empty() {
@@ -97,15 +98,21 @@ impl Scratch {
         }
     }
 
+    /// This target and its moves so far, as a state's mark in `idle`.
+    fn idle_mark(&self) -> u64 {
+        (u64::from(self.target) << 32) | u64::from(self.moves)
+    }
+
     /// Whether match state `sid` found nothing to do since the last move.
     pub(super) fn is_idle(&self, sid: u32) -> bool {
-        self.idle.get(&sid) == Some(&self.moves)
+        self.idle.get(&sid) == Some(&self.idle_mark())
     }
 
     /// Says match state `sid` found nothing to do: no piece it reports had
     /// a pattern waiting, or one to list.
     pub(super) fn set_idle(&mut self, sid: u32) {
-        self.idle.insert(sid, self.moves);
+        let mark = self.idle_mark();
+        self.idle.insert(sid, mark);
     }
 
     /// Whether piece `id` had no pattern waiting, and none moved to it
