@@ -1039,6 +1039,22 @@ fn a_run_that_exits_2_leaves_the_states_dns_cache_alone() {
     assert!(site.path("state/state.json").exists());
 }
 
+/// A night of `access.log` in `spec`, with the state, into `out`.
+fn tail_night_args<'a>(spec: &'a str, out: &'a str) -> Vec<&'a str> {
+    vec![
+        "--robots",
+        "robots.txt",
+        "--state",
+        "state",
+        "--log",
+        "access.log",
+        "--log-format",
+        spec,
+        "--out",
+        out,
+    ]
+}
+
 /// A last line cut mid-write that still parses (the server had not yet
 /// written its trailing field, nginx `$request_time`) was audited: once
 /// the server finishes it, it is the same fetch, not audited again.
@@ -1053,20 +1069,7 @@ fn a_last_line_cut_in_its_trailing_field_is_audited_once() {
     // The night ends inside the last line's %D: "5" not yet written.
     let cut = whole.trim_end_matches("5\n");
     site.write("access.log", cut);
-    let args = |out: &'static str| {
-        vec![
-            "--robots",
-            "robots.txt",
-            "--state",
-            "state",
-            "--log",
-            "access.log",
-            "--log-format",
-            spec,
-            "--out",
-            out,
-        ]
-    };
+    let args = |out| tail_night_args(spec, out);
     let run = site.run(&args("out1"));
     assert_eq!(run.code, 1, "{}", run.stderr);
     assert_eq!(body(&read(&site, "out1/violations.csv")).len(), 1);
@@ -1103,20 +1106,7 @@ fn a_last_line_whose_growth_changed_its_crawler_is_audited_again() {
     let cut = &whole[..whole.len() - SEZNAM_UA.len() - 1 + "Mozilla/5.0 (compat".len()];
     assert!(cut.ends_with("(compat"), "{cut}");
     site.write("access.log", cut);
-    let args = |out: &'static str| {
-        vec![
-            "--robots",
-            "robots.txt",
-            "--state",
-            "state",
-            "--log",
-            "access.log",
-            "--log-format",
-            spec,
-            "--out",
-            out,
-        ]
-    };
+    let args = |out| tail_night_args(spec, out);
     let run = site.run(&args("out1"));
     assert_eq!(run.code, 0, "{}", run.stderr);
     site.write("access.log", &whole);

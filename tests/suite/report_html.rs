@@ -239,7 +239,7 @@ fn a_night_of_reverted_versions_is_drawn_by_the_version_in_force() {
     ]);
     assert_eq!(run.code, 1, "{}", run.stderr);
     let page = std::fs::read_to_string(site.path("out/report.html")).unwrap();
-    let text = start_tags_stripped(&page);
+    let text = page_text(&page);
     let (v1, v2, old) = (
         common::robots_version(v1.as_bytes()),
         common::robots_version(v2.as_bytes()),
@@ -270,7 +270,7 @@ fn a_night_of_reverted_versions_is_drawn_by_the_version_in_force() {
 
 /// The page as text: each tag a blank, entities as they stand, runs of
 /// blanks one space.
-fn start_tags_stripped(page: &str) -> String {
+fn page_text(page: &str) -> String {
     let mut text = String::new();
     let mut in_tag = false;
     for c in page.chars() {
