@@ -15,7 +15,7 @@ use std::borrow::Cow;
 
 use super::escape::unescape;
 use super::format::{Entry, LogEscaping};
-use super::request::split_request;
+use super::request::{is_protocol, split_request_by};
 
 /// A request's parts, each decoded (`Entry::request_parts`).
 pub struct RequestParts<'a> {
@@ -48,7 +48,9 @@ impl Entry<'_> {
     /// to the target (SPEC §5 "target: as logged, escapes decoded").
     pub fn request_parts(&self) -> Option<RequestParts<'_>> {
         let Some(method) = self.method else {
-            let (method, target, protocol) = split_request(self.request)?;
+            // The protocol as decoded: JSON may write `HTTP\/1.1`.
+            let (method, target, protocol) =
+                split_request_by(self.request, |word| is_protocol(&self.decoded(word)))?;
             return Some(RequestParts {
                 method: self.decoded(method),
                 target: self.decoded(target),

@@ -101,20 +101,34 @@ fn trim_spaces(mut s: &[u8]) -> &[u8] {
 /// blank the log wrote as an escape (`/doc.pdf\t`, `\x20`) is part of the
 /// target the client sent, never a separator to trim.
 pub fn split_request(line: &[u8]) -> Option<(&[u8], &[u8], &[u8])> {
+    split_request_by(line, is_protocol)
+}
+
+/// `split_request`, with `protocol` telling whether a word, as logged, is
+/// the protocol: a log whose escapes could spell it (JSON's `HTTP\/1.1`,
+/// as PHP's `json_encode` writes every slash) decodes the word first.
+pub fn split_request_by(
+    line: &[u8],
+    protocol: impl Fn(&[u8]) -> bool,
+) -> Option<(&[u8], &[u8], &[u8])> {
     let line = trim_spaces(line);
     let space = memchr::memchr2(b' ', b'\t', line)?;
     let method = &line[..space];
     let rest = trim_spaces(&line[space + 1..]);
     match memchr::memrchr2(b' ', b'\t', rest) {
-        Some(at)
-            if rest[at + 1..].len() >= 5 && rest[at + 1..at + 6].eq_ignore_ascii_case(b"HTTP/") =>
-        {
+        Some(at) if protocol(&rest[at + 1..]) => {
             Some((method, trim_spaces(&rest[..at]), &rest[at + 1..]))
         }
         // `GET HTTP/1.1`: no target at all.
-        _ if rest.len() >= 5 && rest[..5].eq_ignore_ascii_case(b"HTTP/") => None,
+        _ if protocol(rest) => None,
         _ => Some((method, rest, &rest[rest.len()..])),
     }
+}
+
+/// Whether `word` is a protocol: it starts with `HTTP/`, in any case.
+pub fn is_protocol(word: &[u8]) -> bool {
+    word.get(..5)
+        .is_some_and(|head| head.eq_ignore_ascii_case(b"HTTP/"))
 }
 
 /// A fetch of `target` by `method` (both decoded): not one when the method

@@ -273,6 +273,31 @@ fn nginx_escape_json_log() {
     assert!(violations.contains(r#""/private/""q""""#), "{violations}");
 }
 
+/// A JSON writer that escapes every slash (PHP's `json_encode`) writes the
+/// protocol `HTTP\/1.1`: it is the protocol all the same, not the end of
+/// the target, so `$` rules see the target as sent.
+#[test]
+fn an_escaped_slash_in_a_json_protocol_ends_the_target() {
+    let line = |second: u32, target: &str| {
+        format!(
+            r#"{{"time_iso8601":"2026-11-30T00:00:0{second}+01:00","remote_addr":"77.75.77.123","request":"GET {target} HTTP\/1.1","status":"200","http_user_agent":"{SEZNAM_UA}"}}"#
+        ) + "\n"
+    };
+    let text = line(1, r"\/a.pdf") + &line(2, "/b.pdf");
+    let site = Site::new()
+        .with("robots.txt", "User-agent: *\nDisallow: /*.pdf$\n")
+        .with("access.log", text);
+    let report = site.audit(&["--log", "access.log", "--robots", "robots.txt", "--quiet"]);
+    report.assert_code(1);
+    let violations = String::from_utf8_lossy(&report.violations);
+    for target in ["/a.pdf", "/b.pdf"] {
+        assert!(
+            violations.contains(&format!(",GET,{target},200,disallow,")),
+            "{violations}"
+        );
+    }
+}
+
 #[test]
 fn vhost_combined_is_chosen_and_read_with_its_true_clients() {
     let site = Site::new()
