@@ -28,6 +28,11 @@ pub struct Fetch {
     /// it (an impostor is listed whatever the host), never against
     /// robots.txt.
     pub other_host: bool,
+    /// Before `--since`: a fetch of `/robots.txt` kept only so that the
+    /// crawler's view of robots.txt at the start of the period is the one
+    /// the log shows (a 4xx before it frees the fetches after it); never
+    /// counted, judged or listed.
+    pub before_period: bool,
     /// client, method, target and user agent, one after another.
     text: Box<[u8]>,
     /// Where client, method and target end in `text`.
@@ -75,6 +80,7 @@ impl Fetch {
             status,
             claim,
             other_host: false,
+            before_period: false,
             text: joined.into_boxed_slice(),
             ends,
         }
@@ -136,7 +142,7 @@ impl Fetch {
                 .map_or(u32::MAX, |c| c.index() as u32)
                 .to_le_bytes(),
         );
-        out.push(u8::from(self.other_host));
+        out.push(u8::from(self.other_host) | u8::from(self.before_period) << 1);
         for end in self.ends {
             out.extend_from_slice(&end.to_le_bytes());
         }
@@ -155,7 +161,7 @@ impl Fetch {
         let line = u64::from_le_bytes(input.take()?);
         let status = u32::from_le_bytes(input.take()?);
         let claim = u32::from_le_bytes(input.take()?);
-        let [other_host] = input.take::<1>()?;
+        let [flags] = input.take::<1>()?;
         let mut ends = [0u32; 3];
         for end in &mut ends {
             *end = u32::from_le_bytes(input.take()?);
@@ -175,7 +181,8 @@ impl Fetch {
             line,
             status: u16::try_from(status).ok(),
             claim: u16::try_from(claim).ok().map(CrawlerId::from_index),
-            other_host: other_host == 1,
+            other_host: flags & 1 != 0,
+            before_period: flags & 2 != 0,
             text: text.into(),
             ends,
         })
@@ -255,6 +262,14 @@ mod tests {
             sample(b"", None, None),
             sample(b"x", Some(0), Some(CrawlerId::from_index(2))),
             sample(&[0u8; 300], Some(65_535), Some(CrawlerId::from_index(0))),
+            Fetch {
+                other_host: true,
+                ..sample(b"y", Some(200), None)
+            },
+            Fetch {
+                before_period: true,
+                ..sample(b"z", Some(404), None)
+            },
         ] {
             let mut bytes = Vec::new();
             fetch.encode(&mut bytes);

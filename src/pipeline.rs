@@ -559,6 +559,9 @@ enum Decided<'r> {
     /// A crawler's, of another virtual host than `--host` names: not
     /// judged by this robots.txt.
     OtherHost,
+    /// A crawler's fetch of `/robots.txt` before `--since`: it tells the
+    /// judge what the crawler knew, and is neither counted nor written.
+    Before(Counted),
 }
 
 /// Bytes an identity the judge remembers holds, about (its client field,
@@ -618,6 +621,9 @@ fn decide<'r>(
         return Decided::Nobody;
     };
     if let Some(reason) = *reason {
+        if fetch.before_period {
+            return Decided::Nobody;
+        }
         return Decided::Impostor(Impostor {
             claimed: identity.crawler.index(),
             ptr: identity.ptr.clone(),
@@ -626,9 +632,21 @@ fn decide<'r>(
         });
     }
     if fetch.other_host {
-        return Decided::OtherHost;
+        return if fetch.before_period {
+            Decided::Nobody
+        } else {
+            Decided::OtherHost
+        };
     }
     let crawler = identity.crawler.index();
+    if fetch.before_period {
+        return Decided::Before(Counted {
+            fetch,
+            crawler,
+            verification: identity.verification,
+            identified_by: identity.identified_by,
+        });
+    }
     let version = versions.map_or(0, |v| v.index_at(fetch.time.instant_ms()));
     let disallow = audit::disallow::judge(&policies[version][crawler], fetch.target());
     Decided::Counted(
@@ -736,6 +754,7 @@ fn judge<'d, 'r>(
                         Decided::Impostor(impostor) => out.push(Judged::Impostor(impostor)),
                         Decided::Nobody => {}
                         Decided::OtherHost => *other_hosts += 1,
+                        Decided::Before(counted) => judge.observe_before(&counted),
                     }
                 }
                 if tx.send(out).is_err() {

@@ -13,6 +13,7 @@ use crate::crawler::ptr::CrawlerAddrs;
 use crate::crawler::{self, Client, CrawlerId, Identifier};
 use crate::fetch::{self, Fetch};
 use crate::report::skipped::{SHOWN as SHOWN_SKIPS, Tally};
+use crate::robots::cache;
 use crate::text::bound;
 
 /// What the workers found in the lines they read, fetches aside (those go
@@ -315,15 +316,22 @@ impl Scanner<'_> {
                     if let Some(fetch) = self.fetch(file, &line, &entry, &mut needles, &mut claims)
                     {
                         let at = fetch.time.instant_ms();
-                        let inside =
-                            self.since.is_none_or(|s| at >= s) && self.until.is_none_or(|u| at < u);
+                        let before = self.since.is_some_and(|s| at < s);
+                        let inside = !before && self.until.is_none_or(|u| at < u);
+                        // A fetch of robots.txt before the period still
+                        // tells what the crawler knew when it began.
+                        let kept = inside || (before && cache::is_robots_fetch(fetch.target()));
                         let mut fetch = fetch;
+                        fetch.before_period = before;
                         if let Some(vhost) = entry.vhost {
                             let key = host_key(vhost);
                             fetch.other_host = !self.hosts.is_empty() && !self.hosts.holds(&key);
                             scan.note_host(&key, 1);
                         }
-                        if inside {
+                        if !inside {
+                            scan.outside_period += 1;
+                        }
+                        if kept {
                             if self.count_clients {
                                 match scan.clients.get_mut(fetch.client()) {
                                     Some(n) => *n += 1,
@@ -333,8 +341,6 @@ impl Scanner<'_> {
                                 }
                             }
                             fetches.push(fetch);
-                        } else {
-                            scan.outside_period += 1;
                         }
                     }
                 }

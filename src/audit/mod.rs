@@ -315,6 +315,24 @@ impl<'p, 'r> Judge<'p, 'r> {
     /// `disallow` is its `disallow` row under the version in force at its
     /// time, from `disallow::judge` (computed apart, so that it can be
     /// computed in parallel).
+    /// Takes in a fetch of `/robots.txt` made before the period judged
+    /// (`Fetch::before_period`): what the crawler then learned of
+    /// robots.txt stands at the period's start, as it would in a run over
+    /// the whole log; the fetch itself is not counted.
+    pub fn observe_before(&mut self, counted: &Counted) {
+        if self.nights.is_none() {
+            return;
+        }
+        let fetch = &counted.fetch;
+        let which = self.count_of[counted.crawler];
+        self.trackers[which].observe_as(
+            fetch.time,
+            fetch.target(),
+            fetch.status,
+            counted.verification != Verification::Unverified || !self.verifies,
+        );
+    }
+
     pub fn judge(
         &mut self,
         counted: &Counted,

@@ -22,7 +22,9 @@ fn history(site: &Site) {
 fn audit(site: &Site, extra: &[&str]) -> (i32, String, serde_json::Value) {
     // The crawler's address has its PTR name: its fetches of /robots.txt
     // are the crawler's own (an unverified client's may only spare rows).
-    site.write("ptr-map.txt", GENUINE_PTR_MAP);
+    if !site.path("ptr-map.txt").exists() {
+        site.write("ptr-map.txt", GENUINE_PTR_MAP);
+    }
     let mut seen: Option<(i32, String, serde_json::Value)> = None;
     for (threads, memory) in [("1", "1G"), ("2", "1M")] {
         let out = format!("out-{threads}");
@@ -244,4 +246,53 @@ fn a_404_on_robots_txt_allows_everything_until_the_next_fetch_of_it() {
             ("/a/3".to_string(), "request-rate".to_string()),
         ]
     );
+}
+
+/// `--since` leaves out the fetches before it, but not what they told the
+/// crawler about robots.txt: a 404 before the period still frees the
+/// fetches after it, a 503 still makes them `robots-unreachable`, an
+/// impostor's fetch of robots.txt before it is neither listed nor
+/// believed, and the rows are those of the whole-log run within the
+/// period.
+#[test]
+fn since_keeps_what_robots_txt_fetches_before_it_told_the_crawler() {
+    let since = ["--since", "2026-11-30T14:00:00Z"];
+    let after = |violations: &str| -> Vec<Vec<String>> {
+        rows(violations)
+            .into_iter()
+            .filter(|r| r[0].as_str() >= "2026-11-30T14:00:00")
+            .collect()
+    };
+    let spoofer = |seconds: u32, status: u16| {
+        crate::support::audit::combined(
+            "203.0.113.9",
+            &crate::support::audit::clf(seconds),
+            "GET /robots.txt HTTP/1.1",
+            status,
+            "Mozilla/5.0 (compatible; SeznamBot/4.0; +http://napoveda.seznam.cz/seznambot-intro/)",
+        )
+    };
+    for (first, rows_after) in [(404, 0), (503, 1)] {
+        let site = Site::new();
+        history(&site);
+        // The spoofer's address is named, and not as Seznam's.
+        site.write(
+            "ptr-map.txt",
+            format!("{GENUINE_PTR_MAP}\n203.0.113.9 scan.example.net\n"),
+        );
+        let log = [
+            fetch(13 * H, "/robots.txt", first),
+            spoofer(13 * H + 60, 200),
+            fetch(15 * H, "/a/1", 200),
+        ]
+        .concat();
+        site.write("access.log", log);
+        let (_, whole, whole_json) = audit(&site, &[]);
+        assert_eq!(whole_json["impostor_fetches"], 1, "{whole_json}");
+        let (code, period, json) = audit(&site, &since);
+        assert_eq!(after(&whole), rows(&period), "{first}: {period}");
+        assert_eq!(rows(&period).len(), rows_after, "{first}: {period}");
+        assert_eq!(code, if rows_after == 0 { 0 } else { 1 });
+        assert_eq!(json["impostor_fetches"], 0, "{json}");
+    }
 }
