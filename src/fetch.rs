@@ -6,12 +6,17 @@
 //! run on disk (`spill`).
 //!
 //! The text a fetch keeps — client, method, target, user agent — lives in
-//! one allocation, each part bounded (SPEC §5: 8 KiB), so a record costs one
-//! allocation and its size is known for the memory budget.
+//! one allocation, so a record costs one allocation and its size is known
+//! for the memory budget. Each part is bounded (SPEC §5: 8 KiB) but the
+//! target, which is kept whole (up to the line's length) until it is
+//! judged and cut where it is written.
+
+use std::borrow::Cow;
 
 use crate::accesslog::time::Timestamp;
 use crate::crawler::CrawlerId;
 use crate::spill::Record;
+use crate::text::bound;
 
 /// One fetch that may be a crawler's, as logged.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -112,9 +117,16 @@ impl Fetch {
         self.part(1)
     }
 
-    /// Path and query as logged, escapes decoded, an absolute URL cut.
+    /// Path and query as logged, escapes decoded, an absolute URL cut:
+    /// whole, as the matcher judges it.
     pub fn target(&self) -> &[u8] {
         self.part(2)
+    }
+
+    /// The target as the reports keep it: cut past 8 KiB, marked
+    /// `…[cut N bytes]` (SPEC §5).
+    pub fn target_kept(&self) -> Cow<'_, [u8]> {
+        bound(self.target())
     }
 
     pub fn user_agent(&self) -> &[u8] {

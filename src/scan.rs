@@ -410,7 +410,10 @@ impl Scanner<'_> {
         };
         // Kept text is bounded (SPEC §5): a method is as long as the
         // attacker likes too. The user agent was already read whole to
-        // identify the crawler.
+        // identify the crawler. The target is kept whole until it is
+        // judged, so that the audit's verdict is `check`'s (SPEC §3), and
+        // cut where it is written (`Fetch::target_kept`); the line's
+        // length bounds it, and the sorter counts its bytes.
         Some(Fetch::new(
             entry.time,
             u32::try_from(file).unwrap_or(u32::MAX),
@@ -420,7 +423,7 @@ impl Scanner<'_> {
             fetch::Text {
                 client: client_text,
                 method: &bound(request.method),
-                target: &bound(&request.target),
+                target: &request.target,
                 user_agent: &bound(&user_agent),
             },
         ))

@@ -218,6 +218,7 @@ pub fn write_violation(
     let (mut line_digits, mut status_digits, mut rule_digits) = ([0u8; 20], [0u8; 20], [0u8; 20]);
     let time = fetch.time.rfc3339_text();
     let (group, rule) = (name_bytes(row.group), name_bytes(&row.rule));
+    let target = fetch.target_kept();
     let record: [Cow<'_, [u8]>; 17] = [
         Cow::Borrowed(time.as_bytes()),
         file_field(names, fetch.file),
@@ -227,7 +228,7 @@ pub fn write_violation(
         Cow::Borrowed(counted.verification.as_str().as_bytes()),
         Cow::Borrowed(counted.identified_by.as_str().as_bytes()),
         log(fetch.method()),
-        log(fetch.target()),
+        log(&target),
         Cow::Borrowed(status(fetch.status, &mut status_digits)),
         Cow::Borrowed(row.kind.as_str().as_bytes()),
         // robots.txt text may be a stranger's too (a CMS plugin, a
@@ -249,6 +250,7 @@ pub fn write_impostor(out: &mut Vec<u8>, names: &Names<'_>, impostor: &Impostor)
     let (mut line_digits, mut status_digits) = ([0u8; 20], [0u8; 20]);
     let time = fetch.time.rfc3339_text();
     let ptr = super::escape::name_bytes(impostor.ptr.as_deref().unwrap_or(""));
+    let target = fetch.target_kept();
     let record: [Cow<'_, [u8]>; 10] = [
         Cow::Borrowed(time.as_bytes()),
         file_field(names, fetch.file),
@@ -257,7 +259,7 @@ pub fn write_impostor(out: &mut Vec<u8>, names: &Names<'_>, impostor: &Impostor)
         log(&ptr),
         Cow::Borrowed(names.crawlers[impostor.claimed].as_bytes()),
         log(fetch.method()),
-        log(fetch.target()),
+        log(&target),
         Cow::Borrowed(status(fetch.status, &mut status_digits)),
         log(fetch.user_agent()),
     ];

@@ -241,7 +241,8 @@ impl<'d> Digest<'d> {
         }
         rule.crawlers.insert(counted.crawler);
         rule.last = time;
-        let target = counted.fetch.target();
+        let kept = counted.fetch.target_kept();
+        let target: &[u8] = &kept;
         for tag in [
             Tag::Kind {
                 crawler: counted.crawler,

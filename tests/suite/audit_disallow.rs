@@ -458,3 +458,38 @@ fn a_blank_written_as_an_escape_stays_in_the_target() {
         .collect();
     assert_eq!(rows, ["2"]);
 }
+
+/// A target past the 8 KiB the reports keep (SPEC §5) is judged whole, as
+/// `check` judges it (SPEC §3): a rule whose match reaches past the cut
+/// (`Allow: /x*zz`, `Allow: /x*.html$`) decides, and the row, when there
+/// is one, shows the target cut and marked.
+#[test]
+fn a_target_longer_than_the_reports_keep_is_judged_whole() {
+    let robots = "User-agent: *\nDisallow: /x\nAllow: /x*zz\nAllow: /x*.html$\n";
+    let long = |tail: &str| format!("/x{}{tail}", "a".repeat(9_000));
+    let targets = [long("zz"), long(".html"), long("b")];
+    let refs: Vec<&str> = targets.iter().map(String::as_str).collect();
+    let report = audit_text(robots, &fetches(1, SEZNAM_UA, &refs));
+    report.assert_code(1);
+    let text = String::from_utf8_lossy(&report.violations).into_owned();
+    let rows: Vec<(String, String)> = text
+        .lines()
+        .skip(1)
+        .map(|r| r.split(',').collect::<Vec<_>>())
+        .map(|f| (f[2].to_string(), f[12].to_string()))
+        .collect();
+    assert_eq!(rows, [("3".to_string(), "2".to_string())], "{text}");
+    let kept = format!("{}…[cut 811 bytes]", &targets[2][..8192]);
+    assert!(text.contains(&format!(",GET,{kept},200,")), "{text}");
+
+    let site = common::Site::new().with("robots.txt", robots);
+    let mut args = vec!["check", "--format", "csv", "--robots", "robots.txt"];
+    args.extend(&refs);
+    let answer = String::from_utf8_lossy(&site.run(&args).stdout).into_owned();
+    let verdicts: Vec<&str> = answer
+        .lines()
+        .skip(1)
+        .map(|r| r.split(',').nth(2).unwrap_or_default())
+        .collect();
+    assert_eq!(verdicts, ["allowed", "allowed", "disallowed"], "{answer}");
+}
