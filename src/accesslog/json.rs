@@ -214,20 +214,27 @@ impl JsonFormat {
     }
 
     /// True when `line` is one of the server's own messages as this
-    /// schema's server writes them (not a request): Caddy's carry `logger`,
-    /// `ts` and `msg`; Traefik's `level`, `time` and `msg` (v2) or
-    /// `message` (v3), and no `logger`. Lets `auto` know a log that starts
-    /// with hundreds of them (a debug start-up, a burst of TLS handshake
-    /// errors) by its server, where no request is there to decide.
+    /// schema's server writes them (not a request): Caddy's carry `level`,
+    /// `ts` and `msg` (and `logger`, but for its default logger's);
+    /// Traefik's `level`, `time` and `msg` (v2) or `message` (v3), and no
+    /// `logger`. Lets `auto` know a log that starts with hundreds of them
+    /// (a debug start-up, a burst of TLS handshake errors) by its server,
+    /// where no request is there to decide; and tells them from another
+    /// server's lines, which are misfits. Read by serde_json, the rare
+    /// case: a line that holds no request.
     pub fn owns_message(&self, line: &[u8]) -> bool {
-        let Ok(serde_json::Value::Object(map)) =
-            serde_json::from_slice::<serde_json::Value>(line.trim_ascii())
-        else {
+        let line = line.trim_ascii();
+        let parsed = serde_json::from_slice::<serde_json::Value>(line).or_else(|_| {
+            // A message may quote bytes that are not UTF-8 (a client's
+            // TLS garbage): its keys are what tell.
+            serde_json::from_str::<serde_json::Value>(&String::from_utf8_lossy(line))
+        });
+        let Ok(serde_json::Value::Object(map)) = parsed else {
             return false;
         };
         let has = |key: &str| map.contains_key(key);
         match self.name.as_str() {
-            "Caddy" => has("logger") && has("ts") && has("msg"),
+            "Caddy" => has("level") && has("ts") && has("msg"),
             "Traefik" => {
                 has("level") && has("time") && (has("msg") || has("message")) && !has("logger")
             }
@@ -277,12 +284,12 @@ impl JsonFormat {
                 memory.learn(line, &found);
             }
         }
-        self.entry(&found)
+        self.entry(&found, line)
     }
 
-    /// The entry of a line whose mapped values are `found`.
+    /// The entry of `line`, whose mapped values are `found`.
     #[inline(always)]
-    fn entry<'a>(&self, found: &[Option<&'a [u8]>]) -> Result<Entry<'a>, Skip> {
+    fn entry<'a>(&self, found: &[Option<&'a [u8]>], line: &[u8]) -> Result<Entry<'a>, Skip> {
         if let Some(logger) = self.first(found, Role::Logger)
             && !is_access_logger(logger)
         {
@@ -292,7 +299,11 @@ impl JsonFormat {
         let request = self.first(found, Role::Request);
         let target = self.first(found, Role::Target);
         if client.is_none() && request.is_none() && target.is_none() {
-            return Err(if self.messages {
+            // A server's own message is told by its own keys: another
+            // server's request line in the stream (an nginx line among
+            // Caddy's) is a misfit, skipped and counted, never set apart
+            // unseen as a message.
+            return Err(if self.messages && self.owns_message(line) {
                 Skip::NotRequest
             } else {
                 Skip::Mismatch

@@ -298,6 +298,61 @@ fn an_escaped_slash_in_a_json_protocol_ends_the_target() {
     }
 }
 
+/// A line of another server's JSON among Caddy's or Traefik's is a request
+/// the schema cannot read, not the server's own message: skipped and
+/// counted, so it can never vanish into "no request" on a clean night.
+/// A file mostly of nginx lines is read as nginx's, its Caddy line skipped.
+#[test]
+fn another_servers_json_lines_are_never_taken_for_server_messages() {
+    let nginx = |second: u32, target: &str| {
+        format!(
+            r#"{{"time_iso8601":"2026-11-30T12:00:0{second}+01:00","remote_addr":"77.75.77.123","request":"GET {target} HTTP/1.1","status":"200","http_user_agent":"{SEZNAM_UA}"}}"#
+        ) + "\n"
+    };
+    let caddy = format!(
+        r#"{{"level":"info","ts":1764500403.0,"logger":"http.log.access","msg":"handled request","request":{{"remote_ip":"77.75.77.123","method":"GET","uri":"/ok","headers":{{"User-Agent":["{SEZNAM_UA}"]}}}},"status":200}}"#
+    ) + "\n";
+    let site = Site::new().with("robots.txt", ROBOTS).with(
+        "mixed.log",
+        nginx(1, "/private/a") + &nginx(2, "/private/b") + &caddy,
+    );
+    for format in ["auto", "json"] {
+        let report = site.audit(&[
+            "--log",
+            "mixed.log",
+            "--robots",
+            "robots.txt",
+            "--log-format",
+            format,
+        ]);
+        report.assert_code(1);
+        assert!(
+            report.stderr.contains("mixed.log is read as json (nginx)")
+                && report.stderr.contains("1 of 3 lines skipped"),
+            "{}",
+            report.stderr
+        );
+        let violations = String::from_utf8_lossy(&report.violations);
+        assert!(
+            violations.contains("/private/a") && violations.contains("/private/b"),
+            "{violations}"
+        );
+    }
+    // Read as Caddy's (most of its lines are), the nginx line is a misfit,
+    // never a message: its fetch is not lost unseen.
+    let site = Site::new()
+        .with("robots.txt", ROBOTS)
+        .with("caddy.log", caddy.repeat(3) + &nginx(4, "/private/c"));
+    let report = site.audit(&["--log", "caddy.log", "--robots", "robots.txt"]);
+    assert!(
+        report.stderr.contains("caddy.log is read as json (Caddy)")
+            && report.stderr.contains("1 skipped")
+            && !report.stderr.contains("no request"),
+        "{}",
+        report.stderr
+    );
+}
+
 #[test]
 fn vhost_combined_is_chosen_and_read_with_its_true_clients() {
     let site = Site::new()
