@@ -216,6 +216,9 @@ pub struct Sorter<'d, T> {
 struct Inner<T> {
     buffer: Vec<T>,
     bytes: usize,
+    /// The largest record added, in bytes: the merge holds one record a
+    /// run at once, so its fan-in is cut to what the budget holds.
+    largest: usize,
     runs: Vec<PathBuf>,
     error: Option<Error>,
 }
@@ -228,6 +231,7 @@ impl<'d, T: Record> Sorter<'d, T> {
             inner: Mutex::new(Inner {
                 buffer: Vec::new(),
                 bytes: 0,
+                largest: 0,
                 runs: Vec::new(),
                 error: None,
             }),
@@ -244,7 +248,9 @@ impl<'d, T: Record> Sorter<'d, T> {
         let full = {
             let mut inner = self.lock();
             for record in records {
-                inner.bytes += record.size();
+                let size = record.size();
+                inner.bytes += size;
+                inner.largest = inner.largest.max(size);
                 inner.buffer.push(record);
             }
             // Half the budget a buffer: while one is sorted and written,
@@ -277,10 +283,13 @@ impl<'d, T: Record> Sorter<'d, T> {
             return Err(error);
         }
         let mut runs = inner.runs;
-        // Few open files at once: runs beyond the fan-in are merged into
-        // longer runs first.
-        while runs.len() > FAN_IN {
-            let rest = runs.split_off(FAN_IN);
+        // Few open files at once, and the records at their heads within a
+        // quarter of the budget (a record may be a mebibyte: a whole
+        // target): runs beyond the fan-in are merged into longer runs
+        // first.
+        let fan_in = (self.budget / 4 / inner.largest.max(1)).clamp(2, FAN_IN);
+        while runs.len() > fan_in {
+            let rest = runs.split_off(fan_in);
             let merged: Merged<T> = Merged::open(std::mem::take(&mut runs), Vec::new())?;
             let path = write_run_from(self.dir, merged)?;
             runs = rest;
