@@ -598,7 +598,7 @@ fn identify(
     };
     let reason = match identity.ptr.as_deref() {
         None => SpoofReason::NoPtr,
-        Some(name) => match ident.by_name(name, addr) {
+        Some(name) => match ident.by_name_claimed(name, addr, Some(identity.crawler)) {
             Some(id) if ident.same_token(id, identity.crawler) => SpoofReason::ForwardMismatch,
             _ => SpoofReason::PtrMismatch,
         },

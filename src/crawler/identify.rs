@@ -216,17 +216,38 @@ impl Identifier {
     /// the address written in the name must be this one; without (the log
     /// gave a host name, not an address) any well-formed name is accepted.
     pub fn by_name(&self, name: &str, addr: Option<IpAddr>) -> Option<CrawlerId> {
+        self.by_name_claimed(name, addr, None)
+    }
+
+    /// `by_name` for a fetch whose user agent claims `claim`: a name that
+    /// fits a pattern of the claimed crawler's token is that token's
+    /// crawler's (the first in the table among them), even where an
+    /// earlier crawler's pattern fits it too (`*.google.com` for Googlebot
+    /// and GoogleOther alike): SPEC §2 calls a claim spoofed only when the
+    /// name does not match the crawler's pattern.
+    pub fn by_name_claimed(
+        &self,
+        name: &str,
+        addr: Option<IpAddr>,
+        claim: Option<CrawlerId>,
+    ) -> Option<CrawlerId> {
         let name = name.trim();
         let name = name.strip_suffix('.').unwrap_or(name).to_ascii_lowercase();
         if name.is_empty() {
             return None;
         }
-        self.ids().find(|&id| {
+        let fits = |id: CrawlerId| {
             self.profile(id)
                 .hosts
                 .iter()
                 .any(|h| h.matches(&name, addr))
-        })
+        };
+        claim
+            .and_then(|claim| {
+                self.ids()
+                    .find(|&id| self.same_token(claim, id) && fits(id))
+            })
+            .or_else(|| self.ids().find(|&id| fits(id)))
     }
 
     /// True when the address lies in some crawler operator's networks

@@ -261,7 +261,11 @@ fn judge_names(
     };
     let matching: Vec<(CrawlerId, &NameCheck)> = checks
         .iter()
-        .filter_map(|c| ident.by_name(&c.name, addr).map(|id| (id, c)))
+        .filter_map(|c| {
+            ident
+                .by_name_claimed(&c.name, addr, ua_claim)
+                .map(|id| (id, c))
+        })
         .collect();
     let best = matching
         .iter()

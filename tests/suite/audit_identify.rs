@@ -340,3 +340,74 @@ fn bad_lines_of_a_ptr_map_are_told_even_under_quiet() {
         run.stderr
     );
 }
+
+/// Two crawlers of other tokens whose name patterns overlap (Googlebot's
+/// `*.google.com` and GoogleOther's): a name that fits the claimed
+/// crawler's pattern is its own, though an earlier crawler's fits it too.
+/// SPEC §2 calls a claim spoofed only when the name does not match the
+/// crawler's pattern; a name of neither still exposes the claim.
+#[test]
+fn a_name_that_fits_the_claimed_crawlers_pattern_is_its_own() {
+    let profiles = "crawler: Googlebot\ntoken: Googlebot\nuser-agent: Googlebot\n\
+                    host: crawl-<address>.googlebot.com\nhost: *.google.com\n\n\
+                    crawler: GoogleOther\ntoken: GoogleOther\nuser-agent: GoogleOther\n\
+                    host: *.google.com\n";
+    let other_ua = "Mozilla/5.0 (compatible; GoogleOther)";
+    let log = [
+        combined(
+            "66.249.90.1",
+            &clf(1),
+            "GET /private HTTP/1.1",
+            200,
+            other_ua,
+        ),
+        combined(
+            "203.0.113.5",
+            &clf(2),
+            "GET /private HTTP/1.1",
+            200,
+            other_ua,
+        ),
+    ]
+    .concat();
+    let site = Site::new()
+        .with("profiles.txt", profiles)
+        .with(
+            "robots.txt",
+            "User-agent: GoogleOther\nDisallow: /private\n",
+        )
+        .with("access.log", &log)
+        .with(
+            "ptr-map.txt",
+            "66.249.90.1 rate-limited-proxy-66-249-90-1.google.com\n\
+             203.0.113.5 host-5.example.net\n",
+        );
+    let run = site.run(&[
+        "--log",
+        "access.log",
+        "--robots",
+        "robots.txt",
+        "--profiles",
+        "profiles.txt",
+        "--ptr-map",
+        "ptr-map.txt",
+        "--quiet",
+        "--out",
+        "out",
+    ]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let violations = std::fs::read_to_string(site.path("out/violations.csv")).unwrap();
+    assert!(
+        violations.contains(
+            ",access.log,1,66.249.90.1,GoogleOther,ptr-only,ua+ptr,GET,/private,200,disallow,GoogleOther,2,"
+        ),
+        "{violations}"
+    );
+    assert_eq!(violations.lines().count(), 2, "{violations}");
+    let impostors = std::fs::read_to_string(site.path("out/impostors.csv")).unwrap();
+    assert!(
+        impostors.contains(",access.log,2,203.0.113.5,host-5.example.net,GoogleOther,"),
+        "{impostors}"
+    );
+    assert_eq!(impostors.lines().count(), 2, "{impostors}");
+}
