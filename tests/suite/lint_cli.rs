@@ -265,6 +265,39 @@ fn a_crawler_added_by_profiles_is_judged_too() {
     );
 }
 
+/// A profile's token is compared as its product token, as the audit and
+/// `check` compare it: `User-agent: MegaIndex.ru` names a crawler of token
+/// `MegaIndex.ru`, and `User-agent: MJ` one of token `MJ12bot/v1.4`; the
+/// lint does not tell the file to write what it already writes.
+#[test]
+fn a_profile_token_is_compared_as_its_product_token() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    for (token, written) in [("MegaIndex.ru", "MegaIndex.ru"), ("MJ12bot/v1.4", "MJ")] {
+        let robots = dir.path().join("robots.txt");
+        std::fs::write(
+            &robots,
+            format!("User-agent: {written}\nDisallow: /private\n"),
+        )
+        .expect("write robots.txt");
+        let profiles = dir.path().join("profiles.txt");
+        std::fs::write(
+            &profiles,
+            format!("crawler: Custom\ntoken: {token}\nuser-agent: {token}\n"),
+        )
+        .expect("write profiles");
+        let output = Command::new(env!("CARGO_BIN_EXE_robots-audit"))
+            .arg("lint")
+            .arg(&robots)
+            .arg("--profiles")
+            .arg(&profiles)
+            .output()
+            .expect("run lint");
+        let text = String::from_utf8_lossy(&output.stdout).into_owned();
+        assert_eq!(output.status.code(), Some(0), "{token}: {text}");
+        assert!(text.contains("reads: group (line 1)"), "{token}: {text}");
+    }
+}
+
 /// Every finding about a crawler comes from its own reading: a profile
 /// that shares SeznamBot's token but reads `Crawl-delay` (and has no floor
 /// or home-page exception) is judged apart from SeznamBot, and a record

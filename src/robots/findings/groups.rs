@@ -6,6 +6,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use super::super::agent::product_token;
 use super::super::group::Group;
 use super::super::limits::RequestRate;
 use super::super::parse::Directive;
@@ -107,18 +108,21 @@ fn misnamed(
     written: &[u8],
     token: &str,
 ) -> Option<Finding> {
+    // A profile's token is compared as its product token, as the audit
+    // and `check` compare it (`MegaIndex.ru` reads `MegaIndex` groups).
+    let own = |reader: &Reader| product_token(reader.token.as_bytes()).to_ascii_lowercase();
     if token.is_empty()
         || scope
             .readers
             .iter()
-            .any(|(r, _)| r.token.eq_ignore_ascii_case(token))
+            .any(|(r, _)| own(r).eq_ignore_ascii_case(token.as_bytes()))
     {
         return None;
     }
     let written = String::from_utf8_lossy(written);
     scope.readers.iter().find_map(|(reader, _)| {
-        let want = reader.token.to_ascii_lowercase();
-        if group.names(reader.token.as_bytes()) {
+        let want = String::from_utf8_lossy(&own(reader)).into_owned();
+        if want.is_empty() || group.names(want.as_bytes()) {
             return None;
         }
         let message = if reader
