@@ -358,6 +358,20 @@ fn ends_by_itself(slot: &Slot) -> bool {
     )
 }
 
+/// Whether a field, by its name in the format, is the request's host:
+/// never holds a `/`.
+fn names_host(name: &str) -> bool {
+    matches!(name, "host" | "http_host" | "server_name" | "%v" | "%V")
+        || name.eq_ignore_ascii_case("%{Host}i")
+}
+
+/// Whether a field, by its name in the format, is the request's path,
+/// which starts with `/` (nginx's `$request_uri`, `$uri`, `$document_uri`;
+/// Apache's `%U`).
+fn names_path(name: &str) -> bool {
+    matches!(name, "request_uri" | "uri" | "document_uri" | "%U")
+}
+
 /// Compiles a format string into the text before the first field and the
 /// steps.
 pub(crate) fn compile(spec: &str) -> Result<Compiled, String> {
@@ -430,10 +444,24 @@ pub(crate) fn compile(spec: &str) -> Result<Compiled, String> {
                 None => lead = text,
             },
             Token::Field { slot, name, .. } => {
-                if let Some(previous) = steps.last()
+                if let Some(previous) = steps.last_mut()
                     && previous.after.bytes().is_empty()
                     && !ends_by_itself(&previous.slot)
                 {
+                    // A host, then a path (`$host$request_uri`): the host
+                    // ends at the path's first `/`.
+                    if names.last().is_some_and(|n| names_host(n)) && names_path(&name) {
+                        previous.until_slash = true;
+                        steps.push(Step {
+                            slot,
+                            quoted: false,
+                            colons_after: 0,
+                            until_slash: false,
+                            after: Text::default(),
+                        });
+                        names.push(name);
+                        continue;
+                    }
                     // Two skipped fields in a row (`%U%q`) read as one.
                     if matches!(previous.slot, Slot::Other | Slot::Word | Slot::Port)
                         && matches!(slot, Slot::Other | Slot::Word | Slot::Port)
@@ -450,6 +478,7 @@ pub(crate) fn compile(spec: &str) -> Result<Compiled, String> {
                     slot,
                     quoted: false,
                     colons_after: 0,
+                    until_slash: false,
                     after: Text::default(),
                 });
                 names.push(name);

@@ -611,6 +611,13 @@ impl LogFormat {
                         spaced_end(line, pos, &step.after, slot, index == last)?
                     } else if slot == Slot::ForwardedFor {
                         chain_end(line, pos, &step.after)?
+                    } else if step.until_slash {
+                        // The host ends where the path's `/` starts; a
+                        // blank first means the line was cut elsewhere.
+                        match memchr::memchr3(b'/', b' ', b'\t', rest) {
+                            Some(at) if rest[at] == b'/' => pos + at,
+                            _ => return Err(Skip::Mismatch),
+                        }
                     } else if step.colons_after > 0 {
                         colon_end(line, pos, step)?
                     } else {

@@ -410,6 +410,40 @@ fn unquoted_request_and_user_agent() {
     );
 }
 
+/// A host written straight before the path (`$scheme://$host$request_uri`,
+/// `%v%U`, a common proxy and WAF format): the host ends at the path's
+/// `/`, and a line without one there is cut elsewhere.
+#[test]
+fn a_host_written_straight_before_its_path() {
+    check(
+        r#"$remote_addr [$time_iso8601] "$request_method $scheme://$host$request_uri $server_protocol" $status"#,
+        &[
+            (
+                br#"1.2.3.4 [2000-10-10T13:55:36-07:00] "GET https://www.ex.cz/a/b?c HTTP/1.1" 200"#,
+                Ok(("1.2.3.4", T, b"/a/b?c", Some(200), None, Some(b"www.ex.cz"))),
+            ),
+            (
+                br#"1.2.3.4 [2000-10-10T13:55:36-07:00] "GET https://www.ex.cz HTTP/1.1" 200"#,
+                Err(Skip::Mismatch),
+            ),
+        ],
+    );
+    check(
+        r#"%h %t "%r" %>s %v%U"#,
+        &[(
+            br#"1.2.3.4 [10/Oct/2000:13:55:36 -0700] "GET /a HTTP/1.1" 200 ex.cz:8080/a"#,
+            Ok((
+                "1.2.3.4",
+                T,
+                b"GET /a HTTP/1.1",
+                Some(200),
+                None,
+                Some(b"ex.cz:8080"),
+            )),
+        )],
+    );
+}
+
 #[test]
 fn custom_nginx() {
     check(

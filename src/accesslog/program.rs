@@ -105,7 +105,12 @@ pub(crate) struct Step {
     /// at that many `:`s from the right of its blank-free run; 0 when no
     /// `:` follows.
     pub colons_after: u8,
+    /// A host that a path follows with nothing between (nginx's
+    /// `$host$request_uri`, Apache's `%v%U`): it ends before the path's
+    /// `/`, which no host name holds.
+    pub until_slash: bool,
     /// The text between this field and the next (may be empty only when
-    /// the field ends by itself: a time, a status, or the last field).
+    /// the field ends by itself: a time, a status, a host before a path,
+    /// or the last field).
     pub after: Text,
 }
