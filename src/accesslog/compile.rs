@@ -205,8 +205,9 @@ fn apache_tokens(spec: &[u8]) -> Result<Vec<Token>, String> {
 }
 
 /// Ranks a field logged only for some statuses (`%400,501{User-agent}i`,
-/// `%!200a`: `-` on every other line) below the same field logged always,
-/// wherever the two stand; alone, it is still the field.
+/// `%!200a`: `-` on every other line) below every field of its slot logged
+/// always, wherever they stand, also one that ranks below it logged
+/// always (`%h` beside `%!200a`); alone, it is still the field.
 fn unconditional_first(token: Token, conditional: bool) -> Token {
     match token {
         Token::Field {
@@ -217,12 +218,16 @@ fn unconditional_first(token: Token, conditional: bool) -> Token {
         } => Token::Field {
             slot,
             layout,
-            rank: rank * 2 + u8::from(!conditional),
+            rank: rank + if conditional { 0 } else { ALWAYS },
             name,
         },
         literal => literal,
     }
 }
+
+/// Added to the rank of a field logged always: above every rank a
+/// directive has (at most 3).
+const ALWAYS: u8 = 64;
 
 fn is_name_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_'

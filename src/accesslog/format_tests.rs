@@ -373,6 +373,15 @@ fn a_field_logged_for_some_statuses_gives_way_to_the_same_field_logged_always() 
             read,
         )],
     );
+    // It gives way also to a field of its slot that ranks below it when
+    // both are logged always: `%!200a` is `-` on the 200s, `%h` never is.
+    check(
+        r#"%h %t "%r" %>s "-" "%{User-agent}i" %!200a"#,
+        &[(
+            br#"1.2.3.4 [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200 "-" "SeznamBot/4.0" -"#,
+            read,
+        )],
+    );
 }
 
 #[test]
