@@ -360,10 +360,96 @@ enum Pass {
         match_at: Vec<u32>,
         /// (piece id, piece length).
         matched: Vec<(u32, u32)>,
+        /// By piece, the match states that report it.
+        wakes: Wakes,
     },
     /// A contiguous NFA, for piece sets whose DFA table would be large,
-    /// driven octet by octet as the DFA is.
-    Nfa(Box<NFA>),
+    /// driven octet by octet as the DFA is; with the states each piece
+    /// wakes, unless that table would be too large (then any move wakes
+    /// every state).
+    Nfa(Box<NFA>, Option<Wakes>),
+}
+
+/// For each piece, the match states that report it, as one flat table:
+/// which states a pattern's move to a piece gives work again.
+#[derive(Debug, Clone)]
+struct Wakes {
+    /// `states[at[p]..at[p + 1]]` for piece `p`.
+    at: Vec<u32>,
+    states: Vec<u32>,
+}
+
+/// Entries a `Wakes` table may hold: past it, an NFA's moves wake every
+/// state (a hostile file could make it states × pieces).
+const WAKES_MAX: usize = 4 << 20;
+
+impl Wakes {
+    /// From (piece, state) pairs.
+    fn new(pairs: &[(u32, u32)]) -> Wakes {
+        let pieces = pairs
+            .iter()
+            .map(|&(p, _)| p as usize + 1)
+            .max()
+            .unwrap_or(0);
+        let mut at = vec![0u32; pieces + 1];
+        for &(piece, _) in pairs {
+            at[piece as usize + 1] += 1;
+        }
+        for i in 1..at.len() {
+            at[i] += at[i - 1];
+        }
+        let mut states = vec![0u32; pairs.len()];
+        let mut next = at.clone();
+        for &(piece, state) in pairs {
+            let slot = &mut next[piece as usize];
+            states[*slot as usize] = state;
+            *slot += 1;
+        }
+        Wakes { at, states }
+    }
+
+    /// The match states that report `piece`.
+    fn of(&self, piece: u32) -> &[u32] {
+        let piece = piece as usize;
+        match (self.at.get(piece), self.at.get(piece + 1)) {
+            (Some(&from), Some(&to)) => &self.states[from as usize..to as usize],
+            _ => &[],
+        }
+    }
+
+    /// Wakes the states of the pieces patterns moved to since the last
+    /// call.
+    fn wake(&self, scratch: &mut Scratch) {
+        while let Some(piece) = scratch.woken.pop() {
+            for &state in self.of(piece) {
+                scratch.wake(state);
+            }
+        }
+    }
+}
+
+/// The `Wakes` of an NFA over `distinct`: every state is a prefix of some
+/// piece, so walking each piece from the start visits every match state.
+/// `None` past `WAKES_MAX` entries.
+fn nfa_wakes(nfa: &NFA, distinct: &[&[u8]]) -> Option<Wakes> {
+    let start = nfa.start_state(Anchored::No).ok()?;
+    let mut seen = std::collections::HashSet::new();
+    let mut pairs: Vec<(u32, u32)> = Vec::new();
+    for piece in distinct {
+        let mut sid = start;
+        for &octet in piece.iter() {
+            sid = nfa.next_state(Anchored::No, sid, octet);
+            if nfa.is_match(sid) && seen.insert(sid) {
+                for n in 0..nfa.match_len(sid) {
+                    pairs.push((nfa.match_pattern(sid, n).as_u32(), sid.as_u32()));
+                }
+                if pairs.len() > WAKES_MAX {
+                    return None;
+                }
+            }
+        }
+    }
+    Some(Wakes::new(&pairs))
 }
 
 /// The automaton over the pieces: a DFA when its table is small (few
@@ -399,7 +485,10 @@ fn search_for(distinct: &[&[u8]]) -> Option<Pass> {
         .match_kind(MatchKind::Standard)
         .build(distinct)
         .ok()
-        .map(|nfa| Pass::Nfa(Box::new(nfa)))
+        .map(|nfa| {
+            let wakes = nfa_wakes(&nfa, distinct);
+            Pass::Nfa(Box::new(nfa), wakes)
+        })
 }
 
 /// The DFA over the pieces and the flat table of its match states. Every
@@ -445,12 +534,22 @@ fn dfa_for(distinct: &[&[u8]]) -> Option<Pass> {
         }
     }
     match_at.push(matched.len() as u32);
+    // The same table turned around: by piece, the states that report it.
+    let mut pairs = Vec::with_capacity(matched.len());
+    for index in 0..match_at.len().saturating_sub(1) {
+        let (from, to) = (match_at[index] as usize, match_at[index + 1] as usize);
+        for &(id, _) in &matched[from..to] {
+            pairs.push((id, (index as u32) << shift));
+        }
+    }
+    let wakes = Wakes::new(&pairs);
     Some(Pass::Dfa {
         dfa: Box::new(dfa),
         start,
         shift,
         match_at,
         matched,
+        wakes,
     })
 }
 
@@ -646,6 +745,7 @@ impl Matcher {
                 shift,
                 match_at,
                 matched,
+                wakes,
             } => {
                 let mut sid = *start;
                 for (at, &octet) in target.octets.iter().enumerate() {
@@ -653,12 +753,13 @@ impl Matcher {
                     if !dfa.is_special(sid) || !dfa.is_match(sid) {
                         continue;
                     }
-                    // A match state whose pieces all had nothing to do
-                    // since the last pattern moved on is passed over: a
-                    // state reports every piece ending here, which for
-                    // pieces that end one another (`a`, `aa`, `aaa`, …)
-                    // is all of them at every octet (SPEC §5).
-                    if run.scratch.is_idle(sid.as_u32()) {
+                    // A match state whose pieces all had nothing to do,
+                    // and to none of which a pattern moved since, is
+                    // passed over: a state reports every piece ending
+                    // here, which for pieces that end one another (`a`,
+                    // `aa`, `aaa`, …) is all of them at every octet
+                    // (SPEC §5).
+                    if run.scratch.is_quiet(sid.as_u32()) {
                         continue;
                     }
                     let end = at as u32 + 1;
@@ -671,29 +772,57 @@ impl Matcher {
                             }
                         }
                         // Not in the table (never so, by how it is built):
-                        // asked of the DFA itself.
-                        _ => busy |= occurrences(dfa.as_ref(), sid, end, &mut run),
+                        // asked of the DFA itself, and never passed over,
+                        // since no piece's move would wake it.
+                        _ => {
+                            occurrences(dfa.as_ref(), sid, end, &mut run);
+                            busy = true;
+                        }
                     }
                     if !busy {
-                        run.scratch.set_idle(sid.as_u32());
+                        run.scratch.set_quiet(sid.as_u32());
                     }
+                    // The states of the pieces patterns moved to may have
+                    // work again.
+                    wakes.wake(run.scratch);
                     if run.best == 0 {
                         // Nothing comes before the first pattern.
                         break;
                     }
                 }
             }
-            Pass::Nfa(nfa) => {
+            Pass::Nfa(nfa, wakes) => {
                 let Ok(mut sid) = nfa.start_state(Anchored::No) else {
                     return usize::MAX;
                 };
                 for (at, &octet) in target.octets.iter().enumerate() {
                     sid = nfa.next_state(Anchored::No, sid, octet);
-                    if !nfa.is_match(sid) || run.scratch.is_idle(sid.as_u32()) {
+                    if !nfa.is_match(sid) {
                         continue;
                     }
-                    if !occurrences(nfa.as_ref(), sid, at as u32 + 1, &mut run) {
-                        run.scratch.set_idle(sid.as_u32());
+                    let id = sid.as_u32();
+                    match wakes {
+                        // As the DFA's: woken by a move to its own pieces.
+                        Some(wakes) => {
+                            if run.scratch.is_quiet(id) {
+                                continue;
+                            }
+                            if !occurrences(nfa.as_ref(), sid, at as u32 + 1, &mut run) {
+                                run.scratch.set_quiet(id);
+                            }
+                            wakes.wake(run.scratch);
+                        }
+                        // Without the table, any move wakes every state
+                        // (`idle_mark`).
+                        None => {
+                            if run.scratch.is_idle(id) {
+                                continue;
+                            }
+                            if !occurrences(nfa.as_ref(), sid, at as u32 + 1, &mut run) {
+                                run.scratch.set_idle(id);
+                            }
+                            run.scratch.woken.clear();
+                        }
                     }
                     if run.best == 0 {
                         break;
@@ -727,7 +856,7 @@ mod tests {
         // A hostile `Disallow: /*aaaa…`: the DFA's build would follow a
         // failure link as long as the run at every state.
         let long = vec![b'a'; 450_000];
-        assert!(matches!(search_for(&[&long[..]]), Some(Pass::Nfa(_))));
+        assert!(matches!(search_for(&[&long[..]]), Some(Pass::Nfa(..))));
         // Ordinary pieces keep the DFA.
         let short: Vec<Vec<u8>> = (0..20_000)
             .map(|i| format!("x{i:05}").into_bytes())
@@ -960,7 +1089,7 @@ mod tests {
                     .collect(),
             );
             assert_eq!(
-                matches!(matcher.pieces.searcher, Some(Pass::Nfa(_))),
+                matches!(matcher.pieces.searcher, Some(Pass::Nfa(..))),
                 nfa,
                 "{count} pieces"
             );
@@ -993,6 +1122,51 @@ mod tests {
                     matcher.decide(target.as_bytes()),
                     matcher.decide_by_scan(target.as_bytes()),
                     "{target:.40}"
+                );
+            }
+        }
+    }
+
+    /// A pattern moving between its pieces (`/*b*c*b*c…`) wakes only the
+    /// states of the pieces it moves to: the states of a run of `a`s that
+    /// had nothing to do stay passed over, until a pattern waits for one
+    /// of their pieces (`/*b*aaa*c`), and the verdict is every pattern's
+    /// read alone, through the DFA and the NFA alike.
+    #[test]
+    fn moves_wake_only_the_states_of_their_pieces() {
+        for (count, nfa) in [(40, false), (700, true)] {
+            let mut written: Vec<String> = (1..=count)
+                .map(|k| format!("/zz*{}", "a".repeat(k)))
+                .collect();
+            written.push(format!("/{}", "*b*c".repeat(20)));
+            written.push(format!("/*b*{}*c$", "a".repeat(count / 2)));
+            written.push(format!("/*c*{}b*{}x", "a".repeat(3), "a".repeat(count)));
+            let matcher = Matcher::new(
+                written
+                    .iter()
+                    .map(|p| Pattern::compile(p.as_bytes(), false))
+                    .collect(),
+            );
+            assert_eq!(
+                matches!(matcher.pieces.searcher, Some(Pass::Nfa(..))),
+                nfa,
+                "{count} pieces"
+            );
+            let block = format!("{a}b{a}c", a = "a".repeat(count));
+            for target in [
+                format!("/{}", block.repeat(25)),
+                format!("/{}", block.repeat(3)),
+                format!("/{}c", "a".repeat(count / 2)),
+                format!("/b{}c", "a".repeat(count / 2)),
+                format!("/b{}c", "a".repeat(count / 2 - 1)),
+                format!("/{}caaab{}x", block, "a".repeat(count)),
+                format!("/caaab{}", "a".repeat(count)),
+                format!("/zz{}", block),
+            ] {
+                assert_eq!(
+                    matcher.decide(target.as_bytes()),
+                    matcher.decide_by_scan(target.as_bytes()),
+                    "{count}: {target:.60}"
                 );
             }
         }
@@ -1297,7 +1471,7 @@ mod tests {
             .collect();
         let targets: Vec<&[u8]> = targets.iter().map(|t| t.as_bytes()).collect();
         let large = agree(&written, &targets);
-        assert!(matches!(large.pieces.searcher, Some(Pass::Nfa(_))));
+        assert!(matches!(large.pieces.searcher, Some(Pass::Nfa(..))));
         let dfa = Matcher {
             pieces: Pieces {
                 searcher: dfa_for(&large.distinct_pieces()),

@@ -71,6 +71,14 @@ pub(super) struct Scratch {
     idle_pieces: Vec<u32>,
     /// Targets read with this scratch, for `idle_pieces`.
     target: u32,
+    /// The DFA's match states whose every piece had no pattern to move,
+    /// marked with the target's number: passed over until a pattern moves
+    /// to one of their own pieces (`woken`), not to any piece, so that a
+    /// pattern moving between its pieces (`/*b*c*b*c…`) does not send
+    /// every state of a run of `a`s through its pieces again (SPEC §5).
+    quiet: HashMap<u32, u32, foldhash::fast::FixedState>,
+    /// Pieces a pattern moved to since the pass last looked.
+    pub(super) woken: Vec<u32>,
 }
 
 impl Scratch {
@@ -86,11 +94,13 @@ impl Scratch {
         self.waiting.clear();
         self.at_end.clear();
         self.moves = 0;
+        self.woken.clear();
         self.target = self.target.wrapping_add(1);
         if self.target == 0 {
             // Marks of 2^32 targets ago would read as this one's.
             self.idle_pieces.fill(0);
             self.idle.clear();
+            self.quiet.clear();
             self.target = 1;
         }
         if self.table.is_empty() {
@@ -113,6 +123,22 @@ impl Scratch {
     pub(super) fn set_idle(&mut self, sid: u32) {
         let mark = self.idle_mark();
         self.idle.insert(sid, mark);
+    }
+
+    /// Whether DFA match state `sid` found nothing to do in this target,
+    /// and no pattern moved to one of its pieces since.
+    pub(super) fn is_quiet(&self, sid: u32) -> bool {
+        self.quiet.get(&sid) == Some(&self.target)
+    }
+
+    /// Says DFA match state `sid` found nothing to do.
+    pub(super) fn set_quiet(&mut self, sid: u32) {
+        self.quiet.insert(sid, self.target);
+    }
+
+    /// Wakes DFA match state `sid`: a pattern moved to one of its pieces.
+    pub(super) fn wake(&mut self, sid: u32) {
+        self.quiet.remove(&sid);
     }
 
     /// Whether piece `id` had no pattern waiting, and none moved to it
@@ -315,6 +341,7 @@ impl Run<'_> {
                 self.scratch.relink(next_slot, index);
                 self.scratch.set_idle_piece(next, false);
                 self.scratch.moves = self.scratch.moves.wrapping_add(1);
+                self.scratch.woken.push(next);
             }
         }
         true
