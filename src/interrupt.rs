@@ -4,13 +4,26 @@
 //! be done). What it prints about the reports is true (SPEC §5): "no report
 //! written" only when the earlier set is untouched.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use crate::report::atomic::{self, Abandoned};
+
+/// Set when the handler starts: what fails after it (a sorted run it
+/// removed under a reader) is the interrupt's doing, which the handler
+/// reports.
+static STARTED: AtomicBool = AtomicBool::new(false);
+
+/// True once Ctrl-C or SIGTERM came: the handler is ending the process.
+pub fn in_progress() -> bool {
+    STARTED.load(Ordering::SeqCst)
+}
 
 /// Installs the handler once, at start-up. Failure to install leaves the
 /// default behaviour, which at worst leaves a set folder that the next run
 /// removes.
 pub fn install() {
     let _ = ctrlc::set_handler(|| {
+        STARTED.store(true, Ordering::SeqCst);
         crate::progress::clear_on_interrupt();
         crate::spill::remove_in_use();
         match atomic::abandon() {

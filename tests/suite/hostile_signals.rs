@@ -116,10 +116,29 @@ fn ctrl_c_while_reading_an_endless_log_leaves_the_earlier_reports() {
 /// no report is ever half written and no temporary file stays.
 #[test]
 fn sigterm_at_any_moment_never_leaves_half_a_report() {
+    sigterm_at_any_moment(&[]);
+}
+
+/// The same with sorted runs on disk and merge rounds (`--memory 1M`):
+/// a run file the interrupt removed under its reader (`cannot read:
+/// …/run-925`, `cannot write: $TMPDIR: interrupted`) is the interrupt's
+/// doing, and the run says what the interrupt did to the reports.
+#[test]
+fn sigterm_while_runs_spill_and_merge_says_it_was_interrupted() {
+    sigterm_at_any_moment(&["--memory", "1M"]);
+}
+
+fn sigterm_at_any_moment(extra: &[&str]) {
     let dir = tempfile::tempdir().unwrap();
     let robots = write(dir.path(), "robots.txt", ROBOTS);
     let mut log = String::new();
-    for i in 0..40_000u32 {
+    // Under a small --memory, long targets: many runs, merged in rounds.
+    let (lines, pad) = if extra.is_empty() {
+        (40_000u32, 0)
+    } else {
+        (4_000, 12_000)
+    };
+    for i in 0..lines {
         log.push_str(&line(
             "77.75.77.123",
             &format!(
@@ -128,7 +147,7 @@ fn sigterm_at_any_moment_never_leaves_half_a_report() {
                 i / 60 % 60,
                 i % 60
             ),
-            &format!("GET /cz/chat/{i} HTTP/1.1"),
+            &format!("GET /cz/chat/{i}{} HTTP/1.1", "x".repeat(pad)),
             SEZNAM_UA,
         ));
     }
@@ -139,7 +158,7 @@ fn sigterm_at_any_moment_never_leaves_half_a_report() {
         .map(|_| {
             let out = dir.path().join("whole");
             std::fs::create_dir_all(&out).unwrap();
-            let run = run(&[
+            let mut args = vec![
                 "--log",
                 s(&log),
                 "--robots",
@@ -147,7 +166,9 @@ fn sigterm_at_any_moment_never_leaves_half_a_report() {
                 "--out",
                 s(&out),
                 "-q",
-            ]);
+            ];
+            args.extend_from_slice(extra);
+            let run = run(&args);
             assert_eq!(run.code(), Some(1), "{}", run.stderr);
             run.elapsed
         })
@@ -156,7 +177,7 @@ fn sigterm_at_any_moment_never_leaves_half_a_report() {
     for step in 1..=8u32 {
         let out = dir.path().join(format!("out-{step}"));
         earlier_reports(&out);
-        let child = command(&[
+        let mut args = vec![
             "--log",
             s(&log),
             "--robots",
@@ -164,9 +185,9 @@ fn sigterm_at_any_moment_never_leaves_half_a_report() {
             "--out",
             s(&out),
             "-q",
-        ])
-        .spawn()
-        .unwrap();
+        ];
+        args.extend_from_slice(extra);
+        let child = command(&args).spawn().unwrap();
         let pid = child.id();
         let delay = whole * step / 9;
         let killer = std::thread::spawn(move || {
