@@ -631,33 +631,22 @@ fn decide<'r>(
             fetch,
         });
     }
-    if fetch.other_host {
-        return if fetch.before_period {
-            Decided::Nobody
-        } else {
-            Decided::OtherHost
-        };
+    let counted = |fetch| Counted {
+        fetch,
+        crawler: identity.crawler.index(),
+        verification: identity.verification,
+        identified_by: identity.identified_by,
+    };
+    match (fetch.before_period, fetch.other_host) {
+        (true, true) => return Decided::Nobody,
+        (true, false) => return Decided::Before(counted(fetch)),
+        (false, true) => return Decided::OtherHost,
+        (false, false) => {}
     }
     let crawler = identity.crawler.index();
-    if fetch.before_period {
-        return Decided::Before(Counted {
-            fetch,
-            crawler,
-            verification: identity.verification,
-            identified_by: identity.identified_by,
-        });
-    }
     let version = versions.map_or(0, |v| v.index_at(fetch.time.instant_ms()));
     let disallow = audit::disallow::judge(&policies[version][crawler], fetch.target());
-    Decided::Counted(
-        Counted {
-            fetch,
-            crawler,
-            verification: identity.verification,
-            identified_by: identity.identified_by,
-        },
-        disallow,
-    )
+    Decided::Counted(counted(fetch), disallow)
 }
 
 /// Fetches judged at once: identity and `disallow` in parallel, the rest

@@ -453,31 +453,22 @@ pub(crate) fn compile(spec: &str) -> Result<Compiled, String> {
                     && previous.after.bytes().is_empty()
                     && !ends_by_itself(&previous.slot)
                 {
-                    // A host, then a path (`$host$request_uri`): the host
-                    // ends at the path's first `/`.
                     if names.last().is_some_and(|n| names_host(n)) && names_path(&name) {
+                        // A host, then a path (`$host$request_uri`): the
+                        // host ends at the path's first `/`.
                         previous.until_slash = true;
-                        steps.push(Step {
-                            slot,
-                            quoted: false,
-                            colons_after: 0,
-                            until_slash: false,
-                            after: Text::default(),
-                        });
-                        names.push(name);
-                        continue;
-                    }
-                    // Two skipped fields in a row (`%U%q`) read as one.
-                    if matches!(previous.slot, Slot::Other | Slot::Word | Slot::Port)
+                    } else if matches!(previous.slot, Slot::Other | Slot::Word | Slot::Port)
                         && matches!(slot, Slot::Other | Slot::Word | Slot::Port)
                     {
+                        // Two skipped fields in a row (`%U%q`) read as one.
                         continue;
+                    } else {
+                        return Err(format!(
+                            "nothing separates {} from {} in the log format, so a line cannot be cut there",
+                            names.last().map_or("", String::as_str),
+                            name
+                        ));
                     }
-                    return Err(format!(
-                        "nothing separates {} from {} in the log format, so a line cannot be cut there",
-                        names.last().map_or("", String::as_str),
-                        name
-                    ));
                 }
                 steps.push(Step {
                     slot,

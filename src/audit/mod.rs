@@ -311,10 +311,13 @@ impl<'p, 'r> Judge<'p, 'r> {
         self.nights.map_or(0, |n| n.versions.index_at(instant_ms))
     }
 
-    /// Adds the rows of the next fetch to `rows`, in kind order.
-    /// `disallow` is its `disallow` row under the version in force at its
-    /// time, from `disallow::judge` (computed apart, so that it can be
-    /// computed in parallel).
+    /// Whether what `counted` shows of robots.txt is the crawler's own
+    /// (`cache::Tracker::observe_as`): a verified or named crawler's, or
+    /// any when the run verifies nobody.
+    fn trusted(&self, counted: &Counted) -> bool {
+        counted.verification != Verification::Unverified || !self.verifies
+    }
+
     /// Takes in a fetch of `/robots.txt` made before the period judged
     /// (`Fetch::before_period`): what the crawler then learned of
     /// robots.txt stands at the period's start, as it would in a run over
@@ -324,15 +327,15 @@ impl<'p, 'r> Judge<'p, 'r> {
             return;
         }
         let fetch = &counted.fetch;
+        let trusted = self.trusted(counted);
         let which = self.count_of[counted.crawler];
-        self.trackers[which].observe_as(
-            fetch.time,
-            fetch.target(),
-            fetch.status,
-            counted.verification != Verification::Unverified || !self.verifies,
-        );
+        self.trackers[which].observe_as(fetch.time, fetch.target(), fetch.status, trusted);
     }
 
+    /// Adds the rows of the next fetch to `rows`, in kind order.
+    /// `disallow` is its `disallow` row under the version in force at its
+    /// time, from `disallow::judge` (computed apart, so that it can be
+    /// computed in parallel).
     pub fn judge(
         &mut self,
         counted: &Counted,
@@ -340,6 +343,7 @@ impl<'p, 'r> Judge<'p, 'r> {
         rows: &mut Vec<Violation<'r>>,
     ) {
         let fetch = &counted.fetch;
+        let trusted = self.trusted(counted);
         let now = fetch.time.instant_ms();
         let version = self.version_at(now);
         let policy = &self.policies[version][counted.crawler];
@@ -347,12 +351,9 @@ impl<'p, 'r> Judge<'p, 'r> {
         let count = &mut self.counts[which];
         let previous = count.push(now);
         let standing = match self.nights {
-            Some(_) => self.trackers[which].judge_as(
-                fetch.time,
-                fetch.target(),
-                fetch.status,
-                counted.verification != Verification::Unverified || !self.verifies,
-            ),
+            Some(_) => {
+                self.trackers[which].judge_as(fetch.time, fetch.target(), fetch.status, trusted)
+            }
             None => Standing::Versions {
                 window_from_ms: now,
             },

@@ -56,14 +56,6 @@ pub(super) struct Scratch {
     /// (pattern, where its last piece may start) for patterns whose
     /// anchored last piece is checked at the end.
     at_end: Vec<(u32, u32)>,
-    /// The automaton's match states whose every piece had no pattern to
-    /// move, by state id, marked `idle_mark` then: passed over until a
-    /// pattern moves to another piece's chain (which may wake one of
-    /// theirs). A mark of an earlier target is stale, so nothing is
-    /// cleared between targets.
-    idle: HashMap<u32, u64, foldhash::fast::FixedState>,
-    /// Patterns moved to another piece's chain in this target.
-    moves: u32,
     /// The same for pieces, by piece id: the target's number when the
     /// piece was found with no pattern waiting (0 again when a pattern
     /// moves to it), so that a match state reporting many pieces skips
@@ -71,12 +63,19 @@ pub(super) struct Scratch {
     idle_pieces: Vec<u32>,
     /// Targets read with this scratch, for `idle_pieces`.
     target: u32,
-    /// The DFA's match states whose every piece had no pattern to move,
-    /// marked with the target's number: passed over until a pattern moves
-    /// to one of their own pieces (`woken`), not to any piece, so that a
-    /// pattern moving between its pieces (`/*b*c*b*c…`) does not send
-    /// every state of a run of `a`s through its pieces again (SPEC §5).
-    quiet: HashMap<u32, u32, foldhash::fast::FixedState>,
+    /// The automaton's match states whose every piece had no pattern to
+    /// move, by state id, marked `quiet_mark` then: passed over until a
+    /// pattern moves to one of their own pieces (`woken`, then `wake`),
+    /// not to any piece, so that a pattern moving between its pieces
+    /// (`/*b*c*b*c…`) does not send every state of a run of `a`s through
+    /// its pieces again (SPEC §5); or, where the pass has no table of
+    /// which states a piece wakes, until any pattern moves
+    /// (`wake_all_if_moved`).
+    /// A mark of an earlier target or round is stale, so nothing is
+    /// cleared between them.
+    quiet: HashMap<u32, u64, foldhash::fast::FixedState>,
+    /// Rounds of `wake_all_if_moved` in this target.
+    rounds: u32,
     /// Pieces a pattern moved to since the pass last looked.
     pub(super) woken: Vec<u32>,
 }
@@ -93,13 +92,12 @@ impl Scratch {
         self.keys.clear();
         self.waiting.clear();
         self.at_end.clear();
-        self.moves = 0;
+        self.rounds = 0;
         self.woken.clear();
         self.target = self.target.wrapping_add(1);
         if self.target == 0 {
             // Marks of 2^32 targets ago would read as this one's.
             self.idle_pieces.fill(0);
-            self.idle.clear();
             self.quiet.clear();
             self.target = 1;
         }
@@ -108,37 +106,37 @@ impl Scratch {
         }
     }
 
-    /// This target and its moves so far, as a state's mark in `idle`.
-    fn idle_mark(&self) -> u64 {
-        (u64::from(self.target) << 32) | u64::from(self.moves)
+    /// This target and its rounds of `wake_all_if_moved`, as a state's
+    /// mark in `quiet`.
+    fn quiet_mark(&self) -> u64 {
+        (u64::from(self.target) << 32) | u64::from(self.rounds)
     }
 
-    /// Whether match state `sid` found nothing to do since the last move.
-    pub(super) fn is_idle(&self, sid: u32) -> bool {
-        self.idle.get(&sid) == Some(&self.idle_mark())
+    /// Whether match state `sid` found nothing to do, and no pattern moved
+    /// to one of its pieces since.
+    pub(super) fn is_quiet(&self, sid: u32) -> bool {
+        self.quiet.get(&sid) == Some(&self.quiet_mark())
     }
 
     /// Says match state `sid` found nothing to do: no piece it reports had
     /// a pattern waiting, or one to list.
-    pub(super) fn set_idle(&mut self, sid: u32) {
-        let mark = self.idle_mark();
-        self.idle.insert(sid, mark);
-    }
-
-    /// Whether DFA match state `sid` found nothing to do in this target,
-    /// and no pattern moved to one of its pieces since.
-    pub(super) fn is_quiet(&self, sid: u32) -> bool {
-        self.quiet.get(&sid) == Some(&self.target)
-    }
-
-    /// Says DFA match state `sid` found nothing to do.
     pub(super) fn set_quiet(&mut self, sid: u32) {
-        self.quiet.insert(sid, self.target);
+        let mark = self.quiet_mark();
+        self.quiet.insert(sid, mark);
     }
 
-    /// Wakes DFA match state `sid`: a pattern moved to one of its pieces.
+    /// Wakes match state `sid`: a pattern moved to one of its pieces.
     pub(super) fn wake(&mut self, sid: u32) {
         self.quiet.remove(&sid);
+    }
+
+    /// Wakes every match state when a pattern moved since the last look,
+    /// for a pass that does not know which states a piece wakes.
+    pub(super) fn wake_all_if_moved(&mut self) {
+        if !self.woken.is_empty() {
+            self.woken.clear();
+            self.rounds = self.rounds.wrapping_add(1);
+        }
     }
 
     /// Whether piece `id` had no pattern waiting, and none moved to it
@@ -340,7 +338,6 @@ impl Run<'_> {
                 let next_slot = self.scratch.chain(next);
                 self.scratch.relink(next_slot, index);
                 self.scratch.set_idle_piece(next, false);
-                self.scratch.moves = self.scratch.moves.wrapping_add(1);
                 self.scratch.woken.push(next);
             }
         }
