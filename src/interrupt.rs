@@ -14,8 +14,21 @@ use crate::report::atomic::{self, Abandoned};
 static STARTED: AtomicBool = AtomicBool::new(false);
 
 /// True once Ctrl-C or SIGTERM came: the handler is ending the process.
-pub fn in_progress() -> bool {
+fn in_progress() -> bool {
     STARTED.load(Ordering::SeqCst)
+}
+
+/// Before an error is told: when an interrupt is in progress, the error
+/// may be its doing (a sorted run it removed under its reader or writer),
+/// so the handler, which says what became of the reports and exits 2, is
+/// given up to 10 s to do so first.
+pub fn yield_to_handler() {
+    for _ in 0..100 {
+        if !in_progress() {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
 }
 
 /// Installs the handler once, at start-up. Failure to install leaves the

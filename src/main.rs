@@ -19,15 +19,7 @@ fn main() -> ExitCode {
     match robots_audit::run(&command) {
         Ok(outcome) => ExitCode::from(outcome.exit_code()),
         Err(err) => {
-            // An error met while an interrupt removes the run's files
-            // (a sorted run gone under its reader) is the interrupt's:
-            // the handler says what became of the reports, and exits 2.
-            for _ in 0..100 {
-                if !robots_audit::interrupt::in_progress() {
-                    break;
-                }
-                std::thread::sleep(std::time::Duration::from_millis(100));
-            }
+            robots_audit::interrupt::yield_to_handler();
             robots_audit::warn!("robots-audit: {err}");
             ExitCode::from(2)
         }

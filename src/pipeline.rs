@@ -1184,6 +1184,9 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
     }
     let excused = judged_by.excused;
 
+    if !input_errors.is_empty() {
+        crate::interrupt::yield_to_handler();
+    }
     for (_, err) in &input_errors {
         crate::warn!("robots-audit: {err}");
     }
