@@ -34,17 +34,26 @@ pub struct Count {
 impl Count {
     /// A count fed by the crawlers of `policies`.
     pub fn new<'a, 'r: 'a>(policies: impl Iterator<Item = &'a Policy<'r>>) -> Count {
+        // The period each line is judged by: a rate slower than the
+        // crawler's floor is judged as the floor, so its written period
+        // (`1/1000d`) need not be remembered. The floor alone, with no
+        // Request-rate written, judges nothing and keeps nothing.
         let longest = policies
             .map(|policy| {
-                let floor = policy.rate_floor.map_or(0, |(_, s)| s);
-                let written = policy
+                policy
                     .rules
                     .request_rates()
                     .iter()
-                    .filter_map(|r| r.rate.as_ref().map(|rate| rate.period_secs))
+                    .filter_map(|r| r.rate.as_ref())
+                    .map(|rate| {
+                        policy
+                            .rate_floor
+                            .and_then(|(fetches, secs)| rate.floored(fetches, secs))
+                            .unwrap_or(*rate)
+                            .period_secs
+                    })
                     .max()
-                    .unwrap_or(0);
-                floor.max(written)
+                    .unwrap_or(0)
             })
             .max()
             .unwrap_or(0);
@@ -226,6 +235,9 @@ mod tests {
             ((9000, 86_400), (9000, 86_400, false)),
             ((2000, 86_400), (1, 30, true)),
             ((0, 10), (1, 30, true)),
+            ((1, u64::MAX), (1, 30, true)),
+            ((u32::MAX, u64::MAX), (1, 30, true)),
+            ((u32::MAX, 1), (u32::MAX, 1, false)),
         ];
         for ((n, t), (en, et, floored)) in cases {
             let written = Rate {

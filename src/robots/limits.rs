@@ -115,14 +115,17 @@ pub struct CrawlDelay {
     pub error: Option<String>,
 }
 
-/// Reads leading ASCII digits as a number; `None` when there are none or
-/// they overflow.
+/// Reads leading ASCII digits as a number; `None` when there are none.
+/// Digits past `u64::MAX` read as `u64::MAX`: a number that large already
+/// means "no limit" or "never", and a line written so is not malformed
+/// (a `Request-rate: 99999999999/1s 0000-0600` must still cover its window).
 fn leading_number(text: &str) -> (Option<u64>, &str) {
     let end = text
         .find(|c: char| !c.is_ascii_digit())
         .unwrap_or(text.len());
     let (digits, rest) = text.split_at(end);
-    (digits.parse().ok().filter(|_| !digits.is_empty()), rest)
+    let number = (!digits.is_empty()).then(|| digits.parse().unwrap_or(u64::MAX));
+    (number, rest)
 }
 
 /// Reads `HHMM` or `HH:MM` into minutes after midnight; `2400` is allowed
@@ -176,7 +179,8 @@ fn read_rate(text: &str) -> Result<(Rate, usize), String> {
         .ok_or_else(|| "no `/` between requests and period".to_string())?;
     let period_start = text.len() - after.len();
     let requests = match leading_number(count.trim()) {
-        (Some(n), "") => u32::try_from(n).map_err(|_| "too many requests".to_string())?,
+        // More than fit: more than any night holds, so no limit at all.
+        (Some(n), "") => u32::try_from(n).unwrap_or(u32::MAX),
         _ => return Err(format!("`{}` is not a number of requests", count.trim())),
     };
     if requests == 0 {
@@ -220,9 +224,8 @@ fn read_rate(text: &str) -> Result<(Rate, usize), String> {
     if amount == 0 {
         return Err("a period of zero".into());
     }
-    let period_secs = amount
-        .checked_mul(unit)
-        .ok_or_else(|| "the period is too long".to_string())?;
+    // Longer than fits: longer than any log, and slower than any floor.
+    let period_secs = amount.saturating_mul(unit);
     let window = match window_text.trim() {
         "" => None,
         window => Some(parse_window(window)?),
@@ -253,22 +256,18 @@ pub fn parse_crawl_delay(value: &[u8]) -> Result<u64, String> {
     {
         return Err(bad());
     }
+    // A delay longer than fits is longer than any log: it saturates.
     let seconds: u64 = if whole.is_empty() {
         0
     } else {
-        whole
-            .parse()
-            .map_err(|_| "the delay is too long".to_string())?
+        whole.parse().unwrap_or(u64::MAX)
     };
     let millis_part: u64 = fraction
         .bytes()
         .chain(std::iter::repeat(b'0'))
         .take(3)
         .fold(0, |acc, digit| acc * 10 + u64::from(digit - b'0'));
-    seconds
-        .checked_mul(1000)
-        .and_then(|ms| ms.checked_add(millis_part))
-        .ok_or_else(|| "the delay is too long".to_string())
+    Ok(seconds.saturating_mul(1000).saturating_add(millis_part))
 }
 
 #[cfg(test)]
@@ -293,6 +292,24 @@ mod tests {
             ("1/5", "1/5", rate(1, 5, None)),
             ("10/m", "10/m", rate(10, 60, None)),
             ("10/M", "10/M", rate(10, 60, None)),
+            // Numbers past what fits saturate: no limit, or slower than
+            // any floor, never a malformed line.
+            ("99999999999/1s", "99999999999/1s", rate(u32::MAX, 1, None)),
+            (
+                "99999999999999999999999/1s 0000-0600",
+                "99999999999999999999999/1s",
+                rate(u32::MAX, 1, Some((0, 360))),
+            ),
+            (
+                "1/300000000000000d",
+                "1/300000000000000d",
+                rate(1, u64::MAX, None),
+            ),
+            (
+                "1/99999999999999999999999",
+                "1/99999999999999999999999",
+                rate(1, u64::MAX, None),
+            ),
             ("1/10S", "1/10S", rate(1, 10, None)),
             (
                 "300/1m 1800-1900",
@@ -335,7 +352,6 @@ mod tests {
             "1/10s 1860-1900",
             "1/10s soon",
             "1/10s 1800-1900 extra",
-            "99999999999/1s",
             "1/-5s",
         ] {
             let (_, got) = parse_request_rate(value.as_bytes());
@@ -449,7 +465,9 @@ mod tests {
             ("ten", Err(())),
             ("5s", Err(())),
             ("1e3", Err(())),
-            ("99999999999999999999", Err(())),
+            // Longer than fits: saturated, not malformed.
+            ("99999999999999999999", Ok(u64::MAX)),
+            ("99999999999999999999.5", Ok(u64::MAX)),
         ];
         for (value, expected) in cases {
             assert_eq!(

@@ -444,3 +444,35 @@ fn sub_second_times_are_kept_for_delays_and_windows() {
     let report = audit_log(robots, &log, &["--log-format", MSEC_FORMAT]);
     assert_eq!(row_lines(&report), [2]);
 }
+
+/// Numbers too large to hold saturate instead of making the line
+/// malformed (SPEC §3 sets no upper bound): a night line allowing more
+/// fetches than fit still covers its window, so the stricter day line does
+/// not accuse; a period longer than fits is slower than Seznam's floor,
+/// so it is judged as 1/30s; and a Crawl-delay longer than fits is kept.
+#[test]
+fn numbers_past_what_fits_saturate() {
+    let mut log = Log::default();
+    for t in [3 * 3600, 3 * 3600 + 1, 3 * 3600 + 2] {
+        log.at(t);
+    }
+    let night = "User-agent: SeznamBot\nRequest-rate: 9999999999/1s 0000-0600\n\
+                 Request-rate: 99999999999999999999999/1s 0000-0600\nRequest-rate: 1/10s\n";
+    let report = audit_log(night, &log, &[]);
+    report.assert_code(0);
+    assert_eq!(row_lines(&report), Vec::<u32>::new());
+
+    let slow = "User-agent: SeznamBot\nRequest-rate: 1/300000000000000d\n";
+    let report = audit_log(slow, &log, &[]);
+    report.assert_code(1);
+    assert_eq!(row_lines(&report), vec![2, 3]);
+    let text = String::from_utf8_lossy(&report.violations).into_owned();
+    assert!(
+        text.contains("effective 1/30s (written 1/300000000000000d)"),
+        "{text}"
+    );
+
+    let delay = "User-agent: *\nCrawl-delay: 99999999999999999999\n";
+    let report = audit_log(delay, &log, &[]);
+    assert_eq!(row_lines(&report), vec![2, 3]);
+}
