@@ -2,8 +2,8 @@
 //! bytes of a field and gives the bytes the client sent (SPEC §1 "every
 //! escape is decoded").
 //!
-//! Apache writes `\"`, `\\` and `\xhh` (and `\t`, `\n`, `\r` for those
-//! controls); nginx writes `\xHH` for `"`, `\` and controls. Both are read
+//! Apache writes `\"`, `\\` and `\xhh` (and `\b`, `\t`, `\n`, `\v`, `\r`
+//! for those controls: `ap_escape_logitem`); nginx writes `\xHH` for `"`, `\` and controls. Both are read
 //! here. A backslash before anything else is kept as written, as is a `\x`
 //! not followed by two hex digits: such bytes cannot have come from an
 //! escaping server, so they are the client's own.
@@ -20,7 +20,7 @@ fn hex_value(b: u8) -> Option<u8> {
     }
 }
 
-/// Decodes `\xHH`, `\"`, `\\`, `\t`, `\n`, `\r`; borrows when there is
+/// Decodes `\xHH`, `\"`, `\\`, `\b`, `\t`, `\n`, `\v`, `\r`; borrows when there is
 /// nothing to decode.
 pub fn unescape(raw: &[u8]) -> Cow<'_, [u8]> {
     let Some(first) = memchr::memchr(b'\\', raw) else {
@@ -35,7 +35,9 @@ pub fn unescape(raw: &[u8]) -> Cow<'_, [u8]> {
         let (decoded, used) = match rest.get(1) {
             Some(b'"') => (b'"', 2),
             Some(b'\\') => (b'\\', 2),
+            Some(b'b') => (0x08, 2),
             Some(b't') => (b'\t', 2),
+            Some(b'v') => (0x0b, 2),
             Some(b'n') => (b'\n', 2),
             Some(b'r') => (b'\r', 2),
             Some(b'x') => match (
@@ -68,11 +70,13 @@ mod tests {
             (br"\x5C\x5c", br"\\"),
             (br"back\\slash", br"back\slash"),
             (br"\t\n\r", b"\t\n\r"),
+            // Apache's backspace and vertical tab.
+            (br"\b\v", b"\x08\x0b"),
             (br"\x16\x03\x01\x00", b"\x16\x03\x01\x00"),
             (br"\xC3\xA9t\xc3\xa9", "été".as_bytes()),
             (br"\xFF", b"\xff"),
             // Not escapes: kept as written.
-            (br"\q\b\v", br"\q\b\v"),
+            (br"\q\a\f", br"\q\a\f"),
             (br"\x4", br"\x4"),
             (br"\xZZ", br"\xZZ"),
             (br"\x", br"\x"),
