@@ -14,7 +14,7 @@
 //! (with the rates of `versions.at(t)`: the grace does not soften them).
 //! At the end, `tracker.memory()` goes into the state.
 
-use super::matcher::is_robots_txt;
+use super::matcher::{is_robots_txt, is_robots_txt_exactly};
 use super::versions::{Version, Versions};
 use crate::accesslog::time::Timestamp;
 
@@ -77,19 +77,21 @@ pub fn unreachable_rule(last: &RobotsFetch) -> String {
     )
 }
 
-/// True when a fetch refreshes the crawler's copy of robots.txt: the
-/// target `/robots.txt` itself, no query, an absolute URL cut down. The
-/// same test that makes such a fetch always allowed (SPEC §3), so the two
-/// never disagree about which resource is robots.txt; any method counts.
+/// True when a fetch refreshes the crawler's copy of robots.txt (SPEC §6):
+/// the target `/robots.txt` exactly, no query, an absolute URL cut down;
+/// any method counts. Not an escaped spelling (`/robots%2Etxt`): no
+/// crawler asks for robots.txt so, and SPEC says "exactly". Such a fetch
+/// is still always allowed (`is_robots_txt`, SPEC §3's normalisation).
 pub fn is_robots_fetch(target: &[u8]) -> bool {
-    is_robots_txt(target)
+    is_robots_txt_exactly(target)
 }
 
-/// The statuses that say nothing about robots.txt: none logged, outside
-/// 100–599, or nginx's 499 (the client closed the connection before any
-/// answer, so the crawler learned nothing).
+/// The statuses that say nothing about robots.txt: none logged, or one
+/// outside 100–599. nginx's 499 (the client closed the connection) is a
+/// 4xx as SPEC §6 words it: it starts a 4xx period, which only ever
+/// spares rows.
 fn tells(status: Option<u16>) -> Option<u16> {
-    status.filter(|s| (100..=599).contains(s) && *s != 499)
+    status.filter(|s| (100..=599).contains(s))
 }
 
 /// One count's view of robots.txt over time.
@@ -281,7 +283,7 @@ pub fn decide<'v>(
 ) -> Decision<'v> {
     match standing {
         Standing::Unrestricted(_) => Decision::Allowed,
-        Standing::Unreachable(_) if is_robots_fetch(target) => Decision::Allowed,
+        Standing::Unreachable(_) if is_robots_txt(target) => Decision::Allowed,
         Standing::Unreachable(last) => Decision::Unreachable(unreachable_rule(last)),
         Standing::Versions { window_from_ms } => {
             let now = versions.at(t_ms);

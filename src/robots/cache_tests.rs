@@ -318,14 +318,39 @@ fn cases() -> Vec<Case> {
             ],
         ),
         (
-            "statuses that tell nothing (none, 499, outside 100-599) change nothing",
+            "statuses that tell nothing (none, outside 100-599) change nothing",
             DAY,
             vec![
                 ("2026-11-30T14:00:00+01:00", "/robots.txt", 404, "allowed"),
-                ("2026-11-30T15:00:00+01:00", "/robots.txt", 499, "no rows"),
                 ("2026-11-30T15:00:00+01:00", "/robots.txt", 600, "no rows"),
                 ("2026-11-30T15:00:00+01:00", "/robots.txt", 0, "no rows"),
                 ("2026-11-30T15:00:01+01:00", "/a", 200, "no rows"),
+            ],
+        ),
+        (
+            "nginx's 499 is a 4xx: it starts a 4xx period, as SPEC words it",
+            DAY,
+            vec![
+                ("2026-11-30T14:00:00+01:00", "/robots.txt", 200, "allowed"),
+                ("2026-11-30T14:00:01+01:00", "/a", 200, "accuse v1"),
+                ("2026-11-30T15:00:00+01:00", "/robots.txt", 499, "allowed"),
+                ("2026-11-30T15:00:01+01:00", "/a", 200, "no rows"),
+            ],
+        ),
+        (
+            "an escaped /robots.txt is no fetch of it, though always allowed",
+            DAY,
+            vec![
+                ("2026-11-30T14:00:00+01:00", "/robots%2Etxt", 503, "allowed"),
+                ("2026-11-30T14:00:01+01:00", "/a", 200, "accuse v1"),
+                ("2026-11-30T15:00:00+01:00", "/robots.txt", 503, "allowed"),
+                ("2026-11-30T15:00:01+01:00", "/robots%2Etxt", 200, "allowed"),
+                (
+                    "2026-11-30T15:00:02+01:00",
+                    "/a",
+                    200,
+                    "robots.txt unreachable: 503 at 2026-11-30T15:00:00+01:00",
+                ),
             ],
         ),
     ]
@@ -400,9 +425,9 @@ fn what_is_a_fetch_of_robots_txt() {
         ("/robots.txt", true),
         ("http://www.example.cz/robots.txt", true),
         ("HTTPS://example.cz:443/robots.txt", true),
-        // The same resource after SPEC §3's normalisation, which also makes
-        // it always allowed.
-        ("/robots%2Etxt", true),
+        // The same resource after SPEC §3's normalisation, which makes it
+        // always allowed, but not how a crawler asks: SPEC §6 "exactly".
+        ("/robots%2Etxt", false),
         ("/robots.txt?x", false),
         ("/robots.txt?", false),
         ("/Robots.txt", false),

@@ -291,6 +291,12 @@ fn is_robots_txt_normal(target: &[u8]) -> bool {
     target == b"/robots.txt"
 }
 
+/// True when a request target (as logged, or an absolute URL) is
+/// `/robots.txt` byte for byte, no query: how a crawler asks for it.
+pub fn is_robots_txt_exactly(target: &[u8]) -> bool {
+    *path_and_query(target) == *b"/robots.txt"
+}
+
 /// True when a request target (as logged, or an absolute URL) is the
 /// robots.txt file itself, which every crawler may always fetch.
 pub fn is_robots_txt(target: &[u8]) -> bool {
