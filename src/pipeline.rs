@@ -141,9 +141,25 @@ fn read_logs(
         })
     });
     let mut errors = errors.into_inner().unwrap_or_default();
-    errors.sort_by_key(|(file, _)| *file);
     let finished = finished.into_inner().unwrap_or_default();
-    let copies = copies_of_earlier(&finished, &overlaps, &config.logs);
+    let (copies, unknowable) = copies_of_earlier(&finished, &overlaps, &config.logs);
+    for (file, earlier) in unknowable {
+        errors.push((
+            file,
+            Error::Format {
+                path: config.logs[file].clone(),
+                at: Position::File,
+                cause: format!(
+                    "its first line is the first line of {0}, and {0} (standard input or a \
+                     pipe) cannot be read again to tell whether this log is its head, read \
+                     twice; it was left out so that no fetch counts twice: give the logs by \
+                     their file names",
+                    config.logs[earlier].display()
+                ),
+            },
+        ));
+    }
+    errors.sort_by_key(|(file, _)| *file);
     (scan, errors, finished, copies)
 }
 
@@ -356,14 +372,14 @@ fn read_one(
         // The whole log was audited before (a log renamed or compressed).
         return Ok(Some(heads.reading.finish(audited_ms)));
     }
-    if path == Path::new("-") {
+    if !accesslog::rereadable(path) {
         return Err(Error::Format {
             path: path.to_path_buf(),
             at: Position::Line(through + 1),
             cause: format!(
                 "its first {through} lines are a log already audited (--state), which was \
-                 found past the first {} MiB; standard input cannot be read again to \
-                 audit the rest: give the log by its file name",
+                 found past the first {} MiB; standard input or a pipe cannot be read again \
+                 to audit the rest: give the log by its file name",
                 HOLD_BYTES >> 20
             ),
         });
@@ -1398,33 +1414,44 @@ fn previous_tail_parsed(state: &State, done: &Finished) -> Option<bool> {
 /// the run — the same text (same lines, bytes and SHA-256), or the first
 /// lines of a longer one, read again to know — with lines of their own to
 /// skip. (A file that begins with an earlier one was read without its
-/// head: `Overlaps::earlier_heads`.)
+/// head: `Overlaps::earlier_heads`.) Also, as (file, earlier), the files
+/// that may be the head of a longer earlier one that cannot be read again
+/// (standard input, a pipe): left out too, since audited whole they might
+/// count every fetch twice, and said as errors by the caller.
 fn copies_of_earlier(
     finished: &BTreeMap<usize, Finished>,
     overlaps: &Overlaps,
     paths: &[std::path::PathBuf],
-) -> Vec<usize> {
+) -> (Vec<usize>, Vec<(usize, usize)>) {
     let mut copies = Vec::new();
+    let mut unknowable = Vec::new();
     for (&file, done) in finished {
         let f = &done.fingerprint;
-        let copy = f.lines_read() > done.already_audited
-            && overlaps.same_start(file).into_iter().any(|earlier| {
-                let Some(e) = finished.get(&earlier).map(|e| &e.fingerprint) else {
-                    return false;
-                };
-                if (e.lines, e.bytes, &e.sha256, &e.tail) == (f.lines, f.bytes, &f.sha256, &f.tail)
-                {
-                    return true;
+        if f.lines_read() <= done.already_audited {
+            continue;
+        }
+        for earlier in overlaps.same_start(file) {
+            let Some(e) = finished.get(&earlier).map(|e| &e.fingerprint) else {
+                continue;
+            };
+            if (e.lines, e.bytes, &e.sha256, &e.tail) == (f.lines, f.bytes, &f.sha256, &f.tail) {
+                copies.push(file);
+                break;
+            }
+            if e.lines_read() > f.lines_read() && e.bytes >= f.bytes {
+                if !accesslog::rereadable(&paths[earlier]) {
+                    copies.push(file);
+                    unknowable.push((file, earlier));
+                    break;
                 }
-                e.lines_read() > f.lines_read()
-                    && e.bytes >= f.bytes
-                    && overlaps::is_head_of(f, &paths[earlier])
-            });
-        if copy {
-            copies.push(file);
+                if overlaps::is_head_of(f, &paths[earlier]) {
+                    copies.push(file);
+                    break;
+                }
+            }
         }
     }
-    copies
+    (copies, unknowable)
 }
 
 /// The most fetch times a count keeps for the next night: a bound on the

@@ -39,7 +39,7 @@ pub use detect::{FileFormat, FormatChoice, Parser};
 pub use escape::unescape;
 pub use format::{Entry, LogEscaping, LogFormat, Skip};
 pub use json_shape::ShapeMemory;
-pub use open::{Input, open};
+pub use open::{Input, open, rereadable};
 pub use proxy::TrustedProxies;
 pub use request::{Fetch, Request, fetch_of, parse_request};
 pub use time::{Timestamp, parse_rfc3339_or_date};

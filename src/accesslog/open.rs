@@ -382,6 +382,13 @@ fn other_compression(magic: &[u8]) -> Option<&'static str> {
     }
 }
 
+/// Whether the log at `path` can be read again from its start: a regular
+/// file. Standard input, a pipe (`<(zcat …)`) or a FIFO gives its bytes
+/// once; opened again, it gives the rest of the stream, or waits.
+pub fn rereadable(path: &Path) -> bool {
+    path != Path::new("-") && std::fs::metadata(path).is_ok_and(|meta| meta.is_file())
+}
+
 /// Opens a log file, or standard input for `-`.
 ///
 /// A missing file, a directory or a file without read permission is

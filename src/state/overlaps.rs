@@ -123,9 +123,9 @@ fn first_line(chunk: &Chunk) -> Option<&[u8]> {
 /// Whether the log at `path` begins with every line of `head` (its
 /// unfinished last line too), read again as its reader read it. A log that
 /// cannot be read again (standard input, gone, damaged before the end of
-/// `head`) is not known to: `false`.
+/// `head`; `accesslog::rereadable`) is not known to: `false`.
 pub fn is_head_of(head: &Fingerprint, path: &Path) -> bool {
-    if path == Path::new("-") {
+    if !accesslog::rereadable(path) {
         return false;
     }
     let Ok(input) = accesslog::open(path) else {

@@ -621,10 +621,97 @@ fn a_big_log_grown_renamed_or_piped_is_audited_from_its_first_new_line() {
     );
     assert_eq!(piped.code, 2, "{}", piped.stderr);
     assert!(
-        piped.stderr.contains("standard input cannot be read again"),
+        piped
+            .stderr
+            .contains("standard input or a pipe cannot be read again"),
         "{}",
         piped.stderr
     );
+
+    // A named pipe is no file to read again either: opened a second time
+    // it would give the rest of the stream, taken for the log's start.
+    let fifo = site.path("grown.fifo");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let writer = {
+        let (fifo, text) = (fifo.clone(), grown_more.clone());
+        std::thread::spawn(move || {
+            use std::io::Write as _;
+            let mut pipe = std::fs::OpenOptions::new().write(true).open(fifo).unwrap();
+            // The audit stops reading with an error: a broken pipe here.
+            let _ = pipe.write_all(text.as_bytes());
+        })
+    };
+    let fifo_run = site.run(&[
+        "--robots",
+        "robots.txt",
+        "--state",
+        "state",
+        "--out",
+        "n4",
+        "--log",
+        "grown.fifo",
+    ]);
+    writer.join().unwrap();
+    assert_eq!(fifo_run.code, 2, "{}", fifo_run.stderr);
+    assert!(
+        fifo_run
+            .stderr
+            .contains("grown.fifo:60002: its first 60001 lines are a log already audited"),
+        "{}",
+        fifo_run.stderr
+    );
+}
+
+/// Standard input given before a log that is its head: standard input
+/// cannot be read again to tell, so the later log is left out (its
+/// fetches would count twice and make rate rows of their own) and named,
+/// exit 2, the state left as it was.
+#[test]
+fn a_log_that_may_be_the_head_of_standard_input_is_left_out_and_named() {
+    let site = Site::new().with("robots.txt", "User-agent: SeznamBot\nRequest-rate: 3/1m\n");
+    let mut full = String::new();
+    for i in 0..20 {
+        full.push_str(&fetch(i * 10, &format!("/p{i}"), 200));
+    }
+    let head: String = full.lines().take(8).map(|l| format!("{l}\n")).collect();
+    site.write("head.log", &head);
+    let args = [
+        "--robots",
+        "robots.txt",
+        "--state",
+        "state",
+        "--out",
+        "o",
+        "--log",
+        "-",
+        "--log",
+        "head.log",
+    ];
+    let piped = site.run_with_stdin(&args, full.as_bytes());
+    assert_eq!(piped.code, 2, "{}", piped.stderr);
+    assert!(
+        piped.stderr.contains(
+            "head.log: its first line is the first line of -, and - (standard input or a pipe) \
+             cannot be read again"
+        ),
+        "{}",
+        piped.stderr
+    );
+    // The rows of the twenty fetches once: one a 10 s, 3 a minute allowed.
+    let alone = Site::new().with("robots.txt", "User-agent: SeznamBot\nRequest-rate: 3/1m\n");
+    alone.write("full.log", &full);
+    let once = alone.run(&["--robots", "robots.txt", "--out", "o", "--log", "full.log"]);
+    assert_eq!(
+        body(&read(&site, "o/violations.csv")).len(),
+        body(&read(&alone, "o/violations.csv")).len(),
+        "{}",
+        once.stderr
+    );
+    assert!(!site.path("state/state.json").exists());
 }
 
 /// SPEC §6: the DNS cache is part of the state unless `--dns-cache` says
