@@ -69,13 +69,27 @@ impl DnsCache {
         let Ok(text) = String::from_utf8(text) else {
             return ignored("not UTF-8".to_string());
         };
-        let mut lines = text.lines();
-        if lines.next() != Some(HEADER) {
+        if text.lines().next() != Some(HEADER) {
             return ignored("not a robots-audit DNS cache".to_string());
         }
         let mut cache = DnsCache::default();
         let mut bad = 0usize;
-        for line in lines {
+        // The cache is written whole, every line ended: a last line without
+        // its end was cut (a copy, a restore), and a cut list of names
+        // would read as an answer that lacks the crawler's name.
+        let ended = match text.strip_suffix('\n') {
+            Some(whole) => whole,
+            None => match text.rsplit_once('\n') {
+                Some((kept, _cut)) => {
+                    bad += 1;
+                    cache.changed = true;
+                    kept
+                }
+                // The header alone.
+                None => &text,
+            },
+        };
+        for line in ended.lines().skip(1) {
             if line.is_empty() {
                 continue;
             }
@@ -422,6 +436,15 @@ mod tests {
                 1,
                 false,
             ),
+            // A last line without its end was cut: its list of names may
+            // lack the crawler's, so it is no answer.
+            (
+                b"# robots-audit dns cache 1\n1.2.3.4\t100\tnoname\n\
+                  77.75.77.2\t100\tnames\tfoo.example.com\tnot-asked",
+                1,
+                true,
+            ),
+            (b"# robots-audit dns cache 1", 0, false),
         ];
         for (text, kept, warns) in cases {
             std::fs::write(&path, text).unwrap();
