@@ -224,16 +224,25 @@ pub fn resolve_counted(
                  unanswered; their fetches stay unverified"
             ));
         }
+        stats.denied_in_networks = to_ask
+            .iter()
+            .copied()
+            .filter(|&addr| ident.in_networks(addr) && asked.get(&addr) == Some(&DnsAnswer::NoName))
+            .collect();
+        stats.denied_in_networks.sort();
+        // A resolver that denies a crawler's own address its name is
+        // broken, and its other "no name" answers tonight are no evidence
+        // either (SPEC §2: a broken resolver never makes an impostor):
+        // failures, neither believed nor cached.
+        let broken = !stats.denied_in_networks.is_empty();
         for addr in to_ask {
             let mut answer = asked.get(&addr).cloned().unwrap_or(DnsAnswer::Failed);
-            if answer == DnsAnswer::NoName && ident.in_networks(addr) {
-                stats.denied_in_networks.push(addr);
+            if answer == DnsAnswer::NoName && broken {
                 answer = DnsAnswer::Failed;
             }
             cache.insert(addr, now, &answer);
             answers.insert(addr, answer);
         }
-        stats.denied_in_networks.sort();
     }
     stats.failures = answers.values().filter(|a| a.has_failure()).count();
     // Said even under --quiet: a resolver that fails most lookups every
@@ -270,7 +279,8 @@ pub fn resolve_counted(
     if let Some(&first) = stats.denied_in_networks.first() {
         stats.warnings.push(format!(
             "the DNS resolver looks broken: it says {} address(es) inside crawler \
-             networks have no name (first {first}); their fetches stay unverified",
+             networks have no name (first {first}); no \"no name\" answer is believed \
+             tonight: their fetches stay unverified",
             stats.denied_in_networks.len()
         ));
     }

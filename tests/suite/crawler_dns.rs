@@ -345,9 +345,13 @@ fn a_dead_server_cannot_outlast_the_deadline() {
     assert_eq!(answers, want);
 }
 
+/// SPEC §2: "no name" inside the operator's networks proves a broken
+/// resolver, and a broken resolver never makes an impostor: its "no name"
+/// for an address outside them that same night is no evidence either.
+/// Neither is cached; the next run asks all three again.
 #[test]
 fn no_name_inside_the_operators_networks_is_a_broken_resolver_and_not_cached() {
-    // Neither has a PTR record: NXDOMAIN for both.
+    // None has a PTR record: NXDOMAIN for all.
     let server = DnsServer::start(zone());
     let ident = Identifier::builtin().unwrap();
     let dir = tempfile::tempdir().unwrap();
@@ -357,8 +361,8 @@ fn no_name_inside_the_operators_networks_is_a_broken_resolver_and_not_cached() {
     let (answers, stats) = resolve(addrs, &ident, &opts);
     assert_eq!(answers[&inside[0]], DnsAnswer::Failed);
     assert_eq!(answers[&inside[1]], DnsAnswer::Failed);
-    assert_eq!(answers[&ip("6.6.6.8")], DnsAnswer::NoName);
-    assert_eq!(stats.failures, 2);
+    assert_eq!(answers[&ip("6.6.6.8")], DnsAnswer::Failed);
+    assert_eq!(stats.failures, 3);
     assert_eq!(stats.denied_in_networks, inside);
     assert!(
         stats.warnings.iter().any(|w| w.contains("looks broken")),
@@ -371,7 +375,7 @@ fn no_name_inside_the_operators_networks_is_a_broken_resolver_and_not_cached() {
     for (field, want) in [
         ("77.75.77.50", Verification::Unverified),
         ("2a02:598:a::50", Verification::Unverified),
-        ("6.6.6.8", Verification::Spoofed),
+        ("6.6.6.8", Verification::Unverified),
     ] {
         let got = knowledge
             .decide(&ident, &parse_client(field.as_bytes()), claim)
@@ -379,18 +383,27 @@ fn no_name_inside_the_operators_networks_is_a_broken_resolver_and_not_cached() {
         assert_eq!(got, Some(want), "{field}");
     }
 
-    // Not cached: the next run asks the two again, and only them.
+    // Not cached: the next run asks all three again.
     let before = server.log().len();
     let (_, stats) = resolve(addrs, &ident, &opts);
-    assert_eq!(stats.cache_hits, 1);
+    assert_eq!(stats.cache_hits, 0);
     let mut asked: Vec<String> = server.log()[before..]
         .iter()
         .map(|(name, _)| name.clone())
         .collect();
     asked.sort();
-    let mut want: Vec<String> = inside.iter().map(|a| reverse_name(*a)).collect();
+    let mut want: Vec<String> = addrs.iter().map(|a| reverse_name(*a)).collect();
     want.sort();
     assert_eq!(asked, want);
+
+    // A resolver that answers the operator's addresses says "no name"
+    // outside them truly: believed and cached.
+    let server =
+        DnsServer::start(zone().host("77.75.77.50", "fulltextrobot-77-75-77-50.seznam.cz"));
+    let opts = options(&server, Some(dir.path().join("cache2.tsv")));
+    let (answers, stats) = resolve([inside[0], ip("6.6.6.8")], &ident, &opts);
+    assert_eq!(answers[&ip("6.6.6.8")], DnsAnswer::NoName);
+    assert!(stats.denied_in_networks.is_empty());
 }
 
 #[test]
