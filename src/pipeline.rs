@@ -665,6 +665,36 @@ fn decide<'r>(
     Decided::Counted(counted(fetch), disallow)
 }
 
+/// Fetches whose user agent claims no crawler, from addresses inside a
+/// crawler's networks whose reverse lookup failed: only DNS could say
+/// whether they are a crawler's, so they are in no report, and the run
+/// cannot be called whole (`Knowledge::undecided`).
+#[derive(Debug, Default)]
+struct Undecided {
+    fetches: u64,
+    /// The first few addresses, for the message.
+    addresses: Vec<IpAddr>,
+}
+
+impl Undecided {
+    /// Addresses named in the message at most.
+    const SHOWN: usize = 3;
+
+    fn note(&mut self, ident: &Identifier, knowledge: &Knowledge, client: &[u8]) {
+        let client = crate::crawler::parse_client(client);
+        if !knowledge.undecided(ident, &client) {
+            return;
+        }
+        self.fetches += 1;
+        if let crate::crawler::Client::Addr(addr) = client {
+            let addr = addr.to_canonical();
+            if self.addresses.len() < Self::SHOWN && !self.addresses.contains(&addr) {
+                self.addresses.push(addr);
+            }
+        }
+    }
+}
+
 /// Fetches judged at once: identity and `disallow` in parallel, the rest
 /// in order. Bounded in bytes too, since a fetch may hold 24 KiB of text.
 const BATCH: usize = 4096;
@@ -704,6 +734,7 @@ fn judge<'d, 'r>(
     copies: &[usize],
     identities_kept: usize,
     other_hosts: &mut u64,
+    undecided: &mut Undecided,
 ) -> Result<Digest<'d>> {
     let mut merged = sorter.finish()?;
     let (tx, rx) = mpsc::sync_channel::<Vec<Judged<'r>>>(BATCHES_IN_FLIGHT);
@@ -738,9 +769,18 @@ fn judge<'d, 'r>(
                 }
                 for fetch in &batch {
                     let clients = identities.entry(fetch.claim).or_default();
-                    if !clients.contains_key(fetch.client()) {
-                        let who = identify(ident, knowledge, fetch.client(), fetch.claim);
-                        clients.insert(fetch.client().into(), who);
+                    let known = match clients.get(fetch.client()) {
+                        Some(who) => who.is_some(),
+                        None => {
+                            let who = identify(ident, knowledge, fetch.client(), fetch.claim);
+                            let known = who.is_some();
+                            clients.insert(fetch.client().into(), who);
+                            known
+                        }
+                    };
+                    if !known && fetch.claim.is_none() && !fetch.before_period && !fetch.other_host
+                    {
+                        undecided.note(ident, knowledge, fetch.client());
                     }
                 }
                 let decided: Vec<Decided<'r>> = pool.install(|| {
@@ -1079,7 +1119,7 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
     input_errors.extend(notice.failed);
     input_errors.sort_by_key(|(file, _)| *file);
 
-    let (dns, dns_health, state_dns_cache) = if config.resolve {
+    let (dns, mut dns_health, state_dns_cache) = if config.resolve {
         resolve(config, &ident, &scan.addresses())
     } else {
         (Default::default(), report::run::DnsHealth::default(), None)
@@ -1173,6 +1213,7 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
     }
     let mut nightly = state.as_ref().map(|_| NightRows::default());
     let mut other_hosts = 0;
+    let mut undecided = Undecided::default();
     let digest = judge(
         &pool,
         &ident,
@@ -1188,7 +1229,31 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
         &copies,
         budget.identities,
         &mut other_hosts,
+        &mut undecided,
     )?;
+    // Said even under --quiet, and the night is not whole: with --state
+    // these fetches would otherwise never be looked at again.
+    dns_health.undecided_fetches = undecided.fetches;
+    if undecided.fetches > 0 {
+        let shown: Vec<String> = undecided
+            .addresses
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        crate::warn!(
+            "robots-audit: DNS failed for address(es) inside a crawler's networks ({}{}): their \
+             {} fetch(es) whose user agent names no crawler may be the crawler's, and only DNS \
+             could tell; they are in no report and the run is incomplete (exit 2, the state \
+             left as it was): run again when the resolver answers",
+            shown.join(", "),
+            if undecided.addresses.len() == Undecided::SHOWN {
+                ", …"
+            } else {
+                ""
+            },
+            undecided.fetches
+        );
+    }
     // A --host that names none of the crawler's fetches (the log writes
     // `site.cz`, the flag says `www.site.cz`): every fetch was left out,
     // which must not pass for a clean night. Said even under --quiet.
@@ -1206,7 +1271,7 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
     for (_, err) in &input_errors {
         crate::warn!("robots-audit: {err}");
     }
-    let outcome = if !input_errors.is_empty() || dns_health.unusable {
+    let outcome = if !input_errors.is_empty() || dns_health.unusable || undecided.fetches > 0 {
         Outcome::Incomplete
     } else if digest.accusing == 0 {
         // Rows whose note only informs (SPEC §5) are no finding.
@@ -1575,6 +1640,7 @@ fn resolve(config: &AuditConfig, ident: &Identifier, addresses: &HashMap<IpAddr,
         unusable: stats.unusable.is_some(),
         broken: stats.denied_in_networks.len() as u64,
         deadline_reached: stats.deadline_hit,
+        undecided_fetches: 0,
     };
     (answers, health, stats.unsaved)
 }

@@ -155,6 +155,21 @@ impl Knowledge {
         self.dns.get(&addr.to_canonical())
     }
 
+    /// Whether a fetch from `client` whose user agent claims no crawler
+    /// might still be a crawler's, unknown because DNS failed: an address
+    /// inside a crawler's networks (kept for DNS alone to name), which no
+    /// PTR map names, whose reverse lookup failed. Outside the networks
+    /// anyone can make lookups fail, so a failure there proves nothing.
+    pub fn undecided(&self, ident: &Identifier, client: &Client) -> bool {
+        let Client::Addr(addr) = client else {
+            return false;
+        };
+        let addr = addr.to_canonical();
+        ident.in_networks(addr)
+            && self.ptr_map.names(addr).is_empty()
+            && self.dns.get(&addr) == Some(&DnsAnswer::Failed)
+    }
+
     /// Judges one fetch: its client and the crawler its user agent names.
     /// None when the fetch is no crawler's (no claim, no matching name).
     ///

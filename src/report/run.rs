@@ -27,6 +27,10 @@ pub struct DnsHealth {
     pub unusable: bool,
     pub broken: u64,
     pub deadline_reached: bool,
+    /// Fetches from inside a crawler's networks, with no crawler's user
+    /// agent, that only DNS could name and whose lookup failed: in no
+    /// report, and the run is incomplete (`Knowledge::undecided`).
+    pub undecided_fetches: u64,
 }
 
 /// What the run knows about itself beyond the findings.
@@ -136,6 +140,7 @@ pub fn value(digest: &Digest<'_>, names: &Names<'_>, health: &Health<'_>) -> Val
             "resolver_unusable": health.dns.unusable,
             "resolver_broken": health.dns.broken,
             "deadline_reached": health.dns.deadline_reached,
+            "undecided_fetches": health.dns.undecided_fetches,
         },
         "impostor_fetches": digest.impostor_fetches,
         "excused_by_cache_grace": health.excused_by_cache_grace,

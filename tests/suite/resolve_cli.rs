@@ -430,6 +430,63 @@ fn a_closed_dns_port_ends_within_the_deadline_unverified() {
     );
 }
 
+/// A fetch from inside a crawler's networks whose user agent names no
+/// crawler is the crawler's only when DNS says so (SPEC §2). When that
+/// lookup fails nothing is known: the fetch is in no report, and the night
+/// is not called clean (exit 2, so that `--state` does not move past it;
+/// the README's "never a clean night"). A failure outside the networks,
+/// which anyone can cause, leaves the run as it was.
+#[test]
+fn a_failed_lookup_that_alone_could_name_a_crawler_is_no_clean_night() {
+    let dir = tempfile::tempdir().unwrap();
+    let closed = {
+        let socket = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+        socket.local_addr().unwrap().to_string()
+    };
+    let browser = "Mozilla/5.0 (compatible; Seznam screenshot-generator 2.1)";
+    let log = [
+        line("77.75.77.1", 1, "/cz/chat/a", browser),
+        line("77.75.77.1", 2, "/cz/chat/b", browser),
+        line("6.6.6.6", 3, "/cz/chat/c", browser),
+    ]
+    .concat();
+    let out = audit_with(
+        dir.path(),
+        &log,
+        &["--dns-server", &closed, "--dns-deadline", "3"],
+        None,
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(
+            "DNS failed for address(es) inside a crawler's networks (77.75.77.1): their 2 \
+             fetch(es) whose user agent names no crawler may be the crawler's"
+        ),
+        "{stderr}"
+    );
+    assert!(report(dir.path(), "violations.csv").is_empty());
+    let run: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("out/run.json")).unwrap()).unwrap();
+    assert_eq!(run["dns"]["undecided_fetches"], 2, "{run}");
+    assert_eq!(run["exit_status"], 2, "{run}");
+
+    // Outside the networks a failed lookup decides nothing either way.
+    let log = line("6.6.6.6", 3, "/cz/chat/c", browser);
+    let out = audit_with(
+        dir.path(),
+        &log,
+        &["--dns-server", &closed, "--dns-deadline", "3"],
+        None,
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 #[test]
 fn a_crawlers_address_named_by_live_dns_counts_whatever_its_user_agent() {
     // SPEC §2: a fetch is a crawler's when its address's PTR name matches,
