@@ -370,6 +370,13 @@ fn names_host(name: &str) -> bool {
         || name.eq_ignore_ascii_case("%{Host}i")
 }
 
+/// Whether a field, by its name in the format, is one of nginx's
+/// `$upstream_*` variables, which list a value per upstream tried
+/// (`10.0.0.1:80, 10.0.0.2:80 : 10.0.0.3:80`, ngx_http_upstream_module).
+fn names_upstream_list(name: &str) -> bool {
+    name.starts_with("upstream_")
+}
+
 /// Whether a field, by its name in the format, is the request's path,
 /// which starts with `/` (nginx's `$request_uri`, `$uri`, `$document_uri`;
 /// Apache's `%U`).
@@ -471,6 +478,7 @@ pub(crate) fn compile(spec: &str) -> Result<Compiled, String> {
                     }
                 }
                 steps.push(Step {
+                    upstream_list: slot == Slot::Other && names_upstream_list(&name),
                     slot,
                     quoted: false,
                     colons_after: 0,

@@ -344,6 +344,25 @@ fn chain_end(line: &[u8], start: usize, after: &Text) -> Result<usize, Skip> {
     }
 }
 
+/// Finds the end of an unquoted nginx `$upstream_*` field: its values are
+/// separated by `, ` (the next upstream tried) and ` : ` (after an
+/// internal redirect), which a value never ends with or holds.
+fn upstream_list_end(line: &[u8], start: usize, after: &Text) -> Result<usize, Skip> {
+    let mut from = start;
+    loop {
+        let end = unquoted_end(line, from, after)?;
+        let rest = &line[end..];
+        let next = if end > from && line[end - 1] == b',' && rest.starts_with(b" ") {
+            end + 1
+        } else if end > from && rest.starts_with(b" : ") {
+            end + 3
+        } else {
+            return Ok(end);
+        };
+        from = next;
+    }
+}
+
 /// Finds the end of an unquoted field that holds blanks of its own (a
 /// request line, a user agent) in a format that does not quote it. Last in
 /// the format, it runs to the end of the line. A request line runs at least
@@ -611,6 +630,8 @@ impl LogFormat {
                         spaced_end(line, pos, &step.after, slot, index == last)?
                     } else if slot == Slot::ForwardedFor {
                         chain_end(line, pos, &step.after)?
+                    } else if step.upstream_list {
+                        upstream_list_end(line, pos, &step.after)?
                     } else if step.until_slash {
                         // The host ends where the path's `/` starts; a
                         // blank first means the line was cut elsewhere.

@@ -773,3 +773,39 @@ fn a_raw_cr_among_ignored_fields_skips_the_line() {
         assert!(format.parse(fine.as_bytes()).is_ok(), "{fine:?}");
     }
 }
+
+/// nginx's `$upstream_*` variables list a value per upstream tried:
+/// `a, b` for retries and `a : b` after an internal redirect. Unquoted
+/// before the status, the field runs on through those separators; the
+/// line is read with nothing shifted.
+#[test]
+fn upstream_lists_before_the_status() {
+    let spec = r#"$remote_addr - $remote_user [$time_local] "$request" $upstream_addr $status $body_bytes_sent "$http_referer" "$http_user_agent" $upstream_response_time $upstream_status"#;
+    let ok = Ok((
+        "77.75.77.123",
+        T,
+        &b"GET /a HTTP/1.1"[..],
+        Some(200),
+        Some(UA),
+        None,
+    ));
+    let line = |upstream: &str, tail: &str| {
+        format!(
+            "77.75.77.123 - - [10/Oct/2000:13:55:36 -0700] \"GET /a HTTP/1.1\" {upstream} 200 5 \"-\" \"{}\" {tail}",
+            String::from_utf8_lossy(UA)
+        )
+        .into_bytes()
+    };
+    let lines = [
+        line("10.0.0.1:8080", "0.010 200"),
+        line("10.0.0.1:8080, 10.0.0.2:8080", "0.010, 0.020 502, 200"),
+        line("10.0.0.1:8080 : 10.0.0.3:8080", "0.010 : 0.020 404 : 200"),
+        line(
+            "10.0.0.1:8080, unix:/run/app.sock : 10.0.0.3:8080",
+            "0.010, 0.011 : 0.020 502, 404 : 200",
+        ),
+        line("-", "- -"),
+    ];
+    let cases: Vec<(&[u8], Result<Fields, Skip>)> = lines.iter().map(|l| (&l[..], ok)).collect();
+    check(spec, &cases);
+}

@@ -109,6 +109,10 @@ pub(crate) struct Step {
     /// `$host$request_uri`, Apache's `%v%U`): it ends before the path's
     /// `/`, which no host name holds.
     pub until_slash: bool,
+    /// An nginx `$upstream_*` field, which holds one value per upstream
+    /// tried, written `a, b` (retries) and `a : b` (an internal redirect):
+    /// unquoted, it runs on through those separators.
+    pub upstream_list: bool,
     /// The text between this field and the next (may be empty only when
     /// the field ends by itself: a time, a status, a host before a path,
     /// or the last field).
