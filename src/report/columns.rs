@@ -224,7 +224,9 @@ pub fn write_violation(
         file_field(names, fetch.file),
         Cow::Borrowed(decimal(fetch.line, &mut line_digits)),
         log(fetch.client()),
-        Cow::Borrowed(names.crawlers[counted.crawler].as_bytes()),
+        // A `--profiles` name is the operator's, yet a spreadsheet would
+        // run `=EVIL` as well: the same guard.
+        log(names.crawlers[counted.crawler].as_bytes()),
         Cow::Borrowed(counted.verification.as_str().as_bytes()),
         Cow::Borrowed(counted.identified_by.as_str().as_bytes()),
         log(fetch.method()),
@@ -257,7 +259,7 @@ pub fn write_impostor(out: &mut Vec<u8>, names: &Names<'_>, impostor: &Impostor)
         Cow::Borrowed(decimal(fetch.line, &mut line_digits)),
         log(fetch.client()),
         log(&ptr),
-        Cow::Borrowed(names.crawlers[impostor.claimed].as_bytes()),
+        log(names.crawlers[impostor.claimed].as_bytes()),
         log(fetch.method()),
         log(&target),
         Cow::Borrowed(status(fetch.status, &mut status_digits)),

@@ -88,14 +88,17 @@ pub fn write_summary(
         .from_writer(out);
     out.write_record(SUMMARY).map_err(io_error)?;
     for line in rows(digest, names) {
+        // A `--profiles` name may start a formula (`=EVIL`): guarded as
+        // log text is.
+        let crawler = names.escaping.apply(line.crawler.as_bytes()).into_owned();
         out.write_record([
-            line.crawler,
-            line.kind.as_str().to_string(),
-            line.fetches.to_string(),
-            line.violations.to_string(),
-            line.distinct_targets.to_string(),
-            line.first_time,
-            line.last_time,
+            crawler,
+            line.kind.as_str().as_bytes().to_vec(),
+            line.fetches.to_string().into_bytes(),
+            line.violations.to_string().into_bytes(),
+            line.distinct_targets.to_string().into_bytes(),
+            line.first_time.into_bytes(),
+            line.last_time.into_bytes(),
         ])
         .map_err(io_error)?;
     }

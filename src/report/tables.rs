@@ -45,7 +45,12 @@ pub fn write_rules(
             Cow::Borrowed(row.kind.as_str().as_bytes()),
             Cow::Owned(row.violations.to_string().into_bytes()),
             Cow::Owned(row.distinct_targets.to_string().into_bytes()),
-            Cow::Owned(joined(names, &row.crawlers).into_bytes()),
+            Cow::Owned(
+                names
+                    .escaping
+                    .apply(joined(names, &row.crawlers).as_bytes())
+                    .into_owned(),
+            ),
             Cow::Owned(row.first.rfc3339().into_bytes()),
             Cow::Owned(row.last.rfc3339().into_bytes()),
         ];
@@ -66,7 +71,12 @@ pub fn write_impostor_addresses(
         let ptr = super::escape::name_bytes(row.ptr.as_deref().unwrap_or(""));
         let record: [Cow<'_, [u8]>; 7] = [
             names.escaping.apply(&row.client),
-            Cow::Owned(joined(names, &row.claimed).into_bytes()),
+            Cow::Owned(
+                names
+                    .escaping
+                    .apply(joined(names, &row.claimed).as_bytes())
+                    .into_owned(),
+            ),
             Cow::Owned(row.fetches.to_string().into_bytes()),
             names.escaping.apply(&ptr),
             Cow::Borrowed(row.reason.as_str().as_bytes()),

@@ -219,6 +219,62 @@ fn the_group_column_is_safe_for_a_spreadsheet_too() {
     }
 }
 
+/// A crawler's name comes from `--profiles`: the operator's file, yet a
+/// name a spreadsheet would run (`=EVIL`) is guarded like log text in
+/// every CSV that writes it (SPEC §5).
+#[test]
+fn crawler_names_from_profiles_are_safe_for_a_spreadsheet_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let profiles = write(
+        dir.path(),
+        "profiles.txt",
+        "crawler: =EVIL\ntoken: evilbot\nuser-agent: evilbot\nhost: e-<address>.evil.example\n\
+         rate-floor: none\nreads: none\nhomepage-exception: no\n",
+    );
+    let robots = write(dir.path(), "robots.txt", "User-agent: *\nDisallow: /c\n");
+    let log = write(
+        dir.path(),
+        "access.log",
+        "2.2.2.2 - - [29/Nov/2026:10:00:02 +0100] \"GET /c HTTP/1.1\" 200 1 \"-\" \"evilbot\"\n\
+         2.2.2.3 - - [29/Nov/2026:10:00:03 +0100] \"GET /c HTTP/1.1\" 200 1 \"-\" \"evilbot\"\n",
+    );
+    let ptr = write(dir.path(), "ptr.txt", "2.2.2.3 x.example.com\n");
+    let out = dir.path().join("out");
+    let run = run(&[
+        "--log",
+        s(&log),
+        "--robots",
+        s(&robots),
+        "--profiles",
+        s(&profiles),
+        "--ptr-map",
+        s(&ptr),
+        "--out",
+        s(&out),
+    ]);
+    assert_eq!(run.code(), Some(1), "{}", run.stderr);
+    for name in [
+        "violations.csv",
+        "impostors.csv",
+        "summary.csv",
+        "rules.csv",
+        "impostor-addresses.csv",
+    ] {
+        let text = std::fs::read(out.join(name)).unwrap();
+        let written = rows(&text);
+        assert!(written.len() > 1, "{name}: {written:?}");
+        assert!(
+            written.iter().flatten().any(|f| f.contains("EVIL")),
+            "{name}: {written:?}"
+        );
+        for row in &written {
+            for field in row {
+                assert!(!is_formula(field), "{name}: {field:?} in {row:?}");
+            }
+        }
+    }
+}
+
 /// The summary on standard error names the rules broken most, as written
 /// in robots.txt: an ESC sequence there reached the terminal as it was.
 #[test]
