@@ -176,7 +176,7 @@ fn run_json_says_what_the_run_read_and_decided() {
                 "robots_version": robots_version(ROBOTS.as_bytes()),
                 "in_force_from": in_force_from,
             }],
-            "dns": {"asked": false, "failures": 0, "resolver_unusable": false, "resolver_broken": 0, "deadline_reached": false},
+            "dns": {"asked": false, "failures": 0, "resolver_unusable": false, "resolver_broken": 0, "deadline_reached": false, "undecided_fetches": 0},
             "impostor_fetches": 6,
             "excused_by_cache_grace": 0,
             "counts": [

@@ -832,7 +832,8 @@ fn a_broken_resolver_is_in_run_json() {
             "failures": 1,
             "resolver_unusable": false,
             "resolver_broken": 1,
-            "deadline_reached": false
+            "deadline_reached": false,
+            "undecided_fetches": 0
         }),
         "{stderr}"
     );
