@@ -100,9 +100,10 @@ macro_rules! warn {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
         // Messages may quote a stranger's bytes (a JSON log's keys, a
-        // file name): no terminal escape runs from standard error either.
+        // file name): no terminal escape runs from standard error either,
+        // and no line break forges a line of its own.
         let text = format!($($arg)*);
-        let _ = writeln!(std::io::stderr(), "{}", $crate::text::terminal_safe(&text));
+        let _ = writeln!(std::io::stderr(), "{}", $crate::text::message_safe(&text));
     }};
 }
 

@@ -98,6 +98,18 @@ pub fn terminal_safe(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// A message for standard error: `terminal_safe`, and one line, since a
+/// message is one line and a line break inside it can only have come from
+/// a stranger's bytes it quotes (a JSON key, a file name), forging a line
+/// of its own (`robots-audit: all clean`).
+pub fn message_safe(text: &str) -> Cow<'_, str> {
+    let safe = terminal_safe(text);
+    if !safe.contains('\n') {
+        return safe;
+    }
+    Cow::Owned(safe.replace('\n', "\\x0A"))
+}
+
 /// How many bytes of a target or user agent are kept (SPEC §5: 8 KiB).
 /// Apache refuses request lines over 8190 bytes and nginx over its 8 KiB
 /// header buffers, so a longer one in a log is junk or an attack.
@@ -138,6 +150,15 @@ fn char_boundary(bytes: &[u8], limit: usize) -> usize {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_message_is_one_line() {
+        assert_eq!(
+            message_safe("keys (a\nrobots-audit: all clean, ts)\tx"),
+            "keys (a\\x0Arobots-audit: all clean, ts)\tx"
+        );
+        assert!(matches!(message_safe("plain"), Cow::Borrowed(_)));
+    }
 
     #[test]
     fn terminal_safe_text_runs_no_escape() {
