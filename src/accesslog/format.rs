@@ -326,21 +326,32 @@ fn colon_end(line: &[u8], start: usize, step: &Step) -> Result<usize, Skip> {
 }
 
 /// Finds the end of an unquoted forwarded-for chain. Proxies join it with
-/// `, ` (`77.75.77.1, 6.6.6.6`), so a blank after a comma is inside the
-/// chain: cut at the first blank, the chain would keep only its left-most
-/// entry, the one the client wrote.
+/// `, ` (`77.75.77.1, 6.6.6.6`), and an HTTP list allows blanks on either
+/// side of its commas (RFC 9110 §5.6.1), so blanks next to a comma are
+/// inside the chain: cut at the first blank, the chain would keep only
+/// its left part, the part the client wrote, and its right-most entries,
+/// which name the client, would be lost. Last in the format, the chain
+/// runs to the end of the line: text after it that no comma joins (`a x,
+/// b`) means the line does not fit, rather than a chain cut short.
 #[cold]
 fn chain_end(line: &[u8], start: usize, after: &Text) -> Result<usize, Skip> {
+    let is_blank = |b: &u8| *b == b' ' || *b == b'\t';
     let mut from = start;
     loop {
         let end = unquoted_end(line, from, after)?;
-        let continues = end > start
-            && line[end - 1] == b','
-            && line.get(end).is_some_and(|&b| b == b' ' || b == b'\t');
-        if !continues {
+        let blanks = line[end..].iter().take_while(|b| is_blank(b)).count();
+        let comma_before = end > start && line[end - 1] == b',';
+        let comma_after = line.get(end + blanks) == Some(&b',');
+        if blanks > 0 && comma_after {
+            from = end + blanks + 1;
+        } else if blanks > 0 && comma_before {
+            from = end + blanks;
+        } else {
+            if after.bytes().is_empty() && !line[end..].iter().all(is_blank) {
+                return Err(Skip::Mismatch);
+            }
             return Ok(end);
         }
-        from = end + 1;
     }
 }
 

@@ -729,6 +729,53 @@ fn forwarded_for_field() {
     }
 }
 
+/// An unquoted forwarded-for chain holds blanks on either side of its
+/// commas (an HTTP list, RFC 9110 §5.6.1; the client writes the left
+/// part as it likes): the chain is read whole, its right-most entries
+/// too, which name the client. Text after it that no comma joins is no
+/// part of a chain: the line does not fit.
+#[test]
+fn an_unquoted_chain_is_read_whole_whatever_its_blanks() {
+    let last = r#"$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent" $http_x_forwarded_for"#;
+    let middle = r#"%h %l %u %t "%r" %>s %b "%{Referer}i" "%{User-agent}i" %{X-Forwarded-For}i %D"#;
+    let head = r#"203.0.113.5 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200 1 "-" "ua" "#;
+    let cases: &[(&str, &str, Result<&str, Skip>)] = &[
+        (last, "77.75.77.123, 6.6.6.6", Ok("77.75.77.123, 6.6.6.6")),
+        (
+            last,
+            "77.75.77.123,  9.9.9.9, 6.6.6.6",
+            Ok("77.75.77.123,  9.9.9.9, 6.6.6.6"),
+        ),
+        (last, "77.75.77.123 , 6.6.6.6", Ok("77.75.77.123 , 6.6.6.6")),
+        (last, "6.6.6.6 ,77.75.77.123", Ok("6.6.6.6 ,77.75.77.123")),
+        (
+            last,
+            "6.6.6.6\t,\t77.75.77.123 ",
+            Ok("6.6.6.6\t,\t77.75.77.123"),
+        ),
+        (last, "77.75.77.123 x, 6.6.6.6", Err(Skip::Mismatch)),
+        (last, "77.75.77.123 6.6.6.6", Err(Skip::Mismatch)),
+        (
+            middle,
+            "77.75.77.123 , 6.6.6.6 1234",
+            Ok("77.75.77.123 , 6.6.6.6"),
+        ),
+        (
+            middle,
+            "77.75.77.123,6.6.6.6 1234",
+            Ok("77.75.77.123,6.6.6.6"),
+        ),
+    ];
+    for &(spec, chain, ref expected) in cases {
+        let format = LogFormat::new(spec).unwrap();
+        let line = format!("{head}{chain}");
+        let got = format
+            .parse(line.as_bytes())
+            .map(|e| String::from_utf8_lossy(e.forwarded_for.unwrap_or_default()).into_owned());
+        assert_eq!(got, (*expected).map(str::to_string), "{spec}\n{line}");
+    }
+}
+
 /// A file whose lines end in CR alone reads as one line: its first record
 /// parses and every later one would be ignored as trailing fields. A raw
 /// CR (servers escape control bytes) among the ignored fields skips the
