@@ -90,7 +90,12 @@ pub fn value(digest: &Digest<'_>, names: &Names<'_>, health: &Health<'_>) -> Val
                 "already_audited": health.already_audited.get(&index).copied().unwrap_or(0),
                 "first_time": time(tally.first_time),
                 "last_time": time(tally.last_time),
-                "error": health.errors.get(&index),
+                // As standard error writes it: the message may quote the
+                // log (a JSON line's keys), and serde_json escapes only C0.
+                "error": health
+                    .errors
+                    .get(&index)
+                    .map(|e| crate::text::message_safe(e).into_owned()),
             })
         })
         .collect();
@@ -145,7 +150,10 @@ pub fn value(digest: &Digest<'_>, names: &Names<'_>, health: &Health<'_>) -> Val
         "impostor_fetches": digest.impostor_fetches,
         "excused_by_cache_grace": health.excused_by_cache_grace,
         "counts": counts,
-        "state_error": health.state_error,
+        "state_error": health
+            .state_error
+            .as_deref()
+            .map(|e| crate::text::message_safe(e).into_owned()),
         "exit_status": health.exit_status,
     })
 }

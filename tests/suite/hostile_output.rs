@@ -275,6 +275,42 @@ fn crawler_names_from_profiles_are_safe_for_a_spreadsheet_too() {
     }
 }
 
+/// run.json's error messages quote the log (a JSON line's keys): C1 and
+/// bidi controls there are escaped as on standard error, so `cat` of the
+/// report runs no terminal escape (SPEC §5), and a line break forges no
+/// line.
+#[test]
+fn run_json_errors_run_no_terminal_escape() {
+    let dir = tempfile::tempdir().unwrap();
+    let robots = write(dir.path(), "robots.txt", "User-agent: *\nDisallow: /c\n");
+    let good = write(dir.path(), "good.log", seznam_fetch(1, "/cz/a"));
+    let line = "{\"wh\u{9b}31m\u{202e}o\\nx\":\"1.2.3.4\",\"t\":\"x\"}\n";
+    let json = write(dir.path(), "j.log", line.repeat(2));
+    let out = dir.path().join("out");
+    let run = run(&[
+        "--log",
+        s(&good),
+        "--log",
+        s(&json),
+        "--robots",
+        s(&robots),
+        "--out",
+        s(&out),
+        "--quiet",
+    ]);
+    assert_eq!(run.code(), Some(2), "{}", run.stderr);
+    let text = std::fs::read_to_string(out.join("run.json")).unwrap();
+    let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let error = value["files"][1]["error"].as_str().unwrap();
+    assert!(error.contains("wh\\u{009B}31m\\u{202E}o\\x0Ax"), "{error}");
+    assert!(
+        !error
+            .chars()
+            .any(|c| c.is_control() || ('\u{202a}'..='\u{202e}').contains(&c)),
+        "{error:?}"
+    );
+}
+
 /// The summary on standard error names the rules broken most, as written
 /// in robots.txt: an ESC sequence there reached the terminal as it was.
 #[test]
