@@ -372,18 +372,20 @@ pub fn unreadable(robots: &Robots) -> Option<&'static str> {
 
 /// Lints a robots.txt for the crawlers `readers`. Findings come sorted by
 /// line (the whole file first), then by name. A file that looks like an
-/// HTML page or binary data gets that finding alone (and the size one):
-/// its lines mean nothing.
+/// HTML page or binary data gets that finding instead of one a line for
+/// its syntax (every line of a page would be one); the records crawlers
+/// still read in it (RFC 9309 reads any line it can) are linted as in
+/// any file, since the audit judges by them.
 pub fn lint(robots: &Robots, readers: &[Reader]) -> Vec<Finding> {
     let mut findings = lines::check_file(robots);
+    let listed = listing(robots, readers);
+    let scope = Scope::new(&listed, readers);
     if findings.is_empty() {
-        let listed = listing(robots, readers);
-        let scope = Scope::new(&listed, readers);
         lines::check(&scope, &mut findings);
-        groups::check(&scope, &mut findings);
-        readings::check(&scope, &mut findings);
-        rules::check(&scope, &mut findings);
     }
+    groups::check(&scope, &mut findings);
+    readings::check(&scope, &mut findings);
+    rules::check(&scope, &mut findings);
     lines::check_size(robots, &mut findings);
     findings.sort_by(|a, b| (a.line, a.name).cmp(&(b.line, b.name)));
     findings

@@ -53,7 +53,8 @@ pub(super) fn check_file(robots: &Robots) -> Vec<Finding> {
             name: "looks-like-html",
             severity: Severity::Error,
             message: "The file is an HTML page, not a robots.txt (an error page or a \
-                      redirect served in its place?); crawlers find no rules in it."
+                      redirect served in its place?); crawlers read only the lines of it \
+                      that happen to be records, and the audit judges by those."
                 .into(),
         });
     } else if looks_like_binary(&lines) {
@@ -62,7 +63,9 @@ pub(super) fn check_file(robots: &Robots) -> Vec<Finding> {
             name: "looks-like-binary",
             severity: Severity::Error,
             message: "The file holds NUL or other control bytes: it is binary data \
-                      (compressed?) or UTF-16 text, not a robots.txt crawlers can read."
+                      (compressed?) or UTF-16 text, not a robots.txt crawlers can read as \
+                      meant; only the lines of it that happen to be records count, and \
+                      the audit judges by those."
                 .into(),
         });
     }

@@ -494,6 +494,35 @@ fn html_gets_one_finding_only() {
     assert_eq!(got, vec![(None, "looks-like-html", Severity::Error)]);
 }
 
+/// The lines of a page (or of binary data) that are records are read by
+/// crawlers and judged by the audit: their group and rule findings are
+/// given as in any file, beside the one about the file, and no finding a
+/// line for the page's syntax.
+#[test]
+fn records_inside_html_or_binary_are_still_linted() {
+    let got = names("<html>\nUser-agent: *\nDisallow: /\n</html>\n");
+    assert_eq!(
+        got,
+        vec![
+            (None, "looks-like-html", Severity::Error),
+            (Some(3), "disallow-all", Severity::Note),
+            (Some(3), "seznam-homepage-exception", Severity::Warning),
+        ]
+    );
+    let nul = "\0".repeat(200);
+    let got = names(&format!(
+        "{nul}\n{nul}\n{nul}\nUser-agent: *\nDisallow: /\n"
+    ));
+    assert!(
+        got.contains(&(None, "looks-like-binary", Severity::Error)),
+        "{got:?}"
+    );
+    assert!(
+        got.contains(&(Some(5), "seznam-homepage-exception", Severity::Warning)),
+        "{got:?}"
+    );
+}
+
 #[test]
 fn findings_are_sorted_by_line_then_name() {
     let findings = lint_text(
