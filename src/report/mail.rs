@@ -391,6 +391,13 @@ pub fn summary(dir: &Path) -> Result<String> {
             if dns["deadline_reached"].as_bool() == Some(true) {
                 said.push_str("; stopped at --dns-deadline");
             }
+            if dns["undecided_fetches"].as_u64().is_some_and(|n| n > 0) {
+                said.push_str(&format!(
+                    "; {} FETCHES FROM INSIDE A CRAWLER'S NETWORKS COULD NOT BE NAMED (their \
+                     lookups failed: the night is incomplete, run again)",
+                    number(&dns["undecided_fetches"])
+                ));
+            }
             said
         } else {
             "not asked (no --resolve)".to_string()

@@ -470,6 +470,22 @@ fn a_failed_lookup_that_alone_could_name_a_crawler_is_no_clean_night() {
         serde_json::from_slice(&std::fs::read(dir.path().join("out/run.json")).unwrap()).unwrap();
     assert_eq!(run["dns"]["undecided_fetches"], 2, "{run}");
     assert_eq!(run["exit_status"], 2, "{run}");
+    // The page and the mail say why the night is incomplete.
+    let page = std::fs::read_to_string(dir.path().join("out/report.html")).unwrap();
+    assert!(
+        page.contains("2 fetches from inside a crawler's networks could not be named"),
+        "{page}"
+    );
+    let mail = Command::new(env!("CARGO_BIN_EXE_robots-audit"))
+        .arg("summary")
+        .arg(dir.path().join("out"))
+        .output()
+        .expect("run robots-audit summary");
+    let mail = String::from_utf8_lossy(&mail.stdout);
+    assert!(
+        mail.contains("2 FETCHES FROM INSIDE A CRAWLER'S NETWORKS COULD NOT BE NAMED"),
+        "{mail}"
+    );
 
     // Outside the networks a failed lookup decides nothing either way.
     let log = line("6.6.6.6", 3, "/cz/chat/c", browser);

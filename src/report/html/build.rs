@@ -443,6 +443,7 @@ fn health_of(
             resolver_unusable: health.dns.unusable,
             resolver_broken: health.dns.broken,
             deadline_reached: health.dns.deadline_reached,
+            undecided_fetches: health.dns.undecided_fetches,
         },
         robots_versions,
         robots_versions_unused,

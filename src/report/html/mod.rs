@@ -120,6 +120,9 @@ pub struct Dns {
     pub resolver_broken: u64,
     /// `--dns-deadline` cut the lookups short.
     pub deadline_reached: bool,
+    /// Fetches only DNS could have named a crawler's, whose lookup failed:
+    /// why the night is incomplete.
+    pub undecided_fetches: u64,
 }
 
 /// One crawler's fetches per minute against what robots.txt allows.

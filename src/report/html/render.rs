@@ -224,6 +224,10 @@ fn health(page: &Page) -> Markup {
                             "; " span.bad { "the resolver looks broken" } " (" (h.dns.resolver_broken) " addresses inside a crawler's networks said to have no name)"
                         }
                         @if h.dns.deadline_reached { "; " span.bad { "stopped at --dns-deadline" } }
+                        @if h.dns.undecided_fetches > 0 {
+                            "; " span.bad { (h.dns.undecided_fetches) " fetches from inside a crawler's networks could not be named" }
+                            " (their lookups failed, and only DNS could tell whether they are a crawler's: the night is incomplete, run again)"
+                        }
                     }
                 }
                 li { "robots.txt versions used: "
