@@ -97,8 +97,9 @@ fn rule_key(header: &csv::StringRecord, row: &csv::StringRecord) -> RuleKey {
 }
 
 /// The rules of violations.csv with a row that accuses (its note is none
-/// of the informing ones), read a row at a time: the file may be large.
-fn accusing_rules(path: &Path) -> Result<std::collections::HashSet<RuleKey>> {
+/// of the informing ones), with how many rows of each accuse, read a row
+/// at a time: the file may be large.
+fn accusing_rules(path: &Path) -> Result<std::collections::HashMap<RuleKey, u64>> {
     let mut reader = open_csv(path)?;
     let mut records = reader.records();
     let header = records
@@ -111,11 +112,11 @@ fn accusing_rules(path: &Path) -> Result<std::collections::HashSet<RuleKey>> {
         &["robots_version", "rule_line", "kind", "rule", "note"],
     )?;
     let header = header.unwrap_or_default();
-    let mut accusing = std::collections::HashSet::new();
+    let mut accusing = std::collections::HashMap::new();
     for row in records {
         let row = row.map_err(|e| format_error(path, e))?;
         if !crate::audit::INFORMING_NOTES.contains(&field(&header, &row, "note")) {
-            accusing.insert(rule_key(&header, &row));
+            *accusing.entry(rule_key(&header, &row)).or_insert(0) += 1;
         }
     }
     Ok(accusing)
@@ -273,8 +274,12 @@ pub fn summary(dir: &Path) -> Result<String> {
         // not read, Seznam's home page under `Disallow: /`) is listed
         // apart, after the rules broken: it is no accusation (SPEC §3,
         // §7). violations.csv's notes tell, row by row.
-        let only_informs = |row: &csv::StringRecord| !accusing.contains(&rule_key(header, row));
-        let (informing, broken): (Vec<_>, Vec<_>) = rows.iter().partition(|row| only_informs(row));
+        let accusing_rows = |row: &csv::StringRecord| accusing.get(&rule_key(header, row)).copied();
+        let (informing, mut broken): (Vec<_>, Vec<_>) =
+            rows.iter().partition(|row| accusing_rows(row).is_none());
+        // Ranked by the rows that accuse: a rule's informing rows (Seznam's
+        // home page under `Disallow: /`) are no violations (SPEC §7).
+        broken.sort_by_key(|row| std::cmp::Reverse(accusing_rows(row).unwrap_or(0)));
         for (title, listed) in [
             ("Rules broken most", broken),
             ("Rules whose rows only inform (no accusation)", informing),
@@ -285,10 +290,20 @@ pub fn summary(dir: &Path) -> Result<String> {
             let _ = writeln!(out, "\n{title}");
             for row in listed.iter().take(RULES_LISTED) {
                 let line = field(header, row, "rule_line");
+                let all: u64 = field(header, row, "violations").parse().unwrap_or(0);
+                let (shown, informing) = match accusing_rows(row) {
+                    Some(accusing) => (accusing, all.saturating_sub(accusing)),
+                    None => (all, 0),
+                };
+                let apart = if informing > 0 {
+                    format!("; and {informing} informing rows")
+                } else {
+                    String::new()
+                };
                 let _ = writeln!(
                     out,
-                    "  {:>6}  {}{}  ({}; {} distinct targets; {})",
-                    field(header, row, "violations"),
+                    "  {:>6}  {}{}  ({}; {} distinct targets; {}{apart})",
+                    shown,
                     if line.is_empty() {
                         String::new()
                     } else {

@@ -155,6 +155,59 @@ fn rules_whose_rows_only_inform_are_listed_apart_from_the_rules_broken() {
     );
 }
 
+/// A rule whose rows mostly inform (Seznam's home page under
+/// `Disallow: /`) is ranked, in the mail and on the page, by the rows of
+/// it that accuse: informing rows are no violations (SPEC §7).
+#[test]
+fn rules_are_ranked_by_the_rows_that_accuse() {
+    let site = site("evil.example.com");
+    let mut log = String::new();
+    for i in 0..60 {
+        log.push_str(&combined(
+            "77.75.77.1",
+            &clf(i),
+            "GET / HTTP/1.1",
+            200,
+            SEZNAM_UA,
+        ));
+    }
+    log.push_str(&combined(
+        "77.75.77.1",
+        &clf(60),
+        "GET /a HTTP/1.1",
+        200,
+        SEZNAM_UA,
+    ));
+    for i in 1..=5 {
+        let request = format!("GET /kk{i} HTTP/1.1");
+        log.push_str(&combined(
+            "77.75.77.1",
+            &clf(60 + i),
+            &request,
+            200,
+            SEZNAM_UA,
+        ));
+    }
+    site.write("access.log", &log);
+    site.write("robots.txt", "User-agent: *\nDisallow: /\nDisallow: /k\n");
+    site.set_mtime("robots.txt", NOON);
+    audit(&site, &[]);
+    let run = site.run(&["summary", "out"]);
+    let text = String::from_utf8(run.stdout).unwrap();
+    let k = text
+        .find("     5  line 3: Disallow: /k  (disallow;")
+        .expect("line 3 with its 5 rows");
+    let all = text
+        .find("     1  line 2: Disallow: /  (disallow; 2 distinct targets; SeznamBot; and 60 informing rows)")
+        .expect("line 2 with its 1 accusing row");
+    assert!(k < all, "{text}");
+    let page = std::fs::read_to_string(site.path("out/report.html")).unwrap();
+    let table = &page[page.find("id=\"rules-table\"").expect("rules table")..];
+    let k = table.find("Disallow: /k").expect("line 3");
+    let all = table.find("Disallow: /<").expect("line 2");
+    assert!(k < all, "{table}");
+}
+
 #[test]
 fn the_period_is_the_earliest_and_latest_instant_whatever_the_offsets() {
     // East writes +0100 from 09:00Z, west -0500 until 10:00Z: as text,

@@ -179,7 +179,7 @@ pub fn build(
         first_offset,
     } = gather;
 
-    let rules: Vec<RuleLine> = digest
+    let mut rules: Vec<RuleLine> = digest
         .rules_in_order()
         .into_iter()
         .map(|rule| RuleLine {
@@ -196,6 +196,11 @@ pub fn build(
             last_time: rule.last.rfc3339(),
         })
         .collect();
+    // "Broken most" by the rows that accuse: a rule's informing rows
+    // (Seznam's home page under `Disallow: /`) are no violations (SPEC
+    // §7); ties keep rules.csv's order, and rules that only inform come
+    // last.
+    rules.sort_by_key(|rule| std::cmp::Reverse(rule.violations - rule.informing));
     // The targets fetched most against a rule by rows that accuse: each
     // rule's most fetched ones (the Digest keeps the top ones of every
     // rule), counted by accusing rows only.
