@@ -1336,6 +1336,13 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
             }
             state.add_fingerprint(fingerprint);
         }
+        if let Some(nightly) = nightly.as_mut() {
+            for tally in scan.tallies.values() {
+                if let (Some(first), Some(last)) = (&tally.first_time, &tally.last_time) {
+                    nightly.covered(first, last);
+                }
+            }
+        }
         for row in nightly.iter().flat_map(|n| n.rows(&crawlers)) {
             state.add_night(row);
         }

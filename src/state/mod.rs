@@ -483,6 +483,10 @@ pub struct Night {
     pub impostor_fetches: u64,
 }
 
+/// Nights before a log's last line that `NightRows::covered` marks at
+/// most: a year, far more than the trend shows.
+const COVERED_NIGHTS: i64 = 366;
+
 /// A run's summary rows a night per crawler (SPEC §6), gathered as the
 /// judge goes: the night of a fetch is its date in the log's own offset.
 #[derive(Debug, Default)]
@@ -522,6 +526,30 @@ impl NightRows {
             .violations
             .entry(kind)
             .or_default() += 1;
+    }
+
+    /// The nights the logs read cover, from `first` to `last` (a file's
+    /// earliest and latest lines): a night whose logs hold no crawler's
+    /// fetch and no impostor's was still audited, and the trend shows it
+    /// as a night of zeros, never as no night: a row of the crawler
+    /// fetching most tonight (of the first crawler when none did). At most
+    /// `COVERED_NIGHTS` back from `last`.
+    pub fn covered(&mut self, first: &Timestamp, last: &Timestamp) {
+        let mut fetches: BTreeMap<usize, u64> = BTreeMap::new();
+        for (&(_, crawler), counts) in &self.rows {
+            *fetches.entry(crawler).or_default() += counts.fetches;
+        }
+        let crawler = fetches
+            .iter()
+            .max_by_key(|&(&crawler, &n)| (n, std::cmp::Reverse(crawler)))
+            .map_or(0, |(&crawler, _)| crawler);
+        let to = Self::day(last);
+        let from = Self::day(first).max(to - COVERED_NIGHTS);
+        for day in from..=to {
+            if self.rows.range((day, 0)..(day + 1, 0)).next().is_none() {
+                self.rows.insert((day, crawler), NightCounts::default());
+            }
+        }
     }
 
     /// An impostor's fetch claiming `crawler`.

@@ -536,6 +536,36 @@ fn nights_older_than_state_days_expire_and_the_trend_shows_the_rest() {
     assert!(!read(&site, "plain/report.html").contains("id=\"trend\""));
 }
 
+/// SPEC §7: the trend over the last 30 nights. A night whose log holds no
+/// crawler's fetch (browsers only) was audited all the same: it is in the
+/// trend as a night of zeros, tonight's page included, not left out.
+#[test]
+fn a_night_without_a_crawler_is_in_the_trend_as_zeros() {
+    let site = Site::new().with("robots.txt", ROTATION_ROBOTS);
+    site.write("night0.log", part(0, 1, "n0"));
+    let run = audit_night(&site, &["night0.log"], "out0");
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let browser = "Mozilla/5.0 (X11; Linux x86_64) Firefox/120.0";
+    let quiet = combined(
+        "192.0.2.7",
+        &clf(DAY + 600),
+        "GET /a HTTP/1.1",
+        200,
+        browser,
+    );
+    site.write("night1.log", &quiet);
+    let run = audit_night(&site, &["night1.log"], "out1");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let html = read(&site, "out1/report.html");
+    let trend = &html[html.find("id=\"trend\"").expect("a trend section")..];
+    let trend = &trend[..trend.find("</section>").unwrap()];
+    let night = trend.find("2026-12-01").expect("the quiet night");
+    assert!(
+        trend[night..].starts_with("2026-12-01</td><td class=\"n\">0</td>"),
+        "{trend}"
+    );
+}
+
 #[test]
 fn a_second_run_on_the_same_state_waits_for_the_lock() {
     let site = Site::new().with("robots.txt", ROTATION_ROBOTS);
