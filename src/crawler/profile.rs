@@ -334,7 +334,9 @@ const BUILTIN: &[ProfileText] = &[
     ProfileText {
         name: "SeznamBot-test",
         token: "SeznamBot",
-        user_agents: &["SeznamBot/<version>-test", "SeznamBot-test"],
+        // SPEC §2's table: only `SeznamBot/<version>-test…`. A bare
+        // `SeznamBot-test` holds `SeznamBot`, so it is SeznamBot's.
+        user_agents: &["SeznamBot/<version>-test"],
         hosts: &["fulltextrobot-test-<address>.seznam.cz"],
         rate_floor: SEZNAM_FLOOR,
         reads: SEZNAM_READS,
