@@ -308,7 +308,15 @@ impl ChunkReader {
                 }
                 State::Reading => {}
             }
-            if self.filled >= CHUNK_SIZE && self.line_start > 0 {
+            // A chunk of nothing but lines too long (each kept as an empty
+            // line) is not handed out while the next long line fills the
+            // buffer: the lines after them join it, so that a log opening
+            // with many such lines still has lines to choose its format
+            // by. The buffer's read room past `MAX_LINE` bounds how many
+            // are held so.
+            let only_too_long = self.too_long.len() as u64 == self.lines
+                && self.line_start < READ_SIZE / 2;
+            if self.filled >= CHUNK_SIZE && self.line_start > 0 && !only_too_long {
                 return Some(Ok(self.take_chunk()));
             }
             let room = (BUFFER_SIZE - self.filled).min(READ_SIZE);
@@ -406,6 +414,27 @@ mod tests {
                 .collect();
             assert_eq!(got, expected, "{input:?}");
         }
+    }
+
+    /// A log opening with many lines too long: its first chunk still
+    /// holds the lines after them, which its format is chosen by.
+    #[test]
+    fn lines_too_long_at_the_start_join_the_lines_after_them() {
+        let mut text = Vec::new();
+        for _ in 0..40 {
+            text.extend(std::iter::repeat_n(b'y', MAX_LINE + 10));
+            text.push(b'\n');
+        }
+        text.extend_from_slice(b"a\nb\n");
+        let chunks: Vec<Chunk> = chunks_of(&text).into_iter().map(|c| c.unwrap()).collect();
+        let first: Vec<(u64, Vec<u8>, bool)> = chunks[0]
+            .lines()
+            .map(|l| (l.number, l.text.to_vec(), l.too_long))
+            .collect();
+        assert_eq!(first.len(), 42, "{:?}", chunks.len());
+        assert!(first[..40].iter().all(|(_, text, long)| *long && text.is_empty()));
+        assert_eq!(first[40], (41, b"a".to_vec(), false));
+        assert_eq!(first[41], (42, b"b".to_vec(), false));
     }
 
     #[test]
