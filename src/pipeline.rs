@@ -1023,7 +1023,12 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
         hosts: &config.hosts,
     };
     // Runs spill into the state folder, else into $TMPDIR (SPEC §5).
-    let spill = SpillDir::new(&config.state.clone().unwrap_or_else(std::env::temp_dir));
+    // Beside the state when it is ours to write (locked), else in $TMPDIR.
+    let spill_parent = match &state_dir {
+        Some(dir) if dir.is_locked() => dir.path().to_path_buf(),
+        _ => std::env::temp_dir(),
+    };
+    let spill = SpillDir::new(&spill_parent);
     let budget = Budget::of(config.memory);
     let sorter: Sorter<'_, Fetch> = Sorter::new(budget.fetches, &spill);
     let started_ms = now_ms();

@@ -314,8 +314,8 @@ impl ChunkReader {
             // with many such lines still has lines to choose its format
             // by. The buffer's read room past `MAX_LINE` bounds how many
             // are held so.
-            let only_too_long = self.too_long.len() as u64 == self.lines
-                && self.line_start < READ_SIZE / 2;
+            let only_too_long =
+                self.too_long.len() as u64 == self.lines && self.line_start < READ_SIZE / 2;
             if self.filled >= CHUNK_SIZE && self.line_start > 0 && !only_too_long {
                 return Some(Ok(self.take_chunk()));
             }
@@ -432,7 +432,11 @@ mod tests {
             .map(|l| (l.number, l.text.to_vec(), l.too_long))
             .collect();
         assert_eq!(first.len(), 42, "{:?}", chunks.len());
-        assert!(first[..40].iter().all(|(_, text, long)| *long && text.is_empty()));
+        assert!(
+            first[..40]
+                .iter()
+                .all(|(_, text, long)| *long && text.is_empty())
+        );
         assert_eq!(first[40], (41, b"a".to_vec(), false));
         assert_eq!(first[41], (42, b"b".to_vec(), false));
     }

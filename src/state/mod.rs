@@ -85,7 +85,32 @@ impl StateDir {
     /// is the `--out` folder whose lock the run holds (`out`), that one
     /// lock serves both (a second flock of the same file would wait for
     /// the run itself).
+    ///
+    /// A folder on a read-only file system can be neither locked nor
+    /// saved, and nobody can change it either: it is read unlocked, so
+    /// that the night's reports are still written (SPEC §5: every report
+    /// that could be written is), and saving it fails (exit 2).
     pub fn lock(dir: &Path, wait: Duration, out: Option<&OutDir>) -> Result<StateDir> {
+        match StateDir::take(dir, wait, out) {
+            Err(Error::Write { source, .. })
+                if source.kind() == io::ErrorKind::ReadOnlyFilesystem && dir.is_dir() =>
+            {
+                crate::warn!(
+                    "robots-audit: --state {} is on a read-only file system: it is read but \
+                     cannot be saved; the reports are written and the run exits 2",
+                    dir.display()
+                );
+                Ok(StateDir {
+                    dir: dir.to_path_buf(),
+                    _lock: None,
+                    locked: false,
+                })
+            }
+            taken => taken,
+        }
+    }
+
+    fn take(dir: &Path, wait: Duration, out: Option<&OutDir>) -> Result<StateDir> {
         fs::create_dir_all(dir)
             .map_err(|e| crate::error::not_a_folder(dir, e))
             .map_err(|source| Error::Write {
@@ -125,6 +150,11 @@ impl StateDir {
 
     pub fn path(&self) -> &Path {
         &self.dir
+    }
+
+    /// Whether the run holds the folder's lock and may save it.
+    pub fn is_locked(&self) -> bool {
+        self.locked
     }
 
     /// Where the DNS cache lives when `--dns-cache` does not say.
@@ -243,7 +273,10 @@ impl StateDir {
         if !self.locked {
             return Err(Error::Write {
                 path: self.state_file(),
-                source: io::Error::other("the state was read without its lock"),
+                source: io::Error::new(
+                    io::ErrorKind::ReadOnlyFilesystem,
+                    "the state was read without its lock (a read-only file system)",
+                ),
             });
         }
         let robots_dir = self.dir.join(ROBOTS_DIR);

@@ -686,6 +686,87 @@ impl Drop for TinyFs {
     }
 }
 
+/// A folder bound read-only over itself for the test, unbound after.
+struct ReadOnly {
+    path: std::path::PathBuf,
+}
+
+impl ReadOnly {
+    fn bind(path: &Path) -> Option<ReadOnly> {
+        let status = std::process::Command::new("mount")
+            .args(["-o", "bind,ro"])
+            .arg(path)
+            .arg(path)
+            .stderr(Stdio::null())
+            .status()
+            .ok()?;
+        status.success().then(|| ReadOnly {
+            path: path.to_path_buf(),
+        })
+    }
+}
+
+impl Drop for ReadOnly {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount")
+            .arg(&self.path)
+            .status();
+    }
+}
+
+/// SPEC §5: whatever the exit status, every report that could be written
+/// is written. A `--state` on a read-only file system can be neither
+/// locked nor saved (nobody can change it either): it is read, the
+/// night's reports are written, and the run exits 2 leaving it as it was.
+#[test]
+fn a_read_only_state_still_gets_the_reports_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let robots = write(dir.path(), "robots.txt", ROBOTS);
+    let log = write(dir.path(), "access.log", seznam_fetch(1, "/cz/chat/a"));
+    let state = dir.path().join("state");
+    let first = run(&[
+        "--log",
+        s(&log),
+        "--robots",
+        s(&robots),
+        "--state",
+        s(&state),
+        "--out",
+        s(&dir.path().join("out1")),
+    ]);
+    assert_eq!(first.code(), Some(1), "{}", first.stderr);
+    let saved = std::fs::read(state.join("state.json")).unwrap();
+    let Some(_bound) = ReadOnly::bind(&state) else {
+        eprintln!("skipped: cannot bind-mount read-only here (needs root)");
+        return;
+    };
+    let later = write(dir.path(), "later.log", seznam_fetch(5, "/cz/chat/b"));
+    let out = dir.path().join("out2");
+    let second = run(&[
+        "--log",
+        s(&later),
+        "--robots",
+        s(&robots),
+        "--state",
+        s(&state),
+        "--out",
+        s(&out),
+    ]);
+    assert_eq!(second.code(), Some(2), "{}", second.stderr);
+    assert!(
+        second.stderr.contains("is on a read-only file system"),
+        "{}",
+        second.stderr
+    );
+    let violations = std::fs::read_to_string(out.join("violations.csv")).unwrap();
+    assert!(violations.contains("/cz/chat/b"), "{violations}");
+    let run_json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("run.json")).unwrap()).unwrap();
+    assert_eq!(run_json["exit_status"], 2);
+    assert!(run_json["state_error"].is_string(), "{run_json}");
+    assert_eq!(std::fs::read(state.join("state.json")).unwrap(), saved);
+}
+
 #[test]
 fn a_full_filesystem_leaves_the_earlier_report_untouched() {
     let Some(fs) = TinyFs::mount() else {
