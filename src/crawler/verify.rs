@@ -165,9 +165,19 @@ impl Knowledge {
             return false;
         };
         let addr = addr.to_canonical();
-        ident.in_networks(addr)
-            && self.ptr_map.names(addr).is_empty()
-            && self.dns.get(&addr) == Some(&DnsAnswer::Failed)
+        if !ident.in_networks(addr) || !self.ptr_map.names(addr).is_empty() {
+            return false;
+        }
+        match self.dns.get(&addr) {
+            Some(DnsAnswer::Failed) => true,
+            // A crawler's name whose forward lookup failed (or that a
+            // filtering resolver answered with no address of the
+            // operator's): the name alone names no one (SPEC §2).
+            Some(DnsAnswer::Names(checks)) => checks.iter().any(|check| {
+                check.forward == Forward::Failed && ident.by_name(&check.name, Some(addr)).is_some()
+            }),
+            _ => false,
+        }
     }
 
     /// Judges one fetch: its client and the crawler its user agent names.

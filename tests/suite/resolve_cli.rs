@@ -487,6 +487,24 @@ fn a_failed_lookup_that_alone_could_name_a_crawler_is_no_clean_night() {
         "{mail}"
     );
 
+    // A crawler's name whose forward lookup fails names no one either.
+    let forward = tempfile::tempdir().unwrap();
+    std::fs::create_dir(forward.path().join("out")).unwrap();
+    let server = DnsServer::start(
+        Zone::default()
+            .ptr("77.75.77.7", "fulltextrobot-77-75-77-7.seznam.cz")
+            .behave("fulltextrobot-77-75-77-7.seznam.cz", Behaviour::ServFail),
+    );
+    let log = forward.path().join("access.log");
+    std::fs::write(&log, line("77.75.77.7", 1, "/cz/chat/a", browser)).unwrap();
+    let out = audit(&server, forward.path(), &log);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("inside a crawler's networks (77.75.77.7): their 1 fetch(es)"),
+        "{stderr}"
+    );
+
     // Outside the networks a failed lookup decides nothing either way.
     let log = line("6.6.6.6", 3, "/cz/chat/c", browser);
     let out = audit_with(
