@@ -330,9 +330,11 @@ fn colon_end(line: &[u8], start: usize, step: &Step) -> Result<usize, Skip> {
 /// side of its commas (RFC 9110 §5.6.1), so blanks next to a comma are
 /// inside the chain: cut at the first blank, the chain would keep only
 /// its left part, the part the client wrote, and its right-most entries,
-/// which name the client, would be lost. Last in the format, the chain
-/// runs to the end of the line: text after it that no comma joins (`a x,
-/// b`) means the line does not fit, rather than a chain cut short.
+/// which name the client, would be lost. Last in the format, text after
+/// the chain is fields the site appended (`$request_time`), ignored as
+/// after any last field, unless a comma stands in it (`a x, b`): then the
+/// chain may go on past a blank the client wrote, and the line does not
+/// fit rather than name the client from a chain cut short.
 #[cold]
 fn chain_end(line: &[u8], start: usize, after: &Text) -> Result<usize, Skip> {
     let is_blank = |b: &u8| *b == b' ' || *b == b'\t';
@@ -347,7 +349,7 @@ fn chain_end(line: &[u8], start: usize, after: &Text) -> Result<usize, Skip> {
         } else if blanks > 0 && comma_before {
             from = end + blanks;
         } else {
-            if after.bytes().is_empty() && !line[end..].iter().all(is_blank) {
+            if after.bytes().is_empty() && memchr::memchr(b',', &line[end..]).is_some() {
                 return Err(Skip::Mismatch);
             }
             return Ok(end);

@@ -754,7 +754,15 @@ fn an_unquoted_chain_is_read_whole_whatever_its_blanks() {
             Ok("6.6.6.6\t,\t77.75.77.123"),
         ),
         (last, "77.75.77.123 x, 6.6.6.6", Err(Skip::Mismatch)),
-        (last, "77.75.77.123 6.6.6.6", Err(Skip::Mismatch)),
+        // Fields appended after the last (`$request_time`) are ignored.
+        (last, "77.75.77.123 6.6.6.6", Ok("77.75.77.123")),
+        (last, "77.75.77.1 0.001", Ok("77.75.77.1")),
+        (
+            last,
+            "77.75.77.1, 6.6.6.6 0.001 -",
+            Ok("77.75.77.1, 6.6.6.6"),
+        ),
+        (last, "1.2.3.4 x, 6.6.6.6", Err(Skip::Mismatch)),
         (
             middle,
             "77.75.77.123 , 6.6.6.6 1234",
