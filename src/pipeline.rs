@@ -1342,9 +1342,11 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
             state.add_fingerprint(fingerprint);
         }
         if let Some(nightly) = nightly.as_mut() {
+            // Quiet nights are kept under SeznamBot, whatever fetched.
+            let quiet = crawlers.iter().position(|c| c == "SeznamBot").unwrap_or(0);
             for tally in scan.tallies.values() {
                 if let (Some(first), Some(last)) = (&tally.first_time, &tally.last_time) {
-                    nightly.covered(first, last);
+                    nightly.covered(first, last, started_ms, quiet);
                 }
             }
         }

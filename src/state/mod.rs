@@ -516,10 +516,6 @@ pub struct Night {
     pub impostor_fetches: u64,
 }
 
-/// Nights before a log's last line that `NightRows::covered` marks at
-/// most: a year, far more than the trend shows.
-const COVERED_NIGHTS: i64 = 366;
-
 /// A run's summary rows a night per crawler (SPEC §6), gathered as the
 /// judge goes: the night of a fetch is its date in the log's own offset.
 #[derive(Debug, Default)]
@@ -561,25 +557,17 @@ impl NightRows {
             .or_default() += 1;
     }
 
-    /// The nights the logs read cover, from `first` to `last` (a file's
-    /// earliest and latest lines): a night whose logs hold no crawler's
-    /// fetch and no impostor's was still audited, and the trend shows it
-    /// as a night of zeros, never as no night: a row of the crawler
-    /// fetching most tonight (of the first crawler when none did). At most
-    /// `COVERED_NIGHTS` back from `last`.
-    pub fn covered(&mut self, first: &Timestamp, last: &Timestamp) {
-        let mut fetches: BTreeMap<usize, u64> = BTreeMap::new();
-        for (&(_, crawler), counts) in &self.rows {
-            *fetches.entry(crawler).or_default() += counts.fetches;
-        }
-        let crawler = fetches
-            .iter()
-            .max_by_key(|&(&crawler, &n)| (n, std::cmp::Reverse(crawler)))
-            .map_or(0, |(&crawler, _)| crawler);
-        let to = Self::day(last);
-        let from = Self::day(first).max(to - COVERED_NIGHTS);
-        for day in from..=to {
-            if self.rows.range((day, 0)..(day + 1, 0)).next().is_none() {
+    /// The nights of a log's earliest and latest lines (`first`, `last`):
+    /// a night whose logs hold no crawler's fetch and no impostor's was
+    /// still audited, and the trend shows it as a night of zeros (a row of
+    /// `crawler`), never as no night. The nights between are not known to
+    /// hold a line (a week's log may skip one), and a night after the day
+    /// after `now_ms` is a line dated in the future, no night audited: it
+    /// would push the state's nights out.
+    pub fn covered(&mut self, first: &Timestamp, last: &Timestamp, now_ms: i64, crawler: usize) {
+        let tomorrow = now_ms.div_euclid(86_400_000) + 1;
+        for day in [Self::day(first), Self::day(last)] {
+            if day <= tomorrow && self.rows.range((day, 0)..(day + 1, 0)).next().is_none() {
                 self.rows.insert((day, crawler), NightCounts::default());
             }
         }
@@ -667,6 +655,19 @@ impl State {
     /// counts to the row (the fingerprints keep it from counting a line
     /// twice). Rows stay sorted by night, then crawler.
     pub fn add_night(&mut self, row: Night) {
+        // A row of zeros marks a night audited without a fetch: one is
+        // enough, and none beside rows with fetches, so that a night read
+        // in two runs keeps the rows of one run over both.
+        let zero = |n: &Night| {
+            n.fetches == 0 && n.impostor_fetches == 0 && n.violations.values().all(|&v| v == 0)
+        };
+        if zero(&row) {
+            if self.nights.iter().any(|n| n.night == row.night) {
+                return;
+            }
+        } else {
+            self.nights.retain(|n| n.night != row.night || !zero(n));
+        }
         match self
             .nights
             .iter_mut()

@@ -553,9 +553,38 @@ fn a_night_without_a_crawler_is_in_the_trend_as_zeros() {
         200,
         browser,
     );
-    site.write("night1.log", &quiet);
+    // A line dated a year ahead marks no night: it would push the state's
+    // nights out.
+    let future = combined(
+        "192.0.2.7",
+        "01/Dec/2027:00:10:00 +0000",
+        "GET /a HTTP/1.1",
+        200,
+        browser,
+    );
+    site.write("night1.log", format!("{quiet}{future}"));
     let run = audit_night(&site, &["night1.log"], "out1");
     assert_eq!(run.code, 0, "{}", run.stderr);
+    let state = json(&site, "state/state.json");
+    let nights: Vec<(&str, &str, u64)> = state["nights"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| {
+            (
+                n["night"].as_str().unwrap(),
+                n["crawler"].as_str().unwrap(),
+                n["fetches"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        nights,
+        vec![
+            ("2026-11-30", "SeznamBot", 100),
+            ("2026-12-01", "SeznamBot", 0)
+        ]
+    );
     let html = read(&site, "out1/report.html");
     let trend = &html[html.find("id=\"trend\"").expect("a trend section")..];
     let trend = &trend[..trend.find("</section>").unwrap()];
