@@ -1519,9 +1519,14 @@ fn copies_of_earlier(
             }
             if e.lines_read() > f.lines_read() && e.bytes >= f.bytes {
                 if !accesslog::rereadable(&paths[earlier]) {
-                    copies.push(file);
-                    unknowable.push((file, earlier));
-                    break;
+                    // Their first lines as far as both first chunks hold
+                    // them: a head agrees with them all.
+                    if overlaps.prefixes_agree(file, earlier) {
+                        copies.push(file);
+                        unknowable.push((file, earlier));
+                        break;
+                    }
+                    continue;
                 }
                 if overlaps::is_head_of(f, &paths[earlier]) {
                     copies.push(file);

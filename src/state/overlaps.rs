@@ -34,6 +34,9 @@ struct Said {
     /// The first line, with its line end, once read (`Some(None)`: the
     /// file has none).
     first: Option<Option<Box<[u8]>>>,
+    /// Its first `PREFIX_LINES` lines (fewer when the first chunk ends, or
+    /// past `PREFIX_BYTES`), each with its line end.
+    prefix: Box<[u8]>,
     /// Once its reading ended: its fingerprint, when it gave one.
     done: Option<Option<Fingerprint>>,
 }
@@ -49,7 +52,34 @@ impl Overlaps {
     /// `file`'s first line, from its first chunk.
     pub fn first_line(&self, file: usize, first: Option<&Chunk>) {
         let line = first.and_then(first_line).map(Box::from);
-        self.say(file, |said| said.first = Some(line));
+        let prefix = first.map(first_lines).unwrap_or_default().into();
+        self.say(file, |said| {
+            said.first = Some(line);
+            said.prefix = prefix;
+        });
+    }
+
+    /// Whether the first lines of `file` and `earlier` that both first
+    /// chunks hold (up to `PREFIX_LINES`) agree: a shorter file with
+    /// fewer lines than that agrees only when it is wholly the other's
+    /// head. Two IIS logs share their `#Software:` line, not their
+    /// `#Date:` one.
+    pub fn prefixes_agree(&self, file: usize, earlier: usize) -> bool {
+        let Ok(files) = self.files.lock() else {
+            return true;
+        };
+        let (Some(a), Some(b)) = (files.get(file), files.get(earlier)) else {
+            return true;
+        };
+        let lines = |prefix: &[u8]| memchr::memchr_iter(b'\n', prefix).count();
+        let both = lines(&a.prefix).min(lines(&b.prefix));
+        let head = |prefix: &[u8]| {
+            let end = memchr::memchr_iter(b'\n', prefix)
+                .nth(both.saturating_sub(1))
+                .map_or(0, |at| at + 1);
+            prefix[..end].to_vec()
+        };
+        both == 0 || head(&a.prefix) == head(&b.prefix)
     }
 
     /// `file` was read (its fingerprint) or could not be (`None`).
@@ -112,6 +142,25 @@ impl Overlaps {
             .filter(|&e| matches!(&files[e].first, Some(Some(l)) if l == line))
             .collect()
     }
+}
+
+/// First lines kept to compare a later file with one that cannot be read
+/// again (`Overlaps::prefixes_agree`), and the most bytes they take.
+const PREFIX_LINES: usize = 16;
+const PREFIX_BYTES: usize = 64 << 10;
+
+/// The first lines of a chunk that starts a file, each with its line end:
+/// up to `PREFIX_LINES` of them within `PREFIX_BYTES`.
+fn first_lines(chunk: &Chunk) -> &[u8] {
+    if chunk.first_line != 1 {
+        return &[];
+    }
+    let data = &chunk.data[..chunk.data.len().min(PREFIX_BYTES)];
+    let end = memchr::memchr_iter(b'\n', data)
+        .take(PREFIX_LINES)
+        .last()
+        .map_or(0, |at| at + 1);
+    &data[..end]
 }
 
 /// The first line of a chunk that starts a file, with its line end.

@@ -771,6 +771,35 @@ fn a_log_that_may_be_the_head_of_standard_input_is_left_out_and_named() {
         once.stderr
     );
     assert!(!site.path("state/state.json").exists());
+
+    // A later log that shares only its first line (every IIS log opens
+    // with `#Software:`; two logs may open with the same health check)
+    // differs within the first lines both hold: it is no head, and is
+    // audited.
+    let other: String = full
+        .lines()
+        .take(1)
+        .map(|l| format!("{l}\n"))
+        .chain(std::iter::once(fetch(1000, "/elsewhere", 200)))
+        .collect();
+    site.write("other.log", &other);
+    let args = [
+        "--robots",
+        "robots.txt",
+        "--state",
+        "state",
+        "--out",
+        "o2",
+        "--log",
+        "-",
+        "--log",
+        "other.log",
+    ];
+    let piped = site.run_with_stdin(&args, full.as_bytes());
+    assert_eq!(piped.code, 1, "{}", piped.stderr);
+    let files = json(&site, "o2/run.json")["files"].clone();
+    assert_eq!(files[1]["lines_read"], 2, "{}", piped.stderr);
+    assert!(files[1]["error"].is_null(), "{}", piped.stderr);
 }
 
 /// SPEC §6: the DNS cache is part of the state unless `--dns-cache` says
