@@ -312,7 +312,7 @@ pub fn summary(dir: &Path) -> Result<String> {
                     plain(&unguarded(field(header, row, "rule"))),
                     field(header, row, "kind"),
                     field(header, row, "distinct_targets"),
-                    plain(field(header, row, "crawlers")),
+                    plain(&unguarded(field(header, row, "crawlers"))),
                 );
             }
             if listed.len() > RULES_LISTED {
@@ -332,7 +332,7 @@ pub fn summary(dir: &Path) -> Result<String> {
                 "  {}  {} fetches claiming {}, {}{}",
                 plain(&unguarded(field(header, row, "client"))),
                 field(header, row, "fetches"),
-                plain(field(header, row, "claimed_crawlers")),
+                plain(&unguarded(field(header, row, "claimed_crawlers"))),
                 field(header, row, "reason"),
                 if ptr.is_empty() {
                     String::new()

@@ -81,7 +81,11 @@ pub fn value(digest: &Digest<'_>, names: &Names<'_>, health: &Health<'_>) -> Val
             json!({
                 // As the CSVs write it: a byte outside UTF-8 as `\xNN`, so
                 // that two names stay two (`\u{FFFD}` would merge them).
-                "file": crate::text::name_text(path.as_os_str().as_encoded_bytes()),
+                // Controls and bidi controls escaped as on standard error.
+                "file": crate::text::message_safe(&crate::text::name_text(
+                    path.as_os_str().as_encoded_bytes()
+                ))
+                .into_owned(),
                 "format": health.formats.get(&index),
                 "lines_read": tally.lines,
                 "lines_skipped": tally.skipped,
@@ -136,7 +140,11 @@ pub fn value(digest: &Digest<'_>, names: &Names<'_>, health: &Health<'_>) -> Val
         .collect();
     json!({
         "version": env!("CARGO_PKG_VERSION"),
-        "arguments": health.arguments,
+        "arguments": health
+            .arguments
+            .iter()
+            .map(|argument| crate::text::message_safe(argument).into_owned())
+            .collect::<Vec<_>>(),
         "files": files,
         "robots_versions": robots_versions,
         "dns": {
