@@ -695,23 +695,7 @@ impl State {
         let days = i64::try_from(days).unwrap_or(i64::MAX);
         let oldest_ms = now_ms.saturating_sub(days.saturating_mul(DAY_MS));
         self.fingerprints.retain(|f| f.audited_ms >= oldest_ms);
-        // Counted back from the newest night that holds a fetch and is not
-        // after tomorrow: a line dated in the future (a clock gone wrong)
-        // or a night of zeros must not push the real nights out. Nights
-        // after tomorrow are kept as they are.
-        let tomorrow = now_ms.div_euclid(DAY_MS) + 1;
-        let real = |n: &&Night| {
-            n.fetches > 0 || n.impostor_fetches > 0 || n.violations.values().any(|&v| v > 0)
-        };
-        let newest_of = |only_real: bool| {
-            self.nights
-                .iter()
-                .filter(|n| !only_real || real(n))
-                .filter_map(|n| day_of(&n.night))
-                .filter(|&d| d <= tomorrow)
-                .max()
-        };
-        let Some(newest) = newest_of(true).or_else(|| newest_of(false)) else {
+        let Some(newest) = self.nights.iter().filter_map(|n| day_of(&n.night)).max() else {
             return;
         };
         let oldest_day = newest.saturating_sub(days);
