@@ -1346,7 +1346,7 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
             let quiet = crawlers.iter().position(|c| c == "SeznamBot").unwrap_or(0);
             for tally in scan.tallies.values() {
                 if let (Some(first), Some(last)) = (&tally.first_time, &tally.last_time) {
-                    nightly.covered(first, last, started_ms, quiet);
+                    nightly.covered(first, last, quiet);
                 }
             }
         }

@@ -561,13 +561,12 @@ impl NightRows {
     /// a night whose logs hold no crawler's fetch and no impostor's was
     /// still audited, and the trend shows it as a night of zeros (a row of
     /// `crawler`), never as no night. The nights between are not known to
-    /// hold a line (a week's log may skip one), and a night after the day
-    /// after `now_ms` is a line dated in the future, no night audited: it
-    /// would push the state's nights out.
-    pub fn covered(&mut self, first: &Timestamp, last: &Timestamp, now_ms: i64, crawler: usize) {
-        let tomorrow = now_ms.div_euclid(86_400_000) + 1;
+    /// hold a line (a week's log may skip one). Such rows never set how
+    /// far back the state's nights expire (`State::expire`), so a line
+    /// dated far ahead pushes no night out.
+    pub fn covered(&mut self, first: &Timestamp, last: &Timestamp, crawler: usize) {
         for day in [Self::day(first), Self::day(last)] {
-            if day <= tomorrow && self.rows.range((day, 0)..(day + 1, 0)).next().is_none() {
+            if self.rows.range((day, 0)..(day + 1, 0)).next().is_none() {
                 self.rows.insert((day, crawler), NightCounts::default());
             }
         }
@@ -695,7 +694,20 @@ impl State {
         let days = i64::try_from(days).unwrap_or(i64::MAX);
         let oldest_ms = now_ms.saturating_sub(days.saturating_mul(DAY_MS));
         self.fingerprints.retain(|f| f.audited_ms >= oldest_ms);
-        let Some(newest) = self.nights.iter().filter_map(|n| day_of(&n.night)).max() else {
+        // Counted back from the newest night that holds a fetch: a quiet
+        // night's row of zeros (a stray browser line beside a backlog of
+        // old logs) must not push the real nights out.
+        let real = |n: &&Night| {
+            n.fetches > 0 || n.impostor_fetches > 0 || n.violations.values().any(|&v| v > 0)
+        };
+        let newest_of = |only_real: bool| {
+            self.nights
+                .iter()
+                .filter(|n| !only_real || real(n))
+                .filter_map(|n| day_of(&n.night))
+                .max()
+        };
+        let Some(newest) = newest_of(true).or_else(|| newest_of(false)) else {
             return;
         };
         let oldest_day = newest.saturating_sub(days);

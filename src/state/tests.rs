@@ -323,6 +323,19 @@ fn nights_add_up_and_expire_with_fingerprints() {
     assert_eq!(state.fingerprints[0].audited_ms, now);
     let nights: Vec<&str> = state.nights.iter().map(|n| n.night.as_str()).collect();
     assert_eq!(nights, vec!["2026-11-30", "2026-11-30"]);
+
+    // A night of zeros a year ahead (a stray line) pushes no real night
+    // out: expiry counts back from the newest night with a fetch.
+    state.add_night(Night {
+        night: "2027-12-21".to_string(),
+        crawler: "SeznamBot".to_string(),
+        fetches: 0,
+        violations: BTreeMap::new(),
+        impostor_fetches: 0,
+    });
+    state.expire(now, 90);
+    let nights: Vec<&str> = state.nights.iter().map(|n| n.night.as_str()).collect();
+    assert_eq!(nights, vec!["2026-11-30", "2026-11-30", "2027-12-21"]);
 }
 
 #[test]
