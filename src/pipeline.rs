@@ -150,10 +150,10 @@ fn read_logs(
                 path: config.logs[file].clone(),
                 at: Position::File,
                 cause: format!(
-                    "its first line is the first line of {0}, and {0} (standard input or a \
-                     pipe) cannot be read again to tell whether this log is its head, read \
-                     twice; it was left out so that no fetch counts twice: give the logs by \
-                     their file names",
+                    "its first lines are those of {0}, and {0} (standard input or a pipe) \
+                     cannot be read again to tell whether this log is its head, read twice; \
+                     it was left out so that no fetch counts twice: give the logs by their \
+                     file names",
                     config.logs[earlier].display()
                 ),
             },
@@ -295,10 +295,10 @@ fn read_one(
     // The format is chosen where the file is opened, from its first chunk,
     // and travels with every chunk.
     let first = sending.next().transpose()?;
-    overlaps.first_line(file, first.as_ref());
     // A last line not ended yet (the server is writing it) is no line to
-    // choose a format by.
+    // choose a format by, and may be cut where a copy of the log goes on.
     let unfinished = sending.reader.added_line_end();
+    overlaps.first_line(file, first.as_ref(), unfinished);
     let format = formats.choose(file, path, first.as_ref(), unfinished)?;
     let Some((known, audited_ms)) = known else {
         sending.send_all(first, format)?;

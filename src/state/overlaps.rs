@@ -37,6 +37,9 @@ struct Said {
     /// Its first `PREFIX_LINES` lines (fewer when the first chunk ends, or
     /// past `PREFIX_BYTES`), each with its line end.
     prefix: Box<[u8]>,
+    /// The prefix is the whole file, and its last line had no line end
+    /// (cut, or still being written): a copy may go on where it stops.
+    cut: bool,
     /// Once its reading ended: its fingerprint, when it gave one.
     done: Option<Option<Fingerprint>>,
 }
@@ -50,12 +53,14 @@ impl Overlaps {
     }
 
     /// `file`'s first line, from its first chunk.
-    pub fn first_line(&self, file: usize, first: Option<&Chunk>) {
+    pub fn first_line(&self, file: usize, first: Option<&Chunk>, unfinished: bool) {
         let line = first.and_then(first_line).map(Box::from);
-        let prefix = first.map(first_lines).unwrap_or_default().into();
+        let prefix: Box<[u8]> = first.map(first_lines).unwrap_or_default().into();
+        let cut = unfinished && first.is_some_and(|chunk| chunk.data.len() == prefix.len());
         self.say(file, |said| {
             said.first = Some(line);
             said.prefix = prefix;
+            said.cut = cut;
         });
     }
 
@@ -73,13 +78,30 @@ impl Overlaps {
         };
         let lines = |prefix: &[u8]| memchr::memchr_iter(b'\n', prefix).count();
         let both = lines(&a.prefix).min(lines(&b.prefix));
-        let head = |prefix: &[u8]| {
-            let end = memchr::memchr_iter(b'\n', prefix)
-                .nth(both.saturating_sub(1))
+        if both == 0 {
+            return true;
+        }
+        let head = |prefix: &[u8], n: usize| -> Vec<u8> {
+            let end = n
+                .checked_sub(1)
+                .and_then(|last| memchr::memchr_iter(b'\n', prefix).nth(last))
                 .map_or(0, |at| at + 1);
             prefix[..end].to_vec()
         };
-        both == 0 || head(&a.prefix) == head(&b.prefix)
+        // A whole file whose last line was cut agrees when that line is
+        // the start of the other's line there.
+        let (short, long) = if lines(&a.prefix) <= lines(&b.prefix) {
+            (a, b)
+        } else {
+            (b, a)
+        };
+        if short.cut {
+            let kept = head(&short.prefix, both - 1);
+            let last = &short.prefix[kept.len()..short.prefix.len() - 1];
+            let other = &long.prefix[kept.len().min(long.prefix.len())..];
+            return head(&long.prefix, both - 1) == kept && other.starts_with(last);
+        }
+        head(&a.prefix, both) == head(&b.prefix, both)
     }
 
     /// `file` was read (its fingerprint) or could not be (`None`).

@@ -756,7 +756,7 @@ fn a_log_that_may_be_the_head_of_standard_input_is_left_out_and_named() {
     assert_eq!(piped.code, 2, "{}", piped.stderr);
     assert!(
         piped.stderr.contains(
-            "head.log: its first line is the first line of -, and - (standard input or a pipe) \
+            "head.log: its first lines are those of -, and - (standard input or a pipe) \
              cannot be read again"
         ),
         "{}",
@@ -773,6 +773,32 @@ fn a_log_that_may_be_the_head_of_standard_input_is_left_out_and_named() {
         once.stderr
     );
     assert!(!site.path("state/state.json").exists());
+
+    // A head whose last line was cut where the longer log goes on (a
+    // copy taken while the server wrote) is a head too.
+    let cut = &full[..head.len() + 30];
+    site.write("cut.log", cut);
+    let args = [
+        "--robots",
+        "robots.txt",
+        "--state",
+        "state",
+        "--out",
+        "o3",
+        "--log",
+        "-",
+        "--log",
+        "cut.log",
+    ];
+    let piped = site.run_with_stdin(&args, full.as_bytes());
+    assert_eq!(piped.code, 2, "{}", piped.stderr);
+    assert!(
+        piped
+            .stderr
+            .contains("cut.log: its first lines are those of -"),
+        "{}",
+        piped.stderr
+    );
 
     // A later log that shares only its first line (every IIS log opens
     // with `#Software:`; two logs may open with the same health check)
