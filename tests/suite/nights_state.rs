@@ -25,6 +25,22 @@ fn json(site: &Site, name: &str) -> serde_json::Value {
     serde_json::from_str(&read(site, name)).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
+/// (night, crawler, fetches) of every night a state.json keeps.
+fn nights_of(state: &serde_json::Value) -> Vec<(&str, &str, u64)> {
+    state["nights"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| {
+            (
+                n["night"].as_str().unwrap(),
+                n["crawler"].as_str().unwrap(),
+                n["fetches"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
 /// The rows of a CSV, without its header.
 fn body(csv: &str) -> Vec<&str> {
     csv.lines().skip(1).collect()
@@ -498,18 +514,7 @@ fn nights_older_than_state_days_expire_and_the_trend_shows_the_rest() {
         assert_eq!(run.code, 1, "{}", run.stderr);
     }
     let state = json(&site, "state/state.json");
-    let nights: Vec<(&str, &str, u64)> = state["nights"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|n| {
-            (
-                n["night"].as_str().unwrap(),
-                n["crawler"].as_str().unwrap(),
-                n["fetches"].as_u64().unwrap(),
-            )
-        })
-        .collect();
+    let nights = nights_of(&state);
     // Day 0 and day 1 are more than 10 nights before day 12.
     assert_eq!(nights, vec![("2026-12-12", "SeznamBot", 100)]);
     assert_eq!(state["nights"][0]["violations"]["disallow"], 20);
@@ -567,18 +572,7 @@ fn a_night_without_a_crawler_is_in_the_trend_as_zeros() {
     let run = audit_night(&site, &["night1.log"], "out1");
     assert_eq!(run.code, 0, "{}", run.stderr);
     let state = json(&site, "state/state.json");
-    let nights: Vec<(&str, &str, u64)> = state["nights"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|n| {
-            (
-                n["night"].as_str().unwrap(),
-                n["crawler"].as_str().unwrap(),
-                n["fetches"].as_u64().unwrap(),
-            )
-        })
-        .collect();
+    let nights = nights_of(&state);
     assert_eq!(
         nights,
         vec![

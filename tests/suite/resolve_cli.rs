@@ -210,6 +210,16 @@ fn a_dns_cache_others_may_write_is_ignored_with_a_warning() {
         );
     }
 }
+/// The mail (`robots-audit summary`) of the reports in `out`.
+fn mail_of(out: &Path) -> String {
+    let mail = Command::new(env!("CARGO_BIN_EXE_robots-audit"))
+        .arg("summary")
+        .arg(out)
+        .output()
+        .expect("run robots-audit summary");
+    String::from_utf8_lossy(&mail.stdout).into_owned()
+}
+
 /// Runs an audit with `--resolve` and no DNS cache; `extra` says how to
 /// reach DNS.
 fn audit_with(dir: &Path, log: &str, extra: &[&str], env: Option<(&str, &Path)>) -> Output {
@@ -476,12 +486,7 @@ fn a_failed_lookup_that_alone_could_name_a_crawler_is_no_clean_night() {
         page.contains("2 fetches from inside a crawler's networks could not be named"),
         "{page}"
     );
-    let mail = Command::new(env!("CARGO_BIN_EXE_robots-audit"))
-        .arg("summary")
-        .arg(dir.path().join("out"))
-        .output()
-        .expect("run robots-audit summary");
-    let mail = String::from_utf8_lossy(&mail.stdout);
+    let mail = mail_of(&dir.path().join("out"));
     assert!(
         mail.contains("2 FETCHES FROM INSIDE A CRAWLER'S NETWORKS COULD NOT BE NAMED"),
         "{mail}"
@@ -879,12 +884,7 @@ fn a_broken_resolver_is_in_run_json() {
         "{stderr}"
     );
     // The mail says it too.
-    let mail = Command::new(env!("CARGO_BIN_EXE_robots-audit"))
-        .arg("summary")
-        .arg(dir.path().join("out"))
-        .output()
-        .expect("run robots-audit summary");
-    let mail = String::from_utf8_lossy(&mail.stdout);
+    let mail = mail_of(&dir.path().join("out"));
     assert!(
         mail.contains("THE RESOLVER LOOKS BROKEN (1 addresses"),
         "{mail}"
