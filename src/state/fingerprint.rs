@@ -140,9 +140,24 @@ pub struct Reading<'k> {
     /// says whether the line is still the fetch audited then
     /// (`keep_grown_tails`).
     grown: Vec<(usize, Vec<u8>, usize)>,
+    /// Every tail matches the start of line N + 1, parsed or not
+    /// (`Reading::within`).
+    any_tail_grows: bool,
 }
 
 impl<'k> Reading<'k> {
+    /// A reading that asks whether each known log lies wholly within this
+    /// file's head, read in the same run: a tail cut mid-write (a copy
+    /// taken while the server wrote) matches when line N + 1 starts with
+    /// it, whether it parsed or not, since this file holds that line
+    /// whole and its audit reads all of it.
+    pub fn within(known: &'k [Fingerprint]) -> Reading<'k> {
+        Reading {
+            any_tail_grows: true,
+            ..Reading::new(known)
+        }
+    }
+
     pub fn new(known: &'k [Fingerprint]) -> Reading<'k> {
         let mut ends: BTreeMap<u64, Vec<usize>> = BTreeMap::new();
         // A log that was only an unfinished line: its tail is line 1.
@@ -167,6 +182,7 @@ impl<'k> Reading<'k> {
             grown: Vec::new(),
             tails,
             matched_tails: Vec::new(),
+            any_tail_grows: false,
         }
     }
 
@@ -333,7 +349,7 @@ impl<'k> Reading<'k> {
             let Ok(len) = usize::try_from(tail.bytes) else {
                 continue;
             };
-            let fits = if tail.parsed {
+            let fits = if tail.parsed || self.any_tail_grows {
                 line.len() >= len
             } else {
                 line.len() == len

@@ -204,7 +204,7 @@ pub fn is_head_of(head: &Fingerprint, path: &Path) -> bool {
     };
     let mut reader = ChunkReader::new(input);
     let known = std::slice::from_ref(head);
-    let mut heads = Heads::new(Reading::new(known));
+    let mut heads = Heads::new(Reading::within(known));
     while heads.reading.pending() {
         match reader.next_chunk() {
             Some(Ok(chunk)) => {

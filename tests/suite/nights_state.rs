@@ -541,6 +541,43 @@ fn nights_older_than_state_days_expire_and_the_trend_shows_the_rest() {
     assert!(!read(&site, "plain/report.html").contains("id=\"trend\""));
 }
 
+/// logrotate's `copy` taken while the server wrote: `access.log.1` holds
+/// the first lines of `access.log` and a last line cut mid-write. Given
+/// after the log that holds it whole (the order `access.log*` gives), the
+/// copy is within that log's head, cut line and all: it adds nothing, and
+/// its fetches do not count twice (they made false request-rate rows).
+#[test]
+fn a_copy_cut_mid_line_given_after_its_log_is_audited_once() {
+    let robots = "User-agent: SeznamBot\nRequest-rate: 3/10s\n";
+    let site = Site::new().with("robots.txt", robots);
+    let mut log = String::new();
+    for i in 0..40 {
+        log.push_str(&fetch(i, &format!("/p{i}"), 200));
+    }
+    let thirty: usize = log.lines().take(30).map(|l| l.len() + 1).sum();
+    site.write("access.log", &log);
+    site.write("access.log.1", &log[..thirty + 25]);
+    let both = audit_night(&site, &["access.log", "access.log.1"], "both");
+    assert_eq!(both.code, 1, "{}", both.stderr);
+    let alone = Site::new().with("robots.txt", robots);
+    alone.write("access.log", &log);
+    let run = alone.run(&[
+        "--robots",
+        "robots.txt",
+        "--out",
+        "o",
+        "--log",
+        "access.log",
+    ]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(
+        body(&read(&site, "both/violations.csv")),
+        body(&read(&alone, "o/violations.csv")),
+    );
+    let files = json(&site, "both/run.json")["files"].clone();
+    assert_eq!(files[1]["already_audited"], 31, "{}", both.stderr);
+}
+
 /// SPEC §7: the trend over the last 30 nights. A night whose log holds no
 /// crawler's fetch (browsers only) was audited all the same: it is in the
 /// trend as a night of zeros, tonight's page included, not left out.
