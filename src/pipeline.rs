@@ -1342,8 +1342,13 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
             state.add_fingerprint(fingerprint);
         }
         if let Some(nightly) = nightly.as_mut() {
-            // Quiet nights are kept under SeznamBot, whatever fetched.
-            let quiet = crawlers.iter().position(|c| c == "SeznamBot").unwrap_or(0);
+            // Quiet nights are kept under the first crawler named as its
+            // robots.txt token (SeznamBot), whatever fetched.
+            let quiet = ident
+                .profiles()
+                .iter()
+                .position(|p| p.name == p.token)
+                .unwrap_or(0);
             for tally in scan.tallies.values() {
                 if let (Some(first), Some(last)) = (&tally.first_time, &tally.last_time) {
                     nightly.covered(first, last, quiet);

@@ -10,6 +10,20 @@ use super::Names;
 use super::columns::{IMPOSTOR_ADDRESSES, RULES, io_error, rule_line, stream};
 use super::digest::Digest;
 
+/// `joined`, as a CSV field: guarded as log text is, since a `--profiles`
+/// name may start a formula (`=EVIL`).
+fn joined_field(
+    names: &Names<'_>,
+    crawlers: &std::collections::BTreeSet<usize>,
+) -> Cow<'static, [u8]> {
+    Cow::Owned(
+        names
+            .escaping
+            .apply(joined(names, crawlers).as_bytes())
+            .into_owned(),
+    )
+}
+
 /// Crawler names of a set of indices, in string order, `|`-joined.
 pub(crate) fn joined(names: &Names<'_>, crawlers: &std::collections::BTreeSet<usize>) -> String {
     let mut named: Vec<&str> = crawlers
@@ -45,12 +59,7 @@ pub fn write_rules(
             Cow::Borrowed(row.kind.as_str().as_bytes()),
             Cow::Owned(row.violations.to_string().into_bytes()),
             Cow::Owned(row.distinct_targets.to_string().into_bytes()),
-            Cow::Owned(
-                names
-                    .escaping
-                    .apply(joined(names, &row.crawlers).as_bytes())
-                    .into_owned(),
-            ),
+            joined_field(names, &row.crawlers),
             Cow::Owned(row.first.rfc3339().into_bytes()),
             Cow::Owned(row.last.rfc3339().into_bytes()),
         ];
@@ -71,12 +80,7 @@ pub fn write_impostor_addresses(
         let ptr = super::escape::name_bytes(row.ptr.as_deref().unwrap_or(""));
         let record: [Cow<'_, [u8]>; 7] = [
             names.escaping.apply(&row.client),
-            Cow::Owned(
-                names
-                    .escaping
-                    .apply(joined(names, &row.claimed).as_bytes())
-                    .into_owned(),
-            ),
+            joined_field(names, &row.claimed),
             Cow::Owned(row.fetches.to_string().into_bytes()),
             names.escaping.apply(&ptr),
             Cow::Borrowed(row.reason.as_str().as_bytes()),

@@ -516,6 +516,14 @@ pub struct Night {
     pub impostor_fetches: u64,
 }
 
+impl Night {
+    /// A row of zeros: a night audited without a crawler's fetch or an
+    /// impostor's (`NightRows::covered`).
+    fn is_quiet(&self) -> bool {
+        self.fetches == 0 && self.impostor_fetches == 0 && self.violations.values().all(|&v| v == 0)
+    }
+}
+
 /// A run's summary rows a night per crawler (SPEC §6), gathered as the
 /// judge goes: the night of a fetch is its date in the log's own offset.
 #[derive(Debug, Default)]
@@ -657,15 +665,13 @@ impl State {
         // A row of zeros marks a night audited without a fetch: one is
         // enough, and none beside rows with fetches, so that a night read
         // in two runs keeps the rows of one run over both.
-        let zero = |n: &Night| {
-            n.fetches == 0 && n.impostor_fetches == 0 && n.violations.values().all(|&v| v == 0)
-        };
-        if zero(&row) {
+        if row.is_quiet() {
             if self.nights.iter().any(|n| n.night == row.night) {
                 return;
             }
         } else {
-            self.nights.retain(|n| n.night != row.night || !zero(n));
+            self.nights
+                .retain(|n| n.night != row.night || !n.is_quiet());
         }
         match self
             .nights
@@ -697,13 +703,10 @@ impl State {
         // Counted back from the newest night that holds a fetch: a quiet
         // night's row of zeros (a stray browser line beside a backlog of
         // old logs) must not push the real nights out.
-        let real = |n: &&Night| {
-            n.fetches > 0 || n.impostor_fetches > 0 || n.violations.values().any(|&v| v > 0)
-        };
         let newest_of = |only_real: bool| {
             self.nights
                 .iter()
-                .filter(|n| !only_real || real(n))
+                .filter(|n| !only_real || !n.is_quiet())
                 .filter_map(|n| day_of(&n.night))
                 .max()
         };
