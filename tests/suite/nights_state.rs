@@ -771,19 +771,23 @@ fn a_log_that_may_be_the_head_of_standard_input_is_left_out_and_named() {
     }
     let head: String = full.lines().take(8).map(|l| format!("{l}\n")).collect();
     site.write("head.log", &head);
-    let args = [
-        "--robots",
-        "robots.txt",
-        "--state",
-        "state",
-        "--out",
-        "o",
-        "--log",
-        "-",
-        "--log",
-        "head.log",
-    ];
-    let piped = site.run_with_stdin(&args, full.as_bytes());
+    // The whole log on standard input, then `later`, into `out`.
+    let pipe_in = |out: &str, later: &str| {
+        let args = [
+            "--robots",
+            "robots.txt",
+            "--state",
+            "state",
+            "--out",
+            out,
+            "--log",
+            "-",
+            "--log",
+            later,
+        ];
+        site.run_with_stdin(&args, full.as_bytes())
+    };
+    let piped = pipe_in("o", "head.log");
     assert_eq!(piped.code, 2, "{}", piped.stderr);
     assert!(
         piped.stderr.contains(
@@ -809,19 +813,7 @@ fn a_log_that_may_be_the_head_of_standard_input_is_left_out_and_named() {
     // copy taken while the server wrote) is a head too.
     let cut = &full[..head.len() + 30];
     site.write("cut.log", cut);
-    let args = [
-        "--robots",
-        "robots.txt",
-        "--state",
-        "state",
-        "--out",
-        "o3",
-        "--log",
-        "-",
-        "--log",
-        "cut.log",
-    ];
-    let piped = site.run_with_stdin(&args, full.as_bytes());
+    let piped = pipe_in("o3", "cut.log");
     assert_eq!(piped.code, 2, "{}", piped.stderr);
     assert!(
         piped
@@ -842,19 +834,7 @@ fn a_log_that_may_be_the_head_of_standard_input_is_left_out_and_named() {
         .chain(std::iter::once(fetch(1000, "/elsewhere", 200)))
         .collect();
     site.write("other.log", &other);
-    let args = [
-        "--robots",
-        "robots.txt",
-        "--state",
-        "state",
-        "--out",
-        "o2",
-        "--log",
-        "-",
-        "--log",
-        "other.log",
-    ];
-    let piped = site.run_with_stdin(&args, full.as_bytes());
+    let piped = pipe_in("o2", "other.log");
     assert_eq!(piped.code, 1, "{}", piped.stderr);
     let files = json(&site, "o2/run.json")["files"].clone();
     assert_eq!(files[1]["lines_read"], 2, "{}", piped.stderr);
