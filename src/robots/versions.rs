@@ -373,12 +373,25 @@ impl Versions {
                 Some(latest) if matches!(entry.origin, Origin::Modified(_)) => {
                     if latest.bytes == entry.bytes {
                         // The latest version known (the state, the
-                        // history) with the file's very bytes: the file
-                        // adds nothing, and dated by its modification time
-                        // it would add a version of the same bytes at a
-                        // time that may be false (a copy that kept an old
-                        // time, once dated by --robots-since): the known
-                        // date stands.
+                        // history) with the file's very bytes. An earlier
+                        // modification time is the earliest of the times
+                        // these bytes have (SPEC §6) when it falls after
+                        // the version before them; one before that version
+                        // would put these bytes in force before it too (a
+                        // copy that kept an old time), so the known date
+                        // stands. A later one adds nothing.
+                        let earlier =
+                            entry.in_force_from.instant_ms() < latest.in_force_from.instant_ms();
+                        let after_previous = entries
+                            .iter()
+                            .filter(|e| e.bytes != entry.bytes)
+                            .map(|e| e.in_force_from.instant_ms())
+                            .filter(|&t| t < latest.in_force_from.instant_ms())
+                            .max()
+                            .is_none_or(|previous| previous < entry.in_force_from.instant_ms());
+                        if earlier && after_previous {
+                            entries.push(entry);
+                        }
                     } else if latest.in_force_from.instant_ms() > entry.in_force_from.instant_ms() {
                         // Dated by a modification time older than a later
                         // version with other bytes (deployed by `rsync -a`,

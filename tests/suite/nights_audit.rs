@@ -131,6 +131,32 @@ fn an_edit_re_read_two_hours_later_accuses_only_after_the_re_read() {
     assert_eq!(versions, [robots_version(V1.as_bytes()), v2]);
 }
 
+/// SPEC §6: the same bytes from several sources are one version, in force
+/// from the earliest of their times. A `--robots` file holding the
+/// history's latest bytes, modified before the history dates them (but
+/// after the version before), moves that version's start back; one
+/// modified before even the version before is a copy's old time, and the
+/// history's date stands.
+#[test]
+fn the_latest_bytes_modified_earlier_are_in_force_from_then() {
+    let site = Site::new();
+    history(&site);
+    site.write("robots.txt", V2);
+    let log = [fetch(8 * H, "/robots.txt", 200), fetch(9 * H, "/b/1", 200)].concat();
+    site.write("access.log", log);
+    let targets = |extra: &[&str]| -> Vec<String> {
+        let (_, violations, _) = audit(&site, extra);
+        rows(&violations)
+            .into_iter()
+            .map(|r| r[8].clone())
+            .collect()
+    };
+    site.set_mtime("robots.txt", 1_796_018_400); // 2026-11-30T06:00Z
+    assert_eq!(targets(&["--robots", "robots.txt"]), ["/b/1"]);
+    site.set_mtime("robots.txt", 1_795_824_000); // 2026-11-28, before V1
+    assert!(targets(&["--robots", "robots.txt"]).is_empty());
+}
+
 #[test]
 fn without_a_fetch_of_robots_txt_the_grace_is_24_hours() {
     let site = Site::new();
