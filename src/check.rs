@@ -138,7 +138,12 @@ pub fn answers(robots: &Robots, reader: &Reader, targets: &[String]) -> Vec<Answ
             let (group, rule_line, rule, mut reason) = match verdict.rule {
                 Some(rule) => {
                     let mut reason = format!("{} (line {})", rule.text, rule.line);
-                    if one_reading {
+                    if one_reading && rules.allowed_by_seznam_wildcards(path.as_bytes()) {
+                        reason.push_str(
+                            "; allowed where Seznam reads `?`, `[set]` and `\\` in a \
+                             Robot-version 2.0 group as wildcards, as it documents: no violation",
+                        );
+                    } else if one_reading {
                         reason.push_str(
                             "; disallowed in one reading only of a user-agent line Google's \
                              parser reads as a new group (`User-agent NAME` without its colon, \

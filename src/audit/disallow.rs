@@ -218,4 +218,34 @@ mod tests {
             ]
         );
     }
+
+    #[test]
+    fn seznams_own_wildcards_accuse_only_where_both_readings_disallow() {
+        // Seznam documents `?`, `[set]` and `\` as wildcards in a
+        // Robot-version 2.0 group; SPEC §3 reads them literally. A row only
+        // where both readings disallow, naming SPEC's deciding rule.
+        let robots = "User-agent: SeznamBot\nRobot-version: 2.0\nDisallow: /x[ab]\n\
+                      Disallow: /file?\nAllow: /a?c\nDisallow: /a*\nDisallow: /q\\?\n";
+        let version = crate::robots::matcher::version_of(robots.as_bytes());
+        let targets = [
+            "/x[ab]", "/xa", "/file?", "/files", "/a?c", "/abc", "/az", "/q\\?", "/q?",
+        ];
+        assert_eq!(
+            rows(&seznambot(), robots, &version, &targets),
+            [
+                row("/file?", "SeznamBot", 4, "Disallow: /file?", ""),
+                row("/az", "SeznamBot", 6, "Disallow: /a*", ""),
+            ]
+        );
+        // Without Robot-version 2.0 the characters mean what SPEC says only.
+        let robots = "User-agent: SeznamBot\nDisallow: /x[ab]\nAllow: /a?c\nDisallow: /a\n";
+        let version = crate::robots::matcher::version_of(robots.as_bytes());
+        assert_eq!(
+            rows(&seznambot(), robots, &version, &["/x[ab]", "/abc"]),
+            [
+                row("/x[ab]", "SeznamBot", 2, "Disallow: /x[ab]", ""),
+                row("/abc", "SeznamBot", 4, "Disallow: /a", ""),
+            ]
+        );
+    }
 }

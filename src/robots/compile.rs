@@ -827,6 +827,11 @@ impl Matcher {
         }
     }
 
+    /// Whether pattern `index` (in precedence order) matches `target`.
+    pub(crate) fn matches_at(&self, index: usize, target: Target<'_>) -> bool {
+        self.patterns[index].matches(target)
+    }
+
     /// The same answer as [`Matcher::decide`] by trying every pattern in
     /// order: the baseline the bench and the property tests compare with.
     pub(crate) fn decide_by_scan<'t>(&self, target: impl Into<Target<'t>>) -> Option<usize> {

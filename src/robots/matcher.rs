@@ -12,6 +12,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::compile::{Matcher, Pattern, Target};
+use super::glob::{self, Glob};
 use super::group::{self, Group, Grouping, Reads, Rule};
 use super::limits::{CrawlDelay, RequestRate};
 use super::normalize::{is_matching_form, target_form_into};
@@ -193,8 +194,21 @@ impl Robots {
         let labels = chosen()
             .map(|g| (g.label(), fallback && g.is_default()))
             .collect();
+        let wildcards = rules
+            .iter()
+            .any(|r| r.whole_path && glob::has_wildcards(&r.pattern))
+            .then(|| {
+                rules
+                    .iter()
+                    .map(|r| {
+                        (r.whole_path && glob::has_wildcards(&r.pattern))
+                            .then(|| Glob::new(&r.pattern))
+                    })
+                    .collect()
+            });
         AgentRules {
             google: None,
+            wildcards,
             version: Arc::clone(&self.version),
             groups,
             labels,
@@ -224,6 +238,10 @@ pub struct AgentRules {
     /// The same crawler's rules as Google's parser groups the file, when
     /// that differs (`Robots::google`).
     google: Option<Box<AgentRules>>,
+    /// When a `Robot-version: 2.0` group's rule holds `?`, `[` or `\`:
+    /// parallel to `rules`, each such rule as Seznam's shell wildcards read
+    /// it (`glob`), `None` for the rules both readings read alike.
+    wildcards: Option<Box<[Option<Glob>]>>,
 }
 
 /// Whether a fetch was allowed, and the line that decided.
@@ -305,11 +323,31 @@ pub fn is_robots_txt(target: &[u8]) -> bool {
 
 impl AgentRules {
     /// Whether a fetch of `target` these rules disallow is disallowed in
-    /// both readings of a `User-agent NAME` line without its colon (RFC
-    /// 9309 ignores it, Google's parser reads it): only then is it an
-    /// accusation. The verdict, and the rule a row names, are RFC 9309's.
+    /// every reading the file allows: both readings of a `User-agent NAME`
+    /// line without its colon (RFC 9309 ignores it, Google's parser reads
+    /// it), and both readings of `?`, `[` and `\` in a `Robot-version: 2.0`
+    /// group (SPEC §3 literally, Seznam as wildcards). Only then is it an
+    /// accusation. The verdict, and the rule a row names, are SPEC §3's.
     pub fn accuses(&self, target: &[u8]) -> bool {
-        self.google.is_none() || self.disallowed_by_google(target)
+        (self.google.is_none() || self.disallowed_by_google(target))
+            && !self.allowed_by_seznam_wildcards(target)
+    }
+
+    /// Whether Seznam's reading of its `Robot-version: 2.0` wildcards (`?`,
+    /// `[set]`, `\`; `glob`) allows a fetch of `target`, where the rules
+    /// hold any: the precedence is the same, a rule holding them is matched
+    /// as Seznam documents it, every other rule as SPEC §3 reads it.
+    pub fn allowed_by_seznam_wildcards(&self, target: &[u8]) -> bool {
+        let Some(globs) = self.wildcards.as_deref() else {
+            return false;
+        };
+        let verdict = self.judge_with(target, |normal| {
+            (0..self.rules.len()).find(|&i| match &globs[i] {
+                Some(glob) => glob.matches(normal.octets),
+                None => self.matcher.matches_at(i, normal),
+            })
+        });
+        verdict.allowed
     }
 
     /// Whether Google's reading of a `User-agent NAME` line without its

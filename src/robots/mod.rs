@@ -2,13 +2,15 @@
 //!
 //! `parse` reads lines into records, `group` forms and selects groups,
 //! `normalize` puts patterns and targets into one percent-encoding, `compile`
-//! builds the multi-pattern matcher, `matcher` gives verdicts, and `limits`
+//! builds the multi-pattern matcher, `matcher` gives verdicts, `glob` is
+//! Seznam's wildcard reading of a `Robot-version: 2.0` group, and `limits`
 //! reads Request-rate and Crawl-delay.
 
 pub mod agent;
 pub mod cache;
 mod compile;
 pub mod findings;
+pub mod glob;
 pub mod group;
 pub mod limits;
 pub mod matcher;

@@ -142,6 +142,21 @@ fn pattern(rule: &Rule, value: &[u8], findings: &mut Vec<Finding>) {
             ),
         ));
     }
+    if rule.whole_path && crate::robots::glob::has_wildcards(&rule.pattern) {
+        findings.push(Finding::new(
+            rule.line,
+            "robot-version-wildcard",
+            Severity::Warning,
+            format!(
+                "`{}` holds `?`, `[` or `\\`, which Seznam reads in a Robot-version 2.0 group as \
+                 wildcards (`?` any one character, `[set]` one of a set, `\\` the next character \
+                 literal) and other parsers read literally; the audit accuses only where both \
+                 readings disallow. Write it without them (`*` means the same to all) to be read \
+                 one way.",
+                rule.text
+            ),
+        ));
+    }
     if !value.is_ascii() {
         let encoded = String::from_utf8_lossy(&rule.pattern);
         // UTF-8 text is read as its percent-encoding (RFC 9309 §2.2.2),
@@ -446,6 +461,17 @@ mod tests {
                 &[2],
             ),
             ("User-agent: *\nDisallow: /a%20b\n", "space-in-pattern", &[]),
+            (
+                "User-agent: SeznamBot\nRobot-version: 2.0\nDisallow: /a?b\nDisallow: /c[d]\n\
+                 Disallow: /e\\f\nDisallow: /g*$\n",
+                "robot-version-wildcard",
+                &[3, 4, 5],
+            ),
+            (
+                "User-agent: SeznamBot\nDisallow: /a?b\n",
+                "robot-version-wildcard",
+                &[],
+            ),
             (
                 "User-agent: *\nDisallow: /%C3%A1\n",
                 "non-ascii-pattern",

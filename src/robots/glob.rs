@@ -1,0 +1,315 @@
+//! Seznam's reading of a `Robot-version: 2.0` group's patterns as shell
+//! wildcards: takes a rule's pattern in written normal form, gives whether
+//! it matches a target in matching form.
+//!
+//! Seznam documents (napoveda.seznam.cz, "Robots.txt 2.0") that in such a
+//! group `?` stands for any one character, `[set]`, `[!set]` and `[^set]`
+//! for one character in or not in a set (ranges `a-z` included), and `\`
+//! makes the next special character literal, besides `*` and the whole-URL
+//! match. SPEC §3 reads those characters literally. Where the two readings
+//! differ, neither is the standard alone, so a fetch is an accusation only
+//! when both disallow it (`AgentRules::accuses`); this module is the second
+//! reading.
+//!
+//! Both sides are taken a character at a time: an escape `%XX` is one
+//! character (its octet), any other octet one. A pattern of `n` characters
+//! against a target of `m` costs at most `n × m` steps (the classic
+//! wildcard walk, which goes back only to the last `*`), and it is only run
+//! for a target the literal reading already disallows.
+
+/// One character of a pattern, as Seznam's wildcards read it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Unit {
+    /// `*`: any run of characters.
+    Star,
+    /// `?`: any one character.
+    Any,
+    /// One character: an octet, or an escape's three octets.
+    Literal(Char),
+    /// `[…]`: one character whose octet is (or, negated, is not) in one of
+    /// the ranges.
+    Set {
+        negated: bool,
+        ranges: Vec<(u8, u8)>,
+    },
+}
+
+/// A character of a target or a literal of a pattern: its octets as
+/// written in matching form (one, or three for `%XX`) and the octet it
+/// stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Char {
+    written: [u8; 3],
+    len: u8,
+    octet: u8,
+}
+
+impl Char {
+    fn plain(octet: u8) -> Char {
+        Char {
+            written: [octet, 0, 0],
+            len: 1,
+            octet,
+        }
+    }
+
+    fn written(&self) -> &[u8] {
+        &self.written[..usize::from(self.len)]
+    }
+}
+
+fn hex(digit: u8) -> Option<u8> {
+    (digit as char).to_digit(16).map(|d| d as u8)
+}
+
+/// The character at the start of `bytes` (not empty): an escape `%XX` when
+/// one starts there, else one octet.
+fn char_at(bytes: &[u8]) -> Char {
+    if let [b'%', high, low, ..] = *bytes
+        && let (Some(h), Some(l)) = (hex(high), hex(low))
+    {
+        return Char {
+            written: [b'%', high, low],
+            len: 3,
+            octet: h << 4 | l,
+        };
+    }
+    Char::plain(bytes[0])
+}
+
+/// The characters of a target in matching form.
+fn chars(mut bytes: &[u8]) -> Vec<Char> {
+    let mut out = Vec::with_capacity(bytes.len());
+    while !bytes.is_empty() {
+        let c = char_at(bytes);
+        bytes = &bytes[usize::from(c.len)..];
+        out.push(c);
+    }
+    out
+}
+
+/// True when a pattern in written normal form holds a character Seznam's
+/// wildcards read otherwise than SPEC §3 does: `?`, `[`, or `\` (written
+/// `%5C`). `*` and a final `$` mean the same in both.
+pub fn has_wildcards(pattern: &[u8]) -> bool {
+    pattern.iter().any(|&b| b == b'?' || b == b'[')
+        || memchr::memmem::find(pattern, b"%5C").is_some()
+}
+
+/// A pattern read with Seznam's wildcards, matched against the whole target
+/// (a final `*` lets any rest follow).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Glob {
+    units: Vec<Unit>,
+}
+
+impl Glob {
+    /// Reads a pattern in written normal form (`Rule::pattern`).
+    pub fn new(pattern: &[u8]) -> Glob {
+        // A final `$` anchors, as the whole-URL match already does.
+        let pattern = pattern.strip_suffix(b"$").unwrap_or(pattern);
+        let mut units = Vec::new();
+        let mut rest = pattern;
+        while !rest.is_empty() {
+            let c = char_at(rest);
+            let after = &rest[usize::from(c.len)..];
+            rest = match c.written() {
+                b"*" => {
+                    // A run of stars is one star.
+                    if units.last() != Some(&Unit::Star) {
+                        units.push(Unit::Star);
+                    }
+                    after
+                }
+                b"?" => {
+                    units.push(Unit::Any);
+                    after
+                }
+                b"%5C" if !after.is_empty() => {
+                    let escaped = char_at(after);
+                    units.push(Unit::Literal(literal(escaped)));
+                    &after[usize::from(escaped.len)..]
+                }
+                b"[" => match set(after) {
+                    Some((unit, after_set)) => {
+                        units.push(unit);
+                        after_set
+                    }
+                    None => {
+                        units.push(Unit::Literal(c));
+                        after
+                    }
+                },
+                _ => {
+                    units.push(Unit::Literal(literal(c)));
+                    after
+                }
+            };
+        }
+        Glob { units }
+    }
+
+    /// True when the pattern matches the whole target (matching form).
+    pub fn matches(&self, target: &[u8]) -> bool {
+        let target = chars(target);
+        let units = &self.units;
+        let (mut u, mut t) = (0, 0);
+        // The last star passed, and the target character it was tried to
+        // stop before.
+        let mut star: Option<(usize, usize)> = None;
+        while t < target.len() {
+            match units.get(u) {
+                Some(Unit::Star) => {
+                    star = Some((u, t));
+                    u += 1;
+                }
+                Some(unit) if fits(unit, target[t]) => {
+                    u += 1;
+                    t += 1;
+                }
+                _ => match star {
+                    Some((at, stop)) => {
+                        star = Some((at, stop + 1));
+                        u = at + 1;
+                        t = stop + 1;
+                    }
+                    None => return false,
+                },
+            }
+        }
+        units[u..].iter().all(|unit| *unit == Unit::Star)
+    }
+}
+
+/// A literal character as the target spells it in matching form: a literal
+/// `*` or `$` of the pattern stands for the target's `%2A` or `%24`.
+fn literal(c: Char) -> Char {
+    match c.written() {
+        b"*" => char_at(b"%2A"),
+        b"$" => char_at(b"%24"),
+        _ => c,
+    }
+}
+
+/// The set that starts after a `[`, and what follows its `]`; `None` when
+/// no `]` closes it (the `[` is then literal). A `]` right after the
+/// opening (or its `!`/`^`) is a member, as in the shell.
+fn set(mut rest: &[u8]) -> Option<(Unit, &[u8])> {
+    let mut negated = false;
+    if let Some(after) = rest
+        .strip_prefix(b"!")
+        .or_else(|| rest.strip_prefix(b"%5E"))
+    {
+        negated = true;
+        rest = after;
+    }
+    let mut members: Vec<u8> = Vec::new();
+    let mut ranges = Vec::new();
+    let mut first = true;
+    loop {
+        if rest.is_empty() {
+            return None;
+        }
+        let c = char_at(rest);
+        rest = &rest[usize::from(c.len)..];
+        if c.written() == b"]" && !first {
+            break;
+        }
+        first = false;
+        members.push(c.octet);
+    }
+    let mut i = 0;
+    while i < members.len() {
+        if i + 2 < members.len() && members[i + 1] == b'-' {
+            let (low, high) = (members[i], members[i + 2]);
+            ranges.push((low.min(high), low.max(high)));
+            i += 3;
+        } else {
+            ranges.push((members[i], members[i]));
+            i += 1;
+        }
+    }
+    Some((Unit::Set { negated, ranges }, rest))
+}
+
+fn fits(unit: &Unit, c: Char) -> bool {
+    match unit {
+        Unit::Star => true,
+        Unit::Any => true,
+        Unit::Literal(literal) => literal.written() == c.written(),
+        Unit::Set { negated, ranges } => {
+            let inside = ranges
+                .iter()
+                .any(|&(low, high)| (low..=high).contains(&c.octet));
+            inside != *negated
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Glob, has_wildcards};
+
+    fn matches(pattern: &str, target: &str) -> bool {
+        Glob::new(pattern.as_bytes()).matches(target.as_bytes())
+    }
+
+    #[test]
+    fn seznams_documented_wildcards() {
+        // napoveda.seznam.cz, "Robots.txt 2.0": `?` one character, `\`
+        // makes the next literal, `[set]`, `[!set]`, `[^set]`; the whole
+        // URL must match unless a `*` ends the pattern.
+        assert!(matches("/file?", "/files"));
+        assert!(matches("/file?", "/file?"));
+        assert!(!matches("/file?", "/file"));
+        assert!(!matches("/file?", "/filess"));
+        assert!(matches("/file%5C?", "/file?"));
+        assert!(!matches("/file%5C?", "/files"));
+        assert!(matches("/x[ab]", "/xa"));
+        assert!(matches("/x[ab]", "/xb"));
+        assert!(!matches("/x[ab]", "/xc"));
+        assert!(!matches("/x[ab]", "/x[ab]"));
+        assert!(matches("/x[!ab]", "/xc"));
+        assert!(!matches("/x[!ab]", "/xa"));
+        assert!(matches("/x[%5Eab]", "/xc"));
+        assert!(matches("/x[0-9]*", "/x7/y"));
+        assert!(!matches("/x[0-9]*", "/xy/7"));
+        assert!(matches("/helpme*", "/helpme/now"));
+        assert!(!matches("/helpme", "/helpme/now"));
+        assert!(matches("/helpme$", "/helpme"));
+    }
+
+    #[test]
+    fn an_escape_is_one_character_on_both_sides() {
+        assert!(matches("/?", "/%2F"));
+        assert!(matches("/a?c", "/a%C3c"));
+        assert!(!matches("/?", "/%2F%2F"));
+        assert!(matches("/[%2F]", "/%2F"));
+        assert!(matches("/x%2Fy", "/x%2Fy"));
+        assert!(!matches("/x%2Fy", "/x/y"));
+        // A literal `*` or `$` of the pattern is the target's `%2A`/`%24`.
+        assert!(matches("/a%5C*b", "/a%2Ab"));
+        assert!(matches("/a$b", "/a%24b"));
+    }
+
+    #[test]
+    fn stars_go_back_only_as_far_as_they_must() {
+        assert!(matches("/*a?c*", "/xxabcabd"));
+        assert!(matches("/*a?c", "/aacabc"));
+        assert!(!matches("/*a?c", "/aacabd"));
+        assert!(matches("/**", "/"));
+        assert!(matches("*", ""));
+        // An unclosed set is a literal `[`.
+        assert!(matches("/a[b", "/a[b"));
+        assert!(matches("/[]]", "/]"));
+    }
+
+    #[test]
+    fn only_patterns_with_seznams_own_wildcards_need_the_second_reading() {
+        assert!(has_wildcards(b"/a?b"));
+        assert!(has_wildcards(b"/a[b]"));
+        assert!(has_wildcards(b"/a%5C*"));
+        assert!(!has_wildcards(b"/a*b$"));
+        assert!(!has_wildcards(b"/a%2Fb"));
+    }
+}
