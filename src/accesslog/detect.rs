@@ -514,6 +514,24 @@ fn explain(candidates: &[FileFormat], fits: &[Fit], sample: &[&[u8]]) -> (String
         );
         return (cause, None);
     }
+    // W3C lines (IIS, CloudFront) whose `#Fields:` line is not in the
+    // file (cut off by `grep -v '^#'` or `tail`): no format can read them.
+    let w3c_named = fits.iter().any(|f| f.w3c_fields);
+    let w3c_candidate = candidates.iter().any(|c| matches!(c, FileFormat::W3c(_)));
+    let lines: Vec<&&[u8]> = sample
+        .iter()
+        .filter(|l| !l.trim_ascii().is_empty())
+        .collect();
+    let dated = lines.iter().filter(|l| starts_w3c_date_time(l)).count();
+    if w3c_candidate && !w3c_named && dated > 0 && dated * 2 >= lines.len() {
+        let first = sample.iter().position(|l| starts_w3c_date_time(l));
+        let cause = "its lines look like W3C extended lines (IIS, CloudFront: a date and a \
+                     time, then fields apart by blanks), but no #Fields: line names their fields: \
+                     give the log with its header lines, as the server wrote it (or, for another \
+                     format, give --log-format)"
+            .to_string();
+        return (cause, first);
+    }
     // Lines that only lack a zone fit in all else: such a candidate is
     // closer than one whose fields do not fit at all; then a JSON schema
     // whose keys the line holds; then one whose fields fit the line's
@@ -567,6 +585,28 @@ fn explain(candidates: &[FileFormat], fits: &[Fit], sample: &[&[u8]]) -> (String
         sample.len()
     );
     (cause, misfit)
+}
+
+/// True when `line` starts as a W3C extended line of IIS or CloudFront
+/// does: `YYYY-MM-DD`, a blank or tab, `HH:MM:SS`, a blank or tab.
+fn starts_w3c_date_time(line: &[u8]) -> bool {
+    let digits = |range: std::ops::Range<usize>| {
+        line.get(range)
+            .is_some_and(|d| d.iter().all(u8::is_ascii_digit))
+    };
+    let blank = |at: usize| matches!(line.get(at), Some(b' ' | b'\t'));
+    digits(0..4)
+        && line.get(4) == Some(&b'-')
+        && digits(5..7)
+        && line.get(7) == Some(&b'-')
+        && digits(8..10)
+        && blank(10)
+        && digits(11..13)
+        && line.get(13) == Some(&b':')
+        && digits(14..16)
+        && line.get(16) == Some(&b':')
+        && digits(17..19)
+        && blank(19)
 }
 
 /// The format in force after `chunk`, given the one in force at its first

@@ -155,6 +155,16 @@ fn the_reason_given_is_the_lines_own() {
                 .to_string(),
             "a W3C log whose #Fields: line names no cs-uri-stem (or cs-uri)",
         ),
+        (
+            // IIS and CloudFront lines whose header was cut off: no format
+            // reads them, and the missing `#Fields:` line is the cause.
+            "2026-11-28 23:01:41 10.0.0.5 GET /a - 443 - 77.75.77.123 SeznamBot/4.0 - 200 0 0 15
+\
+             2026-11-28\t23:01:42\tPRG50\t512\t77.75.77.123\tGET\td1.cloudfront.net\t/a\t200"
+                .to_string(),
+            "look like W3C extended lines (IIS, CloudFront: a date and a time, then fields apart \
+             by blanks), but no #Fields: line names their fields",
+        ),
     ];
     for (log, want) in cases {
         let err = chosen(&format!("{log}\n")).expect_err("fits nothing");
