@@ -248,4 +248,18 @@ mod tests {
             ]
         );
     }
+
+    #[test]
+    fn googles_grouping_is_read_with_seznams_wildcards_too() {
+        // Google's parser reads `User-agent SeznamBot` (no colon) as a new
+        // group naming SeznamBot, whose `Allow: /a?c` Seznam reads as a
+        // wildcard: that reading allows /abc, so no row.
+        let robots = "User-agent: SeznamBot\nRobot-version: 2.0\nDisallow: /a*\n\n\
+                      User-agent: Other\nUser-agent SeznamBot\nRobot-version: 2.0\nAllow: /a?c\n";
+        let version = crate::robots::matcher::version_of(robots.as_bytes());
+        assert_eq!(
+            rows(&seznambot(), robots, &version, &["/abc", "/abd"]),
+            [row("/abd", "SeznamBot", 3, "Disallow: /a*", "")]
+        );
+    }
 }

@@ -106,8 +106,12 @@ pub struct Glob {
 impl Glob {
     /// Reads a pattern in written normal form (`Rule::pattern`).
     pub fn new(pattern: &[u8]) -> Glob {
-        // A final `$` anchors, as the whole-URL match already does.
-        let pattern = pattern.strip_suffix(b"$").unwrap_or(pattern);
+        // A final `$` anchors, as the whole-URL match already does, unless
+        // a `\` (an odd run of them) makes it literal.
+        let pattern = match pattern.strip_suffix(b"$") {
+            Some(body) if !escapes_next(body) => body,
+            _ => pattern,
+        };
         let mut units = Vec::new();
         let mut rest = pattern;
         while !rest.is_empty() {
@@ -149,15 +153,18 @@ impl Glob {
         Glob { units }
     }
 
-    /// True when the pattern matches the whole target (matching form).
-    pub fn matches(&self, target: &[u8]) -> bool {
-        let target = chars(target);
+    /// True when the pattern matches the whole target; `None` when that
+    /// would take more than `budget` steps (each step one character tried
+    /// against one unit), which are taken off it.
+    pub fn matches(&self, target: &Chars, budget: &mut usize) -> Option<bool> {
+        let target = &target.0;
         let units = &self.units;
         let (mut u, mut t) = (0, 0);
         // The last star passed, and the target character it was tried to
         // stop before.
         let mut star: Option<(usize, usize)> = None;
         while t < target.len() {
+            *budget = budget.checked_sub(1)?;
             match units.get(u) {
                 Some(Unit::Star) => {
                     star = Some((u, t));
@@ -173,12 +180,41 @@ impl Glob {
                         u = at + 1;
                         t = stop + 1;
                     }
-                    None => return false,
+                    None => return Some(false),
                 },
             }
         }
-        units[u..].iter().all(|unit| *unit == Unit::Star)
+        Some(units[u..].iter().all(|unit| *unit == Unit::Star))
     }
+}
+
+/// A target in matching form as characters, made once for all patterns.
+pub struct Chars(Vec<Char>);
+
+impl Chars {
+    pub fn new(target: &[u8]) -> Chars {
+        Chars(chars(target))
+    }
+
+    /// How many characters.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+/// True when `body` ends in an odd run of `\` (`%5C`): the character
+/// after it is escaped.
+fn escapes_next(mut body: &[u8]) -> bool {
+    let mut odd = false;
+    while let Some(before) = body.strip_suffix(b"%5C") {
+        odd = !odd;
+        body = before;
+    }
+    odd
 }
 
 /// A literal character as the target spells it in matching form: a literal
@@ -221,8 +257,8 @@ fn set(mut rest: &[u8]) -> Option<(Unit, &[u8])> {
     let mut i = 0;
     while i < members.len() {
         if i + 2 < members.len() && members[i + 1] == b'-' {
-            let (low, high) = (members[i], members[i + 2]);
-            ranges.push((low.min(high), low.max(high)));
+            // A reversed range (`z-a`) matches nothing, as in the shell.
+            ranges.push((members[i], members[i + 2]));
             i += 3;
         } else {
             ranges.push((members[i], members[i]));
@@ -248,10 +284,13 @@ fn fits(unit: &Unit, c: Char) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{Glob, has_wildcards};
+    use super::{Chars, Glob, has_wildcards};
 
     fn matches(pattern: &str, target: &str) -> bool {
-        Glob::new(pattern.as_bytes()).matches(target.as_bytes())
+        let mut budget = usize::MAX;
+        Glob::new(pattern.as_bytes())
+            .matches(&Chars::new(target.as_bytes()), &mut budget)
+            .unwrap()
     }
 
     #[test]
@@ -277,6 +316,24 @@ mod tests {
         assert!(matches("/helpme*", "/helpme/now"));
         assert!(!matches("/helpme", "/helpme/now"));
         assert!(matches("/helpme$", "/helpme"));
+        // `\$` is a literal `$`, `\\$` a literal `\` and the anchor.
+        assert!(matches("/a%5C$", "/a%24"));
+        assert!(!matches("/a%5C$", "/a%5C"));
+        assert!(matches("/a%5C%5C$", "/a%5C"));
+        // A reversed range holds nothing.
+        assert!(!matches("/[z-a]", "/m"));
+        assert!(!matches("/[z-a]", "/z"));
+        assert!(matches("/[!z-a]", "/m"));
+    }
+
+    #[test]
+    fn a_match_past_its_budget_is_undecided() {
+        let glob = Glob::new(b"/a?*b?*c?");
+        let target = Chars::new(format!("/ax{}n", "b1".repeat(4000)).as_bytes());
+        let mut budget = 1000;
+        assert_eq!(glob.matches(&target, &mut budget), None);
+        let mut budget = usize::MAX;
+        assert_eq!(glob.matches(&target, &mut budget), Some(false));
     }
 
     #[test]

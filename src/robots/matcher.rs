@@ -12,7 +12,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::compile::{Matcher, Pattern, Target};
-use super::glob::{self, Glob};
+use super::glob::{self, Chars, Glob};
 use super::group::{self, Group, Grouping, Reads, Rule};
 use super::limits::{CrawlDelay, RequestRate};
 use super::normalize::{is_matching_form, target_form_into};
@@ -253,6 +253,11 @@ pub struct Verdict<'a> {
     pub rule: Option<&'a Rule>,
 }
 
+/// Steps the wildcard reading may take for each character of a target
+/// (`AgentRules::allowed_by_seznam_wildcards`), a few times what the
+/// automaton of SPEC's reading takes for the same rules.
+const GLOB_STEPS: usize = 24;
+
 thread_local! {
     /// Room to rewrite a target that is not in normal form, and to say
     /// where its literal `*` and `$` are, so that judging does not allocate
@@ -329,25 +334,77 @@ impl AgentRules {
     /// group (SPEC §3 literally, Seznam as wildcards). Only then is it an
     /// accusation. The verdict, and the rule a row names, are SPEC §3's.
     pub fn accuses(&self, target: &[u8]) -> bool {
-        (self.google.is_none() || self.disallowed_by_google(target))
-            && !self.allowed_by_seznam_wildcards(target)
+        !self.allowed_by_seznam_wildcards(target)
+            && self.google.as_ref().is_none_or(|google| {
+                !google.judge(target).allowed && !google.allowed_by_seznam_wildcards(target)
+            })
     }
 
     /// Whether Seznam's reading of its `Robot-version: 2.0` wildcards (`?`,
-    /// `[set]`, `\`; `glob`) allows a fetch of `target`, where the rules
-    /// hold any: the precedence is the same, a rule holding them is matched
-    /// as Seznam documents it, every other rule as SPEC §3 reads it.
+    /// `[set]`, `\`; `glob`) allows a fetch of `target` that SPEC's
+    /// reading disallows, where the rules hold any: the precedence is the
+    /// same, a rule holding them is matched as Seznam documents it, every
+    /// other rule as SPEC §3 reads it. A target whose second reading would
+    /// cost more than `GLOB_STEPS` a character is left to SPEC's verdict
+    /// (SPEC §5: no target makes the rules' cost run away).
     pub fn allowed_by_seznam_wildcards(&self, target: &[u8]) -> bool {
         let Some(globs) = self.wildcards.as_deref() else {
             return false;
         };
         let verdict = self.judge_with(target, |normal| {
-            (0..self.rules.len()).find(|&i| match &globs[i] {
-                Some(glob) => glob.matches(normal.octets),
-                None => self.matcher.matches_at(i, normal),
-            })
+            let decided = self.matcher.decide(normal);
+            self.decide_with_wildcards(globs, normal, decided)
+                .unwrap_or(decided)
         });
         verdict.allowed
+    }
+
+    /// The deciding rule in Seznam's wildcard reading, given SPEC's
+    /// (`decided`); `None` when it costs past the budget.
+    fn decide_with_wildcards(
+        &self,
+        globs: &[Option<Glob>],
+        normal: Target<'_>,
+        decided: Option<usize>,
+    ) -> Option<Option<usize>> {
+        let end = decided.unwrap_or(self.rules.len());
+        // Before SPEC's deciding rule only rules with wildcards may match,
+        // and the reading can allow what SPEC's disallows only through an
+        // Allow among them (or when the deciding rule itself has
+        // wildcards): with neither, SPEC's verdict is the reading's.
+        let last_allow = (0..end)
+            .rev()
+            .find(|&i| globs[i].is_some() && self.rules[i].allow);
+        if last_allow.is_none() && globs.get(end).is_none_or(Option::is_none) {
+            return Some(decided);
+        }
+        // With SPEC's deciding rule read alike, the reading is decided
+        // past the last Allow with wildcards: disallowed.
+        let settled_after = globs
+            .get(end)
+            .is_none_or(Option::is_none)
+            .then_some(last_allow)
+            .flatten();
+        let chars = Chars::new(normal.octets);
+        let mut budget = GLOB_STEPS * (chars.len() + 32);
+        for (i, glob) in globs.iter().enumerate() {
+            if settled_after.is_some_and(|allow| i > allow) {
+                return Some(decided);
+            }
+            let matched = match glob {
+                Some(glob) => glob.matches(&chars, &mut budget)?,
+                None if i < end => false,
+                None if i == end => true,
+                None => {
+                    budget = budget.checked_sub(chars.len() + 1)?;
+                    self.matcher.matches_at(i, normal)
+                }
+            };
+            if matched {
+                return Some(Some(i));
+            }
+        }
+        Some(None)
     }
 
     /// Whether Google's reading of a `User-agent NAME` line without its
