@@ -380,8 +380,16 @@ impl Versions {
                         // would put these bytes in force before it too (a
                         // copy that kept an old time), so the known date
                         // stands. A later one adds nothing.
-                        let earlier =
-                            entry.in_force_from.instant_ms() < latest.in_force_from.instant_ms();
+                        // A date the state keeps stands too: the night
+                        // that saved it had the file as it is, or a
+                        // --robots-since that corrected its time.
+                        let kept = entries.iter().any(|e| {
+                            matches!(e.origin, Origin::State(_))
+                                && e.bytes == entry.bytes
+                                && e.in_force_from.instant_ms() == latest.in_force_from.instant_ms()
+                        });
+                        let earlier = !kept
+                            && entry.in_force_from.instant_ms() < latest.in_force_from.instant_ms();
                         let after_previous = entries
                             .iter()
                             .filter(|e| e.bytes != entry.bytes)

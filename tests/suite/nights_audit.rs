@@ -10,6 +10,7 @@ const V1: &str = "User-agent: *\nDisallow: /a\n";
 const V2: &str = "User-agent: *\nDisallow: /a\nDisallow: /b\n";
 
 const H: u32 = 3600;
+const DAY: u32 = 86_400;
 
 /// The history: V1 since the day before, V2 since 12:00 on 2026-11-30.
 fn history(site: &Site) {
@@ -155,6 +156,40 @@ fn the_latest_bytes_modified_earlier_are_in_force_from_then() {
     assert_eq!(targets(&["--robots", "robots.txt"]), ["/b/1"]);
     site.set_mtime("robots.txt", 1_795_824_000); // 2026-11-28, before V1
     assert!(targets(&["--robots", "robots.txt"]).is_empty());
+}
+
+/// A date `--robots-since` gave, kept in the state, stands on the nights
+/// after, when the same file comes with its earlier modification time
+/// alone (README: "once: the state keeps the date").
+#[test]
+fn a_date_the_state_keeps_is_not_moved_back_by_a_modification_time() {
+    let site = Site::new().with("v1.txt", V1);
+    site.set_mtime("v1.txt", 1_795_910_400); // 2026-11-29
+    site.write("robots.txt", V2);
+    site.set_mtime("robots.txt", 1_796_018_400); // 2026-11-30T06:00Z
+    site.write("night0.log", fetch(0, "/p", 200));
+    site.write("night1.log", fetch(H, "/p", 200));
+    // Past 24 hours after 06:00, within 24 hours after 12:00: only a
+    // version from 06:00 would make /b a row.
+    site.write("night2.log", fetch(DAY + 8 * H, "/b/1", 200));
+    let night = |log: &str, robots: &str, extra: &[&str]| {
+        let out = format!("out-{log}");
+        let mut args = vec![
+            "--robots", robots, "--state", "state", "--log", log, "--out", &out,
+        ];
+        args.extend_from_slice(extra);
+        let run = site.run(&args);
+        assert!(run.code <= 1, "{}", run.stderr);
+        std::fs::read_to_string(site.path(&out).join("violations.csv")).unwrap()
+    };
+    night("night0.log", "v1.txt", &[]);
+    night(
+        "night1.log",
+        "robots.txt",
+        &["--robots-since", "2026-11-30T12:00:00Z"],
+    );
+    let violations = night("night2.log", "robots.txt", &[]);
+    assert!(rows(&violations).is_empty(), "{violations}");
 }
 
 #[test]
