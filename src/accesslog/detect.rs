@@ -522,9 +522,16 @@ fn explain(candidates: &[FileFormat], fits: &[Fit], sample: &[&[u8]]) -> (String
         .iter()
         .filter(|l| !l.trim_ascii().is_empty())
         .collect();
-    let dated = lines.iter().filter(|l| starts_w3c_date_time(l)).count();
+    // A W3C line holds no quote (IIS writes `+` for a blank, CloudFront
+    // escapes): a quoted field is another format's time-first line.
+    let dated = lines
+        .iter()
+        .filter(|l| starts_w3c_date_time(l) && !l.contains(&b'"'))
+        .count();
     if w3c_candidate && !w3c_named && dated > 0 && dated * 2 >= lines.len() {
-        let first = sample.iter().position(|l| starts_w3c_date_time(l));
+        let first = sample
+            .iter()
+            .position(|l| starts_w3c_date_time(l) && !l.contains(&b'"'));
         let cause = "its lines look like W3C extended lines (IIS, CloudFront: a date and a \
                      time, then fields apart by blanks), but no #Fields: line names their fields: \
                      give the log with its header lines, as the server wrote it (or, for another \
