@@ -170,6 +170,11 @@ fn the_reason_given_is_the_lines_own() {
         let err = chosen(&format!("{log}\n")).expect_err("fits nothing");
         assert!(err.contains(want), "{err}");
     }
+    // A foreign line no candidate reads: the closest named is combined,
+    // not the candidate with most fields.
+    let aiohttp = "77.75.77.123 [28/Nov/2026:23:01:41 +0000] \"GET /a HTTP/1.1\" 200 1 \"-\" \"SeznamBot/4.0\"\n";
+    let err = chosen(aiohttp).expect_err("fits nothing");
+    assert!(err.contains("the closest is combined,"), "{err}");
     // A time-first line with quoted fields is another format's, not W3C's.
     let custom =
         "2026-11-28 23:01:41 77.75.77.123 \"GET /a HTTP/1.1\" 200 512 \"-\" \"SeznamBot/4.0\"\n";
