@@ -168,7 +168,14 @@ fn apache_tokens(spec: &[u8]) -> Result<Vec<Token>, String> {
                 TimePart::Time(layout) => time_field(layout, name),
                 TimePart::Fraction(digits) => field(Slot::Fraction(digits), 1, name),
                 TimePart::Offset => field(Slot::Offset, 1, name),
-                TimePart::Opaque => field(Slot::Other, 0, name),
+                // A part of a time is no time, but is read by its
+                // layout: `%{%a %d}t` holds a blank that ends nothing.
+                TimePart::Opaque => Token::Field {
+                    slot: Slot::Other,
+                    layout: TimeLayout::opaque(argument),
+                    rank: 0,
+                    name: String::from_utf8_lossy(name).into_owned(),
+                },
             },
             (b'r', _) => field(Slot::Request, 1, name),
             (b'm', None) => field(Slot::Method, 1, name),
@@ -416,7 +423,13 @@ pub(crate) fn compile(spec: &str) -> Result<Compiled, String> {
     for (index, token) in tokens.iter_mut().enumerate() {
         if let Token::Field { slot, layout, .. } = token {
             let kind = slot_kind(slot);
-            if kind.is_some_and(|kind| best[kind].map(|(_, i)| i) != Some(index)) {
+            // A field no slot uses: one of a kind kept elsewhere, or a
+            // part of a time, which only has a layout.
+            let unused = match kind {
+                Some(kind) => best[kind].map(|(_, i)| i) != Some(index),
+                None => layout.is_some(),
+            };
+            if unused {
                 // A time not used is still read by its layout: its blanks
                 // (`%{end:%d/%b/%Y %T}t`) end nothing.
                 *slot = match layout.take() {
@@ -482,6 +495,7 @@ pub(crate) fn compile(spec: &str) -> Result<Compiled, String> {
                     slot,
                     quoted: false,
                     colons_after: 0,
+                    run_end: None,
                     until_slash: false,
                     after: Text::default(),
                 });
@@ -502,7 +516,9 @@ pub(crate) fn compile(spec: &str) -> Result<Compiled, String> {
             && !steps[index].quoted
             && steps[index].after.bytes().starts_with(b":")
         {
-            steps[index].colons_after = colons_before_blank(&steps[index..]);
+            let (colons, run_end) = colons_before_blank(&steps[index..]);
+            steps[index].colons_after = colons;
+            steps[index].run_end = run_end;
         }
     }
     Ok(Compiled {
@@ -514,19 +530,24 @@ pub(crate) fn compile(spec: &str) -> Result<Compiled, String> {
 }
 
 /// How many `:`s the format writes from the end of `steps[0]`'s field to
-/// its next blank (the fields between taken to hold neither).
-fn colons_before_blank(steps: &[Step]) -> u8 {
+/// its next blank (the fields between taken to hold neither), and the
+/// first other byte it writes before that blank which no address or port
+/// holds (the `,` of `$remote_addr:$remote_port,$time_iso8601`): the run
+/// of the line the colons are counted in ends there too, since the fields
+/// after it may hold `:`s of their own.
+fn colons_before_blank(steps: &[Step]) -> (u8, Option<u8>) {
     let mut colons = 0u8;
     for step in steps {
         for &b in step.after.bytes() {
             match b {
-                b' ' | b'\t' => return colons,
+                b' ' | b'\t' => return (colons, None),
                 b':' => colons = colons.saturating_add(1),
-                _ => {}
+                b if b.is_ascii_hexdigit() || matches!(b, b'.' | b'%' | b'[' | b']') => {}
+                b => return (colons, Some(b)),
             }
         }
     }
-    colons
+    (colons, None)
 }
 
 #[cfg(test)]
@@ -685,7 +706,8 @@ mod tests {
                     "-| ",
                     "-| ",
                     "-| ",
-                    "-|",
+                    // `%{%A}t`, a part of a time, read by its layout.
+                    "other-time|",
                 ],
             ),
             (

@@ -311,7 +311,12 @@ fn unquoted_end(line: &[u8], start: usize, after: &Text) -> Result<usize, Skip> 
 #[cold]
 fn colon_end(line: &[u8], start: usize, step: &Step) -> Result<usize, Skip> {
     let rest = &line[start..];
-    let run = &rest[..memchr::memchr2(b' ', b'\t', rest).unwrap_or(rest.len())];
+    let mut run = &rest[..memchr::memchr2(b' ', b'\t', rest).unwrap_or(rest.len())];
+    if let Some(end) = step.run_end
+        && let Some(at) = memchr::memchr(end, run)
+    {
+        run = &run[..at];
+    }
     if rest.first() != Some(&b'[') {
         let wanted = usize::from(step.colons_after);
         let colons = memchr::memchr_iter(b':', run).count();
@@ -378,8 +383,9 @@ fn upstream_list_end(line: &[u8], start: usize, after: &Text) -> Result<usize, S
 
 /// Finds the end of an unquoted field that holds blanks of its own (a
 /// request line, a user agent) in a format that does not quote it. Last in
-/// the format, it runs to the end of the line. A request line runs at least
-/// to its ` HTTP/` protocol, when it has one.
+/// the format, it runs to the end of the line, but for a request line,
+/// which ends with its ` HTTP/` protocol when it has one. Elsewhere a
+/// request line runs at least to its protocol.
 #[cold]
 fn spaced_end(
     line: &[u8],
@@ -389,6 +395,19 @@ fn spaced_end(
     last: bool,
 ) -> Result<usize, Skip> {
     if last && after.bytes().is_empty() {
+        // A request line ends with its protocol: what follows is fields
+        // the site appended (`$request_time`), ignored as after any last
+        // field (SPEC §1).
+        if slot == Slot::Request
+            && let Some(at) = memchr::memmem::find(&line[start..], b" HTTP/")
+        {
+            let protocol = start + at + 1;
+            let end = line[protocol..]
+                .iter()
+                .position(u8::is_ascii_whitespace)
+                .map_or(line.len(), |i| protocol + i);
+            return Ok(end);
+        }
         let mut end = line.len();
         while end > start && line[end - 1].is_ascii_whitespace() {
             end -= 1;

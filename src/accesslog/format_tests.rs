@@ -337,6 +337,35 @@ fn an_address_before_its_port_is_read_whole() {
             .collect();
         check(spec, &cases);
     }
+    // Fields apart by `,` or `|`, whose values hold `:`s of their own:
+    // the address's run ends at the separator.
+    check(
+        r#"$remote_addr:$remote_port,$time_iso8601,"$request",$status"#,
+        &[
+            (
+                b"77.75.77.1:5555,2000-10-10T13:55:36-07:00,\"GET / HTTP/1.1\",200",
+                Ok(("77.75.77.1", T, b"GET / HTTP/1.1", Some(200), None, None)),
+            ),
+            (
+                b"2a02:598::1:5555,2000-10-10T13:55:36-07:00,\"GET / HTTP/1.1\",200",
+                Ok(("2a02:598::1", T, b"GET / HTTP/1.1", Some(200), None, None)),
+            ),
+        ],
+    );
+    check(
+        r#"%v:%p|%h|%t|"%r"|%>s"#,
+        &[(
+            b"www.example.cz:443|1.2.3.4|[10/Oct/2000:13:55:36 -0700]|\"GET / HTTP/1.1\"|200",
+            Ok((
+                "1.2.3.4",
+                T,
+                b"GET / HTTP/1.1",
+                Some(200),
+                None,
+                Some(b"www.example.cz"),
+            )),
+        )],
+    );
     // Two `:`s after the address: the second from the right.
     check(
         r#"$remote_addr:$remote_port:$connection [$time_local] "$request" $status"#,
@@ -397,6 +426,66 @@ fn a_second_time_field_is_read_by_its_layout() {
             (
                 br#"1.2.3.4 [10/Oct/2000:13:55:36 -0700] 10/Oct/2000 xx:55:37 200 "GET / HTTP/1.1" "ua""#,
                 Err(Skip::BadTime),
+            ),
+        ],
+    );
+}
+
+#[test]
+fn a_part_of_a_time_is_read_by_its_layout() {
+    // `%{%a %d}t` gives no time but holds a blank: read by its layout, it
+    // does not cut the status off.
+    check(
+        r#"%h %t "%r" %{%a %d}t %>s"#,
+        &[
+            (
+                br#"1.2.3.4 [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" Tue 10 404"#,
+                Ok(("1.2.3.4", T, b"GET / HTTP/1.1", Some(404), None, None)),
+            ),
+            (
+                br#"1.2.3.4 [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" Tue xx 404"#,
+                Err(Skip::BadTime),
+            ),
+        ],
+    );
+    // Checked in a leap year: 02/29 is a day.
+    check(
+        r#"%h %t %{%m/%d}t "%r" %>s"#,
+        &[(
+            br#"1.2.3.4 [10/Oct/2000:13:55:36 -0700] 02/29 "GET / HTTP/1.1" 200"#,
+            Ok(("1.2.3.4", T, b"GET / HTTP/1.1", Some(200), None, None)),
+        )],
+    );
+}
+
+#[test]
+fn an_unquoted_request_last_ends_with_its_protocol() {
+    // SPEC §1: fields after the format's last one are ignored; the
+    // request line ends with its protocol, not with the line.
+    check(
+        "%h %t %>s %r",
+        &[
+            (
+                b"1.2.3.4 [10/Oct/2000:13:55:36 -0700] 200 GET /page.html HTTP/1.1 0.004",
+                Ok((
+                    "1.2.3.4",
+                    T,
+                    b"GET /page.html HTTP/1.1",
+                    Some(200),
+                    None,
+                    None,
+                )),
+            ),
+            (
+                b"1.2.3.4 [10/Oct/2000:13:55:36 -0700] 200 GET /page.html HTTP/1.1",
+                Ok((
+                    "1.2.3.4",
+                    T,
+                    b"GET /page.html HTTP/1.1",
+                    Some(200),
+                    None,
+                    None,
+                )),
             ),
         ],
     );

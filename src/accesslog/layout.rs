@@ -124,6 +124,17 @@ impl TimeLayout {
         })
     }
 
+    /// The layout of a `%{…}t` that is a part of a time only
+    /// ([`TimePart::Opaque`]): read for its length, so that its blanks
+    /// (`%{%a %d}t`) end nothing.
+    pub fn opaque(argument: &[u8]) -> Option<TimeLayout> {
+        let argument = argument
+            .strip_prefix(b"begin:")
+            .or_else(|| argument.strip_prefix(b"end:"))
+            .unwrap_or(argument);
+        compile_strftime(argument).ok().map(TimeLayout::Pattern)
+    }
+
     /// True when a time of this layout may carry no offset, so that the
     /// format needs `--log-tz` (or a `%{%z}t` field) to place it. A zone
     /// name (`%Z`) is no offset (SPEC §1: a `%{…}t` without `%z`): only
@@ -282,8 +293,11 @@ fn spaced_digits(s: &[u8], max: usize) -> Option<(u32, usize)> {
 }
 
 fn read_pattern(pieces: &[Piece], s: &[u8]) -> Option<(Timestamp, usize, bool)> {
+    // A layout that gives a time writes its year; a part of a time
+    // (`%{%m/%d}t`, read for its length) is checked in a leap year, so
+    // that 02/29 and day 366 are read.
     let mut civil = Civil {
-        year: 1970,
+        year: 2000,
         month: 1,
         day: 1,
         hour: 0,

@@ -105,6 +105,10 @@ pub(crate) struct Step {
     /// at that many `:`s from the right of its blank-free run; 0 when no
     /// `:` follows.
     pub colons_after: u8,
+    /// With `colons_after`: a byte the format writes after the field
+    /// before its next blank (`,`, `|`), where the run the colons are
+    /// counted in ends.
+    pub run_end: Option<u8>,
     /// A host that a path follows with nothing between (nginx's
     /// `$host$request_uri`, Apache's `%v%U`): it ends before the path's
     /// `/`, which no host name holds.
