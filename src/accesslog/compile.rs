@@ -455,6 +455,17 @@ pub(crate) fn compile(spec: &str) -> Result<Compiled, String> {
         ),
     ] {
         if best[kind].is_none() && !(kind == 2 && best[10].is_some()) {
+            let parts = skipped_times.len();
+            if kind == 1 && parts > 0 {
+                // A date and an hour in fields of their own
+                // (`%{%Y-%m-%d}t %{%H:%M:%S}t`): each is read for its
+                // length, but neither is a time.
+                return Err(format!(
+                    "the log format has no time: its {parts} %{{…}}t field(s) each give a part of \
+                     a time only (a date, an hour); write the time as one field (%t, or a \
+                     %{{…}}t holding a date and an hour, such as %{{%Y-%m-%d %H:%M:%S}}t)"
+                ));
+            }
             return Err(format!("the log format has no {what}"));
         }
     }
@@ -772,6 +783,10 @@ mod tests {
             ("%h %t \"%r\" %J", "unknown directive %J"),
             ("%h%u %t \"%r\"", "nothing separates %h from %u"),
             ("%h %{%H:%M}t \"%r\"", "no time"),
+            (
+                "%h %{%Y-%m-%d}t %{%H:%M:%S}t \"%r\"",
+                "2 %{…}t field(s) each give a part of a time only",
+            ),
             ("%h %t \"%r\" %{x}^tx", "unknown directive %{x}^tx"),
             ("%h %t \"%r\" %y", "unknown directive %y"),
             (
