@@ -140,6 +140,17 @@ pub fn parse_profiles(text: &str) -> Result<Vec<Profile>, (u64, String)> {
             if let Some((start, p)) = out.last() {
                 check_profile(p).map_err(|cause| (*start, cause))?;
             }
+            // A second entry of one name would replace the first whole:
+            // its patterns lost, its fetches never found, without a word.
+            if let Some((start, _)) = out.iter().find(|(_, p)| p.name.eq_ignore_ascii_case(value)) {
+                return Err((
+                    number,
+                    format!(
+                        "crawler {value:?} is already described at line {start}: give each \
+                         crawler one entry, with all its user-agent and host lines"
+                    ),
+                ));
+            }
             out.push((
                 number,
                 Profile {
@@ -303,6 +314,11 @@ mod tests {
             ("crawler: X\nuser-agent: X\nnetwork: 77.75.72.0\n", 3),
             ("crawler: X\nuser-agent: X\nnetwork: 77.75.72.0/33\n", 3),
             ("\n# nothing\n", 2),
+            // One crawler in two entries: the second would drop the first.
+            (
+                "crawler: G\nuser-agent: Gbot\n\ncrawler: g\nhost: *.g.example\n",
+                4,
+            ),
         ];
         for (text, line) in cases {
             assert_eq!(parse_profiles(text).unwrap_err().0, *line, "{text}");
