@@ -117,8 +117,13 @@ impl SiteHosts {
     pub fn new(names: &[String]) -> crate::error::Result<SiteHosts> {
         let mut hosts = SiteHosts::default();
         for name in names {
-            let host = host_key(name.trim().as_bytes());
-            if host.is_empty() || !accesslog::fields::is_host(&host) {
+            let name_bytes = name.trim().as_bytes();
+            // A port, when given, is digits: `https://www.site.cz/` is a
+            // URL, not the host `https`.
+            let (_, port) = accesslog::fields::split_port(name_bytes);
+            let port_ok = port.iter().all(u8::is_ascii_digit);
+            let host = host_key(name_bytes);
+            if !port_ok || host.is_empty() || !accesslog::fields::is_host(&host) {
                 return Err(crate::error::Error::Usage(format!(
                     "--host {name:?} is no host name"
                 )));
@@ -432,8 +437,29 @@ impl Scanner<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::{Needles, host_key};
+    use super::{Needles, SiteHosts, host_key};
     use crate::crawler::Identifier;
+
+    #[test]
+    fn a_site_host_is_a_host_with_a_port_of_digits_at_most() {
+        for good in [
+            "www.site.cz",
+            "www.site.cz:443",
+            "[2001:db8::1]:443",
+            "2001:db8::1",
+        ] {
+            assert!(SiteHosts::new(&[good.to_string()]).is_ok(), "{good}");
+        }
+        // A URL is not the host `https`; a port is digits.
+        for bad in [
+            "https://www.site.cz/",
+            "www.site.cz:abc",
+            "www.site.cz/",
+            "*.site.cz",
+        ] {
+            assert!(SiteHosts::new(&[bad.to_string()]).is_err(), "{bad}");
+        }
+    }
 
     /// The prefilter as it was first asked: on the client and the user
     /// agent folded together, a line break between them.
