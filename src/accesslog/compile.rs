@@ -170,9 +170,14 @@ fn apache_tokens(spec: &[u8]) -> Result<Vec<Token>, String> {
                 TimePart::Offset => field(Slot::Offset, 1, name),
                 // A part of a time is no time, but is read by its
                 // layout: `%{%a %d}t` holds a blank that ends nothing.
+                // Glued to the field before it (`%{pid}P%{%H%M}t`), it is
+                // read with that field as one opaque field, as before.
                 TimePart::Opaque => Token::Field {
                     slot: Slot::Other,
-                    layout: TimeLayout::opaque(argument),
+                    layout: match tokens.last() {
+                        Some(Token::Field { .. }) => None,
+                        _ => TimeLayout::opaque(argument),
+                    },
                     rank: 0,
                     name: String::from_utf8_lossy(name).into_owned(),
                 },
@@ -542,8 +547,9 @@ pub(crate) fn compile(spec: &str) -> Result<Compiled, String> {
 
 /// How many `:`s the format writes from the end of `steps[0]`'s field to
 /// its next blank (the fields between taken to hold neither), and the
-/// first other byte it writes before that blank which no address or port
-/// holds (the `,` of `$remote_addr:$remote_port,$time_iso8601`): the run
+/// first other byte it writes before that blank which no address, zone,
+/// port or host name holds (the `,` of
+/// `$remote_addr:$remote_port,$time_iso8601`): the run
 /// of the line the colons are counted in ends there too, since the fields
 /// after it may hold `:`s of their own.
 fn colons_before_blank(steps: &[Step]) -> (u8, Option<u8>) {
@@ -553,7 +559,10 @@ fn colons_before_blank(steps: &[Step]) -> (u8, Option<u8>) {
             match b {
                 b' ' | b'\t' => return (colons, None),
                 b':' => colons = colons.saturating_add(1),
-                b if b.is_ascii_hexdigit() || matches!(b, b'.' | b'%' | b'[' | b']') => {}
+                // An address, an IPv6 zone (`%br-lan`) or a port may hold
+                // these; a host name too.
+                b if b.is_ascii_alphanumeric()
+                    || matches!(b, b'.' | b'%' | b'[' | b']' | b'-' | b'_') => {}
                 b => return (colons, Some(b)),
             }
         }

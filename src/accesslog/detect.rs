@@ -559,10 +559,11 @@ fn explain(candidates: &[FileFormat], fits: &[Fit], sample: &[&[u8]]) -> (String
                         | Skip::TooLong
                 )
             });
-            // With no line read, the most fields say nothing of closeness
-            // (vhost_combined's would be named for every foreign log):
-            // the commonest format is named instead.
-            let fields = if fit.read > 0 { fit.rank } else { 0 };
+            // With no line read and no value to blame, the most fields
+            // say nothing of closeness (vhost_combined's would be named
+            // for every foreign log): the commonest format is named
+            // instead.
+            let fields = if fit.read > 0 || shaped { fit.rank } else { 0 };
             let commonest = candidates
                 .get(*index)
                 .is_some_and(|c| c.name() == "combined");

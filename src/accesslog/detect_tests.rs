@@ -175,6 +175,11 @@ fn the_reason_given_is_the_lines_own() {
     let aiohttp = "77.75.77.123 [28/Nov/2026:23:01:41 +0000] \"GET /a HTTP/1.1\" 200 1 \"-\" \"SeznamBot/4.0\"\n";
     let err = chosen(aiohttp).expect_err("fits nothing");
     assert!(err.contains("the closest is combined,"), "{err}");
+    // A vhost_combined log whose only fault is its time: a value failed,
+    // so the candidate of most fields whose shape fits is named.
+    let vhost = "www.a.cz:443 77.75.77.1 - - [2026-10-10T13:55:36+02:00] \"GET /a HTTP/1.1\" 200 5 \"-\" \"SeznamBot/4.0\"\n";
+    let err = chosen(vhost).expect_err("fits nothing");
+    assert!(err.contains("the closest is vhost_combined,"), "{err}");
     // A time-first line with quoted fields is another format's, not W3C's.
     let custom =
         "2026-11-28 23:01:41 77.75.77.123 \"GET /a HTTP/1.1\" 200 512 \"-\" \"SeznamBot/4.0\"\n";

@@ -398,6 +398,9 @@ fn spaced_end(
         // A request line ends with its protocol: what follows is fields
         // the site appended (`$request_time`), ignored as after any last
         // field (SPEC §1).
+        // The first ` HTTP/` is the protocol: a target holds no raw blank
+        // but in a malformed request, while an appended field may be
+        // `$server_protocol` (` HTTP/1.1`).
         if slot == Slot::Request
             && let Some(at) = memchr::memmem::find(&line[start..], b" HTTP/")
         {

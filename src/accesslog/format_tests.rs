@@ -352,6 +352,21 @@ fn an_address_before_its_port_is_read_whole() {
             ),
         ],
     );
+    // An IPv6 zone may hold `-`: a `-` after the port does not end the run.
+    check(
+        r#"%a:%{remote}p-%{ms}T %t "%r" %>s"#,
+        &[(
+            b"fe80::1%br-lan:5555-12 [10/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.1\" 200",
+            Ok((
+                "fe80::1%br-lan",
+                T,
+                b"GET / HTTP/1.1",
+                Some(200),
+                None,
+                None,
+            )),
+        )],
+    );
     check(
         r#"%v:%p|%h|%t|"%r"|%>s"#,
         &[(
@@ -447,6 +462,32 @@ fn a_part_of_a_time_is_read_by_its_layout() {
                 Err(Skip::BadTime),
             ),
         ],
+    );
+    // tzdata's numeric abbreviations (`+03`, `+0545`) are zone names too.
+    check(
+        r#"%h %t %{%Z}t "%r" %>s"#,
+        &[
+            (
+                br#"1.2.3.4 [10/Oct/2000:13:55:36 -0700] +03 "GET / HTTP/1.1" 200"#,
+                Ok(("1.2.3.4", T, b"GET / HTTP/1.1", Some(200), None, None)),
+            ),
+            (
+                br#"1.2.3.4 [10/Oct/2000:13:55:36 -0700] +0545 "GET / HTTP/1.1" 200"#,
+                Ok(("1.2.3.4", T, b"GET / HTTP/1.1", Some(200), None, None)),
+            ),
+            (
+                br#"1.2.3.4 [10/Oct/2000:13:55:36 -0700] CEST "GET / HTTP/1.1" 200"#,
+                Ok(("1.2.3.4", T, b"GET / HTTP/1.1", Some(200), None, None)),
+            ),
+        ],
+    );
+    // Glued to an opaque field, a part of a time is read with it as one.
+    check(
+        r#"%h %t %{pid}P%{%H%M}t "%r" %>s"#,
+        &[(
+            br#"1.2.3.4 [10/Oct/2000:13:55:36 -0700] 4711x1355 "GET / HTTP/1.1" 200"#,
+            Ok(("1.2.3.4", T, b"GET / HTTP/1.1", Some(200), None, None)),
+        )],
     );
     // Checked in a leap year: 02/29 is a day.
     check(

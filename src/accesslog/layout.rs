@@ -418,7 +418,22 @@ fn read_pattern(pieces: &[Piece], s: &[u8]) -> Option<(Timestamp, usize, bool)> 
                 n
             }
             Piece::ZoneName => {
-                let n = rest.iter().take_while(|b| b.is_ascii_alphabetic()).count();
+                // tzdata spells many zones by their offset (`+03`, `-03`,
+                // `+0545`): an abbreviation all the same, placed by the zone.
+                let numeric = match rest {
+                    [b'+' | b'-', h1, h2, m1, m2, ..]
+                        if [h1, h2, m1, m2].iter().all(|d| d.is_ascii_digit()) =>
+                    {
+                        5
+                    }
+                    [b'+' | b'-', h1, h2, ..] if h1.is_ascii_digit() && h2.is_ascii_digit() => 3,
+                    _ => 0,
+                };
+                let n = if numeric > 0 {
+                    numeric
+                } else {
+                    rest.iter().take_while(|b| b.is_ascii_alphabetic()).count()
+                };
                 let name = &rest[..n];
                 if [&b"GMT"[..], b"UTC", b"UT", b"Z"]
                     .iter()
