@@ -170,14 +170,16 @@ fn apache_tokens(spec: &[u8]) -> Result<Vec<Token>, String> {
                 TimePart::Offset => field(Slot::Offset, 1, name),
                 // A part of a time is no time, but is read by its
                 // layout: `%{%a %d}t` holds a blank that ends nothing.
-                // Glued to the field before it (`%{pid}P%{%H%M}t`), it is
-                // read with that field as one opaque field, as before.
+                // Glued to the field before it (`%{pid}P%{%H%M}t`), one
+                // that writes no blank is read with that field as one
+                // opaque field, as before; one that does cannot be cut
+                // from it, and the format is refused.
                 TimePart::Opaque => Token::Field {
                     slot: Slot::Other,
-                    layout: match tokens.last() {
-                        Some(Token::Field { .. }) => None,
-                        _ => TimeLayout::opaque(argument),
-                    },
+                    layout: TimeLayout::opaque(argument).filter(|layout| {
+                        !matches!(tokens.last(), Some(Token::Field { .. }))
+                            || layout.may_write_blank()
+                    }),
                     rank: 0,
                     name: String::from_utf8_lossy(name).into_owned(),
                 },
@@ -547,9 +549,8 @@ pub(crate) fn compile(spec: &str) -> Result<Compiled, String> {
 
 /// How many `:`s the format writes from the end of `steps[0]`'s field to
 /// its next blank (the fields between taken to hold neither), and the
-/// first other byte it writes before that blank which no address, zone,
-/// port or host name holds (the `,` of
-/// `$remote_addr:$remote_port,$time_iso8601`): the run
+/// first other byte it writes before that blank which no address or port
+/// holds (the `,` of `$remote_addr:$remote_port,$time_iso8601`): the run
 /// of the line the colons are counted in ends there too, since the fields
 /// after it may hold `:`s of their own.
 fn colons_before_blank(steps: &[Step]) -> (u8, Option<u8>) {
@@ -559,10 +560,9 @@ fn colons_before_blank(steps: &[Step]) -> (u8, Option<u8>) {
             match b {
                 b' ' | b'\t' => return (colons, None),
                 b':' => colons = colons.saturating_add(1),
-                // An address, an IPv6 zone (`%br-lan`) or a port may hold
-                // these; a host name too.
-                b if b.is_ascii_alphanumeric()
-                    || matches!(b, b'.' | b'%' | b'[' | b']' | b'-' | b'_') => {}
+                // An address or a port may hold these (an IPv6 zone,
+                // `%br-lan`, more: `colon_end` passes over it).
+                b if b.is_ascii_hexdigit() || matches!(b, b'.' | b'%' | b'[' | b']') => {}
                 b => return (colons, Some(b)),
             }
         }

@@ -312,10 +312,20 @@ fn unquoted_end(line: &[u8], start: usize, after: &Text) -> Result<usize, Skip> 
 fn colon_end(line: &[u8], start: usize, step: &Step) -> Result<usize, Skip> {
     let rest = &line[start..];
     let mut run = &rest[..memchr::memchr2(b' ', b'\t', rest).unwrap_or(rest.len())];
-    if let Some(end) = step.run_end
-        && let Some(at) = memchr::memchr(end, run)
-    {
-        run = &run[..at];
+    if let Some(end) = step.run_end {
+        // The separator ends the run, but not inside an IPv6 zone (from a
+        // `%` to the next `:`), which may hold it (`fe80::1%br-lan:5555-12`).
+        let mut in_zone = false;
+        if let Some(at) = run.iter().position(|&b| {
+            match b {
+                b'%' => in_zone = true,
+                b':' => in_zone = false,
+                _ => {}
+            }
+            b == end && !in_zone
+        }) {
+            run = &run[..at];
+        }
     }
     if rest.first() != Some(&b'[') {
         let wanted = usize::from(step.colons_after);

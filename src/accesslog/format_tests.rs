@@ -352,7 +352,21 @@ fn an_address_before_its_port_is_read_whole() {
             ),
         ],
     );
-    // An IPv6 zone may hold `-`: a `-` after the port does not end the run.
+    // A `-` after the port ends the run (the time after it holds `:`s)...
+    check(
+        r#"$remote_addr:$remote_port-$time_iso8601 "$request" $status"#,
+        &[
+            (
+                b"77.75.77.1:5555-2000-10-10T13:55:36-07:00 \"GET / HTTP/1.1\" 200",
+                Ok(("77.75.77.1", T, b"GET / HTTP/1.1", Some(200), None, None)),
+            ),
+            (
+                b"2a02:598::1:5555-2000-10-10T13:55:36-07:00 \"GET / HTTP/1.1\" 200",
+                Ok(("2a02:598::1", T, b"GET / HTTP/1.1", Some(200), None, None)),
+            ),
+        ],
+    );
+    // ...but not inside an IPv6 zone, which may hold one.
     check(
         r#"%a:%{remote}p-%{ms}T %t "%r" %>s"#,
         &[(
@@ -489,6 +503,8 @@ fn a_part_of_a_time_is_read_by_its_layout() {
             Ok(("1.2.3.4", T, b"GET / HTTP/1.1", Some(200), None, None)),
         )],
     );
+    // One with a blank cannot be cut from the field it is glued to.
+    assert!(LogFormat::new(r#"%h %t %{pid}P%{%a %d}t %>s "%r""#).is_err());
     // Checked in a leap year: 02/29 is a day.
     check(
         r#"%h %t %{%m/%d}t "%r" %>s"#,

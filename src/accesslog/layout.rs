@@ -135,6 +135,24 @@ impl TimeLayout {
         compile_strftime(argument).ok().map(TimeLayout::Pattern)
     }
 
+    /// True when a time of this layout may write a blank: a literal one,
+    /// or a number padded with one (`%e`, `%k`, `%l`).
+    pub fn may_write_blank(&self) -> bool {
+        match self {
+            TimeLayout::Clf => true,
+            TimeLayout::Iso8601 | TimeLayout::Epoch(_) => false,
+            TimeLayout::Pattern(pieces) => pieces.iter().any(|p| {
+                matches!(
+                    p,
+                    Piece::Literal(b' ' | b'\t')
+                        | Piece::DaySpaced
+                        | Piece::HourSpaced
+                        | Piece::Hour12Spaced
+                )
+            }),
+        }
+    }
+
     /// True when a time of this layout may carry no offset, so that the
     /// format needs `--log-tz` (or a `%{%z}t` field) to place it. A zone
     /// name (`%Z`) is no offset (SPEC §1: a `%{…}t` without `%z`): only
