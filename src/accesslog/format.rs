@@ -623,6 +623,8 @@ impl LogFormat {
         // A blank in a one-word field: the line was cut in the wrong places
         // (the formats separate their fields with blanks).
         let mut shifted = false;
+        // The last one-word field read (`%l` before `%u`).
+        let mut previous_word: Option<&[u8]> = None;
         let mut pos = self.lead.bytes().len();
         let last = self.steps.len().saturating_sub(1);
         for (index, step) in self.steps.iter().enumerate() {
@@ -690,8 +692,24 @@ impl LogFormat {
                         unquoted_end(line, pos, &step.after)?
                     };
                     let value = &line[pos..end];
+                    // A blank in a one-word field means the line was cut
+                    // in the wrong places (`www.site.cz 77.75.77.1 - - [`,
+                    // a virtual host in front, puts `- -` in `%u`), but
+                    // for a user name before the bracketed time after an
+                    // identd `-` (`- a b [`, `$remote_user` after nginx's
+                    // ` - `): nginx and Apache log one as sent, and the
+                    // time after it is checked as a time. Skipped, such
+                    // lines let anyone who sends a log's first requests
+                    // keep the whole file from being read.
                     if slot == Slot::Word && !step.quoted {
-                        shifted |= memchr::memchr(b' ', value).is_some();
+                        let dash_written =
+                            index > 0 && self.steps[index - 1].after.bytes().ends_with(b" - ");
+                        let user_name = step.after.bytes().starts_with(b" [")
+                            && (previous_word == Some(b"-") || dash_written);
+                        if !user_name {
+                            shifted |= memchr::memchr(b' ', value).is_some();
+                        }
+                        previous_word = Some(value);
                     }
                     if slot == Slot::Port {
                         shifted |= !fields::is_port(value);

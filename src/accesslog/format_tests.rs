@@ -549,6 +549,34 @@ fn an_unquoted_request_last_ends_with_its_protocol() {
 }
 
 #[test]
+fn a_user_name_with_a_blank_is_read_where_it_cannot_be_a_shift() {
+    // nginx logs `$remote_user` as sent (`Authorization: Basic` of `a b`),
+    // Apache `%u` too: after the identd `-` and before the bracketed time
+    // the blank is the name's own.
+    for spec in [
+        r#"%h %l %u %t "%r" %>s"#,
+        r#"$remote_addr - $remote_user [$time_local] "$request" $status"#,
+    ] {
+        check(
+            spec,
+            &[(
+                br#"6.6.6.6 - a b [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200"#,
+                Ok(("6.6.6.6", T, b"GET / HTTP/1.1", Some(200), None, None)),
+            )],
+        );
+    }
+    // A virtual host in front puts an address in `%l` and `- -` in `%u`:
+    // still a line cut in the wrong places.
+    check(
+        r#"%h %l %u %t "%r" %>s"#,
+        &[(
+            br#"www.site.cz 77.75.77.1 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200"#,
+            Err(Skip::Mismatch),
+        )],
+    );
+}
+
+#[test]
 fn unquoted_request_and_user_agent() {
     check(
         "%h %t %r %>s %{User-Agent}i",
