@@ -302,6 +302,11 @@ fn unquoted_end(line: &[u8], start: usize, after: &Text) -> Result<usize, Skip> 
     }
 }
 
+/// True when `value` is an IPv4 or IPv6 address as logged (no port).
+fn is_address(value: &[u8]) -> bool {
+    fields::is_ipv4(value) || super::ipv6::parse_ipv6(value).is_some()
+}
+
 /// Finds the end of an unquoted field that a `:` follows (`%a:%{remote}p`,
 /// `%v:%p`). An unbracketed IPv6 address (`2a02:598::1:5555`) holds `:`s
 /// of its own: when the blank-free run holds more `:`s than the format
@@ -694,18 +699,24 @@ impl LogFormat {
                     let value = &line[pos..end];
                     // A blank in a one-word field means the line was cut
                     // in the wrong places (`www.site.cz 77.75.77.1 - - [`,
-                    // a virtual host in front, puts `- -` in `%u`), but
-                    // for a user name before the bracketed time after an
-                    // identd `-` (`- a b [`, `$remote_user` after nginx's
-                    // ` - `): nginx and Apache log one as sent, and the
-                    // time after it is checked as a time. Skipped, such
-                    // lines let anyone who sends a log's first requests
-                    // keep the whole file from being read.
+                    // a virtual host in front, puts `- -` in `%u`; an
+                    // extra field, `10.0.0.5 - 77.75.77.1 - - [`, its
+                    // address), but for a user name of words that are
+                    // neither `-` nor addresses, before the bracketed
+                    // time, after an identd `-` (`- a b [`, or nginx's
+                    // ` - `) and an address as the client: nginx and
+                    // Apache log one as sent. Skipped, such lines let
+                    // anyone who sends a log's first requests keep the
+                    // whole file from being read.
                     if slot == Slot::Word && !step.quoted {
                         let dash_written =
                             index > 0 && self.steps[index - 1].after.bytes().ends_with(b" - ");
                         let user_name = step.after.bytes().starts_with(b" [")
-                            && (previous_word == Some(b"-") || dash_written);
+                            && (previous_word == Some(b"-") || dash_written)
+                            && is_address(entry.client)
+                            && value
+                                .split(|&b| b == b' ')
+                                .all(|word| !word.is_empty() && word != b"-" && !is_address(word));
                         if !user_name {
                             shifted |= memchr::memchr(b' ', value).is_some();
                         }
