@@ -17,6 +17,9 @@
 //! wildcard walk, which goes back only to the last `*`), and it is only run
 //! for a target the literal reading already disallows.
 
+use super::group::Rule;
+use super::normalize::hex_value;
+
 /// One character of a pattern, as Seznam's wildcards read it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Unit {
@@ -58,15 +61,11 @@ impl Char {
     }
 }
 
-fn hex(digit: u8) -> Option<u8> {
-    (digit as char).to_digit(16).map(|d| d as u8)
-}
-
 /// The character at the start of `bytes` (not empty): an escape `%XX` when
 /// one starts there, else one octet.
 fn char_at(bytes: &[u8]) -> Char {
     if let [b'%', high, low, ..] = *bytes
-        && let (Some(h), Some(l)) = (hex(high), hex(low))
+        && let (Some(h), Some(l)) = (hex_value(high), hex_value(low))
     {
         return Char {
             written: [b'%', high, low],
@@ -88,10 +87,16 @@ fn chars(mut bytes: &[u8]) -> Vec<Char> {
     out
 }
 
+/// True when Seznam reads `rule` otherwise than SPEC §3 does: a rule of a
+/// `Robot-version: 2.0` group holding one of its own wildcards.
+pub fn reads_otherwise(rule: &Rule) -> bool {
+    rule.whole_path && has_wildcards(&rule.pattern)
+}
+
 /// True when a pattern in written normal form holds a character Seznam's
 /// wildcards read otherwise than SPEC §3 does: `?`, `[`, or `\` (written
 /// `%5C`). `*` and a final `$` mean the same in both.
-pub fn has_wildcards(pattern: &[u8]) -> bool {
+fn has_wildcards(pattern: &[u8]) -> bool {
     pattern.iter().any(|&b| b == b'?' || b == b'[')
         || memchr::memmem::find(pattern, b"%5C").is_some()
 }
@@ -270,8 +275,7 @@ fn set(mut rest: &[u8]) -> Option<(Unit, &[u8])> {
 
 fn fits(unit: &Unit, c: Char) -> bool {
     match unit {
-        Unit::Star => true,
-        Unit::Any => true,
+        Unit::Star | Unit::Any => true,
         Unit::Literal(literal) => literal.written() == c.written(),
         Unit::Set { negated, ranges } => {
             let inside = ranges

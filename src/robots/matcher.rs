@@ -194,18 +194,11 @@ impl Robots {
         let labels = chosen()
             .map(|g| (g.label(), fallback && g.is_default()))
             .collect();
-        let wildcards = rules
+        let globs: Box<[Option<Glob>]> = rules
             .iter()
-            .any(|r| r.whole_path && glob::has_wildcards(&r.pattern))
-            .then(|| {
-                rules
-                    .iter()
-                    .map(|r| {
-                        (r.whole_path && glob::has_wildcards(&r.pattern))
-                            .then(|| Glob::new(&r.pattern))
-                    })
-                    .collect()
-            });
+            .map(|r| glob::reads_otherwise(r).then(|| Glob::new(&r.pattern)))
+            .collect();
+        let wildcards = globs.iter().any(Option::is_some).then_some(globs);
         AgentRules {
             google: None,
             wildcards,
@@ -334,10 +327,13 @@ impl AgentRules {
     /// group (SPEC §3 literally, Seznam as wildcards). Only then is it an
     /// accusation. The verdict, and the rule a row names, are SPEC §3's.
     pub fn accuses(&self, target: &[u8]) -> bool {
+        // Google's reading holds no reading of its own, so its `accuses`
+        // asks only Seznam's wildcards.
         !self.allowed_by_seznam_wildcards(target)
-            && self.google.as_ref().is_none_or(|google| {
-                !google.judge(target).allowed && !google.allowed_by_seznam_wildcards(target)
-            })
+            && self
+                .google
+                .as_ref()
+                .is_none_or(|google| !google.judge(target).allowed && google.accuses(target))
     }
 
     /// Whether Seznam's reading of its `Robot-version: 2.0` wildcards (`?`,
@@ -375,16 +371,13 @@ impl AgentRules {
         let last_allow = (0..end)
             .rev()
             .find(|&i| globs[i].is_some() && self.rules[i].allow);
-        if last_allow.is_none() && globs.get(end).is_none_or(Option::is_none) {
+        let deciding_read_alike = globs.get(end).is_none_or(Option::is_none);
+        if last_allow.is_none() && deciding_read_alike {
             return Some(decided);
         }
         // With SPEC's deciding rule read alike, the reading is decided
         // past the last Allow with wildcards: disallowed.
-        let settled_after = globs
-            .get(end)
-            .is_none_or(Option::is_none)
-            .then_some(last_allow)
-            .flatten();
+        let settled_after = last_allow.filter(|_| deciding_read_alike);
         let chars = Chars::new(normal.octets);
         let mut budget = GLOB_STEPS * (chars.len() + 32);
         for (i, glob) in globs.iter().enumerate() {

@@ -38,7 +38,7 @@ fn is_plain(octet: u8) -> bool {
         )
 }
 
-fn hex_value(digit: u8) -> Option<u8> {
+pub(crate) fn hex_value(digit: u8) -> Option<u8> {
     match digit {
         b'0'..=b'9' => Some(digit - b'0'),
         b'a'..=b'f' => Some(digit - b'a' + 10),

@@ -379,24 +379,25 @@ impl Versions {
                         // the version before them; one before that version
                         // would put these bytes in force before it too (a
                         // copy that kept an old time), so the known date
-                        // stands. A later one adds nothing.
-                        // A date the state keeps stands too: the night
-                        // that saved it had the file as it is, or a
-                        // --robots-since that corrected its time.
+                        // stands. A later one adds nothing. A date the
+                        // state keeps stands too: the night that saved it
+                        // had the file as it is, or a --robots-since that
+                        // corrected its time.
+                        let latest_ms = latest.in_force_from.instant_ms();
+                        let modified_ms = entry.in_force_from.instant_ms();
                         let kept = entries.iter().any(|e| {
                             matches!(e.origin, Origin::State(_))
                                 && e.bytes == entry.bytes
-                                && e.in_force_from.instant_ms() == latest.in_force_from.instant_ms()
+                                && e.in_force_from.instant_ms() == latest_ms
                         });
-                        let earlier = !kept
-                            && entry.in_force_from.instant_ms() < latest.in_force_from.instant_ms();
+                        let earlier = !kept && modified_ms < latest_ms;
                         let after_previous = entries
                             .iter()
                             .filter(|e| e.bytes != entry.bytes)
                             .map(|e| e.in_force_from.instant_ms())
-                            .filter(|&t| t < latest.in_force_from.instant_ms())
+                            .filter(|&t| t < latest_ms)
                             .max()
-                            .is_none_or(|previous| previous < entry.in_force_from.instant_ms());
+                            .is_none_or(|previous| previous < modified_ms);
                         if earlier && after_previous {
                             entries.push(entry);
                         }

@@ -142,7 +142,7 @@ fn pattern(rule: &Rule, value: &[u8], findings: &mut Vec<Finding>) {
             ),
         ));
     }
-    if rule.whole_path && crate::robots::glob::has_wildcards(&rule.pattern) {
+    if crate::robots::glob::reads_otherwise(rule) {
         findings.push(Finding::new(
             rule.line,
             "robot-version-wildcard",
