@@ -518,20 +518,13 @@ fn explain(candidates: &[FileFormat], fits: &[Fit], sample: &[&[u8]]) -> (String
     // file (cut off by `grep -v '^#'` or `tail`): no format can read them.
     let w3c_named = fits.iter().any(|f| f.w3c_fields);
     let w3c_candidate = candidates.iter().any(|c| matches!(c, FileFormat::W3c(_)));
-    let lines: Vec<&&[u8]> = sample
-        .iter()
-        .filter(|l| !l.trim_ascii().is_empty())
-        .collect();
     // A W3C line holds no quote (IIS writes `+` for a blank, CloudFront
     // escapes): a quoted field is another format's time-first line.
-    let dated = lines
-        .iter()
-        .filter(|l| starts_w3c_date_time(l) && !l.contains(&b'"'))
-        .count();
-    if w3c_candidate && !w3c_named && dated > 0 && dated * 2 >= lines.len() {
-        let first = sample
-            .iter()
-            .position(|l| starts_w3c_date_time(l) && !l.contains(&b'"'));
+    let looks_w3c = |l: &&[u8]| starts_w3c_date_time(l) && !l.contains(&b'"');
+    let lines = sample.iter().filter(|l| !l.trim_ascii().is_empty()).count();
+    let dated = sample.iter().filter(|l| looks_w3c(l)).count();
+    if w3c_candidate && !w3c_named && dated > 0 && dated * 2 >= lines {
+        let first = sample.iter().position(looks_w3c);
         let cause = "its lines look like W3C extended lines (IIS, CloudFront: a date and a \
                      time, then fields apart by blanks), but no #Fields: line names their fields: \
                      give the log with its header lines, as the server wrote it (or, for another \

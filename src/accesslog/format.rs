@@ -412,10 +412,9 @@ fn spaced_end(
     if last && after.bytes().is_empty() {
         // A request line ends with its protocol: what follows is fields
         // the site appended (`$request_time`), ignored as after any last
-        // field (SPEC §1).
-        // The first ` HTTP/` is the protocol: a target holds no raw blank
-        // but in a malformed request, while an appended field may be
-        // `$server_protocol` (` HTTP/1.1`).
+        // field (SPEC §1). The first ` HTTP/` is the protocol: a target
+        // holds no raw blank but in a malformed request, while an appended
+        // field may be `$server_protocol` (` HTTP/1.1`).
         if slot == Slot::Request
             && let Some(at) = memchr::memmem::find(&line[start..], b" HTTP/")
         {
@@ -709,16 +708,18 @@ impl LogFormat {
                     // anyone who sends a log's first requests keep the
                     // whole file from being read.
                     if slot == Slot::Word && !step.quoted {
-                        let dash_written =
-                            index > 0 && self.steps[index - 1].after.bytes().ends_with(b" - ");
-                        let user_name = step.after.bytes().starts_with(b" [")
-                            && (previous_word == Some(b"-") || dash_written)
-                            && is_address(entry.client)
-                            && value
-                                .split(|&b| b == b' ')
-                                .all(|word| !word.is_empty() && word != b"-" && !is_address(word));
-                        if !user_name {
-                            shifted |= memchr::memchr(b' ', value).is_some();
+                        // Asked only of a value with a blank: nearly every
+                        // line's is `-`.
+                        if memchr::memchr(b' ', value).is_some() {
+                            let dash_written =
+                                index > 0 && self.steps[index - 1].after.bytes().ends_with(b" - ");
+                            let user_name = step.after.bytes().starts_with(b" [")
+                                && (previous_word == Some(b"-") || dash_written)
+                                && is_address(entry.client)
+                                && value.split(|&b| b == b' ').all(|word| {
+                                    !word.is_empty() && word != b"-" && !is_address(word)
+                                });
+                            shifted |= !user_name;
                         }
                         previous_word = Some(value);
                     }

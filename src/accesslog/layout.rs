@@ -99,10 +99,7 @@ impl TimeLayout {
     /// behind `begin:` or `end:`. The error names a strftime directive this
     /// reader does not know.
     pub fn apache(argument: &[u8]) -> Result<TimePart, String> {
-        let argument = argument
-            .strip_prefix(b"begin:")
-            .or_else(|| argument.strip_prefix(b"end:"))
-            .unwrap_or(argument);
+        let argument = without_begin_end(argument);
         Ok(match argument {
             // Whole seconds: a `.` after them is the format's own text
             // (`%{sec}t.%{msec_frac}t`), never a fraction.
@@ -128,11 +125,9 @@ impl TimeLayout {
     /// ([`TimePart::Opaque`]): read for its length, so that its blanks
     /// (`%{%a %d}t`) end nothing.
     pub fn opaque(argument: &[u8]) -> Option<TimeLayout> {
-        let argument = argument
-            .strip_prefix(b"begin:")
-            .or_else(|| argument.strip_prefix(b"end:"))
-            .unwrap_or(argument);
-        compile_strftime(argument).ok().map(TimeLayout::Pattern)
+        compile_strftime(without_begin_end(argument))
+            .ok()
+            .map(TimeLayout::Pattern)
     }
 
     /// True when a time of this layout may write a blank: a literal one,
@@ -179,6 +174,15 @@ impl TimeLayout {
             TimeLayout::Pattern(pieces) => read_pattern(pieces, s),
         }
     }
+}
+
+/// A `%{…}t` argument without Apache's `begin:`/`end:` (which time of the
+/// request it is; the layout is the same).
+fn without_begin_end(argument: &[u8]) -> &[u8] {
+    argument
+        .strip_prefix(b"begin:")
+        .or_else(|| argument.strip_prefix(b"end:"))
+        .unwrap_or(argument)
 }
 
 /// True when the pieces give an instant: a full date and an unambiguous
