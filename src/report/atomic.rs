@@ -77,7 +77,8 @@ fn hold_phase() -> std::sync::MutexGuard<'static, Phase> {
 
 /// Removes a set being written and keeps the phase locked, so that no set
 /// is put in force after; says what the run leaves. For the interrupt
-/// handler, which ends the process right after.
+/// handler, which ends the process right after unless the reports are
+/// whole already.
 pub fn abandon() -> Abandoned {
     let phase = hold_phase();
     let left = match &*phase {
@@ -107,7 +108,12 @@ pub fn abandon() -> Abandoned {
         }
         Phase::Streamed => Abandoned::WrittenToStdout,
     };
-    std::mem::forget(phase);
+    // A run whose reports are whole is let finish (the handler does not
+    // end it): nothing of the reports changes after, so the phase need not
+    // stay held.
+    if !matches!(left, Abandoned::Written(_) | Abandoned::WrittenToStdout) {
+        std::mem::forget(phase);
+    }
     left
 }
 
@@ -208,7 +214,26 @@ impl<'o> Staging<'o> {
         self.finished = true;
         if !self.links_later.is_empty() {
             let names: Vec<&str> = self.links_later.iter().map(String::as_str).collect();
-            place_links(self.out, &names)?;
+            // Held until the links are placed or the switch is undone, so
+            // that an interrupt never sees a first set in force with some
+            // of its names missing.
+            let mut phase = hold_phase();
+            if let Err(e) = place_links_held(self.out, &names) {
+                // A first set whose names cannot all be placed (no inode
+                // left, say) is taken back out of force: DIR shows no set,
+                // as before the run, never some reports without the rest.
+                for name in &names {
+                    let path = self.out.path().join(name);
+                    if fs::read_link(&path).is_ok_and(|t| t == link_target(name)) {
+                        let _ = fs::remove_file(&path);
+                    }
+                }
+                let _ = fs::remove_file(self.out.state().join(CURRENT));
+                let _ = fs::remove_dir_all(&self.set);
+                let _ = File::open(self.out.state()).and_then(|dir| dir.sync_all());
+                *phase = Phase::Idle;
+                return Err(e);
+            }
         }
         pause_at("switched");
         remove_other_sets(&self.set);
@@ -319,6 +344,11 @@ fn place_links(out: &OutDir, names: &[&str]) -> Result<()> {
     // Held so that an interrupt never ends the process between making a
     // temporary link and renaming it: no link is left behind.
     let _phase = hold_phase();
+    place_links_held(out, names)
+}
+
+/// `place_links`, the phase held by the caller.
+fn place_links_held(out: &OutDir, names: &[&str]) -> Result<()> {
     for name in names {
         let path = out.path().join(name);
         let target = link_target(name);

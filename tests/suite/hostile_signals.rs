@@ -319,6 +319,85 @@ fn a_first_run_killed_before_its_set_leaves_no_dangling_names() {
     }
 }
 
+/// A first set whose report names cannot all be placed once it is in
+/// force (here a folder put in the way of one while the run stands before
+/// the switch; in the wild, a disk out of inodes) is taken back out of
+/// force: DIR shows no report at all, never some names without the rest,
+/// and the run exits 2. Before, `violations.csv` stood
+/// alone in DIR, from a set whose run.json said exit 1.
+#[test]
+fn a_first_set_whose_names_cannot_all_be_placed_is_taken_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let robots = write(dir.path(), "robots.txt", ROBOTS);
+    let log = write(dir.path(), "access.log", seznam_fetch(1, "/cz/chat/1"));
+    let out = dir.path().join("fresh");
+    let resume = dir.path().join("resume");
+    let args = ["--log", s(&log), "--robots", s(&robots), "--out", s(&out)];
+    let mut command = command(&args);
+    command.env("ROBOTS_AUDIT_RESUME_WHEN", &resume);
+    let (child, paused) = spawn_paused(&mut command, "staged", Duration::from_secs(60));
+    assert!(paused.is_some());
+    std::fs::create_dir(out.join("summary.csv")).unwrap();
+    std::fs::write(&resume, "").unwrap();
+    let done = finish(child, Duration::from_secs(60));
+    assert_eq!(done.code(), Some(2));
+    for name in REPORTS.iter().filter(|name| **name != "summary.csv") {
+        assert!(
+            std::fs::symlink_metadata(out.join(name)).is_err(),
+            "{name} is there without the rest of its set"
+        );
+    }
+    assert!(std::fs::symlink_metadata(out.join(".robots-audit/current")).is_err());
+
+    std::fs::remove_dir(out.join("summary.csv")).unwrap();
+    let next = run(&args);
+    assert_eq!(next.code(), Some(1), "{}", next.stderr);
+    for name in REPORTS {
+        assert!(std::fs::read(out.join(name)).is_ok(), "{name}");
+    }
+    assert_no_leftovers(&out);
+}
+
+/// SIGTERM once the new set is in force, before the state is saved: the
+/// run is let finish, so the state is saved and the run exits with the
+/// status its set's run.json gives (1). Before, the run exited 2 with the state
+/// left as it was while the set in force said the night was whole.
+#[test]
+fn sigterm_after_the_switch_lets_the_run_save_its_state() {
+    let dir = tempfile::tempdir().unwrap();
+    let robots = write(dir.path(), "robots.txt", ROBOTS);
+    let log = write(dir.path(), "access.log", seznam_fetch(1, "/cz/chat/1"));
+    let out = dir.path().join("out");
+    let state = dir.path().join("state");
+    let resume = dir.path().join("resume");
+    let args = [
+        "--log",
+        s(&log),
+        "--robots",
+        s(&robots),
+        "--out",
+        s(&out),
+        "--state",
+        s(&state),
+    ];
+    let mut command = command(&args);
+    command.env("ROBOTS_AUDIT_RESUME_WHEN", &resume);
+    let (child, paused) = spawn_paused(&mut command, "switched", Duration::from_secs(60));
+    assert!(paused.is_some());
+    signal(child.id(), "TERM");
+    // The handler has said its piece before the run goes on.
+    std::thread::sleep(Duration::from_millis(300));
+    std::fs::write(&resume, "").unwrap();
+    let done = finish(child, Duration::from_secs(60));
+    assert_eq!(done.code(), Some(1));
+    let run_json = std::fs::read_to_string(out.join("run.json")).unwrap();
+    assert!(run_json.contains("\"exit_status\": 1"), "{run_json}");
+    assert!(state.join("state.json").is_file());
+    // The night's line is audited: the next run has nothing new.
+    let next = run(&args);
+    assert_eq!(next.code(), Some(0), "{}", next.stderr);
+}
+
 /// Without `--out` the report streams to standard output. A SIGTERM while
 /// it does must not claim "no report written": part of one was.
 #[test]
