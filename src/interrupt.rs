@@ -1,7 +1,7 @@
 //! Ctrl-C and SIGTERM: a set of reports being written is abandoned, its
 //! folder removed, the sorted runs on disk removed, and the process ends
 //! with status 2 (the run could not
-//! be done). What it prints about the reports is true (SPEC §5): "no report
+//! be done); a run whose reports are whole already is let finish. What it prints about the reports is true (SPEC §5): "no report
 //! written" only when the earlier set is untouched.
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -46,14 +46,38 @@ pub fn install() {
             Abandoned::PartOfStdout => crate::warn!(
                 "robots-audit: interrupted; the report on standard output is incomplete"
             ),
-            Abandoned::Written(dir) => crate::warn!(
-                "robots-audit: interrupted after the reports were written whole to {}",
-                dir.display()
-            ),
-            Abandoned::WrittenToStdout => crate::warn!(
-                "robots-audit: interrupted after the report was written whole to standard output"
-            ),
+            Abandoned::Written(dir) => {
+                crate::warn!(
+                    "robots-audit: interrupted after the reports were written whole to {}; \
+                     the run finishes",
+                    dir.display()
+                );
+                finish_after_reports();
+            }
+            Abandoned::WrittenToStdout => {
+                crate::warn!(
+                    "robots-audit: interrupted after the report was written whole to \
+                     standard output; the run finishes"
+                );
+                finish_after_reports();
+            }
         }
         std::process::exit(2);
     });
 }
+
+/// Once the reports are whole, what is left of the run is saving the state
+/// (one rename) and printing the summary: ended here, the set in force
+/// would say the night was audited whole (run.json's exit status and
+/// `state_error`) while the run exits 2 and the state stays as it was. So
+/// the run is let finish, with its own exit status; only one that has not
+/// finished within `FINISH_LIMIT` is ended, with status 2, as before.
+fn finish_after_reports() {
+    STARTED.store(false, Ordering::SeqCst);
+    std::thread::sleep(FINISH_LIMIT);
+    STARTED.store(true, Ordering::SeqCst);
+    crate::warn!("robots-audit: the run did not finish after its reports; the state is not saved");
+}
+
+/// How long a run interrupted after its reports has to finish.
+const FINISH_LIMIT: std::time::Duration = std::time::Duration::from_secs(10);
