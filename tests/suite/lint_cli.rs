@@ -448,3 +448,33 @@ fn lint_warns_of_the_home_page_where_seznam_reads_a_star_group() {
     );
     assert!(out.contains("line 4: note: disallow-all: "), "{out}");
 }
+
+/// Error pages served as robots.txt in the wild that do not open with
+/// their markup: a status written before the page, and a BOM encoded twice
+/// (UTF-8 read as Latin-1 and written again). Both are an HTML page, said
+/// once, not a finding for each of their lines; `check` warns as well.
+#[test]
+fn error_pages_with_text_before_their_markup_are_html() {
+    for page in [
+        "404<br/><!DOCTYPE html>\n<html>\n<head><title>Page Not Found</title></head>\n\
+         <body><p>Not found</p></body>\n</html>\n",
+        "\u{ef}\u{bb}\u{bf}<html>\n<head><title>Error</title></head>\n<body>Error</body>\n</html>\n",
+    ] {
+        let (status, text) = lint_text(page, "text");
+        assert_eq!(status, Some(1), "{text}");
+        assert!(text.contains("looks-like-html"), "{text}");
+        assert!(!text.contains("text-before-user-agent"), "{text}");
+
+        let dir = tempfile::tempdir().expect("temporary directory");
+        let path = dir.path().join("page.txt");
+        std::fs::write(&path, page).expect("write robots.txt");
+        let output = Command::new(env!("CARGO_BIN_EXE_robots-audit"))
+            .args(["check", "--robots"])
+            .arg(&path)
+            .arg("/x")
+            .output()
+            .expect("run robots-audit");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains("looks like an HTML page"), "{stderr}");
+    }
+}

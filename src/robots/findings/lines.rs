@@ -46,8 +46,16 @@ pub(super) fn check_file(robots: &Robots) -> Vec<Finding> {
         .chain(file.strays.iter().map(|s| (s.line, s.text.as_str())))
         .collect();
     lines.sort_unstable();
+    // The first line, when it is no record a crawler reads: text before
+    // any group, or a key no crawler knows.
+    let first_unread = lines.first().is_some_and(|&(first, _)| {
+        !file
+            .records
+            .iter()
+            .any(|r| r.line == first && r.directive != Directive::Unknown)
+    });
     let mut found = Vec::new();
-    if looks_like_html(&lines) {
+    if looks_like_html(&lines, first_unread) {
         found.push(Finding {
             line: None,
             name: "looks-like-html",
@@ -72,14 +80,21 @@ pub(super) fn check_file(robots: &Robots) -> Vec<Finding> {
     found
 }
 
-fn looks_like_html(lines: &[(usize, &str)]) -> bool {
+/// An HTML page: its first line starts with markup and a line holds a
+/// page's tag, or its first line, read by no crawler, holds one after some
+/// text (a status written before the page, `404<br/><!DOCTYPE html>`, or a
+/// BOM encoded twice, `ï»¿<html>`: error pages served in the wild).
+fn looks_like_html(lines: &[(usize, &str)], first_unread: bool) -> bool {
     const TAGS: &[&str] = &["<!doctype html", "<html", "<head", "<body", "<?xml"];
-    let starts_with_tag = lines.first().is_some_and(|(_, t)| t.starts_with('<'));
-    starts_with_tag
-        && lines.iter().any(|(_, text)| {
-            let lower = text.to_ascii_lowercase();
-            TAGS.iter().any(|tag| lower.contains(tag))
-        })
+    let tagged = |text: &str| {
+        let lower = text.to_ascii_lowercase();
+        TAGS.iter().any(|tag| lower.contains(tag))
+    };
+    let Some((_, first)) = lines.first() else {
+        return false;
+    };
+    (first.starts_with('<') && lines.iter().any(|(_, text)| tagged(text)))
+        || (first_unread && tagged(first))
 }
 
 /// Control characters other than tab: no robots.txt line holds them.
@@ -454,9 +469,16 @@ mod tests {
     #[test]
     fn content_sniffing() {
         let html = [(1, "<!DOCTYPE html>"), (2, "<title>x</title>")];
-        assert!(looks_like_html(&html));
+        assert!(looks_like_html(&html, true));
         let text = [(1, "User-agent: *"), (2, "Disallow: /<html>")];
-        assert!(!looks_like_html(&text));
+        assert!(!looks_like_html(&text, false));
+        // Error pages in the wild: a status before the page, a BOM
+        // encoded twice.
+        let status = [(1, "404<br/><!DOCTYPE html>"), (2, "<html>")];
+        assert!(looks_like_html(&status, true));
+        assert!(looks_like_html(&[(1, "\u{ef}\u{bb}\u{bf}<html>")], true));
+        // A rule whose path holds a tag is a rule.
+        assert!(!looks_like_html(&[(1, "Disallow: /<html>")], false));
         assert!(looks_like_binary(&[(1, "U\0s\0e\0r")]));
         assert!(looks_like_binary(&[
             (1, "\u{1f}\\x8B\u{8}"),
