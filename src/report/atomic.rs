@@ -147,34 +147,40 @@ pub struct Staging<'o> {
     out: &'o OutDir,
     set: PathBuf,
     finished: bool,
-    /// The report names whose links wait for the first set: in a folder
-    /// that has none, links placed before it is in force would name files
-    /// that do not exist if the run then failed.
+    /// The report names whose links wait for this set: names the set in
+    /// force does not hold (all of them in a folder with no set yet, some
+    /// in a set adopted from an earlier version's files). Placed before
+    /// the switch, they would name files that do not exist if the run then
+    /// failed.
     links_later: Vec<String>,
+    /// The set in force before this one, if any.
+    earlier: Option<PathBuf>,
 }
 
 impl<'o> Staging<'o> {
     /// Makes ready to write the reports `names` (every name the set will
-    /// hold): the links in DIR are placed first, so that the switch is one
-    /// rename — once a set is in force; before the first, after it.
+    /// hold): the links of the names the set in force holds are placed
+    /// first, so that the switch is one rename; the others are placed
+    /// right after it.
     pub fn begin(out: &'o OutDir, names: &[&str]) -> Result<Staging<'o>> {
         check_names(out, names)?;
         adopt_earlier(out, names)?;
         pause_at("adopted");
-        let first_set = fs::symlink_metadata(out.state().join(CURRENT)).is_err();
-        let links_later = if first_set {
-            names.iter().map(|name| (*name).to_string()).collect()
-        } else {
-            place_links(out, names)?;
-            Vec::new()
-        };
+        let earlier = fs::read_link(out.state().join(CURRENT)).ok();
+        let (now, later): (Vec<&str>, Vec<&str>) = names.iter().partition(|name| {
+            earlier
+                .as_ref()
+                .is_some_and(|set| fs::symlink_metadata(out.state().join(set).join(name)).is_ok())
+        });
+        place_links(out, &now)?;
         pause_at("linked");
         let set = make_set(out)?;
         Ok(Staging {
             out,
             set,
             finished: false,
-            links_later,
+            links_later: later.iter().map(|name| (*name).to_string()).collect(),
+            earlier,
         })
     }
 
@@ -210,31 +216,41 @@ impl<'o> Staging<'o> {
             dir: self.out.path().to_path_buf(),
             set: self.set.clone(),
         };
-        switch(self.out, &self.set, done)?;
+        // Held from the switch until every name is placed or the switch is
+        // undone, so that an interrupt never sees the set in force with
+        // some of its names missing, nor says it is whole before it is.
+        let mut phase = hold_phase();
+        switch_held(self.out, &self.set, done, &mut phase)?;
         self.finished = true;
-        if !self.links_later.is_empty() {
-            let names: Vec<&str> = self.links_later.iter().map(String::as_str).collect();
-            // Held until the links are placed or the switch is undone, so
-            // that an interrupt never sees a first set in force with some
-            // of its names missing.
-            let mut phase = hold_phase();
-            if let Err(e) = place_links_held(self.out, &names) {
-                // A first set whose names cannot all be placed (no inode
-                // left, say) is taken back out of force: DIR shows no set,
-                // as before the run, never some reports without the rest.
-                for name in &names {
-                    let path = self.out.path().join(name);
-                    if fs::read_link(&path).is_ok_and(|t| t == link_target(name)) {
-                        let _ = fs::remove_file(&path);
-                    }
+        let names: Vec<&str> = self.links_later.iter().map(String::as_str).collect();
+        if let Err(e) = place_links_held(self.out, &names) {
+            // Names that cannot all be placed (no inode left, a folder in
+            // the way) take the set back out of force: DIR shows what it
+            // showed before the run, never some reports without the rest.
+            for name in &names {
+                let path = self.out.path().join(name);
+                if fs::read_link(&path).is_ok_and(|t| t == link_target(name)) {
+                    let _ = fs::remove_file(&path);
                 }
-                let _ = fs::remove_file(self.out.state().join(CURRENT));
+            }
+            let back = match &self.earlier {
+                Some(earlier) => switch_held(
+                    self.out,
+                    &self.out.state().join(earlier),
+                    Phase::Idle,
+                    &mut phase,
+                ),
+                None => fs::remove_file(self.out.state().join(CURRENT))
+                    .map_err(write_error(self.out.path())),
+            };
+            if back.is_ok() {
                 let _ = fs::remove_dir_all(&self.set);
                 let _ = File::open(self.out.state()).and_then(|dir| dir.sync_all());
                 *phase = Phase::Idle;
-                return Err(e);
             }
+            return Err(e);
         }
+        drop(phase);
         pause_at("switched");
         remove_other_sets(&self.set);
         Ok(())
@@ -392,6 +408,11 @@ fn make_set(out: &OutDir) -> Result<PathBuf> {
 /// rename or prevents it; `then` is the phase once it is made.
 fn switch(out: &OutDir, set: &Path, then: Phase) -> Result<()> {
     let mut phase = hold_phase();
+    switch_held(out, set, then, &mut phase)
+}
+
+/// `switch`, the phase held by the caller.
+fn switch_held(out: &OutDir, set: &Path, then: Phase, phase: &mut Phase) -> Result<()> {
     let current = out.state().join(CURRENT);
     let fail = write_error(out.path());
     let Some(name) = set.file_name() else {

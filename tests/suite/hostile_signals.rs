@@ -358,6 +358,46 @@ fn a_first_set_whose_names_cannot_all_be_placed_is_taken_back() {
     assert_no_leftovers(&out);
 }
 
+/// An earlier version's reports that are only some of today's names are
+/// adopted as a set; the names that set does not hold wait for the new
+/// set, so a run interrupted before it leaves no name that opens nothing.
+#[test]
+fn a_partial_earlier_set_gets_no_dangling_names_from_an_interrupted_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let robots = write(dir.path(), "robots.txt", ROBOTS);
+    let log = write(dir.path(), "access.log", seznam_fetch(1, "/cz/chat/1"));
+    let out = dir.path().join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    let kept = ["violations.csv", "summary.csv"];
+    for name in kept {
+        write(&out, name, format!("earlier {name}\n"));
+    }
+    let args = ["--log", s(&log), "--robots", s(&robots), "--out", s(&out)];
+    let (mut child, paused) = spawn_paused(&mut command(&args), "linked", Duration::from_secs(60));
+    assert!(paused.is_some());
+    let names_now = |out: &Path| {
+        REPORTS
+            .iter()
+            .filter(|name| std::fs::symlink_metadata(out.join(name)).is_ok())
+            .copied()
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(names_now(&out), ["summary.csv", "violations.csv"]);
+    signal(child.id(), "TERM");
+    let _ = child.wait();
+    assert_eq!(names_now(&out), ["summary.csv", "violations.csv"]);
+    for name in kept {
+        assert_eq!(
+            std::fs::read_to_string(out.join(name)).unwrap(),
+            format!("earlier {name}\n")
+        );
+    }
+    let next = run(&args);
+    assert_eq!(next.code(), Some(1), "{}", next.stderr);
+    assert_eq!(names_now(&out), REPORTS);
+    assert_no_leftovers(&out);
+}
+
 /// SIGTERM once the new set is in force, before the state is saved: the
 /// run is let finish, so the state is saved and the run exits with the
 /// status its set's run.json gives (1). Before, the run exited 2 with the state
