@@ -76,7 +76,10 @@ fn finish_after_reports() {
     STARTED.store(false, Ordering::SeqCst);
     std::thread::sleep(FINISH_LIMIT);
     STARTED.store(true, Ordering::SeqCst);
-    crate::warn!("robots-audit: the run did not finish after its reports; the state is not saved");
+    crate::warn!(
+        "robots-audit: the run did not finish within 10 s after its reports were written; \
+         what was left of it (saving the state) is not done"
+    );
 }
 
 /// How long a run interrupted after its reports has to finish.

@@ -241,7 +241,11 @@ impl<'a, 'o> Rows<'a, 'o> {
             }
         }
         let Some(staging) = self.staging.take() else {
-            atomic::end_streaming();
+            // A report whose reader closed standard output part way is not
+            // whole: an interrupt from here on must not say it is.
+            if !self.closed {
+                atomic::end_streaming();
+            }
             return Ok(!self.closed);
         };
         let rest: [(&str, &columns::Report<'_>); 5] = [
