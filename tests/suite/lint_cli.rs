@@ -459,6 +459,7 @@ fn error_pages_with_text_before_their_markup_are_html() {
         "404<br/><!DOCTYPE html>\n<html>\n<head><title>Page Not Found</title></head>\n\
          <body><p>Not found</p></body>\n</html>\n",
         "\u{ef}\u{bb}\u{bf}<html>\n<head><title>Error</title></head>\n<body>Error</body>\n</html>\n",
+        "PHP Warning: x\n<!DOCTYPE html>\n<html><body>Error</body></html>\n",
     ] {
         let (status, text) = lint_text(page, "text");
         assert_eq!(status, Some(1), "{text}");
@@ -477,4 +478,17 @@ fn error_pages_with_text_before_their_markup_are_html() {
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(stderr.contains("looks like an HTML page"), "{stderr}");
     }
+}
+
+/// A first line that holds a tag does not make a file with a group HTML:
+/// its findings are still given (a misspelled rule here).
+#[test]
+fn a_tag_in_the_first_line_of_a_file_with_a_group_is_not_html() {
+    let (status, text) = lint_text(
+        "Sitemap http://x/<html>\nUser-agent: *\nDissalow: /private\n",
+        "text",
+    );
+    assert_eq!(status, Some(1), "{text}");
+    assert!(!text.contains("looks-like-html"), "{text}");
+    assert!(text.contains("misspelled"), "{text}");
 }

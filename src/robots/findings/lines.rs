@@ -46,16 +46,20 @@ pub(super) fn check_file(robots: &Robots) -> Vec<Finding> {
         .chain(file.strays.iter().map(|s| (s.line, s.text.as_str())))
         .collect();
     lines.sort_unstable();
-    // The first line, when it is no record a crawler reads: text before
-    // any group, or a key no crawler knows.
-    let first_unread = lines.first().is_some_and(|&(first, _)| {
-        !file
-            .records
-            .iter()
-            .any(|r| r.line == first && r.directive != Directive::Unknown)
-    });
+    // A file with no `User-agent` line whose first line is no record a
+    // crawler reads (text before any group, or a key no crawler knows).
+    let unread_start = !file
+        .records
+        .iter()
+        .any(|r| r.directive == Directive::UserAgent)
+        && lines.first().is_some_and(|&(first, _)| {
+            !file
+                .records
+                .iter()
+                .any(|r| r.line == first && r.directive != Directive::Unknown)
+        });
     let mut found = Vec::new();
-    if looks_like_html(&lines, first_unread) {
+    if looks_like_html(&lines, unread_start) {
         found.push(Finding {
             line: None,
             name: "looks-like-html",
@@ -81,10 +85,12 @@ pub(super) fn check_file(robots: &Robots) -> Vec<Finding> {
 }
 
 /// An HTML page: its first line starts with markup and a line holds a
-/// page's tag, or its first line, read by no crawler, holds one after some
-/// text (a status written before the page, `404<br/><!DOCTYPE html>`, or a
-/// BOM encoded twice, `ï»¿<html>`: error pages served in the wild).
-fn looks_like_html(lines: &[(usize, &str)], first_unread: bool) -> bool {
+/// page's tag; or, in a file with no group (`unread_start`: no
+/// `User-agent` line, and a first line no crawler reads), one of its first
+/// two lines holds one after some text (a status or a warning written
+/// before the page, `404<br/><!DOCTYPE html>`, or a BOM encoded twice,
+/// `ï»¿<html>`: error pages served in the wild).
+fn looks_like_html(lines: &[(usize, &str)], unread_start: bool) -> bool {
     const TAGS: &[&str] = &["<!doctype html", "<html", "<head", "<body", "<?xml"];
     let tagged = |text: &str| {
         let lower = text.to_ascii_lowercase();
@@ -94,7 +100,7 @@ fn looks_like_html(lines: &[(usize, &str)], first_unread: bool) -> bool {
         return false;
     };
     (first.starts_with('<') && lines.iter().any(|(_, text)| tagged(text)))
-        || (first_unread && tagged(first))
+        || (unread_start && lines.iter().take(2).any(|(_, text)| tagged(text)))
 }
 
 /// Control characters other than tab: no robots.txt line holds them.
@@ -477,8 +483,14 @@ mod tests {
         let status = [(1, "404<br/><!DOCTYPE html>"), (2, "<html>")];
         assert!(looks_like_html(&status, true));
         assert!(looks_like_html(&[(1, "\u{ef}\u{bb}\u{bf}<html>")], true));
-        // A rule whose path holds a tag is a rule.
+        // A status alone before the page.
+        let apart = [(1, "404<br/>"), (2, "<!DOCTYPE html>")];
+        assert!(looks_like_html(&apart, true));
+        // A rule whose path holds a tag is a rule; so is a file with a
+        // group whose first line holds a tag.
         assert!(!looks_like_html(&[(1, "Disallow: /<html>")], false));
+        let grouped = [(1, "Sitemap http://x/<html>"), (2, "User-agent: *")];
+        assert!(!looks_like_html(&grouped, false));
         assert!(looks_like_binary(&[(1, "U\0s\0e\0r")]));
         assert!(looks_like_binary(&[
             (1, "\u{1f}\\x8B\u{8}"),
