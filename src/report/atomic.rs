@@ -149,19 +149,17 @@ pub struct Staging<'o> {
     finished: bool,
     /// The report names whose links wait for this set: names the set in
     /// force does not hold (all of them in a folder with no set yet, some
-    /// in a set adopted from an earlier version's files). Placed before
-    /// the switch, they would name files that do not exist if the run then
-    /// failed.
+    /// in a set adopted from an earlier version's files). Placed while the
+    /// set is written, they would name files that do not exist for that
+    /// long, and after a run that failed.
     links_later: Vec<String>,
-    /// The set in force before this one, if any.
-    earlier: Option<PathBuf>,
 }
 
 impl<'o> Staging<'o> {
     /// Makes ready to write the reports `names` (every name the set will
     /// hold): the links of the names the set in force holds are placed
-    /// first, so that the switch is one rename; the others are placed
-    /// right after it.
+    /// first, so that the switch is one rename; the others right before
+    /// it (`finish`).
     pub fn begin(out: &'o OutDir, names: &[&str]) -> Result<Staging<'o>> {
         check_names(out, names)?;
         adopt_earlier(out, names)?;
@@ -180,7 +178,6 @@ impl<'o> Staging<'o> {
             set,
             finished: false,
             links_later: later.iter().map(|name| (*name).to_string()).collect(),
-            earlier,
         })
     }
 
@@ -216,40 +213,33 @@ impl<'o> Staging<'o> {
             dir: self.out.path().to_path_buf(),
             set: self.set.clone(),
         };
-        // Held from the switch until every name is placed or the switch is
-        // undone, so that an interrupt never sees the set in force with
-        // some of its names missing, nor says it is whole before it is.
+        // The names the set in force does not hold are placed right before
+        // the switch, under one hold of the phase: they name no file for
+        // the few system calls until the switch makes them name the new
+        // set's, so a reader (or a `kill -9`) never finds some of the new
+        // reports without the rest, and an interrupt sees them either not
+        // yet placed or in force.
         let mut phase = hold_phase();
-        switch_held(self.out, &self.set, done, &mut phase)?;
-        self.finished = true;
         let names: Vec<&str> = self.links_later.iter().map(String::as_str).collect();
-        if let Err(e) = place_links_held(self.out, &names) {
-            // Names that cannot all be placed (no inode left, a folder in
-            // the way) take the set back out of force: DIR shows what it
-            // showed before the run, never some reports without the rest.
+        let switched = place_links_held(self.out, &names).and_then(|()| {
+            // Only `kill -9` may stop here: the phase is held.
+            pause_at("named");
+            switch_held(self.out, &self.set, done, &mut phase)
+        });
+        if let Err(e) = switched {
+            // A name that cannot be placed (no inode left, a folder in the
+            // way), or a switch that cannot be made: the new names go, and
+            // the set is removed as any unfinished one is.
             for name in &names {
                 let path = self.out.path().join(name);
                 if fs::read_link(&path).is_ok_and(|t| t == link_target(name)) {
                     let _ = fs::remove_file(&path);
                 }
             }
-            let back = match &self.earlier {
-                Some(earlier) => switch_held(
-                    self.out,
-                    &self.out.state().join(earlier),
-                    Phase::Idle,
-                    &mut phase,
-                ),
-                None => fs::remove_file(self.out.state().join(CURRENT))
-                    .map_err(write_error(self.out.path())),
-            };
-            if back.is_ok() {
-                let _ = fs::remove_dir_all(&self.set);
-                let _ = File::open(self.out.state()).and_then(|dir| dir.sync_all());
-                *phase = Phase::Idle;
-            }
+            drop(phase);
             return Err(e);
         }
+        self.finished = true;
         drop(phase);
         pause_at("switched");
         remove_other_sets(&self.set);

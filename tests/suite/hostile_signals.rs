@@ -268,6 +268,7 @@ fn kill_9_at_every_step_of_the_switch_leaves_one_whole_set() {
         ("linked", true),
         ("staging", true),
         ("staged", true),
+        ("named", true),
         ("switched", false),
     ];
     for (step, earlier) in steps {
@@ -319,14 +320,14 @@ fn a_first_run_killed_before_its_set_leaves_no_dangling_names() {
     }
 }
 
-/// A first set whose report names cannot all be placed once it is in
-/// force (here a folder put in the way of one while the run stands before
-/// the switch; in the wild, a disk out of inodes) is taken back out of
-/// force: DIR shows no report at all, never some names without the rest,
-/// and the run exits 2. Before, `violations.csv` stood
-/// alone in DIR, from a set whose run.json said exit 1.
+/// A first set whose report names cannot all be placed (here a folder put
+/// in the way of one while the run stands before its names are placed; in
+/// the wild, a disk out of inodes) is never put in force: DIR shows no
+/// report at all, never some names without the rest, and the run exits 2.
+/// Before, `violations.csv` stood alone in DIR, from a set whose run.json
+/// said exit 1.
 #[test]
-fn a_first_set_whose_names_cannot_all_be_placed_is_taken_back() {
+fn a_first_set_whose_names_cannot_all_be_placed_is_never_put_in_force() {
     let dir = tempfile::tempdir().unwrap();
     let robots = write(dir.path(), "robots.txt", ROBOTS);
     let log = write(dir.path(), "access.log", seznam_fetch(1, "/cz/chat/1"));
@@ -395,6 +396,32 @@ fn a_partial_earlier_set_gets_no_dangling_names_from_an_interrupted_run() {
     let next = run(&args);
     assert_eq!(next.code(), Some(1), "{}", next.stderr);
     assert_eq!(names_now(&out), REPORTS);
+    assert_no_leftovers(&out);
+}
+
+/// `kill -9` in the few calls between placing a first set's names and
+/// putting it in force: the names open nothing (as before the run, no
+/// report can be read), never some reports without the rest; the next run
+/// makes them name its set.
+#[test]
+fn a_first_run_killed_between_its_names_and_its_switch_shows_no_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let robots = write(dir.path(), "robots.txt", ROBOTS);
+    let log = write(dir.path(), "access.log", seznam_fetch(1, "/cz/chat/1"));
+    let out = dir.path().join("fresh");
+    let args = ["--log", s(&log), "--robots", s(&robots), "--out", s(&out)];
+    let (mut child, paused) = spawn_paused(&mut command(&args), "named", Duration::from_secs(60));
+    assert!(paused.is_some());
+    signal(child.id(), "KILL");
+    let _ = child.wait();
+    for name in REPORTS {
+        assert!(std::fs::read(out.join(name)).is_err(), "{name} opens");
+    }
+    let next = run(&args);
+    assert_eq!(next.code(), Some(1), "{}", next.stderr);
+    for name in REPORTS {
+        assert!(std::fs::read(out.join(name)).is_ok(), "{name}");
+    }
     assert_no_leftovers(&out);
 }
 
