@@ -1436,13 +1436,35 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
         },
         trend: state.as_ref().map(|state| trend_of(state, &crawlers)),
     };
-    let page = report::html::render(&report::html::build(
-        gather, &digest, &names, &health, &sources,
-    ));
+    let mut page_data = report::html::build(gather, &digest, &names, &health, &sources);
+    let page = report::html::render(&page_data);
     let whole = rows.finish(&digest, &health, &page)?;
     match prepared {
         Some(Ok(prepared)) if whole => {
-            prepared.commit()?;
+            if let Err(e) = prepared.commit() {
+                // The set in force says the night was whole; it is made to
+                // say why it was not, as a state that could not be written
+                // before the reports is said (run.json, report.html).
+                if let Some(out) = &out {
+                    let cause = e.to_string();
+                    page_data.exit_status = Outcome::Incomplete.exit_code();
+                    page_data.health.state_error = Some(cause.clone());
+                    let health = report::run::Health {
+                        state_error: Some(cause),
+                        exit_status: Outcome::Incomplete.exit_code(),
+                        ..health
+                    };
+                    let page = report::html::render(&page_data);
+                    if let Err(amend) = report::amend(out, &digest, &names, &health, &page) {
+                        crate::warn!(
+                            "robots-audit: the reports in {} say the night was audited whole, \
+                             but the state was not saved: {amend}",
+                            out.path().display()
+                        );
+                    }
+                }
+                return Err(e);
+            }
             // The state's DNS cache goes with it; it only saves time, so
             // a cache that cannot be written is a warning.
             if let (Some(cache), Some(path)) = (&state_dns_cache, &config.dns_cache)

@@ -140,6 +140,37 @@ pub fn write_set(out: &OutDir, files: &[(&str, &Report<'_>)]) -> Result<()> {
     staging.finish()
 }
 
+/// Puts in force a copy of the set in force with the reports `replaced`
+/// written anew, the others hard links to its files (a sealed report never
+/// changes). For a run whose last step failed once its set was in force
+/// (the state's rename): the set then says how the run ends. On failure
+/// the set in force stays as it was.
+pub fn amend(out: &OutDir, replaced: &[(&str, &Report<'_>)]) -> Result<()> {
+    let in_force = fs::read_link(out.state().join(CURRENT))
+        .map(|set| out.state().join(set))
+        .map_err(write_error(out.path()))?;
+    let mut names: Vec<String> = fs::read_dir(&in_force)
+        .map_err(write_error(out.path()))?
+        .flatten()
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    let all: Vec<&str> = names.iter().map(String::as_str).collect();
+    let staging = Staging::begin(out, &all)?;
+    for name in &all {
+        if !replaced.iter().any(|(new, _)| new == name) {
+            fs::hard_link(in_force.join(name), staging.set.join(name))
+                .map_err(staging.fail(name))?;
+        }
+    }
+    for (name, report) in replaced {
+        let mut file = staging.create(name)?;
+        report(&mut file).map_err(staging.fail(name))?;
+        staging.seal(name, file)?;
+    }
+    staging.finish()
+}
+
 /// A new set being written, file by file, while the earlier set stays in
 /// force; `finish` puts it in force. Dropped unfinished, it is removed and
 /// the earlier set stays.

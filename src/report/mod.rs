@@ -276,6 +276,30 @@ impl<'a, 'o> Rows<'a, 'o> {
     }
 }
 
+/// Puts in force, in `out`, the set in force with `run.json` and
+/// `report.html` written anew from `health` and `page`: for a run that
+/// failed after its set was put in force, so that the set says so.
+pub fn amend(
+    out: &OutDir,
+    digest: &Digest<'_>,
+    names: &Names<'_>,
+    health: &run::Health<'_>,
+    page: &str,
+) -> Result<()> {
+    atomic::amend(
+        out,
+        &[
+            ("run.json", &|out: &mut dyn Write| {
+                run::write_run(digest, names, health, out)
+            }),
+            ("report.html", &|out: &mut dyn Write| {
+                out.write_all(page.as_bytes())?;
+                out.flush()
+            }),
+        ],
+    )
+}
+
 fn csv_out(out: Sink) -> RowsOut {
     BufWriter::with_capacity(256 * 1024, out)
 }

@@ -465,6 +465,53 @@ fn sigterm_after_the_switch_lets_the_run_save_its_state() {
     assert_eq!(next.code(), Some(0), "{}", next.stderr);
 }
 
+/// A state whose final rename fails once the set is in force (here a
+/// folder put where state.json goes while the run stands after the
+/// switch): the run exits 2, and the set in force says so — run.json's
+/// exit status and `state_error`, report.html's cause — with the night's
+/// rows as they were. Before, the set said exit 1 and no state error.
+#[test]
+fn a_state_that_cannot_be_put_in_place_after_the_switch_is_said_by_the_set() {
+    let dir = tempfile::tempdir().unwrap();
+    let robots = write(dir.path(), "robots.txt", ROBOTS);
+    let log = write(dir.path(), "access.log", seznam_fetch(1, "/cz/chat/1"));
+    let out = dir.path().join("out");
+    let state = dir.path().join("state");
+    let resume = dir.path().join("resume");
+    let args = [
+        "--log",
+        s(&log),
+        "--robots",
+        s(&robots),
+        "--out",
+        s(&out),
+        "--state",
+        s(&state),
+    ];
+    let mut command = command(&args);
+    command.env("ROBOTS_AUDIT_RESUME_WHEN", &resume);
+    let (child, paused) = spawn_paused(&mut command, "switched", Duration::from_secs(60));
+    assert!(paused.is_some());
+    let violations = std::fs::read(out.join("violations.csv")).unwrap();
+    std::fs::create_dir_all(state.join("state.json").join("in-the-way")).unwrap();
+    std::fs::write(&resume, "").unwrap();
+    let done = finish(child, Duration::from_secs(60));
+    assert_eq!(done.code(), Some(2));
+    let run_json = std::fs::read_to_string(out.join("run.json")).unwrap();
+    assert!(run_json.contains("\"exit_status\": 2"), "{run_json}");
+    assert!(!run_json.contains("\"state_error\": null"), "{run_json}");
+    let page = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(
+        page.contains("state.json"),
+        "report.html names the state's failure"
+    );
+    assert_eq!(
+        std::fs::read(out.join("violations.csv")).unwrap(),
+        violations
+    );
+    assert_whole_or_earlier(&out);
+}
+
 /// Without `--out` the report streams to standard output. A SIGTERM while
 /// it does must not claim "no report written": part of one was.
 #[test]
