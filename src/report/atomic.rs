@@ -56,6 +56,18 @@ enum Phase {
 /// either not yet in force or in force, never half switched.
 static PHASE: Mutex<Phase> = Mutex::new(Phase::Idle);
 
+/// The directory where a set of this run was put in force, once one was:
+/// a set written after it (`amend`) is no first report of the run, and an
+/// interrupt while it is written must not say none was written.
+static WRITTEN: Mutex<Option<PathBuf>> = Mutex::new(None);
+
+fn written() -> Option<PathBuf> {
+    WRITTEN
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .clone()
+}
+
 /// What an interrupted run leaves, as the handler found it.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Abandoned {
@@ -82,8 +94,19 @@ fn hold_phase() -> std::sync::MutexGuard<'static, Phase> {
 pub fn abandon() -> Abandoned {
     let phase = hold_phase();
     let left = match &*phase {
-        Phase::Idle => Abandoned::Nothing,
+        // An amended copy that failed leaves the set of this run in force.
+        Phase::Idle => match written() {
+            Some(dir) => Abandoned::Written(dir),
+            None => Abandoned::Nothing,
+        },
         Phase::Staging(set) => {
+            // A set of this run is in force already (the one an amended
+            // copy replaces): the copy being written is left to the run,
+            // which finishes it.
+            if let Some(dir) = written() {
+                drop(phase);
+                return Abandoned::Written(dir);
+            }
             // The main thread may still be creating reports in the set:
             // removing it in place could race with a new file and leave
             // the folder behind. Renamed first, it takes no new file (they
@@ -448,6 +471,11 @@ fn switch_held(out: &OutDir, set: &Path, then: Phase, phase: &mut Phase) -> Resu
         .map_err(|e| write_error(out.path())(e.error))?;
     // The rename is on disk before the run says the reports are written.
     let _ = File::open(out.state()).and_then(|dir| dir.sync_all());
+    if let Phase::Switched { dir, .. } = &then {
+        *WRITTEN
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(dir.clone());
+    }
     *phase = then;
     Ok(())
 }
