@@ -77,8 +77,9 @@ fn finish_after_reports() {
     std::thread::sleep(FINISH_LIMIT);
     STARTED.store(true, Ordering::SeqCst);
     crate::warn!(
-        "robots-audit: the run did not finish within 10 s after its reports were written; \
-         what was left of it (saving the state) is not done"
+        "robots-audit: the run did not finish within 10 s of the interrupt, after its reports \
+         were written whole; it ends with exit 2, and what it had left to do (saving the state, \
+         saying why it could not) may not be done"
     );
 }
 
