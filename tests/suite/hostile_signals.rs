@@ -425,43 +425,76 @@ fn a_first_run_killed_between_its_names_and_its_switch_shows_no_report() {
     assert_no_leftovers(&out);
 }
 
+/// One SeznamBot fetch that breaks a rule, audited into `out` with
+/// `state`, the run standing at a pause point until `resume` exists.
+struct PausedNight {
+    _dir: tempfile::TempDir,
+    log: std::path::PathBuf,
+    robots: std::path::PathBuf,
+    out: std::path::PathBuf,
+    state: std::path::PathBuf,
+    resume: std::path::PathBuf,
+}
+
+impl PausedNight {
+    fn new() -> PausedNight {
+        let dir = tempfile::tempdir().unwrap();
+        PausedNight {
+            robots: write(dir.path(), "robots.txt", ROBOTS),
+            log: write(dir.path(), "access.log", seznam_fetch(1, "/cz/chat/1")),
+            out: dir.path().join("out"),
+            state: dir.path().join("state"),
+            resume: dir.path().join("resume"),
+            _dir: dir,
+        }
+    }
+
+    fn args(&self) -> [&str; 8] {
+        [
+            "--log",
+            s(&self.log),
+            "--robots",
+            s(&self.robots),
+            "--out",
+            s(&self.out),
+            "--state",
+            s(&self.state),
+        ]
+    }
+
+    /// The run, standing at `step`.
+    fn start(&self, step: &str) -> std::process::Child {
+        let mut command = command(&self.args());
+        command.env("ROBOTS_AUDIT_RESUME_WHEN", &self.resume);
+        let (child, paused) = spawn_paused(&mut command, step, Duration::from_secs(60));
+        assert!(paused.is_some());
+        child
+    }
+
+    fn resume(&self) {
+        std::fs::write(&self.resume, "").unwrap();
+    }
+}
+
 /// SIGTERM once the new set is in force, before the state is saved: the
 /// run is let finish, so the state is saved and the run exits with the
-/// status its set's run.json gives (1). Before, the run exited 2 with the state
-/// left as it was while the set in force said the night was whole.
+/// status its set's run.json gives (1). Before, the run exited 2 with the
+/// state left as it was while the set in force said the night was whole.
 #[test]
 fn sigterm_after_the_switch_lets_the_run_save_its_state() {
-    let dir = tempfile::tempdir().unwrap();
-    let robots = write(dir.path(), "robots.txt", ROBOTS);
-    let log = write(dir.path(), "access.log", seznam_fetch(1, "/cz/chat/1"));
-    let out = dir.path().join("out");
-    let state = dir.path().join("state");
-    let resume = dir.path().join("resume");
-    let args = [
-        "--log",
-        s(&log),
-        "--robots",
-        s(&robots),
-        "--out",
-        s(&out),
-        "--state",
-        s(&state),
-    ];
-    let mut command = command(&args);
-    command.env("ROBOTS_AUDIT_RESUME_WHEN", &resume);
-    let (child, paused) = spawn_paused(&mut command, "switched", Duration::from_secs(60));
-    assert!(paused.is_some());
+    let night = PausedNight::new();
+    let child = night.start("switched");
     signal(child.id(), "TERM");
     // The handler has said its piece before the run goes on.
     std::thread::sleep(Duration::from_millis(300));
-    std::fs::write(&resume, "").unwrap();
+    night.resume();
     let done = finish(child, Duration::from_secs(60));
     assert_eq!(done.code(), Some(1));
-    let run_json = std::fs::read_to_string(out.join("run.json")).unwrap();
+    let run_json = std::fs::read_to_string(night.out.join("run.json")).unwrap();
     assert!(run_json.contains("\"exit_status\": 1"), "{run_json}");
-    assert!(state.join("state.json").is_file());
+    assert!(night.state.join("state.json").is_file());
     // The night's line is audited: the next run has nothing new.
-    let next = run(&args);
+    let next = run(&night.args());
     assert_eq!(next.code(), Some(0), "{}", next.stderr);
 }
 
@@ -472,44 +505,26 @@ fn sigterm_after_the_switch_lets_the_run_save_its_state() {
 /// rows as they were. Before, the set said exit 1 and no state error.
 #[test]
 fn a_state_that_cannot_be_put_in_place_after_the_switch_is_said_by_the_set() {
-    let dir = tempfile::tempdir().unwrap();
-    let robots = write(dir.path(), "robots.txt", ROBOTS);
-    let log = write(dir.path(), "access.log", seznam_fetch(1, "/cz/chat/1"));
-    let out = dir.path().join("out");
-    let state = dir.path().join("state");
-    let resume = dir.path().join("resume");
-    let args = [
-        "--log",
-        s(&log),
-        "--robots",
-        s(&robots),
-        "--out",
-        s(&out),
-        "--state",
-        s(&state),
-    ];
-    let mut command = command(&args);
-    command.env("ROBOTS_AUDIT_RESUME_WHEN", &resume);
-    let (child, paused) = spawn_paused(&mut command, "switched", Duration::from_secs(60));
-    assert!(paused.is_some());
-    let violations = std::fs::read(out.join("violations.csv")).unwrap();
-    std::fs::create_dir_all(state.join("state.json").join("in-the-way")).unwrap();
-    std::fs::write(&resume, "").unwrap();
+    let night = PausedNight::new();
+    let child = night.start("switched");
+    let violations = std::fs::read(night.out.join("violations.csv")).unwrap();
+    std::fs::create_dir_all(night.state.join("state.json").join("in-the-way")).unwrap();
+    night.resume();
     let done = finish(child, Duration::from_secs(60));
     assert_eq!(done.code(), Some(2));
-    let run_json = std::fs::read_to_string(out.join("run.json")).unwrap();
+    let run_json = std::fs::read_to_string(night.out.join("run.json")).unwrap();
     assert!(run_json.contains("\"exit_status\": 2"), "{run_json}");
     assert!(!run_json.contains("\"state_error\": null"), "{run_json}");
-    let page = std::fs::read_to_string(out.join("report.html")).unwrap();
+    let page = std::fs::read_to_string(night.out.join("report.html")).unwrap();
     assert!(
         page.contains("state.json"),
         "report.html names the state's failure"
     );
     assert_eq!(
-        std::fs::read(out.join("violations.csv")).unwrap(),
+        std::fs::read(night.out.join("violations.csv")).unwrap(),
         violations
     );
-    assert_whole_or_earlier(&out);
+    assert_whole_or_earlier(&night.out);
 }
 
 /// Without `--out` the report streams to standard output. A SIGTERM while
