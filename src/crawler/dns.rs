@@ -466,6 +466,40 @@ fn ended_in_a_chain(error: &NetError, asked: &Name) -> bool {
     }
 }
 
+/// `ended_in_a_chain`, or a chain that looped back to the name asked: the
+/// resolver gives up after its hops on the name it began with, so the
+/// answer reads as "the name has no such record". Told apart by asking
+/// for the name's CNAME, only when the answer is that one (NOERROR, no
+/// record, the name asked): a name with a CNAME has no other record, so
+/// its chain ended nowhere. A CNAME question that fails proves nothing
+/// either way: a failure too. The questions asked are added to `queries`.
+async fn ended_in_a_chain_or_loop(
+    resolver: &TokioResolver,
+    error: &NetError,
+    asked: &Name,
+    guard: Duration,
+    queries: &mut usize,
+) -> bool {
+    if ended_in_a_chain(error, asked) {
+        return true;
+    }
+    let NetError::Dns(DnsError::NoRecordsFound(no_records)) = error else {
+        return false;
+    };
+    if no_records.response_code != ResponseCode::NoError {
+        return false;
+    }
+    *queries += 1;
+    match tokio::time::timeout(guard, resolver.lookup(asked.clone(), RecordType::CNAME)).await {
+        Ok(Ok(lookup)) => lookup
+            .answers()
+            .iter()
+            .any(|record| matches!(record.data, RData::CNAME(_))),
+        Ok(Err(e)) => !is_no_record(&e),
+        Err(_) => true,
+    }
+}
+
 async fn check_address(
     resolver: &TokioResolver,
     ident: &Identifier,
@@ -476,7 +510,10 @@ async fn check_address(
     let reverse = tokio::time::timeout(guard, resolver.reverse_lookup(addr)).await;
     let lookup = match reverse {
         Ok(Ok(lookup)) => lookup,
-        Ok(Err(e)) if ended_in_a_chain(&e, &Name::from(addr)) => {
+        Ok(Err(e))
+            if ended_in_a_chain_or_loop(resolver, &e, &Name::from(addr), guard, &mut queries)
+                .await =>
+        {
             return (DnsAnswer::Failed, queries);
         }
         Ok(Err(e)) if is_no_record(&e) => return (DnsAnswer::NoName, queries),
@@ -509,7 +546,7 @@ async fn check_address(
         };
         let forward = if ident.by_name(&text, Some(addr)).is_some() {
             queries += 1;
-            confirm(resolver, name, addr, guard, ident).await
+            confirm(resolver, name, addr, guard, ident, &mut queries).await
         } else {
             Forward::NotAsked
         };
@@ -539,6 +576,7 @@ async fn confirm(
     addr: IpAddr,
     guard: Duration,
     ident: &Identifier,
+    queries: &mut usize,
 ) -> Forward {
     let in_networks = ident.in_networks(addr);
     // The name came from a PTR record: absolute, never a search-list suffix.
@@ -577,7 +615,9 @@ async fn confirm(
                 Forward::Elsewhere
             }
         }
-        Ok(Err(e)) if ended_in_a_chain(&e, &asked) => Forward::Failed,
+        Ok(Err(e)) if ended_in_a_chain_or_loop(resolver, &e, &asked, guard, queries).await => {
+            Forward::Failed
+        }
         Ok(Err(e)) if is_no_record(&e) && !in_networks => Forward::Elsewhere,
         _ => Forward::Failed,
     }

@@ -683,6 +683,67 @@ fn garbled_or_failed_answers_never_make_impostors() {
     );
 }
 
+/// A CNAME chain that loops back to the name asked (a name that is its
+/// own CNAME, or two names each other's, ending where it began): the
+/// resolver gives up on the name it began with, which read as "no such
+/// record". That made a crawler outside Seznam's networks a `no-ptr` or
+/// `forward-mismatch` impostor, listed for the firewall and cached for a
+/// week, and one inside them a broken resolver. It is a failure that
+/// proves nothing (SPEC §2): the fetches stay `unverified`.
+#[test]
+fn a_cname_chain_that_loops_back_to_the_name_asked_is_a_failure() {
+    let zone = Zone::default()
+        // Reverse: a name that is its own CNAME.
+        .cname("1.1.10.185.in-addr.arpa", "1.1.10.185.in-addr.arpa")
+        // Forward: the same.
+        .ptr("185.10.1.3", "fulltextrobot-185-10-1-3.seznam.cz")
+        .cname(
+            "fulltextrobot-185-10-1-3.seznam.cz",
+            "fulltextrobot-185-10-1-3.seznam.cz",
+        )
+        // Forward: two names each other's, the resolver's last hop on the
+        // name asked.
+        .ptr("185.10.1.5", "fulltextrobot-185-10-1-5.seznam.cz")
+        .cname("fulltextrobot-185-10-1-5.seznam.cz", "twin.seznam.cz")
+        .cname("twin.seznam.cz", "fulltextrobot-185-10-1-5.seznam.cz")
+        // Inside the networks: a reverse name that is its own CNAME.
+        .cname("9.77.75.77.in-addr.arpa", "9.77.75.77.in-addr.arpa");
+    let server = DnsServer::start(zone);
+    // Outside the networks, then inside them, each a night of its own: a
+    // resolver found broken inside them would spare the others unasked.
+    let nights: [&[(&str, u32)]; 2] = [
+        &[("185.10.1.1", 1), ("185.10.1.3", 2), ("185.10.1.5", 3)],
+        &[("77.75.77.9", 4)],
+    ];
+    for fetches in nights {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("out")).unwrap();
+        let log = dir.path().join("access.log");
+        let text: String = fetches
+            .iter()
+            .map(|&(addr, second)| line(addr, second, "/cz/chat/a", SEZNAM_UA))
+            .collect();
+        std::fs::write(&log, text).unwrap();
+        let out = audit(&server, dir.path(), &log);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        let violations = std::fs::read_to_string(dir.path().join("out/violations.csv")).unwrap();
+        let rows: Vec<&str> = violations.lines().skip(1).collect();
+        assert_eq!(rows.len(), fetches.len(), "{violations}\n{stderr}");
+        for row in rows {
+            assert!(row.contains(",SeznamBot,unverified,ua,"), "{row}");
+        }
+        let impostors = std::fs::read_to_string(dir.path().join("out/impostors.csv")).unwrap();
+        assert_eq!(impostors.lines().count(), 1, "{impostors}");
+        assert!(!stderr.contains("looks broken"), "{stderr}");
+        let cache = std::fs::read_to_string(dir.path().join("cache.tsv")).unwrap_or_default();
+        assert!(
+            !cache.contains("noname") && !cache.contains("elsewhere"),
+            "{cache}"
+        );
+    }
+}
+
 /// SPEC §2: "a broken or lying resolver never turns a genuine crawler into
 /// an impostor". Inside Seznam's networks the forward zone is Seznam's: a
 /// forward answer with none of its addresses (a filter's block page, a
