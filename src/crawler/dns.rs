@@ -466,37 +466,60 @@ fn ended_in_a_chain(error: &NetError, asked: &Name) -> bool {
     }
 }
 
-/// `ended_in_a_chain`, or a chain that looped back to the name asked: the
-/// resolver gives up after its hops on the name it began with, so the
-/// answer reads as "the name has no such record". Told apart by asking
-/// for the name's CNAME, only when the answer is that one (NOERROR, no
-/// record, the name asked): a name with a CNAME has no other record, so
-/// its chain ended nowhere. A CNAME question that fails proves nothing
-/// either way: a failure too. The questions asked are added to `queries`.
-async fn ended_in_a_chain_or_loop(
+/// What a "no such record" answer for the name asked turns out to be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum NoRecord {
+    /// The name has no such record: the answer stands.
+    Stands,
+    /// The end of a CNAME chain the resolver followed: it looped, or
+    /// ended at a name without the record. A failure.
+    Chain,
+    /// Whether it is cannot be told: the CNAME question failed or there
+    /// was no time left to ask it.
+    Untold,
+}
+
+/// What the "no such record" answer `error` to the question for `asked`
+/// is. A chain that ends on another name is told by the answer itself
+/// (`ended_in_a_chain`). One that loops back to the name asked ends, in the
+/// resolver, as "NOERROR, no record" for that very name: that answer alone
+/// is checked with one more question, the name's CNAME (a name with one
+/// has no other record), in what is left of `guard` since `started`, so
+/// that an address never takes longer than it did before.
+async fn what_no_record_is(
     resolver: &TokioResolver,
     error: &NetError,
     asked: &Name,
     guard: Duration,
+    started: tokio::time::Instant,
     queries: &mut usize,
-) -> bool {
+) -> NoRecord {
     if ended_in_a_chain(error, asked) {
-        return true;
+        return NoRecord::Chain;
     }
     let NetError::Dns(DnsError::NoRecordsFound(no_records)) = error else {
-        return false;
+        return NoRecord::Stands;
     };
     if no_records.response_code != ResponseCode::NoError {
-        return false;
+        return NoRecord::Stands;
+    }
+    let left = guard.saturating_sub(started.elapsed());
+    if left.is_zero() {
+        return NoRecord::Untold;
     }
     *queries += 1;
-    match tokio::time::timeout(guard, resolver.lookup(asked.clone(), RecordType::CNAME)).await {
-        Ok(Ok(lookup)) => lookup
-            .answers()
-            .iter()
-            .any(|record| matches!(record.data, RData::CNAME(_))),
-        Ok(Err(e)) => !is_no_record(&e),
-        Err(_) => true,
+    match tokio::time::timeout(left, resolver.lookup(asked.clone(), RecordType::CNAME)).await {
+        Ok(Ok(lookup))
+            if lookup
+                .answers()
+                .iter()
+                .any(|r| matches!(r.data, RData::CNAME(_))) =>
+        {
+            NoRecord::Chain
+        }
+        Ok(Ok(_)) => NoRecord::Stands,
+        Ok(Err(e)) if is_no_record(&e) => NoRecord::Stands,
+        _ => NoRecord::Untold,
     }
 }
 
@@ -507,16 +530,26 @@ async fn check_address(
     guard: Duration,
 ) -> (DnsAnswer, usize) {
     let mut queries = 1;
+    let started = tokio::time::Instant::now();
     let reverse = tokio::time::timeout(guard, resolver.reverse_lookup(addr)).await;
     let lookup = match reverse {
         Ok(Ok(lookup)) => lookup,
-        Ok(Err(e))
-            if ended_in_a_chain_or_loop(resolver, &e, &Name::from(addr), guard, &mut queries)
-                .await =>
-        {
-            return (DnsAnswer::Failed, queries);
+        Ok(Err(e)) if is_no_record(&e) => {
+            let asked = Name::from(addr);
+            let answer =
+                match what_no_record_is(resolver, &e, &asked, guard, started, &mut queries).await {
+                    NoRecord::Stands => DnsAnswer::NoName,
+                    NoRecord::Chain => DnsAnswer::Failed,
+                    // Inside a crawler's networks "no name" is the broken
+                    // resolver's mark (SPEC §2), which a question that failed
+                    // after it must not wipe out: the fetch is unverified
+                    // either way, and the night's other "no name" answers are
+                    // disbelieved. Outside them it proves nothing.
+                    NoRecord::Untold if ident.in_networks(addr) => DnsAnswer::NoName,
+                    NoRecord::Untold => DnsAnswer::Failed,
+                };
+            return (answer, queries);
         }
-        Ok(Err(e)) if is_no_record(&e) => return (DnsAnswer::NoName, queries),
         _ => return (DnsAnswer::Failed, queries),
     };
     let mut names: Vec<Name> = Vec::new();
@@ -586,6 +619,7 @@ async fn confirm(
         IpAddr::V6(_) => RecordType::AAAA,
     };
     let asked = name.clone();
+    let started = tokio::time::Instant::now();
     match tokio::time::timeout(guard, resolver.lookup(name, record_type)).await {
         Ok(Ok(lookup)) => {
             let addresses: Vec<IpAddr> = lookup
@@ -615,10 +649,12 @@ async fn confirm(
                 Forward::Elsewhere
             }
         }
-        Ok(Err(e)) if ended_in_a_chain_or_loop(resolver, &e, &asked, guard, queries).await => {
-            Forward::Failed
+        Ok(Err(e)) if is_no_record(&e) && !in_networks => {
+            match what_no_record_is(resolver, &e, &asked, guard, started, queries).await {
+                NoRecord::Stands => Forward::Elsewhere,
+                NoRecord::Chain | NoRecord::Untold => Forward::Failed,
+            }
         }
-        Ok(Err(e)) if is_no_record(&e) && !in_networks => Forward::Elsewhere,
         _ => Forward::Failed,
     }
 }

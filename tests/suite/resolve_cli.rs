@@ -744,6 +744,41 @@ fn a_cname_chain_that_loops_back_to_the_name_asked_is_a_failure() {
     }
 }
 
+/// The question that tells a CNAME loop from "no such record" failing
+/// (REFUSED, or no answer) must not wipe out the broken resolver's mark:
+/// inside Seznam's networks, a reverse answer with no record is still "no
+/// name", so the night's other "no name" answers are disbelieved and a
+/// genuine crawler outside the networks whose reverse zone the resolver
+/// denies is no `no-ptr` impostor, cached for a week.
+#[test]
+fn a_failed_loop_question_leaves_the_broken_resolvers_mark() {
+    for behaviour in [Behaviour::Refused, Behaviour::Silent] {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("out")).unwrap();
+        let log = dir.path().join("access.log");
+        let text = [
+            line("77.75.77.8", 1, "/cz/chat/a", SEZNAM_UA),
+            line("185.10.0.70", 2, "/cz/chat/b", SEZNAM_UA),
+        ]
+        .concat();
+        std::fs::write(&log, text).unwrap();
+        let zone = Zone::default()
+            // A reverse name with a record, but no PTR: NOERROR, no answer.
+            .addr("8.77.75.77.in-addr.arpa", "192.0.2.8")
+            .behave_for_cname("77.75.77.8", behaviour);
+        // 185.10.0.70 has no reverse name at all: NXDOMAIN.
+        let server = DnsServer::start(zone);
+        let out = audit(&server, dir.path(), &log);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{behaviour:?}: {stderr}");
+        assert!(stderr.contains("looks broken"), "{behaviour:?}: {stderr}");
+        let impostors = std::fs::read_to_string(dir.path().join("out/impostors.csv")).unwrap();
+        assert_eq!(impostors.lines().count(), 1, "{behaviour:?}: {impostors}");
+        let cache = std::fs::read_to_string(dir.path().join("cache.tsv")).unwrap_or_default();
+        assert!(!cache.contains("185.10.0.70"), "{behaviour:?}: {cache}");
+    }
+}
+
 /// SPEC §2: "a broken or lying resolver never turns a genuine crawler into
 /// an impostor". Inside Seznam's networks the forward zone is Seznam's: a
 /// forward answer with none of its addresses (a filter's block page, a

@@ -44,6 +44,8 @@ pub enum Behaviour {
 pub struct Zone {
     records: HashMap<String, Vec<Data>>,
     behaviours: HashMap<String, Behaviour>,
+    /// Behaviours for the CNAME question alone.
+    cname_behaviours: HashMap<String, Behaviour>,
 }
 
 /// The reverse-lookup name of an address (`4.3.2.1.in-addr.arpa`, nibbles
@@ -110,6 +112,18 @@ impl Zone {
             Err(_) => key(name_or_addr),
         };
         self.behaviours.insert(name, behaviour);
+        self
+    }
+
+    /// How to treat the CNAME question alone for a name (or, given an
+    /// address, its reverse name); other questions are answered from the
+    /// records.
+    pub fn behave_for_cname(mut self, name_or_addr: &str, behaviour: Behaviour) -> Zone {
+        let name = match name_or_addr.parse::<IpAddr>() {
+            Ok(addr) => reverse_name(addr),
+            Err(_) => key(name_or_addr),
+        };
+        self.cname_behaviours.insert(name, behaviour);
         self
     }
 }
@@ -233,7 +247,14 @@ fn encode_name(out: &mut Vec<u8>, name: &str) {
 }
 
 fn answer(zone: &Zone, packet: &[u8], query: &Query) -> Option<Vec<u8>> {
-    let rcode = match zone.behaviours.get(&query.name) {
+    let behaviour = match query.qtype {
+        TYPE_CNAME => zone
+            .cname_behaviours
+            .get(&query.name)
+            .or(zone.behaviours.get(&query.name)),
+        _ => zone.behaviours.get(&query.name),
+    };
+    let rcode = match behaviour {
         Some(Behaviour::Silent) => return None,
         Some(Behaviour::ServFail) => RCODE_SERVFAIL,
         Some(Behaviour::Refused) => RCODE_REFUSED,
