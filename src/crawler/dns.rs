@@ -534,19 +534,20 @@ async fn check_address(
     let reverse = tokio::time::timeout(guard, resolver.reverse_lookup(addr)).await;
     let lookup = match reverse {
         Ok(Ok(lookup)) => lookup,
+        // Inside a crawler's networks "no name", whatever lies behind it (a
+        // chain that loops too), is the broken resolver's mark (SPEC §2):
+        // the fetch is unverified either way, and the night's other "no
+        // name" answers are disbelieved. No further question may wipe the
+        // mark out.
+        Ok(Err(e)) if is_no_record(&e) && ident.in_networks(addr) => {
+            return (DnsAnswer::NoName, queries);
+        }
         Ok(Err(e)) if is_no_record(&e) => {
             let asked = Name::from(addr);
             let answer =
                 match what_no_record_is(resolver, &e, &asked, guard, started, &mut queries).await {
                     NoRecord::Stands => DnsAnswer::NoName,
-                    NoRecord::Chain => DnsAnswer::Failed,
-                    // Inside a crawler's networks "no name" is the broken
-                    // resolver's mark (SPEC §2), which a question that failed
-                    // after it must not wipe out: the fetch is unverified
-                    // either way, and the night's other "no name" answers are
-                    // disbelieved. Outside them it proves nothing.
-                    NoRecord::Untold if ident.in_networks(addr) => DnsAnswer::NoName,
-                    NoRecord::Untold => DnsAnswer::Failed,
+                    NoRecord::Chain | NoRecord::Untold => DnsAnswer::Failed,
                 };
             return (answer, queries);
         }

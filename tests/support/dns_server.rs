@@ -31,6 +31,9 @@ enum Data {
     /// An alias, given in answer to a query of any type (the resolver
     /// follows it, or stops at a loop).
     Cname(String),
+    /// An alias given to the CNAME question alone (a resolver that strips
+    /// it from the others' answers).
+    CnameQuestionOnly(String),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -112,6 +115,20 @@ impl Zone {
             Err(_) => key(name_or_addr),
         };
         self.behaviours.insert(name, behaviour);
+        self
+    }
+
+    /// An alias of `name` (or, given an address, of its reverse name)
+    /// that only the CNAME question is told.
+    pub fn cname_to_cname_question(mut self, name_or_addr: &str, target: &str) -> Zone {
+        let name = match name_or_addr.parse::<IpAddr>() {
+            Ok(addr) => reverse_name(addr),
+            Err(_) => key(name_or_addr),
+        };
+        self.records
+            .entry(name)
+            .or_default()
+            .push(Data::CnameQuestionOnly(target.to_string()));
         self
     }
 
@@ -274,7 +291,7 @@ fn answer(zone: &Zone, packet: &[u8], query: &Query) -> Option<Vec<u8>> {
                 (Data::Addr(IpAddr::V6(v6)), TYPE_AAAA) => {
                     rdatas.push((TYPE_AAAA, v6.octets().to_vec()))
                 }
-                (Data::Cname(target), _) => {
+                (Data::Cname(target), _) | (Data::CnameQuestionOnly(target), TYPE_CNAME) => {
                     let mut rdata = Vec::new();
                     encode_name(&mut rdata, target);
                     rdatas.push((TYPE_CNAME, rdata));
