@@ -110,10 +110,7 @@ impl Zone {
     /// How to treat queries for a name (or, given an address, its reverse
     /// name).
     pub fn behave(mut self, name_or_addr: &str, behaviour: Behaviour) -> Zone {
-        let name = match name_or_addr.parse::<IpAddr>() {
-            Ok(addr) => reverse_name(addr),
-            Err(_) => key(name_or_addr),
-        };
+        let name = name_or_reverse(name_or_addr);
         self.behaviours.insert(name, behaviour);
         self
     }
@@ -121,10 +118,7 @@ impl Zone {
     /// An alias of `name` (or, given an address, of its reverse name)
     /// that only the CNAME question is told.
     pub fn cname_to_cname_question(mut self, name_or_addr: &str, target: &str) -> Zone {
-        let name = match name_or_addr.parse::<IpAddr>() {
-            Ok(addr) => reverse_name(addr),
-            Err(_) => key(name_or_addr),
-        };
+        let name = name_or_reverse(name_or_addr);
         self.records
             .entry(name)
             .or_default()
@@ -136,12 +130,17 @@ impl Zone {
     /// address, its reverse name); other questions are answered from the
     /// records.
     pub fn behave_for_cname(mut self, name_or_addr: &str, behaviour: Behaviour) -> Zone {
-        let name = match name_or_addr.parse::<IpAddr>() {
-            Ok(addr) => reverse_name(addr),
-            Err(_) => key(name_or_addr),
-        };
+        let name = name_or_reverse(name_or_addr);
         self.cname_behaviours.insert(name, behaviour);
         self
+    }
+}
+
+/// A name as the server keys it, or, given an address, its reverse name.
+fn name_or_reverse(name_or_addr: &str) -> String {
+    match name_or_addr.parse::<IpAddr>() {
+        Ok(addr) => reverse_name(addr),
+        Err(_) => key(name_or_addr),
     }
 }
 
