@@ -485,7 +485,7 @@ enum NoRecord {
 /// resolver, as "NOERROR, no record" for that very name: that answer alone
 /// is checked with one more question, the name's CNAME (a name with one
 /// has no other record), in what is left of `guard` since `started`, so
-/// that an address never takes longer than it did before.
+/// that it adds no time past the first question's guard.
 async fn what_no_record_is(
     resolver: &TokioResolver,
     error: &NetError,
