@@ -539,6 +539,11 @@ async fn check_address(
         // the fetch is unverified either way, and the night's other "no
         // name" answers are disbelieved. No further question may wipe the
         // mark out.
+        // A chain the answer shows ending on another name is a failure,
+        // inside the networks too: "no name" only for the name asked.
+        Ok(Err(e)) if ended_in_a_chain(&e, &Name::from(addr)) => {
+            return (DnsAnswer::Failed, queries);
+        }
         Ok(Err(e)) if is_no_record(&e) && ident.in_networks(addr) => {
             return (DnsAnswer::NoName, queries);
         }
