@@ -466,60 +466,44 @@ fn ended_in_a_chain(error: &NetError, asked: &Name) -> bool {
     }
 }
 
-/// What a "no such record" answer for the name asked turns out to be.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum NoRecord {
-    /// The name has no such record: the answer stands.
-    Stands,
-    /// The end of a CNAME chain the resolver followed: it looped, or
-    /// ended at a name without the record. A failure.
-    Chain,
-    /// Whether it is cannot be told: the CNAME question failed or there
-    /// was no time left to ask it.
-    Untold,
-}
-
-/// What the "no such record" answer `error` to the question for `asked`
-/// is. A chain that ends on another name is told by the answer itself
+/// Whether the "no such record" answer `error` to the question for `asked`
+/// stands; false for the end of a CNAME chain, or where that cannot be
+/// told. A chain that ends on another name is told by the answer itself
 /// (`ended_in_a_chain`). One that loops back to the name asked ends, in the
 /// resolver, as "NOERROR, no record" for that very name: that answer alone
 /// is checked with one more question, the name's CNAME (a name with one
-/// has no other record), in what is left of `guard` since `started`, so
-/// that it adds no time past the first question's guard.
-async fn what_no_record_is(
+/// has no other record; a question that fails proves nothing), in what is
+/// left of `guard` since `started`, so that it adds no time past the first
+/// question's guard.
+async fn no_record_stands(
     resolver: &TokioResolver,
     error: &NetError,
     asked: &Name,
     guard: Duration,
     started: tokio::time::Instant,
     queries: &mut usize,
-) -> NoRecord {
+) -> bool {
     if ended_in_a_chain(error, asked) {
-        return NoRecord::Chain;
+        return false;
     }
     let NetError::Dns(DnsError::NoRecordsFound(no_records)) = error else {
-        return NoRecord::Stands;
+        return true;
     };
     if no_records.response_code != ResponseCode::NoError {
-        return NoRecord::Stands;
+        return true;
     }
     let left = guard.saturating_sub(started.elapsed());
     if left.is_zero() {
-        return NoRecord::Untold;
+        return false;
     }
     *queries += 1;
     match tokio::time::timeout(left, resolver.lookup(asked.clone(), RecordType::CNAME)).await {
-        Ok(Ok(lookup))
-            if lookup
-                .answers()
-                .iter()
-                .any(|r| matches!(r.data, RData::CNAME(_))) =>
-        {
-            NoRecord::Chain
-        }
-        Ok(Ok(_)) => NoRecord::Stands,
-        Ok(Err(e)) if is_no_record(&e) => NoRecord::Stands,
-        _ => NoRecord::Untold,
+        Ok(Ok(lookup)) => !lookup
+            .answers()
+            .iter()
+            .any(|r| matches!(r.data, RData::CNAME(_))),
+        Ok(Err(e)) => is_no_record(&e),
+        Err(_) => false,
     }
 }
 
@@ -532,27 +516,28 @@ async fn check_address(
     let mut queries = 1;
     let started = tokio::time::Instant::now();
     let reverse = tokio::time::timeout(guard, resolver.reverse_lookup(addr)).await;
+    let asked = Name::from(addr);
     let lookup = match reverse {
         Ok(Ok(lookup)) => lookup,
-        // Inside a crawler's networks "no name", whatever lies behind it (a
-        // chain that loops too), is the broken resolver's mark (SPEC §2):
-        // the fetch is unverified either way, and the night's other "no
-        // name" answers are disbelieved. No further question may wipe the
-        // mark out.
         // A chain the answer shows ending on another name is a failure,
         // inside the networks too: "no name" only for the name asked.
-        Ok(Err(e)) if ended_in_a_chain(&e, &Name::from(addr)) => {
+        Ok(Err(e)) if ended_in_a_chain(&e, &asked) => {
             return (DnsAnswer::Failed, queries);
         }
+        // Inside a crawler's networks "no name", whatever lies behind it (a
+        // chain that loops back to the name asked too), is the broken
+        // resolver's mark (SPEC §2): the fetch is unverified either way,
+        // and the night's other "no name" answers are disbelieved. No
+        // further question may wipe the mark out.
         Ok(Err(e)) if is_no_record(&e) && ident.in_networks(addr) => {
             return (DnsAnswer::NoName, queries);
         }
         Ok(Err(e)) if is_no_record(&e) => {
-            let asked = Name::from(addr);
             let answer =
-                match what_no_record_is(resolver, &e, &asked, guard, started, &mut queries).await {
-                    NoRecord::Stands => DnsAnswer::NoName,
-                    NoRecord::Chain | NoRecord::Untold => DnsAnswer::Failed,
+                if no_record_stands(resolver, &e, &asked, guard, started, &mut queries).await {
+                    DnsAnswer::NoName
+                } else {
+                    DnsAnswer::Failed
                 };
             return (answer, queries);
         }
@@ -656,9 +641,10 @@ async fn confirm(
             }
         }
         Ok(Err(e)) if is_no_record(&e) && !in_networks => {
-            match what_no_record_is(resolver, &e, &asked, guard, started, queries).await {
-                NoRecord::Stands => Forward::Elsewhere,
-                NoRecord::Chain | NoRecord::Untold => Forward::Failed,
+            if no_record_stands(resolver, &e, &asked, guard, started, queries).await {
+                Forward::Elsewhere
+            } else {
+                Forward::Failed
             }
         }
         _ => Forward::Failed,
