@@ -156,9 +156,7 @@ pub fn write_set(out: &OutDir, files: &[(&str, &Report<'_>)]) -> Result<()> {
     let names: Vec<&str> = files.iter().map(|(name, _)| *name).collect();
     let staging = Staging::begin(out, &names)?;
     for (name, report) in files {
-        let mut file = staging.create(name)?;
-        report(&mut file).map_err(staging.fail(name))?;
-        staging.seal(name, file)?;
+        staging.write(name, report)?;
     }
     staging.finish()
 }
@@ -187,9 +185,7 @@ pub fn amend(out: &OutDir, replaced: &[(&str, &Report<'_>)]) -> Result<()> {
         }
     }
     for (name, report) in replaced {
-        let mut file = staging.create(name)?;
-        report(&mut file).map_err(staging.fail(name))?;
-        staging.seal(name, file)?;
+        staging.write(name, report)?;
     }
     staging.finish()
 }
@@ -248,6 +244,14 @@ impl<'o> Staging<'o> {
             .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
             .open(self.set.join(name))
             .map_err(self.fail(name))
+    }
+
+    /// Writes the report `name` of the set whole: created, written by
+    /// `report`, flushed to disk.
+    pub fn write(&self, name: &str, report: &Report<'_>) -> Result<()> {
+        let mut file = self.create(name)?;
+        report(&mut file).map_err(self.fail(name))?;
+        self.seal(name, file)
     }
 
     /// Flushes a written report to disk.

@@ -267,9 +267,7 @@ impl<'a, 'o> Rows<'a, 'o> {
             }),
         ];
         for (name, report) in rest {
-            let mut file = staging.create(name)?;
-            report(&mut file).map_err(staging.fail(name))?;
-            staging.seal(name, file)?;
+            staging.write(name, report)?;
         }
         staging.finish()?;
         Ok(true)
