@@ -304,7 +304,7 @@ fn unquoted_end(line: &[u8], start: usize, after: &Text) -> Result<usize, Skip> 
 
 /// True when `value` is an IPv4 or IPv6 address as logged (no port).
 fn is_address(value: &[u8]) -> bool {
-    fields::is_ipv4(value) || super::ipv6::parse_ipv6(value).is_some()
+    fields::is_ipv4(value) || super::ipv6::is_ipv6(value)
 }
 
 /// Finds the end of an unquoted field that a `:` follows (`%a:%{remote}p`,
