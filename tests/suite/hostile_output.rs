@@ -516,7 +516,10 @@ fn long_targets_and_user_agents_are_cut_and_marked() {
 /// its own copy until the reports were written, so 120 of them took over
 /// 100 MiB. A fetch's target is kept whole until it is judged, but within
 /// the sorter's share of `--memory`, and the merge's fan-in shrinks so
-/// that the runs' heads fit it too.
+/// that the runs' heads fit it too. 240 fetches, 211 MiB of targets, held
+/// to the 100 MiB `--memory` allows less a tenth: how many chunks are in
+/// flight varies with the machine's load (41 to 49 MiB measured under two
+/// busy cores), so the bound is the contract's, not a measured figure's.
 #[test]
 fn many_long_targets_stay_within_bounded_memory() {
     let dir = tempfile::tempdir().unwrap();
@@ -528,7 +531,7 @@ fn many_long_targets_stay_within_bounded_memory() {
         &format!("GET {target} HTTP/1.1"),
         SEZNAM_UA,
     );
-    let log = write(dir.path(), "access.log", fetch.repeat(120));
+    let log = write(dir.path(), "access.log", fetch.repeat(240));
     let ptr = write(dir.path(), "ptr.txt", "6.6.6.6 evil.example.com\n");
     // Each --memory once, the same reports from both.
     let audit = |memory: &str| {
@@ -555,10 +558,10 @@ fn many_long_targets_stay_within_bounded_memory() {
         )
     };
     let (peak, impostors) = audit("100M");
-    assert_eq!(rows(&impostors).len(), 121);
+    assert_eq!(rows(&impostors).len(), 241);
     assert!(
-        peak < 64 * 1024,
-        "peak {peak} KiB for 120 fetches of 900 KiB"
+        peak < 90 * 1024,
+        "peak {peak} KiB for 240 fetches of 900 KiB"
     );
     // Under a small --memory the runs spill, and the merge holds a few
     // heads, not one a run (70 MiB at --memory 16M with 64 heads).
@@ -566,7 +569,7 @@ fn many_long_targets_stay_within_bounded_memory() {
     assert_eq!(small_impostors, impostors);
     assert!(
         small_peak < 40 * 1024,
-        "peak {small_peak} KiB for 120 fetches of 900 KiB under --memory 16M"
+        "peak {small_peak} KiB for 240 fetches of 900 KiB under --memory 16M"
     );
 }
 
