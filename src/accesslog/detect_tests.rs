@@ -308,6 +308,30 @@ fn a_known_json_schema_with_local_times_asks_for_a_zone_not_a_mapping() {
     );
 }
 
+/// nginx JSON of the user's own key names (a shop's `request_type`,
+/// `request_path`) whose times carry no offset: no known schema holds its
+/// request, so it is asked for a mapping; asked for a zone first, the user
+/// gave one only to be asked for the mapping on the next run.
+#[test]
+fn unknown_keys_with_local_times_ask_for_a_mapping_not_a_zone() {
+    let line = r#"{"remote_addr":"77.75.77.123","remote_user":"-","run_time":"6","time_local":"2019-01-22 00:26:14.000","request_type":"GET","request_path":"/a","request_protocol":"HTTP/1.1","status":"200","size":"30577","referer":"-","user_agent":"SeznamBot/4.0"}"#;
+    let text = format!("{line}\n").repeat(3);
+    for zone in [None, Some(prague())] {
+        let cause = FormatChoice::new("auto")
+            .expect("known")
+            .with_zone(zone)
+            .choose(Some(&chunk(&text)))
+            .expect_err("no known schema")
+            .cause;
+        assert!(
+            cause.contains("neither Caddy's, Traefik's nor nginx's")
+                && cause.contains("request_path")
+                && !cause.contains("--log-tz"),
+            "{cause}"
+        );
+    }
+}
+
 #[test]
 fn w3c_local_times_take_the_zone_unless_the_file_gives_its_offset() {
     let local = "#Fields: date-local time-local c-ip cs-method cs-uri-stem sc-status\n\
