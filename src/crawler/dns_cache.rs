@@ -12,11 +12,10 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::net::IpAddr;
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use crate::crawler::address::parse_address;
-use crate::crawler::side_file::{self, Refusal};
+use crate::crawler::side_file::{self, Refusal, untrusted};
 use crate::crawler::verify::{DnsAnswer, Forward, NameCheck};
 
 const HEADER: &str = "# robots-audit dns cache 1";
@@ -262,19 +261,6 @@ fn remove_leftovers(dir: &Path, prefix: &str) {
 
 /// How old a temporary file beside the cache must be to count as left over.
 const LEFTOVER_AGE: std::time::Duration = std::time::Duration::from_secs(3600);
-
-/// Why a cache file cannot be trusted, if it cannot (SPEC §1 "one that
-/// other users may write … is not trusted"): whoever may write it may
-/// plant an answer that verifies an impostor.
-fn untrusted(meta: &std::fs::Metadata) -> Option<&'static str> {
-    if meta.uid() != rustix::process::geteuid().as_raw() {
-        Some("owned by another user")
-    } else if meta.mode() & 0o022 != 0 {
-        Some("writable by other users")
-    } else {
-        None
-    }
-}
 
 /// True for a name the file can hold and read back: what a resolver gives
 /// in presentation form (RFC 1035 §5.1, every odd octet written `\DDD` or

@@ -62,6 +62,21 @@ fn kind_of(meta: &Metadata) -> &'static str {
     }
 }
 
+/// Why a file or folder whose content decides a verdict cannot be trusted,
+/// if it cannot: whoever else may write it may plant what verifies an
+/// impostor (the DNS cache, SPEC §1 "one that other users may write … is
+/// not trusted") or hides a night's violations (the state, SPEC §6).
+pub fn untrusted(meta: &Metadata) -> Option<&'static str> {
+    use std::os::unix::fs::MetadataExt;
+    if meta.uid() != rustix::process::geteuid().as_raw() {
+        Some("owned by another user")
+    } else if meta.mode() & 0o022 != 0 {
+        Some("writable by other users")
+    } else {
+        None
+    }
+}
+
 /// Opens a file the tool reads whole only if it is a regular file (a FIFO
 /// opens at once and is refused, never waited on).
 pub fn open_regular(path: &Path) -> Result<(File, Metadata), Refusal> {

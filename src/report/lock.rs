@@ -40,7 +40,7 @@ impl OutDir {
             let path = path.to_path_buf();
             move |source: io::Error| Error::Write { path, source }
         };
-        fs::create_dir_all(dir)
+        make_folder(dir)
             .map_err(|e| crate::error::not_a_folder(dir, e))
             .map_err(fail(dir))?;
         let state = dir.join(STATE_DIR);
@@ -102,6 +102,18 @@ impl OutDir {
     pub fn state(&self) -> &Path {
         &self.state
     }
+}
+
+/// Makes `dir` and the folders above it that are missing; `dir` itself, when
+/// made here, gets mode 755 whatever the umask: under a umask of 002 it
+/// would be group-writable, which a `--state` folder must not be (so that
+/// a folder the tool made is never refused by it on the next night).
+pub fn make_folder(dir: &Path) -> io::Result<()> {
+    if fs::metadata(dir).is_ok_and(|m| m.is_dir()) {
+        return Ok(());
+    }
+    DirBuilder::new().recursive(true).mode(0o755).create(dir)?;
+    fs::set_permissions(dir, fs::Permissions::from_mode(0o755))
 }
 
 /// The state folder must be a directory (not a link to one) of this user

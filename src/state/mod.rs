@@ -42,6 +42,8 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::accesslog::time::{Timestamp, parse_rfc3339_or_date};
+use crate::audit::Kind;
+use crate::crawler::side_file::untrusted;
 use crate::error::{Error, Position, Result};
 use crate::report::lock::OutDir;
 use crate::robots::cache::Memory;
@@ -111,7 +113,7 @@ impl StateDir {
     }
 
     fn take(dir: &Path, wait: Duration, out: Option<&OutDir>) -> Result<StateDir> {
-        fs::create_dir_all(dir)
+        crate::report::lock::make_folder(dir)
             .map_err(|e| crate::error::not_a_folder(dir, e))
             .map_err(|source| Error::Write {
                 path: dir.to_path_buf(),
@@ -178,14 +180,26 @@ impl StateDir {
             self.sweep();
         }
         let path = self.state_file();
+        // A folder another user may write (a state.json planted there, or
+        // swapped in, before the run) is not ours to believe.
+        if let Ok(meta) = fs::metadata(&self.dir)
+            && let Some(why) = untrusted(&meta)
+        {
+            return Err(not_trusted(&self.dir, why));
+        }
         // Never a FIFO or a device: one would hang the run, holding the
-        // lock, the other fill the memory.
-        let read = crate::crawler::side_file::open_regular(&path)
-            .map_err(|refusal| refusal.into_io())
-            .and_then(|(mut file, _)| {
+        // lock, the other fill the memory. Judged by the file opened, so
+        // that a name swapped after the check cannot slip another in.
+        let read = match crate::crawler::side_file::open_regular(&path) {
+            Ok((_, meta)) if let Some(why) = untrusted(&meta) => {
+                return Err(not_trusted(&path, why));
+            }
+            Ok((mut file, _)) => {
                 let mut text = String::new();
                 io::Read::read_to_string(&mut file, &mut text).map(|_| text)
-            });
+            }
+            Err(refusal) => Err(refusal.into_io()),
+        };
         let text = match read {
             Ok(text) => text,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(State::default()),
@@ -201,6 +215,22 @@ impl StateDir {
             }
         };
         let stored = decode(&path, &text)?;
+        for night in &stored.nights {
+            let bad = |why: String| garbage(&path, Position::File, &why);
+            if !is_date(&night.night) {
+                return Err(bad(format!("a night of {:?}, no date", night.night)));
+            }
+            if let Some(kind) = night
+                .violations
+                .keys()
+                .find(|kind| !Kind::ALL.iter().any(|k| k.as_str() == kind.as_str()))
+            {
+                return Err(bad(format!(
+                    "violations of a kind {kind:?} no audit gives, in the night {}",
+                    night.night
+                )));
+            }
+        }
         let mut versions = Vec::with_capacity(stored.versions.len());
         for v in stored.versions {
             let file = self.robots_file(&v.sha256);
@@ -380,6 +410,35 @@ impl PreparedState<'_> {
 fn is_version_file_name(name: &str) -> bool {
     name.strip_suffix(".txt")
         .is_some_and(|h| h.len() == 64 && h.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+/// `YYYY-MM-DD`, a day of the calendar.
+fn is_date(text: &str) -> bool {
+    let b = text.as_bytes();
+    b.len() == 10
+        && b[4] == b'-'
+        && b[7] == b'-'
+        && b.iter()
+            .enumerate()
+            .all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit())
+        && text.parse::<jiff::civil::Date>().is_ok()
+}
+
+/// A state folder or `state.json` that another user may write: refused,
+/// never read (SPEC §6 "a state that cannot be read is an error").
+fn not_trusted(path: &Path, why: &str) -> Error {
+    Error::Read {
+        path: path.to_path_buf(),
+        at: Position::File,
+        source: io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            format!(
+                "{why}; not trusted: whoever may write the state may hide a night's \
+                 violations. It is left as it is: make it yours and writable by you \
+                 alone (chown, chmod go-w), or give another --state"
+            ),
+        ),
+    }
 }
 
 /// Makes `dir` (mode 755 whatever the umask), or checks the one there: it

@@ -153,6 +153,26 @@ fn a_state_that_cannot_be_read_is_an_error_naming_it_and_left_alone() {
             ),
             "yesterday",
         ),
+        (
+            "a night that is no date",
+            format!(
+                "{{\"format\": {FORMAT}, \"versions\": [], \"counts\": {{}}, \
+                 \"fingerprints\": [], \"nights\": [{{\"night\": \"2026-13-45\", \
+                 \"crawler\": \"SeznamBot\", \"fetches\": 1, \"violations\": {{}}, \
+                 \"impostor_fetches\": 0}}]}}"
+            ),
+            "2026-13-45",
+        ),
+        (
+            "a kind of violation no audit gives",
+            format!(
+                "{{\"format\": {FORMAT}, \"versions\": [], \"counts\": {{}}, \
+                 \"fingerprints\": [], \"nights\": [{{\"night\": \"2026-11-30\", \
+                 \"crawler\": \"SeznamBot\", \"fetches\": 1, \"violations\": \
+                 {{\"bogus\": 5}}, \"impostor_fetches\": 0}}]}}"
+            ),
+            "bogus",
+        ),
     ];
     for (what, text, words) in cases {
         let dir = tempfile::tempdir().unwrap();
@@ -173,6 +193,62 @@ fn a_state_that_cannot_be_read_is_an_error_naming_it_and_left_alone() {
         assert!(err.contains(&path.display().to_string()), "{what}: {err}");
         assert_eq!(fs::read_to_string(&path).unwrap(), text, "{what}");
     }
+}
+
+/// A state another user may write could hide a night's violations (a
+/// planted 4xx fetch of /robots.txt excuses every fetch after it): the
+/// folder and state.json are held to the DNS cache's rule, refused and
+/// left as they are.
+#[test]
+fn a_state_others_may_write_is_refused_and_left_alone() {
+    let saved = |mode_of: &dyn Fn(&Path)| {
+        let dir = tempfile::tempdir().unwrap();
+        locked(dir.path()).save(&sample()).unwrap();
+        mode_of(dir.path());
+        let text = fs::read(dir.path().join("state.json")).unwrap();
+        let err = StateDir::read_unlocked(dir.path()).unwrap_err().to_string();
+        assert_eq!(fs::read(dir.path().join("state.json")).unwrap(), text);
+        // Back to the owner's alone, for the temporary folder's removal.
+        for path in [dir.path().to_path_buf(), dir.path().join("state.json")] {
+            let _ = fs::set_permissions(&path, fs::Permissions::from_mode(0o700));
+            let _ =
+                std::os::unix::fs::chown(&path, Some(rustix::process::geteuid().as_raw()), None);
+        }
+        err
+    };
+    let chmod =
+        |path: &Path, mode| fs::set_permissions(path, fs::Permissions::from_mode(mode)).unwrap();
+    let err = saved(&|dir| chmod(&dir.join("state.json"), 0o666));
+    assert!(
+        err.contains("state.json") && err.contains("writable by other users"),
+        "{err}"
+    );
+    let err = saved(&|dir| chmod(dir, 0o1777));
+    assert!(
+        err.contains("writable by other users") && err.contains("not trusted"),
+        "{err}"
+    );
+    let err = saved(&|dir| chmod(dir, 0o775));
+    assert!(err.contains("writable by other users"), "{err}");
+    // Another user's: only root can give a file away.
+    if rustix::process::geteuid().is_root() {
+        let err = saved(&|dir| {
+            std::os::unix::fs::chown(dir.join("state.json"), Some(65534), None).unwrap()
+        });
+        assert!(err.contains("owned by another user"), "{err}");
+        let err = saved(&|dir| std::os::unix::fs::chown(dir, Some(65534), None).unwrap());
+        assert!(err.contains("owned by another user"), "{err}");
+    } else {
+        eprintln!("not root: a state of another user's is not tried");
+    }
+    // The tool's own folder and file, whatever the umask, are its to read.
+    let dir = tempfile::tempdir().unwrap();
+    let store = locked(&dir.path().join("new"));
+    store.save(&sample()).unwrap();
+    assert_eq!(
+        without_files(store.load().unwrap()),
+        without_files(sample())
+    );
 }
 
 #[test]

@@ -492,6 +492,63 @@ fn a_state_that_cannot_be_read_is_exit_2_and_left_as_it_is() {
     }
 }
 
+/// A state another user may write could hide a night's violations: the
+/// night is exit 2 and the state left as it is. A state the tool made
+/// under a umask of 002 is its own, read again the next night.
+#[test]
+fn a_state_others_may_write_is_exit_2_and_one_made_under_umask_002_is_not() {
+    use std::os::unix::fs::PermissionsExt;
+    let site = Site::new().with("robots.txt", ROTATION_ROBOTS);
+    site.write("night1.log", part(0, 1, "a"));
+    site.write("night2.log", part(1, 1, "b"));
+    let night = |log: &str, out: &str| {
+        let args = [
+            "--robots",
+            "robots.txt",
+            "--state",
+            "state",
+            "--out",
+            out,
+            "--log",
+            log,
+        ];
+        let output = std::process::Command::new("sh")
+            .current_dir(site.path(""))
+            .args([
+                "-c",
+                "umask 002; exec \"$0\" \"$@\"",
+                env!("CARGO_BIN_EXE_robots-audit"),
+            ])
+            .args(args)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("sh runs");
+        (
+            output.status.code(),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        )
+    };
+    let (code, stderr) = night("night1.log", "out1");
+    assert_eq!(code, Some(1), "{stderr}");
+    let (code, stderr) = night("night2.log", "out2");
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(!stderr.contains("not trusted"), "{stderr}");
+
+    let state = site.path("state/state.json");
+    std::fs::set_permissions(&state, std::fs::Permissions::from_mode(0o666)).unwrap();
+    let before = read(&site, "state/state.json");
+    site.write("night3.log", part(2, 1, "c"));
+    let run = audit_night(&site, &["night3.log"], "out3");
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("state.json") && run.stderr.contains("writable by other users"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(read(&site, "state/state.json"), before);
+    assert!(!site.path("out3/violations.csv").exists());
+}
+
 #[test]
 fn nights_older_than_state_days_expire_and_the_trend_shows_the_rest() {
     let site = Site::new().with("robots.txt", ROTATION_ROBOTS);
