@@ -6,8 +6,7 @@
 use std::borrow::Cow;
 use std::cell::RefCell;
 use std::cmp::Reverse;
-use std::fs::File;
-use std::io::{self, Read};
+
 use std::path::Path;
 use std::sync::Arc;
 
@@ -17,7 +16,7 @@ use super::group::{self, Group, Grouping, Reads, Rule};
 use super::limits::{CrawlDelay, RequestRate};
 use super::normalize::{is_matching_form, target_form_into};
 use super::parse::{self, RobotsFile};
-use crate::error::{Error, Position, Result};
+use crate::error::Result;
 
 /// A parsed robots.txt with its groups as one kind of crawler reads them
 /// (SPEC §3: which extension records end a run of user-agent lines depends
@@ -110,28 +109,11 @@ impl Robots {
         &self.version
     }
 
-    /// Reads a robots.txt file: at most one byte past the 500 KiB limit is
-    /// taken in, so a pipe or device that never ends cannot hang the run or
-    /// fill memory. The size the lint reports is the file's own when the
-    /// file system knows it.
+    /// Reads a robots.txt file (`source::read`: at most one byte past the
+    /// 500 KiB limit, a pipe waited on for a bounded time). The size the
+    /// lint reports is the file's own when the file system knows it.
     pub fn read(path: &Path) -> Result<Robots> {
-        let open_error = |source| Error::Open {
-            path: path.to_path_buf(),
-            source,
-        };
-        let file = File::open(path).map_err(open_error)?;
-        let metadata = file.metadata().map_err(open_error)?;
-        if metadata.is_dir() {
-            return Err(open_error(io::Error::from(io::ErrorKind::IsADirectory)));
-        }
-        let mut bytes = Vec::new();
-        file.take(parse::SIZE_LIMIT as u64 + 1)
-            .read_to_end(&mut bytes)
-            .map_err(|source| Error::Read {
-                path: path.to_path_buf(),
-                at: Position::File,
-                source,
-            })?;
+        let (bytes, metadata) = super::source::read(path)?;
         let mut file = parse::parse(&bytes);
         if metadata.is_file() {
             file.size = file

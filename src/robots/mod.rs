@@ -16,6 +16,7 @@ pub mod limits;
 pub mod matcher;
 pub mod normalize;
 pub mod parse;
+pub mod source;
 pub mod versions;
 
 pub use agent::{product_token, user_agent_token};

@@ -14,13 +14,12 @@
 
 use std::cmp::Ordering;
 use std::fmt;
-use std::fs::{self, File};
-use std::io::{self, Read};
+use std::fs;
+use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::matcher::Robots;
-use super::parse::SIZE_LIMIT;
 use crate::accesslog::time::{Timestamp, parse_rfc3339_or_date};
 use crate::config::RobotsSources;
 use crate::error::{Error, Position, Result};
@@ -94,26 +93,11 @@ impl Entry {
     }
 }
 
-/// Reads at most one byte past the limit (a pipe that never ends cannot
-/// hang the run), with the file's modification time when it has one.
+/// Reads at most one byte past the limit (`source::read`: a pipe that
+/// never ends cannot hang the run), with the file's modification time
+/// when it has one.
 pub fn read_limited(path: &Path) -> Result<(Vec<u8>, Option<Timestamp>)> {
-    let open_error = |source| Error::Open {
-        path: path.to_path_buf(),
-        source,
-    };
-    let file = File::open(path).map_err(open_error)?;
-    let metadata = file.metadata().map_err(open_error)?;
-    if metadata.is_dir() {
-        return Err(open_error(io::Error::from(io::ErrorKind::IsADirectory)));
-    }
-    let mut bytes = Vec::new();
-    file.take(SIZE_LIMIT as u64 + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|source| Error::Read {
-            path: path.to_path_buf(),
-            at: Position::File,
-            source,
-        })?;
+    let (bytes, metadata) = super::source::read(path)?;
     let modified = metadata
         .modified()
         .ok()

@@ -2,6 +2,8 @@
 //! and the sources read from disk.
 
 use super::*;
+use crate::robots::parse::SIZE_LIMIT;
+use std::fs::File;
 
 fn t(s: &str) -> Timestamp {
     parse_rfc3339_or_date(s).unwrap()
