@@ -30,6 +30,25 @@ fn caddy_access_line() {
     );
 }
 
+/// A Host header is the client's to write, and Caddy logs what it served
+/// from a catch-all site: a line whose host is no host name is still a
+/// fetch (a spoofer's among them), never skipped.
+#[test]
+fn a_host_that_is_no_host_name_is_kept_as_written() {
+    for host in [
+        "evil!.cz",
+        "a'b.cz",
+        "*.cz",
+        "site.cz%00",
+        "a.cz:99999",
+        "a b",
+    ] {
+        let line = CADDY_LINE.replace(r#""host":"localhost""#, &format!(r#""host":"{host}""#));
+        let entry = known("Caddy").parse(line.as_bytes()).expect("parses");
+        assert_eq!(entry.vhost, Some(host.as_bytes()), "{host}");
+    }
+}
+
 /// Every `time_format` of Caddy's JSON encoder, as its documentation lists
 /// them, for 2022-03-09T21:30:01.524Z; those without an offset are read
 /// only with a zone (SPEC §1 "Times").
