@@ -142,6 +142,9 @@ fn read_logs(
     });
     let mut errors = errors.into_inner().unwrap_or_default();
     let finished = finished.into_inner().unwrap_or_default();
+    if known.is_none() {
+        warn_of_overlaps(&overlaps, &config.logs);
+    }
     let (copies, unknowable) = copies_of_earlier(&finished, &overlaps, &config.logs);
     for (file, earlier) in unknowable {
         errors.push((
@@ -161,6 +164,32 @@ fn read_logs(
     }
     errors.sort_by_key(|(file, _)| *file);
     (scan, errors, finished, copies)
+}
+
+/// Without `--state`, logs of one run that begin with the same lines (a log
+/// and its copy, as logrotate's `copy` leaves `access.log.1` and an
+/// `access.log` that begins with it) are each audited whole, as SPEC §6
+/// has it: their common lines count twice, and a rate or delay row may
+/// come of the doubling alone. Said, once a later file, so that such a row
+/// is never taken for the crawler's own doing unwarned.
+fn warn_of_overlaps(overlaps: &Overlaps, paths: &[std::path::PathBuf]) {
+    for file in 1..paths.len() {
+        let Some(earlier) = overlaps
+            .same_start(file)
+            .into_iter()
+            .find(|&earlier| overlaps.prefixes_agree(file, earlier))
+        else {
+            continue;
+        };
+        crate::warn!(
+            "robots-audit: warning: {} begins with the lines {} begins with (a log and its \
+             copy?): without --state each log is audited whole, so lines in both count twice \
+             and a request-rate or crawl-delay row may come of that alone; give --state, which \
+             audits each line once, or only one of them",
+            paths[file].display(),
+            paths[earlier].display(),
+        );
+    }
 }
 
 /// How much lower than the rest of the program the workers run (nice).

@@ -971,6 +971,60 @@ fn a_copy_given_in_the_same_run_is_audited_once() {
     assert_eq!(json(&site, "state/state.json")["nights"][0]["fetches"], 100);
 }
 
+/// Without --state each log is audited whole (SPEC §6), so a log and its
+/// grown copy count their common lines twice: said on standard error,
+/// whichever comes first. Logs that only share a first line (IIS's
+/// `#Software:`) are no copies and get no warning.
+#[test]
+fn a_log_and_its_copy_without_state_are_warned_of() {
+    let (old, new) = (part(0, 1, "a"), part(0, 3, "b"));
+    let site = Site::new().with("robots.txt", ROTATION_ROBOTS);
+    site.write("access.log.1", &old);
+    site.write("access.log", [old.as_str(), new.as_str()].concat());
+    for (first, second) in [
+        ("access.log.1", "access.log"),
+        ("access.log", "access.log.1"),
+    ] {
+        let run = site.run(&["--robots", "robots.txt", "--log", first, "--log", second]);
+        assert_eq!(run.code, 1, "{}", run.stderr);
+        assert!(
+            run.stderr.contains(&format!(
+                "warning: {second} begins with the lines {first} begins with"
+            )) && run.stderr.contains("give --state"),
+            "{}",
+            run.stderr
+        );
+    }
+    // Two servers' logs that share a first line only.
+    let other = part(0, 1, "a")
+        .lines()
+        .enumerate()
+        .map(|(i, l)| {
+            if i == 0 {
+                l.to_string()
+            } else {
+                l.replace("/a", "/z")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+        + "\n";
+    site.write("other.log", other);
+    let run = site.run(&[
+        "--robots",
+        "robots.txt",
+        "--log",
+        "access.log.1",
+        "--log",
+        "other.log",
+    ]);
+    assert!(
+        !run.stderr.contains("begins with the lines"),
+        "{}",
+        run.stderr
+    );
+}
+
 /// logrotate's `copy` leaves `access.log.1` and an `access.log` that
 /// begins with it; given both in one run, in either order, plain or
 /// compressed, each line is audited once: the log given first whole, the
