@@ -240,12 +240,17 @@ fn part(day: u32, hour: u32, tag: &str) -> String {
 const ROTATION_ROBOTS: &str = "User-agent: *\nDisallow: /a\n";
 
 fn audit_night(site: &Site, logs: &[&str], out: &str) -> crate::support::audit::Run {
+    site.run(&night_args(logs, out))
+}
+
+/// A night's arguments: the robots.txt, the state, `out` and the logs.
+fn night_args<'a>(logs: &[&'a str], out: &'a str) -> Vec<&'a str> {
     let mut args = vec!["--robots", "robots.txt", "--state", "state", "--out", out];
     for log in logs {
         args.push("--log");
         args.push(log);
     }
-    site.run(&args)
+    args
 }
 
 #[test]
@@ -502,16 +507,7 @@ fn a_state_others_may_write_is_exit_2_and_one_made_under_umask_002_is_not() {
     site.write("night1.log", part(0, 1, "a"));
     site.write("night2.log", part(1, 1, "b"));
     let night = |log: &str, out: &str| {
-        let args = [
-            "--robots",
-            "robots.txt",
-            "--state",
-            "state",
-            "--out",
-            out,
-            "--log",
-            log,
-        ];
+        let args = night_args(&[log], out);
         let output = std::process::Command::new("sh")
             .current_dir(site.path(""))
             .args([
