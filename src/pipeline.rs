@@ -614,12 +614,6 @@ enum Decided<'r> {
 /// (a twentieth) is divided by it.
 const IDENTITY_BYTES: usize = 320;
 
-/// Bytes an address asked of DNS takes, about, from its count in the scan
-/// to its answer (measured: 300,000 distinct IPv6 addresses under
-/// `--resolve` took 129 MB, about 430 bytes each): a tenth of `--memory`
-/// is divided by it.
-const ADDRESS_BYTES: usize = 430;
-
 /// Who a client field with a claim is: the same for every fetch of it, so
 /// decided once per distinct pair (matching PTR names against the crawlers'
 /// patterns is the costly part), with why an impostor is one.
@@ -1055,7 +1049,6 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
         since: config.since,
         until: config.until,
         count_clients: config.resolve,
-        clients_kept: Budget::of(config.memory).addresses,
         hosts: &config.hosts,
     };
     // Runs spill into the state folder, else into $TMPDIR (SPEC §5).
@@ -1161,17 +1154,7 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
     input_errors.sort_by_key(|(file, _)| *file);
 
     let (dns, mut dns_health, state_dns_cache) = if config.resolve {
-        if scan.clients_over {
-            crate::warn!(
-                "robots-audit: warning: more distinct clients claimed a crawler than --memory \
-                 keeps counts of ({}): those with the fewest fetches are not looked up in DNS, \
-                 and their fetches stay unverified (a larger --memory keeps more)",
-                scan.clients_kept
-            );
-        }
-        let addresses = scan.addresses();
-        scan.clients = Default::default();
-        resolve(config, &ident, &addresses)
+        resolve(config, &ident, &scan.addresses())
     } else {
         (Default::default(), report::run::DnsHealth::default(), None)
     };
@@ -1659,8 +1642,6 @@ struct Budget {
     targets: usize,
     /// Identities the judge remembers before it starts over.
     identities: usize,
-    /// Distinct client addresses counted for DNS (`Scan::clients_kept`).
-    addresses: usize,
 }
 
 impl Budget {
@@ -1673,7 +1654,6 @@ impl Budget {
             fetches: memory / 20 * 7,
             targets: memory / 10,
             identities: (memory / 20 / IDENTITY_BYTES).max(1024),
-            addresses: (memory / 10 / ADDRESS_BYTES).max(1024),
         }
     }
 }

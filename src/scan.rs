@@ -34,13 +34,8 @@ pub struct Scan {
     pub tallies: BTreeMap<usize, Tally>,
     /// Fetches per client field as logged, for the order of DNS lookups
     /// (read as addresses once per distinct field: `addresses`); kept only
-    /// with `--resolve` (`Scanner::count_clients`), and at most twice
-    /// `clients_kept` of them (`keep_most_fetched`).
+    /// with `--resolve` (`Scanner::count_clients`).
     pub clients: HashMap<Box<[u8]>, u64, foldhash::fast::RandomState>,
-    /// How many clients survive a pruning; 0 for no bound.
-    pub clients_kept: usize,
-    /// Clients were left out: more distinct ones than the bound.
-    pub clients_over: bool,
 }
 
 impl Scan {
@@ -79,29 +74,7 @@ impl Scan {
             *big.entry(client).or_default() += n;
         }
         self.clients = big;
-        self.clients_kept = self.clients_kept.max(other.clients_kept);
-        self.clients_over |= other.clients_over;
-        self.keep_most_fetched();
         self
-    }
-
-    /// Past twice `clients_kept` distinct clients, keeps the `clients_kept`
-    /// with the most fetches (ties by their bytes) and marks the rest left
-    /// out: a log of a million made-up addresses (an IPv6 /64 gives any
-    /// number) would otherwise hold every one, and all DNS's bookkeeping
-    /// for them, beyond `--memory`. A crawler's address, which fetches
-    /// many times, outlasts addresses seen a few times; those left out are
-    /// never looked up, so their fetches stay unverified, never accused.
-    fn keep_most_fetched(&mut self) {
-        let kept = self.clients_kept;
-        if kept == 0 || self.clients.len() < kept.saturating_mul(2) {
-            return;
-        }
-        let mut all: Vec<(Box<[u8]>, u64)> = self.clients.drain().collect();
-        all.sort_unstable_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-        all.truncate(kept);
-        self.clients.extend(all);
-        self.clients_over = true;
     }
 
     /// Counts `n` crawler fetches of `host`; past `HOSTS_KEPT` hosts only
@@ -316,8 +289,6 @@ pub struct Scanner<'a> {
     /// Count fetches per client field (`Scan::clients`): only DNS needs
     /// them, and a map of every made-up client grows with the log.
     pub count_clients: bool,
-    /// How many clients a count keeps when it prunes (`Scan::clients_kept`).
-    pub clients_kept: usize,
     /// The site's host names (`--host`); empty, every host is judged.
     pub hosts: &'a SiteHosts,
 }
@@ -327,10 +298,7 @@ impl Scanner<'_> {
     /// first line): the fetches it holds, in line order, and what it read.
     pub fn scan(&self, file: usize, chunk: &Chunk, format: &FileFormat) -> (Scan, Vec<Fetch>) {
         let mut parser = format.parser();
-        let mut scan = Scan {
-            clients_kept: self.clients_kept,
-            ..Scan::default()
-        };
+        let mut scan = Scan::default();
         let mut fetches = Vec::new();
         let mut tally = Tally::default();
         let mut claims = Claims::default();
@@ -374,7 +342,6 @@ impl Scanner<'_> {
                                     Some(n) => *n += 1,
                                     None => {
                                         scan.clients.insert(fetch.client().into(), 1);
-                                        scan.keep_most_fetched();
                                     }
                                 }
                             }
@@ -605,53 +572,6 @@ mod tests {
                 may_be
             );
         }
-    }
-
-    /// Past twice the bound, the clients with the most fetches stay (ties
-    /// by their bytes, so the same whatever order they came in), the
-    /// merge of two counts included.
-    #[test]
-    fn the_most_fetched_clients_are_kept_past_the_bound() {
-        let count = |clients: &[(&str, u64)]| {
-            let mut scan = super::Scan {
-                clients_kept: 2,
-                ..super::Scan::default()
-            };
-            for &(client, n) in clients {
-                scan.clients.insert(client.as_bytes().into(), n);
-                scan.keep_most_fetched();
-            }
-            scan
-        };
-        let kept = |scan: &super::Scan| {
-            let mut kept: Vec<(String, u64)> = scan
-                .clients
-                .iter()
-                .map(|(c, &n)| (String::from_utf8_lossy(c).into_owned(), n))
-                .collect();
-            kept.sort();
-            kept
-        };
-        let a = count(&[("1.1.1.1", 50), ("2.2.2.2", 1), ("3.3.3.3", 1)]);
-        assert!(!a.clients_over);
-        let b = count(&[("4.4.4.4", 1), ("1.1.1.1", 7), ("5.5.5.5", 1)]);
-        let merged = a.merge(b);
-        assert!(merged.clients_over);
-        assert_eq!(
-            kept(&merged),
-            [("1.1.1.1".to_string(), 57), ("2.2.2.2".to_string(), 1)]
-        );
-        let c = count(&[
-            ("9.9.9.9", 1),
-            ("8.8.8.8", 1),
-            ("7.7.7.7", 1),
-            ("6.6.6.6", 1),
-        ]);
-        assert!(c.clients_over);
-        assert_eq!(
-            kept(&c),
-            [("6.6.6.6".to_string(), 1), ("7.7.7.7".to_string(), 1)]
-        );
     }
 
     #[test]
