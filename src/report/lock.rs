@@ -105,15 +105,23 @@ impl OutDir {
 }
 
 /// Makes `dir` and the folders above it that are missing; `dir` itself, when
-/// made here, gets mode 755 whatever the umask: under a umask of 002 it
-/// would be group-writable, which a `--state` folder must not be (so that
-/// a folder the tool made is never refused by it on the next night).
+/// this call made it, gets mode 755 whatever the umask: under a umask of
+/// 002 it would be group-writable, which a `--state` folder must not be
+/// (so that a folder the tool made is never refused by it on the next
+/// night). A folder that was there keeps its mode, also one the path
+/// reaches by `..` (`/tmp/new/..` is `/tmp`, never made here).
 pub fn make_folder(dir: &Path) -> io::Result<()> {
     if fs::metadata(dir).is_ok_and(|m| m.is_dir()) {
         return Ok(());
     }
-    DirBuilder::new().recursive(true).mode(0o755).create(dir)?;
-    fs::set_permissions(dir, fs::Permissions::from_mode(0o755))
+    if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
+        fs::create_dir_all(parent)?;
+    }
+    match DirBuilder::new().mode(0o755).create(dir) {
+        Ok(()) => fs::set_permissions(dir, fs::Permissions::from_mode(0o755)),
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists && dir.is_dir() => Ok(()),
+        Err(e) => Err(e),
+    }
 }
 
 /// The state folder must be a directory (not a link to one) of this user
@@ -138,6 +146,25 @@ fn check_state_dir(state: &Path) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Only a folder this call made gets mode 755: one the path reaches
+    /// through `..`, or one that was there, keeps its own.
+    #[test]
+    fn a_folder_that_was_there_keeps_its_mode() {
+        let dir = tempfile::tempdir().unwrap();
+        let shared = dir.path().join("shared");
+        fs::create_dir(&shared).unwrap();
+        fs::set_permissions(&shared, fs::Permissions::from_mode(0o1777)).unwrap();
+        let mode = |path: &Path| fs::metadata(path).unwrap().mode() & 0o7777;
+        make_folder(&shared.join("night/..")).unwrap();
+        assert_eq!(mode(&shared), 0o1777);
+        make_folder(&shared).unwrap();
+        assert_eq!(mode(&shared), 0o1777);
+        let made = shared.join("a/b");
+        make_folder(&made).unwrap();
+        assert_eq!(mode(&made), 0o755);
+        fs::set_permissions(&shared, fs::Permissions::from_mode(0o700)).unwrap();
+    }
 
     #[test]
     fn a_second_lock_waits_then_gives_up() {

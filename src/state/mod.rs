@@ -119,6 +119,8 @@ impl StateDir {
                 path: dir.to_path_buf(),
                 source,
             })?;
+        // Refused before anything is made in it (its lock).
+        trusted_folder(dir)?;
         let same =
             out.is_some_and(
                 |out| match (fs::canonicalize(out.path()), fs::canonicalize(dir)) {
@@ -176,17 +178,13 @@ impl StateDir {
     /// be read, or that a later format wrote, is an error naming it.
     /// Leftovers of a killed run are removed first (the lock is held).
     pub fn load(&self) -> Result<State> {
+        // A folder another user may write (a state.json planted there, or
+        // swapped in, before the run) is not ours to believe, nor to clean.
+        trusted_folder(&self.dir)?;
         if self.locked {
             self.sweep();
         }
         let path = self.state_file();
-        // A folder another user may write (a state.json planted there, or
-        // swapped in, before the run) is not ours to believe.
-        if let Ok(meta) = fs::metadata(&self.dir)
-            && let Some(why) = untrusted(&meta)
-        {
-            return Err(not_trusted(&self.dir, why));
-        }
         // Never a FIFO or a device: one would hang the run, holding the
         // lock, the other fill the memory. Judged by the file opened, so
         // that a name swapped after the check cannot slip another in.
@@ -367,7 +365,14 @@ impl StateDir {
 
     /// Removes the temporary files of runs that were killed.
     fn sweep(&self) {
-        for dir in [self.dir.clone(), self.dir.join(ROBOTS_DIR)] {
+        let versions = self.dir.join(ROBOTS_DIR);
+        // Never through a link: a versions folder that is one is refused
+        // when the state is saved, and swept by nobody.
+        let versions_real = fs::symlink_metadata(&versions).is_ok_and(|m| m.is_dir());
+        for dir in [self.dir.clone(), versions] {
+            if dir != self.dir && !versions_real {
+                continue;
+            }
             let Ok(entries) = fs::read_dir(&dir) else {
                 continue;
             };
@@ -422,6 +427,18 @@ fn is_date(text: &str) -> bool {
             .enumerate()
             .all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit())
         && text.parse::<jiff::civil::Date>().is_ok()
+}
+
+/// The state folder, when there is one, must be this user's and writable
+/// by no other (`side_file::untrusted`).
+fn trusted_folder(dir: &Path) -> Result<()> {
+    match fs::metadata(dir) {
+        Ok(meta) => match untrusted(&meta) {
+            Some(why) => Err(not_trusted(dir, why)),
+            None => Ok(()),
+        },
+        Err(_) => Ok(()),
+    }
 }
 
 /// A state folder or `state.json` that another user may write: refused,

@@ -241,6 +241,16 @@ fn a_state_others_may_write_is_refused_and_left_alone() {
     } else {
         eprintln!("not root: a state of another user's is not tried");
     }
+    // Refused, the folder is left as it is: no lock made in it, no
+    // leftover of a run swept from it.
+    let open = tempfile::tempdir().unwrap();
+    fs::write(open.path().join(".tmp-planted"), "x").unwrap();
+    chmod(open.path(), 0o1777);
+    let err = StateDir::lock(open.path(), Duration::ZERO, None).unwrap_err();
+    assert!(err.to_string().contains("not trusted"), "{err}");
+    assert!(open.path().join(".tmp-planted").exists());
+    assert!(!open.path().join(".robots-audit").exists());
+    chmod(open.path(), 0o700);
     // The tool's own folder and file, whatever the umask, are its to read.
     let dir = tempfile::tempdir().unwrap();
     let store = locked(&dir.path().join("new"));
@@ -432,6 +442,20 @@ fn the_dns_cache_lives_in_the_state() {
         StateDir::dns_cache(Path::new("/var/lib/robots-audit")),
         PathBuf::from("/var/lib/robots-audit/dns-cache")
     );
+}
+
+/// A versions folder that is a link is swept by nobody: the leftovers a
+/// run removes are its own, never those of the folder the link names.
+#[test]
+fn leftovers_are_never_swept_through_a_link() {
+    let dir = tempfile::tempdir().unwrap();
+    let elsewhere = tempfile::tempdir().unwrap();
+    fs::write(elsewhere.path().join(".tmp-theirs"), "x").unwrap();
+    std::os::unix::fs::symlink(elsewhere.path(), dir.path().join("robots")).unwrap();
+    fs::write(dir.path().join(".tmp-ours"), "x").unwrap();
+    locked(dir.path()).load().unwrap();
+    assert!(elsewhere.path().join(".tmp-theirs").exists());
+    assert!(!dir.path().join(".tmp-ours").exists());
 }
 
 #[test]
