@@ -174,11 +174,16 @@ fn read_logs(
 /// is never taken for the crawler's own doing unwarned.
 fn warn_of_overlaps(overlaps: &Overlaps, paths: &[std::path::PathBuf]) {
     for file in 1..paths.len() {
-        let Some(earlier) = overlaps
-            .same_start(file)
-            .into_iter()
-            .find(|&earlier| overlaps.prefixes_agree(file, earlier))
-        else {
+        // Two lines at least, both kept and the same: logs that share
+        // only a first line (IIS's `#Software:`, or one too long for the
+        // first chunk to keep whole) are no copies.
+        let Some(earlier) = overlaps.same_start(file).into_iter().find(|&earlier| {
+            overlaps
+                .prefix_lines(file)
+                .min(overlaps.prefix_lines(earlier))
+                >= 2
+                && overlaps.prefixes_agree(file, earlier)
+        }) else {
             continue;
         };
         crate::warn!(
@@ -970,6 +975,11 @@ fn load_ptr_map(path: Option<&Path>, quiet: bool) -> Result<PtrMap> {
 /// The main job: audit every log against robots.txt and write the reports.
 pub fn run(config: &AuditConfig) -> Result<Outcome> {
     accesslog::open::check_distinct(&config.logs)?;
+    // A state another user may write is refused before any lock is made or
+    // leftover swept, in it or in --out (which may be the same folder).
+    if let Some(dir) = &config.state {
+        state::check_trust(dir)?;
+    }
     // The lock on --out comes before the first log line is read and is
     // held to the end (SPEC §5): a second run waits or gives up before it
     // has done any work. The state's lock is the same (one lock when both

@@ -114,8 +114,14 @@ pub fn make_folder(dir: &Path) -> io::Result<()> {
     if fs::metadata(dir).is_ok_and(|m| m.is_dir()) {
         return Ok(());
     }
+    // The folders above it that it makes are never open to others either
+    // (mode 755 less the umask): whoever may write a state's parent may
+    // move the state away, and the next night would start afresh.
     if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
-        fs::create_dir_all(parent)?;
+        DirBuilder::new()
+            .recursive(true)
+            .mode(0o755)
+            .create(parent)?;
     }
     match DirBuilder::new().mode(0o755).create(dir) {
         Ok(()) => fs::set_permissions(dir, fs::Permissions::from_mode(0o755)),

@@ -120,7 +120,7 @@ impl StateDir {
                 source,
             })?;
         // Refused before anything is made in it (its lock).
-        trusted_folder(dir)?;
+        check_trust(dir)?;
         let same =
             out.is_some_and(
                 |out| match (fs::canonicalize(out.path()), fs::canonicalize(dir)) {
@@ -180,7 +180,7 @@ impl StateDir {
     pub fn load(&self) -> Result<State> {
         // A folder another user may write (a state.json planted there, or
         // swapped in, before the run) is not ours to believe, nor to clean.
-        trusted_folder(&self.dir)?;
+        check_trust(&self.dir)?;
         if self.locked {
             self.sweep();
         }
@@ -429,15 +429,41 @@ fn is_date(text: &str) -> bool {
         && text.parse::<jiff::civil::Date>().is_ok()
 }
 
-/// The state folder, when there is one, must be this user's and writable
-/// by no other (`side_file::untrusted`).
-fn trusted_folder(dir: &Path) -> Result<()> {
-    match fs::metadata(dir) {
-        Ok(meta) => match untrusted(&meta) {
-            Some(why) => Err(not_trusted(dir, why)),
+/// The state folder and its `state.json`, where they are, must be this
+/// user's and writable by no other (`side_file::untrusted`): judged before
+/// the run makes its lock or sweeps anything there, so that a refused
+/// state is left exactly as it is. (`load` judges the `state.json` it
+/// opens once more, by the file opened.)
+pub fn check_trust(dir: &Path) -> Result<()> {
+    // A folder still to be made is the run's own; a file in its place is
+    // said where the folder is made.
+    let Ok(meta) = fs::metadata(dir) else {
+        return Ok(());
+    };
+    if !meta.is_dir() {
+        return Ok(());
+    }
+    if let Some(why) = untrusted(&meta) {
+        return Err(not_trusted(dir, why));
+    }
+    let path = dir.join(STATE_FILE);
+    match crate::crawler::side_file::open_regular(&path) {
+        Ok((_, meta)) => match untrusted(&meta) {
+            Some(why) => Err(not_trusted(&path, why)),
             None => Ok(()),
         },
-        Err(_) => Ok(()),
+        Err(crate::crawler::side_file::Refusal::Unreadable(e))
+            if e.kind() == io::ErrorKind::NotFound =>
+        {
+            Ok(())
+        }
+        // A FIFO or a device: refused as `load` would, before anything
+        // is made or swept.
+        Err(refusal) => Err(Error::Read {
+            path,
+            at: Position::File,
+            source: refusal.into_io(),
+        }),
     }
 }
 

@@ -52,6 +52,20 @@ impl Overlaps {
         }
     }
 
+    /// How many whole lines of `file`'s first chunk it keeps to compare
+    /// (`PREFIX_LINES` at most).
+    pub fn prefix_lines(&self, file: usize) -> usize {
+        self.files
+            .lock()
+            .ok()
+            .and_then(|files| {
+                files
+                    .get(file)
+                    .map(|said| memchr::memchr_iter(b'\n', &said.prefix).count())
+            })
+            .unwrap_or(0)
+    }
+
     /// `file`'s first line, from its first chunk.
     pub fn first_line(&self, file: usize, first: Option<&Chunk>, unfinished: bool) {
         let line = first.and_then(first_line).map(Box::from);

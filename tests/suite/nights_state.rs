@@ -502,10 +502,42 @@ fn a_state_that_cannot_be_read_is_exit_2_and_left_as_it_is() {
 /// under a umask of 002 is its own, read again the next night.
 #[test]
 fn a_state_others_may_write_is_exit_2_and_one_made_under_umask_002_is_not() {
-    use std::os::unix::fs::PermissionsExt;
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
     let site = Site::new().with("robots.txt", ROTATION_ROBOTS);
     site.write("night1.log", part(0, 1, "a"));
     site.write("night2.log", part(1, 1, "b"));
+    let under_umask = |umask: &str, args: &[&str]| {
+        std::process::Command::new("sh")
+            .current_dir(site.path(""))
+            .args([
+                "-c",
+                &format!("umask {umask}; exec \"$0\" \"$@\""),
+                env!("CARGO_BIN_EXE_robots-audit"),
+            ])
+            .args(args)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("sh runs")
+    };
+    // Under umask 000 the folders made above the state are no more open
+    // to others than the state's own: whoever could write them could move
+    // the state away.
+    let output = under_umask(
+        "000",
+        &[
+            "--robots",
+            "robots.txt",
+            "--log",
+            "night1.log",
+            "--state",
+            "sites/a/state",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    for folder in ["sites", "sites/a", "sites/a/state"] {
+        let mode = std::fs::metadata(site.path(folder)).unwrap().mode() & 0o777;
+        assert_eq!(mode, 0o755, "{folder}");
+    }
     let night = |log: &str, out: &str| {
         let args = night_args(&[log], out);
         let output = std::process::Command::new("sh")
@@ -543,6 +575,33 @@ fn a_state_others_may_write_is_exit_2_and_one_made_under_umask_002_is_not() {
     );
     assert_eq!(read(&site, "state/state.json"), before);
     assert!(!site.path("out3/violations.csv").exists());
+    // Refused, the state is left exactly as it is: no leftover swept.
+    site.write("state/.tmp-left", "x");
+    site.write("state/robots/.tmp-left", "x");
+    let run = audit_night(&site, &["night3.log"], "out3");
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(site.path("state/.tmp-left").exists());
+    assert!(site.path("state/robots/.tmp-left").exists());
+
+    // A folder open to others that is both --out and --state: nothing made
+    // in it, nothing swept from it.
+    site.write("both/.violations.csv.123.tmp", "x");
+    std::fs::set_permissions(site.path("both"), std::fs::Permissions::from_mode(0o1777)).unwrap();
+    let run = site.run(&[
+        "--robots",
+        "robots.txt",
+        "--log",
+        "night3.log",
+        "--state",
+        "both",
+        "--out",
+        "./both/",
+    ]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("not trusted"), "{}", run.stderr);
+    assert!(!site.path("both/.robots-audit").exists());
+    assert!(site.path("both/.violations.csv.123.tmp").exists());
+    std::fs::set_permissions(site.path("both"), std::fs::Permissions::from_mode(0o700)).unwrap();
 }
 
 #[test]
@@ -1013,6 +1072,30 @@ fn a_log_and_its_copy_without_state_are_warned_of() {
         "access.log.1",
         "--log",
         "other.log",
+    ]);
+    assert!(
+        !run.stderr.contains("begins with the lines"),
+        "{}",
+        run.stderr
+    );
+    // A first line longer than the first chunk keeps whole, shared, then
+    // other lines: no copy either.
+    let long = combined(
+        "1.2.3.4",
+        &clf(0),
+        &format!("GET /{} HTTP/1.1", "x".repeat(70_000)),
+        200,
+        "Mozilla/5.0",
+    );
+    site.write("long1.log", format!("{long}{}", part(0, 1, "a")));
+    site.write("long2.log", format!("{long}{}", part(1, 1, "b")));
+    let run = site.run(&[
+        "--robots",
+        "robots.txt",
+        "--log",
+        "long1.log",
+        "--log",
+        "long2.log",
     ]);
     assert!(
         !run.stderr.contains("begins with the lines"),
