@@ -104,12 +104,12 @@ impl OutDir {
     }
 }
 
-/// Makes `dir` and the folders above it that are missing; `dir` itself, when
-/// this call made it, gets mode 755 whatever the umask: under a umask of
-/// 002 it would be group-writable, which a `--state` folder must not be
-/// (so that a folder the tool made is never refused by it on the next
-/// night). A folder that was there keeps its mode, also one the path
-/// reaches by `..` (`/tmp/new/..` is `/tmp`, never made here).
+/// Makes `dir` and the folders above it that are missing, each 755 less
+/// what the umask takes away, and never writable by group or others: under
+/// a umask of 002 `dir` would be group-writable, which a `--state` folder
+/// must not be (so that a folder the tool made is never refused by it on
+/// the next night). A folder that was there keeps its mode, also one the
+/// path reaches by `..` (`/tmp/new/..` is `/tmp`, never made here).
 pub fn make_folder(dir: &Path) -> io::Result<()> {
     if fs::metadata(dir).is_ok_and(|m| m.is_dir()) {
         return Ok(());
@@ -124,7 +124,12 @@ pub fn make_folder(dir: &Path) -> io::Result<()> {
             .create(parent)?;
     }
     match DirBuilder::new().mode(0o755).create(dir) {
-        Ok(()) => fs::set_permissions(dir, fs::Permissions::from_mode(0o755)),
+        // Made with 755 less the umask: at most 755, so never writable
+        // by others; the set keeps a 077 umask's 700.
+        Ok(()) => {
+            let made = fs::metadata(dir)?.mode() & 0o7777;
+            fs::set_permissions(dir, fs::Permissions::from_mode(made & !0o022))
+        }
         Err(e) if e.kind() == io::ErrorKind::AlreadyExists && dir.is_dir() => Ok(()),
         Err(e) => Err(e),
     }
