@@ -126,10 +126,18 @@ impl std::error::Error for Error {
 /// `create_dir_all`'s "File exists" for a path that is a file: said as
 /// what it means, that the path is no folder.
 pub fn not_a_folder(dir: &std::path::Path, e: io::Error) -> io::Error {
-    if e.kind() == io::ErrorKind::AlreadyExists && dir.exists() && !dir.is_dir() {
+    if e.kind() != io::ErrorKind::AlreadyExists {
+        e
+    } else if dir.exists() && !dir.is_dir() {
         io::Error::new(
             io::ErrorKind::AlreadyExists,
             "it exists and is no folder (a file is there)",
+        )
+    } else if !dir.exists() && dir.is_symlink() {
+        io::Error::new(
+            io::ErrorKind::AlreadyExists,
+            "it is a link to a folder that does not exist: make that folder, or give \
+             another path",
         )
     } else {
         e

@@ -177,6 +177,21 @@ mod tests {
         fs::set_permissions(&shared, fs::Permissions::from_mode(0o700)).unwrap();
     }
 
+    /// A link to a folder that is not there is said as such, not as
+    /// "File exists".
+    #[test]
+    fn a_link_to_no_folder_is_said() {
+        let dir = tempfile::tempdir().unwrap();
+        let link = dir.path().join("dangling");
+        std::os::unix::fs::symlink(dir.path().join("nothere"), &link).unwrap();
+        let err = OutDir::lock(&link, Duration::ZERO).unwrap_err().to_string();
+        assert!(
+            err.contains("a link to a folder that does not exist"),
+            "{err}"
+        );
+        assert!(!dir.path().join("nothere").exists());
+    }
+
     #[test]
     fn a_second_lock_waits_then_gives_up() {
         let dir = tempfile::tempdir().unwrap();
