@@ -179,10 +179,8 @@ fn warn_of_overlaps(overlaps: &Overlaps, paths: &[std::path::PathBuf]) {
         // first chunk to keep whole) are no copies.
         let Some(earlier) = overlaps.same_start(file).into_iter().find(|&earlier| {
             overlaps
-                .prefix_lines(file)
-                .min(overlaps.prefix_lines(earlier))
-                >= 2
-                && overlaps.prefixes_agree(file, earlier)
+                .agreeing_lines(file, earlier)
+                .is_some_and(|n| n >= 2)
         }) else {
             continue;
         };

@@ -52,20 +52,6 @@ impl Overlaps {
         }
     }
 
-    /// How many whole lines of `file`'s first chunk it keeps to compare
-    /// (`PREFIX_LINES` at most).
-    pub fn prefix_lines(&self, file: usize) -> usize {
-        self.files
-            .lock()
-            .ok()
-            .and_then(|files| {
-                files
-                    .get(file)
-                    .map(|said| memchr::memchr_iter(b'\n', &said.prefix).count())
-            })
-            .unwrap_or(0)
-    }
-
     /// `file`'s first line, from its first chunk.
     pub fn first_line(&self, file: usize, first: Option<&Chunk>, unfinished: bool) {
         let line = first.and_then(first_line).map(Box::from);
@@ -82,18 +68,24 @@ impl Overlaps {
     /// chunks hold (up to `PREFIX_LINES`) agree: a shorter file with
     /// fewer lines than that agrees only when it is wholly the other's
     /// head. Two IIS logs share their `#Software:` line, not their
-    /// `#Date:` one.
+    /// `#Date:` one. Where none can be compared, they may agree.
     pub fn prefixes_agree(&self, file: usize, earlier: usize) -> bool {
+        self.agreeing_lines(file, earlier).is_some()
+    }
+
+    /// How many first lines of `file` and `earlier` both first chunks
+    /// hold, when those agree (`prefixes_agree`); `None` when they differ.
+    pub fn agreeing_lines(&self, file: usize, earlier: usize) -> Option<usize> {
         let Ok(files) = self.files.lock() else {
-            return true;
+            return Some(0);
         };
         let (Some(a), Some(b)) = (files.get(file), files.get(earlier)) else {
-            return true;
+            return Some(0);
         };
         let lines = |prefix: &[u8]| memchr::memchr_iter(b'\n', prefix).count();
         let both = lines(&a.prefix).min(lines(&b.prefix));
         if both == 0 {
-            return true;
+            return Some(0);
         }
         let head = |prefix: &[u8], n: usize| -> Vec<u8> {
             let end = n
@@ -113,9 +105,10 @@ impl Overlaps {
             let kept = head(&short.prefix, both - 1);
             let last = &short.prefix[kept.len()..short.prefix.len() - 1];
             let other = &long.prefix[kept.len().min(long.prefix.len())..];
-            return head(&long.prefix, both - 1) == kept && other.starts_with(last);
+            let agree = head(&long.prefix, both - 1) == kept && other.starts_with(last);
+            return agree.then_some(both);
         }
-        head(&a.prefix, both) == head(&b.prefix, both)
+        (head(&a.prefix, both) == head(&b.prefix, both)).then_some(both)
     }
 
     /// `file` was read (its fingerprint) or could not be (`None`).
