@@ -47,7 +47,8 @@ impl Refusal {
     }
 }
 
-fn kind_of(meta: &Metadata) -> &'static str {
+/// What kind of file `meta` is, said as in a message ("a FIFO").
+pub fn kind_of(meta: &Metadata) -> &'static str {
     let kind = meta.file_type();
     if kind.is_dir() {
         "a directory"
@@ -80,15 +81,22 @@ pub fn untrusted(meta: &Metadata) -> Option<&'static str> {
 /// Opens a file the tool reads whole only if it is a regular file (a FIFO
 /// opens at once and is refused, never waited on).
 pub fn open_regular(path: &Path) -> Result<(File, Metadata), Refusal> {
-    let file = OpenOptions::new()
-        .read(true)
-        .custom_flags((rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::NOCTTY).bits() as i32)
-        .open(path)
-        .map_err(Refusal::Unreadable)?;
-    let meta = file.metadata().map_err(Refusal::Unreadable)?;
+    let (file, meta) = open_without_waiting(path).map_err(Refusal::Unreadable)?;
     if !meta.is_file() {
         return Err(Refusal::NotRegular(kind_of(&meta)));
     }
+    Ok((file, meta))
+}
+
+/// Opens `path` for reading without waiting for a FIFO's writer (and
+/// without taking a terminal as the controlling one), with the metadata
+/// of the very file opened.
+pub fn open_without_waiting(path: &Path) -> io::Result<(File, Metadata)> {
+    let file = OpenOptions::new()
+        .read(true)
+        .custom_flags((rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::NOCTTY).bits() as i32)
+        .open(path)?;
+    let meta = file.metadata()?;
     Ok((file, meta))
 }
 

@@ -10,16 +10,15 @@
 //! error naming it, never a nightly run that waits for ever without a
 //! word (each night would add one more).
 
-use std::fs::{Metadata, OpenOptions};
+use std::fs::Metadata;
 use std::io::{self, Read};
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 use rustix::event::{PollFd, PollFlags, Timespec, poll};
-use rustix::fs::OFlags;
 
 use super::parse::SIZE_LIMIT;
+use crate::crawler::side_file::{kind_of, open_without_waiting};
 use crate::error::{Error, Position, Result};
 
 /// How long a robots.txt that is no regular file may take to come whole.
@@ -40,14 +39,8 @@ fn read_waiting(path: &Path, wait: Duration) -> Result<(Vec<u8>, Metadata)> {
         at: Position::File,
         source,
     };
-    // Without O_NONBLOCK, opening a FIFO waits for a writer, for ever if
-    // none comes.
-    let file = OpenOptions::new()
-        .read(true)
-        .custom_flags((OFlags::NONBLOCK | OFlags::NOCTTY).bits() as i32)
-        .open(path)
-        .map_err(open_error)?;
-    let metadata = file.metadata().map_err(open_error)?;
+    // Opened as a FIFO would wait for a writer, for ever if none came.
+    let (file, metadata) = open_without_waiting(path).map_err(open_error)?;
     if metadata.is_dir() {
         return Err(open_error(io::Error::from(io::ErrorKind::IsADirectory)));
     }
@@ -103,18 +96,6 @@ fn read_waiting(path: &Path, wait: Duration) -> Result<(Vec<u8>, Metadata)> {
         }
     }
     Ok((bytes, metadata))
-}
-
-fn kind_of(meta: &Metadata) -> &'static str {
-    use std::os::unix::fs::FileTypeExt;
-    let kind = meta.file_type();
-    if kind.is_fifo() {
-        "a FIFO or pipe"
-    } else if kind.is_char_device() || kind.is_block_device() {
-        "a device"
-    } else {
-        "no regular file"
-    }
 }
 
 #[cfg(test)]
