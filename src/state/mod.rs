@@ -144,6 +144,7 @@ impl StateDir {
     /// anything (for `check`): `state.json` is replaced by a rename, so
     /// the reader sees one whole state; a missing folder is a fresh state.
     pub fn read_unlocked(dir: &Path) -> Result<State> {
+        check_trust(dir)?;
         StateDir {
             dir: dir.to_path_buf(),
             _lock: None,
@@ -178,9 +179,9 @@ impl StateDir {
     /// be read, or that a later format wrote, is an error naming it.
     /// Leftovers of a killed run are removed first (the lock is held).
     pub fn load(&self) -> Result<State> {
-        // A folder another user may write (a state.json planted there, or
-        // swapped in, before the run) is not ours to believe, nor to clean.
-        check_trust(&self.dir)?;
+        // The folder and state.json were judged when the state was taken
+        // (`check_trust`): not ours to believe, nor to clean, if others
+        // may write them.
         if self.locked {
             self.sweep();
         }
