@@ -1,8 +1,8 @@
 //! Ctrl-C and SIGTERM: a set of reports being written is abandoned, its
 //! folder removed, the sorted runs on disk removed, and the process ends
-//! with status 2 (the run could not
-//! be done); a run whose reports are whole already is let finish. What it prints about the reports is true (SPEC §5): "no report
-//! written" only when the earlier set is untouched.
+//! with status 2 (the run could not be done); a run whose reports are
+//! whole already is let finish. What it prints about the reports is true
+//! (SPEC §5): "no report written" only when the earlier set is untouched.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -77,9 +77,10 @@ fn finish_after_reports() {
     std::thread::sleep(FINISH_LIMIT);
     STARTED.store(true, Ordering::SeqCst);
     crate::warn!(
-        "robots-audit: the run did not finish within 10 s of the interrupt, after its reports \
+        "robots-audit: the run did not finish within {} s of the interrupt, after its reports \
          were written whole; it ends with exit 2, and what it had left to do (saving the state, \
-         saying why it could not) may not be done"
+         saying why it could not) may not be done",
+        FINISH_LIMIT.as_secs()
     );
 }
 
