@@ -183,6 +183,24 @@ fn a_host_name_client_that_is_no_crawlers_exposes_a_claim() {
             200,
             SEZNAM_UA,
         ),
+        // Names the reader takes though DNS's rules for labels would not:
+        // a label that starts or ends with `-` is still the name the
+        // server's reverse lookup gave. Read as no name, the first was an
+        // `unverified` SeznamBot row, an accusation.
+        combined(
+            "-x1.evil.example",
+            &clf(3),
+            "GET /private/3 HTTP/1.1",
+            200,
+            SEZNAM_UA,
+        ),
+        combined(
+            "fulltextrobot-fresh-2a02-598-64-8a00--.seznam.cz",
+            &clf(4),
+            "GET /private/4 HTTP/1.1",
+            200,
+            SEZNAM_UA,
+        ),
     ]
     .concat();
     let report = audit_text(robots, &log);
@@ -190,24 +208,36 @@ fn a_host_name_client_that_is_no_crawlers_exposes_a_claim() {
     report.assert_reports(
         &csv(
             VIOLATIONS_HEADER,
-            &[format!(
-                "{},access.log,2,fulltextrobot-fresh-77-75-77-5.seznam.cz.,FreshBot,ptr-only,ua+ptr,GET,/private/2,200,disallow,SeznamBot,2,Disallow: /private/,,",
-                rfc3339(2)
-            )],
+            &[
+                format!(
+                    "{},access.log,2,fulltextrobot-fresh-77-75-77-5.seznam.cz.,FreshBot,ptr-only,ua+ptr,GET,/private/2,200,disallow,SeznamBot,2,Disallow: /private/,,",
+                    rfc3339(2)
+                ),
+                format!(
+                    "{},access.log,4,fulltextrobot-fresh-2a02-598-64-8a00--.seznam.cz,FreshBot,ptr-only,ua+ptr,GET,/private/4,200,disallow,SeznamBot,2,Disallow: /private/,,",
+                    rfc3339(4)
+                ),
+            ],
         ),
         &csv(
             IMPOSTORS_HEADER,
-            &[format!(
-                "{},access.log,1,crawl-7.evil.example.com,crawl-7.evil.example.com,SeznamBot,GET,/private/1,200,{SEZNAM_UA}",
-                rfc3339(1)
-            )],
+            &[
+                format!(
+                    "{},access.log,1,crawl-7.evil.example.com,crawl-7.evil.example.com,SeznamBot,GET,/private/1,200,{SEZNAM_UA}",
+                    rfc3339(1)
+                ),
+                format!(
+                    "{},access.log,3,'-x1.evil.example,'-x1.evil.example,SeznamBot,GET,/private/3,200,{SEZNAM_UA}",
+                    rfc3339(3)
+                ),
+            ],
         ),
         &csv(
             SUMMARY_HEADER,
             &[
-                "FreshBot,crawl-delay,1,0,0,,".to_string(),
-                format!("FreshBot,disallow,1,1,1,{},{}", rfc3339(2), rfc3339(2)),
-                "FreshBot,request-rate,1,0,0,,".to_string(),
+                "FreshBot,crawl-delay,2,0,0,,".to_string(),
+                format!("FreshBot,disallow,2,2,2,{},{}", rfc3339(2), rfc3339(4)),
+                "FreshBot,request-rate,2,0,0,,".to_string(),
             ],
         ),
     );

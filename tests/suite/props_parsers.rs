@@ -19,7 +19,7 @@ use robots_audit::accesslog::time::{clf_prefix, iso8601_prefix, parse_rfc3339_or
 use robots_audit::accesslog::{
     ChunkReader, Fetch, LogFormat, fetch_of, open, parse_request, unescape,
 };
-use robots_audit::crawler::address::is_host_name;
+use robots_audit::crawler::address::is_logged_name;
 use robots_audit::crawler::ptr::same_name;
 use robots_audit::crawler::{Client, Identifier, PtrMap, parse_client};
 use robots_audit::robots::limits::{parse_crawl_delay, parse_request_rate};
@@ -253,7 +253,7 @@ proptest! {
             Client::Addr(addr) => prop_assert_eq!(addr, addr.to_canonical()),
             // Two labels at least: a single word gives no PTR name.
             Client::Name(name) => prop_assert!(
-                is_host_name(&name) && name.trim_end_matches('.').contains('.')
+                is_logged_name(&name) && name.trim_end_matches('.').contains('.')
             ),
             Client::Other(_) => {}
         }
