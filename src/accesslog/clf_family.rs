@@ -122,7 +122,7 @@ fn next_blank(line: &[u8], from: usize) -> Option<usize> {
     find_byte(line, from, b' ')
 }
 
-/// A status: `-`, or one to three digits, followed by a blank. Gives it
+/// A status: `-`, or three digits, followed by a blank. Gives it
 /// and where the blank is.
 #[inline]
 fn status(line: &[u8], from: usize) -> Option<(Option<u16>, usize)> {
@@ -132,10 +132,6 @@ fn status(line: &[u8], from: usize) -> Option<(Option<u16>, usize)> {
             Some((Some(digit(*a) * 100 + digit(*b) * 10 + digit(*c)), from + 3))
         }
         [b'-', b' ', ..] => Some((None, from + 1)),
-        [a @ b'0'..=b'9', b' ', ..] => Some((Some(digit(*a)), from + 1)),
-        [a @ b'0'..=b'9', b @ b'0'..=b'9', b' ', ..] => {
-            Some((Some(digit(*a) * 10 + digit(*b)), from + 2))
-        }
         _ => None,
     }
 }

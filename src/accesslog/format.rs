@@ -490,18 +490,27 @@ fn present(value: &[u8]) -> Option<&[u8]> {
     }
 }
 
-/// A status: `-`, or one to three digits. Gives it and the bytes used.
+/// A status: `-`, or three digits (RFC 9110 §15: a status code is a
+/// three-digit integer), ending where a word ends (`200x`, `200.5` and
+/// the `0.005` of a `$request_time` are none). Gives it and the bytes
+/// used. A shorter number is no status: in a format whose fields are
+/// joined by a byte a target may hold (`$request_uri|$status`, nginx
+/// writes `|` raw), `/a|5|b|200` put `5` in the status and cut the target;
+/// and as the last field, whose rest is taken for fields the site
+/// appended, `0.005 200` read as status 0.
 #[inline]
 fn status_prefix(s: &[u8]) -> Result<(Option<u16>, usize), Skip> {
     let digit = |i: usize| s.get(i).map(|b| b.wrapping_sub(b'0')).filter(|&d| d <= 9);
-    match (digit(0), digit(1), digit(2), digit(3)) {
-        (Some(a), Some(b), Some(c), None) => Ok((
+    let word_ends = |at: usize| {
+        s.get(at)
+            .is_none_or(|&b| !b.is_ascii_alphanumeric() && b != b'.')
+    };
+    match (digit(0), digit(1), digit(2)) {
+        (Some(a), Some(b), Some(c)) if word_ends(3) => Ok((
             Some(u16::from(a) * 100 + u16::from(b) * 10 + u16::from(c)),
             3,
         )),
-        _ if s.first() == Some(&b'-') => Ok((None, 1)),
-        (Some(a), Some(b), None, _) => Ok((Some(u16::from(a) * 10 + u16::from(b)), 2)),
-        (Some(a), None, _, _) => Ok((Some(u16::from(a)), 1)),
+        _ if s.first() == Some(&b'-') && word_ends(1) => Ok((None, 1)),
         _ => Err(Skip::BadStatus),
     }
 }

@@ -155,6 +155,15 @@ fn combined() {
             br#"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 2000 1 "-" "-""#,
             Err(Skip::BadStatus),
         ),
+        // A status is three digits: one or two is no status.
+        (
+            br#"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 5 1 "-" "-""#,
+            Err(Skip::BadStatus),
+        ),
+        (
+            br#"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 50 1 "-" "-""#,
+            Err(Skip::BadStatus),
+        ),
         (
             // SPEC §2: a `-` (or a single word) in the client field is read;
             // it only gives no PTR name.
@@ -586,6 +595,66 @@ fn a_user_name_with_a_blank_is_read_where_it_cannot_be_a_shift() {
             );
         }
     }
+}
+
+/// A status as the format's last field: what follows it is taken for
+/// fields the site appended, so the status itself must end where a word
+/// ends. `0.005 200` is a `$request_time` where the status should be,
+/// not status 0; and a format whose fields are joined by a byte a target
+/// may hold (nginx writes `|` raw) never puts a short number in the
+/// status by cutting the target.
+#[test]
+fn a_status_is_three_digits_ending_a_word() {
+    check(
+        r#"%h %t "%r" %>s"#,
+        &[
+            (
+                br#"1.2.3.4 [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200"#,
+                Ok(("1.2.3.4", T, b"GET / HTTP/1.1", Some(200), None, None)),
+            ),
+            (
+                br#"1.2.3.4 [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200 0.005"#,
+                Ok(("1.2.3.4", T, b"GET / HTTP/1.1", Some(200), None, None)),
+            ),
+            (
+                br#"1.2.3.4 [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" - 0.005"#,
+                Ok(("1.2.3.4", T, b"GET / HTTP/1.1", None, None, None)),
+            ),
+            (
+                br#"1.2.3.4 [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 0.005 200"#,
+                Err(Skip::BadStatus),
+            ),
+            (
+                br#"1.2.3.4 [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200x"#,
+                Err(Skip::BadStatus),
+            ),
+            (
+                br#"1.2.3.4 [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200.5"#,
+                Err(Skip::BadStatus),
+            ),
+            (
+                br#"1.2.3.4 [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" -1"#,
+                Err(Skip::BadStatus),
+            ),
+        ],
+    );
+    check(
+        "$remote_addr|$time_iso8601|$request_method|$request_uri|$status|$http_user_agent",
+        &[
+            (
+                b"1.2.3.4|2000-10-10T13:55:36-07:00|GET|/a|200|Mozilla/5.0",
+                Ok(("1.2.3.4", T, b"/a", Some(200), Some(b"Mozilla/5.0"), None)),
+            ),
+            (
+                b"1.2.3.4|2000-10-10T13:55:36-07:00|GET|/a|5|b|200|Mozilla/5.0",
+                Err(Skip::BadStatus),
+            ),
+            (
+                b"1.2.3.4|2000-10-10T13:55:36-07:00|GET|/a|50|b|200|Mozilla/5.0",
+                Err(Skip::BadStatus),
+            ),
+        ],
+    );
 }
 
 #[test]
