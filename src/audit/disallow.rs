@@ -250,6 +250,37 @@ mod tests {
     }
 
     #[test]
+    fn written_escapes_of_seznams_wildcards_are_their_characters() {
+        // `%5C`, `%3F`, `%5B` as written are the characters themselves in
+        // both readings: no second reading, a row as SPEC says. SPEC's
+        // normal form spells a written `\` `%5C` too; before the second
+        // reading was made from the value as written, `Disallow: /a%5Cb`
+        // read as `\b` (a literal `b`) accused nothing.
+        let robots = "User-agent: SeznamBot\nRobot-version: 2.0\nDisallow: /a%5Cb\n\
+                      Disallow: /c%3Fd\nDisallow: /x%5C*\nDisallow: /e%5Bf%5D\n";
+        let version = crate::robots::matcher::version_of(robots.as_bytes());
+        let targets = [
+            "/a%5Cb",
+            "/a\\b",
+            "/ab",
+            "/c%3Fd",
+            "/x%5Cy",
+            "/x*y",
+            "/e%5Bf%5D",
+        ];
+        assert_eq!(
+            rows(&seznambot(), robots, &version, &targets),
+            [
+                row("/a%5Cb", "SeznamBot", 3, "Disallow: /a%5Cb", ""),
+                row("/a\\b", "SeznamBot", 3, "Disallow: /a%5Cb", ""),
+                row("/c%3Fd", "SeznamBot", 4, "Disallow: /c%3Fd", ""),
+                row("/x%5Cy", "SeznamBot", 5, "Disallow: /x%5C*", ""),
+                row("/e%5Bf%5D", "SeznamBot", 6, "Disallow: /e%5Bf%5D", ""),
+            ]
+        );
+    }
+
+    #[test]
     fn googles_grouping_is_read_with_seznams_wildcards_too() {
         // Google's parser reads `User-agent SeznamBot` (no colon) as a new
         // group naming SeznamBot, whose `Allow: /a?c` Seznam reads as a

@@ -18,7 +18,7 @@
 //! for a target the literal reading already disallows.
 
 use super::group::Rule;
-use super::normalize::hex_value;
+use super::normalize::{glob_form, hex_value};
 
 /// One character of a pattern, as Seznam's wildcards read it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -88,17 +88,25 @@ fn chars(mut bytes: &[u8]) -> Vec<Char> {
 }
 
 /// True when Seznam reads `rule` otherwise than SPEC §3 does: a rule of a
-/// `Robot-version: 2.0` group holding one of its own wildcards.
+/// `Robot-version: 2.0` group holding one of its own wildcards as written.
 pub fn reads_otherwise(rule: &Rule) -> bool {
-    rule.whole_path && has_wildcards(&rule.pattern)
+    rule.wildcards.is_some()
 }
 
-/// True when a pattern in written normal form holds a character Seznam's
-/// wildcards read otherwise than SPEC §3 does: `?`, `[`, or `\` (written
-/// `%5C`). `*` and a final `$` mean the same in both.
+/// A `Robot-version: 2.0` rule's pattern (its value as written) in the
+/// form [`Glob`] reads (`normalize::glob_form`), when it holds a character
+/// Seznam's wildcards read otherwise than SPEC §3 does: `?`, `[`, or a
+/// written `\`. `*` and a final `$` mean the same in both; a written
+/// `%3F`, `%5B` or `%5C` is that character in both (SPEC §3 normalises
+/// `\` to `%5C`, so only the value as written tells them apart).
+pub fn seznam_form(written: &[u8]) -> Option<Box<[u8]>> {
+    let form = glob_form(written);
+    has_wildcards(&form).then(|| form.into_owned().into_boxed_slice())
+}
+
+/// True when a pattern in glob form holds `?`, `[` or `\`.
 fn has_wildcards(pattern: &[u8]) -> bool {
-    pattern.iter().any(|&b| b == b'?' || b == b'[')
-        || memchr::memmem::find(pattern, b"%5C").is_some()
+    pattern.iter().any(|&b| matches!(b, b'?' | b'[' | b'\\'))
 }
 
 /// A pattern read with Seznam's wildcards, matched against the whole target
@@ -109,7 +117,8 @@ pub struct Glob {
 }
 
 impl Glob {
-    /// Reads a pattern in written normal form (`Rule::pattern`).
+    /// Reads a pattern in glob form (`Rule::wildcards`: the written form
+    /// with a written `\` and `^` kept as they are).
     pub fn new(pattern: &[u8]) -> Glob {
         // A final `$` anchors, as the whole-URL match already does, unless
         // a `\` (an odd run of them) makes it literal.
@@ -134,7 +143,7 @@ impl Glob {
                     units.push(Unit::Any);
                     after
                 }
-                b"%5C" if !after.is_empty() => {
+                b"\\" if !after.is_empty() => {
                     let escaped = char_at(after);
                     units.push(Unit::Literal(literal(escaped)));
                     &after[usize::from(escaped.len)..]
@@ -211,23 +220,22 @@ impl Chars {
     }
 }
 
-/// True when `body` ends in an odd run of `\` (`%5C`): the character
+/// True when `body` ends in an odd run of written `\`: the character
 /// after it is escaped.
-fn escapes_next(mut body: &[u8]) -> bool {
-    let mut odd = false;
-    while let Some(before) = body.strip_suffix(b"%5C") {
-        odd = !odd;
-        body = before;
-    }
-    odd
+fn escapes_next(body: &[u8]) -> bool {
+    let run = body.iter().rev().take_while(|&&b| b == b'\\').count();
+    run % 2 == 1
 }
 
 /// A literal character as the target spells it in matching form: a literal
-/// `*` or `$` of the pattern stands for the target's `%2A` or `%24`.
+/// `*` or `$` of the pattern stands for the target's `%2A` or `%24`, and a
+/// written `\` or `^` (glob form keeps them) for its `%5C` or `%5E`.
 fn literal(c: Char) -> Char {
     match c.written() {
         b"*" => char_at(b"%2A"),
         b"$" => char_at(b"%24"),
+        b"\\" => char_at(b"%5C"),
+        b"^" => char_at(b"%5E"),
         _ => c,
     }
 }
@@ -237,10 +245,7 @@ fn literal(c: Char) -> Char {
 /// opening (or its `!`/`^`) is a member, as in the shell.
 fn set(mut rest: &[u8]) -> Option<(Unit, &[u8])> {
     let mut negated = false;
-    if let Some(after) = rest
-        .strip_prefix(b"!")
-        .or_else(|| rest.strip_prefix(b"%5E"))
-    {
+    if let Some(after) = rest.strip_prefix(b"!").or_else(|| rest.strip_prefix(b"^")) {
         negated = true;
         rest = after;
     }
@@ -288,7 +293,7 @@ fn fits(unit: &Unit, c: Char) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{Chars, Glob, has_wildcards};
+    use super::{Chars, Glob, has_wildcards, seznam_form};
 
     fn matches(pattern: &str, target: &str) -> bool {
         let mut budget = usize::MAX;
@@ -306,24 +311,25 @@ mod tests {
         assert!(matches("/file?", "/file?"));
         assert!(!matches("/file?", "/file"));
         assert!(!matches("/file?", "/filess"));
-        assert!(matches("/file%5C?", "/file?"));
-        assert!(!matches("/file%5C?", "/files"));
+        assert!(matches("/file\\?", "/file?"));
+        assert!(!matches("/file\\?", "/files"));
         assert!(matches("/x[ab]", "/xa"));
         assert!(matches("/x[ab]", "/xb"));
         assert!(!matches("/x[ab]", "/xc"));
         assert!(!matches("/x[ab]", "/x[ab]"));
         assert!(matches("/x[!ab]", "/xc"));
         assert!(!matches("/x[!ab]", "/xa"));
-        assert!(matches("/x[%5Eab]", "/xc"));
+        assert!(matches("/x[^ab]", "/xc"));
+        assert!(!matches("/x[^ab]", "/xa"));
         assert!(matches("/x[0-9]*", "/x7/y"));
         assert!(!matches("/x[0-9]*", "/xy/7"));
         assert!(matches("/helpme*", "/helpme/now"));
         assert!(!matches("/helpme", "/helpme/now"));
         assert!(matches("/helpme$", "/helpme"));
         // `\$` is a literal `$`, `\\$` a literal `\` and the anchor.
-        assert!(matches("/a%5C$", "/a%24"));
-        assert!(!matches("/a%5C$", "/a%5C"));
-        assert!(matches("/a%5C%5C$", "/a%5C"));
+        assert!(matches("/a\\$", "/a%24"));
+        assert!(!matches("/a\\$", "/a%5C"));
+        assert!(matches("/a\\\\$", "/a%5C"));
         // A reversed range holds nothing.
         assert!(!matches("/[z-a]", "/m"));
         assert!(!matches("/[z-a]", "/z"));
@@ -349,7 +355,7 @@ mod tests {
         assert!(matches("/x%2Fy", "/x%2Fy"));
         assert!(!matches("/x%2Fy", "/x/y"));
         // A literal `*` or `$` of the pattern is the target's `%2A`/`%24`.
-        assert!(matches("/a%5C*b", "/a%2Ab"));
+        assert!(matches("/a\\*b", "/a%2Ab"));
         assert!(matches("/a$b", "/a%24b"));
     }
 
@@ -369,8 +375,36 @@ mod tests {
     fn only_patterns_with_seznams_own_wildcards_need_the_second_reading() {
         assert!(has_wildcards(b"/a?b"));
         assert!(has_wildcards(b"/a[b]"));
-        assert!(has_wildcards(b"/a%5C*"));
+        assert!(has_wildcards(b"/a\\*"));
         assert!(!has_wildcards(b"/a*b$"));
         assert!(!has_wildcards(b"/a%2Fb"));
+    }
+
+    #[test]
+    fn written_escapes_of_the_wildcards_are_the_characters_themselves() {
+        // Written `%5C`, `%3F`, `%5B` are those characters to Seznam as to
+        // SPEC §3: no second reading. The written form spells `\` and
+        // `%5C` alike; only the value as written tells them apart.
+        assert_eq!(seznam_form(b"/a%5Cb"), None);
+        assert_eq!(seznam_form(b"/a%5cb"), None);
+        assert_eq!(seznam_form(b"/c%3Fd"), None);
+        assert_eq!(seznam_form(b"/x%5C*"), None);
+        assert_eq!(seznam_form(b"/a%5Bb%5D"), None);
+        assert_eq!(seznam_form(b"/a\\b").as_deref(), Some(&b"/a\\b"[..]));
+        assert_eq!(seznam_form(b"/a?b").as_deref(), Some(&b"/a?b"[..]));
+        // Beside a written wildcard, a written `%5C` is still a `\`, and
+        // `%5E` after `[` a member, not the set's negation.
+        let glob = |written: &[u8]| Glob::new(&seznam_form(written).unwrap());
+        let matches_form = |glob: &Glob, target: &str| {
+            glob.matches(&Chars::new(target.as_bytes()), &mut usize::MAX.clone())
+                .unwrap()
+        };
+        assert!(matches_form(&glob(b"/a%5C?"), "/a%5Cx"));
+        assert!(!matches_form(&glob(b"/a%5C?"), "/a?"));
+        assert!(matches_form(&glob(b"/[%5Ea]"), "/%5E"));
+        assert!(!matches_form(&glob(b"/[%5Ea]"), "/b"));
+        assert!(matches_form(&glob(b"/[^a]"), "/b"));
+        // A written `^` outside a set is the target's `%5E`.
+        assert!(matches_form(&glob(b"/^?"), "/%5Ex"));
     }
 }

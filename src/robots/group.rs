@@ -35,6 +35,11 @@ pub struct Rule {
     /// Seznam `Robot-version: 2.0`: the pattern must match the whole path
     /// and query unless it ends with `*`.
     pub whole_path: bool,
+    /// In such a group, when the pattern as written holds `?`, `[` or `\`:
+    /// the pattern in the form Seznam's wildcards are read in
+    /// (`normalize::glob_form`), which `glob::Glob` reads; `None` for a
+    /// rule both readings read alike.
+    pub wildcards: Option<Box<[u8]>>,
 }
 
 /// A line kept only to be shown (`Visit-time`, `Robot-version`).
@@ -322,13 +327,17 @@ pub(crate) fn google_agent_key(key: &str) -> bool {
 fn add_member(group: &mut Group, group_index: usize, record: &Record, after_agent: bool) {
     match record.directive {
         Directive::Allow | Directive::Disallow if !record.value.is_empty() => {
+            let whole_path = group.robot_version.is_some();
             group.rules.push(Rule {
                 line: record.line,
                 allow: record.directive == Directive::Allow,
                 pattern: normalize(&record.value).into_owned(),
                 text: record.text.clone(),
                 group: group_index,
-                whole_path: group.robot_version.is_some(),
+                whole_path,
+                wildcards: whole_path
+                    .then(|| super::glob::seznam_form(&record.value))
+                    .flatten(),
             });
         }
         Directive::RequestRate => {

@@ -178,7 +178,7 @@ impl Robots {
             .collect();
         let globs: Box<[Option<Glob>]> = rules
             .iter()
-            .map(|r| glob::reads_otherwise(r).then(|| Glob::new(&r.pattern)))
+            .map(|r| r.wildcards.as_deref().map(Glob::new))
             .collect();
         let wildcards = globs.iter().any(Option::is_some).then_some(globs);
         AgentRules {

@@ -52,11 +52,19 @@ pub(crate) fn hex_value(digit: u8) -> Option<u8> {
 enum Form {
     Written,
     Matching,
+    /// The written form with a written `\` and `^` kept as they are, so
+    /// that Seznam's wildcard reading tells them from a written `%5C` and
+    /// `%5E` (`glob_form`).
+    Glob,
 }
 
 /// Whether an octet written as itself stays itself in the given form.
 fn stays_plain(octet: u8, form: Form) -> bool {
-    is_plain(octet) && !(form == Form::Matching && matches!(octet, b'*' | b'$'))
+    match form {
+        Form::Written => is_plain(octet),
+        Form::Matching => is_plain(octet) && !matches!(octet, b'*' | b'$'),
+        Form::Glob => is_plain(octet) || matches!(octet, b'\\' | b'^'),
+    }
 }
 
 /// Reads a `%XX` escape at the start of `bytes`.
@@ -168,6 +176,16 @@ pub fn normalize(bytes: &[u8]) -> Cow<'_, [u8]> {
 /// Borrows when nothing changes, as for nearly every logged target.
 pub fn matching_form(bytes: &[u8]) -> Cow<'_, [u8]> {
     normalize_form(bytes, Form::Matching)
+}
+
+/// [`normalize`], but a written `\` and `^` stay themselves: the form
+/// Seznam's wildcards of a `Robot-version: 2.0` group are read in
+/// (`glob`), where `\` makes the next character literal and `^` negates a
+/// set, while a written `%5C` or `%5E` is that character, as in the
+/// written form. Only in that form can the two be told apart: the written
+/// form spells both `%5C`.
+pub(crate) fn glob_form(bytes: &[u8]) -> Cow<'_, [u8]> {
+    normalize_form(bytes, Form::Glob)
 }
 
 /// True when [`matching_form`] would borrow.
