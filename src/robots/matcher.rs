@@ -11,7 +11,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::compile::{Matcher, Pattern, Target};
-use super::glob::{self, Chars, Glob};
+use super::glob::{Chars, Glob};
 use super::group::{self, Group, Grouping, Reads, Rule};
 use super::limits::{CrawlDelay, RequestRate};
 use super::normalize::{is_matching_form, target_form_into};
