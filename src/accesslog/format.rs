@@ -362,7 +362,15 @@ fn chain_end(line: &[u8], start: usize, after: &Text) -> Result<usize, Skip> {
     loop {
         let end = unquoted_end(line, from, after)?;
         let blanks = line[end..].iter().take_while(|b| is_blank(b)).count();
-        let comma_before = end > start && line[end - 1] == b',';
+        // The comma may stand before several blanks, of which `end` found
+        // the last (`a,  [b]` before ` [$time_local]`: the field's end is
+        // asked where ` [` stands).
+        let blanks_before = line[from..end]
+            .iter()
+            .rev()
+            .take_while(|b| is_blank(b))
+            .count();
+        let comma_before = end - blanks_before > start && line[end - blanks_before - 1] == b',';
         let comma_after = line.get(end + blanks) == Some(&b',');
         if blanks > 0 && comma_after {
             from = end + blanks + 1;

@@ -1037,6 +1037,36 @@ fn an_unquoted_chain_is_read_whole_whatever_its_blanks() {
             .map(|e| String::from_utf8_lossy(e.forwarded_for.unwrap_or_default()).into_owned());
         assert_eq!(got, (*expected).map(str::to_string), "{spec}\n{line}");
     }
+    // Before a bracketed time, a bracketed address after a comma and two
+    // blanks is the chain's: the ` [` the time's field starts with stands
+    // there too. The line had been skipped as a bad time.
+    let before_time = r#"$remote_addr $http_x_forwarded_for [$time_local] "$request" $status"#;
+    let tail = r#" [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200"#;
+    let cases: &[(&str, Result<&str, Skip>)] = &[
+        ("77.75.77.1, [2a02:598::5]", Ok("77.75.77.1, [2a02:598::5]")),
+        (
+            "77.75.77.1,  [2a02:598::5]",
+            Ok("77.75.77.1,  [2a02:598::5]"),
+        ),
+        (
+            "77.75.77.1 ,\t [2a02:598::5]:80",
+            Ok("77.75.77.1 ,\t [2a02:598::5]:80"),
+        ),
+        ("77.75.77.1,   2a02:598::5", Ok("77.75.77.1,   2a02:598::5")),
+        ("77.75.77.1", Ok("77.75.77.1")),
+    ];
+    for &(chain, ref expected) in cases {
+        let format = LogFormat::new(before_time).unwrap();
+        let line = format!("10.0.0.1 {chain}{tail}");
+        let got = format
+            .parse(line.as_bytes())
+            .map(|e| String::from_utf8_lossy(e.forwarded_for.unwrap_or_default()).into_owned());
+        assert_eq!(
+            got,
+            (*expected).map(str::to_string),
+            "{before_time}\n{line}"
+        );
+    }
 }
 
 /// A file whose lines end in CR alone reads as one line: its first record
