@@ -98,6 +98,26 @@ pub fn terminal_safe(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// Text shown for what it holds (a robots.txt line on the page, a file
+/// name in `run.json`): every control and bidi character escaped as the
+/// reports write them, the tab and the line end too, and nothing else.
+/// Borrows when nothing needs escaping.
+pub fn visible(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(|c| control_escape(c).is_some()) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        match control_escape(c) {
+            Some(escape) => {
+                let _ = write!(out, "{escape}");
+            }
+            None => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
 /// A message for standard error: `terminal_safe`, and one line, since a
 /// message is one line and a line break inside it can only have come from
 /// a stranger's bytes it quotes (a JSON key, a file name), forging a line
@@ -158,6 +178,15 @@ mod tests {
             "keys (a\\x0Arobots-audit: all clean, ts)\tx"
         );
         assert!(matches!(message_safe("plain"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn visible_text_escapes_every_control_and_nothing_else() {
+        assert_eq!(
+            visible("a\tb\nc\x1b\u{202e};\\d\u{e9}"),
+            "a\\x09b\\x0Ac\\x1B\\u{202E};\\d\u{e9}"
+        );
+        assert!(matches!(visible("Disallow: /a;b"), Cow::Borrowed(_)));
     }
 
     #[test]

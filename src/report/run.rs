@@ -80,9 +80,10 @@ pub fn value(digest: &Digest<'_>, names: &Names<'_>, health: &Health<'_>) -> Val
             }
             json!({
                 // As the CSVs write it: a byte outside UTF-8 as `\xNN`, so
-                // that two names stay two (`\u{FFFD}` would merge them).
-                // Controls and bidi controls escaped as on standard error.
-                "file": crate::text::message_safe(&crate::text::name_text(
+                // that two names stay two (`\u{FFFD}` would merge them), a
+                // backslash doubled, every control and bidi control (a
+                // tab too) escaped.
+                "file": crate::text::visible(&crate::text::name_text(
                     path.as_os_str().as_encoded_bytes()
                 ))
                 .into_owned(),
@@ -143,7 +144,7 @@ pub fn value(digest: &Digest<'_>, names: &Names<'_>, health: &Health<'_>) -> Val
         "arguments": health
             .arguments
             .iter()
-            .map(|argument| crate::text::message_safe(argument).into_owned())
+            .map(|argument| crate::text::visible(argument).into_owned())
             .collect::<Vec<_>>(),
         "files": files,
         "robots_versions": robots_versions,

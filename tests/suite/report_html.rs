@@ -108,7 +108,8 @@ fn hostile_site() -> Site {
         .with(
             "robots.txt",
             "# <script>alert('robots')</script>\nUser-agent: *\nDisallow: /\n\
-             Disallow: /<img src=x onerror=alert(4)>\n",
+             Disallow: /<img src=x onerror=alert(4)>\nDisallow: /a\\b;=c\n\
+             # tab\there \x1b[0m\n",
         )
         .with("a<b>\"x.log", log)
         .with(
@@ -191,6 +192,11 @@ fn no_payload_from_a_log_reaches_the_page_as_markup() {
     // A bidi control is written as the CSVs write it, never raw.
     assert!(page.contains("/d\\u{202E}fdp.exe"));
     assert!(!page.contains('\u{202E}'));
+    // robots.txt lines are shown as written, only their controls escaped
+    // (README): a `\` and a `;` are the file's own, not the CSV's
+    // `\\` and `\x3B`.
+    assert!(page.contains("Disallow: /a\\b;=c<"), "robots.txt line");
+    assert!(page.contains("# tab\\x09here \\x1B[0m<"), "controls");
 }
 
 /// The page of a night under three robots.txt versions, the third the

@@ -16,7 +16,7 @@ use crate::accesslog::{Skip, Timestamp};
 use crate::audit::{Counted, Impostor, Kind, Policy, Violation};
 use crate::crawler::verify::Verification;
 use crate::report::digest::Digest;
-use crate::report::escape::{Escaping, escape, name_bytes};
+use crate::report::escape::{Escaping, name_bytes};
 use crate::report::tables::joined;
 use crate::report::{Names, run};
 use crate::robots::parse::written_lines;
@@ -290,7 +290,10 @@ pub fn build(
                         .unwrap_or_default();
                     RobotsLine {
                         number,
-                        text: escape(line).into_owned(),
+                        // As written: only controls and bytes outside
+                        // UTF-8 escaped (a `;` or `\` is the file's own).
+                        text: crate::text::visible(&crate::text::escape_non_utf8(line))
+                            .into_owned(),
                         accusing,
                         informing,
                     }
