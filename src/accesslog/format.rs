@@ -374,7 +374,7 @@ fn chain_end(line: &[u8], start: usize, after: &Text) -> Result<usize, Skip> {
         let comma_after = line.get(end + blanks) == Some(&b',');
         if blanks > 0 && comma_after {
             from = end + blanks + 1;
-        } else if blanks > 0 && comma_before {
+        } else if blanks > 0 && comma_before && may_open_entry(&line[end + blanks..]) {
             from = end + blanks;
         } else {
             if after.bytes().is_empty() && memchr::memchr(b',', &line[end..]).is_some() {
@@ -382,6 +382,22 @@ fn chain_end(line: &[u8], start: usize, after: &Text) -> Result<usize, Skip> {
             }
             return Ok(end);
         }
+    }
+}
+
+/// True when `rest`, after a chain's comma and blanks, may start the
+/// chain's next entry: an address, a word (`unknown`, `_hidden`), or a
+/// bracketed IPv6 address. The format's next field is none (a time's
+/// `[29/Nov/…`, a quoted request): a chain may end with its comma, as
+/// when a client's empty header was joined to a proxy's (`a, `).
+fn may_open_entry(rest: &[u8]) -> bool {
+    match rest.first() {
+        Some(b'[') => {
+            let close = memchr::memchr(b']', rest).unwrap_or(0);
+            close > 1 && super::ipv6::is_ipv6(&rest[1..close])
+        }
+        Some(&b) => b.is_ascii_alphanumeric() || b == b':' || b == b'_',
+        None => false,
     }
 }
 
@@ -498,20 +514,103 @@ fn present(value: &[u8]) -> Option<&[u8]> {
     }
 }
 
+/// What `LogFormat::walk` has read of a line so far.
+#[derive(Debug, Clone, Copy)]
+struct Walk<'a> {
+    entry: Entry<'a>,
+    /// Written without an offset: the civil time, read as if UTC.
+    local: bool,
+    offset: Option<i32>,
+    fraction: Option<u16>,
+    /// A blank in a one-word field: the line was cut in the wrong places
+    /// (the formats separate their fields with blanks).
+    shifted: bool,
+    /// The last one-word field read (`%l` before `%u`).
+    previous_word: Option<&'a [u8]>,
+}
+
+impl Default for Walk<'_> {
+    fn default() -> Self {
+        Walk {
+            entry: Entry::EMPTY,
+            local: false,
+            offset: None,
+            fraction: None,
+            shifted: false,
+            previous_word: None,
+        }
+    }
+}
+
+/// A `Walk` of these parts.
+fn walk_copy<'a>(
+    entry: &Entry<'a>,
+    local: bool,
+    offset: Option<i32>,
+    fraction: Option<u16>,
+    shifted: bool,
+    previous_word: Option<&'a [u8]>,
+) -> Walk<'a> {
+    Walk {
+        entry: *entry,
+        local,
+        offset,
+        fraction,
+        shifted,
+        previous_word,
+    }
+}
+
+/// The most later places a field's end is tried at (`LogFormat::walk`):
+/// a line holding more of its separator after it is skipped, so that no
+/// line costs more than a few readings of itself.
+const MAX_OTHER_ENDS: usize = 64;
+
+/// Where `text` next stands in `line` at `from` or later.
+fn find_text(line: &[u8], from: usize, text: &Text) -> Option<usize> {
+    let bytes = text.bytes();
+    let &first = bytes.first()?;
+    let mut at = from;
+    loop {
+        let found = at + memchr::memchr(first, line.get(at..)?)?;
+        if text.stands_at(line, found) {
+            return Some(found);
+        }
+        at = found + 1;
+    }
+}
+
+/// Puts a field's value where the entry keeps it.
+fn set_value<'a>(entry: &mut Entry<'a>, slot: Slot, value: &'a [u8]) {
+    match slot {
+        Slot::Client => entry.client = value,
+        Slot::Request | Slot::Target => entry.request = value,
+        Slot::Method => entry.method = Some(value),
+        Slot::UserAgent => entry.user_agent = present(value),
+        Slot::Vhost => entry.vhost = present(value),
+        Slot::ForwardedFor => entry.forwarded_for = present(value),
+        _ => {}
+    }
+}
+
 /// A status: `-`, or three digits (RFC 9110 §15: a status code is a
-/// three-digit integer), ending where a word ends (`200x`, `200.5` and
-/// the `0.005` of a `$request_time` are none). Gives it and the bytes
-/// used. A shorter number is no status: in a format whose fields are
-/// joined by a byte a target may hold (`$request_uri|$status`, nginx
-/// writes `|` raw), `/a|5|b|200` put `5` in the status and cut the target;
-/// and as the last field, whose rest is taken for fields the site
-/// appended, `0.005 200` read as status 0.
+/// three-digit integer). Gives it and the bytes used. A shorter number is
+/// no status: in a format whose fields are joined by a byte a target may
+/// hold (`$request_uri|$status`, nginx writes `|` raw), `/a|5|b|200` put
+/// `5` in the status and cut the target. As the format's last field
+/// (`last`), whose rest is taken for fields the site appended, it ends
+/// where a word ends: `0.005 200` read as status 0, `200x` as 200.
+/// Elsewhere the format's own text after it says where it ends
+/// (`%>s.%B`, `%>sms`), and a fourth digit is no status's (`2000`); a
+/// field written right after it (`%>s%B`, `adjacent`) takes what follows.
 #[inline]
-fn status_prefix(s: &[u8]) -> Result<(Option<u16>, usize), Skip> {
+fn status_prefix(s: &[u8], last: bool, adjacent: bool) -> Result<(Option<u16>, usize), Skip> {
     let digit = |i: usize| s.get(i).map(|b| b.wrapping_sub(b'0')).filter(|&d| d <= 9);
-    let word_ends = |at: usize| {
-        s.get(at)
-            .is_none_or(|&b| !b.is_ascii_alphanumeric() && b != b'.')
+    let word_ends = |at: usize| match s.get(at) {
+        None => true,
+        Some(_) if adjacent => true,
+        Some(b) if b.is_ascii_digit() => false,
+        Some(&b) => !last || (!b.is_ascii_alphanumeric() && b != b'.'),
     };
     match (digit(0), digit(1), digit(2)) {
         (Some(a), Some(b), Some(c)) if word_ends(3) => Ok((
@@ -636,19 +735,34 @@ impl LogFormat {
                 Skip::Mismatch
             });
         }
-        let mut entry = Entry::EMPTY;
-        // Written without an offset: the civil time, read as if UTC.
-        let mut local = false;
-        let mut offset = None;
-        let mut fraction = None;
-        // A blank in a one-word field: the line was cut in the wrong places
-        // (the formats separate their fields with blanks).
-        let mut shifted = false;
-        // The last one-word field read (`%l` before `%u`).
-        let mut previous_word: Option<&[u8]> = None;
-        let mut pos = self.lead.bytes().len();
+        self.walk(line, 0, self.lead.bytes().len(), Walk::default(), true)
+    }
+
+    /// Reads the fields of `steps[first..]` from `pos` on, after what
+    /// `walk` holds of the fields before, and the line's checks. With
+    /// `unique`, a field that ends at a byte its value may hold
+    /// (`$request_uri|$status`: nginx writes a target's `|` raw) is tried
+    /// at every place that byte follows (`either_end`): a line that reads
+    /// one way only is read so, one that reads two ways is skipped rather
+    /// than read with its fields shifted (SPEC §1).
+    fn walk<'a>(
+        &self,
+        line: &'a [u8],
+        first: usize,
+        mut pos: usize,
+        mut walk: Walk<'a>,
+        unique: bool,
+    ) -> Result<Entry<'a>, Skip> {
+        let Walk {
+            entry,
+            local,
+            offset,
+            fraction,
+            shifted,
+            previous_word,
+        } = &mut walk;
         let last = self.steps.len().saturating_sub(1);
-        for (index, step) in self.steps.iter().enumerate() {
+        for (index, step) in self.steps.iter().enumerate().skip(first) {
             let rest = &line[pos..];
             let end = match step.slot {
                 Slot::Time | Slot::OtherTime(_) => {
@@ -666,7 +780,7 @@ impl LogFormat {
                     // read for their length.
                     if step.slot == Slot::Time {
                         entry.time = time;
-                        local = written_local;
+                        *local = written_local;
                     }
                     pos + used
                 }
@@ -678,16 +792,18 @@ impl LogFormat {
                     else {
                         return Err(Skip::BadTime);
                     };
-                    fraction = Some(fraction_millis(text));
+                    *fraction = Some(fraction_millis(text));
                     pos + digits
                 }
                 Slot::Offset => {
                     let (minutes, used) = offset_prefix(rest, true).ok_or(Skip::BadTime)?;
-                    offset = Some(minutes);
+                    *offset = Some(minutes);
                     pos + used
                 }
                 Slot::Status => {
-                    let (status, used) = status_prefix(rest)?;
+                    let no_text = step.after.bytes().is_empty();
+                    let (status, used) =
+                        status_prefix(rest, index == last && no_text, index != last && no_text)?;
                     entry.status = status;
                     pos + used
                 }
@@ -731,27 +847,24 @@ impl LogFormat {
                             let dash_written =
                                 index > 0 && self.steps[index - 1].after.bytes().ends_with(b" - ");
                             let user_name = step.after.bytes().starts_with(b" [")
-                                && (previous_word == Some(b"-") || dash_written)
+                                && (*previous_word == Some(b"-") || dash_written)
                                 && is_address(entry.client)
                                 && value.split(|&b| b == b' ').all(|word| {
                                     !word.is_empty() && word != b"-" && !is_address(word)
                                 });
-                            shifted |= !user_name;
+                            *shifted |= !user_name;
                         }
-                        previous_word = Some(value);
+                        *previous_word = Some(value);
                     }
                     if slot == Slot::Port {
-                        shifted |= !fields::is_port(value);
+                        *shifted |= !fields::is_port(value);
                     }
-                    match slot {
-                        Slot::Client => entry.client = value,
-                        Slot::Request | Slot::Target => entry.request = value,
-                        Slot::Method => entry.method = Some(value),
-                        Slot::UserAgent => entry.user_agent = present(value),
-                        Slot::Vhost => entry.vhost = present(value),
-                        Slot::ForwardedFor => entry.forwarded_for = present(value),
-                        _ => {}
+                    if unique && !step.quoted && index != last && self.may_end_later(step) {
+                        let before =
+                            walk_copy(entry, *local, *offset, *fraction, *shifted, *previous_word);
+                        return self.either_end(line, index, pos, end, before);
                     }
+                    set_value(entry, slot, value);
                     end
                 }
             };
@@ -764,6 +877,90 @@ impl LogFormat {
             }
             pos = end + step.after.bytes().len();
         }
+        self.finish(line, pos, walk)
+    }
+
+    /// The line read with the field of `steps[index]`, from `pos`, ending
+    /// at `end` (the first place its text follows) or at a later place
+    /// that text follows, whichever lets the whole line read; skipped when
+    /// more than one does (`/robots.txt|503|x|404|…` as status 503 or
+    /// 404), or when the text follows more than `MAX_OTHER_ENDS` times
+    /// more.
+    fn either_end<'a>(
+        &self,
+        line: &'a [u8],
+        index: usize,
+        pos: usize,
+        end: usize,
+        before: Walk<'a>,
+    ) -> Result<Entry<'a>, Skip> {
+        let step = &self.steps[index];
+        let after = step.after.bytes().len();
+        let read_to = |field_end: usize, unique: bool| {
+            let mut walk = before;
+            set_value(&mut walk.entry, step.slot, &line[pos..field_end]);
+            self.walk(line, index + 1, field_end + after, walk, unique)
+        };
+        let first = read_to(end, true);
+        let mut other: Option<Entry<'a>> = None;
+        let mut from = end + 1;
+        let mut tries = 0;
+        while let Some(later) = find_text(line, from, &step.after) {
+            tries += 1;
+            if tries > MAX_OTHER_ENDS {
+                return Err(Skip::Mismatch);
+            }
+            if let Ok(entry) = read_to(later, false) {
+                if first.is_ok() || other.is_some() {
+                    return Err(Skip::Mismatch);
+                }
+                other = Some(entry);
+            }
+            from = later + 1;
+        }
+        match other {
+            Some(entry) => Ok(entry),
+            None => first,
+        }
+    }
+
+    /// True when the field of `step`, not quoted, ends at a text that
+    /// starts with a byte its value may hold (not a blank, which no
+    /// one-word field holds; the fields that end by themselves, a time or
+    /// a status, and those read by their own rule are never asked).
+    fn may_end_later(&self, step: &Step) -> bool {
+        let own_rule = step.colons_after > 0 || step.until_slash || step.upstream_list;
+        // A one-word field and a port are checked as read (a blank, a
+        // port's digits), which a value read to a later end would skip.
+        // A method is one word of letters as servers take it (nginx: `A-Z`,
+        // `_`, `-`): read to a later end, `GET|/a|5` would give a second
+        // reading to any line whose target holds the separator.
+        let other_checks = matches!(step.slot, Slot::Word | Slot::Port | Slot::Method);
+        let ends_by_itself = matches!(
+            step.slot,
+            Slot::Time | Slot::OtherTime(_) | Slot::Fraction(_) | Slot::Offset | Slot::Status
+        );
+        !own_rule
+            && !other_checks
+            && !ends_by_itself
+            && step
+                .after
+                .bytes()
+                .first()
+                .is_some_and(|&b| b != b' ' && b != b'\t')
+    }
+
+    /// The checks of a whole line read by `walk`, whose last field's text
+    /// ended at `pos`, and its entry.
+    fn finish<'a>(&self, line: &'a [u8], pos: usize, walk: Walk<'a>) -> Result<Entry<'a>, Skip> {
+        let Walk {
+            mut entry,
+            local,
+            offset,
+            fraction,
+            shifted,
+            ..
+        } = walk;
         // Fields past the format's last are ignored, but not a carriage
         // return among them: servers escape control bytes, so a raw one
         // means a file whose lines end in CR alone, every record after the

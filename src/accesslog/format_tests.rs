@@ -645,16 +645,69 @@ fn a_status_is_three_digits_ending_a_word() {
                 b"1.2.3.4|2000-10-10T13:55:36-07:00|GET|/a|200|Mozilla/5.0",
                 Ok(("1.2.3.4", T, b"/a", Some(200), Some(b"Mozilla/5.0"), None)),
             ),
+            // The one way the line reads: the target holds the `|`s.
             (
                 b"1.2.3.4|2000-10-10T13:55:36-07:00|GET|/a|5|b|200|Mozilla/5.0",
-                Err(Skip::BadStatus),
+                Ok((
+                    "1.2.3.4",
+                    T,
+                    b"/a|5|b",
+                    Some(200),
+                    Some(b"Mozilla/5.0"),
+                    None,
+                )),
             ),
             (
                 b"1.2.3.4|2000-10-10T13:55:36-07:00|GET|/a|50|b|200|Mozilla/5.0",
-                Err(Skip::BadStatus),
+                Ok((
+                    "1.2.3.4",
+                    T,
+                    b"/a|50|b",
+                    Some(200),
+                    Some(b"Mozilla/5.0"),
+                    None,
+                )),
+            ),
+            // Two ways (status 503 of `/robots.txt`, or 404 of
+            // `/robots.txt|503|x`): skipped, never read shifted.
+            (
+                b"1.2.3.4|2000-10-10T13:55:36-07:00|GET|/robots.txt|503|x|404|Mozilla/5.0",
+                Err(Skip::Mismatch),
+            ),
+            (
+                b"1.2.3.4|2000-10-10T13:55:36-07:00|GET|/a|404|/private|200|Mozilla|5.0",
+                Err(Skip::Mismatch),
+            ),
+            // The user agent, last, may hold the separator.
+            (
+                b"1.2.3.4|2000-10-10T13:55:36-07:00|GET|/a|200|Mozilla|5.0|x",
+                Ok(("1.2.3.4", T, b"/a", Some(200), Some(b"Mozilla|5.0|x"), None)),
             ),
         ],
     );
+    // The format's own text after the status says where it ends.
+    for (spec, line) in [
+        (
+            r#"%h %t "%r" %>s.%B"#,
+            r#"1.2.3.4 [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200.5"#,
+        ),
+        (
+            r#"%h %t "%r" %>sms"#,
+            r#"1.2.3.4 [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200ms"#,
+        ),
+        (
+            r#"%h %t "%r" %>s%B"#,
+            r#"1.2.3.4 [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 2001234"#,
+        ),
+    ] {
+        check(
+            spec,
+            &[(
+                line.as_bytes(),
+                Ok(("1.2.3.4", T, b"GET / HTTP/1.1", Some(200), None, None)),
+            )],
+        );
+    }
 }
 
 #[test]
@@ -1054,6 +1107,11 @@ fn an_unquoted_chain_is_read_whole_whatever_its_blanks() {
         ),
         ("77.75.77.1,   2a02:598::5", Ok("77.75.77.1,   2a02:598::5")),
         ("77.75.77.1", Ok("77.75.77.1")),
+        // A chain that ends with its comma (a client's empty header joined
+        // to a proxy's): the time's `[` opens no entry of it.
+        ("77.75.77.1, ", Ok("77.75.77.1, ")),
+        ("77.75.77.1,\t", Ok("77.75.77.1,\t")),
+        ("77.75.77.1 , ", Ok("77.75.77.1 , ")),
     ];
     for &(chain, ref expected) in cases {
         let format = LogFormat::new(before_time).unwrap();
