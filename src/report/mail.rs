@@ -19,15 +19,35 @@ use crate::error::{Error, Position, Result};
 pub const RULES_LISTED: usize = 5;
 pub const ADDRESSES_LISTED: usize = 10;
 
-/// A report file's reader, header included as its first record.
+/// A report file's reader, header included as its first record. Only a
+/// regular file is read: a FIFO or a device put in DIR would hang the
+/// mail or fill the memory (`/dev/zero`).
 fn open_csv(path: &Path) -> Result<csv::Reader<std::fs::File>> {
-    let file = std::fs::File::open(path).map_err(|source| Error::Open {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let (file, _) =
+        crate::crawler::side_file::open_regular(path).map_err(|refusal| Error::Open {
+            path: path.to_path_buf(),
+            source: refusal.into_io(),
+        })?;
     Ok(csv::ReaderBuilder::new()
         .has_headers(false)
         .from_reader(file))
+}
+
+/// A report file's records as text. A `--raw-csv` report holds log bytes
+/// as they were, which need not be UTF-8: such a byte is read as `\xNN`,
+/// as the escaped reports write it, so the mail of a set the audit wrote
+/// is never refused for it.
+fn text_records(
+    reader: &mut csv::Reader<std::fs::File>,
+) -> impl Iterator<Item = std::result::Result<csv::StringRecord, csv::Error>> + '_ {
+    reader.byte_records().map(|record| {
+        record.map(|record| {
+            record
+                .iter()
+                .map(|field| crate::text::escape_non_utf8(field).into_owned())
+                .collect()
+        })
+    })
 }
 
 /// The header must name `columns`: a file of another kind, or cut short,
@@ -46,8 +66,7 @@ fn check_header(path: &Path, header: Option<&csv::StringRecord>, columns: &[&str
 
 /// A report file's rows, header first, its header naming `columns`.
 fn read_csv(path: &Path, columns: &[&str]) -> Result<Vec<csv::StringRecord>> {
-    let rows = open_csv(path)?
-        .records()
+    let rows = text_records(&mut open_csv(path)?)
         .collect::<std::result::Result<Vec<_>, _>>()
         .map_err(|e| format_error(path, e))?;
     check_header(path, rows.first(), columns)?;
@@ -101,7 +120,7 @@ fn rule_key(header: &csv::StringRecord, row: &csv::StringRecord) -> RuleKey {
 /// at a time: the file may be large.
 fn accusing_rules(path: &Path) -> Result<std::collections::HashMap<RuleKey, u64>> {
     let mut reader = open_csv(path)?;
-    let mut records = reader.records();
+    let mut records = text_records(&mut reader);
     let header = records
         .next()
         .transpose()
@@ -147,10 +166,13 @@ struct Verdict {
 /// The summary of the reports in `dir`.
 pub fn summary(dir: &Path) -> Result<String> {
     let run_path = dir.join("run.json");
-    let text = std::fs::read_to_string(&run_path).map_err(|source| Error::Open {
+    // A side file's rule: a regular file of at most 16 MiB (a run.json
+    // is a few kilobytes), never a FIFO to wait on.
+    let (bytes, _) = crate::crawler::side_file::read(&run_path).map_err(|refusal| Error::Open {
         path: run_path.clone(),
-        source,
+        source: refusal.into_io(),
     })?;
+    let text = String::from_utf8_lossy(&bytes);
     let run: Value = serde_json::from_str(&text).map_err(|e| format_error(&run_path, e))?;
     // A run.json without what every run writes is no report of this tool
     // (or one cut short): read as zeros it would mail a clean night.
@@ -430,8 +452,11 @@ pub fn summary(dir: &Path) -> Result<String> {
         );
     }
 
+    // The folder's name is the operator's, but may hold anything: written
+    // as the rest of the mail, no control reaching the terminal.
     let page = report_path(dir);
-    let _ = writeln!(out, "\nThe whole report: {}", page.display());
+    let page = crate::text::name_text(page.as_os_str().as_encoded_bytes());
+    let _ = writeln!(out, "\nThe whole report: {}", plain(&page));
     Ok(out)
 }
 

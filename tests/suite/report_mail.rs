@@ -121,6 +121,65 @@ fn a_raw_report_is_summarised_without_its_controls() {
     assert!(!text.contains(['\u{1b}', '\u{202E}']));
 }
 
+/// A `--raw-csv` report writes log bytes as they were, which need not be
+/// UTF-8: the mail shows such a byte as `\xNN` where it had refused the
+/// whole set (exit 2 for a night the audit wrote). The folder's name, the
+/// operator's, reaches the terminal without its controls too.
+#[test]
+fn a_raw_report_of_bytes_outside_utf8_is_summarised() {
+    let site = site("placeholder.example.com");
+    std::fs::write(
+        site.path("ptr-map.txt"),
+        b"77.75.77.1 fulltextrobot-77-75-77-1.seznam.cz\n203.0.113.9 evil\xff.example.com\n",
+    )
+    .unwrap();
+    let out = "o\u{1b}[31m";
+    let run = site.run(&[
+        "--log",
+        "access.log",
+        "--robots",
+        "robots.txt",
+        "--ptr-map",
+        "ptr-map.txt",
+        "--out",
+        out,
+        "--quiet",
+        "--raw-csv",
+    ]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let run = site.run(&["summary", out]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let text = String::from_utf8(run.stdout).unwrap();
+    assert!(text.contains("(evil\\xFF.example.com)"), "{text}");
+    assert!(text.contains("o\\u{001B}[31m/report.html"), "{text}");
+    assert!(!text.contains('\u{1b}'), "{text}");
+}
+
+/// A report that is a FIFO or a device is refused at once, never waited
+/// on or read without end.
+#[test]
+fn a_report_that_is_no_regular_file_is_exit_2_at_once() {
+    let site = site("evil.example.com");
+    audit(&site, &[]);
+    for (name, what) in [("run.json", "/dev/zero"), ("rules.csv", "/dev/zero")] {
+        let path = site.path(&format!("out/{name}"));
+        std::fs::remove_file(&path).unwrap();
+        std::os::unix::fs::symlink(what, &path).unwrap();
+        let run = site.run(&["summary", "out"]);
+        assert_eq!(run.code, 2, "{name}: {}", run.stderr);
+        assert!(run.stderr.contains("not a regular file"), "{}", run.stderr);
+        std::fs::remove_file(&path).unwrap();
+        audit(&site, &[]);
+    }
+    let fifo = site.path("out/run.json");
+    std::fs::remove_file(&fifo).unwrap();
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+    let run = site.run(&["summary", "out"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("a FIFO"), "{}", run.stderr);
+}
+
 #[test]
 fn a_directory_without_reports_is_exit_2_naming_the_file() {
     let site = Site::new().with("empty/.keep", "");
