@@ -111,9 +111,11 @@ pub fn answers(robots: &Robots, reader: &Reader, targets: &[String]) -> Vec<Answ
         .iter()
         .map(|target| {
             let path = path_of(target);
-            if !target.is_empty() && origin_form(target.as_bytes()).is_none() {
-                // `a`, `?x`, `example.cz/a`: the audit makes no fetch of a
-                // log line with such a target, so no verdict either.
+            if target.is_empty() || origin_form(target.as_bytes()).is_none() {
+                // `a`, `?x`, `example.cz/a`, and nothing at all (a request
+                // line `GET  HTTP/1.1`, a JSON target `""`): the audit
+                // makes no fetch of a log line with such a target, so no
+                // verdict either.
                 return Answer {
                     target: target.clone(),
                     path,
@@ -433,9 +435,19 @@ mod tests {
 
     #[test]
     fn targets_the_audit_never_judges_get_no_verdict() {
-        let robots = Robots::new(b"User-agent: SeznamBot\nDisallow: /a\nDisallow: /*x\n");
+        let robots = Robots::new(b"User-agent: SeznamBot\nDisallow: /\n");
         let ident = Identifier::builtin().unwrap();
         let reader = Reader::of(&ident, "SeznamBot/4.0");
+        // An empty target too: the audit makes no fetch of `GET  HTTP/1.1`.
+        let empty = answers(&robots, &reader, &[String::new()]);
+        assert!(
+            empty[0].allowed
+                && !empty[0].judged
+                && empty[0].reason.starts_with("no request target"),
+            "{:?}",
+            empty[0].reason
+        );
+        let robots = Robots::new(b"User-agent: SeznamBot\nDisallow: /a\nDisallow: /*x\n");
         let targets: Vec<String> = ["a", "ax", "?x", "example.cz/a", "/ax"]
             .map(String::from)
             .to_vec();
