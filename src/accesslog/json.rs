@@ -418,8 +418,14 @@ impl JsonFormat {
         {
             return Ok(time);
         }
+        // A string's escapes are decoded: a writer that escapes every
+        // slash (PHP's `json_encode`) logs `30\/Nov\/2026:…`.
+        let decoded;
         let text = match string(raw) {
-            Ok(Some(inner)) => inner,
+            Ok(Some(inner)) => {
+                decoded = super::decode::json_unescape(inner);
+                &decoded[..]
+            }
             _ => raw,
         };
         let whole = |read: Option<(Timestamp, usize)>| {
@@ -759,8 +765,12 @@ fn offset_spelled_apart(text: &[u8]) -> Option<Vec<u8>> {
 /// Whether a Caddy `logger` value (raw, with its quotes) names an access
 /// log: `http.log.access`, or `http.log.access.NAME` for a named one.
 fn is_access_logger(raw: &[u8]) -> bool {
-    raw.strip_prefix(b"\"http.log.access")
-        .is_some_and(|rest| rest.first().is_some_and(|&b| b == b'"' || b == b'.'))
+    let name = match raw {
+        [b'"', inner @ .., b'"'] => super::decode::json_unescape(inner),
+        _ => return false,
+    };
+    name.strip_prefix(b"http.log.access")
+        .is_some_and(|rest| rest.first().is_none_or(|&b| b == b'.'))
 }
 
 /// A status: a number or a string of one to three digits; `-` none.
@@ -773,8 +783,13 @@ fn status_of(raw: &[u8]) -> Result<Option<u16>, Skip> {
         let digit = |d: &u8| u16::from(d - b'0');
         return Ok(Some(digit(a) * 100 + digit(b) * 10 + digit(c)));
     }
+    // A string's escapes are decoded (`"\u0032\u0030\u0030"` is 200).
+    let decoded;
     let text = match raw {
-        [b'"', inner @ .., b'"'] => inner,
+        [b'"', inner @ .., b'"'] => {
+            decoded = super::decode::json_unescape(inner);
+            &decoded[..]
+        }
         b"null" => return Ok(None),
         number => number,
     };

@@ -265,6 +265,37 @@ fn mappings_given_by_hand() {
     assert_eq!(&*entry.request_line(), b"GET /x");
 }
 
+/// A string's escapes are decoded in the time, the status and Caddy's
+/// `logger` as in the request: PHP's `json_encode` escapes every slash,
+/// so its CLF times read `30\/Nov\/2026:…`; such a whole log was refused
+/// as bad times.
+#[test]
+fn escapes_are_decoded_in_times_statuses_and_loggers() {
+    let format = JsonFormat::new("php", "client=ip,time=t,request=r,status=s,user_agent=ua")
+        .expect("compiles");
+    let line = r#"{"ip":"77.75.77.1","t":"30\/Nov\/2026:00:00:01 +0100","r":"GET \/a.pdf HTTP\/1.1","s":"\u0032\u0030\u0030","ua":"Mozilla\/5.0"}"#;
+    let entry = format.parse(line.as_bytes()).expect("parses");
+    assert_eq!(entry.time.rfc3339(), "2026-11-30T00:00:01+01:00");
+    assert_eq!(entry.status, Some(200));
+    assert_eq!(&*entry.request_line(), b"GET /a.pdf HTTP/1.1");
+    let iso = r#"{"ip":"77.75.77.1","t":"2026-11-30T00:00:01\u002b01:00","r":"GET / HTTP/1.1"}"#;
+    let entry = format.parse(iso.as_bytes()).expect("parses");
+    assert_eq!(entry.time.rfc3339(), "2026-11-30T00:00:01+01:00");
+    let caddy = CADDY_LINE.replace(
+        r#""logger":"http.log.access""#,
+        r#""logger":"http.log.access\u002esite1""#,
+    );
+    assert!(known("Caddy").parse(caddy.as_bytes()).is_ok());
+    let error_log = CADDY_LINE.replace(
+        r#""logger":"http.log.access""#,
+        r#""logger":"http.log.\u0065rror""#,
+    );
+    assert_eq!(
+        known("Caddy").parse(error_log.as_bytes()).err(),
+        Some(Skip::NotRequest)
+    );
+}
+
 #[test]
 fn bad_mappings() {
     for (mapping, wanted) in [
