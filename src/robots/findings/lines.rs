@@ -131,14 +131,24 @@ fn looks_like_binary(lines: &[(usize, &str)]) -> bool {
 pub(super) fn check_size(robots: &Robots, findings: &mut Vec<Finding>) {
     let file = robots.file();
     if file.truncated {
+        // A pipe or a device is read one byte past the limit, no further:
+        // its size is not known, only that it is past the limit.
+        let size = if file.size > SIZE_LIMIT + 1 {
+            format!("{} bytes", file.size)
+        } else {
+            format!("more than {SIZE_LIMIT} bytes")
+        };
+        let ignored = match file.lines {
+            0 => format!("everything past its first {SIZE_LIMIT} bytes"),
+            lines => format!("everything after line {lines}"),
+        };
         findings.push(Finding {
             line: None,
             name: "file-too-large",
             severity: Severity::Error,
             message: format!(
-                "The file is {} bytes; crawlers read only the first {SIZE_LIMIT} (500 KiB), \
-                 so everything after line {} is ignored.",
-                file.size, file.lines
+                "The file is {size}; crawlers read only the first {SIZE_LIMIT} (500 KiB), \
+                 so {ignored} is ignored."
             ),
         });
     }

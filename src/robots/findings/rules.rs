@@ -131,13 +131,18 @@ fn pattern(rule: &Rule, value: &[u8], findings: &mut Vec<Finding>) {
         ));
     }
     if value.iter().any(|&b| b == b' ' || b == b'\t') {
+        let (blank, escape) = if value.contains(&b' ') {
+            ("a space", "%20")
+        } else {
+            ("a tab", "%09")
+        };
         findings.push(Finding::new(
             rule.line,
             "space-in-pattern",
             Severity::Warning,
             format!(
-                "`{}` holds a space, which is part of the pattern (it matches `%20`); give \
-                 each path its own line.",
+                "`{}` holds {blank}, which is part of the pattern (it matches `{escape}`); \
+                 give each path its own line.",
                 rule.text
             ),
         ));

@@ -482,6 +482,24 @@ fn a_file_past_the_limit() {
     assert_eq!(findings[0].line, None);
     assert_eq!(findings[0].name, "file-too-large");
     assert_eq!(findings[0].severity, Severity::Error);
+    assert!(
+        findings[0]
+            .message
+            .starts_with(&format!("The file is {} bytes;", text.len())),
+        "{}",
+        findings[0].message
+    );
+    // Read from a pipe, only one byte past the limit is read: the size is
+    // not known, and the lint does not make one up (it said 512001).
+    let piped = &text[..parse_limit() + 1];
+    let findings = lint_text(piped);
+    assert!(
+        findings[0]
+            .message
+            .starts_with(&format!("The file is more than {} bytes;", parse_limit())),
+        "{}",
+        findings[0].message
+    );
 }
 
 fn parse_limit() -> usize {
