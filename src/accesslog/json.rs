@@ -765,12 +765,17 @@ fn offset_spelled_apart(text: &[u8]) -> Option<Vec<u8>> {
 /// Whether a Caddy `logger` value (raw, with its quotes) names an access
 /// log: `http.log.access`, or `http.log.access.NAME` for a named one.
 fn is_access_logger(raw: &[u8]) -> bool {
-    let name = match raw {
-        [b'"', inner @ .., b'"'] => super::decode::json_unescape(inner),
-        _ => return false,
+    let [b'"', inner @ .., b'"'] = raw else {
+        return false;
     };
-    name.strip_prefix(b"http.log.access")
-        .is_some_and(|rest| rest.first().is_none_or(|&b| b == b'.'))
+    let names_access = |name: &[u8]| {
+        name.strip_prefix(b"http.log.access")
+            .is_some_and(|rest| rest.first().is_none_or(|&b| b == b'.'))
+    };
+    // Every line of a Caddy log asks: the name as written first, decoded
+    // only when it holds an escape.
+    names_access(inner)
+        || (inner.contains(&b'\\') && names_access(&super::decode::json_unescape(inner)))
 }
 
 /// A status: a number or a string of one to three digits; `-` none.
