@@ -542,44 +542,6 @@ impl Default for Walk<'_> {
     }
 }
 
-/// A `Walk` of these parts.
-fn walk_copy<'a>(
-    entry: &Entry<'a>,
-    local: bool,
-    offset: Option<i32>,
-    fraction: Option<u16>,
-    shifted: bool,
-    previous_word: Option<&'a [u8]>,
-) -> Walk<'a> {
-    Walk {
-        entry: *entry,
-        local,
-        offset,
-        fraction,
-        shifted,
-        previous_word,
-    }
-}
-
-/// The most later places a field's end is tried at (`LogFormat::walk`):
-/// a line holding more of its separator after it is skipped, so that no
-/// line costs more than a few readings of itself.
-const MAX_OTHER_ENDS: usize = 64;
-
-/// Where `text` next stands in `line` at `from` or later.
-fn find_text(line: &[u8], from: usize, text: &Text) -> Option<usize> {
-    let bytes = text.bytes();
-    let &first = bytes.first()?;
-    let mut at = from;
-    loop {
-        let found = at + memchr::memchr(first, line.get(at..)?)?;
-        if text.stands_at(line, found) {
-            return Some(found);
-        }
-        at = found + 1;
-    }
-}
-
 /// Puts a field's value where the entry keeps it.
 fn set_value<'a>(entry: &mut Entry<'a>, slot: Slot, value: &'a [u8]) {
     match slot {
@@ -735,23 +697,18 @@ impl LogFormat {
                 Skip::Mismatch
             });
         }
-        self.walk(line, 0, self.lead.bytes().len(), Walk::default(), true)
+        self.walk(line, self.lead.bytes().len(), Walk::default())
     }
 
-    /// Reads the fields of `steps[first..]` from `pos` on, after what
-    /// `walk` holds of the fields before, and the line's checks. With
-    /// `unique`, a field that ends at a byte its value may hold
-    /// (`$request_uri|$status`: nginx writes a target's `|` raw) is tried
-    /// at every place that byte follows (`either_end`): a line that reads
-    /// one way only is read so, one that reads two ways is skipped rather
-    /// than read with its fields shifted (SPEC §1).
+    /// Reads the fields from `pos` on into `walk`, and the line's checks. An
+    /// unquoted field ends at the first place the format's text after it
+    /// stands (README "Log formats": a value holding that text is read
+    /// shifted; quote such a field).
     fn walk<'a>(
         &self,
         line: &'a [u8],
-        first: usize,
         mut pos: usize,
         mut walk: Walk<'a>,
-        unique: bool,
     ) -> Result<Entry<'a>, Skip> {
         let Walk {
             entry,
@@ -762,7 +719,7 @@ impl LogFormat {
             previous_word,
         } = &mut walk;
         let last = self.steps.len().saturating_sub(1);
-        for (index, step) in self.steps.iter().enumerate().skip(first) {
+        for (index, step) in self.steps.iter().enumerate() {
             let rest = &line[pos..];
             let end = match step.slot {
                 Slot::Time | Slot::OtherTime(_) => {
@@ -859,11 +816,6 @@ impl LogFormat {
                     if slot == Slot::Port {
                         *shifted |= !fields::is_port(value);
                     }
-                    if unique && !step.quoted && index != last && self.may_end_later(step) {
-                        let before =
-                            walk_copy(entry, *local, *offset, *fraction, *shifted, *previous_word);
-                        return self.either_end(line, index, pos, end, before);
-                    }
                     set_value(entry, slot, value);
                     end
                 }
@@ -878,76 +830,6 @@ impl LogFormat {
             pos = end + step.after.bytes().len();
         }
         self.finish(line, pos, walk)
-    }
-
-    /// The line read with the field of `steps[index]`, from `pos`, ending
-    /// at `end` (the first place its text follows) or at a later place
-    /// that text follows, whichever lets the whole line read; skipped when
-    /// more than one does (`/robots.txt|503|x|404|…` as status 503 or
-    /// 404), or when the text follows more than `MAX_OTHER_ENDS` times
-    /// more.
-    fn either_end<'a>(
-        &self,
-        line: &'a [u8],
-        index: usize,
-        pos: usize,
-        end: usize,
-        before: Walk<'a>,
-    ) -> Result<Entry<'a>, Skip> {
-        let step = &self.steps[index];
-        let after = step.after.bytes().len();
-        let read_to = |field_end: usize, unique: bool| {
-            let mut walk = before;
-            set_value(&mut walk.entry, step.slot, &line[pos..field_end]);
-            self.walk(line, index + 1, field_end + after, walk, unique)
-        };
-        let first = read_to(end, true);
-        let mut other: Option<Entry<'a>> = None;
-        let mut from = end + 1;
-        let mut tries = 0;
-        while let Some(later) = find_text(line, from, &step.after) {
-            tries += 1;
-            if tries > MAX_OTHER_ENDS {
-                return Err(Skip::Mismatch);
-            }
-            if let Ok(entry) = read_to(later, false) {
-                if first.is_ok() || other.is_some() {
-                    return Err(Skip::Mismatch);
-                }
-                other = Some(entry);
-            }
-            from = later + 1;
-        }
-        match other {
-            Some(entry) => Ok(entry),
-            None => first,
-        }
-    }
-
-    /// True when the field of `step`, not quoted, ends at a text that
-    /// starts with a byte its value may hold (not a blank, which no
-    /// one-word field holds; the fields that end by themselves, a time or
-    /// a status, and those read by their own rule are never asked).
-    fn may_end_later(&self, step: &Step) -> bool {
-        let own_rule = step.colons_after > 0 || step.until_slash || step.upstream_list;
-        // A one-word field and a port are checked as read (a blank, a
-        // port's digits), which a value read to a later end would skip.
-        // A method is one word of letters as servers take it (nginx: `A-Z`,
-        // `_`, `-`): read to a later end, `GET|/a|5` would give a second
-        // reading to any line whose target holds the separator.
-        let other_checks = matches!(step.slot, Slot::Word | Slot::Port | Slot::Method);
-        let ends_by_itself = matches!(
-            step.slot,
-            Slot::Time | Slot::OtherTime(_) | Slot::Fraction(_) | Slot::Offset | Slot::Status
-        );
-        !own_rule
-            && !other_checks
-            && !ends_by_itself
-            && step
-                .after
-                .bytes()
-                .first()
-                .is_some_and(|&b| b != b' ' && b != b'\t')
     }
 
     /// The checks of a whole line read by `walk`, whose last field's text
