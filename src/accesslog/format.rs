@@ -514,47 +514,6 @@ fn present(value: &[u8]) -> Option<&[u8]> {
     }
 }
 
-/// What `LogFormat::walk` has read of a line so far.
-#[derive(Debug, Clone, Copy)]
-struct Walk<'a> {
-    entry: Entry<'a>,
-    /// Written without an offset: the civil time, read as if UTC.
-    local: bool,
-    offset: Option<i32>,
-    fraction: Option<u16>,
-    /// A blank in a one-word field: the line was cut in the wrong places
-    /// (the formats separate their fields with blanks).
-    shifted: bool,
-    /// The last one-word field read (`%l` before `%u`).
-    previous_word: Option<&'a [u8]>,
-}
-
-impl Default for Walk<'_> {
-    fn default() -> Self {
-        Walk {
-            entry: Entry::EMPTY,
-            local: false,
-            offset: None,
-            fraction: None,
-            shifted: false,
-            previous_word: None,
-        }
-    }
-}
-
-/// Puts a field's value where the entry keeps it.
-fn set_value<'a>(entry: &mut Entry<'a>, slot: Slot, value: &'a [u8]) {
-    match slot {
-        Slot::Client => entry.client = value,
-        Slot::Request | Slot::Target => entry.request = value,
-        Slot::Method => entry.method = Some(value),
-        Slot::UserAgent => entry.user_agent = present(value),
-        Slot::Vhost => entry.vhost = present(value),
-        Slot::ForwardedFor => entry.forwarded_for = present(value),
-        _ => {}
-    }
-}
-
 /// A status: `-`, or three digits (RFC 9110 §15: a status code is a
 /// three-digit integer). Gives it and the bytes used. A shorter number is
 /// no status: in a format whose fields are joined by a byte a target may
@@ -697,27 +656,17 @@ impl LogFormat {
                 Skip::Mismatch
             });
         }
-        self.walk(line, self.lead.bytes().len(), Walk::default())
-    }
-
-    /// Reads the fields from `pos` on into `walk`, and the line's checks. An
-    /// unquoted field ends at the first place the format's text after it
-    /// stands (README "Log formats": a value holding that text is read
-    /// shifted; quote such a field).
-    fn walk<'a>(
-        &self,
-        line: &'a [u8],
-        mut pos: usize,
-        mut walk: Walk<'a>,
-    ) -> Result<Entry<'a>, Skip> {
-        let Walk {
-            entry,
-            local,
-            offset,
-            fraction,
-            shifted,
-            previous_word,
-        } = &mut walk;
+        let mut entry = Entry::EMPTY;
+        // Written without an offset: the civil time, read as if UTC.
+        let mut local = false;
+        let mut offset = None;
+        let mut fraction = None;
+        // A blank in a one-word field: the line was cut in the wrong places
+        // (the formats separate their fields with blanks).
+        let mut shifted = false;
+        // The last one-word field read (`%l` before `%u`).
+        let mut previous_word: Option<&[u8]> = None;
+        let mut pos = self.lead.bytes().len();
         let last = self.steps.len().saturating_sub(1);
         for (index, step) in self.steps.iter().enumerate() {
             let rest = &line[pos..];
@@ -737,7 +686,7 @@ impl LogFormat {
                     // read for their length.
                     if step.slot == Slot::Time {
                         entry.time = time;
-                        *local = written_local;
+                        local = written_local;
                     }
                     pos + used
                 }
@@ -749,12 +698,12 @@ impl LogFormat {
                     else {
                         return Err(Skip::BadTime);
                     };
-                    *fraction = Some(fraction_millis(text));
+                    fraction = Some(fraction_millis(text));
                     pos + digits
                 }
                 Slot::Offset => {
                     let (minutes, used) = offset_prefix(rest, true).ok_or(Skip::BadTime)?;
-                    *offset = Some(minutes);
+                    offset = Some(minutes);
                     pos + used
                 }
                 Slot::Status => {
@@ -804,19 +753,27 @@ impl LogFormat {
                             let dash_written =
                                 index > 0 && self.steps[index - 1].after.bytes().ends_with(b" - ");
                             let user_name = step.after.bytes().starts_with(b" [")
-                                && (*previous_word == Some(b"-") || dash_written)
+                                && (previous_word == Some(b"-") || dash_written)
                                 && is_address(entry.client)
                                 && value.split(|&b| b == b' ').all(|word| {
                                     !word.is_empty() && word != b"-" && !is_address(word)
                                 });
-                            *shifted |= !user_name;
+                            shifted |= !user_name;
                         }
-                        *previous_word = Some(value);
+                        previous_word = Some(value);
                     }
                     if slot == Slot::Port {
-                        *shifted |= !fields::is_port(value);
+                        shifted |= !fields::is_port(value);
                     }
-                    set_value(entry, slot, value);
+                    match slot {
+                        Slot::Client => entry.client = value,
+                        Slot::Request | Slot::Target => entry.request = value,
+                        Slot::Method => entry.method = Some(value),
+                        Slot::UserAgent => entry.user_agent = present(value),
+                        Slot::Vhost => entry.vhost = present(value),
+                        Slot::ForwardedFor => entry.forwarded_for = present(value),
+                        _ => {}
+                    }
                     end
                 }
             };
@@ -829,20 +786,6 @@ impl LogFormat {
             }
             pos = end + step.after.bytes().len();
         }
-        self.finish(line, pos, walk)
-    }
-
-    /// The checks of a whole line read by `walk`, whose last field's text
-    /// ended at `pos`, and its entry.
-    fn finish<'a>(&self, line: &'a [u8], pos: usize, walk: Walk<'a>) -> Result<Entry<'a>, Skip> {
-        let Walk {
-            mut entry,
-            local,
-            offset,
-            fraction,
-            shifted,
-            ..
-        } = walk;
         // Fields past the format's last are ignored, but not a carriage
         // return among them: servers escape control bytes, so a raw one
         // means a file whose lines end in CR alone, every record after the
