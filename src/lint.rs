@@ -319,12 +319,14 @@ pub fn text(path: &str, robots: &Robots, readers: &[Reader], findings: &[Finding
     let file = robots.file();
     let selections = selections(robots, readers);
     let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "file: {path} ({}, {})",
-        plural(file.lines, "line"),
+    // A pipe or a device past the limit is read one byte past it: its
+    // size is not known (the `file-too-large` finding says the same).
+    let size = if file.truncated && file.size <= crate::robots::parse::SIZE_LIMIT + 1 {
+        format!("more than {} bytes", crate::robots::parse::SIZE_LIMIT)
+    } else {
         plural(file.size, "byte")
-    );
+    };
+    let _ = writeln!(out, "file: {path} ({}, {size})", plural(file.lines, "line"),);
     for placed in &selections.readers {
         let used: Vec<String> = placed
             .groups()
