@@ -372,6 +372,17 @@ fn chain_end(line: &[u8], start: usize, after: &Text) -> Result<usize, Skip> {
             .count();
         let comma_before = end - blanks_before > start && line[end - blanks_before - 1] == b',';
         let comma_after = line.get(end + blanks) == Some(&b',');
+        // A format that joins its fields with a bare comma: the chain's own
+        // commas have a blank after them, as proxies join it (`a, b`), so
+        // a comma, blanks and an entry are the chain's. Cut at its first
+        // comma, the chain kept only the entry the client wrote.
+        if after.bytes() == b"," && line.get(end + 1).is_some_and(is_blank) {
+            let entry = end + 1 + line[end + 1..].iter().take_while(|b| is_blank(b)).count();
+            if may_open_entry(&line[entry..]) {
+                from = entry;
+                continue;
+            }
+        }
         if blanks > 0 && comma_after {
             from = end + blanks + 1;
         } else if blanks > 0 && comma_before && may_open_entry(&line[end + blanks..]) {

@@ -1090,6 +1090,27 @@ fn an_unquoted_chain_is_read_whole_whatever_its_blanks() {
         ("77.75.77.1,\t", Ok("77.75.77.1,\t")),
         ("77.75.77.1 , ", Ok("77.75.77.1 , ")),
     ];
+    // A format joined by bare commas: the chain's own commas have a blank
+    // after them. Cut at the first, the chain kept only the entry the
+    // client wrote, and that entry was taken for the client.
+    let commas =
+        "$remote_addr,[$time_local],$request,$status,$http_x_forwarded_for,$http_user_agent";
+    let format = LogFormat::new(commas).unwrap();
+    for (chain, expected) in [
+        ("77.75.77.1, 6.6.6.6", "77.75.77.1, 6.6.6.6"),
+        (
+            "77.75.77.1,  6.6.6.6, [2a02:598::5]",
+            "77.75.77.1,  6.6.6.6, [2a02:598::5]",
+        ),
+        ("6.6.6.6", "6.6.6.6"),
+    ] {
+        let line = format!(
+            "10.0.0.1,[10/Oct/2000:13:55:36 -0700],GET / HTTP/1.1,200,{chain},Mozilla/5.0 (x, y)"
+        );
+        let entry = format.parse(line.as_bytes()).unwrap();
+        assert_eq!(entry.forwarded_for, Some(expected.as_bytes()), "{line}");
+        assert_eq!(entry.user_agent, Some(&b"Mozilla/5.0 (x, y)"[..]), "{line}");
+    }
     for &(chain, ref expected) in cases {
         let format = LogFormat::new(before_time).unwrap();
         let line = format!("10.0.0.1 {chain}{tail}");
