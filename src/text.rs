@@ -79,23 +79,10 @@ pub fn control_escape(c: char) -> Option<ControlEscape> {
 /// stranger's robots.txt or a target runs no terminal escape and reorders
 /// nothing. Borrows when nothing needs escaping.
 pub fn terminal_safe(text: &str) -> Cow<'_, str> {
-    let escape = |c: char| match c {
+    escaped(text, |c| match c {
         '\n' | '\t' => None,
         c => control_escape(c),
-    };
-    if !text.chars().any(|c| escape(c).is_some()) {
-        return Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len() + 16);
-    for c in text.chars() {
-        match escape(c) {
-            Some(escape) => {
-                let _ = write!(out, "{escape}");
-            }
-            None => out.push(c),
-        }
-    }
-    Cow::Owned(out)
+    })
 }
 
 /// Text shown for what it holds (a robots.txt line on the page, a file
@@ -103,12 +90,18 @@ pub fn terminal_safe(text: &str) -> Cow<'_, str> {
 /// reports write them, the tab and the line end too, and nothing else.
 /// Borrows when nothing needs escaping.
 pub fn visible(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(|c| control_escape(c).is_some()) {
+    escaped(text, control_escape)
+}
+
+/// `text` with each character `escape` gives an escape for written so;
+/// borrowed when there is none.
+fn escaped(text: &str, escape: impl Fn(char) -> Option<ControlEscape>) -> Cow<'_, str> {
+    if !text.chars().any(|c| escape(c).is_some()) {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 16);
     for c in text.chars() {
-        match control_escape(c) {
+        match escape(c) {
             Some(escape) => {
                 let _ = write!(out, "{escape}");
             }
