@@ -3,8 +3,12 @@
 //! 500 KiB robots.txt of 20,000 wildcard rules (`Disallow: /*x00042*zz`)
 //! is judged against targets that hold hundreds of their pieces, then the
 //! same targets against 20,000 literal rules (`Disallow: /x00042zz`); the
-//! ratio of the times per verdict is printed. Inputs are generated here,
-//! from a fixed seed. Run: `cargo bench --bench wildcard`.
+//! ratio of the times per verdict is printed. Then pieces that end one
+//! another: 900 rules `Disallow: /*a…a*b` (`a` once to 900 times) against
+//! targets of `/` and 1,000 `a`s, where each new state of the pass reports
+//! every shorter run of `a`s, and the same as 900 literal rules
+//! (`Disallow: /a…ab`). Inputs are generated here, from a fixed seed. Run:
+//! `cargo bench --bench wildcard`.
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -69,6 +73,39 @@ fn time(robots: &Robots, targets: &[Vec<u8>], rounds: usize) -> f64 {
     started.elapsed().as_nanos() as f64 / (rounds * targets.len()) as f64
 }
 
+/// Medians of five alternating rounds, wildcard then literal, per verdict.
+fn compare(wild: &Robots, literal: &Robots, targets: &[Vec<u8>], rounds: usize) -> (f64, f64) {
+    time(wild, targets, 1);
+    time(literal, targets, 1);
+    let mut w = Vec::new();
+    let mut l = Vec::new();
+    for _ in 0..5 {
+        w.push(time(wild, targets, rounds));
+        l.push(time(literal, targets, rounds));
+    }
+    w.sort_by(f64::total_cmp);
+    l.sort_by(f64::total_cmp);
+    (w[2], l[2])
+}
+
+/// The `k`th rule's text after `/*`.
+type Piece = fn(usize) -> String;
+
+/// 900 rules whose pieces end one another, `/*` then `piece(k)` for `k`
+/// from 1 to 900, as wildcard rules, or as literal rules without the `*`s.
+fn runs_of(piece: impl Fn(usize) -> String, wildcard: bool) -> Vec<u8> {
+    let mut text = String::from("User-agent: *\n");
+    for k in 1..=900 {
+        let piece = piece(k);
+        if wildcard {
+            text.push_str(&format!("Disallow: /*{piece}\n"));
+        } else {
+            text.push_str(&format!("Disallow: /{}\n", piece.replace('*', "")));
+        }
+    }
+    text.into_bytes()
+}
+
 fn main() {
     let wild_text = robots(true);
     let literal_text = robots(false);
@@ -90,21 +127,57 @@ fn main() {
     for pieces in [10, 100, 300, 1000] {
         let targets = targets(&mut seed, 300, pieces);
         let rounds = (30_000 / pieces).max(3);
-        // Warm both, then alternate and keep the medians.
-        time(&wild, &targets, 1);
-        time(&literal, &targets, 1);
-        let mut w = Vec::new();
-        let mut l = Vec::new();
-        for _ in 0..5 {
-            w.push(time(&wild, &targets, rounds));
-            l.push(time(&literal, &targets, rounds));
-        }
-        w.sort_by(f64::total_cmp);
-        l.sort_by(f64::total_cmp);
-        let (w, l) = (w[2], l[2]);
+        let (w, l) = compare(&wild, &literal, &targets, rounds);
         println!(
             "{pieces:>8} {:>10} {w:>14.0} {l:>14.0} {:>7.1}x",
             targets[0].len(),
+            w / l
+        );
+    }
+
+    let cases: [(&str, Piece, usize); 3] = [
+        ("/*a…a*b", |k| format!("{}*b", "a".repeat(k)), 1000),
+        ("/*a…a*a…a", |k| format!("{a}*{a}", a = "a".repeat(k)), 2000),
+        (
+            "/*a…ab*a…a",
+            |k| format!("{a}b*{a}", a = "a".repeat(k)),
+            1000,
+        ),
+    ];
+    // Rules that share their first pieces: every target holding them
+    // moves all 20,000 patterns.
+    let shared = |wildcard: bool| {
+        let mut text = String::from("User-agent: *\n");
+        for i in 0..RULES {
+            if wildcard {
+                text.push_str(&format!("Disallow: /*.php*sid*x{i:05}\n"));
+            } else {
+                text.push_str(&format!("Disallow: /.phpsidx{i:05}\n"));
+            }
+        }
+        text.into_bytes()
+    };
+    let wild = Robots::new(&shared(true));
+    let literal = Robots::new(&shared(false));
+    let targets: Vec<Vec<u8>> = ["/a.php?sid=1", "/index.php?sid=2&q=x00042", "/a.php"]
+        .iter()
+        .map(|t| t.as_bytes().to_vec())
+        .collect();
+    let (w, l) = compare(&wild, &literal, &targets, 20);
+    println!(
+        "20,000 rules /*.php*sid*xNNNNN, short targets: wildcard {w:.0} ns, literal {l:.0} ns, {:.1}x",
+        w / l
+    );
+    for (name, piece, len) in cases {
+        let wild = Robots::new(&runs_of(piece, true));
+        let literal = Robots::new(&runs_of(piece, false));
+        let targets: Vec<Vec<u8>> = [len, len - 1, len / 2]
+            .iter()
+            .map(|&n| format!("/{}", "a".repeat(n)).into_bytes())
+            .collect();
+        let (w, l) = compare(&wild, &literal, &targets, 20);
+        println!(
+            "900 rules {name}, targets /a…a: wildcard {w:.0} ns, literal {l:.0} ns, {:.1}x",
             w / l
         );
     }

@@ -362,12 +362,143 @@ enum Pass {
         matched: Vec<(u32, u32)>,
         /// By piece, the match states that report it.
         wakes: Wakes,
+        /// The match states as chains, when they read as such.
+        links: Option<Links>,
     },
     /// A contiguous NFA, for piece sets whose DFA table would be large,
     /// driven octet by octet as the DFA is; with the states each piece
     /// wakes, unless that table would be too large (then any move wakes
-    /// every state).
-    Nfa(Box<NFA>, Option<Wakes>),
+    /// every state), and its match states as chains, when they read as
+    /// such.
+    Nfa(Box<NFA>, Option<Wakes>, Option<Links>),
+}
+
+/// The match states of a pass as chains: each reports its own piece (when
+/// its text is one), then what the next state in its chain reports (that
+/// of the longest piece that is a proper suffix of its text). A visit
+/// walks the chain from the state reached and stops at a state found
+/// quiet, whose pieces, and all after them, had nothing to do: so a run
+/// of `a`s against pieces `a`, `aa`, … (each new state reporting every
+/// shorter run) costs a step or two a state, not one a piece (SPEC §5).
+#[derive(Debug, Clone)]
+struct Links {
+    by_state: HashMap<u32, Link, foldhash::fast::FixedState>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Link {
+    /// The state's own piece: (id, length).
+    own: Option<(u32, u32)>,
+    /// The next match state of the chain.
+    next: Option<u32>,
+}
+
+impl Links {
+    /// The chains of `automaton`'s match states over `distinct`, its
+    /// pieces; `None` when a state's report is not its own piece and its
+    /// next state's (never so for an Aho-Corasick automaton), or past
+    /// `WAKES_MAX` reports in all.
+    fn new(automaton: &impl Automaton, start: StateID, distinct: &[&[u8]]) -> Option<Links> {
+        // Every state is a prefix of some piece, so walking each piece
+        // from the start visits every match state; the walk of a piece
+        // ends at the state whose text it is.
+        let mut piece_state = Vec::with_capacity(distinct.len());
+        let mut states = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        for piece in distinct {
+            let mut sid = start;
+            for &octet in piece.iter() {
+                sid = automaton.next_state(Anchored::No, sid, octet);
+                if automaton.is_match(sid) && seen.insert(sid) {
+                    states.push(sid);
+                }
+            }
+            piece_state.push(sid.as_u32());
+        }
+        let mut reports = 0usize;
+        let mut by_state: HashMap<u32, (Link, usize), foldhash::fast::FixedState> =
+            HashMap::with_capacity_and_hasher(states.len(), Default::default());
+        let mut outputs: Vec<(u32, u32)> = Vec::new();
+        for &sid in &states {
+            outputs.clear();
+            for n in 0..automaton.match_len(sid) {
+                let piece = automaton.match_pattern(sid, n);
+                outputs.push((piece.as_u32(), automaton.pattern_len(piece) as u32));
+            }
+            reports += outputs.len();
+            if reports > WAKES_MAX {
+                return None;
+            }
+            // Longest first: each is a suffix of the one before.
+            outputs.sort_unstable_by_key(|&(_, len)| std::cmp::Reverse(len));
+            let state_of = |id: u32| piece_state.get(id as usize).copied();
+            let (own, rest) = match outputs.split_first() {
+                Some((&(id, len), rest)) if state_of(id)? == sid.as_u32() => {
+                    (Some((id, len)), rest)
+                }
+                _ => (None, &outputs[..]),
+            };
+            let next = match rest.first() {
+                Some(&(id, _)) => Some(state_of(id)?),
+                None => None,
+            };
+            by_state.insert(sid.as_u32(), (Link { own, next }, rest.len()));
+        }
+        // The next state reports exactly the rest, so chains end (each
+        // reports fewer than the state before it).
+        for (link, rest) in by_state.values() {
+            let reported = match link.next {
+                Some(next) => {
+                    let (next_link, next_rest) = by_state.get(&next)?;
+                    next_rest + usize::from(next_link.own.is_some())
+                }
+                None => 0,
+            };
+            if reported != *rest {
+                return None;
+            }
+        }
+        let by_state = by_state
+            .into_iter()
+            .map(|(sid, (link, _))| (sid, link))
+            .collect();
+        Some(Links { by_state })
+    }
+
+    /// Visits match state `sid`, reached at `end`, by its chain: reports
+    /// each state's own piece until the next state is quiet, then marks
+    /// quiet every state walked whose piece, and all after it, had
+    /// nothing to do.
+    fn visit(&self, sid: u32, end: u32, run: &mut Run<'_>) {
+        let mut walked = std::mem::take(&mut run.scratch.walked);
+        walked.clear();
+        let mut at = sid;
+        let mut rest_quiet = true;
+        loop {
+            let Some(link) = self.by_state.get(&at) else {
+                // Not a match state of the table (never so): its
+                // reports are unknown, so nothing before it is quiet.
+                rest_quiet = false;
+                break;
+            };
+            run.scratch.steps += 1;
+            let busy = link
+                .own
+                .is_some_and(|(id, len)| run.occurs(id, end - len, end));
+            walked.push((at, busy));
+            match link.next {
+                Some(next) if !run.scratch.is_quiet(next) => at = next,
+                _ => break,
+            }
+        }
+        for &(state, busy) in walked.iter().rev() {
+            rest_quiet &= !busy;
+            if rest_quiet {
+                run.scratch.set_quiet(state);
+            }
+        }
+        run.scratch.walked = walked;
+    }
 }
 
 /// For each piece, the match states that report it, as one flat table:
@@ -487,7 +618,11 @@ fn search_for(distinct: &[&[u8]]) -> Option<Pass> {
         .ok()
         .map(|nfa| {
             let wakes = nfa_wakes(&nfa, distinct);
-            Pass::Nfa(Box::new(nfa), wakes)
+            let links = nfa
+                .start_state(Anchored::No)
+                .ok()
+                .and_then(|start| Links::new(&nfa, start, distinct));
+            Pass::Nfa(Box::new(nfa), wakes, links)
         })
 }
 
@@ -543,6 +678,7 @@ fn dfa_for(distinct: &[&[u8]]) -> Option<Pass> {
         }
     }
     let wakes = Wakes::new(&pairs);
+    let links = Links::new(&dfa, start, distinct);
     Some(Pass::Dfa {
         dfa: Box::new(dfa),
         start,
@@ -550,6 +686,7 @@ fn dfa_for(distinct: &[&[u8]]) -> Option<Pass> {
         match_at,
         matched,
         wakes,
+        links,
     })
 }
 
@@ -746,6 +883,7 @@ impl Matcher {
                 match_at,
                 matched,
                 wakes,
+                links,
             } => {
                 let mut sid = *start;
                 for (at, &octet) in target.octets.iter().enumerate() {
@@ -753,6 +891,10 @@ impl Matcher {
                     if !dfa.is_special(sid) || !dfa.is_match(sid) {
                         continue;
                     }
+                    // Patterns set apart that may take what ends here
+                    // wait again, waking the states of their pieces.
+                    run.rejoin(at as u32 + 1);
+                    wakes.wake(run.scratch);
                     // A match state whose pieces all had nothing to do,
                     // and to none of which a pattern moved since, is
                     // passed over: a state reports every piece ending
@@ -763,6 +905,14 @@ impl Matcher {
                         continue;
                     }
                     let end = at as u32 + 1;
+                    if let Some(links) = links {
+                        links.visit(sid.as_u32(), end, &mut run);
+                        wakes.wake(run.scratch);
+                        if run.best == 0 {
+                            break;
+                        }
+                        continue;
+                    }
                     let index = (sid.as_u32() >> shift) as usize;
                     let mut busy = false;
                     match (match_at.get(index), match_at.get(index + 1)) {
@@ -791,7 +941,7 @@ impl Matcher {
                     }
                 }
             }
-            Pass::Nfa(nfa, wakes) => {
+            Pass::Nfa(nfa, wakes, links) => {
                 let Ok(mut sid) = nfa.start_state(Anchored::No) else {
                     return usize::MAX;
                 };
@@ -800,12 +950,22 @@ impl Matcher {
                     if !nfa.is_match(sid) {
                         continue;
                     }
+                    run.rejoin(at as u32 + 1);
+                    match wakes {
+                        Some(wakes) => wakes.wake(run.scratch),
+                        None => run.scratch.wake_all_if_moved(),
+                    }
                     let id = sid.as_u32();
                     if run.scratch.is_quiet(id) {
                         continue;
                     }
-                    if !occurrences(nfa.as_ref(), sid, at as u32 + 1, &mut run) {
-                        run.scratch.set_quiet(id);
+                    match links {
+                        Some(links) => links.visit(id, at as u32 + 1, &mut run),
+                        None => {
+                            if !occurrences(nfa.as_ref(), sid, at as u32 + 1, &mut run) {
+                                run.scratch.set_quiet(id);
+                            }
+                        }
                     }
                     match wakes {
                         // As the DFA's: woken by a move to its own pieces.
@@ -1155,6 +1315,67 @@ mod tests {
                 "{count} pieces"
             );
         }
+    }
+
+    /// Pieces that end one another (`/*a*b`, `/*aa*b`, …) against a run
+    /// of `a`s: each new state of the pass reports every shorter run, but
+    /// is walked as a chain that stops at the states found quiet, so the
+    /// steps grow with the target, not with the pieces times the states
+    /// (SPEC §5); and a pattern whose next piece overlaps its last
+    /// (`/*aaa*aaa`) waits apart instead of being walked at each octet.
+    /// Through the DFA (a few pieces) and the NFA (many) alike, every
+    /// verdict the plain reading's.
+    #[test]
+    fn pieces_that_end_one_another_cost_steps_the_target_bounds() {
+        for (count, nfa) in [(30, false), (900, true)] {
+            let written: Vec<String> = (1..=count)
+                .map(|k| format!("/*{}*b", "a".repeat(k)))
+                .collect();
+            let written: Vec<&str> = written.iter().map(String::as_str).collect();
+            let long = format!("/{}", "a".repeat(count + 100));
+            let targets = [
+                long.as_bytes().to_vec(),
+                format!("{long}b").into_bytes(),
+                format!("/{}b", "a".repeat(count / 2)).into_bytes(),
+            ];
+            let targets: Vec<&[u8]> = targets.iter().map(Vec::as_slice).collect();
+            let matcher = agree(&written, &targets);
+            assert_eq!(
+                matches!(matcher.pieces.searcher, Some(Pass::Nfa(..))),
+                nfa,
+                "{count} pieces"
+            );
+            let steps = |target: &[u8]| {
+                SCRATCH.with(|scratch| {
+                    let before = scratch.borrow().steps;
+                    matcher.decide(target);
+                    scratch.borrow().steps - before
+                })
+            };
+            let taken = steps(long.as_bytes());
+            assert!(
+                taken <= 8 * long.len() as u64,
+                "{taken} steps for {} octets and {count} pieces",
+                long.len()
+            );
+        }
+        // Overlapping pieces of one pattern: a pattern is walked about
+        // once an occurrence it may take, not at every octet between.
+        let written = [
+            "/*aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa*aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa*b",
+        ];
+        let long = format!("/{}", "a".repeat(5000));
+        let targets = [
+            long.as_bytes(),
+            b"/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab",
+        ];
+        let matcher = agree(&written, &targets);
+        SCRATCH.with(|scratch| {
+            let before = scratch.borrow().steps;
+            matcher.decide(long.as_bytes());
+            let taken = scratch.borrow().steps - before;
+            assert!(taken <= 4 * long.len() as u64, "{taken} steps");
+        });
     }
 
     /// A hostile robots.txt: tens of thousands of wildcard rules whose

@@ -6,7 +6,8 @@
 //! nothing indexed by pattern; all of it grows with the target's pieces.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
 
 use super::{Pattern, Pieces, Start, Target, head_mask};
 
@@ -78,6 +79,16 @@ pub(super) struct Scratch {
     rounds: u32,
     /// Pieces a pattern moved to since the pass last looked.
     pub(super) woken: Vec<u32>,
+    /// The states of one chain's walk (`Links::visit`), room kept.
+    pub(super) walked: Vec<(u32, bool)>,
+    /// Patterns whose piece began before their last piece ended, waiting
+    /// apart until the pass reaches the first end an occurrence they may
+    /// take can have: (that end, entry in `waiting`, piece id).
+    deferred: BinaryHeap<Reverse<(u32, u32, u32)>>,
+    /// Steps taken for the patterns with pieces since the scratch was
+    /// made: occurrences reported, waiting patterns walked, chain states
+    /// walked and states woken; what the tests hold to a bound.
+    pub(super) steps: u64,
 }
 
 impl Scratch {
@@ -94,6 +105,7 @@ impl Scratch {
         self.at_end.clear();
         self.rounds = 0;
         self.woken.clear();
+        self.deferred.clear();
         self.target = self.target.wrapping_add(1);
         if self.target == 0 {
             // Marks of 2^32 targets ago would read as this one's.
@@ -127,6 +139,7 @@ impl Scratch {
 
     /// Wakes match state `sid`: a pattern moved to one of its pieces.
     pub(super) fn wake(&mut self, sid: u32) {
+        self.steps += 1;
         self.quiet.remove(&sid);
     }
 
@@ -291,6 +304,7 @@ impl Run<'_> {
     /// waiting for it (its patterns listed, none left): an occurrence of it
     /// anywhere else does nothing either, until a pattern moves on to it.
     pub(super) fn occurs(&mut self, id: u32, start: u32, end: u32) -> bool {
+        self.scratch.steps += 1;
         if self.scratch.is_idle_piece(id) {
             return false;
         }
@@ -311,14 +325,21 @@ impl Run<'_> {
         let mut walk = std::mem::replace(&mut self.scratch.chains[slot].head, NIL);
         while walk != NIL {
             let index = walk;
+            self.scratch.steps += 1;
             let waiting = self.scratch.waiting[index as usize];
             walk = waiting.link;
             if waiting.pattern >= self.best {
                 continue;
             }
             if waiting.from > start {
-                // Overlaps the piece before: a later occurrence may do.
-                self.scratch.relink(slot, index);
+                // Overlaps the piece before: only an occurrence that
+                // starts at `from` or later may do, which ends `end -
+                // start` after it. The pattern waits apart until then,
+                // so the occurrences between do not walk it again: a run
+                // of `a`s against `/*aaa*aaa` would, at every octet, for
+                // every such pattern (SPEC §5).
+                let ready = waiting.from.saturating_add(end - start);
+                self.scratch.deferred.push(Reverse((ready, index, id)));
                 continue;
             }
             let left = waiting.left - 1;
@@ -342,6 +363,21 @@ impl Run<'_> {
             }
         }
         true
+    }
+
+    /// Puts back on their chains the patterns set apart (`occurs`) that
+    /// may take an occurrence ending at `end`, as moves to their pieces.
+    pub(super) fn rejoin(&mut self, end: u32) {
+        while let Some(&Reverse((ready, index, id))) = self.scratch.deferred.peek() {
+            if ready > end {
+                break;
+            }
+            self.scratch.deferred.pop();
+            let slot = self.scratch.chain(id);
+            self.scratch.relink(slot, index);
+            self.scratch.set_idle_piece(id, false);
+            self.scratch.woken.push(id);
+        }
     }
 
     /// Checks the anchored last pieces and gives the first match.
