@@ -99,6 +99,10 @@ fn tells(status: Option<u16>) -> Option<u16> {
 pub struct Tracker {
     grace_ms: i64,
     memory: Memory,
+    /// The last fetch of `/robots.txt` among those older than what the
+    /// memory knows (an older log audited after a newer one), taken as
+    /// `memory.last_fetch` would be; only its 4xx is used (`standing`).
+    older_last: Option<RobotsFetch>,
 }
 
 impl Tracker {
@@ -112,6 +116,7 @@ impl Tracker {
         Tracker {
             grace_ms: grace_ms.max(0),
             memory,
+            older_last: None,
         }
     }
 
@@ -144,7 +149,15 @@ impl Tracker {
             // of /robots.txt before it are forgotten, so what stood at t is
             // not known. Nothing is assumed against the crawler: L unknown
             // (the whole grace), no outage; a 4xx remembered may have
-            // begun before t, so no rows.
+            // begun before t, so no rows. What the older log itself shows
+            // before t may only spare rows: its last fetch of /robots.txt
+            // got a 4xx, so no rows (RFC 9309 §2.3.1.3), as one run over
+            // both logs would have it.
+            if let Some(fetch) = self.older_last.filter(|f| f.time.instant_ms() <= t_ms)
+                && (400..500).contains(&fetch.status)
+            {
+                return Standing::Unrestricted(fetch);
+            }
             if let Some(fetch) = m.last_fetch
                 && (400..500).contains(&fetch.status)
             {
@@ -202,7 +215,11 @@ impl Tracker {
             .is_some_and(|latest| latest > time.instant_ms())
         {
             // Older than what the memory holds: it would overwrite later
-            // knowledge with earlier.
+            // knowledge with earlier. Kept apart, for the older fetches
+            // after it (`standing`), as the memory's last fetch is.
+            if trusted || (400..500).contains(&status) {
+                self.older_last = Some(RobotsFetch { time, status });
+            }
             return;
         }
         let fetch = RobotsFetch { time, status };

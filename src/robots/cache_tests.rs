@@ -110,6 +110,20 @@ fn cases() -> Vec<Case> {
             ],
         ),
         (
+            "an older log's own 4xx before a fetch: no rows, as in one run",
+            DAY,
+            vec![
+                ("2026-11-30T14:00:00+01:00", "/robots.txt", 200, "allowed"),
+                ("2026-11-30T10:00:00+01:00", "/robots.txt", 404, "allowed"),
+                ("2026-11-30T10:01:00+01:00", "/a", 200, "no rows"),
+                ("2026-11-30T10:02:00+01:00", "/robots.txt", 304, "no rows"),
+                ("2026-11-30T10:03:00+01:00", "/a", 200, "accuse v0"),
+                ("2026-11-30T10:04:00+01:00", "/robots.txt", 404, "allowed"),
+                ("2026-11-30T10:05:00+01:00", "/a", 200, "no rows"),
+                ("2026-11-30T14:00:01+01:00", "/b", 200, "accuse v1"),
+            ],
+        ),
+        (
             "no fetch of /robots.txt known: L = −∞, the window is [t − G, t]",
             DAY,
             vec![
@@ -378,6 +392,12 @@ fn resumed_from_memory_a_night_later_gives_the_same_answers() {
     let versions = versions();
     for (what, grace, fetches) in cases() {
         for cut in 0..=fetches.len() {
+            // An older log's own fetches of /robots.txt are known to the
+            // run that reads them, not kept in the state (README "Nights
+            // and state"): a cut between them is another story.
+            if what.starts_with("an older log's own") && (2..=6).contains(&cut) {
+                continue;
+            }
             let mut first = Tracker::new(grace);
             let mut got = Vec::new();
             for (time, target, status, _) in &fetches[..cut] {

@@ -357,3 +357,69 @@ fn since_keeps_what_robots_txt_fetches_before_it_told_the_crawler() {
         assert_eq!(json["impostor_fetches"], 0, "{json}");
     }
 }
+
+/// An older log audited after a newer one through `--state`: the state
+/// remembers the newer night's fetch of robots.txt, yet the older log's
+/// own 404 before its fetches still frees them (RFC 9309 §2.3.1.3), as
+/// one run over both logs has it; once its own later fetch of robots.txt
+/// ends the 4xx period, they are judged again.
+#[test]
+fn an_older_logs_own_404_still_frees_its_fetches_after_a_newer_night() {
+    let site = Site::new();
+    site.write(
+        "history/2026-11-01T00:00:00Z.txt",
+        "User-agent: *\nDisallow: /a\nRequest-rate: 1/1m\n",
+    );
+    site.write("ptr-map.txt", GENUINE_PTR_MAP);
+    // The older log: 2026-11-30 from 01:00; the newer: 2026-12-01.
+    let older = [
+        fetch(H, "/robots.txt", 404),
+        fetch(H + 600, "/a/1", 200),
+        fetch(H + 601, "/b", 200),
+        fetch(2 * H, "/robots.txt", 200),
+        fetch(2 * H + 600, "/a/2", 200),
+    ]
+    .concat();
+    let newer = fetch(DAY + H, "/robots.txt", 200);
+    site.write("older.log", &older);
+    site.write("newer.log", &newer);
+    let night = |log: &str, out: &str| {
+        let run = site.run(&[
+            "--log",
+            log,
+            "--robots-history",
+            "history",
+            "--ptr-map",
+            "ptr-map.txt",
+            "--state",
+            "state",
+            "--out",
+            out,
+        ]);
+        let violations = std::fs::read_to_string(site.path(out).join("violations.csv"))
+            .unwrap_or_else(|e| panic!("{out}: {e}; {}", run.stderr));
+        (run.code, rows(&violations))
+    };
+    let (code, got) = night("newer.log", "out-newer");
+    assert_eq!((code, got.len()), (0, 0));
+    let (code, got) = night("older.log", "out-older");
+    let got: Vec<(&str, &str)> = got.iter().map(|r| (&r[8][..], &r[10][..])).collect();
+    assert_eq!(got, [("/a/2", "disallow")], "exit {code}");
+    assert_eq!(code, 1);
+    // One run over both logs, without a state: the same row.
+    let run = site.run(&[
+        "--log",
+        "older.log",
+        "--log",
+        "newer.log",
+        "--robots-history",
+        "history",
+        "--ptr-map",
+        "ptr-map.txt",
+        "--out",
+        "out-one",
+    ]);
+    let one = rows(&std::fs::read_to_string(site.path("out-one/violations.csv")).unwrap());
+    let one: Vec<(&str, &str)> = one.iter().map(|r| (&r[8][..], &r[10][..])).collect();
+    assert_eq!(one, [("/a/2", "disallow")], "{}", run.stderr);
+}
