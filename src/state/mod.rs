@@ -201,7 +201,10 @@ impl StateDir {
         };
         let text = match read {
             Ok(text) => text,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(State::default()),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                dangling(&path)?;
+                return Ok(State::default());
+            }
             Err(e) if e.kind() == io::ErrorKind::InvalidData => {
                 return Err(garbage(&path, Position::File, "it is not UTF-8 text"));
             }
@@ -430,6 +433,24 @@ fn is_date(text: &str) -> bool {
         && text.parse::<jiff::civil::Date>().is_ok()
 }
 
+/// A `state.json` that could not be opened for want of a file: an error
+/// when the name is there all the same, a link to nothing (a state kept
+/// on a disk not mounted). Read as a fresh state, it would be replaced,
+/// and the versions and fingerprints it names lost, without a word.
+fn dangling(path: &Path) -> Result<()> {
+    match fs::symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_symlink() => Err(Error::Read {
+            path: path.to_path_buf(),
+            at: Position::File,
+            source: io::Error::new(
+                io::ErrorKind::NotFound,
+                "it is a link to a file that does not exist",
+            ),
+        }),
+        _ => Ok(()),
+    }
+}
+
 /// The state folder and its `state.json`, where they are, must be this
 /// user's and writable by no other (`side_file::untrusted`): judged before
 /// the run makes its lock or sweeps anything there, so that a refused
@@ -456,7 +477,7 @@ pub fn check_trust(dir: &Path) -> Result<()> {
         Err(crate::crawler::side_file::Refusal::Unreadable(e))
             if e.kind() == io::ErrorKind::NotFound =>
         {
-            Ok(())
+            dangling(&path)
         }
         // A FIFO or a device: refused as `load` would, before anything
         // is made or swept.

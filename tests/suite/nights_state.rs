@@ -1713,6 +1713,35 @@ fn a_fifo_among_the_versions_or_as_the_state_is_exit_2_not_a_hang() {
             "{kind}: {stderr}"
         );
     }
+    // state.json a link to nothing (the state's disk not mounted): never
+    // read as a fresh state, which would replace it and lose what it
+    // names; exit 2, the link left as it is.
+    let site = Site::new().with("robots.txt", ROTATION_ROBOTS);
+    site.write("access.log", part(0, 1, "a"));
+    std::fs::create_dir_all(site.path("state")).unwrap();
+    let state_json = site.path("state/state.json");
+    std::os::unix::fs::symlink(site.path("unmounted/state.json"), &state_json).unwrap();
+    let (code, stderr) = within(
+        &site,
+        &[
+            "--robots",
+            "robots.txt",
+            "--state",
+            "state",
+            "--log",
+            "access.log",
+            "--out",
+            "out",
+        ],
+    );
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("state.json") && stderr.contains("a link to a file that does not exist"),
+        "{stderr}"
+    );
+    let meta = std::fs::symlink_metadata(&state_json).unwrap();
+    assert!(meta.file_type().is_symlink());
+    assert!(!site.path("out").join("violations.csv").exists());
 }
 
 /// A new robots.txt deployed with its old modification time (`rsync -a`,
