@@ -242,6 +242,7 @@ mod tests {
         for ((n, t), (en, et, floored)) in cases {
             let written = Rate {
                 requests: n,
+                requests_written: u64::from(n),
                 period_secs: t,
                 window: None,
             };

@@ -48,7 +48,13 @@ impl fmt::Display for Window {
 /// At most `requests` fetches per `period_secs`, perhaps only in a window.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Rate {
+    /// The requests allowed, at most `u32::MAX` (more than any night
+    /// holds).
     pub requests: u32,
+    /// The requests as written, to `u64::MAX`: what the floor compares,
+    /// so that `10000000000/2315000d` (faster than 1/30s) is not read as
+    /// the slower `4294967295/2315000d`.
+    pub requests_written: u64,
     pub period_secs: u64,
     pub window: Option<Window>,
 }
@@ -60,10 +66,11 @@ impl Rate {
     /// applies, `None` when the written rate stands. N/T is slower than F/S
     /// when N × S < F × T.
     pub fn floored(&self, fetches: u32, period_secs: u64) -> Option<Rate> {
-        let slower = u128::from(self.requests) * u128::from(period_secs)
+        let slower = u128::from(self.requests_written) * u128::from(period_secs)
             < u128::from(fetches) * u128::from(self.period_secs);
         slower.then_some(Rate {
             requests: fetches,
+            requests_written: u64::from(fetches),
             period_secs,
             window: self.window,
         })
@@ -178,11 +185,12 @@ fn read_rate(text: &str) -> Result<(Rate, usize), String> {
         .split_once('/')
         .ok_or_else(|| "no `/` between requests and period".to_string())?;
     let period_start = text.len() - after.len();
-    let requests = match leading_number(count.trim()) {
-        // More than fit: more than any night holds, so no limit at all.
-        (Some(n), "") => u32::try_from(n).unwrap_or(u32::MAX),
+    let requests_written = match leading_number(count.trim()) {
+        (Some(n), "") => n,
         _ => return Err(format!("`{}` is not a number of requests", count.trim())),
     };
+    // More than fit: more than any night holds, so no limit at all.
+    let requests = u32::try_from(requests_written).unwrap_or(u32::MAX);
     if requests == 0 {
         return Err("zero requests allow nothing; the line is ignored".into());
     }
@@ -232,6 +240,7 @@ fn read_rate(text: &str) -> Result<(Rate, usize), String> {
     };
     let rate = Rate {
         requests,
+        requests_written,
         period_secs,
         window,
     };
@@ -277,6 +286,7 @@ mod tests {
     fn rate(requests: u32, period_secs: u64, window: Option<(u16, u16)>) -> Rate {
         Rate {
             requests,
+            requests_written: u64::from(requests),
             period_secs,
             window: window.map(|(start_min, end_min)| Window { start_min, end_min }),
         }
@@ -294,11 +304,21 @@ mod tests {
             ("10/M", "10/M", rate(10, 60, None)),
             // Numbers past what fits saturate: no limit, or slower than
             // any floor, never a malformed line.
-            ("99999999999/1s", "99999999999/1s", rate(u32::MAX, 1, None)),
+            (
+                "99999999999/1s",
+                "99999999999/1s",
+                Rate {
+                    requests_written: 99_999_999_999,
+                    ..rate(u32::MAX, 1, None)
+                },
+            ),
             (
                 "99999999999999999999999/1s 0000-0600",
                 "99999999999999999999999/1s",
-                rate(u32::MAX, 1, Some((0, 360))),
+                Rate {
+                    requests_written: u64::MAX,
+                    ..rate(u32::MAX, 1, Some((0, 360)))
+                },
             ),
             (
                 "1/300000000000000d",
@@ -429,6 +449,19 @@ mod tests {
         ];
         for (written, effective) in cases {
             assert_eq!(written.floored(1, 30), effective, "{}", written.canonical());
+        }
+        // A count past what a rate holds is still compared as written:
+        // 10^10 per 2,315,000 days is faster than 1/30s (about 1.5 per
+        // 30 s), though 4,294,967,295 per that period would be slower.
+        for (text, floored) in [
+            ("10000000000/2315000d", false),
+            ("10000000000/2315500000d", true),
+            ("99999999999999999999999/1d", false),
+        ] {
+            let (_, rate) = parse_request_rate(text.as_bytes());
+            let rate = rate.unwrap();
+            assert_eq!(rate.requests, u32::MAX, "{text}");
+            assert_eq!(rate.floored(1, 30).is_some(), floored, "{text}");
         }
     }
 
