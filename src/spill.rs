@@ -129,32 +129,66 @@ impl SpillDir {
 
     fn make(&self) -> io::Result<Made> {
         fs::create_dir_all(&self.parent)?;
-        let path = tempfile::Builder::new()
-            .prefix(PREFIX)
-            .rand_bytes(12)
-            .tempdir_in(&self.parent)?
-            .keep();
-        let lock = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(path.join(LOCK));
-        let lock = match lock.and_then(|f| f.try_lock().map(|()| f).map_err(io::Error::other)) {
-            Ok(lock) => lock,
-            Err(e) => {
-                let _ = fs::remove_dir_all(&path);
-                return Err(e);
+        // A sweep of another run may take a folder still without its
+        // held lock for a killed run's: it removes only what it holds the
+        // lock of, and a folder it took is made anew here.
+        let mut last = None;
+        for _ in 0..8 {
+            let path = tempfile::Builder::new()
+                .prefix(PREFIX)
+                .rand_bytes(12)
+                .tempdir_in(&self.parent)?
+                .keep();
+            match hold(&path) {
+                Ok(lock) => {
+                    IN_USE
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .push(path.clone());
+                    return Ok(Made {
+                        path,
+                        _lock: lock,
+                        next: 0,
+                    });
+                }
+                Err(e) => {
+                    // Ours still, unless a sweep holds it: then it is the
+                    // sweep's to remove.
+                    if e.kind() != io::ErrorKind::AlreadyExists {
+                        let _ = fs::remove_dir_all(&path);
+                    }
+                    last = Some(e);
+                }
             }
-        };
-        IN_USE
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(path.clone());
-        Ok(Made {
-            path,
-            _lock: lock,
-            next: 0,
-        })
+        }
+        Err(last.unwrap_or_else(|| io::Error::other("no spill folder could be made")))
+    }
+}
+
+/// The lock of the new folder `path`, created and held: an error when a
+/// sweep made it first (`AlreadyExists`) or removed it before it was held.
+fn hold(path: &Path) -> io::Result<File> {
+    let lock = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path.join(LOCK))?;
+    lock.try_lock().map_err(io::Error::other)?;
+    if !still_there(path, &lock) {
+        return Err(io::Error::new(
+            io::ErrorKind::NotFound,
+            "the spill folder was removed as it was made",
+        ));
+    }
+    Ok(lock)
+}
+
+/// Whether `lock`, held, is still the lock file of folder `path`: a sweep
+/// that held it first removed it.
+fn still_there(path: &Path, lock: &File) -> bool {
+    match (fs::symlink_metadata(path.join(LOCK)), lock.metadata()) {
+        (Ok(named), Ok(held)) => named.dev() == held.dev() && named.ino() == held.ino(),
+        _ => false,
     }
 }
 
@@ -172,8 +206,10 @@ impl Drop for SpillDir {
 }
 
 /// Removes the spill folders of runs that were killed: ours, not links,
-/// and with a lock nobody holds. A folder without its lock file yet may be
-/// a run being born: it is left unless it is an hour old.
+/// whose lock it can hold. A folder without its lock file (a run killed
+/// as it made it, or one being made now) gets one made here, held while
+/// the folder is removed: a run making its folder finds its lock taken
+/// and makes another (`make`), so a live run's folder is never removed.
 fn sweep(parent: &Path) {
     let Ok(entries) = fs::read_dir(parent) else {
         return;
@@ -191,15 +227,17 @@ fn sweep(parent: &Path) {
         if !meta.is_dir() || meta.uid() != me {
             continue;
         }
-        let abandoned = match File::open(path.join(LOCK)) {
-            Ok(lock) => lock.try_lock().is_ok(),
-            Err(_) => meta
-                .modified()
-                .ok()
-                .and_then(|m| m.elapsed().ok())
-                .is_some_and(|age| age.as_secs() > 3600),
+        let lock = File::open(path.join(LOCK)).or_else(|_| {
+            OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(0o600)
+                .open(path.join(LOCK))
+        });
+        let Ok(lock) = lock else {
+            continue;
         };
-        if abandoned {
+        if lock.try_lock().is_ok() && still_there(&path, &lock) {
             let _ = fs::remove_dir_all(&path);
         }
     }
@@ -594,5 +632,33 @@ mod tests {
         assert_eq!(left.len(), 1, "the live run's folder stays");
         let got: Vec<Word> = sorter.finish().unwrap().map(Result::unwrap).collect();
         assert_eq!(got, expected(&words(3)));
+    }
+
+    /// A run killed as it made its folder leaves it without a lock file:
+    /// the next run removes it at once. A folder being made while another
+    /// run sweeps is never removed under its run: many runs making and
+    /// sweeping at once all spill and read back every record.
+    #[test]
+    fn a_folder_without_its_lock_is_swept_and_sweeps_never_take_a_live_one() {
+        let parent = tempfile::tempdir().unwrap();
+        let born = parent.path().join(format!("{}born", super::PREFIX));
+        std::fs::create_dir(&born).unwrap();
+        drop(SpillDir::new(parent.path()));
+        assert!(!born.exists());
+        std::thread::scope(|scope| {
+            for _ in 0..4 {
+                scope.spawn(|| {
+                    for _ in 0..200 {
+                        let dir = SpillDir::new(parent.path());
+                        let sorter = Sorter::new(1, &dir);
+                        sorter.extend(words(2));
+                        assert!(sorter.runs() > 0);
+                        let got: Vec<Word> = sorter.finish().unwrap().map(Result::unwrap).collect();
+                        assert_eq!(got, expected(&words(2)));
+                    }
+                });
+            }
+        });
+        assert_eq!(std::fs::read_dir(parent.path()).unwrap().count(), 0);
     }
 }
