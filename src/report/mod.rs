@@ -61,7 +61,13 @@ impl Write for Sink {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         match self {
             Sink::File(file) => file.write(buf),
-            Sink::Stdout(out) => out.write(buf),
+            // Written through the descriptor itself: the standard
+            // library's stdout takes EBADF (standard output opened for
+            // reading, `1<file`) as written, which would pass rows that
+            // reached no one for a whole report.
+            Sink::Stdout(out) => {
+                rustix::io::write(std::os::fd::AsFd::as_fd(out), buf).map_err(io::Error::from)
+            }
         }
     }
 

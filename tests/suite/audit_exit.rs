@@ -127,6 +127,36 @@ fn an_unwritable_out_directory_exits_2() {
     assert!(run.stderr.contains("access.log/reports"), "{}", run.stderr);
 }
 
+/// Standard output open for reading only (`1<file`): every write of the
+/// rows fails with EBADF, which must be no clean night or a night whose
+/// rows were given: exit 2 naming standard output, and the state not
+/// saved, so that the next run reports those rows.
+#[test]
+fn standard_output_that_cannot_be_written_exits_2_and_saves_no_state() {
+    let site = Site::new()
+        .with("robots.txt", "User-agent: *\nDisallow: /\n")
+        .with("access.log", fetches(1, SEZNAM_UA, &["/x"]))
+        .with("read-only.txt", "x\n");
+    let stdout = std::fs::File::open(site.path("read-only.txt")).unwrap();
+    let output = site
+        .command(&[
+            "--log",
+            "access.log",
+            "--robots",
+            "robots.txt",
+            "--state",
+            "state",
+        ])
+        .stdin(std::process::Stdio::null())
+        .stdout(stdout)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("cannot write: -"), "{stderr}");
+    assert!(!site.path("state/state.json").exists(), "{stderr}");
+}
+
 #[test]
 fn a_missing_out_directory_is_made() {
     // As the README's getting started runs it: `--out samples-report`.
