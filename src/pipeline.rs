@@ -53,6 +53,7 @@ use crate::report::skipped::{self, SHOWN as SHOWN_SKIPS};
 use crate::report::{self, Digest, Escaping, Names, summary::Totals};
 use crate::robots::AgentRules;
 use crate::robots::group::Reads;
+use crate::robots::matcher::SelectionKey;
 use crate::robots::versions::Versions;
 use crate::scan::{Scan, Scanner};
 use crate::spill::{Sorter, SpillDir};
@@ -1192,23 +1193,48 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
         Some(_) => versions.all(),
         None => std::slice::from_ref(versions.latest()),
     };
-    let rules: Vec<Vec<AgentRules>> = judged
+    // Tokens that select the same groups of a version share its
+    // compiled rules: (rules, the index into them of each selection).
+    let rules: Vec<(Vec<AgentRules>, Vec<usize>)> = judged
         .iter()
         .map(|version| {
-            selections
+            let mut compiled: Vec<(Reads, SelectionKey, AgentRules)> = Vec::new();
+            let mut read: Vec<(Reads, crate::robots::Robots)> = Vec::new();
+            let shared = selections
                 .iter()
-                .map(|(token, reads)| version.robots().read_as(*reads).rules_for(token.as_bytes()))
-                .collect()
+                .map(|(token, reads)| {
+                    let at = read
+                        .iter()
+                        .position(|(r, _)| r == reads)
+                        .unwrap_or_else(|| {
+                            read.push((*reads, version.robots().read_as(*reads)));
+                            read.len() - 1
+                        });
+                    let robots = &read[at].1;
+                    let key = robots.selection_key(token.as_bytes());
+                    let found = compiled
+                        .iter()
+                        .position(|(r, k, _)| r == reads && *k == key);
+                    found.unwrap_or_else(|| {
+                        compiled.push((*reads, key, robots.rules_for(token.as_bytes())));
+                        compiled.len() - 1
+                    })
+                })
+                .collect();
+            (
+                compiled.into_iter().map(|(_, _, rules)| rules).collect(),
+                shared,
+            )
         })
         .collect();
     let policies: Vec<Vec<Policy<'_>>> = rules
         .iter()
-        .map(|rules| {
+        .map(|(rules, shared)| {
             ident
                 .profiles()
                 .iter()
                 .zip(&token_of)
-                .map(|(profile, &selection)| Policy::new(profile, &rules[selection]))
+                .map(|(profile, &selection)| Policy::new(profile, &rules[shared[selection]]))
                 .collect()
         })
         .collect();

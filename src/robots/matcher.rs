@@ -150,6 +150,25 @@ impl Robots {
         rules
     }
 
+    /// All that `rules_for(token)` depends on of the token: the groups it
+    /// selects in each grouping of the file, and whether it obeys them as
+    /// the `*` fallback. Tokens with equal keys are given equal rules, so
+    /// they may share one compiled copy (sixty `--profiles` crawlers that
+    /// all fall back on a large `*` group need it once, not sixty times).
+    pub fn selection_key(&self, token: &[u8]) -> SelectionKey {
+        let key_in = |grouping: &Grouping| {
+            let groups = group::select(&grouping.groups, token);
+            let named = groups
+                .iter()
+                .any(|&i| grouping.groups[i].names(super::agent::product_token(token)));
+            (groups, !named)
+        };
+        SelectionKey {
+            main: key_in(&self.grouping),
+            google: self.google.as_deref().map(key_in),
+        }
+    }
+
     /// `rules_for` in one grouping of the file.
     fn rules_in(&self, grouping: &Grouping, token: &[u8]) -> AgentRules {
         let groups = group::select(&grouping.groups, token);
@@ -193,6 +212,13 @@ impl Robots {
             crawl_delay,
         }
     }
+}
+
+/// What a token's compiled rules depend on (`Robots::selection_key`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SelectionKey {
+    main: (Vec<usize>, bool),
+    google: Option<(Vec<usize>, bool)>,
 }
 
 /// The merged rules of the groups one crawler obeys, compiled. Immutable,
@@ -785,5 +811,27 @@ mod tests {
         fn is_send_sync<T: Send + Sync>() {}
         is_send_sync::<Robots>();
         is_send_sync::<AgentRules>();
+    }
+
+    /// Tokens that select the same groups the same way get the same
+    /// compiled rules, so the audit compiles them once: two crawlers of
+    /// `--profiles` that both fall back on `*` share a key; one that a
+    /// group names, or that a group names beside `*`, does not.
+    #[test]
+    fn equal_selection_keys_give_equal_rules() {
+        let robots = Robots::new(
+            b"User-agent: *\nDisallow: /a\nRequest-rate: 1/10s\n\n\
+              User-agent: NamedBot\nDisallow: /b\n\n\
+              User-agent: *\nUser-agent: AlsoBot\nDisallow: /c\n",
+        );
+        let key = |token: &str| robots.selection_key(token.as_bytes());
+        let rules = |token: &str| format!("{:?}", robots.rules_for(token.as_bytes()));
+        assert_eq!(key("OneBot"), key("TwoBot/2.1"));
+        assert_eq!(rules("OneBot"), rules("TwoBot/2.1"));
+        assert_ne!(key("OneBot"), key("NamedBot"));
+        assert_ne!(key("OneBot"), key("AlsoBot"));
+        assert_ne!(key("NamedBot"), key("AlsoBot"));
+        assert_eq!(key("NamedBot"), key("namedbot"));
+        assert_eq!(rules("NamedBot"), rules("namedbot"));
     }
 }
