@@ -382,43 +382,93 @@ enum Pass {
 /// shorter run) costs a step or two a state, not one a piece (SPEC §5).
 #[derive(Debug, Clone)]
 struct Links {
-    by_state: HashMap<u32, Link, foldhash::fast::FixedState>,
+    /// By the state's place (`place`).
+    links: Vec<Link>,
+    /// A DFA's match state ids are their places shifted; an NFA's are
+    /// looked up.
+    places: Places,
+}
+
+#[derive(Debug, Clone)]
+enum Places {
+    Shift(u32),
+    Map(HashMap<u32, u32, foldhash::fast::FixedState>),
 }
 
 #[derive(Debug, Clone, Copy)]
 struct Link {
     /// The state's own piece: (id, length).
     own: Option<(u32, u32)>,
-    /// The next match state of the chain.
-    next: Option<u32>,
+    /// The next match state of the chain, or `NO_STATE`.
+    next: u32,
 }
+
+/// No next state: the chain ends.
+const NO_STATE: u32 = u32::MAX;
 
 impl Links {
     /// The chains of `automaton`'s match states over `distinct`, its
-    /// pieces; `None` when a state's report is not its own piece and its
-    /// next state's (never so for an Aho-Corasick automaton), or past
-    /// `WAKES_MAX` reports in all.
-    fn new(automaton: &impl Automaton, start: StateID, distinct: &[&[u8]]) -> Option<Links> {
+    /// pieces, a DFA's placed by `shift` (`None` for an NFA); `None` when
+    /// a state's report is not its own piece and its next state's (never
+    /// so for an Aho-Corasick automaton), or past `WAKES_MAX` reports in
+    /// all.
+    fn new(
+        automaton: &impl Automaton,
+        start: StateID,
+        distinct: &[&[u8]],
+        shift: Option<u32>,
+    ) -> Option<Links> {
         // Every state is a prefix of some piece, so walking each piece
         // from the start visits every match state; the walk of a piece
         // ends at the state whose text it is.
         let mut piece_state = Vec::with_capacity(distinct.len());
         let mut states = Vec::new();
-        let mut seen = std::collections::HashSet::new();
+        let mut seen: HashMap<u32, (), foldhash::fast::FixedState> = HashMap::default();
         for piece in distinct {
             let mut sid = start;
             for &octet in piece.iter() {
                 sid = automaton.next_state(Anchored::No, sid, octet);
-                if automaton.is_match(sid) && seen.insert(sid) {
+                if automaton.is_match(sid) && seen.insert(sid.as_u32(), ()).is_none() {
                     states.push(sid);
                 }
             }
             piece_state.push(sid.as_u32());
         }
+        let places = match shift {
+            Some(shift) => Places::Shift(shift),
+            None => Places::Map(
+                states
+                    .iter()
+                    .enumerate()
+                    .map(|(place, sid)| (sid.as_u32(), place as u32))
+                    .collect(),
+            ),
+        };
+        let size = match &places {
+            Places::Shift(shift) => states
+                .iter()
+                .map(|sid| (sid.as_u32() >> shift) as usize + 1)
+                .max()
+                .unwrap_or(0),
+            Places::Map(map) => map.len(),
+        };
+        let mut links = vec![
+            Link {
+                own: None,
+                next: NO_STATE,
+            };
+            size
+        ];
+        // How many pieces each state reports past its own, by place.
+        let mut rest_of = vec![usize::MAX; size];
         let mut reports = 0usize;
-        let mut by_state: HashMap<u32, (Link, usize), foldhash::fast::FixedState> =
-            HashMap::with_capacity_and_hasher(states.len(), Default::default());
         let mut outputs: Vec<(u32, u32)> = Vec::new();
+        let place = |sid: u32| -> Option<usize> {
+            match &places {
+                Places::Shift(shift) => Some((sid >> shift) as usize),
+                Places::Map(map) => map.get(&sid).map(|&p| p as usize),
+            }
+        };
         for &sid in &states {
             outputs.clear();
             for n in 0..automaton.match_len(sid) {
@@ -439,43 +489,73 @@ impl Links {
                 _ => (None, &outputs[..]),
             };
             let next = match rest.first() {
-                Some(&(id, _)) => Some(state_of(id)?),
-                None => None,
+                Some(&(id, _)) => state_of(id)?,
+                None => NO_STATE,
             };
-            by_state.insert(sid.as_u32(), (Link { own, next }, rest.len()));
+            let at = place(sid.as_u32())?;
+            *links.get_mut(at)? = Link { own, next };
+            rest_of[at] = rest.len();
         }
         // The next state reports exactly the rest, so chains end (each
         // reports fewer than the state before it).
-        for (link, rest) in by_state.values() {
+        for &sid in &states {
+            let at = place(sid.as_u32())?;
+            let link = links[at];
             let reported = match link.next {
-                Some(next) => {
-                    let (next_link, next_rest) = by_state.get(&next)?;
-                    next_rest + usize::from(next_link.own.is_some())
+                NO_STATE => 0,
+                next => {
+                    let next_at = place(next)?;
+                    rest_of.get(next_at)? + usize::from(links[next_at].own.is_some())
                 }
-                None => 0,
             };
-            if reported != *rest {
+            if reported != rest_of[at] {
                 return None;
             }
         }
-        let by_state = by_state
-            .into_iter()
-            .map(|(sid, (link, _))| (sid, link))
-            .collect();
-        Some(Links { by_state })
+        Some(Links { links, places })
+    }
+
+    #[inline]
+    fn get(&self, sid: u32) -> Option<&Link> {
+        let place = match &self.places {
+            Places::Shift(shift) => (sid >> shift) as usize,
+            Places::Map(map) => *map.get(&sid)? as usize,
+        };
+        self.links.get(place)
     }
 
     /// Visits match state `sid`, reached at `end`, by its chain: reports
     /// each state's own piece until the next state is quiet, then marks
     /// quiet every state walked whose piece, and all after it, had
     /// nothing to do.
+    #[inline]
     fn visit(&self, sid: u32, end: u32, run: &mut Run<'_>) {
+        let Some(&link) = self.get(sid) else {
+            return;
+        };
+        run.scratch.steps += 1;
+        let busy = link
+            .own
+            .is_some_and(|(id, len)| run.occurs(id, end - len, end));
+        // Most states end their chain: no walk to remember.
+        if link.next == NO_STATE || run.scratch.is_quiet(link.next) {
+            if !busy {
+                run.scratch.set_quiet(sid);
+            }
+            return;
+        }
+        self.walk(sid, busy, link.next, end, run);
+    }
+
+    /// The rest of `visit`, from `next`, the state after `sid`.
+    fn walk(&self, sid: u32, busy: bool, next: u32, end: u32, run: &mut Run<'_>) {
         let mut walked = std::mem::take(&mut run.scratch.walked);
         walked.clear();
-        let mut at = sid;
+        walked.push((sid, busy));
+        let mut at = next;
         let mut rest_quiet = true;
         loop {
-            let Some(link) = self.by_state.get(&at) else {
+            let Some(&link) = self.get(at) else {
                 // Not a match state of the table (never so): its
                 // reports are unknown, so nothing before it is quiet.
                 rest_quiet = false;
@@ -487,8 +567,9 @@ impl Links {
                 .is_some_and(|(id, len)| run.occurs(id, end - len, end));
             walked.push((at, busy));
             match link.next {
-                Some(next) if !run.scratch.is_quiet(next) => at = next,
-                _ => break,
+                NO_STATE => break,
+                next if run.scratch.is_quiet(next) => break,
+                next => at = next,
             }
         }
         for &(state, busy) in walked.iter().rev() {
@@ -621,7 +702,7 @@ fn search_for(distinct: &[&[u8]]) -> Option<Pass> {
             let links = nfa
                 .start_state(Anchored::No)
                 .ok()
-                .and_then(|start| Links::new(&nfa, start, distinct));
+                .and_then(|start| Links::new(&nfa, start, distinct, None));
             Pass::Nfa(Box::new(nfa), wakes, links)
         })
 }
@@ -678,7 +759,7 @@ fn dfa_for(distinct: &[&[u8]]) -> Option<Pass> {
         }
     }
     let wakes = Wakes::new(&pairs);
-    let links = Links::new(&dfa, start, distinct);
+    let links = Links::new(&dfa, start, distinct, Some(shift));
     Some(Pass::Dfa {
         dfa: Box::new(dfa),
         start,

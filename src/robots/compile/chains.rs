@@ -367,7 +367,15 @@ impl Run<'_> {
 
     /// Puts back on their chains the patterns set apart (`occurs`) that
     /// may take an occurrence ending at `end`, as moves to their pieces.
+    #[inline]
     pub(super) fn rejoin(&mut self, end: u32) {
+        if self.scratch.deferred.is_empty() {
+            return;
+        }
+        self.rejoin_ready(end);
+    }
+
+    fn rejoin_ready(&mut self, end: u32) {
         while let Some(&Reverse((ready, index, id))) = self.scratch.deferred.peek() {
             if ready > end {
                 break;
