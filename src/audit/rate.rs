@@ -243,6 +243,7 @@ mod tests {
             let written = Rate {
                 requests: n,
                 requests_written: u64::from(n),
+                approx: None,
                 period_secs: t,
                 window: None,
             };

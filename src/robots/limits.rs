@@ -55,6 +55,11 @@ pub struct Rate {
     /// so that `10000000000/2315000d` (faster than 1/30s) is not read as
     /// the slower `4294967295/2315000d`.
     pub requests_written: u64,
+    /// The requests and the period's seconds as written, as `f64` bits,
+    /// when either is past what 64 bits hold: the floor compares these
+    /// instead (`10^18/10^21d` is slower than 1/30s, `10^30/10^20s` is
+    /// not, though both periods hold as `u64::MAX` seconds).
+    pub approx: Option<(u64, u64)>,
     pub period_secs: u64,
     pub window: Option<Window>,
 }
@@ -66,11 +71,20 @@ impl Rate {
     /// applies, `None` when the written rate stands. N/T is slower than F/S
     /// when N × S < F × T.
     pub fn floored(&self, fetches: u32, period_secs: u64) -> Option<Rate> {
-        let slower = u128::from(self.requests_written) * u128::from(period_secs)
-            < u128::from(fetches) * u128::from(self.period_secs);
+        let slower = match self.approx {
+            None => {
+                u128::from(self.requests_written) * u128::from(period_secs)
+                    < u128::from(fetches) * u128::from(self.period_secs)
+            }
+            Some((requests, period)) => {
+                let floor_secs = period_secs as f64;
+                f64::from_bits(requests) * floor_secs < f64::from(fetches) * f64::from_bits(period)
+            }
+        };
         slower.then_some(Rate {
             requests: fetches,
             requests_written: u64::from(fetches),
+            approx: None,
             period_secs,
             window: self.window,
         })
@@ -133,6 +147,15 @@ fn leading_number(text: &str) -> (Option<u64>, &str) {
     let (digits, rest) = text.split_at(end);
     let number = (!digits.is_empty()).then(|| digits.parse().unwrap_or(u64::MAX));
     (number, rest)
+}
+
+/// The leading digits of `text` as a number, however many; 1 for none
+/// (`10/m` is per one minute).
+fn leading_f64(text: &str) -> f64 {
+    let end = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    text[..end].parse().unwrap_or(1.0)
 }
 
 /// Reads `HHMM` or `HH:MM` into minutes after midnight; `2400` is allowed
@@ -232,8 +255,16 @@ fn read_rate(text: &str) -> Result<(Rate, usize), String> {
     if amount == 0 {
         return Err("a period of zero".into());
     }
-    // Longer than fits: longer than any log, and slower than any floor.
+    // Longer than fits: longer than any log; the floor compares the
+    // numbers as written (`approx`).
     let period_secs = amount.saturating_mul(unit);
+    let fits = |n: u64| n != u64::MAX;
+    let approx = (!fits(requests_written) || !fits(amount) || amount.checked_mul(unit).is_none())
+        .then(|| {
+            let requests = leading_f64(count.trim());
+            let period = leading_f64(after) * unit as f64;
+            (requests.to_bits(), period.to_bits())
+        });
     let window = match window_text.trim() {
         "" => None,
         window => Some(parse_window(window)?),
@@ -241,6 +272,7 @@ fn read_rate(text: &str) -> Result<(Rate, usize), String> {
     let rate = Rate {
         requests,
         requests_written,
+        approx,
         period_secs,
         window,
     };
@@ -287,6 +319,7 @@ mod tests {
         Rate {
             requests,
             requests_written: u64::from(requests),
+            approx: None,
             period_secs,
             window: window.map(|(start_min, end_min)| Window { start_min, end_min }),
         }
@@ -317,18 +350,25 @@ mod tests {
                 "99999999999999999999999/1s",
                 Rate {
                     requests_written: u64::MAX,
+                    approx: Some((1e23f64.to_bits(), 1f64.to_bits())),
                     ..rate(u32::MAX, 1, Some((0, 360)))
                 },
             ),
             (
                 "1/300000000000000d",
                 "1/300000000000000d",
-                rate(1, u64::MAX, None),
+                Rate {
+                    approx: Some((1f64.to_bits(), (3e14f64 * 86_400.0).to_bits())),
+                    ..rate(1, u64::MAX, None)
+                },
             ),
             (
                 "1/99999999999999999999999",
                 "1/99999999999999999999999",
-                rate(1, u64::MAX, None),
+                Rate {
+                    approx: Some((1f64.to_bits(), 1e23f64.to_bits())),
+                    ..rate(1, u64::MAX, None)
+                },
             ),
             ("1/10S", "1/10S", rate(1, 10, None)),
             (
@@ -457,10 +497,17 @@ mod tests {
             ("10000000000/2315000d", false),
             ("10000000000/2315500000d", true),
             ("99999999999999999999999/1d", false),
+            // Periods past what fits, compared as written.
+            ("1000000000000000000/1000000000000000000000d", true),
+            ("100000000000000000000/100000000000000000000000d", true),
+            ("1/1000000000000000000000d", true),
+            (
+                "1000000000000000000000000000000/100000000000000000000s",
+                false,
+            ),
         ] {
             let (_, rate) = parse_request_rate(text.as_bytes());
             let rate = rate.unwrap();
-            assert_eq!(rate.requests, u32::MAX, "{text}");
             assert_eq!(rate.floored(1, 30).is_some(), floored, "{text}");
         }
     }
