@@ -379,6 +379,12 @@ impl JsonFormat {
         if fields::is_ipv4(client) {
             return Ok(client);
         }
+        // nginx behind a proxy on a unix socket: `unix:` is the client as
+        // a text log has it, no host `unix` with an empty port, so that
+        // `--trusted-proxy unix:` names it.
+        if client == super::proxy::UNIX_SOCKET {
+            return Ok(client);
+        }
         let (host, _port) = if client.first() == Some(&b'[') || client.contains(&b':') {
             fields::split_port(client)
         } else {

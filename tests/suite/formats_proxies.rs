@@ -541,4 +541,48 @@ fn a_unix_socket_client_is_read_and_trusted_only_when_named() {
         outcome(&untrusted).0,
         owned(&[(1, "unix:", "unverified"), (2, "unix:", "unverified")])
     );
+    // The same lines as nginx writes them with `escape=json`: the client
+    // is `unix:` there too, never a host `unix` with an empty port, so a
+    // spoofer behind the socket is no SeznamBot.
+    let json: String = [("77.75.77.123", 1), ("198.51.100.1", 2)]
+        .iter()
+        .map(|(xff, line)| {
+            format!(
+                "{{\"time_iso8601\":\"2026-11-30T10:00:{line:02}+01:00\",\"remote_addr\":\"unix:\",\
+                 \"request\":\"GET /private/{line} HTTP/1.1\",\"status\":\"200\",\
+                 \"http_user_agent\":\"{SEZNAM_UA}\",\"http_x_forwarded_for\":\"{xff}\"}}\n"
+            )
+        })
+        .collect();
+    let audit_json = |extra: &[&str]| {
+        let site = Site::new()
+            .with("robots.txt", ROBOTS)
+            .with("ptr-map.txt", PTR_MAP)
+            .with("access.log", &json);
+        let mut args = vec![
+            "--log",
+            "access.log",
+            "--robots",
+            "robots.txt",
+            "--ptr-map",
+            "ptr-map.txt",
+        ];
+        args.extend(extra);
+        site.audit(&args)
+    };
+    let trusted = audit_json(&["--trusted-proxy", "unix:"]);
+    trusted.assert_code(1);
+    let (violations, impostors) = outcome(&trusted);
+    assert_eq!(violations, owned(&[(1, "77.75.77.123", "ptr-only")]));
+    assert_eq!(
+        impostors,
+        owned(&[(2, "198.51.100.1", "evil.example")]),
+        "{}",
+        trusted.stderr
+    );
+    let untrusted = audit_json(&[]);
+    assert_eq!(
+        outcome(&untrusted).0,
+        owned(&[(1, "unix:", "unverified"), (2, "unix:", "unverified")])
+    );
 }
