@@ -550,6 +550,9 @@ fn status_prefix(s: &[u8], last: bool, adjacent: bool) -> Result<(Option<u16>, u
             3,
         )),
         _ if s.first() == Some(&b'-') && word_ends(1) => Ok((None, 1)),
+        // Traefik's common format writes a request it got no status for
+        // as `0` (Go's `%v` of a zero): a fetch all the same (SPEC §4).
+        (Some(0), None, _) if word_ends(1) => Ok((Some(0), 1)),
         _ => Err(Skip::BadStatus),
     }
 }

@@ -155,9 +155,18 @@ fn combined() {
             br#"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 2000 1 "-" "-""#,
             Err(Skip::BadStatus),
         ),
-        // A status is three digits: one or two is no status.
+        // A status is three digits: one or two is no status, but for the
+        // lone `0` Traefik writes for a request it got no status for.
         (
             br#"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 5 1 "-" "-""#,
+            Err(Skip::BadStatus),
+        ),
+        (
+            br#"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/2.0" 0 0 "-" "-""#,
+            Ok(("1.2.3.4", T, b"GET / HTTP/2.0", Some(0), None, None)),
+        ),
+        (
+            br#"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 00 1 "-" "-""#,
             Err(Skip::BadStatus),
         ),
         (
@@ -626,6 +635,18 @@ fn a_status_is_three_digits_ending_a_word() {
             ),
             (
                 br#"1.2.3.4 [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200x"#,
+                Err(Skip::BadStatus),
+            ),
+            (
+                br#"1.2.3.4 [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 0"#,
+                Ok(("1.2.3.4", T, b"GET / HTTP/1.1", Some(0), None, None)),
+            ),
+            (
+                br#"1.2.3.4 [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 0.005"#,
+                Err(Skip::BadStatus),
+            ),
+            (
+                br#"1.2.3.4 [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 0x"#,
                 Err(Skip::BadStatus),
             ),
             (
