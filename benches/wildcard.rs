@@ -135,7 +135,13 @@ fn main() {
         );
     }
 
-    let cases: [(&str, Piece, usize); 3] = [
+    let cases: [(&str, Piece, usize); 4] = [
+        // Short overlapping waits: each `aa` may take the next but one.
+        (
+            "/*aa*aa*…(32 times)*cN",
+            |k| format!("{}*c{k}", ["aa"; 32].join("*")),
+            8000,
+        ),
         ("/*a…a*b", |k| format!("{}*b", "a".repeat(k)), 1000),
         ("/*a…a*a…a", |k| format!("{a}*{a}", a = "a".repeat(k)), 2000),
         (

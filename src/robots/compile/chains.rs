@@ -11,6 +11,11 @@ use std::collections::{BinaryHeap, HashMap};
 
 use super::{Pattern, Pieces, Start, Target, head_mask};
 
+/// Octets a pattern may wait for its next occurrence on its chain,
+/// walked at each occurrence between; a longer wait is set apart
+/// (`Scratch::deferred`).
+const SHORT_WAIT: u32 = 8;
+
 /// The end of a chain of waiting patterns.
 const NIL: u32 = u32::MAX;
 
@@ -339,7 +344,13 @@ impl Run<'_> {
                 // of `a`s against `/*aaa*aaa` would, at every octet, for
                 // every such pattern (SPEC §5).
                 let ready = waiting.from.saturating_add(end - start);
-                self.scratch.deferred.push(Reverse((ready, index, id)));
+                // A wait of a few octets is cheaper walked than set apart
+                // (`/*aa*aa*aa…` against a run of `a`s waits one).
+                if ready - end <= SHORT_WAIT {
+                    self.scratch.relink(slot, index);
+                } else {
+                    self.scratch.deferred.push(Reverse((ready, index, id)));
+                }
                 continue;
             }
             let left = waiting.left - 1;
