@@ -44,6 +44,48 @@ pub struct Memory {
     pub outage_since_ms: Option<i64>,
     /// The last 5xx of that outage: the row's rule names it.
     pub outage_last: Option<RobotsFetch>,
+    /// The latest fetches of `/robots.txt` that tell something (those
+    /// `last_fetch` would take), older logs' included, in time order: for
+    /// a fetch older than what the memory knows, whether the last of them
+    /// before it got a 4xx (`standing`), also across nights audited out
+    /// of order.
+    pub recent: Recent,
+}
+
+/// How many fetches of `/robots.txt` a count remembers (`Memory::recent`):
+/// a crawler fetches it a few times a day.
+pub const RECENT: usize = 16;
+
+/// The newest `RECENT` fetches of `/robots.txt` taken in, oldest first.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Recent([Option<RobotsFetch>; RECENT]);
+
+impl Recent {
+    /// The fetches, oldest first.
+    pub fn fetches(&self) -> impl Iterator<Item = &RobotsFetch> {
+        self.0.iter().flatten()
+    }
+
+    /// Takes in `fetch` at its place in time (after those of the same
+    /// instant), keeping the newest `RECENT`.
+    pub fn insert(&mut self, fetch: RobotsFetch) {
+        let mut all: Vec<RobotsFetch> = self.fetches().copied().collect();
+        let at = all.partition_point(|f| f.time.instant_ms() <= fetch.time.instant_ms());
+        all.insert(at, fetch);
+        let drop = all.len().saturating_sub(RECENT);
+        self.0 = [None; RECENT];
+        for (slot, fetch) in self.0.iter_mut().zip(all.into_iter().skip(drop)) {
+            *slot = Some(fetch);
+        }
+    }
+
+    /// The last fetch at or before `t_ms`.
+    pub fn last_at_or_before(&self, t_ms: i64) -> Option<RobotsFetch> {
+        self.fetches()
+            .filter(|f| f.time.instant_ms() <= t_ms)
+            .last()
+            .copied()
+    }
 }
 
 /// How a fetch stands, from the count's fetches of `/robots.txt` before
@@ -99,10 +141,6 @@ fn tells(status: Option<u16>) -> Option<u16> {
 pub struct Tracker {
     grace_ms: i64,
     memory: Memory,
-    /// The last fetch of `/robots.txt` among those older than what the
-    /// memory knows (an older log audited after a newer one), taken as
-    /// `memory.last_fetch` would be; only its 4xx is used (`standing`).
-    older_last: Option<RobotsFetch>,
 }
 
 impl Tracker {
@@ -116,7 +154,6 @@ impl Tracker {
         Tracker {
             grace_ms: grace_ms.max(0),
             memory,
-            older_last: None,
         }
     }
 
@@ -149,11 +186,12 @@ impl Tracker {
             // of /robots.txt before it are forgotten, so what stood at t is
             // not known. Nothing is assumed against the crawler: L unknown
             // (the whole grace), no outage; a 4xx remembered may have
-            // begun before t, so no rows. What the older log itself shows
-            // before t may only spare rows: its last fetch of /robots.txt
-            // got a 4xx, so no rows (RFC 9309 §2.3.1.3), as one run over
-            // both logs would have it.
-            if let Some(fetch) = self.older_last.filter(|f| f.time.instant_ms() <= t_ms)
+            // begun before t, so no rows. What is remembered of the
+            // fetches of /robots.txt before t (the older log's own, and
+            // those of nights audited before) may only spare rows: the
+            // last of them got a 4xx, so no rows (RFC 9309 §2.3.1.3), as
+            // one run over all the logs would have it.
+            if let Some(fetch) = m.recent.last_at_or_before(t_ms)
                 && (400..500).contains(&fetch.status)
             {
                 return Standing::Unrestricted(fetch);
@@ -215,10 +253,10 @@ impl Tracker {
             .is_some_and(|latest| latest > time.instant_ms())
         {
             // Older than what the memory holds: it would overwrite later
-            // knowledge with earlier. Kept apart, for the older fetches
-            // after it (`standing`), as the memory's last fetch is.
+            // knowledge with earlier. Remembered in its place in time, for
+            // the older fetches after it (`standing`).
             if trusted || (400..500).contains(&status) {
-                self.older_last = Some(RobotsFetch { time, status });
+                self.memory.recent.insert(RobotsFetch { time, status });
             }
             return;
         }
@@ -228,6 +266,7 @@ impl Tracker {
         // any other would end a 4xx period.
         if trusted || (400..500).contains(&status) {
             m.last_fetch = Some(fetch);
+            m.recent.insert(fetch);
         }
         match status {
             200..=299 => {

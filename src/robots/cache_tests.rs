@@ -392,12 +392,6 @@ fn resumed_from_memory_a_night_later_gives_the_same_answers() {
     let versions = versions();
     for (what, grace, fetches) in cases() {
         for cut in 0..=fetches.len() {
-            // An older log's own fetches of /robots.txt are known to the
-            // run that reads them, not kept in the state (README "Nights
-            // and state"): a cut between them is another story.
-            if what.starts_with("an older log's own") && (2..=6).contains(&cut) {
-                continue;
-            }
             let mut first = Tracker::new(grace);
             let mut got = Vec::new();
             for (time, target, status, _) in &fetches[..cut] {

@@ -52,9 +52,11 @@ pub use fingerprint::Fingerprint;
 use fingerprint::hex;
 use stored::{CountJson, MemoryJson, Stored, StoredVersionJson, decode, garbage};
 
-/// The format this version of the tool writes and reads. A state of a
-/// later format is refused, never rewritten in an older one.
-pub const FORMAT: u64 = 1;
+/// The format this version of the tool writes and reads (and every
+/// earlier one: format 1 lacks each count's recent fetches of
+/// `/robots.txt`, read as none). A state of a later format is refused,
+/// never rewritten in an older one.
+pub const FORMAT: u64 = 2;
 
 /// `--state-days`: nights and fingerprints older than this expire.
 pub const DEFAULT_DAYS: u64 = 90;

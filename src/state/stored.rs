@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use super::{FORMAT, Fingerprint, Night};
 use crate::accesslog::time::parse_rfc3339_or_date;
 use crate::error::{Error, Position, Result};
-use crate::robots::cache::{Memory, RobotsFetch};
+use crate::robots::cache::{Memory, Recent, RobotsFetch};
 
 pub(super) fn garbage(path: &Path, at: Position, why: &str) -> Error {
     Error::Format {
@@ -94,6 +94,9 @@ pub(super) struct MemoryJson {
     pub(super) last_success_ms: Option<i64>,
     pub(super) outage_since_ms: Option<i64>,
     pub(super) outage_last: Option<FetchJson>,
+    /// `Memory::recent`, oldest first; none in a state of format 1.
+    #[serde(default)]
+    pub(super) recent: Vec<FetchJson>,
 }
 
 impl MemoryJson {
@@ -107,6 +110,7 @@ impl MemoryJson {
             last_success_ms: m.last_success_ms,
             outage_since_ms: m.outage_since_ms,
             outage_last: m.outage_last.as_ref().map(fetch),
+            recent: m.recent.fetches().map(fetch).collect(),
         }
     }
 
@@ -123,11 +127,18 @@ impl MemoryJson {
             })
             .transpose()
         };
+        let mut recent = Recent::default();
+        for one in self.recent {
+            if let Some(one) = fetch(Some(one))? {
+                recent.insert(one);
+            }
+        }
         Ok(Memory {
             last_fetch: fetch(self.last_fetch)?,
             last_success_ms: self.last_success_ms,
             outage_since_ms: self.outage_since_ms,
             outage_last: fetch(self.outage_last)?,
+            recent,
         })
     }
 }

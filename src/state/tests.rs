@@ -2,7 +2,7 @@
 //! lock, and the bounds on its size.
 
 use super::*;
-use crate::robots::cache::RobotsFetch;
+use crate::robots::cache::{Recent, RobotsFetch};
 use crate::robots::versions::Versions;
 
 fn t(s: &str) -> Timestamp {
@@ -43,6 +43,19 @@ fn sample() -> State {
                     time: t("2026-11-30T23:00:00-05:00"),
                     status: 503,
                 }),
+                recent: {
+                    let mut recent = Recent::default();
+                    for (time, status) in [
+                        ("2026-11-30T23:00:00-05:00", 503),
+                        ("2026-11-29T10:00:00+01:00", 404),
+                    ] {
+                        recent.insert(RobotsFetch {
+                            time: t(time),
+                            status,
+                        });
+                    }
+                    recent
+                },
             },
             fetch_times_ms: vec![1, 2, 3],
         },
@@ -105,6 +118,38 @@ fn what_is_saved_is_loaded() {
     let before = fs::read(dir.path().join("state.json")).unwrap();
     store.save(&loaded).unwrap();
     assert_eq!(fs::read(dir.path().join("state.json")).unwrap(), before);
+}
+
+/// A state an earlier version wrote (format 1: no recent fetches of
+/// /robots.txt) is read, as none, and saved in this format.
+#[test]
+fn a_state_of_format_1_is_read_and_saved_anew() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = locked(dir.path());
+    store.save(&sample()).unwrap();
+    let path = dir.path().join("state.json");
+    let mut value: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+    value["format"] = 1.into();
+    for count in value["counts"].as_object_mut().unwrap().values_mut() {
+        count["robots_txt"]
+            .as_object_mut()
+            .unwrap()
+            .remove("recent")
+            .unwrap();
+    }
+    fs::write(&path, value.to_string()).unwrap();
+    let loaded = store.load().unwrap();
+    let seznam = &loaded.counts["SeznamBot"].robots_txt;
+    assert_eq!(seznam.recent.fetches().count(), 0);
+    assert_eq!(
+        seznam.last_fetch,
+        sample().counts["SeznamBot"].robots_txt.last_fetch
+    );
+    store.save(&loaded).unwrap();
+    let value: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(value["format"], FORMAT);
 }
 
 #[test]

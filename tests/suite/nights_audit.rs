@@ -423,3 +423,62 @@ fn an_older_logs_own_404_still_frees_its_fetches_after_a_newer_night() {
     let one: Vec<(&str, &str)> = one.iter().map(|r| (&r[8][..], &r[10][..])).collect();
     assert_eq!(one, [("/a/2", "disallow")], "{}", run.stderr);
 }
+
+/// Three nights audited out of order (the first, the third, then the
+/// second): the state remembers the count's recent fetches of
+/// robots.txt, so the second night's fetches still stand in the first
+/// night's 4xx period, as in one run over all three, though the third
+/// night's 200 is the latest the state knows.
+#[test]
+fn a_night_audited_between_two_others_keeps_the_earlier_ones_404() {
+    let site = Site::new();
+    site.write(
+        "history/2026-11-01T00:00:00Z.txt",
+        "User-agent: *\nDisallow: /a\nRequest-rate: 1/1m\n",
+    );
+    site.write("ptr-map.txt", GENUINE_PTR_MAP);
+    site.write("n1.log", fetch(H, "/robots.txt", 404));
+    site.write(
+        "n2.log",
+        [fetch(DAY + H, "/a/1", 200), fetch(DAY + H + 1, "/b", 200)].concat(),
+    );
+    site.write("n3.log", fetch(2 * DAY + H, "/robots.txt", 200));
+    let night = |log: &str, out: &str, state: &[&str]| {
+        let mut args = vec![
+            "--robots-history",
+            "history",
+            "--ptr-map",
+            "ptr-map.txt",
+            "--out",
+            out,
+            "--log",
+            log,
+        ];
+        args.extend_from_slice(state);
+        let run = site.run(&args);
+        let violations = std::fs::read_to_string(site.path(out).join("violations.csv"))
+            .unwrap_or_else(|e| panic!("{out}: {e}; {}", run.stderr));
+        (run.code, rows(&violations).len(), run.stderr)
+    };
+    let state = ["--state", "state"];
+    assert_eq!(night("n1.log", "o1", &state).0, 0);
+    assert_eq!(night("n3.log", "o3", &state).0, 0);
+    let (code, rows, stderr) = night("n2.log", "o2", &state);
+    assert_eq!((code, rows), (0, 0), "{stderr}");
+    // One run over the three: the same.
+    let run = site.run(&[
+        "--robots-history",
+        "history",
+        "--ptr-map",
+        "ptr-map.txt",
+        "--out",
+        "one",
+        "--log",
+        "n1.log",
+        "--log",
+        "n2.log",
+        "--log",
+        "n3.log",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+}
