@@ -552,7 +552,10 @@ fn status_prefix(s: &[u8], last: bool, adjacent: bool) -> Result<(Option<u16>, u
         _ if s.first() == Some(&b'-') && word_ends(1) => Ok((None, 1)),
         // Traefik's common format writes a request it got no status for
         // as `0` (Go's `%v` of a zero): a fetch all the same (SPEC §4).
-        (Some(0), None, _) if word_ends(1) => Ok((Some(0), 1)),
+        // Only before a blank or at the end: in a format joined by `|` or
+        // `,` a target's `|0|` or `,0,` would otherwise be read as its
+        // status, and the target cut there.
+        (Some(0), None, _) if matches!(s.get(1), None | Some(b' ')) => Ok((Some(0), 1)),
         _ => Err(Skip::BadStatus),
     }
 }

@@ -667,9 +667,13 @@ fn a_status_is_three_digits_ending_a_word() {
                 Ok(("1.2.3.4", T, b"/a", Some(200), Some(b"Mozilla/5.0"), None)),
             ),
             // An unquoted field ends at the first `|`: a short number
-            // there is no status.
+            // there is no status, nor is Traefik's lone `0`.
             (
                 b"1.2.3.4|2000-10-10T13:55:36-07:00|GET|/a|5|b|200|Mozilla/5.0",
+                Err(Skip::BadStatus),
+            ),
+            (
+                b"1.2.3.4|2000-10-10T13:55:36-07:00|GET|/x|0|y|200|Mozilla/5.0",
                 Err(Skip::BadStatus),
             ),
             (
