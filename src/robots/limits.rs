@@ -55,10 +55,12 @@ pub struct Rate {
     /// so that `10000000000/2315000d` (faster than 1/30s) is not read as
     /// the slower `4294967295/2315000d`.
     pub requests_written: u64,
-    /// The requests and the period's seconds as written, as `f64` bits,
-    /// when either is past what 64 bits hold: the floor compares these
-    /// instead (`10^18/10^21d` is slower than 1/30s, `10^30/10^20s` is
-    /// not, though both periods hold as `u64::MAX` seconds).
+    /// The base-10 logarithms of the requests and of the period's seconds
+    /// as written, as `f64` bits, when either is past what 64 bits hold:
+    /// the floor compares these instead (`10^18/10^21d` is slower than
+    /// 1/30s, `10^30/10^20s` is not, though both periods hold as
+    /// `u64::MAX` seconds; logarithms, so that numbers of hundreds of
+    /// digits compare too).
     pub approx: Option<(u64, u64)>,
     pub period_secs: u64,
     pub window: Option<Window>,
@@ -77,8 +79,8 @@ impl Rate {
                     < u128::from(fetches) * u128::from(self.period_secs)
             }
             Some((requests, period)) => {
-                let floor_secs = period_secs as f64;
-                f64::from_bits(requests) * floor_secs < f64::from(fetches) * f64::from_bits(period)
+                let floor = (period_secs as f64).log10() - f64::from(fetches).log10();
+                f64::from_bits(requests) + floor < f64::from_bits(period)
             }
         };
         slower.then_some(Rate {
@@ -149,13 +151,20 @@ fn leading_number(text: &str) -> (Option<u64>, &str) {
     (number, rest)
 }
 
-/// The leading digits of `text` as a number, however many; 1 for none
-/// (`10/m` is per one minute).
-fn leading_f64(text: &str) -> f64 {
+/// The base-10 logarithm of the number the leading digits of `text`
+/// write, however many; 0 (the number 1) for none (`10/m` is per one
+/// minute). From its first 17 significant digits and how many follow.
+fn leading_log10(text: &str) -> f64 {
     let end = text
         .find(|c: char| !c.is_ascii_digit())
         .unwrap_or(text.len());
-    text[..end].parse().unwrap_or(1.0)
+    let digits = text[..end].trim_start_matches('0');
+    if digits.is_empty() {
+        return 0.0;
+    }
+    let kept = digits.len().min(17);
+    let head: f64 = digits[..kept].parse().unwrap_or(1.0);
+    head.log10() + (digits.len() - kept) as f64
 }
 
 /// Reads `HHMM` or `HH:MM` into minutes after midnight; `2400` is allowed
@@ -261,8 +270,8 @@ fn read_rate(text: &str) -> Result<(Rate, usize), String> {
     let fits = |n: u64| n != u64::MAX;
     let approx = (!fits(requests_written) || !fits(amount) || amount.checked_mul(unit).is_none())
         .then(|| {
-            let requests = leading_f64(count.trim());
-            let period = leading_f64(after) * unit as f64;
+            let requests = leading_log10(count.trim());
+            let period = leading_log10(after) + (unit as f64).log10();
             (requests.to_bits(), period.to_bits())
         });
     let window = match window_text.trim() {
@@ -350,7 +359,10 @@ mod tests {
                 "99999999999999999999999/1s",
                 Rate {
                     requests_written: u64::MAX,
-                    approx: Some((1e23f64.to_bits(), 1f64.to_bits())),
+                    approx: Some((
+                        leading_log10("99999999999999999999999").to_bits(),
+                        0f64.to_bits(),
+                    )),
                     ..rate(u32::MAX, 1, Some((0, 360)))
                 },
             ),
@@ -358,7 +370,10 @@ mod tests {
                 "1/300000000000000d",
                 "1/300000000000000d",
                 Rate {
-                    approx: Some((1f64.to_bits(), (3e14f64 * 86_400.0).to_bits())),
+                    approx: Some((
+                        0f64.to_bits(),
+                        (3e14f64.log10() + 86_400f64.log10()).to_bits(),
+                    )),
                     ..rate(1, u64::MAX, None)
                 },
             ),
@@ -366,7 +381,10 @@ mod tests {
                 "1/99999999999999999999999",
                 "1/99999999999999999999999",
                 Rate {
-                    approx: Some((1f64.to_bits(), 1e23f64.to_bits())),
+                    approx: Some((
+                        0f64.to_bits(),
+                        leading_log10("99999999999999999999999").to_bits(),
+                    )),
                     ..rate(1, u64::MAX, None)
                 },
             ),
@@ -503,6 +521,12 @@ mod tests {
             ("1/1000000000000000000000d", true),
             (
                 "1000000000000000000000000000000/100000000000000000000s",
+                false,
+            ),
+            // Past what a float holds: 10^309 per 10^311 s is 1 per 100 s.
+            (&format!("1{}/1{}s", "0".repeat(309), "0".repeat(311)), true),
+            (
+                &format!("1{}/1{}s", "0".repeat(400), "0".repeat(399)),
                 false,
             ),
         ] {
