@@ -81,6 +81,11 @@ fn audit(extra: &[&str]) -> common::Report {
 
 /// `log` audited in COMBINED_XFF with the PTR map, and `extra` flags.
 fn audit_log(log: &str, extra: &[&str]) -> common::Report {
+    audit_log_as(log, &["--log-format", COMBINED_XFF], extra)
+}
+
+/// `log` audited with the PTR map, the `format` flags and `extra` flags.
+fn audit_log_as(log: &str, format: &[&str], extra: &[&str]) -> common::Report {
     let site = Site::new()
         .with("robots.txt", ROBOTS)
         .with("ptr-map.txt", PTR_MAP)
@@ -92,9 +97,8 @@ fn audit_log(log: &str, extra: &[&str]) -> common::Report {
         "robots.txt",
         "--ptr-map",
         "ptr-map.txt",
-        "--log-format",
-        COMBINED_XFF,
     ];
+    args.extend(format);
     args.extend(extra);
     site.audit(&args)
 }
@@ -554,22 +558,7 @@ fn a_unix_socket_client_is_read_and_trusted_only_when_named() {
             )
         })
         .collect();
-    let audit_json = |extra: &[&str]| {
-        let site = Site::new()
-            .with("robots.txt", ROBOTS)
-            .with("ptr-map.txt", PTR_MAP)
-            .with("access.log", &json);
-        let mut args = vec![
-            "--log",
-            "access.log",
-            "--robots",
-            "robots.txt",
-            "--ptr-map",
-            "ptr-map.txt",
-        ];
-        args.extend(extra);
-        site.audit(&args)
-    };
+    let audit_json = |extra: &[&str]| audit_log_as(&json, &[], extra);
     let trusted = audit_json(&["--trusted-proxy", "unix:"]);
     trusted.assert_code(1);
     let (violations, impostors) = outcome(&trusted);

@@ -1682,16 +1682,24 @@ fn a_fifo_among_the_versions_or_as_the_state_is_exit_2_not_a_hang() {
     assert_eq!(code, Some(2), "{stderr}");
     assert!(stderr.contains("not a regular file"), "{stderr}");
     // state.json itself a FIFO, or a link to a device: refused, never
-    // waited on or read without end; the state left as it is.
-    for (kind, fifo) in [("a FIFO", true), ("a device", false)] {
+    // waited on or read without end. A link to nothing (the state's disk
+    // not mounted): never read as a fresh state, which would replace it
+    // and lose what it names. Each time exit 2, the state left as it is.
+    for (kind, said) in [
+        ("a FIFO", "is a FIFO, not a regular file"),
+        ("a device", "is a device, not a regular file"),
+        ("a link to nothing", "a link to a file that does not exist"),
+    ] {
         let site = Site::new().with("robots.txt", ROTATION_ROBOTS);
         site.write("access.log", part(0, 1, "a"));
         std::fs::create_dir_all(site.path("state")).unwrap();
         let state_json = site.path("state/state.json");
-        if fifo {
-            mkfifo(&state_json);
-        } else {
-            std::os::unix::fs::symlink("/dev/zero", &state_json).unwrap();
+        match kind {
+            "a FIFO" => mkfifo(&state_json),
+            "a device" => std::os::unix::fs::symlink("/dev/zero", &state_json).unwrap(),
+            _ => {
+                std::os::unix::fs::symlink(site.path("unmounted/state.json"), &state_json).unwrap()
+            }
         }
         let (code, stderr) = within(
             &site,
@@ -1708,40 +1716,12 @@ fn a_fifo_among_the_versions_or_as_the_state_is_exit_2_not_a_hang() {
         );
         assert_eq!(code, Some(2), "{kind}: {stderr}");
         assert!(
-            stderr.contains("state.json")
-                && stderr.contains(&format!("is {kind}, not a regular file")),
+            stderr.contains("state.json") && stderr.contains(said),
             "{kind}: {stderr}"
         );
+        assert!(std::fs::symlink_metadata(&state_json).is_ok(), "{kind}");
+        assert!(!site.path("out").join("violations.csv").exists(), "{kind}");
     }
-    // state.json a link to nothing (the state's disk not mounted): never
-    // read as a fresh state, which would replace it and lose what it
-    // names; exit 2, the link left as it is.
-    let site = Site::new().with("robots.txt", ROTATION_ROBOTS);
-    site.write("access.log", part(0, 1, "a"));
-    std::fs::create_dir_all(site.path("state")).unwrap();
-    let state_json = site.path("state/state.json");
-    std::os::unix::fs::symlink(site.path("unmounted/state.json"), &state_json).unwrap();
-    let (code, stderr) = within(
-        &site,
-        &[
-            "--robots",
-            "robots.txt",
-            "--state",
-            "state",
-            "--log",
-            "access.log",
-            "--out",
-            "out",
-        ],
-    );
-    assert_eq!(code, Some(2), "{stderr}");
-    assert!(
-        stderr.contains("state.json") && stderr.contains("a link to a file that does not exist"),
-        "{stderr}"
-    );
-    let meta = std::fs::symlink_metadata(&state_json).unwrap();
-    assert!(meta.file_type().is_symlink());
-    assert!(!site.path("out").join("violations.csv").exists());
 }
 
 /// A new robots.txt deployed with its old modification time (`rsync -a`,
