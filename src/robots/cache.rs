@@ -44,6 +44,10 @@ pub struct Memory {
     pub outage_since_ms: Option<i64>,
     /// The last 5xx of that outage: the row's rule names it.
     pub outage_last: Option<RobotsFetch>,
+    /// The instant of the last fetch of `/robots.txt` that only spared
+    /// (an unverified client's 2xx, which ends an outage but sets
+    /// nothing else): later than it, an older log's 5xx starts no outage.
+    pub spared_ms: Option<i64>,
     /// The latest fetches of `/robots.txt` that tell something (those
     /// `last_fetch` would take), older logs' included, in time order: for
     /// a fetch older than what the memory knows, whether the last of them
@@ -52,39 +56,79 @@ pub struct Memory {
     pub recent: Recent,
 }
 
-/// How many fetches of `/robots.txt` a count remembers (`Memory::recent`):
-/// a crawler fetches it a few times a day.
-pub const RECENT: usize = 16;
+/// How many fetches of `/robots.txt` by the crawler's own addresses a
+/// count remembers (`Memory::recent`): days of them, at a few an hour.
+pub const RECENT: usize = 256;
+/// How many 4xx of unverified clients it remembers beside them, apart, so
+/// that a flood of them pushes out none of the crawler's own.
+pub const RECENT_UNVERIFIED: usize = 64;
 
-/// The newest `RECENT` fetches of `/robots.txt` taken in, oldest first.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Recent([Option<RobotsFetch>; RECENT]);
+/// The newest fetches of `/robots.txt` taken in, oldest first: the
+/// crawler's own (`RECENT`), and unverified clients' 4xx
+/// (`RECENT_UNVERIFIED`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Recent {
+    own: [Option<RobotsFetch>; RECENT],
+    unverified: [Option<RobotsFetch>; RECENT_UNVERIFIED],
+}
+
+impl Default for Recent {
+    fn default() -> Recent {
+        Recent {
+            own: [None; RECENT],
+            unverified: [None; RECENT_UNVERIFIED],
+        }
+    }
+}
 
 impl Recent {
-    /// The fetches, oldest first.
-    pub fn fetches(&self) -> impl Iterator<Item = &RobotsFetch> {
-        self.0.iter().flatten()
+    /// The crawler's own fetches, oldest first.
+    pub fn own(&self) -> impl Iterator<Item = &RobotsFetch> {
+        self.own.iter().flatten()
     }
 
-    /// Takes in `fetch` at its place in time (after those of the same
-    /// instant), keeping the newest `RECENT`.
-    pub fn insert(&mut self, fetch: RobotsFetch) {
-        let mut all: Vec<RobotsFetch> = self.fetches().copied().collect();
-        let at = all.partition_point(|f| f.time.instant_ms() <= fetch.time.instant_ms());
-        all.insert(at, fetch);
-        let drop = all.len().saturating_sub(RECENT);
-        self.0 = [None; RECENT];
-        for (slot, fetch) in self.0.iter_mut().zip(all.into_iter().skip(drop)) {
-            *slot = Some(fetch);
+    /// Unverified clients' 4xx, oldest first.
+    pub fn unverified(&self) -> impl Iterator<Item = &RobotsFetch> {
+        self.unverified.iter().flatten()
+    }
+
+    /// Takes in `fetch` (by the crawler's own address when `trusted`) at
+    /// its place in time, after those of the same instant, keeping the
+    /// newest of its kind.
+    pub fn insert(&mut self, fetch: RobotsFetch, trusted: bool) {
+        fn put<const N: usize>(slots: &mut [Option<RobotsFetch>; N], fetch: RobotsFetch) {
+            let mut all: Vec<RobotsFetch> = slots.iter().flatten().copied().collect();
+            let at = all.partition_point(|f| f.time.instant_ms() <= fetch.time.instant_ms());
+            all.insert(at, fetch);
+            let drop = all.len().saturating_sub(N);
+            *slots = [None; N];
+            for (slot, fetch) in slots.iter_mut().zip(all.into_iter().skip(drop)) {
+                *slot = Some(fetch);
+            }
+        }
+        if trusted {
+            put(&mut self.own, fetch);
+        } else {
+            put(&mut self.unverified, fetch);
         }
     }
 
-    /// The last fetch at or before `t_ms`.
+    /// The last fetch at or before `t_ms` (of the two kinds, the later;
+    /// at one instant, the crawler's own).
     pub fn last_at_or_before(&self, t_ms: i64) -> Option<RobotsFetch> {
-        self.fetches()
-            .filter(|f| f.time.instant_ms() <= t_ms)
-            .last()
-            .copied()
+        let last = |fetches: &mut dyn Iterator<Item = &RobotsFetch>| {
+            fetches
+                .filter(|f| f.time.instant_ms() <= t_ms)
+                .last()
+                .copied()
+        };
+        match (last(&mut self.own()), last(&mut self.unverified())) {
+            (Some(own), Some(other)) if other.time.instant_ms() > own.time.instant_ms() => {
+                Some(other)
+            }
+            (Some(own), _) => Some(own),
+            (None, other) => other,
+        }
     }
 }
 
@@ -141,6 +185,10 @@ fn tells(status: Option<u16>) -> Option<u16> {
 pub struct Tracker {
     grace_ms: i64,
     memory: Memory,
+    /// The last fetch of `/robots.txt` this run took in that was older
+    /// than what the memory knew: the older log's own, which the memory's
+    /// `recent` may not keep past its bounds.
+    older_last: Option<RobotsFetch>,
 }
 
 impl Tracker {
@@ -154,6 +202,7 @@ impl Tracker {
         Tracker {
             grace_ms: grace_ms.max(0),
             memory,
+            older_last: None,
         }
     }
 
@@ -171,6 +220,7 @@ impl Tracker {
             m.last_success_ms,
             m.outage_since_ms,
             m.outage_last.map(|f| f.time.instant_ms()),
+            m.spared_ms,
         ]
         .into_iter()
         .flatten()
@@ -191,7 +241,14 @@ impl Tracker {
             // those of nights audited before) may only spare rows: the
             // last of them got a 4xx, so no rows (RFC 9309 §2.3.1.3), as
             // one run over all the logs would have it.
-            if let Some(fetch) = m.recent.last_at_or_before(t_ms)
+            let own_log = self.older_last.filter(|f| f.time.instant_ms() <= t_ms);
+            let last = match (m.recent.last_at_or_before(t_ms), own_log) {
+                (Some(kept), Some(own)) if kept.time.instant_ms() > own.time.instant_ms() => {
+                    Some(kept)
+                }
+                (kept, own) => own.or(kept),
+            };
+            if let Some(fetch) = last
                 && (400..500).contains(&fetch.status)
             {
                 return Standing::Unrestricted(fetch);
@@ -256,7 +313,9 @@ impl Tracker {
             // knowledge with earlier. Remembered in its place in time, for
             // the older fetches after it (`standing`).
             if trusted || (400..500).contains(&status) {
-                self.memory.recent.insert(RobotsFetch { time, status });
+                let fetch = RobotsFetch { time, status };
+                self.memory.recent.insert(fetch, trusted);
+                self.older_last = Some(fetch);
             }
             return;
         }
@@ -266,12 +325,14 @@ impl Tracker {
         // any other would end a 4xx period.
         if trusted || (400..500).contains(&status) {
             m.last_fetch = Some(fetch);
-            m.recent.insert(fetch);
+            m.recent.insert(fetch, trusted);
         }
         match status {
             200..=299 => {
                 if trusted {
                     m.last_success_ms = Some(time.instant_ms());
+                } else {
+                    m.spared_ms = Some(time.instant_ms());
                 }
                 m.outage_since_ms = None;
                 m.outage_last = None;

@@ -40,7 +40,13 @@ fn outcome(
     status: u16,
 ) -> String {
     let time = t(time);
-    let standing = tracker.judge(time, target.as_bytes(), Some(status));
+    // A target written `… (unverified)`: a fetch by a client only its
+    // user agent names the crawler.
+    let (target, trusted) = match target.strip_suffix(" (unverified)") {
+        Some(target) => (target, false),
+        None => (target, true),
+    };
+    let standing = tracker.judge_as(time, target.as_bytes(), Some(status), trusted);
     let decision = decide(
         versions,
         &standing,
@@ -74,6 +80,41 @@ type Case = (
 );
 
 fn cases() -> Vec<Case> {
+    let mut cases = spec_cases();
+    // A busy newer night, then an older log: its own 404 still spares
+    // the fetch after it, past more fetches than the memory once kept.
+    let mut busy: Vec<(&'static str, &'static str, u16, &'static str)> = (0..20)
+        .map(|i| {
+            let time: &'static str =
+                Box::leak(format!("2026-12-01T{i:02}:00:00+01:00").into_boxed_str());
+            (time, "/robots.txt", 200, "allowed")
+        })
+        .collect();
+    busy.push(("2026-11-30T10:00:00+01:00", "/robots.txt", 404, "allowed"));
+    busy.push(("2026-11-30T10:01:00+01:00", "/a", 200, "no rows"));
+    cases.push((
+        "an older log's own 404 spares after many newer fetches",
+        DAY,
+        busy,
+    ));
+    cases.push((
+        "an unverified 2xx ended an outage: an older 5xx starts none after it",
+        DAY,
+        vec![
+            (
+                "2026-12-01T10:00:00+01:00",
+                "/robots.txt (unverified)",
+                200,
+                "allowed",
+            ),
+            ("2026-11-30T10:00:00+01:00", "/robots.txt", 503, "allowed"),
+            ("2026-12-02T10:00:00+01:00", "/a", 200, "accuse v1"),
+        ],
+    ));
+    cases
+}
+
+fn spec_cases() -> Vec<Case> {
     vec![
         (
             "a fetch from before the last fetch of /robots.txt known (last night's line \

@@ -94,9 +94,16 @@ pub(super) struct MemoryJson {
     pub(super) last_success_ms: Option<i64>,
     pub(super) outage_since_ms: Option<i64>,
     pub(super) outage_last: Option<FetchJson>,
-    /// `Memory::recent`, oldest first; none in a state of format 1.
+    /// `Memory::spared_ms`; none in a state of format 1.
+    #[serde(default)]
+    pub(super) spared_ms: Option<i64>,
+    /// `Memory::recent`, the crawler's own fetches, oldest first; none in
+    /// a state of format 1.
     #[serde(default)]
     pub(super) recent: Vec<FetchJson>,
+    /// `Memory::recent`, unverified clients' 4xx, oldest first.
+    #[serde(default)]
+    pub(super) recent_unverified: Vec<FetchJson>,
 }
 
 impl MemoryJson {
@@ -110,7 +117,9 @@ impl MemoryJson {
             last_success_ms: m.last_success_ms,
             outage_since_ms: m.outage_since_ms,
             outage_last: m.outage_last.as_ref().map(fetch),
-            recent: m.recent.fetches().map(fetch).collect(),
+            spared_ms: m.spared_ms,
+            recent: m.recent.own().map(fetch).collect(),
+            recent_unverified: m.recent.unverified().map(fetch).collect(),
         }
     }
 
@@ -128,9 +137,11 @@ impl MemoryJson {
             .transpose()
         };
         let mut recent = Recent::default();
-        for one in self.recent {
-            if let Some(one) = fetch(Some(one))? {
-                recent.insert(one);
+        for (fetches, trusted) in [(self.recent, true), (self.recent_unverified, false)] {
+            for one in fetches {
+                if let Some(one) = fetch(Some(one))? {
+                    recent.insert(one, trusted);
+                }
             }
         }
         Ok(Memory {
@@ -138,6 +149,7 @@ impl MemoryJson {
             last_success_ms: self.last_success_ms,
             outage_since_ms: self.outage_since_ms,
             outage_last: fetch(self.outage_last)?,
+            spared_ms: self.spared_ms,
             recent,
         })
     }

@@ -43,16 +43,20 @@ fn sample() -> State {
                     time: t("2026-11-30T23:00:00-05:00"),
                     status: 503,
                 }),
+                spared_ms: Some(1_796_050_000_000),
                 recent: {
                     let mut recent = Recent::default();
                     for (time, status) in [
                         ("2026-11-30T23:00:00-05:00", 503),
                         ("2026-11-29T10:00:00+01:00", 404),
                     ] {
-                        recent.insert(RobotsFetch {
-                            time: t(time),
-                            status,
-                        });
+                        recent.insert(
+                            RobotsFetch {
+                                time: t(time),
+                                status,
+                            },
+                            status != 404,
+                        );
                     }
                     recent
                 },
@@ -137,11 +141,16 @@ fn a_state_of_format_1_is_read_and_saved_anew() {
             .unwrap()
             .remove("recent")
             .unwrap();
+        count["robots_txt"]
+            .as_object_mut()
+            .unwrap()
+            .remove("recent_unverified")
+            .unwrap();
     }
     fs::write(&path, value.to_string()).unwrap();
     let loaded = store.load().unwrap();
     let seznam = &loaded.counts["SeznamBot"].robots_txt;
-    assert_eq!(seznam.recent.fetches().count(), 0);
+    assert_eq!(seznam.recent.own().count(), 0);
     assert_eq!(
         seznam.last_fetch,
         sample().counts["SeznamBot"].robots_txt.last_fetch
