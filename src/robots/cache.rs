@@ -44,10 +44,6 @@ pub struct Memory {
     pub outage_since_ms: Option<i64>,
     /// The last 5xx of that outage: the row's rule names it.
     pub outage_last: Option<RobotsFetch>,
-    /// The instant of the last fetch of `/robots.txt` that only spared
-    /// (an unverified client's 2xx, which ends an outage but sets
-    /// nothing else): later than it, an older log's 5xx starts no outage.
-    pub spared_ms: Option<i64>,
     /// The latest fetches of `/robots.txt` that tell something (those
     /// `last_fetch` would take), older logs' included, in time order: for
     /// a fetch older than what the memory knows, whether the last of them
@@ -220,7 +216,6 @@ impl Tracker {
             m.last_success_ms,
             m.outage_since_ms,
             m.outage_last.map(|f| f.time.instant_ms()),
-            m.spared_ms,
         ]
         .into_iter()
         .flatten()
@@ -331,8 +326,6 @@ impl Tracker {
             200..=299 => {
                 if trusted {
                     m.last_success_ms = Some(time.instant_ms());
-                } else {
-                    m.spared_ms = Some(time.instant_ms());
                 }
                 m.outage_since_ms = None;
                 m.outage_last = None;

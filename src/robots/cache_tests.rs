@@ -97,20 +97,6 @@ fn cases() -> Vec<Case> {
         DAY,
         busy,
     ));
-    cases.push((
-        "an unverified 2xx ended an outage: an older 5xx starts none after it",
-        DAY,
-        vec![
-            (
-                "2026-12-01T10:00:00+01:00",
-                "/robots.txt (unverified)",
-                200,
-                "allowed",
-            ),
-            ("2026-11-30T10:00:00+01:00", "/robots.txt", 503, "allowed"),
-            ("2026-12-02T10:00:00+01:00", "/a", 200, "accuse v1"),
-        ],
-    ));
     cases
 }
 

@@ -94,9 +94,6 @@ pub(super) struct MemoryJson {
     pub(super) last_success_ms: Option<i64>,
     pub(super) outage_since_ms: Option<i64>,
     pub(super) outage_last: Option<FetchJson>,
-    /// `Memory::spared_ms`; none in a state of format 1.
-    #[serde(default)]
-    pub(super) spared_ms: Option<i64>,
     /// `Memory::recent`, the crawler's own fetches, oldest first; none in
     /// a state of format 1.
     #[serde(default)]
@@ -117,7 +114,6 @@ impl MemoryJson {
             last_success_ms: m.last_success_ms,
             outage_since_ms: m.outage_since_ms,
             outage_last: m.outage_last.as_ref().map(fetch),
-            spared_ms: m.spared_ms,
             recent: m.recent.own().map(fetch).collect(),
             recent_unverified: m.recent.unverified().map(fetch).collect(),
         }
@@ -149,7 +145,6 @@ impl MemoryJson {
             last_success_ms: self.last_success_ms,
             outage_since_ms: self.outage_since_ms,
             outage_last: fetch(self.outage_last)?,
-            spared_ms: self.spared_ms,
             recent,
         })
     }

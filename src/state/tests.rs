@@ -43,7 +43,6 @@ fn sample() -> State {
                     time: t("2026-11-30T23:00:00-05:00"),
                     status: 503,
                 }),
-                spared_ms: Some(1_796_050_000_000),
                 recent: {
                     let mut recent = Recent::default();
                     for (time, status) in [
