@@ -395,6 +395,42 @@ enum Places {
     Map(HashMap<u32, u32, foldhash::fast::FixedState>),
 }
 
+impl Places {
+    /// The place of match state `sid` in `Links::links`.
+    #[inline]
+    fn of(&self, sid: u32) -> Option<usize> {
+        match self {
+            Places::Shift(shift) => Some((sid >> shift) as usize),
+            Places::Map(map) => map.get(&sid).map(|&place| place as usize),
+        }
+    }
+}
+
+/// The match states of `automaton` over its pieces `distinct`, each once,
+/// in the order first reached, and for each piece the state its text
+/// ends at: every state is a prefix of some piece, so walking each piece
+/// from the start visits every match state.
+fn match_states(
+    automaton: &impl Automaton,
+    start: StateID,
+    distinct: &[&[u8]],
+) -> (Vec<StateID>, Vec<u32>) {
+    let mut piece_state = Vec::with_capacity(distinct.len());
+    let mut states = Vec::new();
+    let mut seen: HashMap<u32, (), foldhash::fast::FixedState> = HashMap::default();
+    for piece in distinct {
+        let mut sid = start;
+        for &octet in piece.iter() {
+            sid = automaton.next_state(Anchored::No, sid, octet);
+            if automaton.is_match(sid) && seen.insert(sid.as_u32(), ()).is_none() {
+                states.push(sid);
+            }
+        }
+        piece_state.push(sid.as_u32());
+    }
+    (states, piece_state)
+}
+
 #[derive(Debug, Clone, Copy)]
 struct Link {
     /// The state's own piece: (id, length).
@@ -406,34 +442,29 @@ struct Link {
 /// No next state: the chain ends.
 const NO_STATE: u32 = u32::MAX;
 
+impl Link {
+    /// Reports the state's own piece, ending at `end`, to `run`; whether
+    /// it had a pattern to move (`Run::occurs`).
+    #[inline]
+    fn report(&self, end: u32, run: &mut Run<'_>) -> bool {
+        run.scratch.steps += 1;
+        self.own
+            .is_some_and(|(id, len)| run.occurs(id, end - len, end))
+    }
+}
+
 impl Links {
-    /// The chains of `automaton`'s match states over `distinct`, its
-    /// pieces, a DFA's placed by `shift` (`None` for an NFA); `None` when
-    /// a state's report is not its own piece and its next state's (never
-    /// so for an Aho-Corasick automaton), or past `WAKES_MAX` reports in
-    /// all.
+    /// The chains of `automaton`'s match states `states` (with the state
+    /// each piece ends at, `piece_state`: `match_states`), a DFA's placed
+    /// by `shift` (`None` for an NFA); `None` when a state's report is not
+    /// its own piece and its next state's (never so for an Aho-Corasick
+    /// automaton), or past `WAKES_MAX` reports in all.
     fn new(
         automaton: &impl Automaton,
-        start: StateID,
-        distinct: &[&[u8]],
+        states: &[StateID],
+        piece_state: &[u32],
         shift: Option<u32>,
     ) -> Option<Links> {
-        // Every state is a prefix of some piece, so walking each piece
-        // from the start visits every match state; the walk of a piece
-        // ends at the state whose text it is.
-        let mut piece_state = Vec::with_capacity(distinct.len());
-        let mut states = Vec::new();
-        let mut seen: HashMap<u32, (), foldhash::fast::FixedState> = HashMap::default();
-        for piece in distinct {
-            let mut sid = start;
-            for &octet in piece.iter() {
-                sid = automaton.next_state(Anchored::No, sid, octet);
-                if automaton.is_match(sid) && seen.insert(sid.as_u32(), ()).is_none() {
-                    states.push(sid);
-                }
-            }
-            piece_state.push(sid.as_u32());
-        }
         let places = match shift {
             Some(shift) => Places::Shift(shift),
             None => Places::Map(
@@ -463,13 +494,8 @@ impl Links {
         let mut rest_of = vec![usize::MAX; size];
         let mut reports = 0usize;
         let mut outputs: Vec<(u32, u32)> = Vec::new();
-        let place = |sid: u32| -> Option<usize> {
-            match &places {
-                Places::Shift(shift) => Some((sid >> shift) as usize),
-                Places::Map(map) => map.get(&sid).map(|&p| p as usize),
-            }
-        };
-        for &sid in &states {
+        let place = |sid: u32| places.of(sid);
+        for &sid in states {
             outputs.clear();
             for n in 0..automaton.match_len(sid) {
                 let piece = automaton.match_pattern(sid, n);
@@ -498,7 +524,7 @@ impl Links {
         }
         // The next state reports exactly the rest, so chains end (each
         // reports fewer than the state before it).
-        for &sid in &states {
+        for &sid in states {
             let at = place(sid.as_u32())?;
             let link = links[at];
             let reported = match link.next {
@@ -517,11 +543,7 @@ impl Links {
 
     #[inline]
     fn get(&self, sid: u32) -> Option<&Link> {
-        let place = match &self.places {
-            Places::Shift(shift) => (sid >> shift) as usize,
-            Places::Map(map) => *map.get(&sid)? as usize,
-        };
-        self.links.get(place)
+        self.links.get(self.places.of(sid)?)
     }
 
     /// Visits match state `sid`, reached at `end`, by its chain: reports
@@ -533,10 +555,7 @@ impl Links {
         let Some(&link) = self.get(sid) else {
             return;
         };
-        run.scratch.steps += 1;
-        let busy = link
-            .own
-            .is_some_and(|(id, len)| run.occurs(id, end - len, end));
+        let busy = link.report(end, run);
         // Most states end their chain: no walk to remember.
         if link.next == NO_STATE || run.scratch.is_quiet(link.next) {
             if !busy {
@@ -561,10 +580,7 @@ impl Links {
                 rest_quiet = false;
                 break;
             };
-            run.scratch.steps += 1;
-            let busy = link
-                .own
-                .is_some_and(|(id, len)| run.occurs(id, end - len, end));
+            let busy = link.report(end, run);
             walked.push((at, busy));
             match link.next {
                 NO_STATE => break,
@@ -640,25 +656,16 @@ impl Wakes {
     }
 }
 
-/// The `Wakes` of an NFA over `distinct`: every state is a prefix of some
-/// piece, so walking each piece from the start visits every match state.
-/// `None` past `WAKES_MAX` entries.
-fn nfa_wakes(nfa: &NFA, distinct: &[&[u8]]) -> Option<Wakes> {
-    let start = nfa.start_state(Anchored::No).ok()?;
-    let mut seen = std::collections::HashSet::new();
+/// The `Wakes` of an NFA whose match states are `states`
+/// (`match_states`); `None` past `WAKES_MAX` entries.
+fn nfa_wakes(nfa: &NFA, states: &[StateID]) -> Option<Wakes> {
     let mut pairs: Vec<(u32, u32)> = Vec::new();
-    for piece in distinct {
-        let mut sid = start;
-        for &octet in piece.iter() {
-            sid = nfa.next_state(Anchored::No, sid, octet);
-            if nfa.is_match(sid) && seen.insert(sid) {
-                for n in 0..nfa.match_len(sid) {
-                    pairs.push((nfa.match_pattern(sid, n).as_u32(), sid.as_u32()));
-                }
-                if pairs.len() > WAKES_MAX {
-                    return None;
-                }
-            }
+    for &sid in states {
+        for n in 0..nfa.match_len(sid) {
+            pairs.push((nfa.match_pattern(sid, n).as_u32(), sid.as_u32()));
+        }
+        if pairs.len() > WAKES_MAX {
+            return None;
         }
     }
     Some(Wakes::new(&pairs))
@@ -698,18 +705,22 @@ fn search_for(distinct: &[&[u8]]) -> Option<Pass> {
         .build(distinct)
         .ok()
         .map(|nfa| {
-            let wakes = nfa_wakes(&nfa, distinct);
-            let links = nfa
-                .start_state(Anchored::No)
-                .ok()
-                .and_then(|start| Links::new(&nfa, start, distinct, None));
+            let (wakes, links) = match nfa.start_state(Anchored::No) {
+                Ok(start) => {
+                    let (states, piece_state) = match_states(&nfa, start, distinct);
+                    (
+                        nfa_wakes(&nfa, &states),
+                        Links::new(&nfa, &states, &piece_state, None),
+                    )
+                }
+                Err(_) => (None, None),
+            };
             Pass::Nfa(Box::new(nfa), wakes, links)
         })
 }
 
-/// The DFA over the pieces and the flat table of its match states. Every
-/// state is a prefix of some piece, so walking each piece from the start
-/// visits every match state.
+/// The DFA over the pieces and the flat table of its match states
+/// (`match_states`).
 fn dfa_for(distinct: &[&[u8]]) -> Option<Pass> {
     let dfa = DFA::builder()
         .match_kind(MatchKind::Standard)
@@ -717,18 +728,9 @@ fn dfa_for(distinct: &[&[u8]]) -> Option<Pass> {
         .build(distinct)
         .ok()?;
     let start = dfa.start_state(Anchored::No).ok()?;
-    let mut found: Vec<(u32, StateID)> = Vec::new();
-    for piece in distinct {
-        let mut sid = start;
-        for &octet in piece.iter() {
-            sid = dfa.next_state(Anchored::No, sid, octet);
-            if dfa.is_match(sid) {
-                found.push((sid.as_u32(), sid));
-            }
-        }
-    }
+    let (states, piece_state) = match_states(&dfa, start, distinct);
+    let mut found: Vec<(u32, StateID)> = states.iter().map(|&sid| (sid.as_u32(), sid)).collect();
     found.sort_unstable_by_key(|&(id, _)| id);
-    found.dedup_by_key(|&mut (id, _)| id);
     let shift = found
         .iter()
         .map(|&(id, _)| id.trailing_zeros())
@@ -759,7 +761,7 @@ fn dfa_for(distinct: &[&[u8]]) -> Option<Pass> {
         }
     }
     let wakes = Wakes::new(&pairs);
-    let links = Links::new(&dfa, start, distinct, Some(shift));
+    let links = Links::new(&dfa, &states, &piece_state, Some(shift));
     Some(Pass::Dfa {
         dfa: Box::new(dfa),
         start,
