@@ -168,11 +168,7 @@ impl SpillDir {
 /// The lock of the new folder `path`, created and held: an error when a
 /// sweep made it first (`AlreadyExists`) or removed it before it was held.
 fn hold(path: &Path) -> io::Result<File> {
-    let lock = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(path.join(LOCK))?;
+    let lock = make_lock(path)?;
     lock.try_lock().map_err(io::Error::other)?;
     if !still_there(path, &lock) {
         return Err(io::Error::new(
@@ -181,6 +177,16 @@ fn hold(path: &Path) -> io::Result<File> {
         ));
     }
     Ok(lock)
+}
+
+/// The lock file of folder `path`, made exclusively: an error when one is
+/// there already.
+fn make_lock(path: &Path) -> io::Result<File> {
+    OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path.join(LOCK))
 }
 
 /// Whether `lock`, held, is still the lock file of folder `path`: a sweep
@@ -227,13 +233,7 @@ fn sweep(parent: &Path) {
         if !meta.is_dir() || meta.uid() != me {
             continue;
         }
-        let lock = File::open(path.join(LOCK)).or_else(|_| {
-            OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .mode(0o600)
-                .open(path.join(LOCK))
-        });
+        let lock = File::open(path.join(LOCK)).or_else(|_| make_lock(&path));
         let Ok(lock) = lock else {
             continue;
         };

@@ -118,13 +118,17 @@ impl Recent {
                 .last()
                 .copied()
         };
-        match (last(&mut self.own()), last(&mut self.unverified())) {
-            (Some(own), Some(other)) if other.time.instant_ms() > own.time.instant_ms() => {
-                Some(other)
-            }
-            (Some(own), _) => Some(own),
-            (None, other) => other,
+        later(last(&mut self.own()), last(&mut self.unverified()))
+    }
+}
+
+/// The later of two fetches; at one instant, `first`.
+fn later(first: Option<RobotsFetch>, second: Option<RobotsFetch>) -> Option<RobotsFetch> {
+    match (first, second) {
+        (Some(first), Some(second)) if second.time.instant_ms() > first.time.instant_ms() => {
+            Some(second)
         }
+        (first, second) => first.or(second),
     }
 }
 
@@ -237,13 +241,7 @@ impl Tracker {
             // last of them got a 4xx, so no rows (RFC 9309 §2.3.1.3), as
             // one run over all the logs would have it.
             let own_log = self.older_last.filter(|f| f.time.instant_ms() <= t_ms);
-            let last = match (m.recent.last_at_or_before(t_ms), own_log) {
-                (Some(kept), Some(own)) if kept.time.instant_ms() > own.time.instant_ms() => {
-                    Some(kept)
-                }
-                (kept, own) => own.or(kept),
-            };
-            if let Some(fetch) = last
+            if let Some(fetch) = later(own_log, m.recent.last_at_or_before(t_ms))
                 && (400..500).contains(&fetch.status)
             {
                 return Standing::Unrestricted(fetch);
