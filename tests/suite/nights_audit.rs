@@ -358,6 +358,58 @@ fn since_keeps_what_robots_txt_fetches_before_it_told_the_crawler() {
     }
 }
 
+/// A site whose one robots.txt version, since 2026-11-01, disallows `/a`
+/// and allows 1 fetch a minute, with the genuine crawler's PTR map.
+fn rated_site() -> Site {
+    let site = Site::new();
+    site.write(
+        "history/2026-11-01T00:00:00Z.txt",
+        "User-agent: *\nDisallow: /a\nRequest-rate: 1/1m\n",
+    );
+    site.write("ptr-map.txt", GENUINE_PTR_MAP);
+    site
+}
+
+/// The exit status, (target, kind) of each violations.csv row, and
+/// standard error of an audit of `logs` into `out` against the history,
+/// with `--state state` when `state`.
+fn audit_logs(
+    site: &Site,
+    logs: &[&str],
+    out: &str,
+    state: bool,
+) -> (i32, Vec<(String, String)>, String) {
+    let mut args = vec![
+        "--robots-history",
+        "history",
+        "--ptr-map",
+        "ptr-map.txt",
+        "--out",
+        out,
+    ];
+    for log in logs {
+        args.extend(["--log", log]);
+    }
+    if state {
+        args.extend(["--state", "state"]);
+    }
+    let run = site.run(&args);
+    let violations = std::fs::read_to_string(site.path(out).join("violations.csv"))
+        .unwrap_or_else(|e| panic!("{out}: {e}; {}", run.stderr));
+    let rows = rows(&violations)
+        .into_iter()
+        .map(|r| (r[8].clone(), r[10].clone()))
+        .collect();
+    (run.code, rows, run.stderr)
+}
+
+/// (target, kind) rows, owned.
+fn owned(rows: &[(&str, &str)]) -> Vec<(String, String)> {
+    rows.iter()
+        .map(|&(target, kind)| (target.to_string(), kind.to_string()))
+        .collect()
+}
+
 /// An older log audited after a newer one through `--state`: the state
 /// remembers the newer night's fetch of robots.txt, yet the older log's
 /// own 404 before its fetches still frees them (RFC 9309 §2.3.1.3), as
@@ -365,12 +417,7 @@ fn since_keeps_what_robots_txt_fetches_before_it_told_the_crawler() {
 /// ends the 4xx period, they are judged again.
 #[test]
 fn an_older_logs_own_404_still_frees_its_fetches_after_a_newer_night() {
-    let site = Site::new();
-    site.write(
-        "history/2026-11-01T00:00:00Z.txt",
-        "User-agent: *\nDisallow: /a\nRequest-rate: 1/1m\n",
-    );
-    site.write("ptr-map.txt", GENUINE_PTR_MAP);
+    let site = rated_site();
     // The older log: 2026-11-30 from 01:00; the newer: 2026-12-01.
     let older = [
         fetch(H, "/robots.txt", 404),
@@ -380,48 +427,16 @@ fn an_older_logs_own_404_still_frees_its_fetches_after_a_newer_night() {
         fetch(2 * H + 600, "/a/2", 200),
     ]
     .concat();
-    let newer = fetch(DAY + H, "/robots.txt", 200);
     site.write("older.log", &older);
-    site.write("newer.log", &newer);
-    let night = |log: &str, out: &str| {
-        let run = site.run(&[
-            "--log",
-            log,
-            "--robots-history",
-            "history",
-            "--ptr-map",
-            "ptr-map.txt",
-            "--state",
-            "state",
-            "--out",
-            out,
-        ]);
-        let violations = std::fs::read_to_string(site.path(out).join("violations.csv"))
-            .unwrap_or_else(|e| panic!("{out}: {e}; {}", run.stderr));
-        (run.code, rows(&violations))
-    };
-    let (code, got) = night("newer.log", "out-newer");
-    assert_eq!((code, got.len()), (0, 0));
-    let (code, got) = night("older.log", "out-older");
-    let got: Vec<(&str, &str)> = got.iter().map(|r| (&r[8][..], &r[10][..])).collect();
-    assert_eq!(got, [("/a/2", "disallow")], "exit {code}");
+    site.write("newer.log", fetch(DAY + H, "/robots.txt", 200));
+    let (code, got, stderr) = audit_logs(&site, &["newer.log"], "out-newer", true);
+    assert_eq!((code, got.len()), (0, 0), "{stderr}");
+    let (code, got, stderr) = audit_logs(&site, &["older.log"], "out-older", true);
+    assert_eq!(got, owned(&[("/a/2", "disallow")]), "{stderr}");
     assert_eq!(code, 1);
     // One run over both logs, without a state: the same row.
-    let run = site.run(&[
-        "--log",
-        "older.log",
-        "--log",
-        "newer.log",
-        "--robots-history",
-        "history",
-        "--ptr-map",
-        "ptr-map.txt",
-        "--out",
-        "out-one",
-    ]);
-    let one = rows(&std::fs::read_to_string(site.path("out-one/violations.csv")).unwrap());
-    let one: Vec<(&str, &str)> = one.iter().map(|r| (&r[8][..], &r[10][..])).collect();
-    assert_eq!(one, [("/a/2", "disallow")], "{}", run.stderr);
+    let (_, one, stderr) = audit_logs(&site, &["older.log", "newer.log"], "out-one", false);
+    assert_eq!(one, owned(&[("/a/2", "disallow")]), "{stderr}");
 }
 
 /// Three nights audited out of order (the first, the third, then the
@@ -431,54 +446,18 @@ fn an_older_logs_own_404_still_frees_its_fetches_after_a_newer_night() {
 /// night's 200 is the latest the state knows.
 #[test]
 fn a_night_audited_between_two_others_keeps_the_earlier_ones_404() {
-    let site = Site::new();
-    site.write(
-        "history/2026-11-01T00:00:00Z.txt",
-        "User-agent: *\nDisallow: /a\nRequest-rate: 1/1m\n",
-    );
-    site.write("ptr-map.txt", GENUINE_PTR_MAP);
+    let site = rated_site();
     site.write("n1.log", fetch(H, "/robots.txt", 404));
     site.write(
         "n2.log",
         [fetch(DAY + H, "/a/1", 200), fetch(DAY + H + 1, "/b", 200)].concat(),
     );
     site.write("n3.log", fetch(2 * DAY + H, "/robots.txt", 200));
-    let night = |log: &str, out: &str, state: &[&str]| {
-        let mut args = vec![
-            "--robots-history",
-            "history",
-            "--ptr-map",
-            "ptr-map.txt",
-            "--out",
-            out,
-            "--log",
-            log,
-        ];
-        args.extend_from_slice(state);
-        let run = site.run(&args);
-        let violations = std::fs::read_to_string(site.path(out).join("violations.csv"))
-            .unwrap_or_else(|e| panic!("{out}: {e}; {}", run.stderr));
-        (run.code, rows(&violations).len(), run.stderr)
-    };
-    let state = ["--state", "state"];
-    assert_eq!(night("n1.log", "o1", &state).0, 0);
-    assert_eq!(night("n3.log", "o3", &state).0, 0);
-    let (code, rows, stderr) = night("n2.log", "o2", &state);
-    assert_eq!((code, rows), (0, 0), "{stderr}");
+    assert_eq!(audit_logs(&site, &["n1.log"], "o1", true).0, 0);
+    assert_eq!(audit_logs(&site, &["n3.log"], "o3", true).0, 0);
+    let (code, rows, stderr) = audit_logs(&site, &["n2.log"], "o2", true);
+    assert_eq!((code, rows.len()), (0, 0), "{stderr}");
     // One run over the three: the same.
-    let run = site.run(&[
-        "--robots-history",
-        "history",
-        "--ptr-map",
-        "ptr-map.txt",
-        "--out",
-        "one",
-        "--log",
-        "n1.log",
-        "--log",
-        "n2.log",
-        "--log",
-        "n3.log",
-    ]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
+    let (code, rows, stderr) = audit_logs(&site, &["n1.log", "n2.log", "n3.log"], "one", false);
+    assert_eq!((code, rows.len()), (0, 0), "{stderr}");
 }
