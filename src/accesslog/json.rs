@@ -59,6 +59,11 @@ const ROLES: [(Role, &str); 11] = [
 /// The most keys a mapping may name, alternatives included.
 const MAX_LEAVES: usize = 24;
 
+/// `JsonFormat::single` of a role that names no leaf, and of one that
+/// names alternatives.
+const NO_LEAF: u8 = u8::MAX;
+const MANY_LEAVES: u8 = u8::MAX - 1;
+
 /// Caddy's access log (`http.log.access`, or `http.log.access.NAME`; its
 /// error log `http.log.error` and debug messages carry the request too,
 /// but are no fetch of their own): the connecting address is
@@ -96,6 +101,10 @@ pub struct JsonFormat {
     /// (`Role as usize`): found without a search on every line.
     /// Boxed: eleven vectors would make every `FileFormat` large.
     roles: Box<[Vec<usize>; ROLES.len()]>,
+    /// Each role's one leaf, when it names exactly one (most do): `first`
+    /// then reads it without walking `roles`. `NO_LEAF` for none,
+    /// `MANY_LEAVES` for alternatives.
+    single: [u8; ROLES.len()],
     /// The unit of a time written as a number, when the mapping names
     /// one: 1 (seconds), 1000 (ms), 1_000_000 (µs) or 1_000_000_000 (ns);
     /// 0 when it names none, and the number's size tells (`unit_of`).
@@ -121,6 +130,7 @@ impl JsonFormat {
             name: name.to_string(),
             tree: Level::default(),
             roles: Default::default(),
+            single: [NO_LEAF; ROLES.len()],
             time_scale: 0,
             zone: None,
             messages: matches!(name, "Caddy" | "Traefik"),
@@ -176,6 +186,14 @@ impl JsonFormat {
                 leaves += 1;
             }
             format.roles[role as usize].extend(chosen);
+        }
+        for (single, leaves) in format.single.iter_mut().zip(format.roles.iter()) {
+            *single = match leaves.as_slice() {
+                [] => NO_LEAF,
+                // Below MAX_LEAVES, which fits a byte.
+                &[leaf] => leaf as u8,
+                _ => MANY_LEAVES,
+            };
         }
         let has = |role: Role| !format.roles[role as usize].is_empty();
         if !has(Role::Client) {
@@ -247,10 +265,18 @@ impl JsonFormat {
         !self.roles[Role::UserAgent as usize].is_empty()
     }
 
+    /// The value of `role`'s first leaf the line holds, `null` counting as
+    /// none.
+    #[inline(always)]
     fn first<'a>(&self, found: &[Option<&'a [u8]>], role: Role) -> Option<&'a [u8]> {
-        self.roles[role as usize]
-            .iter()
-            .find_map(|&leaf| found[leaf].filter(|v| *v != b"null"))
+        let present = |leaf: usize| found.get(leaf).copied().flatten().filter(|v| *v != b"null");
+        match self.single[role as usize] {
+            NO_LEAF => None,
+            MANY_LEAVES => self.roles[role as usize]
+                .iter()
+                .find_map(|&leaf| present(leaf)),
+            leaf => present(usize::from(leaf)),
+        }
     }
 
     /// Reads one line.
@@ -416,9 +442,11 @@ impl JsonFormat {
         {
             return Ok(time);
         }
-        if let Some(time) = seconds(raw)
+        if let Some((time, whole)) = seconds(raw)
             && match self.time_scale {
-                0 => unit_of(digit_count(time.unix)) == 1,
+                // Eleven digits, leading zeros and all, are seconds
+                // without counting them.
+                0 => whole <= 11 || unit_of(digit_count(time.unix)) == 1,
                 scale => scale == 1,
             }
         {
@@ -552,8 +580,10 @@ fn bad_json(line: &[u8]) -> Skip {
 /// A JSON number of seconds with or without a fraction
 /// (`1646861401.5241024`, Caddy's `ts`): what `epoch_prefix` reads from
 /// it, without the general path every line would otherwise take; `None`
-/// for anything else, which the general path then reads or refuses.
-fn seconds(raw: &[u8]) -> Option<Timestamp> {
+/// for anything else, which the general path then reads or refuses. With
+/// it, how many digits the whole seconds are written with.
+#[inline(always)]
+fn seconds(raw: &[u8]) -> Option<(Timestamp, usize)> {
     // One pass over the whole seconds, without a search for the dot first:
     // the number is short, and a search costs more than it saves.
     let mut unix = 0i64;
@@ -579,11 +609,12 @@ fn seconds(raw: &[u8]) -> Option<Timestamp> {
     if unix >= 253_402_300_800 {
         return None;
     }
-    Some(Timestamp {
+    let time = Timestamp {
         unix,
         millis: fraction_millis(fraction),
         offset_min: 0,
-    })
+    };
+    Some((time, whole))
 }
 
 /// `2026-11-29T14:00:00`, `2026-11-29 14:00:00` or `2026/11/29 14:00:00`,
@@ -635,6 +666,7 @@ fn local_time(text: &[u8]) -> Option<jiff::civil::DateTime> {
 /// as they are: nginx's `escape=json` escapes only `"`, `\` and control
 /// bytes and writes the rest raw, so a hostile user agent's Latin-1 bytes
 /// reach the log as such; the reports write them as `\xNN` (SPEC §5).
+#[inline(always)]
 fn string(raw: &[u8]) -> Result<Option<&[u8]>, Skip> {
     match raw {
         [b'"', inner @ .., b'"'] => Ok(Some(inner)),

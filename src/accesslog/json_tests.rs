@@ -521,10 +521,13 @@ mod seconds_fast_path {
         /// whole number, or nothing (then the general path reads it).
         #[test]
         fn seconds_read_as_epoch_prefix_reads_them(raw in "[0-9]{0,20}(\\.[0-9]{0,12})?|[0-9.eE+-]{0,12}") {
-            if let Some(time) = seconds(raw.as_bytes()) {
+            if let Some((time, whole)) = seconds(raw.as_bytes()) {
                 let general = epoch_prefix(raw.as_bytes(), 1);
                 prop_assert_eq!(general.map(|(t, _)| t), Some(time));
                 prop_assert_eq!(general.map(|(_, used)| used), Some(raw.len()));
+                // The whole seconds' digits as written, leading zeros too.
+                let digits = raw.bytes().take_while(u8::is_ascii_digit).count();
+                prop_assert_eq!(whole, digits);
             }
         }
     }
@@ -555,7 +558,7 @@ mod seconds_fast_path {
         #[test]
         fn seconds_read_in_one_pass_as_split_at_the_dot(raw in "[0-9]{0,20}(\\.[0-9]{0,5}){0,2}|[0-9.eE+ a-]{0,12}") {
             prop_assert_eq!(
-                seconds(raw.as_bytes()).map(|t| (t.unix, t.millis)),
+                seconds(raw.as_bytes()).map(|(t, _)| (t.unix, t.millis)),
                 seconds_split_at_the_dot(raw.as_bytes())
             );
         }
@@ -563,12 +566,13 @@ mod seconds_fast_path {
 
     #[test]
     fn caddy_timestamps() {
-        let time = seconds(b"1646861401.5241024").expect("read");
+        let (time, whole) = seconds(b"1646861401.5241024").expect("read");
+        assert_eq!(whole, 10);
         assert_eq!(
             (time.unix, time.millis, time.offset_min),
             (1_646_861_401, 524, 0)
         );
-        assert_eq!(seconds(b"1646861401").map(|t| t.millis), Some(0));
+        assert_eq!(seconds(b"1646861401").map(|(t, _)| t.millis), Some(0));
         for other in ["", ".5", "1.2.3", "-1", "1e3", "9999999999999999999"] {
             assert_eq!(seconds(other.as_bytes()), None, "{other}");
         }
@@ -613,4 +617,40 @@ fn statuses_read_by_the_rule() {
             String::from_utf8_lossy(raw)
         );
     }
+}
+
+/// A role's value is its first leaf the line holds that is not `null`:
+/// for a role of one leaf (read without walking its alternatives) and of
+/// several alike.
+#[test]
+fn a_role_reads_its_first_leaf_that_is_not_null() {
+    let json = JsonFormat::new("test", "client=a|b,time=t,target=u,status=s,user_agent=ua")
+        .expect("compiles");
+    let entry = json
+        .parse(
+            r#"{"a":null,"b":"192.0.2.7","t":1646861401,"u":"/x","s":null,"ua":"bot"}"#.as_bytes(),
+        )
+        .expect("parses");
+    assert_eq!(entry.client, b"192.0.2.7");
+    assert_eq!(entry.status, None);
+    assert_eq!(entry.user_agent, Some(&b"bot"[..]));
+    let entry = json
+        .parse(
+            r#"{"a":"192.0.2.8","b":"192.0.2.7","t":1646861401,"u":"/x","s":404,"ua":null}"#
+                .as_bytes(),
+        )
+        .expect("parses");
+    assert_eq!(entry.client, b"192.0.2.8");
+    assert_eq!(entry.status, Some(404));
+    assert_eq!(entry.user_agent, None);
+    // A leaf the line lacks is none, as `null` is.
+    let entry = json
+        .parse(r#"{"b":"192.0.2.9","t":1646861401,"u":"/x"}"#.as_bytes())
+        .expect("parses");
+    assert_eq!(entry.client, b"192.0.2.9");
+    assert_eq!((entry.status, entry.user_agent), (None, None));
+    assert!(matches!(
+        json.parse(br#"{"a":null,"b":null,"t":1646861401,"u":"/x"}"#),
+        Err(Skip::NoClient)
+    ));
 }
