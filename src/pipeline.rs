@@ -26,7 +26,8 @@
 //! chunks in flight, the sorter's buffer, a batch being judged, and totals
 //! that grow with crawlers, rules and spoofing addresses only.
 
-use std::collections::{BTreeMap, HashMap};
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap, HashMap};
 use std::net::IpAddr;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -55,7 +56,7 @@ use crate::robots::AgentRules;
 use crate::robots::group::Reads;
 use crate::robots::matcher::SelectionKey;
 use crate::robots::versions::Versions;
-use crate::scan::{Scan, Scanner};
+use crate::scan::{ClientFetches, Scan, Scanner};
 use crate::spill::{Sorter, SpillDir};
 use crate::state::fingerprint::{Fingerprint, Finished, Reading};
 use crate::state::heads::Heads;
@@ -73,6 +74,14 @@ type LogsRead = (
     Vec<usize>,
 );
 
+/// Where the scan's workers hand what they keep: the fetches, and with
+/// `--resolve` the fetches per address.
+#[derive(Clone, Copy)]
+struct Sorters<'s, 'd> {
+    fetches: &'s Sorter<'d, Fetch>,
+    addresses: Option<&'s Sorter<'d, ClientFetches>>,
+}
+
 /// Reads every log: reader threads feed chunks to rayon workers. Inputs
 /// that cannot be read whole leave their error in the list, after their
 /// readable lines were scanned.
@@ -82,9 +91,13 @@ fn read_logs(
     scanner: &Scanner<'_>,
     pool: &rayon::ThreadPool,
     progress: &Progress,
-    sorter: &Sorter<'_, Fetch>,
+    sorters: Sorters<'_, '_>,
     known: Option<(&[Fingerprint], i64)>,
 ) -> LogsRead {
+    let Sorters {
+        fetches: sorter,
+        addresses,
+    } = sorters;
     let errors: Mutex<Vec<(usize, Error)>> = Mutex::new(Vec::new());
     let finished: Mutex<BTreeMap<usize, Finished>> = Mutex::default();
     let next = AtomicUsize::new(0);
@@ -132,10 +145,13 @@ fn read_logs(
             rx.into_iter()
                 .par_bridge()
                 .map(|(file, chunk, recycler, format)| {
-                    let (scan, fetches) = scanner.scan(file, &chunk, &format);
+                    let (scan, fetches, counted) = scanner.scan(file, &chunk, &format);
                     progress.add_lines(scan.lines);
                     recycler.recycle(chunk.data);
                     sorter.extend(fetches);
+                    if let Some(addresses) = addresses {
+                        addresses.extend(counted);
+                    }
                     scan
                 })
                 .reduce(Scan::default, Scan::merge)
@@ -1069,12 +1085,25 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
     let spill = SpillDir::new(&spill_parent);
     let budget = Budget::of(config.memory);
     let sorter: Sorter<'_, Fetch> = Sorter::new(budget.fetches, &spill);
+    let addresses: Option<Sorter<'_, ClientFetches>> = config
+        .resolve
+        .then(|| Sorter::new(budget.addresses_sorted, &spill));
     let started_ms = now_ms();
     let known = state
         .as_ref()
         .map(|state| (&state.fingerprints[..], started_ms));
-    let (mut scan, input_errors, mut finished, copies) =
-        read_logs(config, &formats, &scanner, &pool, &progress, &sorter, known);
+    let (mut scan, input_errors, mut finished, copies) = read_logs(
+        config,
+        &formats,
+        &scanner,
+        &pool,
+        &progress,
+        Sorters {
+            fetches: &sorter,
+            addresses: addresses.as_ref(),
+        },
+        known,
+    );
     // A log given twice in one run (a copy under another name, or the head
     // of a log given before it) is audited once, under the first name, as
     // across nights.
@@ -1162,10 +1191,25 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
     input_errors.extend(notice.failed);
     input_errors.sort_by_key(|(file, _)| *file);
 
-    let (dns, mut dns_health, state_dns_cache) = if config.resolve {
-        resolve(config, &ident, &scan.addresses())
-    } else {
-        (Default::default(), report::run::DnsHealth::default(), None)
+    let (dns, mut dns_health, state_dns_cache) = match addresses {
+        Some(addresses) => {
+            let (wanted, left_out) =
+                addresses_to_ask(addresses.finish()?, &ident, budget.addresses_asked)?;
+            let mut resolved = resolve(config, &ident, &wanted);
+            if left_out > 0 {
+                crate::warn!(
+                    "robots-audit: warning: --resolve: {left_out} address(es) claiming a \
+                     crawler were not looked up, more than --memory keeps ({} were: every \
+                     one inside a crawler's networks, then those with the most fetches); \
+                     their fetches stay unverified",
+                    wanted.len()
+                );
+                // Addresses it could not check, as those past the deadline.
+                resolved.1.failures += left_out;
+            }
+            resolved
+        }
+        None => (Default::default(), report::run::DnsHealth::default(), None),
     };
     let knowledge = Knowledge::new(ptr_map, dns);
 
@@ -1676,7 +1720,17 @@ struct Budget {
     targets: usize,
     /// Identities the judge remembers before it starts over.
     identities: usize,
+    /// Bytes of (address, fetches) records held before they spill
+    /// (`--resolve`).
+    addresses_sorted: usize,
+    /// Addresses outside the crawlers' networks looked up at most
+    /// (`--resolve`): each costs its answer, its place in the order of
+    /// lookups and in the cache, a few hundred bytes.
+    addresses_asked: usize,
 }
+
+/// Memory one address looked up holds, all told (`Budget::addresses_asked`).
+const ADDRESS_ASKED_BYTES: usize = 512;
 
 impl Budget {
     fn of(memory: u64) -> Budget {
@@ -1688,6 +1742,8 @@ impl Budget {
             fetches: memory / 20 * 7,
             targets: memory / 10,
             identities: (memory / 20 / IDENTITY_BYTES).max(1024),
+            addresses_sorted: memory / 40,
+            addresses_asked: (memory / 10 / ADDRESS_ASKED_BYTES).max(1024),
         }
     }
 }
@@ -1713,6 +1769,41 @@ type Resolved = (
     report::run::DnsHealth,
     Option<DnsCache>,
 );
+
+/// The addresses to look up, with their fetches, from every address a
+/// kept fetch came from (in address order, each once): all of those inside
+/// a crawler's networks, and of the others the `limit` with the most
+/// fetches (the lower address first among equals, so that the choice is
+/// the same at any `--threads`); and how many were left out (SPEC §5: the
+/// addresses of a log of made-up clients never outgrow `--memory`; SPEC
+/// §2: the genuine crawlers' are asked first).
+fn addresses_to_ask(
+    addresses: impl Iterator<Item = Result<ClientFetches>>,
+    ident: &Identifier,
+    limit: usize,
+) -> Result<(HashMap<IpAddr, u64>, u64)> {
+    let mut wanted = HashMap::new();
+    // The best `limit` outside the networks so far, the worst on top.
+    let mut best: BinaryHeap<(Reverse<u64>, IpAddr)> = BinaryHeap::new();
+    let mut left_out = 0u64;
+    for counted in addresses {
+        let ClientFetches { addr, fetches } = counted?;
+        if ident.in_networks(addr) {
+            wanted.insert(addr, fetches);
+            continue;
+        }
+        best.push((Reverse(fetches), addr));
+        if best.len() > limit {
+            best.pop();
+            left_out += 1;
+        }
+    }
+    wanted.extend(
+        best.into_iter()
+            .map(|(Reverse(fetches), addr)| (addr, fetches)),
+    );
+    Ok((wanted, left_out))
+}
 
 /// Live DNS for the addresses that claim a crawler or are named crawler
 /// hosts; never for browsers. Returns the answers, how many addresses
@@ -1757,6 +1848,63 @@ fn resolve(config: &AuditConfig, ident: &Identifier, addresses: &HashMap<IpAddr,
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `addresses_to_ask` against its plain reading: every address inside
+    /// the networks, and of the others the `limit` first by most fetches,
+    /// then lower address; the rest counted.
+    #[test]
+    fn addresses_to_ask_keeps_the_networks_and_the_most_fetched() {
+        let ident = Identifier::with_profiles(None).expect("built-in profiles");
+        let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for round in 0..200 {
+            let mut counted: Vec<ClientFetches> = Vec::new();
+            for _ in 0..next() % 60 {
+                let r = next();
+                // Some inside Seznam's 77.75.72.0/21, most outside; fetch
+                // counts that tie often.
+                let addr = if r % 5 == 0 {
+                    IpAddr::from([77, 75, 72 + (r >> 8) as u8 % 8, (r >> 16) as u8])
+                } else {
+                    IpAddr::from([10, 0, (r >> 8) as u8 % 4, (r >> 16) as u8])
+                };
+                if counted.iter().all(|c| c.addr != addr) {
+                    counted.push(ClientFetches {
+                        addr,
+                        fetches: 1 + (r >> 24) % 4,
+                    });
+                }
+            }
+            counted.sort_by_key(|c| c.addr);
+            let limit = (round % 20) as usize;
+            let (wanted, left_out) =
+                addresses_to_ask(counted.iter().copied().map(Ok), &ident, limit).expect("no error");
+
+            let mut outside: Vec<ClientFetches> = counted
+                .iter()
+                .copied()
+                .filter(|c| !ident.in_networks(c.addr))
+                .collect();
+            outside.sort_by_key(|c| (Reverse(c.fetches), c.addr));
+            let mut expected: HashMap<IpAddr, u64> = counted
+                .iter()
+                .filter(|c| ident.in_networks(c.addr))
+                .map(|c| (c.addr, c.fetches))
+                .collect();
+            expected.extend(outside.iter().take(limit).map(|c| (c.addr, c.fetches)));
+            assert_eq!(wanted, expected, "round {round}");
+            assert_eq!(
+                left_out,
+                outside.len().saturating_sub(limit) as u64,
+                "round {round}"
+            );
+        }
+    }
 
     /// A worker lowers its own priority, not the program's: the reader
     /// threads keep theirs.

@@ -32,10 +32,11 @@ pub struct Scan {
     pub skips: Vec<(usize, u64, Skip)>,
     /// Each file's lines: read, blank, skipped.
     pub tallies: BTreeMap<usize, Tally>,
-    /// Fetches per client field as logged, for the order of DNS lookups
-    /// (read as addresses once per distinct field: `addresses`); kept only
-    /// with `--resolve` (`Scanner::count_clients`).
-    pub clients: HashMap<Box<[u8]>, u64, foldhash::fast::RandomState>,
+    /// Fetches per client field as logged in one chunk, for the order of
+    /// DNS lookups; kept only with `--resolve` (`Scanner::count_clients`),
+    /// and handed on as addresses (`ClientFetches`) when the chunk ends,
+    /// so that a million made-up clients never meet in one map.
+    clients: HashMap<Box<[u8]>, u64, foldhash::fast::RandomState>,
 }
 
 impl Scan {
@@ -63,17 +64,6 @@ impl Scan {
         for (file, tally) in other.tallies {
             self.tallies.entry(file).or_default().merge(&tally);
         }
-        // The smaller map is folded into the larger.
-        let mine = std::mem::take(&mut self.clients);
-        let (mut big, small) = if mine.len() >= other.clients.len() {
-            (mine, other.clients)
-        } else {
-            (other.clients, mine)
-        };
-        for (client, n) in small {
-            *big.entry(client).or_default() += n;
-        }
-        self.clients = big;
         self
     }
 
@@ -91,15 +81,76 @@ impl Scan {
         }
     }
 
-    /// Fetches per address, canonical, for the order of DNS lookups.
-    pub fn addresses(&self) -> HashMap<IpAddr, u64> {
+    /// This chunk's fetches per address, canonical, for the order of DNS
+    /// lookups; a client field that is no address is looked up by nobody.
+    fn take_addresses(&mut self) -> Vec<ClientFetches> {
         let mut addresses: HashMap<IpAddr, u64> = HashMap::new();
-        for (client, &n) in &self.clients {
-            if let Client::Addr(addr) = crawler::parse_client(client) {
+        for (client, n) in self.clients.drain() {
+            if let Client::Addr(addr) = crawler::parse_client(&client) {
                 *addresses.entry(addr.to_canonical()).or_default() += n;
             }
         }
         addresses
+            .into_iter()
+            .map(|(addr, fetches)| ClientFetches { addr, fetches })
+            .collect()
+    }
+}
+
+/// An address's fetches in part of the logs, for the order of DNS lookups
+/// (`--resolve`): sorted by address and summed across chunks by the
+/// pipeline's sorter, which spills them (SPEC §5), so that their number
+/// never holds memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClientFetches {
+    pub addr: IpAddr,
+    pub fetches: u64,
+}
+
+impl crate::spill::Record for ClientFetches {
+    fn order(&self, other: &Self) -> std::cmp::Ordering {
+        self.addr.cmp(&other.addr)
+    }
+
+    /// As a vector's element, with its share of the buffer's growth.
+    fn size(&self) -> usize {
+        2 * std::mem::size_of::<ClientFetches>()
+    }
+
+    fn encode(&self, out: &mut Vec<u8>) {
+        match self.addr {
+            IpAddr::V4(v4) => {
+                out.push(4);
+                out.extend_from_slice(&v4.octets());
+            }
+            IpAddr::V6(v6) => {
+                out.push(6);
+                out.extend_from_slice(&v6.octets());
+            }
+        }
+        out.extend_from_slice(&self.fetches.to_le_bytes());
+    }
+
+    fn decode(bytes: &[u8]) -> Option<Self> {
+        let (&family, rest) = bytes.split_first()?;
+        let (addr, rest) = match family {
+            4 => {
+                let (octets, rest) = rest.split_first_chunk::<4>()?;
+                (IpAddr::from(*octets), rest)
+            }
+            6 => {
+                let (octets, rest) = rest.split_first_chunk::<16>()?;
+                (IpAddr::from(*octets), rest)
+            }
+            _ => return None,
+        };
+        let fetches = u64::from_le_bytes(*<&[u8; 8]>::try_from(rest).ok()?);
+        Some(ClientFetches { addr, fetches })
+    }
+
+    /// The same address's fetches in another chunk.
+    fn absorb(&mut self, other: Self) {
+        self.fetches = self.fetches.saturating_add(other.fetches);
     }
 }
 
@@ -296,7 +347,13 @@ pub struct Scanner<'a> {
 impl Scanner<'_> {
     /// Reads one chunk of file `file` in `format` (the one in force at its
     /// first line): the fetches it holds, in line order, and what it read.
-    pub fn scan(&self, file: usize, chunk: &Chunk, format: &FileFormat) -> (Scan, Vec<Fetch>) {
+    /// With `count_clients`, also the chunk's fetches per address.
+    pub fn scan(
+        &self,
+        file: usize,
+        chunk: &Chunk,
+        format: &FileFormat,
+    ) -> (Scan, Vec<Fetch>, Vec<ClientFetches>) {
         let mut parser = format.parser();
         let mut scan = Scan::default();
         let mut fetches = Vec::new();
@@ -361,7 +418,8 @@ impl Scanner<'_> {
             }
         }
         scan.tallies.insert(file, tally);
-        (scan, fetches)
+        let addresses = scan.take_addresses();
+        (scan, fetches, addresses)
     }
 
     /// Keeps a line when its user agent claims a crawler, its client field
@@ -588,5 +646,29 @@ mod tests {
         }
         assert_ne!(host_key(b"2001:db8::1"), host_key(b"2001:db8::2"));
         assert_ne!(host_key(b"example.cz"), host_key(b"www.example.cz"));
+    }
+
+    /// An address's count reads back as written, both families, and two
+    /// chunks' counts of one address add up.
+    #[test]
+    fn client_fetches_read_back_and_add_up() {
+        use super::ClientFetches;
+        use crate::spill::Record;
+        for addr in ["77.75.77.1", "2a02:598:a::78:91", "::", "255.255.255.255"] {
+            let record = ClientFetches {
+                addr: addr.parse().expect("an address"),
+                fetches: u64::MAX - 3,
+            };
+            let mut bytes = Vec::new();
+            record.encode(&mut bytes);
+            assert_eq!(ClientFetches::decode(&bytes), Some(record), "{addr}");
+            assert_eq!(ClientFetches::decode(&bytes[..bytes.len() - 1]), None);
+            let mut summed = record;
+            summed.absorb(ClientFetches {
+                fetches: 2,
+                ..record
+            });
+            assert_eq!(summed.fetches, u64::MAX - 1);
+        }
     }
 }

@@ -999,3 +999,75 @@ fn a_broken_resolver_is_in_run_json() {
         "{mail}"
     );
 }
+
+/// SPEC §5: the addresses of a log of made-up clients never outgrow
+/// `--memory`. Past what it keeps (1,024 at `--memory 1M`), the addresses
+/// looked up are every one inside a crawler's networks, then those with
+/// the most fetches, the lower address first among equals; the others are
+/// never asked, their fetches stay `unverified`, the run says so, and
+/// run.json counts them among the addresses that could not be checked.
+#[test]
+fn addresses_past_what_memory_keeps_are_not_asked_and_stay_unverified() {
+    let dir = tempfile::tempdir().unwrap();
+    // No name for any address but Seznam's: an answered one is an
+    // impostor.
+    let server = DnsServer::start(zone());
+    let addr = |i: u32| format!("10.0.{}.{}", i / 200, i % 200 + 1);
+    let mut log = String::new();
+    // 1,000 addresses of two fetches, then 30 of one: 1,024 fit.
+    for i in 0..1000 {
+        log.push_str(&line(&addr(i), 1, "/cz/chat/a", SEZNAM_UA));
+        log.push_str(&line(&addr(i), 2, "/cz/chat/a", SEZNAM_UA));
+    }
+    for i in 1000..1030 {
+        log.push_str(&line(&addr(i), 3, "/cz/chat/a", SEZNAM_UA));
+    }
+    // Seznam's own, one fetch, last in the log: asked all the same.
+    log.push_str(&line("77.75.77.1", 4, "/cz/chat/a", SEZNAM_UA));
+    let server_addr = server.addr.to_string();
+    let out = audit_with(
+        dir.path(),
+        &log,
+        &[
+            "--dns-server",
+            &server_addr,
+            "--dns-timeout",
+            "1",
+            "--dns-deadline",
+            "60",
+            "--memory",
+            "1M",
+        ],
+        None,
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(
+            "--resolve: 6 address(es) claiming a crawler were not looked up, more than \
+             --memory keeps (1025 were: every one inside a crawler's networks, then those \
+             with the most fetches); their fetches stay unverified"
+        ),
+        "{stderr}"
+    );
+    let left_out: Vec<String> = (1024..1030).map(addr).collect();
+    let mut rows = disallow_rows(dir.path());
+    rows.sort();
+    let mut expected: Vec<(String, String)> = left_out
+        .iter()
+        .map(|a| (a.clone(), "unverified".to_string()))
+        .collect();
+    expected.push(("77.75.77.1".to_string(), "verified".to_string()));
+    expected.sort();
+    assert_eq!(rows, expected);
+    assert_eq!(report(dir.path(), "impostors.csv").len(), 2 * 1000 + 24);
+    // Never asked.
+    let asked: Vec<String> = server.log().into_iter().map(|(name, _)| name).collect();
+    for addr in &left_out {
+        let reverse = support::dns_server::reverse_name(addr.parse().unwrap());
+        assert!(!asked.contains(&reverse), "{addr} was asked");
+    }
+    let run: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("out/run.json")).unwrap()).unwrap();
+    assert_eq!(run["dns"]["failures"], 6, "{run}");
+}
