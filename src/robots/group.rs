@@ -40,6 +40,25 @@ pub struct Rule {
     /// (`normalize::glob_form`), which `glob::Glob` reads; `None` for a
     /// rule both readings read alike.
     pub wildcards: Option<Box<[u8]>>,
+    /// An `Allow` the 500 KiB limit cut (`parse::Record::cut`): its
+    /// pattern is what was read, then `*`, and it goes before every other
+    /// rule, since the whole line might have been as long as any. So it
+    /// allows at least what the whole line did, whatever the line was, and
+    /// a cut never makes a row (SPEC: accuse only on what the evidence
+    /// supports).
+    pub cut: bool,
+}
+
+impl Rule {
+    /// The length that decides precedence: the pattern's in octets, or,
+    /// for a cut `Allow`, more than any.
+    pub fn precedence(&self) -> usize {
+        if self.cut {
+            usize::MAX
+        } else {
+            self.pattern.len()
+        }
+    }
 }
 
 /// A line kept only to be shown (`Visit-time`, `Robot-version`).
@@ -324,20 +343,43 @@ pub(crate) fn google_agent_key(key: &str) -> bool {
     starts("user-agent") || starts("useragent") || starts("user agent")
 }
 
+/// The pattern of a cut `Allow` (`Rule::cut`): what was read, then `*`,
+/// which matches every way the line may go on, in both readings of a
+/// `Robot-version: 2.0` group too: there the value stops before Seznam's
+/// first `?`, `[` or `\` (a cut `[set` or escape could read as less than
+/// the whole line).
+fn cut_pattern(value: &[u8], whole_path: bool) -> Vec<u8> {
+    let read = if whole_path {
+        let special = value.iter().position(|b| matches!(b, b'?' | b'[' | b'\\'));
+        &value[..special.unwrap_or(value.len())]
+    } else {
+        value
+    };
+    let mut pattern = read.to_vec();
+    pattern.push(b'*');
+    pattern
+}
+
 fn add_member(group: &mut Group, group_index: usize, record: &Record, after_agent: bool) {
     match record.directive {
         Directive::Allow | Directive::Disallow if !record.value.is_empty() => {
             let whole_path = group.robot_version.is_some();
+            let value = if record.cut {
+                cut_pattern(&record.value, whole_path)
+            } else {
+                record.value.clone()
+            };
             group.rules.push(Rule {
                 line: record.line,
                 allow: record.directive == Directive::Allow,
-                pattern: normalize(&record.value).into_owned(),
+                pattern: normalize(&value).into_owned(),
                 text: record.text.clone(),
                 group: group_index,
                 whole_path,
                 wildcards: whole_path
-                    .then(|| super::glob::seznam_form(&record.value))
+                    .then(|| super::glob::seznam_form(&value))
                     .flatten(),
+                cut: record.cut,
             });
         }
         Directive::RequestRate => {

@@ -89,6 +89,10 @@ pub struct Record {
     /// not UTF-8 written as `\xNN` and a backslash as `\\` (`name_text`),
     /// so that a report gives back the bytes and escapes them once.
     pub text: String,
+    /// The size limit cut the line inside its value: only an `Allow` is
+    /// kept so, and it stands for every way the line may go on
+    /// (`group::Rule::cut`).
+    pub cut: bool,
 }
 
 /// A line that held something but no colon: ignored by crawlers, linted.
@@ -228,6 +232,7 @@ pub fn parse(input: &[u8]) -> RobotsFile {
                     key: name_text(key).into_owned(),
                     value: value.to_vec(),
                     text,
+                    cut: false,
                 });
             }
             None => file.strays.push(Stray { line: number, text }),
@@ -241,15 +246,17 @@ pub fn parse(input: &[u8]) -> RobotsFile {
 }
 
 /// The line the size limit cut, when it is an `Allow`: read as far as it
-/// goes, since a shorter Allow pattern allows more, never less (Google's
-/// parser reads the cut text too). Any other cut line is ignored whole:
+/// goes (Google's parser reads the cut text too), and judged as every way
+/// the line may go on (`group::Rule::cut`), so that it never allows less
+/// than the whole line did. Any other cut line is ignored whole:
 /// `Disallow: /private-area` must never shrink into a broader `/pri`.
 fn cut_allow(input: &[u8], kept_end: usize, line: usize) -> Option<Record> {
     let cut = input.get(kept_end..SIZE_LIMIT)?;
     if cut.is_empty() || input.len() <= SIZE_LIMIT || matches!(input[SIZE_LIMIT], b'\n' | b'\r') {
         return None;
     }
-    let content = trim(&cut[..memchr::memchr(b'#', cut).unwrap_or(cut.len())]);
+    let comment = memchr::memchr(b'#', cut);
+    let content = trim(&cut[..comment.unwrap_or(cut.len())]);
     let colon = memchr::memchr(b':', content)?;
     let (key, mut value) = (trim(&content[..colon]), trim(&content[colon + 1..]));
     // A `%XX` escape the limit cut (`/a%2` of `/a%2Fb`) is no escape: read
@@ -267,6 +274,8 @@ fn cut_allow(input: &[u8], kept_end: usize, line: usize) -> Option<Record> {
         key: name_text(key).into_owned(),
         value: value.to_vec(),
         text: name_text(content).into_owned(),
+        // A cut inside the comment left the value whole.
+        cut: comment.is_none(),
     })
 }
 
