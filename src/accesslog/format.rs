@@ -685,7 +685,10 @@ impl LogFormat {
         let mut previous_word: Option<&[u8]> = None;
         let mut pos = self.lead.bytes().len();
         let last = self.steps.len().saturating_sub(1);
+        // Where the field being read starts: after the loop, the last's.
+        let mut field_start = pos;
         for (index, step) in self.steps.iter().enumerate() {
+            field_start = pos;
             let rest = &line[pos..];
             let end = match step.slot {
                 Slot::Time | Slot::OtherTime(_) => {
@@ -804,10 +807,14 @@ impl LogFormat {
             pos = end + step.after.bytes().len();
         }
         // Fields past the format's last are ignored, but not a carriage
-        // return among them: servers escape control bytes, so a raw one
-        // means a file whose lines end in CR alone, every record after the
-        // first swallowed into this line. Skipped, never a clean night.
-        if memchr::memchr(b'\r', &line[pos.min(line.len())..]).is_some() {
+        // return among them, or in the last field when it is unquoted:
+        // servers escape control bytes, so a raw one means a file whose
+        // lines end in CR alone, every record after the first swallowed
+        // into this line (into an unquoted last field itself, which runs
+        // to the line's end: a user agent). Skipped, never a clean night.
+        let unquoted_last = self.steps.last().is_some_and(|step| !step.quoted);
+        let after = if unquoted_last { field_start } else { pos };
+        if memchr::memchr(b'\r', &line[after.min(line.len())..]).is_some() {
             return Err(Skip::Mismatch);
         }
         // `-` is a client field that says "no address": the line is read

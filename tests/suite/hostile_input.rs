@@ -508,3 +508,55 @@ fn messages_quoting_a_log_run_no_terminal_escape() {
         run.stderr
     );
 }
+
+/// A log whose records end in CR alone is read as one line: the first
+/// record, the rest of the file swallowed into its last field when that
+/// runs to the line's end (an unquoted user agent, W3C's
+/// `cs(User-Agent)` last). Servers escape control bytes, so the raw CR
+/// skips the line: "no line parsed", exit 2, never a clean night.
+#[test]
+fn records_ending_in_cr_alone_are_no_clean_night_whatever_the_last_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let robots = write(dir.path(), "robots.txt", ROBOTS);
+    let w3c = write(
+        dir.path(),
+        "cr.w3c",
+        "#Fields: date time c-ip cs-method cs-uri-stem sc-status cs(User-Agent)\n\
+         2026-11-29 10:00:00 77.75.77.1 GET /ok 200 SeznamBot/4.0\r\
+         2026-11-29 10:00:01 77.75.77.1 GET /cz/chat/a 200 SeznamBot/4.0\r",
+    );
+    let custom = write(
+        dir.path(),
+        "cr.log",
+        "77.75.77.1 - - [29/Nov/2026:10:00:01 +0100] \"GET /ok HTTP/1.1\" 200 5 SeznamBot/4.0\r\
+         77.75.77.1 - - [29/Nov/2026:10:00:02 +0100] \"GET /cz/chat/a HTTP/1.1\" 200 5 SeznamBot/4.0\r",
+    );
+    let format = "%h %l %u %t \"%r\" %>s %b %{User-agent}i";
+    for args in [
+        vec!["--log", s(&w3c), "--robots", s(&robots)],
+        vec![
+            "--log",
+            s(&custom),
+            "--log-format",
+            format,
+            "--robots",
+            s(&robots),
+        ],
+    ] {
+        let cr = run(&args);
+        assert_eq!(cr.code(), Some(2), "{}", cr.stderr);
+        assert!(cr.stderr.contains("no line parsed"), "{}", cr.stderr);
+        // The same records ending in LF are read, every one.
+        let lf = std::fs::read(args[1]).unwrap();
+        let lf: Vec<u8> = lf
+            .iter()
+            .map(|&b| if b == b'\r' { b'\n' } else { b })
+            .collect();
+        let lf_path = write(dir.path(), "lf.log", lf);
+        let mut lf_args = args.clone();
+        lf_args[1] = s(&lf_path);
+        let read = run(&lf_args);
+        assert_eq!(read.code(), Some(1), "{}", read.stderr);
+        assert_eq!(rows(&read.stdout).len(), 2, "{}", read.stderr);
+    }
+}
