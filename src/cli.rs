@@ -416,15 +416,23 @@ impl AuditArgs {
             .map_err(|e| Error::Usage(format!("--log-tz: {e}")))?;
         let trusted_proxies = TrustedProxies::parse(&self.trusted_proxies)
             .map_err(|e| Error::Usage(format!("--trusted-proxy: {e}")))?;
-        // To the millisecond, as fetch times are kept.
-        let since = parse_time_flag("--since", self.since.as_deref())?.map(|t| t.instant_ms());
-        let until = parse_time_flag("--until", self.until.as_deref())?.map(|t| t.instant_ms());
+        // To the millisecond, as fetch times are kept, a finer fraction
+        // rounded up: `since` inclusive and `until` exclusive stay so for
+        // every fetch time.
+        let bound = |flag: &str, value: Option<&str>| -> Result<Option<i64>> {
+            parse_time_flag(flag, value)?;
+            Ok(value.and_then(crate::accesslog::time::rfc3339_or_date_ms_up))
+        };
+        let since = bound("--since", self.since.as_deref())?;
+        let until = bound("--until", self.until.as_deref())?;
         if let (Some(since), Some(until)) = (since, until)
             && since >= until
         {
             // An empty period would audit nothing and report a clean night.
             return Err(Error::Usage(
-                "--since must be before --until: the period holds no instant".into(),
+                "--since must be before --until: the period holds no instant (to the \
+                 millisecond, as fetch times are kept)"
+                    .into(),
             ));
         }
         if (since.is_some() || until.is_some()) && self.state.is_some() {

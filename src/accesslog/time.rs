@@ -14,6 +14,11 @@ use std::cell::Cell;
 /// Seconds in a day.
 const DAY: i64 = 86_400;
 
+/// The first second of the year 10000 in local civil seconds: a leap second
+/// read at the end of 9999-12-31 (`23:59:60`) would fall there, outside
+/// the years a time may have (a bad time, never a day early).
+pub(crate) const YEAR_10000: i64 = 253_402_300_800;
+
 /// An instant, with the UTC offset it was written in.
 ///
 /// Ordered by the instant first; two timestamps of the same instant written
@@ -127,6 +132,9 @@ impl Civil {
             + i64::from(self.hour) * 3600
             + i64::from(self.minute) * 60
             + i64::from(self.second);
+        if local >= YEAR_10000 {
+            return None;
+        }
         Some(Timestamp {
             millis: 0,
             unix: local - i64::from(self.offset_min) * 60,
@@ -219,6 +227,9 @@ pub fn clf_prefix(s: &[u8]) -> Option<(Timestamp, usize)> {
             s[21],
         )?;
         let days = clf_days(s.first_chunk::<11>()?)?;
+        if days * DAY + local >= YEAR_10000 {
+            return None;
+        }
         Some(Timestamp {
             unix: days * DAY + local - i64::from(offset_min) * 60,
             millis: 0,
@@ -381,6 +392,9 @@ pub(crate) fn rfc3339_seconds(s: &[u8; 25]) -> Option<Timestamp> {
             s[19],
         )?;
         let days = iso_days(s.first_chunk::<10>()?)?;
+        if days * DAY + local >= YEAR_10000 {
+            return None;
+        }
         Some(Timestamp {
             unix: days * DAY + local - i64::from(offset_min) * 60,
             millis: 0,
@@ -509,6 +523,19 @@ pub fn parse_rfc3339_or_date(s: &str) -> Option<Timestamp> {
         millis: (time.subsec_nanosecond() / 1_000_000) as u16,
         offset_min: i16::try_from(offset.seconds().div_euclid(60)).ok()?,
     })
+}
+
+/// `parse_rfc3339_or_date` as an instant in milliseconds, a finer
+/// fraction rounded up (`--since`, `--until`): fetch times are kept to the
+/// millisecond, so a fetch at `…11.400` is before `…11.4009` and before
+/// `…11.4001` alike, and rounded up both say so.
+pub fn rfc3339_or_date_ms_up(s: &str) -> Option<i64> {
+    let time = parse_rfc3339_or_date(s)?;
+    let nanos = jiff::fmt::temporal::Pieces::parse(s.trim())
+        .ok()?
+        .time()
+        .map_or(0, |time| time.subsec_nanosecond());
+    Some(time.instant_ms() + i64::from(nanos % 1_000_000 != 0))
 }
 
 /// A UTC offset as `+HHMM`, `-HHMM`, `+HH:MM` or `Z`, in minutes (for

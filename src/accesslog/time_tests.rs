@@ -216,6 +216,22 @@ fn since_until() {
         let got = parse_rfc3339_or_date(text).map(|t| (t.unix, t.offset_min));
         assert_eq!(got, expected, "{text}");
     }
+    // As bounds of a period, in milliseconds, a finer fraction rounded up:
+    // a fetch at `.400` is before `.4001` and before `.4009` alike.
+    let at = 1_795_942_811_000;
+    for (text, ms) in [
+        ("2026-11-29T09:00:11Z", Some(at)),
+        ("2026-11-29T09:00:11.4Z", Some(at + 400)),
+        ("2026-11-29T09:00:11.400000Z", Some(at + 400)),
+        ("2026-11-29T09:00:11.4001Z", Some(at + 401)),
+        ("2026-11-29T09:00:11.4009Z", Some(at + 401)),
+        ("2026-11-29T09:00:11.999999999Z", Some(at + 1000)),
+        ("2026-11-29T10:00:11.0000001+01:00", Some(at + 1)),
+        ("2026-11-29", Some(1_795_910_400_000)),
+        ("yesterday", None),
+    ] {
+        assert_eq!(rfc3339_or_date_ms_up(text), ms, "{text}");
+    }
 }
 
 #[test]
@@ -335,4 +351,24 @@ fn rfc3339_writes_milliseconds_and_negative_offsets() {
         offset_min: 0,
     };
     assert_eq!(t.rfc3339(), "1969-12-31T23:59:59.999+00:00");
+}
+
+/// A leap second rolls over into the next minute, except past the end of
+/// 9999-12-31 (in the time's own clock), where it would be the year 10000:
+/// a bad time, never a day early.
+#[test]
+fn a_leap_second_past_the_year_9999_is_no_time() {
+    assert!(clf_prefix(b"31/Dec/9999:23:59:60 +0000").is_none());
+    assert!(clf_prefix(b"31/Dec/9999:23:59:60 -0100").is_none());
+    assert!(iso8601_prefix(b"9999-12-31T23:59:60+00:00").is_none());
+    assert!(iso8601_prefix(b"9999-12-31T23:59:60+01:00").is_none());
+    assert!(iso8601_prefix(b"9999-12-31T23:59:60.5Z").is_none());
+    // The last second of 9999 is a time; a leap second of an ordinary
+    // year is the next minute's first.
+    let last = clf_prefix(b"31/Dec/9999:23:59:59 +0000").map(|(t, _)| t.unix);
+    assert_eq!(last, Some(YEAR_10000 - 1));
+    let rolled = clf_prefix(b"31/Dec/2026:23:59:60 +0100").map(|(t, _)| t.rfc3339());
+    assert_eq!(rolled.as_deref(), Some("2027-01-01T00:00:00+01:00"));
+    let rolled = iso8601_prefix(b"2026-12-31T23:59:60+01:00").map(|(t, _)| t.rfc3339());
+    assert_eq!(rolled.as_deref(), Some("2027-01-01T00:00:00+01:00"));
 }

@@ -402,8 +402,11 @@ fn timestamp(date: &[u8], time: &[u8], offset: i16) -> Option<Timestamp> {
         .chain(std::iter::repeat(&b'0'))
         .take(3)
         .fold(0u16, |v, &d| v * 10 + u16::from(d - b'0'));
-    let unix =
-        days * 86_400 + i64::from(hour * 3600 + minute * 60 + second) - i64::from(offset) * 60;
+    let local = days * 86_400 + i64::from(hour * 3600 + minute * 60 + second);
+    if local >= super::time::YEAR_10000 {
+        return None;
+    }
+    let unix = local - i64::from(offset) * 60;
     Some(Timestamp {
         unix,
         millis,
@@ -494,6 +497,13 @@ mod tests {
             (b"2026-11-30 13:55:36 77.75.77.123 GET", Skip::Truncated),
             (b"2026-11-31 13:55:36 77.75.77.123 GET / 200", Skip::BadTime),
             (b"2026-11-30 25:55:36 77.75.77.123 GET / 200", Skip::BadTime),
+            // A leap second past 9999 would be the year 10000.
+            (b"9999-12-31 23:59:60 77.75.77.123 GET / 200", Skip::BadTime),
+            // A raw CR: records ending in CR alone, one swallowing the rest.
+            (
+                b"2026-11-30 13:55:36 77.75.77.123 GET / 200\r2026-11-30",
+                Skip::Mismatch,
+            ),
             (b"2026-11-30 13:55:36 host:443 GET / 200", Skip::BadClient),
             (
                 b"2026-11-30 13:55:36 77.75.77.123 GET / 2000",
