@@ -172,7 +172,7 @@ pub struct Selection {
 impl Selection {
     /// The groups `token` obeys in `robots` (already grouped as it reads).
     pub fn new(robots: Robots, token: &[u8]) -> Selection {
-        let rules = robots.rules_for(token);
+        let rules = robots.rules_as_read(token);
         let records = &robots.file().records;
         let lines = rules
             .groups()

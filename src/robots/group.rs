@@ -40,24 +40,31 @@ pub struct Rule {
     /// (`normalize::glob_form`), which `glob::Glob` reads; `None` for a
     /// rule both readings read alike.
     pub wildcards: Option<Box<[u8]>>,
-    /// An `Allow` the 500 KiB limit cut (`parse::Record::cut`): its
-    /// pattern is what was read, then `*`, and it goes before every other
-    /// rule, since the whole line might have been as long as any. So it
-    /// allows at least what the whole line did, whatever the line was, and
-    /// a cut never makes a row (SPEC: accuse only on what the evidence
-    /// supports).
-    pub cut: bool,
+    /// For an `Allow` the 500 KiB limit cut (`parse::Record::cut`), the
+    /// pattern the audit and `check` judge it by: what was read, then `*`
+    /// (`cut_pattern`), going before every other rule, since the whole
+    /// line might have been as long as any. So it allows at least what
+    /// the whole line did, whatever the line was, and a cut never makes a
+    /// row (SPEC: accuse only on what the evidence supports). `pattern`
+    /// stays what was read, as a crawler that stops at the limit reads it
+    /// (the lint's reading, `Robots::rules_as_read`).
+    pub cut: Option<Vec<u8>>,
 }
 
 impl Rule {
     /// The length that decides precedence: the pattern's in octets, or,
-    /// for a cut `Allow`, more than any.
+    /// for a cut `Allow` judged as every way it may go on, more than any.
     pub fn precedence(&self) -> usize {
-        if self.cut {
+        if self.cut.is_some() {
             usize::MAX
         } else {
             self.pattern.len()
         }
+    }
+
+    /// The pattern a target is matched against: `cut`'s, or `pattern`.
+    pub fn judged_pattern(&self) -> &[u8] {
+        self.cut.as_deref().unwrap_or(&self.pattern)
     }
 }
 
@@ -362,9 +369,11 @@ fn cut_pattern(value: &[u8], whole_path: bool) -> Vec<u8> {
 
 fn add_member(group: &mut Group, group_index: usize, record: &Record, after_agent: bool) {
     match record.directive {
-        Directive::Allow | Directive::Disallow if !record.value.is_empty() => {
+        // A cut Allow with nothing of its value read may still allow
+        // anything (`Rule::cut`).
+        Directive::Allow | Directive::Disallow if !record.value.is_empty() || record.cut => {
             let whole_path = group.robot_version.is_some();
-            let value = if record.cut {
+            let judged = if record.cut {
                 cut_pattern(&record.value, whole_path)
             } else {
                 record.value.clone()
@@ -372,14 +381,14 @@ fn add_member(group: &mut Group, group_index: usize, record: &Record, after_agen
             group.rules.push(Rule {
                 line: record.line,
                 allow: record.directive == Directive::Allow,
-                pattern: normalize(&value).into_owned(),
+                pattern: normalize(&record.value).into_owned(),
                 text: record.text.clone(),
                 group: group_index,
                 whole_path,
                 wildcards: whole_path
-                    .then(|| super::glob::seznam_form(&value))
+                    .then(|| super::glob::seznam_form(&judged))
                     .flatten(),
-                cut: record.cut,
+                cut: record.cut.then(|| normalize(&judged).into_owned()),
             });
         }
         Directive::RequestRate => {

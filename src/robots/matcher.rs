@@ -142,11 +142,23 @@ impl Robots {
     /// (a full `Name/version` is reduced to its token), merges them and
     /// compiles their rules.
     pub fn rules_for(&self, token: &[u8]) -> AgentRules {
-        let mut rules = self.rules_in(&self.grouping, token);
+        let mut rules = self.rules_in(&self.grouping, token, false);
         rules.google = self
             .google
             .as_ref()
-            .map(|google| Box::new(self.rules_in(google, token)));
+            .map(|google| Box::new(self.rules_in(google, token, false)));
+        rules
+    }
+
+    /// `rules_for`, with an `Allow` the size limit cut read as far as it
+    /// goes, as a crawler that stops at the limit reads it, not as every
+    /// way it may go on (`Rule::cut`): what the lint says of the rules.
+    pub fn rules_as_read(&self, token: &[u8]) -> AgentRules {
+        let mut rules = self.rules_in(&self.grouping, token, true);
+        rules.google = self
+            .google
+            .as_ref()
+            .map(|google| Box::new(self.rules_in(google, token, true)));
         rules
     }
 
@@ -170,16 +182,23 @@ impl Robots {
     }
 
     /// `rules_for` in one grouping of the file.
-    fn rules_in(&self, grouping: &Grouping, token: &[u8]) -> AgentRules {
+    fn rules_in(&self, grouping: &Grouping, token: &[u8], as_read: bool) -> AgentRules {
         let groups = group::select(&grouping.groups, token);
         let chosen = || groups.iter().map(|&i| &grouping.groups[i]);
         let mut rules: Vec<Rule> = chosen().flat_map(|g| g.rules.iter().cloned()).collect();
+        if as_read {
+            for rule in &mut rules {
+                rule.cut = None;
+            }
+            // Nothing read of it: no pattern to match.
+            rules.retain(|r| !r.pattern.is_empty());
+        }
         // Precedence: the longest pattern, then Allow, then the earlier line.
         rules.sort_by_key(|r| (Reverse(r.precedence()), !r.allow, r.line));
         let matcher = Matcher::new(
             rules
                 .iter()
-                .map(|r| Pattern::compile(&r.pattern, r.whole_path))
+                .map(|r| Pattern::compile(r.judged_pattern(), r.whole_path))
                 .collect(),
         );
         let request_rates = chosen()
@@ -537,7 +556,7 @@ mod tests {
     use super::*;
 
     /// An `Allow` the 500 KiB limit cuts never makes a row the whole line
-    /// would not: at every cut inside its value, in a plain group and in a
+    /// would not: at every cut inside it, in a plain group and in a
     /// `Robot-version: 2.0` one, whatever rule it meets (a Disallow it
     /// beat by length, `$` and Seznam's wildcards cut in half).
     #[test]
@@ -579,17 +598,19 @@ mod tests {
                 let whole = Robots::new(&[&head[..], &whole_line].concat()).rules_for(b"SeznamBot");
                 let row =
                     |rules: &AgentRules, t: &[u8]| !rules.judge(t).allowed && rules.accuses(t);
-                for kept in 1..line.len() {
+                // Cut anywhere in the line: in its key, after its colon,
+                // in its value.
+                for kept in 1..whole_line.len() - 2 {
                     let mut input = head.clone();
-                    input.resize(limit - b"Allow: ".len() - kept - 1, b'#');
+                    input.resize(limit - kept - 1, b'#');
                     input.push(b'\n');
                     input.extend_from_slice(&whole_line);
-                    assert_eq!(input[limit - 1], line[kept - 1]);
+                    assert_eq!(input[limit - 1], whole_line[kept - 1]);
                     let cut = Robots::new(&input).rules_for(b"SeznamBot");
                     for target in &targets {
                         assert!(
                             !row(&cut, target) || row(&whole, target),
-                            "{} cut after {kept} octets, {}accuses {}",
+                            "Allow: {} cut after {kept} octets, {}accuses {}",
                             String::from_utf8_lossy(line),
                             String::from_utf8_lossy(version),
                             String::from_utf8_lossy(target)

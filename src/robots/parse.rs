@@ -257,7 +257,24 @@ fn cut_allow(input: &[u8], kept_end: usize, line: usize) -> Option<Record> {
     }
     let comment = memchr::memchr(b'#', cut);
     let content = trim(&cut[..comment.unwrap_or(cut.len())]);
-    let colon = memchr::memchr(b':', content)?;
+    let Some(colon) = memchr::memchr(b':', content) else {
+        // Cut in its key: a line that may still go on as `Allow: …`
+        // (`A`, `allo`, `Allow `) may allow anything; a comment ended it.
+        let key = trim(content);
+        let may_be_allow = !key.is_empty()
+            && comment.is_none()
+            && b"allow"
+                .get(..key.len())
+                .is_some_and(|head| head.eq_ignore_ascii_case(key));
+        return may_be_allow.then(|| Record {
+            line,
+            directive: Directive::Allow,
+            key: name_text(key).into_owned(),
+            value: Vec::new(),
+            text: name_text(content).into_owned(),
+            cut: true,
+        });
+    };
     let (key, mut value) = (trim(&content[..colon]), trim(&content[colon + 1..]));
     // A `%XX` escape the limit cut (`/a%2` of `/a%2Fb`) is no escape: read
     // as written it would match a literal `%` and allow less. The pattern
@@ -268,14 +285,17 @@ fn cut_allow(input: &[u8], kept_end: usize, line: usize) -> Option<Record> {
     {
         value = &value[..at];
     }
-    (Directive::from_key(key) == Directive::Allow && !value.is_empty()).then(|| Record {
+    // A cut inside the comment left the value whole: an empty one is no
+    // rule. Cut in the value, even before its first octet, the line may
+    // still go on as any Allow.
+    let cut = comment.is_none();
+    (Directive::from_key(key) == Directive::Allow && (cut || !value.is_empty())).then(|| Record {
         line,
         directive: Directive::Allow,
         key: name_text(key).into_owned(),
         value: value.to_vec(),
         text: name_text(content).into_owned(),
-        // A cut inside the comment left the value whole.
-        cut: comment.is_none(),
+        cut,
     })
 }
 
@@ -435,17 +455,38 @@ mod tests {
                 "{kept}"
             );
         }
-        // Cut before its value: nothing to read.
-        let mut input = b"User-agent: *\nDisallow: /\n".to_vec();
-        input.resize(SIZE_LIMIT - 6, b'#');
-        input[SIZE_LIMIT - 7] = b'\n';
-        input.extend_from_slice(b"Allow: /x\n");
-        assert!(
-            parse(&input)
-                .records
-                .iter()
-                .all(|r| r.directive != Directive::Allow)
-        );
+        // Cut before its value, or in its key: nothing of the value read,
+        // but the line may still be any Allow.
+        for kept in ["Allow:", "Allow: ", "Allo", "a"] {
+            let mut input = b"User-agent: *\nDisallow: /\n".to_vec();
+            input.resize(SIZE_LIMIT - kept.len() - 1, b'#');
+            input.push(b'\n');
+            input.extend_from_slice(b"Allow: /x\n");
+            let last = parse(&input).records.last().cloned().expect("records");
+            assert_eq!(
+                (last.directive, &last.value[..], last.cut),
+                (Directive::Allow, &b""[..], true),
+                "{kept}"
+            );
+        }
+        // A key no Allow begins with, or a comment that ended the line:
+        // no Allow.
+        for (kept, line) in [
+            ("Dis", "Disallow: /x\n"),
+            ("Allow: # a", "Allow: # a note\n"),
+        ] {
+            let mut input = b"User-agent: *\nDisallow: /\n".to_vec();
+            input.resize(SIZE_LIMIT - kept.len() - 1, b'#');
+            input.push(b'\n');
+            input.extend_from_slice(line.as_bytes());
+            assert!(
+                parse(&input)
+                    .records
+                    .iter()
+                    .all(|r| r.directive != Directive::Allow),
+                "{kept}"
+            );
+        }
     }
 
     #[test]

@@ -62,6 +62,11 @@ pub(super) fn check(scope: &Scope<'_>, findings: &mut Vec<Finding>) {
                 Directive::Disallow => false,
                 _ => continue,
             };
+            // An Allow the size limit cut before its value is no empty
+            // one: the line went on (file-too-large says where).
+            if record.value.is_empty() && record.cut {
+                continue;
+            }
             if record.value.is_empty() {
                 // `Disallow:` beside nothing but Allow lines is the classic
                 // way to allow everything (Wikipedia writes it so).

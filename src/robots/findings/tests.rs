@@ -674,3 +674,56 @@ fn a_selection_is_placed_in_the_listing_only_when_grouped_alike() {
         .collect();
     assert_eq!(placed, vec![Some(vec![0]), Some(vec![1])]);
 }
+
+/// The lint reads an Allow the size limit cut as a crawler that stops at
+/// the limit does, as far as it goes, not as the audit judges it (every
+/// way it may go on, `group::Rule::cut`): it calls no rule dead for it,
+/// keeps its `blocks-assets` warning, and an Allow cut before its value
+/// is no empty one.
+#[test]
+fn an_allow_cut_by_the_limit_is_linted_as_read() {
+    let cut_file = |head: &str, kept: &str, line: &str| {
+        let mut input = head.as_bytes().to_vec();
+        input.resize(crate::robots::parse::SIZE_LIMIT - kept.len() - 1, b'#');
+        input.push(b'\n');
+        input.extend_from_slice(line.as_bytes());
+        input
+    };
+    let codes = |input: &[u8]| -> Vec<(Option<usize>, &'static str)> {
+        lint_text(input)
+            .into_iter()
+            .map(|f| (f.line, f.name))
+            .collect()
+    };
+    let assets = cut_file(
+        "User-agent: SeznamBot\nDisallow: /wp-content/\n",
+        "Allow: /wp-",
+        "Allow: /wp-content/uploads/\n",
+    );
+    let found = codes(&assets);
+    assert!(found.contains(&(Some(2), "blocks-assets")), "{found:?}");
+    assert!(
+        found.iter().all(|&(_, code)| code != "shadowed-rule"),
+        "{found:?}"
+    );
+    let shadow = cut_file(
+        "User-agent: SeznamBot\nDisallow: /clanky/x\n",
+        "Allow: /clanky/",
+        "Allow: /clanky/xyz\n",
+    );
+    let found = codes(&shadow);
+    assert!(
+        found.iter().all(|&(_, code)| code != "shadowed-rule"),
+        "{found:?}"
+    );
+    let before_value = cut_file(
+        "User-agent: SeznamBot\nDisallow: /\n",
+        "Allow: ",
+        "Allow: /a\n",
+    );
+    let found = codes(&before_value);
+    assert!(
+        found.iter().all(|&(_, code)| code != "empty-allow"),
+        "{found:?}"
+    );
+}
