@@ -346,9 +346,16 @@ fn read_one(
     let first = sending.next().transpose()?;
     // A last line not ended yet (the server is writing it) is no line to
     // choose a format by, and may be cut where a copy of the log goes on.
-    let unfinished = sending.reader.added_line_end();
+    let unfinished = sending.added_line_end();
     overlaps.first_line(file, first.as_ref(), unfinished);
-    let format = formats.choose(file, path, first.as_ref(), unfinished)?;
+    let ahead = first.as_ref().and_then(|first| sending.sample_ahead(first));
+    let format = match &ahead {
+        Some((sample, sample_unfinished)) => {
+            formats.choose(file, path, Some(sample), *sample_unfinished)?
+        }
+        None => formats.choose(file, path, first.as_ref(), unfinished)?,
+    };
+    drop(ahead);
     let Some((known, audited_ms)) = known else {
         sending.send_all(first, format)?;
         return Ok(None);
@@ -370,7 +377,7 @@ fn read_one(
     let mut damage = None;
     let mut next = first;
     while let Some(chunk) = next.take() {
-        heads.feed(&chunk, sending.reader.added_line_end());
+        heads.feed(&chunk, sending.added_line_end());
         if overflow {
             sending.recycler.recycle(chunk.data);
         } else {
@@ -469,6 +476,10 @@ fn read_one(
 /// before; past it the log is read a second time.
 const HOLD_BYTES: usize = 8 << 20;
 
+/// Chunks read ahead of the first, at most, to choose a format by
+/// (`Sending::sample_ahead`).
+const AHEAD_CHUNKS: usize = 4;
+
 /// One log being read and sent to the workers.
 struct Sending<'a> {
     file: usize,
@@ -488,6 +499,13 @@ struct Sending<'a> {
     next_line: u64,
     /// The channel was closed: the run is ending.
     closed: bool,
+    /// Chunks read ahead to choose the format by (`sample_ahead`), handed
+    /// out by `next` before any other, each with whether the reader had
+    /// added its last line's end.
+    ahead: std::collections::VecDeque<(Result<Chunk>, bool)>,
+    /// Whether the reader added the line end of the last line of the chunk
+    /// `next` gave last (the file ended in a line not ended yet).
+    line_end_added: bool,
 }
 
 impl<'a> Sending<'a> {
@@ -518,11 +536,70 @@ impl<'a> Sending<'a> {
             progress,
             next_line: 1,
             closed: false,
+            ahead: std::collections::VecDeque::new(),
+            line_end_added: false,
         })
     }
 
-    /// The next chunk, its bytes counted for the progress bar.
+    /// Whether the last line of the chunk `next` gave last had no line end
+    /// of its own (`ChunkReader::added_line_end`).
+    fn added_line_end(&self) -> bool {
+        self.line_end_added
+    }
+
+    /// The next chunk: one read ahead, or the next one read.
     fn next(&mut self) -> Option<Result<Chunk>> {
+        if let Some((chunk, line_end_added)) = self.ahead.pop_front() {
+            self.line_end_added = line_end_added;
+            return Some(chunk);
+        }
+        let chunk = self.read()?;
+        self.line_end_added = self.reader.added_line_end();
+        Some(chunk)
+    }
+
+    /// Chunks after `first`, read ahead and kept for `next`, while the
+    /// lines read so far hold fewer than a format's sample (`SAMPLE`)
+    /// and at most `AHEAD_CHUNKS` of them: a first line of nearly a
+    /// mebibyte (a run of NULs logrotate's copytruncate left, junk) fills
+    /// the first chunk alone, and one line never chooses a file's format.
+    /// Gives the lines to choose by, as one chunk, and whether its last
+    /// line had no line end of its own; `None` when `first` holds enough.
+    fn sample_ahead(&mut self, first: &Chunk) -> Option<(Chunk, bool)> {
+        let enough = |chunk: &Chunk| {
+            chunk
+                .lines()
+                .filter(|l| !l.too_long && !l.text.trim_ascii().is_empty())
+                .take(accesslog::detect::SAMPLE)
+                .count()
+                >= accesslog::detect::SAMPLE
+        };
+        if enough(first) {
+            return None;
+        }
+        let mut sample = first.clone();
+        let mut line_end_added = self.line_end_added;
+        let mut read = false;
+        while self.ahead.len() < AHEAD_CHUNKS && !enough(&sample) {
+            let Some(chunk) = self.read() else { break };
+            let added = self.reader.added_line_end();
+            self.ahead.push_back((chunk, added));
+            // A damaged stream: its error comes in its place, after the
+            // chunks before it; the lines read so far choose.
+            let Some((Ok(chunk), _)) = self.ahead.back() else {
+                break;
+            };
+            sample.data.extend_from_slice(&chunk.data);
+            sample.line_count += chunk.line_count;
+            sample.too_long.extend_from_slice(&chunk.too_long);
+            line_end_added = added;
+            read = true;
+        }
+        read.then_some((sample, line_end_added))
+    }
+
+    /// The next chunk read, its bytes counted for the progress bar.
+    fn read(&mut self) -> Option<Result<Chunk>> {
         if self.closed {
             return None;
         }
@@ -600,7 +677,7 @@ impl<'a> Sending<'a> {
         format: Arc<FileFormat>,
         heads: &mut Heads<'_>,
     ) -> Arc<FileFormat> {
-        heads.feed(&chunk, self.reader.added_line_end());
+        heads.feed(&chunk, self.added_line_end());
         let (head, tail) = state::heads::split_after(chunk, through);
         let mut format = format;
         if let Some(head) = head {
@@ -1191,27 +1268,44 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
     input_errors.extend(notice.failed);
     input_errors.sort_by_key(|(file, _)| *file);
 
+    let mut left_out_in_networks = false;
     let (dns, mut dns_health, state_dns_cache) = match addresses {
         Some(addresses) => {
-            let (wanted, left_out) =
-                addresses_to_ask(addresses.finish()?, &ident, budget.addresses_asked)?;
-            let mut resolved = resolve(config, &ident, &wanted);
+            // What the DNS cache knows is known whatever the bound: an
+            // impostor it named stays one (read apart, and let go).
+            let cached = config.dns_cache.as_deref().map(|path| {
+                let now = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_secs());
+                DnsCache::load(path, now, config.dns_cache_max_age.as_secs()).0
+            });
+            let in_cache = |addr: IpAddr| cached.as_ref().is_some_and(|c| c.get(addr).is_some());
+            let chosen = addresses_to_ask(
+                addresses.finish()?,
+                &ident,
+                budget.addresses_asked,
+                in_cache,
+            )?;
+            drop(cached);
+            let mut resolved = resolve(config, &ident, &chosen.wanted);
+            let left_out = chosen.left_out + chosen.left_out_in_networks;
             if left_out > 0 {
                 crate::warn!(
-                    "robots-audit: warning: --resolve: {left_out} address(es) claiming a \
-                     crawler were not looked up, more than --memory keeps ({} were: every \
-                     one inside a crawler's networks, then those with the most fetches); \
-                     their fetches stay unverified",
-                    wanted.len()
+                    "robots-audit: warning: --resolve: {left_out} address(es) were not looked \
+                     up, more than --memory keeps ({} were: those the DNS cache knows, then \
+                     inside a crawler's networks and outside them apart, those with the most \
+                     fetches); their fetches stay unverified",
+                    chosen.wanted.len()
                 );
                 // Addresses it could not check, as those past the deadline.
                 resolved.1.failures += left_out;
             }
+            left_out_in_networks = chosen.left_out_in_networks > 0;
             resolved
         }
         None => (Default::default(), report::run::DnsHealth::default(), None),
     };
-    let knowledge = Knowledge::new(ptr_map, dns);
+    let knowledge = Knowledge::new(ptr_map, dns).with_networks_unasked(left_out_in_networks);
 
     // One compiled selection per robots.txt token and the records read:
     // SeznamBot, FreshBot and SeznamBot-test all read the SeznamBot groups
@@ -1770,39 +1864,57 @@ type Resolved = (
     Option<DnsCache>,
 );
 
+/// The addresses to look up (`addresses_to_ask`), and how many were left
+/// out, outside a crawler's networks and inside them.
+struct ToAsk {
+    wanted: HashMap<IpAddr, u64>,
+    left_out: u64,
+    left_out_in_networks: u64,
+}
+
 /// The addresses to look up, with their fetches, from every address a
-/// kept fetch came from (in address order, each once): all of those inside
-/// a crawler's networks, and of the others the `limit` with the most
-/// fetches (the lower address first among equals, so that the choice is
-/// the same at any `--threads`); and how many were left out (SPEC §5: the
+/// kept fetch came from (in address order, each once): every one the DNS
+/// cache knows (`cached`: an answer costs no question, and an impostor it
+/// named stays one), then, inside a crawler's networks and outside them
+/// apart, the `limit` with the most fetches, the lower address first among
+/// equals, so that the choice is the same at any `--threads` (SPEC §5: the
 /// addresses of a log of made-up clients never outgrow `--memory`; SPEC
-/// §2: the genuine crawlers' are asked first).
+/// §2: the genuine crawlers' are asked first, whatever the others).
 fn addresses_to_ask(
     addresses: impl Iterator<Item = Result<ClientFetches>>,
     ident: &Identifier,
     limit: usize,
-) -> Result<(HashMap<IpAddr, u64>, u64)> {
+    cached: impl Fn(IpAddr) -> bool,
+) -> Result<ToAsk> {
     let mut wanted = HashMap::new();
-    // The best `limit` outside the networks so far, the worst on top.
-    let mut best: BinaryHeap<(Reverse<u64>, IpAddr)> = BinaryHeap::new();
-    let mut left_out = 0u64;
+    // The best `limit` of each side so far, the worst on top.
+    let mut inside: BinaryHeap<(Reverse<u64>, IpAddr)> = BinaryHeap::new();
+    let mut outside: BinaryHeap<(Reverse<u64>, IpAddr)> = BinaryHeap::new();
+    let (mut left_out, mut left_out_in_networks) = (0u64, 0u64);
     for counted in addresses {
         let ClientFetches { addr, fetches } = counted?;
-        if ident.in_networks(addr) {
+        if cached(addr) {
             wanted.insert(addr, fetches);
             continue;
         }
+        let (best, dropped) = if ident.in_networks(addr) {
+            (&mut inside, &mut left_out_in_networks)
+        } else {
+            (&mut outside, &mut left_out)
+        };
         best.push((Reverse(fetches), addr));
         if best.len() > limit {
             best.pop();
-            left_out += 1;
+            *dropped += 1;
         }
     }
-    wanted.extend(
-        best.into_iter()
-            .map(|(Reverse(fetches), addr)| (addr, fetches)),
-    );
-    Ok((wanted, left_out))
+    let chosen = inside.into_iter().chain(outside);
+    wanted.extend(chosen.map(|(Reverse(fetches), addr)| (addr, fetches)));
+    Ok(ToAsk {
+        wanted,
+        left_out,
+        left_out_in_networks,
+    })
 }
 
 /// Live DNS for the addresses that claim a crawler or are named crawler
@@ -1849,11 +1961,12 @@ fn resolve(config: &AuditConfig, ident: &Identifier, addresses: &HashMap<IpAddr,
 mod tests {
     use super::*;
 
-    /// `addresses_to_ask` against its plain reading: every address inside
-    /// the networks, and of the others the `limit` first by most fetches,
-    /// then lower address; the rest counted.
+    /// `addresses_to_ask` against its plain reading: every address the
+    /// cache knows, and of the others, inside the networks and outside
+    /// apart, the `limit` first by most fetches, then lower address; the
+    /// rest counted.
     #[test]
-    fn addresses_to_ask_keeps_the_networks_and_the_most_fetched() {
+    fn addresses_to_ask_keeps_the_cached_and_the_most_fetched_of_each_side() {
         let ident = Identifier::with_profiles(None).expect("built-in profiles");
         let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
         let mut next = move || {
@@ -1862,13 +1975,13 @@ mod tests {
             state ^= state << 17;
             state
         };
-        for round in 0..200 {
+        for round in 0..300 {
             let mut counted: Vec<ClientFetches> = Vec::new();
             for _ in 0..next() % 60 {
                 let r = next();
                 // Some inside Seznam's 77.75.72.0/21, most outside; fetch
                 // counts that tie often.
-                let addr = if r % 5 == 0 {
+                let addr = if r % 3 == 0 {
                     IpAddr::from([77, 75, 72 + (r >> 8) as u8 % 8, (r >> 16) as u8])
                 } else {
                     IpAddr::from([10, 0, (r >> 8) as u8 % 4, (r >> 16) as u8])
@@ -1882,25 +1995,36 @@ mod tests {
             }
             counted.sort_by_key(|c| c.addr);
             let limit = (round % 20) as usize;
-            let (wanted, left_out) =
-                addresses_to_ask(counted.iter().copied().map(Ok), &ident, limit).expect("no error");
+            // The cache knows addresses whose last octet is a multiple of 7.
+            let cached = |addr: IpAddr| match addr {
+                IpAddr::V4(v4) => v4.octets()[3] % 7 == 0,
+                IpAddr::V6(_) => false,
+            };
+            let chosen = addresses_to_ask(counted.iter().copied().map(Ok), &ident, limit, cached)
+                .expect("no error");
 
-            let mut outside: Vec<ClientFetches> = counted
-                .iter()
-                .copied()
-                .filter(|c| !ident.in_networks(c.addr))
-                .collect();
-            outside.sort_by_key(|c| (Reverse(c.fetches), c.addr));
-            let mut expected: HashMap<IpAddr, u64> = counted
-                .iter()
-                .filter(|c| ident.in_networks(c.addr))
-                .map(|c| (c.addr, c.fetches))
-                .collect();
-            expected.extend(outside.iter().take(limit).map(|c| (c.addr, c.fetches)));
-            assert_eq!(wanted, expected, "round {round}");
+            let mut expected: HashMap<IpAddr, u64> = HashMap::new();
+            let mut left = [0u64; 2];
+            for (side, inside) in [false, true].into_iter().enumerate() {
+                let mut others: Vec<ClientFetches> = counted
+                    .iter()
+                    .copied()
+                    .filter(|c| !cached(c.addr) && ident.in_networks(c.addr) == inside)
+                    .collect();
+                others.sort_by_key(|c| (Reverse(c.fetches), c.addr));
+                expected.extend(others.iter().take(limit).map(|c| (c.addr, c.fetches)));
+                left[side] = others.len().saturating_sub(limit) as u64;
+            }
+            expected.extend(
+                counted
+                    .iter()
+                    .filter(|c| cached(c.addr))
+                    .map(|c| (c.addr, c.fetches)),
+            );
+            assert_eq!(chosen.wanted, expected, "round {round}");
             assert_eq!(
-                left_out,
-                outside.len().saturating_sub(limit) as u64,
+                [chosen.left_out, chosen.left_out_in_networks],
+                left,
                 "round {round}"
             );
         }

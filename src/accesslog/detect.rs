@@ -1,5 +1,6 @@
 //! Which format a file is in: takes `--log-format` (`auto`, a named format,
-//! `json`, `json:…`, `w3c`, or a custom string) and a file's first chunk,
+//! `json`, `json:…`, `w3c`, or a custom string) and a file's first lines
+//! (its first chunk, or more when that holds fewer than `SAMPLE`),
 //! and gives the `FileFormat` its lines are read in (SPEC §1 "Formats",
 //! `auto`).
 //!

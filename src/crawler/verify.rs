@@ -135,6 +135,10 @@ impl DnsAnswer {
 pub struct Knowledge {
     ptr_map: PtrMap,
     dns: HashMap<IpAddr, DnsAnswer>,
+    /// Addresses inside a crawler's networks were left unasked (more than
+    /// `--memory` keeps): one without an answer is undecided, as one whose
+    /// lookup failed.
+    networks_unasked: bool,
 }
 
 impl Knowledge {
@@ -144,7 +148,18 @@ impl Knowledge {
             .into_iter()
             .map(|(addr, answer)| (addr.to_canonical(), answer))
             .collect();
-        Knowledge { ptr_map, dns }
+        Knowledge {
+            ptr_map,
+            dns,
+            networks_unasked: false,
+        }
+    }
+
+    /// The same knowledge, where `unasked` says addresses inside a
+    /// crawler's networks were left unasked (`undecided`).
+    pub fn with_networks_unasked(mut self, unasked: bool) -> Knowledge {
+        self.networks_unasked = unasked;
+        self
     }
 
     pub fn ptr_map(&self) -> &PtrMap {
@@ -169,6 +184,7 @@ impl Knowledge {
             return false;
         }
         match self.dns.get(&addr) {
+            None => self.networks_unasked,
             Some(DnsAnswer::Failed) => true,
             // A crawler's name whose forward lookup failed (or that a
             // filtering resolver answered with no address of the

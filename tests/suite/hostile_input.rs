@@ -560,3 +560,53 @@ fn records_ending_in_cr_alone_are_no_clean_night_whatever_the_last_field() {
         assert_eq!(rows(&read.stdout).len(), 2, "{}", read.stderr);
     }
 }
+
+/// A first line of nearly a mebibyte that parses as nothing (the run of
+/// NULs logrotate's copytruncate leaves) fills the first chunk alone: the
+/// format is chosen from the lines after it too, read ahead, never from
+/// that one line, so the log is audited and the line skipped and counted
+/// (SPEC §1: one odd line never decides a file's format).
+#[test]
+fn a_first_line_that_fills_the_first_chunk_does_not_choose_the_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let robots = write(dir.path(), "robots.txt", ROBOTS);
+    let mut lines = String::new();
+    for second in 0..300 {
+        lines.push_str(&line(
+            "77.75.77.1",
+            &format!("29/Nov/2026:10:{:02}:{:02} +0100", second / 60, second % 60),
+            "GET /cz/chat/a HTTP/1.1",
+            "Mozilla/5.0 (compatible; SeznamBot/4.0)",
+        ));
+    }
+    let whole = write(dir.path(), "whole.log", lines.as_bytes());
+    let expected = run(&["--log", s(&whole), "--robots", s(&robots)]);
+    assert_eq!(expected.code(), Some(1), "{}", expected.stderr);
+    for hole in [1_048_318, 1_048_500, 1_048_576] {
+        let mut text = vec![0u8; hole];
+        text.push(b'\n');
+        text.extend_from_slice(lines.as_bytes());
+        let log = write(dir.path(), "hole.log", text);
+        let audited = run(&["--log", s(&log), "--robots", s(&robots)]);
+        assert_eq!(audited.code(), Some(1), "{hole}: {}", audited.stderr);
+        assert!(
+            audited.stderr.contains("is read as combined"),
+            "{}",
+            audited.stderr
+        );
+        assert!(audited.stderr.contains("1 skipped"), "{}", audited.stderr);
+        // The same rows, a line further down.
+        let path = s(&log);
+        let shifted: Vec<String> = violation_lines(&expected.stdout)
+            .iter()
+            .map(|row| {
+                let (_, rest) = row.split_once(':').unwrap();
+                let (number, kind) = rest.split_once(':').unwrap();
+                let number = number.parse::<u64>().unwrap() + 1;
+                format!("{path}:{number}:{kind}")
+            })
+            .collect();
+        assert_eq!(shifted.len(), 300);
+        assert_eq!(violation_lines(&audited.stdout), shifted, "{hole}");
+    }
+}
