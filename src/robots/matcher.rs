@@ -142,23 +142,23 @@ impl Robots {
     /// (a full `Name/version` is reduced to its token), merges them and
     /// compiles their rules.
     pub fn rules_for(&self, token: &[u8]) -> AgentRules {
-        let mut rules = self.rules_in(&self.grouping, token, false);
-        rules.google = self
-            .google
-            .as_ref()
-            .map(|google| Box::new(self.rules_in(google, token, false)));
-        rules
+        self.rules_read(token, false)
     }
 
     /// `rules_for`, with an `Allow` the size limit cut read as far as it
     /// goes, as a crawler that stops at the limit reads it, not as every
     /// way it may go on (`Rule::cut`): what the lint says of the rules.
     pub fn rules_as_read(&self, token: &[u8]) -> AgentRules {
-        let mut rules = self.rules_in(&self.grouping, token, true);
+        self.rules_read(token, true)
+    }
+
+    /// `rules_for`, or with `as_read` `rules_as_read`.
+    fn rules_read(&self, token: &[u8], as_read: bool) -> AgentRules {
+        let mut rules = self.rules_in(&self.grouping, token, as_read);
         rules.google = self
             .google
             .as_ref()
-            .map(|google| Box::new(self.rules_in(google, token, true)));
+            .map(|google| Box::new(self.rules_in(google, token, as_read)));
         rules
     }
 

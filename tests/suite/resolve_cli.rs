@@ -1000,6 +1000,22 @@ fn a_broken_resolver_is_in_run_json() {
     );
 }
 
+/// Fetches of a disallowed page with user agent `ua` from the addresses
+/// `addr` numbers: 1,000 addresses of two fetches, then 30 of one, so
+/// that at `--memory 1M` (1,024 addresses a side) the last six are left
+/// out.
+fn past_the_bound(addr: impl Fn(u32) -> String, ua: &str) -> String {
+    let mut log = String::new();
+    for i in 0..1000 {
+        log.push_str(&line(&addr(i), 1, "/cz/chat/a", ua));
+        log.push_str(&line(&addr(i), 2, "/cz/chat/a", ua));
+    }
+    for i in 1000..1030 {
+        log.push_str(&line(&addr(i), 3, "/cz/chat/a", ua));
+    }
+    log
+}
+
 /// SPEC §5: the addresses of a log of made-up clients never outgrow
 /// `--memory`. Past what it keeps (1,024 a side at `--memory 1M`), the
 /// addresses looked up are those the DNS cache knows, then, inside a
@@ -1015,15 +1031,7 @@ fn addresses_past_what_memory_keeps_are_not_asked_and_stay_unverified() {
     // impostor.
     let server = DnsServer::start(zone());
     let addr = |i: u32| format!("10.0.{}.{}", i / 200, i % 200 + 1);
-    let mut log = String::new();
-    // 1,000 addresses of two fetches, then 30 of one: 1,024 fit.
-    for i in 0..1000 {
-        log.push_str(&line(&addr(i), 1, "/cz/chat/a", SEZNAM_UA));
-        log.push_str(&line(&addr(i), 2, "/cz/chat/a", SEZNAM_UA));
-    }
-    for i in 1000..1030 {
-        log.push_str(&line(&addr(i), 3, "/cz/chat/a", SEZNAM_UA));
-    }
+    let mut log = past_the_bound(addr, SEZNAM_UA);
     // Seznam's own, one fetch, last in the log: asked all the same.
     log.push_str(&line("77.75.77.1", 4, "/cz/chat/a", SEZNAM_UA));
     let path = dir.path().join("access.log");
@@ -1117,15 +1125,7 @@ fn addresses_inside_the_networks_past_the_bound_leave_the_night_incomplete() {
         );
     }
     let server = DnsServer::start(zone);
-    let browser = "Mozilla/5.0 (X11; Linux x86_64)";
-    let mut log = String::new();
-    for i in 0..1000 {
-        log.push_str(&line(&addr(i), 1, "/cz/chat/a", browser));
-        log.push_str(&line(&addr(i), 2, "/cz/chat/a", browser));
-    }
-    for i in 1000..1030 {
-        log.push_str(&line(&addr(i), 3, "/cz/chat/a", browser));
-    }
+    let log = past_the_bound(addr, "Mozilla/5.0 (X11; Linux x86_64)");
     let server_addr = server.addr.to_string();
     let out = audit_with(
         dir.path(),
