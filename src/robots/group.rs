@@ -350,8 +350,9 @@ pub(crate) fn google_agent_key(key: &str) -> bool {
     starts("user-agent") || starts("useragent") || starts("user agent")
 }
 
-/// The pattern of a cut `Allow` (`Rule::cut`): what was read, then `*`,
-/// which matches every way the line may go on, in both readings of a
+/// The pattern of a cut `Allow` (`Rule::cut`): what was read (a `$` it
+/// ends with aside), then `*`, which matches every way the line may go
+/// on, in both readings of a
 /// `Robot-version: 2.0` group too: there the value stops before Seznam's
 /// first `?`, `[` or `\` (a cut `[set` or escape could read as less than
 /// the whole line).
@@ -362,7 +363,12 @@ fn cut_pattern(value: &[u8], whole_path: bool) -> Vec<u8> {
     } else {
         value
     };
+    // A `$` read last may end the line (anchoring it) or be followed
+    // (a literal): without it, `*` matches both ways on.
     let mut pattern = read.to_vec();
+    while pattern.last() == Some(&b'$') {
+        pattern.pop();
+    }
     pattern.push(b'*');
     pattern
 }

@@ -260,9 +260,10 @@ fn cut_allow(input: &[u8], kept_end: usize, line: usize) -> Option<Record> {
     let Some(colon) = memchr::memchr(b':', content) else {
         // Cut in its key: a line that may still go on as `Allow: …`
         // (`A`, `allo`, `Allow `) may allow anything; a comment ended it.
+        // Blanks alone (RFC 9309 allows them before a key) may go on so
+        // too.
         let key = trim(content);
-        let may_be_allow = !key.is_empty()
-            && comment.is_none()
+        let may_be_allow = comment.is_none()
             && b"allow"
                 .get(..key.len())
                 .is_some_and(|head| head.eq_ignore_ascii_case(key));
@@ -278,8 +279,9 @@ fn cut_allow(input: &[u8], kept_end: usize, line: usize) -> Option<Record> {
     let (key, mut value) = (trim(&content[..colon]), trim(&content[colon + 1..]));
     // A `%XX` escape the limit cut (`/a%2` of `/a%2Fb`) is no escape: read
     // as written it would match a literal `%` and allow less. The pattern
-    // stops before it.
-    if let Some(at) = value.iter().rposition(|&b| b == b'%')
+    // stops before it. A cut in the comment left the value whole.
+    if comment.is_none()
+        && let Some(at) = value.iter().rposition(|&b| b == b'%')
         && value.len() - at <= 2
         && value[at + 1..].iter().all(u8::is_ascii_hexdigit)
     {

@@ -62,9 +62,16 @@ pub(super) fn check(scope: &Scope<'_>, findings: &mut Vec<Finding>) {
                 Directive::Disallow => false,
                 _ => continue,
             };
-            // An Allow the size limit cut before its value is no empty
-            // one: the line went on (file-too-large says where).
-            if record.value.is_empty() && record.cut {
+            // An Allow the size limit cut is no empty one, and its value
+            // no whole pattern: the line went on (file-too-large says
+            // where). Only what it holds is said: a wildcard Seznam reads.
+            if record.cut {
+                if let Some(rule) = by_line.get(&record.line)
+                    && rule.whole_path
+                    && crate::robots::glob::seznam_form(&record.value).is_some()
+                {
+                    findings.push(wildcard(rule));
+                }
                 continue;
             }
             if record.value.is_empty() {
@@ -106,6 +113,23 @@ fn empty_rule(allow: bool, line: usize) -> Finding {
                 .into(),
         )
     }
+}
+
+/// `robot-version-wildcard` of `rule`, which holds `?`, `[` or `\\`.
+fn wildcard(rule: &Rule) -> Finding {
+    Finding::new(
+        rule.line,
+        "robot-version-wildcard",
+        Severity::Warning,
+        format!(
+            "`{}` holds `?`, `[` or `\\`, which Seznam reads in a Robot-version 2.0 group as \
+             wildcards (`?` any one character, `[set]` one of a set, `\\` the next character \
+             literal) and other parsers read literally; the audit accuses only where both \
+             readings disallow. Write it without them (`*` means the same to all) to be read \
+             one way.",
+            rule.text
+        ),
+    )
 }
 
 /// Patterns that cannot mean what they say: not rooted, holding a space,
@@ -153,19 +177,7 @@ fn pattern(rule: &Rule, value: &[u8], findings: &mut Vec<Finding>) {
         ));
     }
     if crate::robots::glob::reads_otherwise(rule) {
-        findings.push(Finding::new(
-            rule.line,
-            "robot-version-wildcard",
-            Severity::Warning,
-            format!(
-                "`{}` holds `?`, `[` or `\\`, which Seznam reads in a Robot-version 2.0 group as \
-                 wildcards (`?` any one character, `[set]` one of a set, `\\` the next character \
-                 literal) and other parsers read literally; the audit accuses only where both \
-                 readings disallow. Write it without them (`*` means the same to all) to be read \
-                 one way.",
-                rule.text
-            ),
-        ));
+        findings.push(wildcard(rule));
     }
     if !value.is_ascii() {
         let encoded = String::from_utf8_lossy(&rule.pattern);

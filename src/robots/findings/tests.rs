@@ -726,4 +726,60 @@ fn an_allow_cut_by_the_limit_is_linted_as_read() {
         found.iter().all(|&(_, code)| code != "empty-allow"),
         "{found:?}"
     );
+    // No claim rests on the cut line, either way: not shadowed by a
+    // longer rule it may outgrow, no duplicate of a rule it may differ
+    // from, and shadowing nothing.
+    for (head, kept, line) in [
+        (
+            "User-agent: SeznamBot\nDisallow: /a*\n",
+            "Allow: /a",
+            "Allow: /abc\n",
+        ),
+        (
+            "User-agent: SeznamBot\nAllow: /a\nDisallow: /\nDisallow: /abc/x\n",
+            "Allow: /a",
+            "Allow: /abc/x/y\n",
+        ),
+        (
+            "User-agent: SeznamBot\nDisallow: /wp-content/\n",
+            "Allow: /wp-content/",
+            "Allow: /wp-content/uploads/\n",
+        ),
+        (
+            "User-agent: SeznamBot\nDisallow: /\n",
+            "Allow: /",
+            "Allow: /x\n",
+        ),
+    ] {
+        let found = codes(&cut_file(head, kept, line));
+        assert!(
+            found
+                .iter()
+                .all(|&(_, code)| code != "shadowed-rule" && code != "duplicate-rule"),
+            "{kept}: {found:?}"
+        );
+    }
+    // What the cut line holds is still said: a wildcard Seznam reads; a
+    // character the cut split is no wrong encoding.
+    let wildcard = cut_file(
+        "User-agent: SeznamBot\nRobot-version: 2.0\nDisallow: /\n",
+        "Allow: /a?",
+        "Allow: /a?b\n",
+    );
+    assert!(codes(&wildcard).contains(&(Some(5), "robot-version-wildcard")));
+    let mut split = "User-agent: SeznamBot\nDisallow: /\n".as_bytes().to_vec();
+    split.resize(
+        crate::robots::parse::SIZE_LIMIT - "Allow: /".len() - 2,
+        b'#',
+    );
+    split.push(b'\n');
+    split.extend_from_slice("Allow: /\u{e9}\n".as_bytes());
+    assert_eq!(split[crate::robots::parse::SIZE_LIMIT - 1], 0xC3);
+    assert!(
+        codes(&split)
+            .iter()
+            .all(|&(line, _)| line.is_none_or(|line| line < 4)),
+        "{:?}",
+        codes(&split)
+    );
 }
