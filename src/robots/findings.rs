@@ -163,8 +163,14 @@ pub fn listing(robots: &Robots, readers: &[Reader]) -> Robots {
 pub struct Selection {
     /// The file as the crawler groups it.
     pub robots: Robots,
-    /// The merged, compiled groups it obeys, indices into `robots.groups()`.
+    /// The merged, compiled groups it obeys, indices into `robots.groups()`:
+    /// what `check` and the audit judge by, a verdict the lint states
+    /// included.
     pub rules: AgentRules,
+    /// The same without an `Allow` the size limit cut (`Rule::cut`): what
+    /// the lint says of rules themselves (one that never decides) rests on
+    /// no line whose end it cannot see.
+    pub whole_rules: AgentRules,
     /// The lines of the records in those groups, user-agent lines aside.
     lines: HashSet<usize>,
 }
@@ -172,7 +178,8 @@ pub struct Selection {
 impl Selection {
     /// The groups `token` obeys in `robots` (already grouped as it reads).
     pub fn new(robots: Robots, token: &[u8]) -> Selection {
-        let rules = robots.rules_as_read(token);
+        let rules = robots.rules_for(token);
+        let whole_rules = robots.rules_as_read(token);
         let records = &robots.file().records;
         let lines = rules
             .groups()
@@ -184,6 +191,7 @@ impl Selection {
         Selection {
             robots,
             rules,
+            whole_rules,
             lines,
         }
     }

@@ -146,9 +146,9 @@ impl Robots {
     }
 
     /// `rules_for` without an `Allow` the size limit cut (`Rule::cut`):
-    /// what the lint reasons about, since no claim of it (a rule that
-    /// never decides, assets blocked) may rest on a line whose end it
-    /// cannot see (`file-too-large` says where the file was cut).
+    /// what the lint says of rules themselves (one that never decides)
+    /// by, since no such claim may rest on a line whose end it cannot see
+    /// (`file-too-large` says where the file was cut).
     pub fn rules_as_read(&self, token: &[u8]) -> AgentRules {
         self.rules_read(token, true)
     }

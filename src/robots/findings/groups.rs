@@ -22,7 +22,14 @@ pub(super) fn check(scope: &Scope<'_>, findings: &mut Vec<Finding>) {
         // An empty `*` group changes nothing: crawlers without a group of
         // their own are allowed everything either way (RFC 9309 allows a
         // group without rules).
-        if group.members.is_empty() && !group.agents.iter().all(|a| a.wildcard) {
+        // The line the size limit cut counts for nothing here either.
+        let records = &scope.robots.file().records;
+        let read = group
+            .members
+            .iter()
+            .filter(|&&m| records.get(m).is_some_and(|r| !r.cut))
+            .count();
+        if read == 0 && !group.agents.iter().all(|a| a.wildcard) {
             findings.push(Finding::new(
                 group.line,
                 "empty-group",

@@ -209,7 +209,8 @@ pub(super) fn check(scope: &Scope<'_>, findings: &mut Vec<Finding>) {
     }
 
     for &index in robots.orphans() {
-        if let Some(record) = file.records.get(index) {
+        // The line the size limit cut is no rule the lint can place.
+        if let Some(record) = file.records.get(index).filter(|r| !r.cut) {
             findings.push(Finding::new(
                 record.line,
                 "rule-outside-group",

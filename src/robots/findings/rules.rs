@@ -336,12 +336,12 @@ fn shadowed(scope: &Scope<'_>, findings: &mut Vec<Finding>) {
         .iter()
         .map(|s| {
             let globs: HashMap<usize, Glob> = s
-                .rules
+                .whole_rules
                 .rules()
                 .iter()
                 .map(|r| (r.line, Glob::new(&r.pattern, r.whole_path)))
                 .collect();
-            shadows(s.rules.rules(), &globs)
+            shadows(s.whole_rules.rules(), &globs)
         })
         .collect();
     for group in scope.robots.groups() {

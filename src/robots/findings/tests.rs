@@ -675,13 +675,12 @@ fn a_selection_is_placed_in_the_listing_only_when_grouped_alike() {
     assert_eq!(placed, vec![Some(vec![0]), Some(vec![1])]);
 }
 
-/// The lint reads an Allow the size limit cut as a crawler that stops at
-/// the limit does, as far as it goes, not as the audit judges it (every
-/// way it may go on, `group::Rule::cut`): it calls no rule dead for it,
-/// keeps its `blocks-assets` warning, and an Allow cut before its value
-/// is no empty one.
+/// The lint rests no claim about rules on an Allow the size limit cut
+/// (`group::Rule::cut`): it calls no rule dead for it, states only
+/// `check`'s verdicts, and an Allow cut before its value is no empty
+/// one.
 #[test]
-fn an_allow_cut_by_the_limit_is_linted_as_read() {
+fn an_allow_cut_by_the_limit_makes_no_lint_claim() {
     let cut_file = |head: &str, kept: &str, line: &str| {
         let mut input = head.as_bytes().to_vec();
         input.resize(crate::robots::parse::SIZE_LIMIT - kept.len() - 1, b'#');
@@ -700,8 +699,13 @@ fn an_allow_cut_by_the_limit_is_linted_as_read() {
         "Allow: /wp-",
         "Allow: /wp-content/uploads/\n",
     );
+    // `check` allows the assets by the cut line (`/wp-*`): none is said
+    // to be blocked.
     let found = codes(&assets);
-    assert!(found.contains(&(Some(2), "blocks-assets")), "{found:?}");
+    assert!(
+        found.iter().all(|&(_, code)| code != "blocks-assets"),
+        "{found:?}"
+    );
     assert!(
         found.iter().all(|&(_, code)| code != "shadowed-rule"),
         "{found:?}"
@@ -781,5 +785,55 @@ fn an_allow_cut_by_the_limit_is_linted_as_read() {
             .all(|&(line, _)| line.is_none_or(|line| line < 4)),
         "{:?}",
         codes(&split)
+    );
+}
+
+/// What the lint says of a file the limit cut in an Allow never
+/// contradicts `check` on it: assets blocked and the home page forbidden
+/// are `check`'s verdicts, and the cut line is no rule outside a group and
+/// fills no empty group (second review of the cut Allow).
+#[test]
+fn the_lint_of_a_cut_file_never_contradicts_check() {
+    let cut_file = |head: &str, kept: &str, line: &str| {
+        let mut input = head.as_bytes().to_vec();
+        input.resize(crate::robots::parse::SIZE_LIMIT - kept.len() - 1, b'#');
+        input.push(b'\n');
+        input.extend_from_slice(line.as_bytes());
+        input
+    };
+    let names = |input: &[u8]| -> Vec<&'static str> {
+        lint_text(input).into_iter().map(|f| f.name).collect()
+    };
+    // `check` allows the stylesheet by the cut Allow: only the script is
+    // said to be blocked.
+    let assets = cut_file(
+        "User-agent: *\nDisallow: /wp-content/\n",
+        "Allow: /wp-content/themes/",
+        "Allow: /wp-content/themes/\n",
+    );
+    let found = lint_text(&assets);
+    let blocked: Vec<&str> = found
+        .iter()
+        .filter(|f| f.name == "blocks-assets")
+        .map(|f| f.message.as_str())
+        .collect();
+    assert_eq!(blocked.len(), 1, "{blocked:?}");
+    assert!(!blocked[0].contains("style.css"), "{blocked:?}");
+    // `check` allows `/` by the cut `Allow: /$`.
+    let home = cut_file("User-agent: *\nDisallow: /\n", "Allow: /", "Allow: /$\n");
+    assert!(!names(&home).contains(&"seznam-homepage-exception"));
+    // Blanks before a User-agent line, cut: no rule outside a group.
+    let blanks = cut_file(
+        "Sitemap: https://e.cz/s.xml\n",
+        " ",
+        " User-agent: SeznamBot\n",
+    );
+    assert!(!names(&blanks).contains(&"rule-outside-group"));
+    // A key's first letters in an empty group: the group stays empty.
+    let empty = cut_file("User-agent: SeznamBot\n", "A", "Allow: /x\n");
+    assert!(
+        names(&empty).contains(&"empty-group"),
+        "{:?}",
+        names(&empty)
     );
 }
