@@ -259,7 +259,11 @@ fn group_as(file: &RobotsFile, reads: Reads, google: bool) -> Grouping {
             }
             directive if directive.is_group_member() => {
                 let Some(group_index) = grouping.groups.len().checked_sub(1) else {
-                    grouping.orphans.push(index);
+                    // A line the size limit cut before any group is no
+                    // rule of the file's: it may have gone on as anything.
+                    if !record.cut {
+                        grouping.orphans.push(index);
+                    }
                     continue;
                 };
                 let group = &mut grouping.groups[group_index];

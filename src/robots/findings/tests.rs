@@ -836,4 +836,11 @@ fn the_lint_of_a_cut_file_never_contradicts_check() {
         "{:?}",
         names(&empty)
     );
+    // Nor does it make a file without User-agent lines one with rules.
+    let none = cut_file("Sitemap: https://e.cz/s.xml\n", "A", "Allow: /x\n");
+    assert!(names(&none).contains(&"no-groups"), "{:?}", names(&none));
+    // `check` allows everything by `Allo…` under `*`: no "blocks every
+    // crawler".
+    let all = cut_file("User-agent: *\nDisallow: /\n", "Allo", "Allow: /x\n");
+    assert!(!names(&all).contains(&"disallow-all"), "{:?}", names(&all));
 }
