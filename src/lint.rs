@@ -162,12 +162,8 @@ fn member(group: &Group, record: &Record, readers: &[&Reader]) -> (String, Optio
         Directive::Allow | Directive::Disallow => {
             match group.rules.iter().find(|r| r.line == line) {
                 // Cut by the size limit: judged as every way it may go on.
-                Some(rule) if rule.cut.is_some() => (
-                    format!(
-                        "{}: {}…",
-                        record.directive.name(),
-                        escape_non_utf8(&rule.pattern)
-                    ),
+                Some(rule) if let Some(prefix) = rule.cut_prefix() => (
+                    format!("{}: {}…", record.directive.name(), escape_non_utf8(prefix)),
                     Some("cut by the 500 KiB limit: allows whatever it may go on to".into()),
                 ),
                 Some(rule) => (

@@ -41,8 +41,17 @@ fn json_group(robots: &Robots, index: usize, readers: &[&Reader]) -> String {
         .rules
         .iter()
         .map(|r| {
+            // A cut Allow (`Rule::cut`): what every way on starts with,
+            // and that it was cut.
+            let cut = match r.cut_prefix() {
+                Some(prefix) => format!(
+                    ",\"cut\":true,\"cut_prefix\":{}",
+                    json_string(&escape_non_utf8(prefix))
+                ),
+                None => String::new(),
+            };
             format!(
-                "{{\"line\":{},\"directive\":{},\"pattern\":{},\"text\":{}}}",
+                "{{\"line\":{},\"directive\":{},\"pattern\":{},\"text\":{}{cut}}}",
                 r.line,
                 json_string(if r.allow { "Allow" } else { "Disallow" }),
                 json_string(&escape_non_utf8(&r.pattern)),

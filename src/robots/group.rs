@@ -66,6 +66,14 @@ impl Rule {
     pub fn judged_pattern(&self) -> &[u8] {
         self.cut.as_deref().unwrap_or(&self.pattern)
     }
+
+    /// For a cut `Allow`, what its pattern starts with, every way the line
+    /// may go on (`cut` without its final `*`), as a listing shows it.
+    pub fn cut_prefix(&self) -> Option<&[u8]> {
+        self.cut
+            .as_deref()
+            .map(|cut| cut.strip_suffix(b"*").unwrap_or(cut))
+    }
 }
 
 /// A line kept only to be shown (`Visit-time`, `Robot-version`).

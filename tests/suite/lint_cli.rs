@@ -492,3 +492,31 @@ fn a_tag_in_the_first_line_of_a_file_with_a_group_is_not_html() {
     assert!(!text.contains("looks-like-html"), "{text}");
     assert!(text.contains("misspelled"), "{text}");
 }
+
+/// An Allow the 500 KiB limit cut is listed as what every way on starts
+/// with (in a Robot-version 2.0 group, before Seznam's first `?`, `[` or
+/// `\`), marked cut, in text and in JSON.
+#[test]
+fn a_cut_allow_is_listed_as_cut() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = "User-agent: SeznamBot\nRobot-version: 2.0\nDisallow: /c\n"
+        .as_bytes()
+        .to_vec();
+    let kept = "Allow: /cr?x[a";
+    text.resize(512_000 - kept.len() - 1, b'#');
+    text.push(b'\n');
+    text.extend_from_slice(b"Allow: /cr?x[ab]y\n");
+    let path = dir.path().join("robots.txt");
+    std::fs::write(&path, &text).unwrap();
+    let path = path.to_str().unwrap();
+    let listing = String::from_utf8(lint(&[path]).stdout).unwrap();
+    assert!(
+        listing.contains("  Allow: /cr… (line 5) — cut by the 500 KiB limit"),
+        "{listing}"
+    );
+    let json = String::from_utf8(lint(&["--format", "json", path]).stdout).unwrap();
+    assert!(
+        json.contains(r#""text":"Allow: /cr?x[a","cut":true,"cut_prefix":"/cr"}"#),
+        "{json}"
+    );
+}

@@ -267,16 +267,14 @@ fn assets(scope: &Scope<'_>, findings: &mut Vec<Finding>) {
 /// `Disallow: /` under `*`: often meant for one crawler or to hide pages
 /// from search results, which it does not do.
 fn disallow_all(scope: &Scope<'_>, findings: &mut Vec<Finding>) {
-    // A group holding an Allow the size limit cut may allow anything
-    // (`Rule::cut`): whether it blocks every crawler is not known.
-    let certain = |g: &&super::super::group::Group| g.rules.iter().all(|r| r.cut.is_none());
-    for group in scope
-        .robots
-        .groups()
-        .iter()
-        .filter(|g| g.is_default())
-        .filter(certain)
-    {
+    // An Allow the size limit cut in any `*` group (they merge) may allow
+    // anything (`Rule::cut`): whether they block every crawler is not
+    // known.
+    let defaults = || scope.robots.groups().iter().filter(|g| g.is_default());
+    if defaults().any(|g| g.rules.iter().any(|r| r.cut.is_some())) {
+        return;
+    }
+    for group in defaults() {
         for rule in group.rules.iter().filter(|r| !r.allow) {
             if rule.pattern == b"/" || rule.pattern == b"/*" {
                 findings.push(Finding::new(

@@ -843,4 +843,11 @@ fn the_lint_of_a_cut_file_never_contradicts_check() {
     // crawler".
     let all = cut_file("User-agent: *\nDisallow: /\n", "Allo", "Allow: /x\n");
     assert!(!names(&all).contains(&"disallow-all"), "{:?}", names(&all));
+    // Nor when the cut Allow is in a second `*` group: they merge.
+    let all = cut_file(
+        "User-agent: *\nDisallow: /\n\nUser-agent: *\n",
+        "Allo",
+        "Allow: /x\n",
+    );
+    assert!(!names(&all).contains(&"disallow-all"), "{:?}", names(&all));
 }
