@@ -276,7 +276,9 @@ fn disallow_all(scope: &Scope<'_>, findings: &mut Vec<Finding>) {
     }
     for group in defaults() {
         for rule in group.rules.iter().filter(|r| !r.allow) {
-            if rule.pattern == b"/" || rule.pattern == b"/*" {
+            // Under `Robot-version: 2.0` a bare `/` matches the home page
+            // alone (the whole path): it blocks nothing else.
+            if (rule.pattern == b"/" && !rule.whole_path) || rule.pattern == b"/*" {
                 findings.push(Finding::new(
                     rule.line,
                     "disallow-all",

@@ -851,3 +851,19 @@ fn the_lint_of_a_cut_file_never_contradicts_check() {
     );
     assert!(!names(&all).contains(&"disallow-all"), "{:?}", names(&all));
 }
+
+/// `Disallow: /` under `Robot-version: 2.0` forbids the home page alone:
+/// no "blocks every crawler" (`check` allows `/x`); `Disallow: /*` there
+/// still does.
+#[test]
+fn disallow_all_is_not_said_of_a_home_page_rule_of_robot_version_2() {
+    let names = |text: &str| -> Vec<&'static str> {
+        lint_text(text.as_bytes())
+            .into_iter()
+            .map(|f| f.name)
+            .collect()
+    };
+    assert!(!names("User-agent: *\nRobot-version: 2.0\nDisallow: /\n").contains(&"disallow-all"));
+    assert!(names("User-agent: *\nRobot-version: 2.0\nDisallow: /*\n").contains(&"disallow-all"));
+    assert!(names("User-agent: *\nDisallow: /\n").contains(&"disallow-all"));
+}
