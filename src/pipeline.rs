@@ -1272,22 +1272,16 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
     let (dns, mut dns_health, state_dns_cache) = match addresses {
         Some(addresses) => {
             // What the DNS cache knows is known whatever the bound: an
-            // impostor it named stays one (read apart, and let go).
-            let cached = config.dns_cache.as_deref().map(|path| {
-                let now = std::time::SystemTime::now()
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .map_or(0, |d| d.as_secs());
-                DnsCache::load(path, now, config.dns_cache_max_age.as_secs()).0
-            });
-            let in_cache = |addr: IpAddr| cached.as_ref().is_some_and(|c| c.get(addr).is_some());
+            // impostor it named stays one.
+            let options = dns_options(config);
+            let cache = dns::load_cache(&options);
             let chosen = addresses_to_ask(
                 addresses.finish()?,
                 &ident,
                 budget.addresses_asked,
-                in_cache,
+                |addr| cache.0.get(addr).is_some(),
             )?;
-            drop(cached);
-            let mut resolved = resolve(config, &ident, &chosen.wanted);
+            let mut resolved = resolve(&ident, &chosen.wanted, &options, cache);
             let left_out = chosen.left_out + chosen.left_out_in_networks;
             if left_out > 0 {
                 crate::warn!(
@@ -1917,18 +1911,14 @@ fn addresses_to_ask(
     })
 }
 
-/// Live DNS for the addresses that claim a crawler or are named crawler
-/// hosts; never for browsers. Returns the answers, how many addresses
-/// could not be checked, whether no resolver could be used at all (the
-/// run then goes on, unverified, and exits 2), and the state's cache.
-fn resolve(config: &AuditConfig, ident: &Identifier, addresses: &HashMap<IpAddr, u64>) -> Resolved {
-    // With their fetches: the most fetched are asked first.
-    let addrs = addresses.iter().map(|(&addr, &n)| (addr, n));
+/// How `--resolve` asks: the flags, and the DNS cache written with the
+/// state when it is the state's (SPEC §6).
+fn dns_options(config: &AuditConfig) -> DnsOptions {
     let in_state = match (&config.state, &config.dns_cache) {
         (Some(state), Some(cache)) => *cache == StateDir::dns_cache(state),
         _ => false,
     };
-    let options = DnsOptions {
+    DnsOptions {
         server: config.dns_server,
         timeout: config.dns_timeout,
         deadline: config.dns_deadline,
@@ -1936,8 +1926,23 @@ fn resolve(config: &AuditConfig, ident: &Identifier, addresses: &HashMap<IpAddr,
         defer_save: in_state,
         max_age: config.dns_cache_max_age,
         ..DnsOptions::default()
-    };
-    let (answers, stats) = dns::resolve_counted(addrs, ident, &options);
+    }
+}
+
+/// Live DNS for the addresses that claim a crawler or are named crawler
+/// hosts; never for browsers, with the DNS cache already read
+/// (`dns::load_cache`). Returns the answers, how many addresses
+/// could not be checked, whether no resolver could be used at all (the
+/// run then goes on, unverified, and exits 2), and the state's cache.
+fn resolve(
+    ident: &Identifier,
+    addresses: &HashMap<IpAddr, u64>,
+    options: &DnsOptions,
+    cache: (DnsCache, Option<String>),
+) -> Resolved {
+    // With their fetches: the most fetched are asked first.
+    let addrs = addresses.iter().map(|(&addr, &n)| (addr, n));
+    let (answers, stats) = dns::resolve_cached(addrs, ident, options, cache);
     if let Some(cause) = &stats.unusable {
         crate::warn!(
             "robots-audit: --resolve: {cause}; fetches not in the DNS cache are left \

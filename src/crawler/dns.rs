@@ -163,8 +163,30 @@ pub fn resolve_counted(
     ident: &Identifier,
     opts: &DnsOptions,
 ) -> (HashMap<IpAddr, DnsAnswer>, DnsStats) {
+    resolve_cached(addrs, ident, opts, load_cache(opts))
+}
+
+/// The cache `opts` names, its entries older than `opts.max_age` dropped,
+/// with the warning of a cache that could not be read whole; an empty one
+/// without a path.
+pub fn load_cache(opts: &DnsOptions) -> (DnsCache, Option<String>) {
+    match &opts.cache_path {
+        Some(path) => DnsCache::load(path, unix_now(), opts.max_age.as_secs()),
+        None => (DnsCache::default(), None),
+    }
+}
+
+/// `resolve_counted` with the cache already read (`load_cache`): a caller
+/// that chose the addresses by what the cache knows reads it once.
+pub fn resolve_cached(
+    addrs: impl IntoIterator<Item = (IpAddr, u64)>,
+    ident: &Identifier,
+    opts: &DnsOptions,
+    (mut cache, warning): (DnsCache, Option<String>),
+) -> (HashMap<IpAddr, DnsAnswer>, DnsStats) {
     let now = unix_now();
     let mut stats = DnsStats::default();
+    stats.warnings.extend(warning);
     let mut fetches: HashMap<IpAddr, u64> = HashMap::new();
     for (addr, n) in addrs {
         *fetches.entry(addr.to_canonical()).or_default() += n;
@@ -172,13 +194,6 @@ pub fn resolve_counted(
     let mut wanted: Vec<IpAddr> = fetches.keys().copied().collect();
     wanted.sort();
     stats.addresses = wanted.len();
-
-    let mut cache = DnsCache::default();
-    if let Some(path) = &opts.cache_path {
-        let (loaded, warning) = DnsCache::load(path, now, opts.max_age.as_secs());
-        cache = loaded;
-        stats.warnings.extend(warning);
-    }
 
     let mut answers: HashMap<IpAddr, DnsAnswer> = HashMap::with_capacity(wanted.len());
     let mut to_ask = Vec::new();
