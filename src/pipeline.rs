@@ -577,10 +577,11 @@ impl<'a> Sending<'a> {
         if enough(first) {
             return None;
         }
-        let mut sample = first.clone();
+        // Copied from `first` only once a chunk follows it: most short
+        // logs end with their first chunk.
+        let mut sample: Option<Chunk> = None;
         let mut line_end_added = self.line_end_added;
-        let mut read = false;
-        while self.ahead.len() < AHEAD_CHUNKS && !enough(&sample) {
+        while self.ahead.len() < AHEAD_CHUNKS && sample.as_ref().is_none_or(|s| !enough(s)) {
             let Some(chunk) = self.read() else { break };
             let added = self.reader.added_line_end();
             self.ahead.push_back((chunk, added));
@@ -589,13 +590,13 @@ impl<'a> Sending<'a> {
             let Some((Ok(chunk), _)) = self.ahead.back() else {
                 break;
             };
+            let sample = sample.get_or_insert_with(|| first.clone());
             sample.data.extend_from_slice(&chunk.data);
             sample.line_count += chunk.line_count;
             sample.too_long.extend_from_slice(&chunk.too_long);
             line_end_added = added;
-            read = true;
         }
-        read.then_some((sample, line_end_added))
+        sample.map(|sample| (sample, line_end_added))
     }
 
     /// The next chunk read, its bytes counted for the progress bar.
