@@ -606,7 +606,7 @@ fn seconds(raw: &[u8]) -> Option<(Timestamp, usize)> {
         return None;
     }
     // Year 9999 ends here, as `epoch_prefix` has it.
-    if unix >= 253_402_300_800 {
+    if unix >= super::time::YEAR_10000 {
         return None;
     }
     let time = Timestamp {

@@ -14,10 +14,23 @@ use std::cell::Cell;
 /// Seconds in a day.
 const DAY: i64 = 86_400;
 
-/// The first second of the year 10000 in local civil seconds: a leap second
-/// read at the end of 9999-12-31 (`23:59:60`) would fall there, outside
-/// the years a time may have (a bad time, never a day early).
+/// The first second of the year 10000, in seconds since 1970-01-01 (of
+/// UTC, or of a civil time as written): past the years a time may have.
+/// A leap second read at the end of 9999-12-31 (`23:59:60`) would fall
+/// there: a bad time, never a day early.
 pub(crate) const YEAR_10000: i64 = 253_402_300_800;
+
+/// The instant of `local`, civil seconds since 1970-01-01 as written in
+/// an offset of `offset_min` minutes, on a whole second; `None` past the
+/// year 9999 (`YEAR_10000`). What every reader of a civil time ends with.
+#[inline]
+pub(crate) fn at_local(local: i64, offset_min: i16) -> Option<Timestamp> {
+    (local < YEAR_10000).then(|| Timestamp {
+        unix: local - i64::from(offset_min) * 60,
+        millis: 0,
+        offset_min,
+    })
+}
 
 /// An instant, with the UTC offset it was written in.
 ///
@@ -132,15 +145,8 @@ impl Civil {
             + i64::from(self.hour) * 3600
             + i64::from(self.minute) * 60
             + i64::from(self.second);
-        if local >= YEAR_10000 {
-            return None;
-        }
-        Some(Timestamp {
-            millis: 0,
-            unix: local - i64::from(self.offset_min) * 60,
-            // In range: checked above.
-            offset_min: self.offset_min as i16,
-        })
+        // In range: checked above.
+        at_local(local, self.offset_min as i16)
     }
 }
 
@@ -227,14 +233,7 @@ pub fn clf_prefix(s: &[u8]) -> Option<(Timestamp, usize)> {
             s[21],
         )?;
         let days = clf_days(s.first_chunk::<11>()?)?;
-        if days * DAY + local >= YEAR_10000 {
-            return None;
-        }
-        Some(Timestamp {
-            unix: days * DAY + local - i64::from(offset_min) * 60,
-            millis: 0,
-            offset_min,
-        })
+        at_local(days * DAY + local, offset_min)
     })?;
     Some((time, 26))
 }
@@ -392,14 +391,7 @@ pub(crate) fn rfc3339_seconds(s: &[u8; 25]) -> Option<Timestamp> {
             s[19],
         )?;
         let days = iso_days(s.first_chunk::<10>()?)?;
-        if days * DAY + local >= YEAR_10000 {
-            return None;
-        }
-        Some(Timestamp {
-            unix: days * DAY + local - i64::from(offset_min) * 60,
-            millis: 0,
-            offset_min,
-        })
+        at_local(days * DAY + local, offset_min)
     })
 }
 
@@ -461,7 +453,7 @@ pub fn epoch_prefix(s: &[u8], scale: i64) -> Option<(Timestamp, usize)> {
     }
     let unix = value / scale;
     // Year 9999 ends here; keep to what `rfc3339` can write in four digits.
-    if unix >= 253_402_300_800 {
+    if unix >= YEAR_10000 {
         return None;
     }
     Some((

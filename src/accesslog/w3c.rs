@@ -403,15 +403,9 @@ fn timestamp(date: &[u8], time: &[u8], offset: i16) -> Option<Timestamp> {
         .take(3)
         .fold(0u16, |v, &d| v * 10 + u16::from(d - b'0'));
     let local = days * 86_400 + i64::from(hour * 3600 + minute * 60 + second);
-    if local >= super::time::YEAR_10000 {
-        return None;
-    }
-    let unix = local - i64::from(offset) * 60;
-    Some(Timestamp {
-        unix,
-        millis,
-        offset_min: offset,
-    })
+    let mut time = super::time::at_local(local, offset)?;
+    time.millis = millis;
+    Some(time)
 }
 
 #[cfg(test)]
