@@ -420,8 +420,12 @@ impl AuditArgs {
         // rounded up: `since` inclusive and `until` exclusive stay so for
         // every fetch time.
         let bound = |flag: &str, value: Option<&str>| -> Result<Option<i64>> {
-            parse_time_flag(flag, value)?;
-            Ok(value.and_then(crate::accesslog::time::rfc3339_or_date_ms_up))
+            value
+                .map(|s| {
+                    crate::accesslog::time::rfc3339_or_date_ms_up(s)
+                        .ok_or_else(|| bad_time_flag(flag, s))
+                })
+                .transpose()
         };
         let since = bound("--since", self.since.as_deref())?;
         let until = bound("--until", self.until.as_deref())?;
@@ -540,12 +544,15 @@ fn parse_time_flag(
         None => Ok(None),
         Some(s) => crate::accesslog::time::parse_rfc3339_or_date(s)
             .map(Some)
-            .ok_or_else(|| {
-                Error::Usage(format!(
-                    "{flag}: expected RFC 3339 time or YYYY-MM-DD, got {s:?}"
-                ))
-            }),
+            .ok_or_else(|| bad_time_flag(flag, s)),
     }
+}
+
+/// The usage error of a time flag whose value `s` is no time.
+fn bad_time_flag(flag: &str, s: &str) -> Error {
+    Error::Usage(format!(
+        "{flag}: expected RFC 3339 time or YYYY-MM-DD, got {s:?}"
+    ))
 }
 
 /// A `check` target as text: bytes that are not UTF-8 written as `%XX`,

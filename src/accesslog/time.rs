@@ -487,6 +487,12 @@ pub fn parse_iso8601(s: &[u8]) -> Option<Timestamp> {
 /// midnight UTC of that day. A time without an offset is refused, as it
 /// would be silently read as UTC.
 pub fn parse_rfc3339_or_date(s: &str) -> Option<Timestamp> {
+    rfc3339_or_date_with_nanos(s).map(|(time, _)| time)
+}
+
+/// `parse_rfc3339_or_date`, with the fraction of a second as written, in
+/// nanoseconds (the time keeps its milliseconds).
+fn rfc3339_or_date_with_nanos(s: &str) -> Option<(Timestamp, i32)> {
     let pieces = jiff::fmt::temporal::Pieces::parse(s.trim()).ok()?;
     let date = pieces.date();
     if !(0..=9999).contains(&date.year()) {
@@ -509,12 +515,13 @@ pub fn parse_rfc3339_or_date(s: &str) -> Option<Timestamp> {
         + i64::from(time.hour()) * 3600
         + i64::from(time.minute()) * 60
         + i64::from(time.second());
-    Some(Timestamp {
+    let timestamp = Timestamp {
         unix: local - i64::from(offset.seconds()),
         // In range: below a second.
         millis: (time.subsec_nanosecond() / 1_000_000) as u16,
         offset_min: i16::try_from(offset.seconds().div_euclid(60)).ok()?,
-    })
+    };
+    Some((timestamp, time.subsec_nanosecond()))
 }
 
 /// `parse_rfc3339_or_date` as an instant in milliseconds, a finer
@@ -522,11 +529,7 @@ pub fn parse_rfc3339_or_date(s: &str) -> Option<Timestamp> {
 /// millisecond, so a fetch at `…11.400` is before `…11.4009` and before
 /// `…11.4001` alike, and rounded up both say so.
 pub fn rfc3339_or_date_ms_up(s: &str) -> Option<i64> {
-    let time = parse_rfc3339_or_date(s)?;
-    let nanos = jiff::fmt::temporal::Pieces::parse(s.trim())
-        .ok()?
-        .time()
-        .map_or(0, |time| time.subsec_nanosecond());
+    let (time, nanos) = rfc3339_or_date_with_nanos(s)?;
     Some(time.instant_ms() + i64::from(nanos % 1_000_000 != 0))
 }
 
