@@ -46,8 +46,8 @@ pub struct Rule {
     /// line might have been as long as any. So it allows at least what
     /// the whole line did, whatever the line was, and a cut never makes a
     /// row (SPEC: accuse only on what the evidence supports). `pattern`
-    /// stays what was read, as a crawler that stops at the limit reads it
-    /// (the lint's reading, `Robots::rules_as_read`).
+    /// stays what was read; the lint rests no claim about rules on such a
+    /// line (`Robots::rules_as_read` leaves it out).
     pub cut: Option<Vec<u8>>,
 }
 

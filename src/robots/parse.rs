@@ -89,9 +89,10 @@ pub struct Record {
     /// not UTF-8 written as `\xNN` and a backslash as `\\` (`name_text`),
     /// so that a report gives back the bytes and escapes them once.
     pub text: String,
-    /// The size limit cut the line inside its value: only an `Allow` is
-    /// kept so, and it stands for every way the line may go on
-    /// (`group::Rule::cut`).
+    /// The size limit cut the line before its end (in its blanks, its key
+    /// or its value; not in its comment): only an `Allow`, or a line that
+    /// may still become one, is kept so, and it stands for every way the
+    /// line may go on (`group::Rule::cut`).
     pub cut: bool,
 }
 
@@ -262,15 +263,14 @@ fn cut_allow(input: &[u8], kept_end: usize, line: usize) -> Option<Record> {
         // (`A`, `allo`, `Allow `) may allow anything; a comment ended it.
         // Blanks alone (RFC 9309 allows them before a key) may go on so
         // too.
-        let key = trim(content);
         let may_be_allow = comment.is_none()
             && b"allow"
-                .get(..key.len())
-                .is_some_and(|head| head.eq_ignore_ascii_case(key));
+                .get(..content.len())
+                .is_some_and(|head| head.eq_ignore_ascii_case(content));
         return may_be_allow.then(|| Record {
             line,
             directive: Directive::Allow,
-            key: name_text(key).into_owned(),
+            key: name_text(content).into_owned(),
             value: Vec::new(),
             text: name_text(content).into_owned(),
             cut: true,
