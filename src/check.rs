@@ -146,11 +146,10 @@ pub fn answers(robots: &Robots, reader: &Reader, targets: &[String]) -> Vec<Answ
                              Robot-version 2.0 group as wildcards, as it documents: no violation",
                         );
                     } else if one_reading {
-                        reason.push_str(
-                            "; disallowed in one reading only of a user-agent line Google's \
-                             parser reads as a new group (`User-agent NAME` without its colon, \
-                             or a misspelt key such as `Useragent:`): no violation",
-                        );
+                        reason.push_str(&format!(
+                            "; disallowed in one reading only of {}: no violation",
+                            robots.read_two_ways()
+                        ));
                     }
                     if !verdict.allowed
                         && reader.homepage_exception
@@ -181,11 +180,10 @@ pub fn answers(robots: &Robots, reader: &Reader, targets: &[String]) -> Vec<Answ
                 }
             };
             if googles_only {
-                reason.push_str(
-                    "; disallowed only in Google's reading of a user-agent line RFC 9309 \
-                     ignores (`User-agent NAME` without its colon, or a misspelt key such as \
-                     `Useragent:`): no violation",
-                );
+                reason.push_str(&format!(
+                    "; disallowed only in the second reading of {}: no violation",
+                    robots.read_two_ways()
+                ));
             }
             Answer {
                 target: target.clone(),
@@ -546,7 +544,13 @@ mod tests {
         let robots =
             Robots::new(b"User-agent: a\nDisallow: /a\nUser agent: SeznamBot\nDisallow: /b\n");
         let got = &answers(&robots, &reader, &["/b".to_string(), "/a".to_string()]);
-        assert!(got[0].allowed && got[0].reason.contains("only in Google's reading"));
+        assert!(
+            got[0].allowed
+                && got[0].reason.contains("only in the second reading")
+                && got[0].reason.contains("Google's parser"),
+            "{}",
+            got[0].reason
+        );
         assert!(got[1].allowed && !got[1].reason.contains("Google"));
         // The line last in the file: a group without rules to Google.
         assert!(allowed(

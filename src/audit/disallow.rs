@@ -220,6 +220,32 @@ mod tests {
     }
 
     #[test]
+    fn a_request_rate_that_cannot_be_read_accuses_where_both_readings_do() {
+        // Ending SeznamBot's first group at line 2 (a readable rate would),
+        // SeznamBot reads only `Disallow: /priv`; letting the run go on, it
+        // also reads Googlebot's rules, where `Allow: /private` wins. A row
+        // only where both disallow.
+        let robots = "User-agent: SeznamBot\nRequest-rate: whale/banana\nUser-agent: Googlebot\n\
+                      Allow: /private\nDisallow: /\n\nUser-agent: SeznamBot\nDisallow: /priv\n";
+        let version = crate::robots::matcher::version_of(robots.as_bytes());
+        assert_eq!(
+            rows(
+                &seznambot(),
+                robots,
+                &version,
+                &["/private", "/privx", "/x"]
+            ),
+            [row("/privx", "SeznamBot", 8, "Disallow: /priv", "")]
+        );
+        // The other way round: one group for the first reading's shared
+        // `*` rules is not the crawler's in the second.
+        let robots = "User-agent: SeznamBot\nRequest-rate: 1/0s\nUser-agent: *\n\
+                      Disallow: /folder1/\n";
+        let version = crate::robots::matcher::version_of(robots.as_bytes());
+        assert_eq!(rows(&seznambot(), robots, &version, &["/folder1/a"]), []);
+    }
+
+    #[test]
     fn seznams_own_wildcards_accuse_only_where_both_readings_disallow() {
         // Seznam documents `?`, `[set]` and `\` as wildcards in a
         // Robot-version 2.0 group; SPEC §3 reads them literally. A row only

@@ -135,6 +135,20 @@ pub struct Grouping {
     /// (`group_google`), and a fetch is disallowed only when both readings
     /// disallow it (`AgentRules::accuses`).
     pub colonless_tokens: Vec<Vec<u8>>,
+    /// The lines of `Request-rate` records that cannot be read and stand
+    /// right after a run of user-agent lines, which they end for a crawler
+    /// that reads Request-rate. Whether that crawler's parser ends the run
+    /// at a line it cannot read is unknown, so the second reading
+    /// (`group_google`) lets the run go on, and a fetch is disallowed only
+    /// when both readings disallow it (README "Request-rate").
+    pub unreadable_ends: Vec<usize>,
+}
+
+impl Grouping {
+    /// Whether a second reading of the file may group it otherwise.
+    pub fn read_two_ways(&self) -> bool {
+        !self.colonless_tokens.is_empty() || !self.unreadable_ends.is_empty()
+    }
 }
 
 /// The extension records a crawler reads as rules of its group, beside
@@ -235,9 +249,10 @@ pub fn group(file: &RobotsFile, reads: Reads) -> Grouping {
 
 /// `group` as Google's parser reads the file: a `User-agent NAME` line
 /// without its colon, and the keys it takes for `User-agent` (`Useragent:`,
-/// `User agent:`, `User-agents:`), are user-agent lines. The second reading
-/// of a file that holds such a line (SPEC §3 is RFC 9309's; README "A
-/// `User-agent` line without its colon").
+/// `User agent:`, `User-agents:`), are user-agent lines; and a Request-rate
+/// line that cannot be read does not end a run of user-agent lines. The
+/// second reading of a file that holds such a line (SPEC §3 is RFC 9309's;
+/// README "A `User-agent` line without its colon", "Request-rate").
 pub fn group_google(file: &RobotsFile, reads: Reads) -> Grouping {
     group_as(file, reads, true)
 }
@@ -276,7 +291,16 @@ fn group_as(file: &RobotsFile, reads: Reads, google: bool) -> Grouping {
                 };
                 let group = &mut grouping.groups[group_index];
                 let read = reads.reads(record.directive);
-                opening &= !read;
+                // A Request-rate line that cannot be read ends the run in
+                // the first reading only.
+                let unreadable = read
+                    && opening
+                    && record.directive == Directive::RequestRate
+                    && limits::parse_request_rate(&record.value).1.is_err();
+                if unreadable {
+                    grouping.unreadable_ends.push(record.line);
+                }
+                opening &= !read || (google && unreadable);
                 group.members.push(index);
                 add_member(group, group_index, record, was_after_agent && read);
             }
@@ -541,6 +565,46 @@ mod tests {
         ];
         for (input, expected) in cases {
             assert_eq!(&labels(input), expected, "{input:?}");
+        }
+    }
+
+    #[test]
+    fn a_request_rate_that_cannot_be_read_ends_the_run_in_one_reading_only() {
+        let labels_google = |input: &str, reads: Reads| -> Vec<String> {
+            group_google(&parse(input.as_bytes()), reads)
+                .groups
+                .iter()
+                .map(Group::label)
+                .collect()
+        };
+        for rate in ["whale/banana", "0/10s", "1/0s", "1/10s trailing", ""] {
+            let text = format!(
+                "User-agent: SeznamBot\nRequest-rate: {rate}\nUser-agent: Googlebot\n\
+                 Disallow: /\n"
+            );
+            let file = parse(text.as_bytes());
+            let first = group(&file, SEZNAM);
+            assert_eq!(labels(&text), ["SeznamBot", "Googlebot"], "{rate}");
+            assert_eq!(first.unreadable_ends, [2], "{rate}");
+            assert!(first.read_two_ways());
+            assert_eq!(
+                labels_google(&text, SEZNAM),
+                ["SeznamBot|Googlebot"],
+                "{rate}"
+            );
+            // A crawler that does not read Request-rate reads one grouping.
+            let rules_only = group(&file, Reads::RULES_ONLY);
+            assert!(!rules_only.read_two_ways(), "{rate}");
+        }
+        // A readable rate ends the run in both readings; an unreadable one
+        // inside a group (after its rules) ends nothing in either.
+        for text in [
+            "User-agent: SeznamBot\nRequest-rate: 1/10s\nUser-agent: Googlebot\nDisallow: /\n",
+            "User-agent: SeznamBot\nDisallow: /x\nRequest-rate: whale\nUser-agent: G\nDisallow: /\n",
+        ] {
+            let file = parse(text.as_bytes());
+            assert!(!group(&file, SEZNAM).read_two_ways(), "{text:?}");
+            assert_eq!(labels(text), labels_google(text, SEZNAM), "{text:?}");
         }
     }
 

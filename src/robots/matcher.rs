@@ -41,7 +41,9 @@ pub struct Robots {
 /// Google's grouping of `file` (`group::group_google`), when `grouping`,
 /// RFC 9309's, noted a line it reads otherwise.
 fn google_grouping(file: &RobotsFile, grouping: &Grouping, reads: Reads) -> Option<Arc<Grouping>> {
-    (!grouping.colonless_tokens.is_empty()).then(|| Arc::new(group::group_google(file, reads)))
+    grouping
+        .read_two_ways()
+        .then(|| Arc::new(group::group_google(file, reads)))
 }
 
 /// The `robots_version` of a robots.txt read as `bytes`.
@@ -130,6 +132,26 @@ impl Robots {
     /// The groups in file order; `Rule::group` and friends index into it.
     pub fn groups(&self) -> &[Group] {
         &self.grouping.groups
+    }
+
+    /// What makes the file's second reading (`group::group_google`), in
+    /// words: the lines read two ways. Empty when there are none.
+    pub fn read_two_ways(&self) -> String {
+        let mut kinds = Vec::new();
+        if !self.grouping.colonless_tokens.is_empty() {
+            kinds.push(
+                "a user-agent line Google's parser reads as a new group (`User-agent NAME` \
+                 without its colon, or a misspelt key such as `Useragent:`)"
+                    .to_string(),
+            );
+        }
+        if let Some(first) = self.grouping.unreadable_ends.first() {
+            kinds.push(format!(
+                "a Request-rate line that cannot be read (line {first}), which the crawler \
+                 may or may not take for the end of the user-agent lines above it"
+            ));
+        }
+        kinds.join(", or ")
     }
 
     /// Member lines before any user-agent line, as indices into

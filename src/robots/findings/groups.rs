@@ -256,7 +256,7 @@ fn request_rates(scope: &Scope<'_>, index: usize, findings: &mut Vec<Finding>) {
                     "bad-request-rate",
                     Severity::Error,
                     format!(
-                        "`{}` cannot be read ({}), so it has no effect; write it like \
+                        "`{}` cannot be read ({}), so it sets no rate; write it like \
                          `Request-rate: 1/10s` or `Request-rate: 100/1m 0100-0600`.",
                         line.text,
                         error.as_deref().unwrap_or("unknown form")
