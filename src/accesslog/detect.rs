@@ -417,6 +417,18 @@ impl Fit {
         let mut parser = candidate.parser();
         for (index, line) in sample.iter().enumerate() {
             match parser.parse(line) {
+                // A client `-` is what no server writes for its own client
+                // field, but what another format's field may be when the
+                // line is cut in the wrong places: nginx's `-` for no
+                // identd, read as vhost_combined's client after an
+                // unbracketed IPv6 client split as `host:port`. Such a line
+                // is no evidence for the candidate (README "Log formats"):
+                // a misfit, so that a file of nothing else is refused
+                // rather than read so.
+                Ok(entry) if entry.client == b"-" => {
+                    fit.misfits += 1;
+                    fit.first_misfit.get_or_insert((index, Skip::BadClient));
+                }
                 Ok(_) => fit.read += 1,
                 Err(Skip::NotRequest) => {
                     fit.neutral += 1;
