@@ -65,7 +65,14 @@ pub fn is_plain_client(value: &[u8]) -> bool {
         return true;
     }
     let name = value.strip_suffix(b".").unwrap_or(value);
-    if name.split(|&b| b == b'.').any(<[u8]>::is_empty) {
+    // DNS carries no name longer than 253 octets nor a label longer than
+    // 63 (RFC 1035 §2.3.4): a longer word is no host name, and read as one
+    // it would take memory no client can (SPEC §5).
+    if name.len() > 253
+        || name
+            .split(|&b| b == b'.')
+            .any(|label| label.is_empty() || label.len() > 63)
+    {
         return false;
     }
     // The last label: numeric (digits and dashes, a digit among them) is
@@ -309,7 +316,15 @@ mod tests {
             "-x1.evil.example",
             "--",
         ];
-        for value in good {
+        // DNS's longest label and name.
+        let label = "a".repeat(63);
+        let longest = format!("{label}.{label}.{label}.{}", "b".repeat(61));
+        assert_eq!(longest.len(), 253);
+        for value in good
+            .iter()
+            .copied()
+            .chain([label.as_str(), longest.as_str()])
+        {
             assert!(is_client(value.as_bytes()), "{value}");
             if value.bytes().all(|b| HOST_BYTES[usize::from(b)]) {
                 assert!(is_plain_client(value.as_bytes()), "{value}");
@@ -335,6 +350,12 @@ mod tests {
             "1.02.3.4",
             "1.2.3.4.5",
             ".1.2.3.4",
+            // Past DNS's lengths: a label of 64, a name of 254.
+            "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+            "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.\
+             aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.\
+             aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.\
+             bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb",
             "1..2.3",
             "host.123",
             "unix:/run/nginx.sock",
@@ -361,9 +382,9 @@ mod tests {
         }
         if value.iter().all(|&b| HOST_BYTES[usize::from(b)]) {
             let text = String::from_utf8_lossy(value);
-            // One dot may end a name; no label is empty.
+            // One dot may end a name; no label is empty; DNS's lengths.
             let name = text.strip_suffix('.').unwrap_or(&text);
-            if name.split('.').any(str::is_empty) {
+            if name.split('.').any(|l| l.is_empty() || l.len() > 63) || name.len() > 253 {
                 return false;
             }
             let last = name.rsplit('.').next().unwrap_or_default();
