@@ -235,6 +235,14 @@ impl W3cFormat {
                 _ => {}
             }
         }
+        // `#Fields:` names every field of the line: a word more means the
+        // fields are not where it says (a blank inside an unquoted value,
+        // which IIS writes `+` and CloudFront escapes), so the values read
+        // may be shifted (the user agent cut at its first blank). Empty
+        // fields after the last (a trailing tab) are none.
+        if rest.is_some_and(|left| left.iter().any(|&b| b != b' ' && b != b'\t')) {
+            return Err(Skip::Mismatch);
+        }
         if host_header.is_some() {
             entry.vhost = host_header;
         }
@@ -505,6 +513,15 @@ mod tests {
             ),
             (b"#Remark: hello", Skip::Directive),
             (b"", Skip::Empty),
+            // A word more than `#Fields:` names: the fields may be shifted.
+            (
+                b"2026-11-30 13:55:36 77.75.77.123 GET / 200 15",
+                Skip::Mismatch,
+            ),
+            (
+                b"2026-11-30\t13:55:36\t77.75.77.123\tGET\t/\t200\tx",
+                Skip::Mismatch,
+            ),
         ];
         for &(line, want) in cases {
             assert_eq!(
@@ -517,6 +534,12 @@ mod tests {
         assert_eq!(
             W3cFormat::default().parse(b"2026-11-30 13:55:36 1.2.3.4 GET / 200"),
             Err(Skip::Mismatch)
+        );
+        // Empty fields past the last, a trailing tab, are none.
+        assert!(
+            format
+                .parse(b"2026-11-30\t13:55:36\t77.75.77.123\tGET\t/\t200\t\t")
+                .is_ok()
         );
     }
 
