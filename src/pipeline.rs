@@ -1310,7 +1310,7 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
         .profiles()
         .iter()
         .map(|p| {
-            let key = (p.token.to_ascii_lowercase(), p.reads);
+            let key = (crate::robots::agent::robot_of(&p.token), p.reads);
             selections
                 .iter()
                 .position(|s| *s == key)

@@ -174,10 +174,10 @@ pub struct Judge<'p, 'r> {
 }
 
 /// The name of the count a crawler feeds under `rate_by`, as the state
-/// keeps it: its robots.txt token in lower case, or its own name.
+/// keeps it: its robots.txt product token in lower case, or its own name.
 fn count_name(policy: &Policy<'_>, rate_by: RateBy) -> String {
     match rate_by {
-        RateBy::Token => policy.token.to_ascii_lowercase(),
+        RateBy::Token => crate::robots::agent::robot_of(&policy.token),
         RateBy::Crawler => policy.name.clone(),
     }
 }

@@ -9,6 +9,7 @@ use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 
 use crate::crawler::profile::Profile;
 use crate::error::{Error, Result};
+use crate::robots::agent::robot_of;
 
 /// Which profile: an index into the identifier's table, in precedence order
 /// (a lower id wins when several fit).
@@ -182,12 +183,10 @@ impl Identifier {
             .find(|&id| self.profile(id).name.eq_ignore_ascii_case(name))
     }
 
-    /// True when both obey the same robots.txt token (case-insensitive):
-    /// such crawlers are one robot to the site.
+    /// True when both obey the same robots.txt product token
+    /// (case-insensitive): such crawlers are one robot to the site.
     pub fn same_token(&self, a: CrawlerId, b: CrawlerId) -> bool {
-        self.profile(a)
-            .token
-            .eq_ignore_ascii_case(&self.profile(b).token)
+        robot_of(&self.profile(a).token) == robot_of(&self.profile(b).token)
     }
 
     /// The crawler a user agent names, if any. When several fit, a match

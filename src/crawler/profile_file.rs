@@ -120,6 +120,8 @@ pub fn merge_profiles(profiles: &mut Vec<Profile>, extra: Vec<Profile>) {
 /// The text of a profile file; an error gives the 1-based line and cause.
 pub fn parse_profiles(text: &str) -> Result<Vec<Profile>, (u64, String)> {
     let mut out: Vec<(u64, Profile)> = Vec::new();
+    // The single-value keys the current entry gave, with their lines.
+    let mut given: Vec<(String, u64)> = Vec::new();
     let mut last_line = 0;
     for (index, raw) in text.lines().enumerate() {
         let number = index as u64 + 1;
@@ -137,6 +139,11 @@ pub fn parse_profiles(text: &str) -> Result<Vec<Profile>, (u64, String)> {
             if value.is_empty() {
                 return Err((number, "crawler needs a name".to_string()));
             }
+            // Reports join crawlers' names with `|` (rules.csv).
+            if value.contains('|') {
+                return Err((number, format!("crawler name {value:?} holds `|`")));
+            }
+            given.clear();
             if let Some((start, p)) = out.last() {
                 check_profile(p).map_err(|cause| (*start, cause))?;
             }
@@ -169,8 +176,25 @@ pub fn parse_profiles(text: &str) -> Result<Vec<Profile>, (u64, String)> {
         let Some((_, profile)) = out.last_mut() else {
             return Err((number, format!("{key} before the first `crawler:` line")));
         };
+        // A key of one value given twice: the second would drop the first
+        // without a word.
+        if matches!(
+            key.as_str(),
+            "token" | "rate-floor" | "reads" | "homepage-exception"
+        ) {
+            if let Some((_, first)) = given.iter().find(|(k, _)| *k == key) {
+                return Err((
+                    number,
+                    format!("{key} is given twice for this crawler (first at line {first})"),
+                ));
+            }
+            given.push((key.clone(), number));
+        }
         match key.as_str() {
-            "token" if !value.is_empty() => profile.token = value.to_string(),
+            "token" if !value.is_empty() => {
+                check_token(value).map_err(|e| (number, e))?;
+                profile.token = value.to_string();
+            }
             "user-agent" => profile
                 .user_agents
                 .push(UaPattern::parse(value).map_err(|e| (number, e))?),
@@ -221,6 +245,21 @@ fn check_profile(p: &Profile) -> Result<(), String> {
         return Err(format!(
             "crawler {} has neither a user-agent nor a host pattern",
             p.name
+        ));
+    }
+    // The token defaults to the name, which may be no token.
+    check_token(&p.token).map_err(|e| format!("{e} (give the crawler a `token:` line)"))
+}
+
+/// A crawler's robots.txt token is compared as its product token, the
+/// leading run of letters, `-` and `_` (SPEC §3): one with none (`*`,
+/// `360Spider`) would never name a group, so its crawler would be judged
+/// by the `*` group whatever group the site wrote for it.
+fn check_token(token: &str) -> Result<(), String> {
+    if crate::robots::agent::product_token(token.as_bytes()).is_empty() {
+        return Err(format!(
+            "token {token:?} names no robots.txt group: its product token (the leading \
+             letters, `-` and `_`, as `User-agent:` lines are read) is empty"
         ));
     }
     Ok(())
@@ -319,6 +358,17 @@ mod tests {
                 "crawler: G\nuser-agent: Gbot\n\ncrawler: g\nhost: *.g.example\n",
                 4,
             ),
+            // Tokens that name no group, or split one robot's counts.
+            ("crawler: X\nuser-agent: X\ntoken: *\n", 3),
+            ("crawler: X\nuser-agent: X\ntoken: 360Spider\n", 3),
+            ("crawler: 360Spider\nuser-agent: 360Spider\n", 1),
+            // A key of one value given twice.
+            ("crawler: X\nuser-agent: X\ntoken: X\ntoken: Y\n", 4),
+            (
+                "crawler: X\nuser-agent: X\nreads: Request-rate\nreads: Crawl-delay\n",
+                4,
+            ),
+            ("crawler: A|B\nuser-agent: X\n", 1),
         ];
         for (text, line) in cases {
             assert_eq!(parse_profiles(text).unwrap_err().0, *line, "{text}");

@@ -17,6 +17,14 @@ pub fn product_token(value: &[u8]) -> &[u8] {
     &value[..end]
 }
 
+/// The name of the robot a crawler's token stands for: its product token
+/// in lower case, so that `SeznamBot`, `seznambot` and `SeznamBot/4.0`,
+/// which read the same groups, are one robot whose fetches share their
+/// counts (SPEC §4) and whose robots.txt fetches are the same crawler's.
+pub fn robot_of(token: &str) -> String {
+    String::from_utf8_lossy(product_token(token.as_bytes())).to_ascii_lowercase()
+}
+
 /// True when a `User-agent` value opens the default group: its first word
 /// is `*` (`*`, `* # all`, `* foo`), but not `*bot`.
 pub fn is_wildcard(value: &[u8]) -> bool {

@@ -452,3 +452,46 @@ fn since_and_until_bound_the_audit() {
     report.assert_code(0);
     assert_eq!(row_lines(&report), Vec::<u32>::new());
 }
+
+/// A profile's token is its product token wherever it counts: a crawler
+/// added with `token: SeznamBot/4.0` reads SeznamBot's groups, so it is
+/// the same robot and shares SeznamBot's count, as with `token:
+/// SeznamBot`. Counted apart, two fetches 10 s apart under `1/60s` made
+/// no row.
+#[test]
+fn a_profile_token_with_a_version_shares_its_robots_count() {
+    let robots = "User-agent: SeznamBot\nRequest-rate: 1/60s\n";
+    let mut log = Log::default();
+    log.fetch(GENUINE, &clf(0), SEZNAM_UA);
+    log.fetch(GENUINE, &clf(10), "SeznamBot-img/1.0");
+    let mut text = String::new();
+    for token in ["SeznamBot", "SeznamBot/4.0", "seznambot;x"] {
+        let site = Site::new()
+            .with("robots.txt", robots)
+            .with("access.log", &log.text)
+            .with(
+                "profiles.txt",
+                format!(
+                    "crawler: SeznamBot-img\ntoken: {token}\nuser-agent: SeznamBot-img\n\
+                     reads: Request-rate\n"
+                ),
+            );
+        let report = site.audit(&[
+            "--log",
+            "access.log",
+            "--robots",
+            "robots.txt",
+            "--profiles",
+            "profiles.txt",
+        ]);
+        report.assert_code(1);
+        let rows = String::from_utf8_lossy(&report.violations).into_owned();
+        assert_eq!(rows.lines().count(), 2, "{token}: {rows}");
+        assert!(
+            rows.contains(",SeznamBot-img,") && rows.contains(",request-rate,"),
+            "{token}: {rows}"
+        );
+        text = rows;
+    }
+    assert!(text.contains("2 fetches in 60 s"), "{text}");
+}
