@@ -1464,6 +1464,15 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
              --host names: is the name written as the log's virtual-host field writes it?"
         );
     }
+    // So is a --since/--until that holds none of them (a cron line whose
+    // date is a day off, a window in the wrong zone).
+    if scan.outside_period > 0 && digest.crawlers.iter().flatten().all(|c| c.fetches == 0) {
+        crate::warn!(
+            "robots-audit: warning: every crawler fetch ({}) was outside --since/--until: \
+             nothing was audited; is the window the night's?",
+            scan.outside_period
+        );
+    }
     let excused = judged_by.excused;
 
     if !input_errors.is_empty() {
@@ -1579,6 +1588,10 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
         dns_asked: config.resolve,
         dns: dns_health,
         excused_by_cache_grace: excused,
+        left_out: report::run::LeftOut {
+            outside_since_until: scan.outside_period,
+            other_hosts,
+        },
         state_error,
         exit_status: if state_failed {
             Outcome::Incomplete.exit_code()

@@ -234,6 +234,18 @@ pub fn summary(dir: &Path) -> Result<String> {
         .filter(|t| instant(t).is_some())
         .max_by_key(instant);
     let status = number(&run["exit_status"]);
+    let left_out = &run["crawler_fetches_left_out"];
+    let (outside, other_hosts) = (
+        number(&left_out["outside_since_until"]),
+        number(&left_out["other_hosts"]),
+    );
+    let audited: u64 = run["counts"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|c| c["kind"] == "disallow")
+        .map(|c| number(&c["fetches"]))
+        .sum();
     let _ = writeln!(
         out,
         "robots-audit {}: {}",
@@ -242,11 +254,27 @@ pub fn summary(dir: &Path) -> Result<String> {
             _ => "no dated line".to_string(),
         },
         match status {
+            // Nothing audited is no clean night (SPEC §1).
+            0 if audited == 0 && outside + other_hosts > 0 => {
+                "no crawler fetch audited: all were left out by --since/--until or --host (exit 0)"
+            }
             0 => "no crawler broke robots.txt (exit 0)",
             1 => "violations found (exit 1)",
             _ => "the run could not be done whole (exit 2)",
         }
     );
+    if outside > 0 {
+        let _ = writeln!(
+            out,
+            "  {outside} crawler fetches outside --since/--until, in no report"
+        );
+    }
+    if other_hosts > 0 {
+        let _ = writeln!(
+            out,
+            "  {other_hosts} crawler fetches of other hosts than --host, in no report"
+        );
+    }
 
     // Verdict per crawler, from run.json's counts.
     let mut crawlers: BTreeMap<String, Verdict> = BTreeMap::new();

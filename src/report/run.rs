@@ -54,10 +54,22 @@ pub struct Health<'a> {
     pub dns: DnsHealth,
     /// SPEC §6: fetches the cache grace excused.
     pub excused_by_cache_grace: u64,
+    /// Crawler fetches left out by `--since`/`--until` and by `--host`.
+    pub left_out: LeftOut,
     /// Why the state could not be saved (`--state`), which alone makes
     /// the run exit 2; `None` when it was, or there is none.
     pub state_error: Option<String>,
     pub exit_status: u8,
+}
+
+/// Crawler fetches the run was told to leave out: they are in no report,
+/// and a night of nothing else is no clean one (SPEC §1).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LeftOut {
+    /// Outside `--since`/`--until`.
+    pub outside_since_until: u64,
+    /// Of another host than `--host` names.
+    pub other_hosts: u64,
 }
 
 fn time(value: Option<Timestamp>) -> Value {
@@ -158,6 +170,10 @@ pub fn value(digest: &Digest<'_>, names: &Names<'_>, health: &Health<'_>) -> Val
         },
         "impostor_fetches": digest.impostor_fetches,
         "excused_by_cache_grace": health.excused_by_cache_grace,
+        "crawler_fetches_left_out": {
+            "outside_since_until": health.left_out.outside_since_until,
+            "other_hosts": health.left_out.other_hosts,
+        },
         "counts": counts,
         "state_error": health
             .state_error

@@ -495,3 +495,71 @@ fn a_profile_token_with_a_version_shares_its_robots_count() {
     }
     assert!(text.contains("2 fetches in 60 s"), "{text}");
 }
+
+/// A window that holds none of the night's crawler fetches (a cron line a
+/// day off) audits nothing: said on standard error even under --quiet,
+/// counted in run.json, and report.html and the mail never call it a night
+/// no crawler broke robots.txt.
+#[test]
+fn a_window_that_leaves_out_every_crawler_fetch_is_said_so() {
+    let robots = "User-agent: SeznamBot\nDisallow: /\n";
+    let mut log = Log::default();
+    for t in [5, 10] {
+        log.at(t);
+    }
+    let site = Site::new()
+        .with("robots.txt", robots)
+        .with("access.log", &log.text);
+    let run = site.run(&[
+        "--quiet",
+        "--log",
+        "access.log",
+        "--robots",
+        "robots.txt",
+        "--since",
+        "2026-12-01",
+        "--out",
+        "o",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("every crawler fetch (2) was outside --since/--until"),
+        "{}",
+        run.stderr
+    );
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(site.path("o/run.json")).unwrap()).unwrap();
+    assert_eq!(
+        json["crawler_fetches_left_out"]["outside_since_until"], 2,
+        "{json}"
+    );
+    let page = std::fs::read_to_string(site.path("o/report.html")).unwrap();
+    assert!(!page.contains("No crawler broke robots.txt."), "{page}");
+    assert!(page.contains("No crawler fetch was audited"), "{page}");
+    let mail = site.run(&["summary", "o"]);
+    let mail = String::from_utf8_lossy(&mail.stdout);
+    assert!(
+        mail.contains("no crawler fetch audited")
+            && mail.contains("2 crawler fetches outside --since/--until"),
+        "{mail}"
+    );
+    // A window that holds some of them says nothing more on stderr.
+    let run = site.run(&[
+        "--quiet",
+        "--log",
+        "access.log",
+        "--robots",
+        "robots.txt",
+        "--since",
+        "2026-11-30T00:00:08Z",
+        "--out",
+        "o2",
+    ]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        !run.stderr.contains("outside --since/--until"),
+        "{}",
+        run.stderr
+    );
+}

@@ -179,6 +179,7 @@ fn run_json_says_what_the_run_read_and_decided() {
             "dns": {"asked": false, "failures": 0, "resolver_unusable": false, "resolver_broken": 0, "deadline_reached": false, "undecided_fetches": 0},
             "impostor_fetches": 6,
             "excused_by_cache_grace": 0,
+            "crawler_fetches_left_out": {"outside_since_until": 0, "other_hosts": 0},
             "counts": [
                 count("FreshBot", "crawl-delay", 1, 1, 1),
                 count("FreshBot", "disallow", 1, 1, 1),

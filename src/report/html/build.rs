@@ -456,6 +456,7 @@ fn health_of(
         robots_versions,
         robots_versions_unused,
         excused_by_cache_grace: health.excused_by_cache_grace,
+        left_out: health.left_out,
         state_error: health.state_error.clone(),
     }
 }

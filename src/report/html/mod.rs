@@ -92,6 +92,8 @@ pub struct Health {
     pub robots_versions: Vec<(String, Option<String>)>,
     pub robots_versions_unused: usize,
     pub excused_by_cache_grace: u64,
+    /// Crawler fetches left out by `--since`/`--until` and by `--host`.
+    pub left_out: crate::report::run::LeftOut,
     /// Why the state could not be saved (the run exits 2).
     pub state_error: Option<String>,
 }

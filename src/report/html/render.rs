@@ -99,6 +99,8 @@ pub fn render(page: &Page) -> String {
         _ => "no dated line".to_string(),
     };
     let accused: u64 = page.crawlers.iter().flat_map(|c| c.violations).sum();
+    let audited: u64 = page.crawlers.iter().map(|c| c.fetches).sum();
+    let left_out = page.health.left_out.outside_since_until + page.health.left_out.other_hosts;
     let markup = html! {
         (DOCTYPE)
         html lang="en" {
@@ -120,6 +122,9 @@ pub fn render(page: &Page) -> String {
                         @if page.exit_status == 2 {
                             span.bad { "The night could not be audited whole (exit 2): see the run's health below." }
                             @if accused > 0 { " " span.bad { (accused) " violations in what was read." } }
+                        } @else if accused == 0 && audited == 0 && left_out > 0 {
+                            // Nothing audited is no clean night (SPEC §1).
+                            span.bad { "No crawler fetch was audited: all " (left_out) " were left out by --since/--until or --host (see the run's health below)." }
                         } @else if accused == 0 {
                             span.ok { "No crawler broke robots.txt." }
                         } @else {
@@ -241,6 +246,12 @@ fn health(page: &Page) -> Markup {
                     }
                 }
                 li { "Fetches excused by the cache grace: " (h.excused_by_cache_grace) }
+                @if h.left_out.outside_since_until > 0 {
+                    li { "Crawler fetches outside --since/--until, in no report: " span.bad { (h.left_out.outside_since_until) } }
+                }
+                @if h.left_out.other_hosts > 0 {
+                    li { "Crawler fetches of other hosts than --host, in no report: " span.bad { (h.left_out.other_hosts) } }
+                }
                 @if let Some(error) = &h.state_error {
                     li.bad { "The state was not saved (so the next night reads these logs again): " span.text { (cut(error)) } }
                 }
