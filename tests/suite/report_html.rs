@@ -292,3 +292,46 @@ fn page_text(page: &str) -> String {
     }
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
+
+/// A Request-rate line another always wins over (SPEC §4: the first in
+/// the file among lines without a window) is not named as what the
+/// crawler is allowed: the audit never judges by it.
+#[test]
+fn a_request_rate_that_never_applies_is_not_named_as_allowed() {
+    let robots = "User-agent: SeznamBot\nRequest-rate: 10/1m\n\n\
+                  User-agent: SeznamBot\nRequest-rate: 1/10s\nRequest-rate: 1/1m 0100-0200\n";
+    let log: String = (0..12)
+        .map(|s| {
+            combined(
+                "77.75.77.1",
+                &format!("29/Nov/2026:10:00:{s:02} +0100"),
+                &format!("GET /a{s} HTTP/1.1"),
+                200,
+                SEZNAM_UA,
+            )
+        })
+        .collect();
+    let site = Site::new().with("robots.txt", robots).with("a.log", log);
+    let run = site.run(&[
+        "--log",
+        "a.log",
+        "--robots",
+        "robots.txt",
+        "--robots-since",
+        "2020-01-01",
+        "--out",
+        "out",
+    ]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let text = page_text(&std::fs::read_to_string(site.path("out/report.html")).unwrap());
+    assert!(
+        text.contains(
+            "allowed: Request-rate: 10/1m (line 2); Request-rate: 1/1m 0100-0200 (line 6)"
+        ),
+        "{text}"
+    );
+    assert!(
+        !text.contains("allowed: Request-rate: 10/1m (line 2); Request-rate: 1/10s"),
+        "{text}"
+    );
+}

@@ -40,13 +40,20 @@ pub struct Sources<'a> {
 }
 
 /// The Request-rate lines a crawler's merged groups hold in robots.txt
-/// `version`, in force over `in_force_ms` (`Allowance::in_force_ms`), with
+/// `version` that apply at some time of day (one another line always wins
+/// over is not what the crawler is allowed: SPEC §4, the first in the
+/// file), in force over `in_force_ms` (`Allowance::in_force_ms`), with
 /// its floor where the floor raises them.
 pub fn allowances(policy: &Policy<'_>, version: &str, in_force_ms: (i64, i64)) -> Vec<Allowance> {
+    let applying: std::collections::HashSet<usize> = (0..1440u16)
+        .filter_map(|minute| policy.rules.rate_at(minute))
+        .map(|line| line.line)
+        .collect();
     policy
         .rules
         .request_rates()
         .iter()
+        .filter(|line| applying.contains(&line.line))
         .filter_map(|line| {
             let rate = line.rate.as_ref()?;
             let floor = policy

@@ -205,6 +205,15 @@ fn verdict(page: &Page) -> Markup {
 fn health(page: &Page) -> Markup {
     let h = &page.health;
     let shown = h.files.len().min(FILES_SHOWN);
+    // Past the cap, the files that failed are the ones shown first (the
+    // rows that say why the night is incomplete), then the others, each
+    // in the order given.
+    let mut chosen: Vec<usize> = (0..h.files.len())
+        .filter(|&i| h.files[i].error.is_some())
+        .chain((0..h.files.len()).filter(|&i| h.files[i].error.is_none()))
+        .take(shown)
+        .collect();
+    chosen.sort_unstable();
     html! {
         section #health {
             h2 { "Health of the run" }
@@ -258,7 +267,7 @@ fn health(page: &Page) -> Markup {
             }
             div.scroll { table #files {
                 thead { tr { th { "file" } th { "format" } th.n { "lines read" } th.n { "skipped" } th.n { "audited before" } th { "error" } } }
-                tbody { @for f in &h.files[..shown] {
+                tbody { @for f in chosen.iter().map(|&i| &h.files[i]) {
                     tr {
                         td.text { (cut(&f.file)) }
                         td.text { (cut(&f.format)) }

@@ -200,6 +200,40 @@ fn a_night_that_exits_2_is_never_headed_as_clean() {
     assert!(render(&page).contains("No crawler broke robots.txt."));
 }
 
+/// Past the files the page shows, those that failed are shown: the row
+/// that says why the night exits 2 is never the one left out.
+#[test]
+fn the_files_that_failed_are_shown_past_the_cap() {
+    let file = |name: &str, error: Option<&str>| FileHealth {
+        file: name.to_string(),
+        error: error.map(str::to_string),
+        ..FileHealth::default()
+    };
+    let mut files: Vec<FileHealth> = (0..60)
+        .map(|i| file(&format!("ok-{i}.log"), None))
+        .collect();
+    files.insert(55, file("missing.log", Some("cannot open: No such file")));
+    let page = Page {
+        exit_status: 2,
+        health: Health {
+            files,
+            ..Health::default()
+        },
+        ..Page::default()
+    };
+    let html = render(&page);
+    let table = between(&html, "<table id=\"files\">", "</table>");
+    assert!(
+        table.contains("missing.log") && table.contains("No such file"),
+        "{table}"
+    );
+    assert!(
+        table.contains("ok-0.log") && !table.contains("ok-59.log"),
+        "{table}"
+    );
+    assert!(html.contains("11 more files not shown here"), "{html}");
+}
+
 /// The Request-rate lines named under a chart are capped (SPEC §7: the
 /// page stays under 5,000,000 bytes however big robots.txt is).
 #[test]
