@@ -22,6 +22,7 @@ mod shadow;
 
 use std::collections::{HashMap, HashSet};
 
+use super::agent::robot_of;
 use super::group::{Group, Reads};
 use super::matcher::{AgentRules, Robots};
 use super::parse::Directive;
@@ -292,21 +293,26 @@ impl<'a> Scope<'a> {
         let readers = selections_with(&mut readings, readers);
         let mut select = |extra: Option<Directive>| -> Vec<Selection> {
             let outside = extra.map_or(Reads::RULES_ONLY, |d| Reads::RULES_ONLY.with(d));
+            // Every crawler of a token with its own reading: a profile
+            // that shares SeznamBot's token but reads Crawl-delay groups
+            // the file otherwise, and a line may apply to it alone.
             let mut selections: Vec<Selection> = tokens
                 .iter()
                 .chain([&unnamed])
-                .map(|token| {
-                    match readers
+                .flat_map(|token| {
+                    let own: Vec<Selection> = readers
                         .iter()
-                        .find(|(r, _)| r.token.eq_ignore_ascii_case(token))
-                    {
-                        Some((_, selection)) => selection.clone(),
-                        None => Selection::new(readings.get(outside), token.as_bytes()),
+                        .filter(|(r, _)| robot_of(&r.token) == token.to_ascii_lowercase())
+                        .map(|(_, selection)| selection.clone())
+                        .collect();
+                    match own.is_empty() {
+                        true => vec![Selection::new(readings.get(outside), token.as_bytes())],
+                        false => own,
                     }
                 })
                 .collect();
             for (reader, selection) in &readers {
-                if !seen.contains(&reader.token.to_ascii_lowercase()) {
+                if !seen.contains(&robot_of(&reader.token)) {
                     selections.push(selection.clone());
                 }
             }

@@ -358,6 +358,25 @@ fn crawlers_sharing_a_token_are_judged_by_their_own_reading() {
         "{out}"
     );
     assert!(out.contains("only VTbot read it"), "{out}");
+
+    // A limit another crawler of the same token reads first is ignored
+    // only when it is for every one of them: SeznamBot reads one group of
+    // both Crawl-delay lines, a crawler that reads Crawl-delay two, the
+    // second its own, which the audit judges it by.
+    let delays = write(
+        "delays.txt",
+        "crawler: SeznamBot-img\ntoken: SeznamBot\nuser-agent: SeznamBot-img\n\
+         reads: Crawl-delay, Request-rate\n",
+    );
+    for text in [
+        "User-agent: Otherbot\nCrawl-delay: 1\nUser-agent: SeznamBot\nCrawl-delay: 10\n",
+        "User-agent: SeznamBot\nCrawl-delay: 1\nUser-agent: Otherbot\nRequest-rate: 1/10s\n\
+         User-agent: SeznamBot\nRequest-rate: 3/1m\n",
+    ] {
+        let robots = write("delays-robots.txt", text);
+        let out = lint_with(&robots, &delays);
+        assert!(!out.contains("ignored-"), "{text}: {out}");
+    }
 }
 
 /// Runs `lint` on `text` written to a temporary robots.txt, in `format`.
