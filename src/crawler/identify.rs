@@ -9,7 +9,7 @@ use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 
 use crate::crawler::profile::Profile;
 use crate::error::{Error, Result};
-use crate::robots::agent::robot_of;
+use crate::robots::agent::product_token;
 
 /// Which profile: an index into the identifier's table, in precedence order
 /// (a lower id wins when several fit).
@@ -186,7 +186,8 @@ impl Identifier {
     /// True when both obey the same robots.txt product token
     /// (case-insensitive): such crawlers are one robot to the site.
     pub fn same_token(&self, a: CrawlerId, b: CrawlerId) -> bool {
-        robot_of(&self.profile(a).token) == robot_of(&self.profile(b).token)
+        let product = |id: CrawlerId| product_token(self.profile(id).token.as_bytes());
+        product(a).eq_ignore_ascii_case(product(b))
     }
 
     /// The crawler a user agent names, if any. When several fit, a match
