@@ -417,15 +417,18 @@ impl Fit {
         let mut parser = candidate.parser();
         for (index, line) in sample.iter().enumerate() {
             match parser.parse(line) {
-                // A client `-` is what no server writes for its own client
-                // field, but what another format's field may be when the
-                // line is cut in the wrong places: nginx's `-` for no
-                // identd, read as vhost_combined's client after an
-                // unbracketed IPv6 client split as `host:port`. Such a line
-                // is no evidence for the candidate (README "Log formats"):
-                // a misfit, so that a file of nothing else is refused
-                // rather than read so.
-                Ok(entry) if entry.client == b"-" => {
+                // vhost_combined is Apache's own format, whose `%h` is the
+                // connection's address, never `-`; but a combined line cut
+                // in the wrong places gives it one: an unbracketed IPv6
+                // client split as `host:port`, nginx's identd `-` read as
+                // the client. Such a line is no evidence for it (README
+                // "Log formats"): a misfit. A combined-shaped log may well
+                // hold `-` clients (`$http_x_forwarded_for` as the client
+                // of a health check), so for the others it is a line read.
+                Ok(entry)
+                    if entry.client == b"-"
+                        && matches!(candidate, FileFormat::Text(format, _) if format.has_vhost()) =>
+                {
                     fit.misfits += 1;
                     fit.first_misfit.get_or_insert((index, Skip::BadClient));
                 }

@@ -522,6 +522,52 @@ fn user_names_with_a_blank_from_ipv6_never_make_a_log_vhost_combined() {
     assert!(run.stderr.contains("fit no log format"), "{}", run.stderr);
 }
 
+/// A proxy format whose client is `X-Forwarded-For` logs `-` for a load
+/// balancer's health checks: under `auto` they are lines read, so half a
+/// sample of them and one line cut short never turn the log into common,
+/// which would drop every user agent (regression review).
+#[test]
+fn health_checks_with_the_client_dash_keep_a_log_combined() {
+    let check = |s: u32| {
+        combined(
+            "-",
+            &clf(s),
+            "GET /healthz HTTP/1.1",
+            200,
+            "ELB-HealthChecker/2.0",
+        )
+    };
+    let mut text = String::new();
+    for s in 0..100 {
+        text.push_str(&check(s));
+    }
+    for s in 0..99 {
+        text.push_str(&combined(
+            "77.75.77.9",
+            &clf(s),
+            &format!("GET /private/{s} HTTP/1.1"),
+            200,
+            SEZNAM_UA,
+        ));
+    }
+    text.push_str("198.51.100.9 - - [29/Nov/2026:03:00:03 +0100] \"GET /a HTTP/1.1\" 200 5 \"-\" \"Mozilla/5.0 (Windows NT 10.0\n");
+    let site = Site::new()
+        .with("robots.txt", ROBOTS)
+        .with("access.log", &text);
+    let run = site.run(&[
+        "--log",
+        "access.log",
+        "--robots",
+        "robots.txt",
+        "--out",
+        "o",
+    ]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(run.stderr.contains("read as combined"), "{}", run.stderr);
+    let violations = std::fs::read_to_string(site.path("o/violations.csv")).unwrap();
+    assert_eq!(violations.lines().count(), 100, "{violations}");
+}
+
 #[test]
 fn a_virtual_host_in_front_of_common_is_never_read_shifted() {
     // Apache's "Common Log Format with Virtual Host" (`%v %h %l %u …`)
