@@ -1405,9 +1405,10 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
         // into tonight's without guessing: said, never silently dropped.
         if !strangers.is_empty() {
             crate::warn!(
-                "robots-audit: warning: the state's counts {} were kept under another --rate-by: \
-                 rates, crawl delays and robots.txt fetches across midnight start afresh tonight \
-                 (a 4xx on robots.txt they remember still stands)",
+                "robots-audit: warning: the state's counts {} were kept under another --rate-by \
+                 (or, by an older version, under a profile's token as written rather than its \
+                 product token): rates, crawl delays and robots.txt fetches across midnight \
+                 start afresh tonight (a 4xx on robots.txt they remember still stands)",
                 strangers.join(", ")
             );
         }

@@ -260,7 +260,13 @@ impl<'p, 'r> Judge<'p, 'r> {
         };
         let mut latest: Vec<Option<cache::RobotsFetch>> = vec![None; self.trackers.len()];
         for (policy, &count) in policies.iter().zip(&self.count_of) {
-            let names = [RateBy::Token, RateBy::Crawler].map(|by| count_name(policy, by));
+            // A state of a version that kept a token's count by the token
+            // as written (`seznambot/4.0`), not by its product token.
+            let names = [
+                count_name(policy, RateBy::Token),
+                count_name(policy, RateBy::Crawler),
+                policy.token.to_ascii_lowercase(),
+            ];
             for (name, memory) in others {
                 if !names.iter().any(|n| n == name) {
                     continue;

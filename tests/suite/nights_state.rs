@@ -1365,6 +1365,60 @@ fn a_changed_rate_by_is_said_not_silently_dropped() {
     assert!(rows.contains(",crawl-delay,"), "{rows}");
 }
 
+/// Before counts went by a profile token's product token, a crawler of
+/// `token: SeznamBot/4.0` had its count under `seznambot/4.0`. Such a
+/// state's 404 on robots.txt still stands the night after the upgrade:
+/// the crawler it freed is not accused (README "The state folder").
+#[test]
+fn a_4xx_an_older_version_kept_by_a_written_token_still_stands() {
+    let robots = "User-agent: SeznamBot\nDisallow: /s/\n";
+    let site = Site::new().with("robots.txt", robots).with(
+        "profiles.txt",
+        "crawler: Img\ntoken: SeznamBot/4.0\nuser-agent: SeznamImg\n",
+    );
+    let line = |t: u32, target: &str, status: u16| {
+        combined(
+            "10.0.0.1",
+            &clf(t),
+            &format!("GET {target} HTTP/1.1"),
+            status,
+            "SeznamImg/1.0",
+        )
+    };
+    site.write("night1.log", line(DAY - 3600, "/robots.txt", 404));
+    site.write("night2.log", line(DAY + 600, "/s/x", 200));
+    let night = |log: &str, out: &str| {
+        site.run(&[
+            "--quiet",
+            "--robots",
+            "robots.txt",
+            "--robots-since",
+            "2026-11-01",
+            "--profiles",
+            "profiles.txt",
+            "--state",
+            "state",
+            "--log",
+            log,
+            "--out",
+            out,
+        ])
+    };
+    let run = night("night1.log", "out1");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    // As the older version wrote it.
+    let state = read(&site, "state/state.json");
+    assert!(state.contains("\"seznambot\": {"), "{state}");
+    site.write(
+        "state/state.json",
+        state.replace("\"seznambot\": {", "\"seznambot/4.0\": {"),
+    );
+    let run = night("night2.log", "out2");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stderr.contains("token as written"), "{}", run.stderr);
+    assert_eq!(read(&site, "out2/violations.csv").lines().count(), 1);
+}
+
 /// SPEC §6: the state is updated only after the reports are written
 /// whole. Without `--out` the report goes to standard output; a reader
 /// that closes it part way (`| head`) leaves the exit status alone (SPEC
