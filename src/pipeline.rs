@@ -1457,22 +1457,30 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
         );
     }
     // A --host that names none of the crawler's fetches (the log writes
-    // `site.cz`, the flag says `www.site.cz`): every fetch was left out,
-    // which must not pass for a clean night. Said even under --quiet.
-    if other_hosts > 0 && digest.crawlers.iter().flatten().all(|c| c.fetches == 0) {
-        crate::warn!(
-            "robots-audit: warning: every crawler fetch ({other_hosts}) was of another host than \
-             --host names: is the name written as the log's virtual-host field writes it?"
-        );
-    }
-    // So is a --since/--until that holds none of them (a cron line whose
-    // date is a day off, a window in the wrong zone).
-    if scan.outside_period > 0 && digest.crawlers.iter().flatten().all(|c| c.fetches == 0) {
-        crate::warn!(
-            "robots-audit: warning: every crawler fetch ({}) was outside --since/--until: \
-             nothing was audited; is the window the night's?",
-            scan.outside_period
-        );
+    // `site.cz`, the flag says `www.site.cz`), or a --since/--until that
+    // holds none of them (a cron line a day off, a window in the wrong
+    // zone): every fetch was left out, which must not pass for a clean
+    // night. Said even under --quiet. Fetches outside the window are
+    // counted before they are judged (spoofed ones too, as claims), those
+    // of other hosts after.
+    let outside = scan.outside_period;
+    if digest.crawlers.iter().flatten().all(|c| c.fetches == 0) {
+        match (outside, other_hosts) {
+            (0, 0) => {}
+            (0, hosts) => crate::warn!(
+                "robots-audit: warning: every crawler fetch ({hosts}) was of another host than \
+                 --host names: is the name written as the log's virtual-host field writes it?"
+            ),
+            (outside, 0) => crate::warn!(
+                "robots-audit: warning: every fetch claiming a crawler ({outside}) was outside \
+                 --since/--until: nothing was audited; is the window the night's?"
+            ),
+            (outside, hosts) => crate::warn!(
+                "robots-audit: warning: no crawler fetch was audited: {outside} fetches claiming \
+                 a crawler were outside --since/--until, and the {hosts} within it of another \
+                 host than --host names"
+            ),
+        }
     }
     let excused = judged_by.excused;
 

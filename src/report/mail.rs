@@ -266,7 +266,7 @@ pub fn summary(dir: &Path) -> Result<String> {
     if outside > 0 {
         let _ = writeln!(
             out,
-            "  {outside} crawler fetches outside --since/--until, in no report"
+            "  {outside} fetches claiming a crawler outside --since/--until, in no report"
         );
     }
     if other_hosts > 0 {

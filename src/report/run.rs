@@ -66,7 +66,8 @@ pub struct Health<'a> {
 /// and a night of nothing else is no clean one (SPEC §1).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct LeftOut {
-    /// Outside `--since`/`--until`.
+    /// Outside `--since`/`--until`: counted before they are judged, so
+    /// the fetches that claim a crawler, spoofed ones included.
     pub outside_since_until: u64,
     /// Of another host than `--host` names.
     pub other_hosts: u64,

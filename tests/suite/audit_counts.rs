@@ -524,7 +524,7 @@ fn a_window_that_leaves_out_every_crawler_fetch_is_said_so() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(
         run.stderr
-            .contains("every crawler fetch (2) was outside --since/--until"),
+            .contains("every fetch claiming a crawler (2) was outside --since/--until"),
         "{}",
         run.stderr
     );
@@ -541,7 +541,7 @@ fn a_window_that_leaves_out_every_crawler_fetch_is_said_so() {
     let mail = String::from_utf8_lossy(&mail.stdout);
     assert!(
         mail.contains("no crawler fetch audited")
-            && mail.contains("2 crawler fetches outside --since/--until"),
+            && mail.contains("2 fetches claiming a crawler outside --since/--until"),
         "{mail}"
     );
     // A window that holds some of them says nothing more on stderr.

@@ -124,7 +124,7 @@ pub fn render(page: &Page) -> String {
                             @if accused > 0 { " " span.bad { (accused) " violations in what was read." } }
                         } @else if accused == 0 && audited == 0 && left_out > 0 {
                             // Nothing audited is no clean night (SPEC §1).
-                            span.bad { "No crawler fetch was audited: all " (left_out) " were left out by --since/--until or --host (see the run's health below)." }
+                            span.bad { "No crawler fetch was audited: " (left_out) " fetches claiming a crawler were left out by --since/--until or --host (see the run's health below)." }
                         } @else if accused == 0 {
                             span.ok { "No crawler broke robots.txt." }
                         } @else {
@@ -256,7 +256,7 @@ fn health(page: &Page) -> Markup {
                 }
                 li { "Fetches excused by the cache grace: " (h.excused_by_cache_grace) }
                 @if h.left_out.outside_since_until > 0 {
-                    li { "Crawler fetches outside --since/--until, in no report: " span.bad { (h.left_out.outside_since_until) } }
+                    li { "Fetches claiming a crawler outside --since/--until (spoofed ones too), in no report: " span.bad { (h.left_out.outside_since_until) } }
                 }
                 @if h.left_out.other_hosts > 0 {
                     li { "Crawler fetches of other hosts than --host, in no report: " span.bad { (h.left_out.other_hosts) } }
