@@ -243,6 +243,19 @@ mod tests {
                       Disallow: /folder1/\n";
         let version = crate::robots::matcher::version_of(robots.as_bytes());
         assert_eq!(rows(&seznambot(), robots, &version, &["/folder1/a"]), []);
+        // With a user-agent line without its colon too, every combination
+        // of the two lines' readings is one: only the one that reads line
+        // 4 as Google does and ends the run at line 5 allows /x, and one
+        // reading that allows is no row (regression review).
+        let robots = "User-agent: Googlebot\nDisallow: /g\n\nUser-agent SeznamBot\n\
+                      Request-rate: 0/10s\nUser-agent: *\nDisallow: /x\n";
+        let version = crate::robots::matcher::version_of(robots.as_bytes());
+        assert_eq!(rows(&seznambot(), robots, &version, &["/x"]), []);
+        let robots = "User-agent: SeznamBot\nDisallow: /a\n\nUser-agent: SeznamBot\n\
+                      Request-rate: 0/10s\nUser-agent: Bingbot\nDisallow: /b\n\n\
+                      User-agent Foo\nAllow: /a\n";
+        let version = crate::robots::matcher::version_of(robots.as_bytes());
+        assert_eq!(rows(&seznambot(), robots, &version, &["/a"]), []);
     }
 
     #[test]

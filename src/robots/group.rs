@@ -244,7 +244,7 @@ fn note(record: &Record) -> Note {
 /// A `User-agent NAME` line without its colon is no user-agent line
 /// (RFC 9309's grammar requires the colon): it is only noted.
 pub fn group(file: &RobotsFile, reads: Reads) -> Grouping {
-    group_as(file, reads, false)
+    group_as(file, reads, false, false)
 }
 
 /// `group` as Google's parser reads the file: a `User-agent NAME` line
@@ -254,10 +254,40 @@ pub fn group(file: &RobotsFile, reads: Reads) -> Grouping {
 /// second reading of a file that holds such a line (SPEC §3 is RFC 9309's;
 /// README "A `User-agent` line without its colon", "Request-rate").
 pub fn group_google(file: &RobotsFile, reads: Reads) -> Grouping {
-    group_as(file, reads, true)
+    group_as(file, reads, true, true)
 }
 
-fn group_as(file: &RobotsFile, reads: Reads, google: bool) -> Grouping {
+/// The file's other readings, each a grouping, when `first` (its
+/// `group`) noted lines read two ways: every combination of a user-agent
+/// line without its colon read as Google's parser reads it or not, and a
+/// Request-rate line that cannot be read ending the run or not, but the
+/// first's. A fetch is disallowed only when every reading disallows it
+/// (`AgentRules::accuses`): one combination left out could be the one
+/// that allows it.
+pub fn other_readings(file: &RobotsFile, reads: Reads, first: &Grouping) -> Vec<Grouping> {
+    let agents: &[bool] = match first.colonless_tokens.is_empty() {
+        true => &[false],
+        false => &[false, true],
+    };
+    let rates: &[bool] = match first.unreadable_ends.is_empty() {
+        true => &[false],
+        false => &[false, true],
+    };
+    let mut readings = Vec::new();
+    for &google in agents {
+        for &runs_on in rates {
+            if google || runs_on {
+                readings.push(group_as(file, reads, google, runs_on));
+            }
+        }
+    }
+    readings
+}
+
+/// `group` with a user-agent line without its colon read as one
+/// (`google`), and a Request-rate line that cannot be read letting a run
+/// of user-agent lines go on (`runs_on`).
+fn group_as(file: &RobotsFile, reads: Reads, google: bool, runs_on: bool) -> Grouping {
     let mut grouping = Grouping::default();
     // True while the current group is still reading user-agent lines.
     let mut opening = false;
@@ -300,7 +330,7 @@ fn group_as(file: &RobotsFile, reads: Reads, google: bool) -> Grouping {
                 if unreadable {
                     grouping.unreadable_ends.push(record.line);
                 }
-                opening &= !read || (google && unreadable);
+                opening &= !read || (runs_on && unreadable);
                 group.members.push(index);
                 add_member(group, group_index, record, was_after_agent && read);
             }

@@ -25,10 +25,11 @@ use crate::error::Result;
 pub struct Robots {
     file: Arc<RobotsFile>,
     grouping: Grouping,
-    /// The groups as Google's parser forms them, when the file holds a
-    /// `User-agent NAME` line without its colon (`group::group_google`):
-    /// a fetch is disallowed only when both readings disallow it.
-    google: Option<Arc<Grouping>>,
+    /// The file's other readings, when it holds lines read two ways (a
+    /// `User-agent NAME` line without its colon, a Request-rate line that
+    /// cannot be read; `group::other_readings`): a fetch is disallowed
+    /// only when every reading disallows it.
+    others: Arc<[Grouping]>,
     reads: Reads,
     /// SPEC §5 `robots_version`: the first 12 hex digits of the SHA-256 of
     /// the bytes read, to the 500 KiB limit.
@@ -38,12 +39,13 @@ pub struct Robots {
     bytes: Arc<[u8]>,
 }
 
-/// Google's grouping of `file` (`group::group_google`), when `grouping`,
-/// RFC 9309's, noted a line it reads otherwise.
-fn google_grouping(file: &RobotsFile, grouping: &Grouping, reads: Reads) -> Option<Arc<Grouping>> {
-    grouping
-        .read_two_ways()
-        .then(|| Arc::new(group::group_google(file, reads)))
+/// The other readings of `file` (`group::other_readings`), when
+/// `grouping`, the first, noted lines read two ways.
+fn other_groupings(file: &RobotsFile, grouping: &Grouping, reads: Reads) -> Arc<[Grouping]> {
+    match grouping.read_two_ways() {
+        true => group::other_readings(file, reads, grouping).into(),
+        false => Arc::from([]),
+    }
 }
 
 /// The `robots_version` of a robots.txt read as `bytes`.
@@ -68,11 +70,11 @@ impl Robots {
 
     fn from_file(file: RobotsFile, version: Arc<str>, bytes: &[u8]) -> Robots {
         let grouping = group::group(&file, Reads::ALL);
-        let google = google_grouping(&file, &grouping, Reads::ALL);
+        let others = other_groupings(&file, &grouping, Reads::ALL);
         Robots {
             file: Arc::new(file),
             grouping,
-            google,
+            others,
             reads: Reads::ALL,
             version,
             bytes: Arc::from(bytes),
@@ -90,11 +92,11 @@ impl Robots {
             return self.clone();
         }
         let grouping = group::group(&self.file, reads);
-        let google = google_grouping(&self.file, &grouping, reads);
+        let others = other_groupings(&self.file, &grouping, reads);
         Robots {
             file: Arc::clone(&self.file),
             grouping,
-            google,
+            others,
             reads,
             version: Arc::clone(&self.version),
             bytes: Arc::clone(&self.bytes),
@@ -178,10 +180,12 @@ impl Robots {
     /// `rules_for`, or with `as_read` `rules_as_read`.
     fn rules_read(&self, token: &[u8], as_read: bool) -> AgentRules {
         let mut rules = self.rules_in(&self.grouping, token, as_read);
-        rules.google = self
-            .google
-            .as_ref()
-            .map(|google| Box::new(self.rules_in(google, token, as_read)));
+        // The other readings as a chain, each holding the next.
+        for other in self.others.iter().rev() {
+            let mut next = self.rules_in(other, token, as_read);
+            next.google = rules.google.take();
+            rules.google = Some(Box::new(next));
+        }
         rules
     }
 
@@ -200,7 +204,7 @@ impl Robots {
         };
         SelectionKey {
             main: key_in(&self.grouping),
-            google: self.google.as_deref().map(key_in),
+            others: self.others.iter().map(key_in).collect(),
         }
     }
 
@@ -256,7 +260,7 @@ impl Robots {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SelectionKey {
     main: (Vec<usize>, bool),
-    google: Option<(Vec<usize>, bool)>,
+    others: Vec<(Vec<usize>, bool)>,
 }
 
 /// The merged rules of the groups one crawler obeys, compiled. Immutable,
@@ -274,8 +278,10 @@ pub struct AgentRules {
     matcher: Matcher,
     request_rates: Vec<RequestRate>,
     crawl_delay: Option<CrawlDelay>,
-    /// The same crawler's rules as Google's parser groups the file, when
-    /// that differs (`Robots::google`).
+    /// The same crawler's rules in the file's next other reading (a
+    /// user-agent line without its colon read as Google's parser reads it,
+    /// a Request-rate line that cannot be read letting a run go on), each
+    /// holding the one after (`Robots::others`).
     google: Option<Box<AgentRules>>,
     /// When a `Robot-version: 2.0` group's rule holds `?`, `[` or `\`:
     /// parallel to `rules`, each such rule as Seznam's shell wildcards read
@@ -373,8 +379,8 @@ impl AgentRules {
     /// group (SPEC §3 literally, Seznam as wildcards). Only then is it an
     /// accusation. The verdict, and the rule a row names, are SPEC §3's.
     pub fn accuses(&self, target: &[u8]) -> bool {
-        // Google's reading holds no reading of its own, so its `accuses`
-        // asks only Seznam's wildcards.
+        // The other readings are a chain: each asks the next, and the
+        // Seznam wildcards of its own.
         !self.allowed_by_seznam_wildcards(target)
             && self
                 .google
@@ -446,13 +452,17 @@ impl AgentRules {
         Some(None)
     }
 
-    /// Whether Google's reading of a `User-agent NAME` line without its
-    /// colon disallows a fetch of `target` (`check` says so when RFC 9309's
-    /// allows it).
+    /// Whether another reading of the file (`Robots::others`) disallows a
+    /// fetch of `target` (`check` says so when the first allows it).
     pub fn disallowed_by_google(&self, target: &[u8]) -> bool {
-        self.google
-            .as_ref()
-            .is_some_and(|google| !google.judge(target).allowed)
+        let mut next = self.google.as_deref();
+        while let Some(other) = next {
+            if !other.judge(target).allowed {
+                return true;
+            }
+            next = other.google.as_deref();
+        }
+        false
     }
 
     /// Judges a request target (path and query as logged, or an absolute
