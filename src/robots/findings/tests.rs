@@ -599,6 +599,15 @@ fn each_crawler_groups_the_file_as_it_reads_it() {
             "seznam-homepage-exception",
             &[4],
         ),
+        // `/` forbidden in one reading only of a Request-rate line that
+        // cannot be read: `check` calls it allowed, so the lint does not
+        // say it is forbidden (regression review).
+        (
+            "User-agent: *\nRequest-rate: abc\nUser-agent: Googlebot\nAllow: /$\n\n\
+             User-agent: *\nDisallow: /\n",
+            "seznam-homepage-exception",
+            &[],
+        ),
         (
             "User-agent: *\nCrawl-delay: 5\nUser-agent: Googlebot\nDisallow: /\n",
             "disallow-all",
