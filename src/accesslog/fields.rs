@@ -209,7 +209,9 @@ pub fn host_bytes_end(text: &[u8], from: usize) -> usize {
     at
 }
 
-fn is_ipv6(value: &[u8]) -> bool {
+/// An IPv6 address as a client field holds it: bare, bracketed, or with a
+/// zone (`fe80::1%eth0`).
+pub(crate) fn is_ipv6(value: &[u8]) -> bool {
     let text = value
         .strip_prefix(b"[")
         .and_then(|t| t.strip_suffix(b"]"))

@@ -774,7 +774,7 @@ impl LogFormat {
                                 index > 0 && self.steps[index - 1].after.bytes().ends_with(b" - ");
                             let user_name = step.after.bytes().starts_with(b" [")
                                 && (previous_word == Some(b"-") || dash_written)
-                                && is_address(entry.client)
+                                && (fields::is_ipv4(entry.client) || fields::is_ipv6(entry.client))
                                 && value.split(|&b| b == b' ').all(|word| {
                                     !word.is_empty() && word != b"-" && !is_address(word)
                                 });

@@ -522,6 +522,43 @@ fn user_names_with_a_blank_from_ipv6_never_make_a_log_vhost_combined() {
     assert!(run.stderr.contains("fit no log format"), "{}", run.stderr);
 }
 
+/// The user name with a blank is read after any address as servers write
+/// one: bracketed and zoned IPv6 clients too (regression review).
+#[test]
+fn user_names_with_a_blank_after_bracketed_or_zoned_ipv6_are_read() {
+    let text: String = [
+        "[2001:db8::5:1]",
+        "fe80::1%eth0",
+        "2001:db8::5:1",
+        "6.6.6.6",
+    ]
+    .iter()
+    .enumerate()
+    .map(|(i, client)| {
+        format!(
+            "{client} - a b [{}] \"GET /private/{i} HTTP/1.1\" 200 5 \"-\" \"{SEZNAM_UA}\"\n",
+            clf(0)
+        )
+    })
+    .collect();
+    let site = Site::new()
+        .with("robots.txt", ROBOTS)
+        .with("access.log", &text);
+    let run = site.run(&[
+        "--log",
+        "access.log",
+        "--log-format",
+        "combined",
+        "--robots",
+        "robots.txt",
+        "--out",
+        "o",
+    ]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let violations = std::fs::read_to_string(site.path("o/violations.csv")).unwrap();
+    assert_eq!(violations.lines().count(), 5, "{violations}");
+}
+
 /// A proxy format whose client is `X-Forwarded-For` logs `-` for a load
 /// balancer's health checks: under `auto` they are lines read, so half a
 /// sample of them and one line cut short never turn the log into common,
