@@ -1394,8 +1394,11 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
     judged_by.verifies = config.ptr_map.is_some() || config.resolve;
     if let Some(state) = &state {
         let mut strangers = Vec::new();
+        let merged = judged_by.merged_by_upgrade(|name| state.counts.contains_key(name));
         for (name, count) in &state.counts {
-            if !judged_by.resume(name, count.robots_txt, &count.fetch_times_ms) {
+            if merged.contains(name)
+                || !judged_by.resume(name, count.robots_txt, &count.fetch_times_ms)
+            {
                 strangers.push((name.as_str(), count.robots_txt));
             }
         }

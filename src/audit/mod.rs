@@ -245,6 +245,31 @@ impl<'p, 'r> Judge<'p, 'r> {
         true
     }
 
+    /// Tonight's token counts that a state of an older version kept apart
+    /// under tokens as written (`seznambot` and `seznambot/4.0`, now one
+    /// count), `state_has` telling the names the state holds: none of
+    /// their parts may be taken up as if it were the whole (one part's
+    /// robots.txt outage would be charged to the other's fetches), so
+    /// they go with the counts of another `--rate-by`.
+    pub fn merged_by_upgrade(&self, state_has: impl Fn(&str) -> bool) -> Vec<String> {
+        let Some(policies) = self.policies.first() else {
+            return Vec::new();
+        };
+        let mut merged: Vec<String> = Vec::new();
+        for (policy, &count) in policies.iter().zip(&self.count_of) {
+            let name = &self.names[count];
+            let written = policy.token.to_ascii_lowercase();
+            if written != *name
+                && *name == count_name(policy, RateBy::Token)
+                && state_has(&written)
+                && !merged.contains(name)
+            {
+                merged.push(name.clone());
+            }
+        }
+        merged
+    }
+
     /// The counts the state kept under the other `--rate-by` (`name` a
     /// token tonight's crawler counts share, or a crawler tonight's token
     /// count holds), with what they remember of robots.txt: their times
