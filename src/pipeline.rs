@@ -1466,7 +1466,12 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
     // night. Said even under --quiet. Fetches outside the window are
     // counted before they are judged (spoofed ones too, as claims), those
     // of other hosts after.
-    let outside = scan.outside_period;
+    // The window's count holds spoofed claims too: a spoofed fetch inside
+    // it was audited (impostors.csv), so the window held something.
+    let outside = match digest.impostor_fetches {
+        0 => scan.outside_period,
+        _ => 0,
+    };
     if digest.crawlers.iter().flatten().all(|c| c.fetches == 0) {
         match (outside, other_hosts) {
             (0, 0) => {}

@@ -99,7 +99,12 @@ pub fn render(page: &Page) -> String {
         _ => "no dated line".to_string(),
     };
     let accused: u64 = page.crawlers.iter().flat_map(|c| c.violations).sum();
-    let audited: u64 = page.crawlers.iter().map(|c| c.fetches).sum();
+    // Spoofed fetches audited are something audited too.
+    let audited: u64 = page
+        .crawlers
+        .iter()
+        .map(|c| c.fetches + c.impostor_fetches)
+        .sum();
     let left_out = page.health.left_out.outside_since_until + page.health.left_out.other_hosts;
     let markup = html! {
         (DOCTYPE)
