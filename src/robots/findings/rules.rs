@@ -233,7 +233,11 @@ fn assets(scope: &Scope<'_>, findings: &mut Vec<Finding>) {
             let Some(rule) = verdict.rule.filter(|r| !r.allow) else {
                 continue;
             };
-            if Pattern::compile(&rule.pattern, rule.whole_path).matches(b"/") {
+            // Blocked in one reading only of a line read two ways: `check`
+            // calls it allowed, and so does the lint.
+            if !selection.rules.accuses(asset.as_bytes())
+                || Pattern::compile(&rule.pattern, rule.whole_path).matches(b"/")
+            {
                 continue;
             }
             let css = asset.ends_with(".css");
@@ -272,6 +276,25 @@ fn disallow_all(scope: &Scope<'_>, findings: &mut Vec<Finding>) {
     // known.
     let defaults = || scope.robots.groups().iter().filter(|g| g.is_default());
     if defaults().any(|g| g.rules.iter().any(|r| r.cut.is_some())) {
+        return;
+    }
+    // A crawler with no group of its own, allowed in one reading of a line
+    // read two ways (a `User-agent NAME` without its colon above the rule):
+    // `check` calls its fetches allowed, so nothing is said to block it.
+    let mut unnamed = String::from("robotsauditunnamed");
+    while scope
+        .robots
+        .groups()
+        .iter()
+        .any(|g| g.names(unnamed.as_bytes()))
+    {
+        unnamed.push('x');
+    }
+    if !scope
+        .robots
+        .rules_for(unnamed.as_bytes())
+        .accuses(b"/robots-audit-probe")
+    {
         return;
     }
     for group in defaults() {

@@ -599,6 +599,19 @@ fn each_crawler_groups_the_file_as_it_reads_it() {
             "seznam-homepage-exception",
             &[4],
         ),
+        // Blocked in one reading only of a user-agent line without its
+        // colon: `check` calls both allowed (regression review).
+        (
+            "User-agent: Googlebot\nDisallow: /private\nUseragent SeznamBot\n\
+             Disallow: /wp-content/\n",
+            "blocks-assets",
+            &[],
+        ),
+        (
+            "User-agent: *\nDisallow: /b\nUser-agent SeznamBot\nDisallow: /\n",
+            "disallow-all",
+            &[],
+        ),
         // `/` forbidden in one reading only of a Request-rate line that
         // cannot be read: `check` calls it allowed, so the lint does not
         // say it is forbidden (regression review).
