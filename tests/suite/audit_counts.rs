@@ -510,17 +510,20 @@ fn a_window_that_leaves_out_every_crawler_fetch_is_said_so() {
     let site = Site::new()
         .with("robots.txt", robots)
         .with("access.log", &log.text);
-    let run = site.run(&[
-        "--quiet",
-        "--log",
-        "access.log",
-        "--robots",
-        "robots.txt",
-        "--since",
-        "2026-12-01",
-        "--out",
-        "o",
-    ]);
+    let since = |since: &str, out: &str| {
+        site.run(&[
+            "--quiet",
+            "--log",
+            "access.log",
+            "--robots",
+            "robots.txt",
+            "--since",
+            since,
+            "--out",
+            out,
+        ])
+    };
+    let run = since("2026-12-01", "o");
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(
         run.stderr
@@ -545,17 +548,7 @@ fn a_window_that_leaves_out_every_crawler_fetch_is_said_so() {
         "{mail}"
     );
     // A window that holds some of them says nothing more on stderr.
-    let run = site.run(&[
-        "--quiet",
-        "--log",
-        "access.log",
-        "--robots",
-        "robots.txt",
-        "--since",
-        "2026-11-30T00:00:08Z",
-        "--out",
-        "o2",
-    ]);
+    let run = since("2026-11-30T00:00:08Z", "o2");
     assert_eq!(run.code, 1, "{}", run.stderr);
     assert!(
         !run.stderr.contains("outside --since/--until"),

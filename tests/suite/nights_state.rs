@@ -1387,8 +1387,9 @@ fn a_4xx_an_older_version_kept_by_a_written_token_still_stands() {
     };
     site.write("night1.log", line(DAY - 3600, "/robots.txt", 404));
     site.write("night2.log", line(DAY + 600, "/s/x", 200));
-    let night = |log: &str, out: &str| {
-        site.run(&[
+    // A night on `state` into `out`, or without reports.
+    let night = |state: &str, log: &str, out: Option<&str>| {
+        let mut args = vec![
             "--quiet",
             "--robots",
             "robots.txt",
@@ -1397,14 +1398,14 @@ fn a_4xx_an_older_version_kept_by_a_written_token_still_stands() {
             "--profiles",
             "profiles.txt",
             "--state",
-            "state",
+            state,
             "--log",
             log,
-            "--out",
-            out,
-        ])
+        ];
+        args.extend(out.map(|out| ["--out", out]).into_iter().flatten());
+        site.run(&args)
     };
-    let run = night("night1.log", "out1");
+    let run = night("state", "night1.log", Some("out1"));
     assert_eq!(run.code, 0, "{}", run.stderr);
     // As the older version wrote it.
     let state = read(&site, "state/state.json");
@@ -1413,7 +1414,7 @@ fn a_4xx_an_older_version_kept_by_a_written_token_still_stands() {
         "state/state.json",
         state.replace("\"seznambot\": {", "\"seznambot/4.0\": {"),
     );
-    let run = night("night2.log", "out2");
+    let run = night("state", "night2.log", Some("out2"));
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(run.stderr.contains("token as written"), "{}", run.stderr);
     assert_eq!(read(&site, "out2/violations.csv").lines().count(), 1);
@@ -1422,63 +1423,31 @@ fn a_4xx_an_older_version_kept_by_a_written_token_still_stands() {
     // robots.txt is not charged to the other's fetches, whose own count
     // had a 200 after it (regression review). The older state is made
     // of two nights' states, the second's count renamed.
-    let seznam = |t: u32, target: &str, status: u16| {
+    site.write(
+        "a.log",
         combined(
             "77.75.77.2",
-            &clf(t),
-            &format!("GET {target} HTTP/1.1"),
-            status,
+            &clf(DAY - 600),
+            "GET /robots.txt HTTP/1.1",
+            503,
             SEZNAM_UA,
-        )
-    };
-    site.write("a.log", seznam(DAY - 600, "/robots.txt", 503));
+        ),
+    );
     site.write("b.log", line(DAY - 300, "/robots.txt", 200));
-    let state_after = |log: &str, dir: &str| -> serde_json::Value {
-        let run = site.run(&[
-            "--quiet",
-            "--robots",
-            "robots.txt",
-            "--robots-since",
-            "2026-11-01",
-            "--profiles",
-            "profiles.txt",
-            "--state",
-            dir,
-            "--log",
-            log,
-        ]);
+    for (log, state) in [("a.log", "state-a"), ("b.log", "state-b")] {
+        let run = night(state, log, None);
         assert!(run.code <= 1, "{}", run.stderr);
-        json(&site, &format!("{dir}/state.json"))
-    };
-    let mut older = state_after("a.log", "state-a");
-    let other = state_after("b.log", "state-b");
-    older["counts"]["seznambot/4.0"] = other["counts"]["seznambot"].clone();
+    }
+    let mut older = json(&site, "state-a/state.json");
+    older["counts"]["seznambot/4.0"] =
+        json(&site, "state-b/state.json")["counts"]["seznambot"].clone();
     site.write("state-a/state.json", older.to_string());
     // `/a` is allowed: a row would be a robots-unreachable one.
     site.write("night3.log", line(DAY + 10, "/a", 200));
-    let run = site.run(&[
-        "--quiet",
-        "--robots",
-        "robots.txt",
-        "--robots-since",
-        "2026-11-01",
-        "--profiles",
-        "profiles.txt",
-        "--state",
-        "state-a",
-        "--log",
-        "night3.log",
-        "--out",
-        "out3",
-    ]);
-    assert_eq!(
-        run.code,
-        0,
-        "{}{}",
-        run.stderr,
-        read(&site, "out3/violations.csv")
-    );
-    assert_eq!(read(&site, "out3/violations.csv").lines().count(), 1);
+    let run = night("state-a", "night3.log", Some("out3"));
+    let rows = read(&site, "out3/violations.csv");
+    assert_eq!(run.code, 0, "{}{rows}", run.stderr);
+    assert_eq!(rows.lines().count(), 1);
 }
 
 /// SPEC §6: the state is updated only after the reports are written
