@@ -1466,12 +1466,10 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
     // night. Said even under --quiet. Fetches outside the window are
     // counted before they are judged (spoofed ones too, as claims), those
     // of other hosts after.
-    // The window's count holds spoofed claims too: a spoofed fetch inside
-    // it was audited (impostors.csv), so the window held something.
-    let outside = match digest.impostor_fetches {
-        0 => scan.outside_period,
-        _ => 0,
-    };
+    // Said of the crawler's own fetches: a spoofed fetch audited inside
+    // the window is none of them (SPEC §2), and the window's count, taken
+    // before fetches are judged, holds spoofed claims too.
+    let outside = scan.outside_period;
     if digest.crawlers.iter().flatten().all(|c| c.fetches == 0) {
         match (outside, other_hosts) {
             (0, 0) => {}
@@ -1480,13 +1478,13 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
                  --host names: is the name written as the log's virtual-host field writes it?"
             ),
             (outside, 0) => crate::warn!(
-                "robots-audit: warning: every fetch claiming a crawler ({outside}) was outside \
-                 --since/--until: nothing was audited; is the window the night's?"
+                "robots-audit: warning: no crawler fetch was audited: {outside} fetches claiming \
+                 a crawler were outside --since/--until; is the window the night's?"
             ),
             (outside, hosts) => crate::warn!(
                 "robots-audit: warning: no crawler fetch was audited: {outside} fetches claiming \
-                 a crawler were outside --since/--until, and the {hosts} within it of another \
-                 host than --host names"
+                 a crawler were outside --since/--until, and the crawler's {hosts} within it of \
+                 another host than --host names"
             ),
         }
     }

@@ -527,7 +527,7 @@ fn a_window_that_leaves_out_every_crawler_fetch_is_said_so() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(
         run.stderr
-            .contains("every fetch claiming a crawler (2) was outside --since/--until"),
+            .contains("no crawler fetch was audited: 2 fetches claiming a crawler were outside"),
         "{}",
         run.stderr
     );
@@ -548,6 +548,45 @@ fn a_window_that_leaves_out_every_crawler_fetch_is_said_so() {
         "{mail}"
     );
     // A window that holds some of them says nothing more on stderr.
+    // A spoofed fetch inside the window is none of the crawler's (SPEC
+    // §2): still nothing of the crawler's was audited (regression review).
+    site.write(
+        "access.log",
+        format!(
+            "{}{}",
+            log.text,
+            combined(
+                "6.6.6.6",
+                &clf(86_400 + 60),
+                "GET / HTTP/1.1",
+                200,
+                SEZNAM_UA
+            )
+        ),
+    );
+    site.write("ptr.txt", "6.6.6.6 evil.example\n");
+    let run = site.run(&[
+        "--quiet",
+        "--log",
+        "access.log",
+        "--robots",
+        "robots.txt",
+        "--ptr-map",
+        "ptr.txt",
+        "--since",
+        "2026-12-01",
+        "--out",
+        "o3",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("no crawler fetch was audited"),
+        "{}",
+        run.stderr
+    );
+    let page = std::fs::read_to_string(site.path("o3/report.html")).unwrap();
+    assert!(page.contains("No crawler fetch was audited"), "{page}");
+    site.write("access.log", &log.text);
     let run = since("2026-11-30T00:00:08Z", "o2");
     assert_eq!(run.code, 1, "{}", run.stderr);
     assert!(

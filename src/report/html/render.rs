@@ -99,12 +99,8 @@ pub fn render(page: &Page) -> String {
         _ => "no dated line".to_string(),
     };
     let accused: u64 = page.crawlers.iter().flat_map(|c| c.violations).sum();
-    // Spoofed fetches audited are something audited too.
-    let audited: u64 = page
-        .crawlers
-        .iter()
-        .map(|c| c.fetches + c.impostor_fetches)
-        .sum();
+    // The crawlers' own: a spoofed fetch is none of them (SPEC §2).
+    let audited: u64 = page.crawlers.iter().map(|c| c.fetches).sum();
     let left_out = page.health.left_out.outside_since_until + page.health.left_out.other_hosts;
     let markup = html! {
         (DOCTYPE)
