@@ -290,11 +290,9 @@ fn disallow_all(scope: &Scope<'_>, findings: &mut Vec<Finding>) {
     {
         unnamed.push('x');
     }
-    if !scope
-        .robots
-        .rules_for(unnamed.as_bytes())
-        .accuses(b"/robots-audit-probe")
-    {
+    let rules = scope.robots.rules_for(unnamed.as_bytes());
+    let probe = b"/robots-audit-probe";
+    if rules.judge(probe).allowed || !rules.accuses(probe) {
         return;
     }
     for group in defaults() {

@@ -612,6 +612,12 @@ fn each_crawler_groups_the_file_as_it_reads_it() {
             "disallow-all",
             &[],
         ),
+        // An Allow: / beside it lets everything through.
+        (
+            "User-agent: *\nDisallow: /\nAllow: /\n",
+            "disallow-all",
+            &[],
+        ),
         // `/` forbidden in one reading only of a Request-rate line that
         // cannot be read: `check` calls it allowed, so the lint does not
         // say it is forbidden (regression review).
