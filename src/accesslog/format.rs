@@ -302,9 +302,10 @@ fn unquoted_end(line: &[u8], start: usize, after: &Text) -> Result<usize, Skip> 
     }
 }
 
-/// True when `value` is an IPv4 or IPv6 address as logged (no port).
+/// True when `value` is an IPv4 or IPv6 address as logged, an IPv6 one
+/// bare, bracketed or with a zone (no port).
 fn is_address(value: &[u8]) -> bool {
-    fields::is_ipv4(value) || super::ipv6::is_ipv6(value)
+    fields::is_ipv4(value) || fields::is_ipv6(value)
 }
 
 /// Finds the end of an unquoted field that a `:` follows (`%a:%{remote}p`,
@@ -774,7 +775,7 @@ impl LogFormat {
                                 index > 0 && self.steps[index - 1].after.bytes().ends_with(b" - ");
                             let user_name = step.after.bytes().starts_with(b" [")
                                 && (previous_word == Some(b"-") || dash_written)
-                                && (fields::is_ipv4(entry.client) || fields::is_ipv6(entry.client))
+                                && is_address(entry.client)
                                 && value.split(|&b| b == b' ').all(|word| {
                                     !word.is_empty() && word != b"-" && !is_address(word)
                                 });

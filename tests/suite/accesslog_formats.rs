@@ -557,6 +557,29 @@ fn user_names_with_a_blank_after_bracketed_or_zoned_ipv6_are_read() {
     assert_eq!(run.code, 1, "{}", run.stderr);
     let violations = std::fs::read_to_string(site.path("o/violations.csv")).unwrap();
     assert_eq!(violations.lines().count(), 5, "{violations}");
+    // A word that is an address, zoned or bracketed too, is a shifted
+    // line's: skipped.
+    let shifted: String = ["a fe80::1%eth0", "a [2001:db8::1]", "a 6.6.6.6", "a -"]
+        .iter()
+        .map(|user| {
+            format!(
+                "77.75.77.9 - {user} [{}] \"GET /private/x HTTP/1.1\" 200 5 \"-\" \"{SEZNAM_UA}\"\n",
+                clf(0)
+            )
+        })
+        .collect();
+    site.write("access.log", &shifted);
+    let run = site.run(&[
+        "--log",
+        "access.log",
+        "--log-format",
+        "combined",
+        "--robots",
+        "robots.txt",
+        "--out",
+        "o2",
+    ]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
 }
 
 /// A proxy format whose client is `X-Forwarded-For` logs `-` for a load
