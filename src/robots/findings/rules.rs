@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 
 use super::super::compile::Pattern;
-use super::super::group::Rule;
+use super::super::group::{Reads, Rule};
 use super::super::parse::Directive;
 use super::shadow::Glob;
 use super::{Finding, Scope, Severity};
@@ -290,10 +290,16 @@ fn disallow_all(scope: &Scope<'_>, findings: &mut Vec<Finding>) {
     {
         unnamed.push('x');
     }
-    let rules = scope.robots.rules_for(unnamed.as_bytes());
+    // Read as a crawler of Allow and Disallow alone reads the file and as
+    // this grouping's readers do: a `Robot-version: 2.0` `*` group's
+    // `Allow: /` allows everything to the first, the home page alone to
+    // Seznam.
     let probe = b"/robots-audit-probe";
-    if rules.judge(probe).allowed || !rules.accuses(probe) {
-        return;
+    for reads in [Reads::RULES_ONLY, scope.robots.reads()] {
+        let rules = scope.robots.read_as(reads).rules_for(unnamed.as_bytes());
+        if rules.judge(probe).allowed || !rules.accuses(probe) {
+            return;
+        }
     }
     for group in defaults() {
         for rule in group.rules.iter().filter(|r| !r.allow) {

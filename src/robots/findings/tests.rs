@@ -612,9 +612,15 @@ fn each_crawler_groups_the_file_as_it_reads_it() {
             "disallow-all",
             &[],
         ),
-        // An Allow: / beside it lets everything through.
+        // An Allow: / beside it lets everything through; in a merged
+        // Robot-version 2.0 `*` group, every crawler but Seznam's.
         (
             "User-agent: *\nDisallow: /\nAllow: /\n",
+            "disallow-all",
+            &[],
+        ),
+        (
+            "User-agent: *\nDisallow: /\n\nUser-agent: *\nRobot-version: 2.0\nAllow: /\n",
             "disallow-all",
             &[],
         ),
