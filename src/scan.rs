@@ -388,7 +388,11 @@ impl Scanner<'_> {
                         if let Some(vhost) = entry.vhost {
                             let key = host_key(vhost);
                             fetch.other_host = !self.hosts.is_empty() && !self.hosts.holds(&key);
-                            scan.note_host(&key, 1);
+                            // The hosts judged by the one robots.txt: those
+                            // of fetches inside --since/--until.
+                            if inside {
+                                scan.note_host(&key, 1);
+                            }
                         }
                         if !inside {
                             scan.outside_period += 1;

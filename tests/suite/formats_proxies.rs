@@ -480,6 +480,22 @@ fn fetches_of_other_virtual_hosts_are_warned_about_or_left_out_with_host() {
         report.stderr
     );
     assert_eq!(column(&report.violations, 8), ["/private/a", "/private/c"]);
+    // The hosts named are those judged: not of fetches --since/--until
+    // left out (regression review).
+    let report = audit_vhosts(&log, &["--since", "2026-11-30T10:00:02+01:00"]);
+    assert!(
+        report.stderr.contains(
+            "fetches claiming a crawler name 2 virtual hosts (shop.other.cz 1, www.example.cz 1)"
+        ),
+        "{}",
+        report.stderr
+    );
+    let report = audit_vhosts(&log, &["--since", "2026-11-30T10:00:03+01:00"]);
+    assert!(
+        !report.stderr.contains("virtual hosts"),
+        "{}",
+        report.stderr
+    );
 }
 
 #[test]
