@@ -414,6 +414,25 @@ fn a_vhost_combined_log_read_as_combined_is_skipped_never_shifted() {
     );
 }
 
+/// `text` as `access.log` beside the suite's robots.txt, audited into `o`
+/// with `extra` flags first.
+fn audit_text(text: &str, extra: &[&str]) -> (Site, common::Run) {
+    let site = Site::new()
+        .with("robots.txt", ROBOTS)
+        .with("access.log", text);
+    let mut args = extra.to_vec();
+    args.extend([
+        "--log",
+        "access.log",
+        "--robots",
+        "robots.txt",
+        "--out",
+        "o",
+    ]);
+    let run = site.run(&args);
+    (site, run)
+}
+
 /// Anyone may send `Authorization: Basic` with a user name holding a
 /// blank, which nginx logs as sent. Two hundred such requests at the
 /// start of a night used to make every sampled line a misfit, so the file
@@ -435,17 +454,7 @@ fn user_names_with_a_blank_at_the_start_do_not_stop_the_file() {
         200,
         SEZNAM_UA,
     ));
-    let site = Site::new()
-        .with("robots.txt", ROBOTS)
-        .with("access.log", &text);
-    let run = site.run(&[
-        "--log",
-        "access.log",
-        "--robots",
-        "robots.txt",
-        "--out",
-        "o",
-    ]);
+    let (site, run) = audit_text(&text, &[]);
     assert_eq!(run.code, 1, "{}", run.stderr);
     let violations = std::fs::read_to_string(site.path("o/violations.csv")).unwrap();
     assert!(violations.contains(",/private/,"), "{violations}");
@@ -541,19 +550,7 @@ fn user_names_with_a_blank_after_bracketed_or_zoned_ipv6_are_read() {
         )
     })
     .collect();
-    let site = Site::new()
-        .with("robots.txt", ROBOTS)
-        .with("access.log", &text);
-    let run = site.run(&[
-        "--log",
-        "access.log",
-        "--log-format",
-        "combined",
-        "--robots",
-        "robots.txt",
-        "--out",
-        "o",
-    ]);
+    let (site, run) = audit_text(&text, &["--log-format", "combined"]);
     assert_eq!(run.code, 1, "{}", run.stderr);
     let violations = std::fs::read_to_string(site.path("o/violations.csv")).unwrap();
     assert_eq!(violations.lines().count(), 5, "{violations}");
@@ -568,17 +565,7 @@ fn user_names_with_a_blank_after_bracketed_or_zoned_ipv6_are_read() {
             )
         })
         .collect();
-    site.write("access.log", &shifted);
-    let run = site.run(&[
-        "--log",
-        "access.log",
-        "--log-format",
-        "combined",
-        "--robots",
-        "robots.txt",
-        "--out",
-        "o2",
-    ]);
+    let (_, run) = audit_text(&shifted, &["--log-format", "combined"]);
     assert_eq!(run.code, 2, "{}", run.stderr);
 }
 
@@ -611,17 +598,7 @@ fn health_checks_with_the_client_dash_keep_a_log_combined() {
         ));
     }
     text.push_str("198.51.100.9 - - [29/Nov/2026:03:00:03 +0100] \"GET /a HTTP/1.1\" 200 5 \"-\" \"Mozilla/5.0 (Windows NT 10.0\n");
-    let site = Site::new()
-        .with("robots.txt", ROBOTS)
-        .with("access.log", &text);
-    let run = site.run(&[
-        "--log",
-        "access.log",
-        "--robots",
-        "robots.txt",
-        "--out",
-        "o",
-    ]);
+    let (site, run) = audit_text(&text, &[]);
     assert_eq!(run.code, 1, "{}", run.stderr);
     assert!(run.stderr.contains("read as combined"), "{}", run.stderr);
     let violations = std::fs::read_to_string(site.path("o/violations.csv")).unwrap();
