@@ -271,6 +271,8 @@ struct Scope<'a> {
     keepers: [Vec<Selection>; 2],
     /// The crawlers of the table, each with the selection it uses.
     readers: Vec<(&'a Reader, Selection)>,
+    /// A token no group names: any crawler without a group of its own.
+    unnamed: String,
 }
 
 impl<'a> Scope<'a> {
@@ -328,6 +330,7 @@ impl<'a> Scope<'a> {
             selections,
             keepers,
             readers,
+            unnamed,
         }
     }
 

@@ -385,7 +385,13 @@ impl AgentRules {
             && self
                 .google
                 .as_ref()
-                .is_none_or(|google| !google.judge(target).allowed && google.accuses(target))
+                .is_none_or(|other| other.forbids(target))
+    }
+
+    /// Whether a fetch of `target` is disallowed in every reading: what
+    /// `check` calls DISALLOWED and the audit makes a row of.
+    pub fn forbids(&self, target: &[u8]) -> bool {
+        !self.judge(target).allowed && self.accuses(target)
     }
 
     /// Whether Seznam's reading of its `Robot-version: 2.0` wildcards (`?`,
@@ -619,7 +625,7 @@ mod tests {
             }
             targets
         };
-        let row = |rules: &AgentRules, t: &[u8]| !rules.judge(t).allowed && rules.accuses(t);
+        let row = |rules: &AgentRules, t: &[u8]| rules.forbids(t);
         for version in [&b""[..], b"Robot-version: 2.0\n"] {
             for line in lines {
                 let head = [

@@ -281,23 +281,17 @@ fn disallow_all(scope: &Scope<'_>, findings: &mut Vec<Finding>) {
     // A crawler with no group of its own, allowed in one reading of a line
     // read two ways (a `User-agent NAME` without its colon above the rule):
     // `check` calls its fetches allowed, so nothing is said to block it.
-    let mut unnamed = String::from("robotsauditunnamed");
-    while scope
-        .robots
-        .groups()
-        .iter()
-        .any(|g| g.names(unnamed.as_bytes()))
-    {
-        unnamed.push('x');
-    }
     // Read as a crawler of Allow and Disallow alone reads the file and as
     // this grouping's readers do: a `Robot-version: 2.0` `*` group's
     // `Allow: /` allows everything to the first, the home page alone to
     // Seznam.
     let probe = b"/robots-audit-probe";
     for reads in [Reads::RULES_ONLY, scope.robots.reads()] {
-        let rules = scope.robots.read_as(reads).rules_for(unnamed.as_bytes());
-        if rules.judge(probe).allowed || !rules.accuses(probe) {
+        let rules = scope
+            .robots
+            .read_as(reads)
+            .rules_for(scope.unnamed.as_bytes());
+        if !rules.forbids(probe) {
             return;
         }
     }
