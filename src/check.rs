@@ -148,7 +148,7 @@ pub fn answers(robots: &Robots, reader: &Reader, targets: &[String]) -> Vec<Answ
                     } else if one_reading {
                         reason.push_str(&format!(
                             "; disallowed in one reading only of {}: no violation",
-                            robots.read_two_ways()
+                            robots.two_way_lines()
                         ));
                     }
                     if !verdict.allowed
@@ -182,7 +182,7 @@ pub fn answers(robots: &Robots, reader: &Reader, targets: &[String]) -> Vec<Answ
             if googles_only {
                 reason.push_str(&format!(
                     "; disallowed only in the second reading of {}: no violation",
-                    robots.read_two_ways()
+                    robots.two_way_lines()
                 ));
             }
             Answer {

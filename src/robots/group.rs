@@ -132,14 +132,14 @@ pub struct Grouping {
     /// The product tokens of `User-agent NAME` lines without their colon
     /// (and of the keys Google's parser takes for `User-agent`): where
     /// there are any, Google's parser groups the file otherwise
-    /// (`group_google`), and a fetch is disallowed only when both readings
+    /// (`other_readings`), and a fetch is disallowed only when both readings
     /// disallow it (`AgentRules::accuses`).
     pub colonless_tokens: Vec<Vec<u8>>,
     /// The lines of `Request-rate` records that cannot be read and stand
     /// right after a run of user-agent lines, which they end for a crawler
     /// that reads Request-rate. Whether that crawler's parser ends the run
     /// at a line it cannot read is unknown, so the second reading
-    /// (`group_google`) lets the run go on, and a fetch is disallowed only
+    /// (`other_readings`) lets the run go on, and a fetch is disallowed only
     /// when both readings disallow it (README "Request-rate").
     pub unreadable_ends: Vec<usize>,
 }
@@ -247,19 +247,12 @@ pub fn group(file: &RobotsFile, reads: Reads) -> Grouping {
     group_as(file, reads, false, false)
 }
 
-/// `group` as Google's parser reads the file: a `User-agent NAME` line
-/// without its colon, and the keys it takes for `User-agent` (`Useragent:`,
-/// `User agent:`, `User-agents:`), are user-agent lines; and a Request-rate
-/// line that cannot be read does not end a run of user-agent lines. The
-/// second reading of a file that holds such a line (SPEC §3 is RFC 9309's;
-/// README "A `User-agent` line without its colon", "Request-rate").
-pub fn group_google(file: &RobotsFile, reads: Reads) -> Grouping {
-    group_as(file, reads, true, true)
-}
-
 /// The file's other readings, each a grouping, when `first` (its
 /// `group`) noted lines read two ways: every combination of a user-agent
-/// line without its colon read as Google's parser reads it or not, and a
+/// line without its colon (or a key Google's parser takes for `User-agent`:
+/// `Useragent:`, `User agent:`, `User-agents:`) read as Google's parser
+/// reads it or not (SPEC §3 is RFC 9309's; README "A `User-agent` line
+/// without its colon"), and a
 /// Request-rate line that cannot be read ending the run or not, but the
 /// first's. A fetch is disallowed only when every reading disallows it
 /// (`AgentRules::accuses`): one combination left out could be the one
@@ -524,6 +517,12 @@ mod tests {
     use super::*;
 
     /// What Seznam's crawlers read.
+    /// The reading where both kinds of line read two ways are read the
+    /// other way: Google's for a user-agent line without its colon.
+    fn group_google(file: &RobotsFile, reads: Reads) -> Grouping {
+        group_as(file, reads, true, true)
+    }
+
     const SEZNAM: Reads = Reads::RULES_ONLY
         .with(Directive::RequestRate)
         .with(Directive::RobotVersion);

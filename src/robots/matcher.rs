@@ -136,9 +136,9 @@ impl Robots {
         &self.grouping.groups
     }
 
-    /// What makes the file's second reading (`group::group_google`), in
+    /// What makes the file's other readings (`group::other_readings`), in
     /// words: the lines read two ways. Empty when there are none.
-    pub fn read_two_ways(&self) -> String {
+    pub fn two_way_lines(&self) -> String {
         let mut kinds = Vec::new();
         if !self.grouping.colonless_tokens.is_empty() {
             kinds.push(

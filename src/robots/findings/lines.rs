@@ -253,7 +253,7 @@ fn stray_finding(line: usize, text: &str, first_agent: usize) -> Finding {
             format!("{}: {rest}", meant.name())
         };
         let message = if crate::robots::group::colonless_agent(text).is_some() {
-            // Google's parser reads it all the same (`group::group_google`).
+            // Google's parser reads it all the same (`group::other_readings`).
             format!(
                 "`{text}` has no colon: RFC 9309 crawlers ignore it, Google's parser reads it \
                  as a user-agent line, and the audit accuses no fetch that only one of the two \
