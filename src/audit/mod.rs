@@ -182,6 +182,13 @@ fn count_name(policy: &Policy<'_>, rate_by: RateBy) -> String {
     }
 }
 
+/// The name an older version's state kept a token's count under: the
+/// token as written, in lower case (`seznambot/4.0`), where counts now go
+/// by the product token (`count_name`).
+fn written_token_name(policy: &Policy<'_>) -> String {
+    policy.token.to_ascii_lowercase()
+}
+
 impl<'p, 'r> Judge<'p, 'r> {
     /// `policies` holds one list of crawlers' policies per robots.txt
     /// version (the versions of `nights`, in their order), or one list
@@ -258,7 +265,7 @@ impl<'p, 'r> Judge<'p, 'r> {
         let mut merged: Vec<String> = Vec::new();
         for (policy, &count) in policies.iter().zip(&self.count_of) {
             let name = &self.names[count];
-            let written = policy.token.to_ascii_lowercase();
+            let written = written_token_name(policy);
             if written != *name
                 && *name == count_name(policy, RateBy::Token)
                 && state_has(&written)
@@ -285,12 +292,10 @@ impl<'p, 'r> Judge<'p, 'r> {
         };
         let mut latest: Vec<Option<cache::RobotsFetch>> = vec![None; self.trackers.len()];
         for (policy, &count) in policies.iter().zip(&self.count_of) {
-            // A state of a version that kept a token's count by the token
-            // as written (`seznambot/4.0`), not by its product token.
             let names = [
                 count_name(policy, RateBy::Token),
                 count_name(policy, RateBy::Crawler),
-                policy.token.to_ascii_lowercase(),
+                written_token_name(policy),
             ];
             for (name, memory) in others {
                 if !names.iter().any(|n| n == name) {
