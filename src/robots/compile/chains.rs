@@ -1,15 +1,17 @@
 //! Where the patterns with pieces stand while one target is read: takes
 //! the piece occurrences of the pass in order of their end, gives the first
 //! pattern, in precedence order, whose pieces all occurred in turn (SPEC §3;
-//! the method is in `compile.rs`). A waiting pattern carries its own state
-//! in a chain per piece, so an occurrence touches the chain it walks and
-//! nothing indexed by pattern; all of it grows with the target's pieces.
+//! the method is in `compile.rs`). Patterns that share their prefix and
+//! first pieces share the nodes of those pieces (`Node`), and a node waiting
+//! for its piece carries its own state in a chain per piece, so an
+//! occurrence touches the chain it walks and nothing indexed by pattern;
+//! all of it grows with the target's pieces.
 
 use std::cell::RefCell;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 
-use super::{Pattern, Pieces, Start, Target, head_mask};
+use super::{Child, NO_NODE, Pattern, Pieces, Start, Target, WIDE, head_mask};
 
 /// Octets a pattern may wait for its next occurrence on its chain,
 /// walked at each occurrence between; a longer wait is set apart
@@ -19,20 +21,17 @@ const SHORT_WAIT: u32 = 8;
 /// The end of a chain of waiting patterns.
 const NIL: u32 = u32::MAX;
 
-/// A pattern waiting for a piece, carrying all it needs to advance, so an
+/// A node waiting for its piece, from where its parent was reached, so an
 /// occurrence touches the chain it walks and nothing indexed by pattern.
 #[derive(Debug, Clone, Copy)]
 struct Waiting {
-    pattern: u32,
-    /// Where the piece it waits for sits in `Pieces::ids`.
-    at: u32,
-    /// Pieces still to find, this one included.
-    left: u32,
-    /// Where its last piece (or its prefix) ended.
+    node: u32,
+    /// The node's first pattern, in precedence order (`Node::min`).
+    min: u32,
+    /// Where its parent's piece (or its prefix) ended.
     from: u32,
-    /// The next pattern waiting for the same piece, or `NIL`.
+    /// The next node waiting for the same piece, or `NIL`.
     link: u32,
-    anchored: bool,
 }
 
 /// The patterns waiting for one piece in the current target.
@@ -42,6 +41,9 @@ struct Chain {
     head: u32,
     /// The patterns that begin with this piece have been added.
     listed: bool,
+    /// The wide nodes reached (`Scratch::reached`) before this entry have
+    /// handed this piece their children.
+    seen: u32,
     /// The cell of `Scratch::table` that points here, to clear it.
     cell: u32,
 }
@@ -59,14 +61,25 @@ pub(super) struct Scratch {
     keys: Vec<u32>,
     chains: Vec<Chain>,
     waiting: Vec<Waiting>,
-    /// (pattern, where its last piece may start) for patterns whose
-    /// anchored last piece is checked at the end.
+    /// (pattern, where its last piece may start) for patterns of one
+    /// piece whose anchored last piece is checked at the end.
     at_end: Vec<(u32, u32)>,
-    /// The same for pieces, by piece id: the target's number when the
-    /// piece was found with no pattern waiting (0 again when a pattern
-    /// moves to it), so that a match state reporting many pieces skips
-    /// each idle one without its chain's look-up.
-    idle_pieces: Vec<u32>,
+    /// (node, where it was reached) for nodes with anchored ends, checked
+    /// at the end.
+    at_end_nodes: Vec<(u32, u32)>,
+    /// The wide nodes reached, in turn, with where: their children are
+    /// handed to a piece's chain when the piece next occurs.
+    reached: Vec<(u32, u32)>,
+    /// Each wide node reached, by node: its entry in `reached`.
+    reached_at: HashMap<u32, u32, foldhash::fast::FixedState>,
+    /// A wide node was reached since the pass last looked: every piece and
+    /// state may have work again.
+    wide_moved: bool,
+    /// The same for pieces, by piece id: `quiet_mark` when the piece was
+    /// found with no pattern waiting (0 again when a pattern moves to it),
+    /// so that a match state reporting many pieces skips each idle one
+    /// without its chain's look-up.
+    idle_pieces: Vec<u64>,
     /// Targets read with this scratch, for `idle_pieces`.
     target: u32,
     /// The automaton's match states whose every piece had no pattern to
@@ -108,6 +121,10 @@ impl Scratch {
         self.keys.clear();
         self.waiting.clear();
         self.at_end.clear();
+        self.at_end_nodes.clear();
+        self.reached.clear();
+        self.reached_at.clear();
+        self.wide_moved = false;
         self.rounds = 0;
         self.woken.clear();
         self.deferred.clear();
@@ -155,12 +172,24 @@ impl Scratch {
             self.woken.clear();
             self.rounds = self.rounds.wrapping_add(1);
         }
+        self.wake_all_if_wide();
+    }
+
+    /// Wakes every match state and piece when a wide node was reached
+    /// since the last look: any of its children's pieces may have work,
+    /// which is not worked out child by child.
+    pub(super) fn wake_all_if_wide(&mut self) {
+        if self.wide_moved {
+            self.wide_moved = false;
+            self.steps += 1;
+            self.rounds = self.rounds.wrapping_add(1);
+        }
     }
 
     /// Whether piece `id` had no pattern waiting, and none moved to it
     /// since.
     fn is_idle_piece(&self, id: u32) -> bool {
-        self.idle_pieces.get(id as usize) == Some(&self.target)
+        self.idle_pieces.get(id as usize) == Some(&self.quiet_mark())
     }
 
     fn set_idle_piece(&mut self, id: u32, idle: bool) {
@@ -171,7 +200,7 @@ impl Scratch {
             }
             self.idle_pieces.resize(id + 1, 0);
         }
-        self.idle_pieces[id] = if idle { self.target } else { 0 };
+        self.idle_pieces[id] = if idle { self.quiet_mark() } else { 0 };
     }
 
     /// The cell where piece `id` is, or would go.
@@ -196,6 +225,7 @@ impl Scratch {
                 self.chains.push(Chain {
                     head: NIL,
                     listed: false,
+                    seen: 0,
                     cell: cell as u32,
                 });
                 self.keys.push(id);
@@ -271,43 +301,148 @@ impl Run<'_> {
         self.pieces.prefixes.get(rest) == octets.get(4..len)
     }
 
-    /// Adds to chain `slot` the patterns whose first piece is `id` and
+    /// Adds to chain `slot` the first-level nodes whose piece is `id` and
     /// whose prefix starts the target: they begin waiting for it there. No
     /// occurrence of the piece ended before this (it would have listed
     /// them), so they miss none.
     fn list(&mut self, id: u32, slot: usize) {
         self.scratch.chains[slot].listed = true;
         for start in self.pieces.starting_with(id) {
-            if start.pattern >= self.best {
+            if start.min >= self.best {
                 break;
             }
             if !self.starts_with(start) {
                 continue;
             }
-            if start.anchored && start.count == 1 {
-                self.scratch.at_end.push((start.pattern, start.prefix_len));
+            if start.node == NO_NODE {
+                self.scratch.at_end.push((start.min, start.prefix_len));
                 continue;
             }
             self.scratch.push(
                 slot,
                 Waiting {
-                    pattern: start.pattern,
-                    at: start.ids_at,
-                    left: start.count,
+                    node: start.node,
+                    min: start.min,
                     from: start.prefix_len,
                     link: NIL,
-                    anchored: start.anchored,
                 },
             );
         }
     }
 
-    /// Piece `id` occurs at `start..end`: every pattern waiting for it from
-    /// `start` or before takes it and waits for its next piece. An
-    /// occurrence that begins or ends inside a literal `*` or `$` of the
-    /// target is none. True unless the piece had, and has, no pattern
-    /// waiting for it (its patterns listed, none left): an occurrence of it
-    /// anywhere else does nothing either, until a pattern moves on to it.
+    /// Adds to chain `slot` the children that take piece `id` of the wide
+    /// nodes reached since the chain last looked, each waiting from where
+    /// its parent was reached: found from the smaller side, the wide nodes'
+    /// children that take `id` or the wide nodes reached since.
+    fn list_lazy(&mut self, id: u32, slot: usize) {
+        let seen = self.scratch.chains[slot].seen;
+        let reached = self.scratch.reached.len() as u32;
+        if seen == reached {
+            return;
+        }
+        self.scratch.chains[slot].seen = reached;
+        let lazy = self.pieces.lazy_of(id);
+        if lazy.is_empty() {
+            return;
+        }
+        if lazy.len() <= (reached - seen) as usize {
+            for &(child, parent) in lazy {
+                self.scratch.steps += 1;
+                let Some(&entry) = self.scratch.reached_at.get(&parent) else {
+                    continue;
+                };
+                if entry >= seen {
+                    let from = self.scratch.reached[entry as usize].1;
+                    self.wait(slot, child, from);
+                }
+            }
+        } else {
+            for entry in seen..reached {
+                self.scratch.steps += 1;
+                let (parent, from) = self.scratch.reached[entry as usize];
+                if let Some(&child) = self.pieces.wide_children.get(&(parent, id)) {
+                    self.wait(slot, child, from);
+                }
+            }
+        }
+    }
+
+    /// `child` waits on chain `slot` from `from`, unless a pattern as
+    /// early as its first already matched.
+    fn wait(&mut self, slot: usize, child: Child, from: u32) {
+        if child.min >= self.best {
+            return;
+        }
+        self.scratch.push(
+            slot,
+            Waiting {
+                node: child.node,
+                min: child.min,
+                from,
+                link: NIL,
+            },
+        );
+    }
+
+    /// Node `node` is reached at `end`: the patterns that end with it
+    /// match, those that end with an anchored piece after it are checked at
+    /// the end, and its children wait for their pieces from here. The
+    /// entry it waited in, `entry`, is taken again by its first child.
+    #[inline]
+    fn reach(&mut self, node: u32, end: u32, entry: u32) {
+        let reached = self.pieces.node(node);
+        self.best = self.best.min(reached.own);
+        if reached.has_ends
+            && let Some(&(first, _)) = self.pieces.ends_of(&reached).first()
+            && first < self.best
+        {
+            self.scratch.at_end_nodes.push((node, end));
+        }
+        if reached.children.is_empty() {
+            return;
+        }
+        if reached.children_len() > WIDE as usize {
+            // Its children are handed over as their pieces occur.
+            let entry = self.scratch.reached.len() as u32;
+            self.scratch.reached.push((node, end));
+            self.scratch.reached_at.insert(node, entry);
+            self.scratch.wide_moved = true;
+            return;
+        }
+        let mut entry = Some(entry);
+        for child in reached.children() {
+            if child.min >= self.best {
+                // By their first pattern: the rest come later still.
+                break;
+            }
+            self.scratch.steps += 1;
+            let slot = self.scratch.chain(child.piece);
+            let waiting = Waiting {
+                node: child.node,
+                min: child.min,
+                from: end,
+                link: NIL,
+            };
+            match entry.take() {
+                Some(index) => {
+                    self.scratch.waiting[index as usize] = waiting;
+                    self.scratch.relink(slot, index);
+                }
+                None => {
+                    self.scratch.push(slot, waiting);
+                }
+            }
+            self.scratch.set_idle_piece(child.piece, false);
+            self.scratch.woken.push(child.piece);
+        }
+    }
+
+    /// Piece `id` occurs at `start..end`: every node waiting for it from
+    /// `start` or before is reached. An occurrence that begins or ends
+    /// inside a literal `*` or `$` of the target is none. True unless the
+    /// piece had, and has, no node waiting for it (its nodes listed, none
+    /// left): an occurrence of it anywhere else does nothing either, until
+    /// a node is handed to it.
     pub(super) fn occurs(&mut self, id: u32, start: u32, end: u32) -> bool {
         self.scratch.steps += 1;
         if self.scratch.is_idle_piece(id) {
@@ -321,28 +456,29 @@ impl Run<'_> {
         if !self.scratch.chains[slot].listed {
             self.list(id, slot);
         }
+        self.list_lazy(id, slot);
         if self.scratch.chains[slot].head == NIL {
             self.scratch.set_idle_piece(id, true);
             return false;
         }
-        // Taken off whole: a pattern that next waits for this same piece
-        // goes back on the emptied chain and is not seen again here.
+        // Taken off whole: a node that waits for this same piece goes on
+        // the emptied chain and is not seen again here.
         let mut walk = std::mem::replace(&mut self.scratch.chains[slot].head, NIL);
         while walk != NIL {
             let index = walk;
             self.scratch.steps += 1;
             let waiting = self.scratch.waiting[index as usize];
             walk = waiting.link;
-            if waiting.pattern >= self.best {
+            if waiting.min >= self.best {
                 continue;
             }
             if waiting.from > start {
                 // Overlaps the piece before: only an occurrence that
                 // starts at `from` or later may do, which ends `end -
-                // start` after it. The pattern waits apart until then,
-                // so the occurrences between do not walk it again: a run
-                // of `a`s against `/*aaa*aaa` would, at every octet, for
-                // every such pattern (SPEC §5).
+                // start` after it. The node waits apart until then, so
+                // the occurrences between do not walk it again: a run of
+                // `a`s against `/*aaa*aaa` would, at every octet, for
+                // every such node (SPEC §5).
                 let ready = waiting.from.saturating_add(end - start);
                 // A wait of a few octets is cheaper walked than set apart
                 // (`/*aa*aa*aa…` against a run of `a`s waits one).
@@ -353,25 +489,7 @@ impl Run<'_> {
                 }
                 continue;
             }
-            let left = waiting.left - 1;
-            if left == 0 {
-                self.best = waiting.pattern;
-            } else if waiting.anchored && left == 1 {
-                self.scratch.at_end.push((waiting.pattern, end));
-            } else {
-                let at = waiting.at + 1;
-                let Some(&next) = self.pieces.ids.get(at as usize) else {
-                    continue;
-                };
-                let moved = &mut self.scratch.waiting[index as usize];
-                moved.at = at;
-                moved.left = left;
-                moved.from = end;
-                let next_slot = self.scratch.chain(next);
-                self.scratch.relink(next_slot, index);
-                self.scratch.set_idle_piece(next, false);
-                self.scratch.woken.push(next);
-            }
+            self.reach(waiting.node, end, index);
         }
         true
     }
@@ -402,6 +520,13 @@ impl Run<'_> {
     /// Checks the anchored last pieces and gives the first match.
     pub(super) fn finish(self, patterns: &[Pattern]) -> u32 {
         let mut best = self.best;
+        let octets = self.target.octets;
+        // Whether `last` ends the target after `from`, where it may start.
+        let ends = |last: &[u8], from: u32| {
+            octets.len() >= from as usize + last.len()
+                && octets.ends_with(last)
+                && !self.target.splits(octets.len() - last.len())
+        };
         for &(index, from) in &self.scratch.at_end {
             if index >= best {
                 continue;
@@ -409,12 +534,39 @@ impl Run<'_> {
             let Some(last) = patterns.get(index as usize).and_then(|p| p.pieces.last()) else {
                 continue;
             };
-            let octets = self.target.octets;
-            if octets.len() >= from as usize + last.len()
-                && octets.ends_with(last)
-                && !self.target.splits(octets.len() - last.len())
-            {
+            if ends(last, from) {
                 best = index;
+            }
+        }
+        for &(node, from) in &self.scratch.at_end_nodes {
+            let reached = self.pieces.node(node);
+            match self.pieces.ends_of(&reached).first() {
+                Some(&(first, _)) if first < best => {}
+                _ => continue,
+            }
+            if let Some(wide) = self.pieces.wide_ends.get(&node) {
+                // By the target's own end, a length at a time.
+                for &len in &wide.lengths {
+                    let Some(cut) = octets.len().checked_sub(len as usize) else {
+                        break;
+                    };
+                    if cut < from as usize || self.target.splits(cut) {
+                        continue;
+                    }
+                    if let Some(&index) = wide.first.get(&octets[cut..]) {
+                        best = best.min(index);
+                    }
+                }
+                continue;
+            }
+            for &(index, last) in self.pieces.ends_of(&reached) {
+                if index >= best {
+                    break;
+                }
+                if ends(self.pieces.text(last), from) {
+                    best = index;
+                    break;
+                }
             }
         }
         best
