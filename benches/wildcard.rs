@@ -174,6 +174,35 @@ fn main() {
         "20,000 rules /*.php*sid*xNNNNN, short targets: wildcard {w:.0} ns, literal {l:.0} ns, {:.1}x",
         w / l
     );
+    // A narrow tree of one-letter pieces: every path of three of sixteen
+    // letters, then a piece of nine that random text hardly holds; random
+    // text reaches every node, and each node's move used to wake every
+    // state that reports its letter.
+    let letters = b"abcdefghijklmnop";
+    let mut seed = Seed(0x0DDB_A11C_AFE5_EED5);
+    let word = |n: usize, seed: &mut Seed| -> String {
+        (0..n)
+            .map(|_| char::from(letters[seed.below(letters.len())]))
+            .collect()
+    };
+    let mut wild_text = String::from("User-agent: *\n");
+    let mut literal_text = String::from("User-agent: *\n");
+    for path in 0..4096 {
+        let [x, y, z] = [path >> 8, (path >> 4) & 15, path & 15].map(|i| char::from(letters[i]));
+        let end = word(9, &mut seed);
+        wild_text.push_str(&format!("Disallow: /*{x}*{y}*{z}*{end}\n"));
+        literal_text.push_str(&format!("Disallow: /{x}{y}{z}{end}\n"));
+    }
+    let wild = Robots::new(wild_text.as_bytes());
+    let literal = Robots::new(literal_text.as_bytes());
+    let targets: Vec<Vec<u8>> = (0..3)
+        .map(|_| format!("/{}", word(8000, &mut seed)).into_bytes())
+        .collect();
+    let (w, l) = compare(&wild, &literal, &targets, 5);
+    println!(
+        "4,096 rules /*x*y*z*(9 letters), random targets of 8,000 letters: wildcard {w:.0} ns, literal {l:.0} ns, {:.1}x",
+        w / l
+    );
     for (name, piece, len) in cases {
         let wild = Robots::new(&runs_of(piece, true));
         let literal = Robots::new(&runs_of(piece, false));

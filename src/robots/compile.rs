@@ -661,7 +661,26 @@ struct Links {
     /// A DFA's match state ids are their places shifted; an NFA's are
     /// looked up.
     places: Places,
+    /// The states whose chains go through a state are a tree below it:
+    /// numbered in depth-first order, by place, each is `tin` and those
+    /// below it follow it up to `tout`, so the states that report a piece
+    /// (those below the state of its own text) are one span.
+    tin: Vec<u32>,
+    /// By piece: the span of the states that report it, `(tin, tout)`,
+    /// and its length.
+    pieces: Vec<(u32, u32, u32)>,
 }
+
+/// Above this many states, a piece that gains work does not wake its
+/// states one by one: it is written in `Scratch::woken_long`, and a quiet
+/// state it is reported by runs it alone (`Links::quiet_below`). 900 rules
+/// `/*a…a*a…a` against a run of `a`s woke hundreds of states a move, and
+/// walked their chains again at the next octet.
+const LONG_WAKE: usize = 32;
+
+/// A quiet state runs at most this many pieces woken since it was found
+/// quiet; past them its chain is walked again.
+const WOKEN_SINCE: usize = 8;
 
 #[derive(Debug, Clone)]
 enum Places {
@@ -796,6 +815,18 @@ impl Links {
             *links.get_mut(at)? = Link { own, next };
             rest_of[at] = rest.len();
         }
+        let (tin, tout) = depth_first(&links, &places)?;
+        let pieces = piece_state
+            .iter()
+            .enumerate()
+            .map(|(id, &sid)| match place(sid) {
+                Some(at) if at < tin.len() => {
+                    let len = automaton.pattern_len(aho_corasick::PatternID::new(id).ok()?);
+                    Some((tin[at], tout[at], len as u32))
+                }
+                _ => Some((u32::MAX, u32::MAX, 0)),
+            })
+            .collect::<Option<Vec<_>>>()?;
         // The next state reports exactly the rest, so chains end (each
         // reports fewer than the state before it).
         for &sid in states {
@@ -812,7 +843,58 @@ impl Links {
                 return None;
             }
         }
-        Some(Links { links, places })
+        Some(Links {
+            links,
+            places,
+            tin,
+            pieces,
+        })
+    }
+
+    /// Whether piece `piece` has a span (`Links::pieces`).
+    fn spans(&self, piece: u32) -> bool {
+        self.pieces
+            .get(piece as usize)
+            .is_some_and(|&(from, _, _)| from != u32::MAX)
+    }
+
+    /// Whether state `sid` is quiet but for pieces woken since (at most
+    /// `WOKEN_SINCE`), which it then runs, ending at `end`: `Some` of
+    /// whether one of them had work (else the state is found quiet again),
+    /// `None` when it is not quiet (then its chain is to be walked).
+    fn quiet_below(&self, sid: u32, end: u32, run: &mut Run<'_>) -> Option<bool> {
+        let since = run.scratch.quiet_since(sid)?;
+        if since.is_empty() {
+            return Some(false);
+        }
+        if since.len() > WOKEN_SINCE {
+            return None;
+        }
+        let at = *self.tin.get(self.places.of(sid)?)?;
+        let mut mine = [u32::MAX; WOKEN_SINCE];
+        let mut count = 0;
+        for &piece in since {
+            match self.pieces.get(piece as usize) {
+                Some(&(from, to, _)) if from <= at && at <= to => {
+                    if !mine[..count].contains(&piece) {
+                        mine[count] = piece;
+                        count += 1;
+                    }
+                }
+                Some(_) => {}
+                None => return None,
+            }
+        }
+        let mut busy = false;
+        for &piece in &mine[..count] {
+            run.scratch.steps += 1;
+            let len = self.pieces[piece as usize].2;
+            busy |= run.occurs(piece, end - len, end);
+        }
+        if !busy {
+            run.scratch.set_quiet(sid);
+        }
+        Some(busy)
     }
 
     #[inline]
@@ -829,10 +911,18 @@ impl Links {
         let Some(&link) = self.get(sid) else {
             return;
         };
+        // Quiet but for pieces of many states that gained work since.
+        if self.quiet_below(sid, end, run).is_some() {
+            return;
+        }
         let busy = link.report(end, run);
         // Most states end their chain: no walk to remember.
-        if link.next == NO_STATE || run.scratch.is_quiet(link.next) {
-            if !busy {
+        let below = match link.next {
+            NO_STATE => Some(false),
+            next => self.quiet_below(next, end, run),
+        };
+        if let Some(below) = below {
+            if !busy && !below {
                 run.scratch.set_quiet(sid);
             }
             return;
@@ -856,11 +946,14 @@ impl Links {
             };
             let busy = link.report(end, run);
             walked.push((at, busy));
-            match link.next {
-                NO_STATE => break,
-                next if run.scratch.is_quiet(next) => break,
-                next => at = next,
+            if link.next == NO_STATE {
+                break;
             }
+            if let Some(below) = self.quiet_below(link.next, end, run) {
+                rest_quiet = !below;
+                break;
+            }
+            at = link.next;
         }
         for &(state, busy) in walked.iter().rev() {
             rest_quiet &= !busy;
@@ -870,6 +963,58 @@ impl Links {
         }
         run.scratch.walked = walked;
     }
+}
+
+/// The chains' tree numbered depth first: for each place, its number and
+/// the last number below it. The parent of a place is its link's next
+/// state; `None` when a next state has no place (never so).
+fn depth_first(links: &[Link], places: &Places) -> Option<(Vec<u32>, Vec<u32>)> {
+    let count = links.len();
+    let mut parent = vec![u32::MAX; count];
+    let mut below = vec![0u32; count + 1];
+    for (at, link) in links.iter().enumerate() {
+        if link.next != NO_STATE {
+            let up = places.of(link.next)?;
+            if up >= count {
+                return None;
+            }
+            parent[at] = up as u32;
+            below[up + 1] += 1;
+        }
+    }
+    for at in 1..below.len() {
+        below[at] += below[at - 1];
+    }
+    let mut children = vec![0u32; below[count] as usize];
+    let mut next = below.clone();
+    for (at, &up) in parent.iter().enumerate() {
+        if up != u32::MAX {
+            children[next[up as usize] as usize] = at as u32;
+            next[up as usize] += 1;
+        }
+    }
+    let mut tin = vec![0u32; count];
+    let mut tout = vec![0u32; count];
+    let mut number = 0u32;
+    // (place, whether the places below it are numbered)
+    let mut stack: Vec<(u32, bool)> = Vec::new();
+    for root in (0..count).filter(|&at| parent[at] == u32::MAX) {
+        stack.push((root as u32, false));
+        while let Some((at, done)) = stack.pop() {
+            let at = at as usize;
+            if done {
+                tout[at] = number - 1;
+                continue;
+            }
+            tin[at] = number;
+            number += 1;
+            stack.push((at as u32, true));
+            for &child in &children[below[at] as usize..below[at + 1] as usize] {
+                stack.push((child, false));
+            }
+        }
+    }
+    Some((tin, tout))
 }
 
 /// For each piece, the match states that report it, as one flat table:
@@ -920,10 +1065,16 @@ impl Wakes {
     }
 
     /// Wakes the states of the pieces patterns moved to since the last
-    /// call, and every state when a wide node was reached.
-    fn wake(&self, scratch: &mut Scratch) {
+    /// call (with `links`, a piece of many states is written down instead,
+    /// `LONG_WAKE`), and every state when a wide node was reached.
+    fn wake(&self, links: Option<&Links>, scratch: &mut Scratch) {
         while let Some(piece) = scratch.woken.pop() {
-            for &state in self.of(piece) {
+            let states = self.of(piece);
+            if states.len() > LONG_WAKE && links.is_some_and(|links| links.spans(piece)) {
+                scratch.woken_long.push(piece);
+                continue;
+            }
+            for &state in states {
                 scratch.wake(state);
             }
         }
@@ -1331,7 +1482,7 @@ impl Matcher {
                     // Patterns set apart that may take what ends here
                     // wait again, waking the states of their pieces.
                     run.rejoin(at as u32 + 1);
-                    wakes.wake(run.scratch);
+                    wakes.wake(links.as_ref(), run.scratch);
                     // A match state whose pieces all had nothing to do,
                     // and to none of which a pattern moved since, is
                     // passed over: a state reports every piece ending
@@ -1344,7 +1495,7 @@ impl Matcher {
                     let end = at as u32 + 1;
                     if let Some(links) = links {
                         links.visit(sid.as_u32(), end, &mut run);
-                        wakes.wake(run.scratch);
+                        wakes.wake(Some(links), run.scratch);
                         if run.best == 0 {
                             break;
                         }
@@ -1371,7 +1522,7 @@ impl Matcher {
                     }
                     // The states of the pieces patterns moved to may have
                     // work again.
-                    wakes.wake(run.scratch);
+                    wakes.wake(links.as_ref(), run.scratch);
                     if run.best == 0 {
                         // Nothing comes before the first pattern.
                         break;
@@ -1389,7 +1540,7 @@ impl Matcher {
                     }
                     run.rejoin(at as u32 + 1);
                     match wakes {
-                        Some(wakes) => wakes.wake(run.scratch),
+                        Some(wakes) => wakes.wake(links.as_ref(), run.scratch),
                         None => run.scratch.wake_all_if_moved(),
                     }
                     let id = sid.as_u32();
@@ -1406,7 +1557,7 @@ impl Matcher {
                     }
                     match wakes {
                         // As the DFA's: woken by a move to its own pieces.
-                        Some(wakes) => wakes.wake(run.scratch),
+                        Some(wakes) => wakes.wake(links.as_ref(), run.scratch),
                         // Without the table, by any move.
                         None => run.scratch.wake_all_if_moved(),
                     }
@@ -2329,6 +2480,42 @@ mod tests {
         assert_eq!(matcher.decide(b"/ab5"), None);
         assert_eq!(matcher.decide(b"/abb5"), Some(17));
         assert_eq!(matcher.decide(b"/bx7"), Some(22));
+    }
+
+    /// A piece reported by many states (`a`, by every run of `a`s) that
+    /// gains work is written down, not woken state by state; a quiet state
+    /// then runs it alone, only where it ends (`/*b*a` on `/cbc`: the
+    /// quiet state of `c` does not report `a`), and stays unquiet while it
+    /// has work it could not yet take (`/*ba*aa` on `/aabaaa`: `aa` after
+    /// `ba` overlaps it, and is taken two octets on). Through the DFA and
+    /// the NFA alike.
+    #[test]
+    fn pieces_woken_since_run_only_where_they_end() {
+        for (count, nfa) in [(40, false), (700, true)] {
+            let mut written: Vec<String> = (1..=count)
+                .map(|k| format!("/*zz*{}", "a".repeat(k)))
+                .collect();
+            written.extend(["/*zz*c", "/*ba*aa", "/*b*a"].map(String::from));
+            let written: Vec<&str> = written.iter().map(String::as_str).collect();
+            let targets: [&[u8]; 7] = [
+                b"/cbc",
+                b"/cb",
+                b"/aabaaa",
+                b"/aabaa",
+                b"/aaba",
+                b"/caabcaaba",
+                b"/aacbaaa",
+            ];
+            let matcher = agree(&written, &targets);
+            assert_eq!(
+                matches!(matcher.pieces.searcher, Some(Pass::Nfa(..))),
+                nfa,
+                "{count} pieces"
+            );
+            assert_eq!(matcher.decide(b"/cbc"), None);
+            assert_eq!(matcher.decide(b"/aabaaa"), Some(count + 1));
+            assert_eq!(matcher.decide(b"/aabaa"), Some(count + 2));
+        }
     }
 
     /// Pieces for the shared paths below: few, so that paths share, and a

@@ -92,7 +92,12 @@ pub(super) struct Scratch {
     /// (`wake_all_if_moved`).
     /// A mark of an earlier target or round is stale, so nothing is
     /// cleared between them.
-    quiet: HashMap<u32, u64, foldhash::fast::FixedState>,
+    /// With each mark, how many pieces `woken_long` held then: those
+    /// after may have work.
+    quiet: HashMap<u32, (u64, u32), foldhash::fast::FixedState>,
+    /// Pieces reported by many states that gained work, in turn, instead
+    /// of waking each of their states (`Links::quiet_below`).
+    pub(super) woken_long: Vec<u32>,
     /// Rounds of `wake_all_if_moved` in this target.
     rounds: u32,
     /// Pieces a pattern moved to since the pass last looked.
@@ -125,6 +130,7 @@ impl Scratch {
         self.reached.clear();
         self.reached_at.clear();
         self.wide_moved = false;
+        self.woken_long.clear();
         self.rounds = 0;
         self.woken.clear();
         self.deferred.clear();
@@ -148,14 +154,29 @@ impl Scratch {
 
     /// Whether match state `sid` found nothing to do, and no pattern moved
     /// to one of its pieces since.
+    /// Pieces written in `woken_long` may have work again: ask
+    /// `quiet_since` where they are kept.
     pub(super) fn is_quiet(&self, sid: u32) -> bool {
-        self.quiet.get(&sid) == Some(&self.quiet_mark())
+        self.quiet_since(sid).is_some_and(<[u32]>::is_empty)
+    }
+
+    /// When match state `sid` was found to have nothing to do, and no
+    /// pattern moved to one of its pieces since but those written in
+    /// `woken_long`: the pieces written since (which it may or may not
+    /// report); `None` when it is not quiet.
+    pub(super) fn quiet_since(&self, sid: u32) -> Option<&[u32]> {
+        match self.quiet.get(&sid) {
+            Some(&(mark, since)) if mark == self.quiet_mark() => {
+                self.woken_long.get(since as usize..)
+            }
+            _ => None,
+        }
     }
 
     /// Says match state `sid` found nothing to do: no piece it reports had
     /// a pattern waiting, or one to list.
     pub(super) fn set_quiet(&mut self, sid: u32) {
-        let mark = self.quiet_mark();
+        let mark = (self.quiet_mark(), self.woken_long.len() as u32);
         self.quiet.insert(sid, mark);
     }
 
