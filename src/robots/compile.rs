@@ -282,8 +282,8 @@ struct Start {
     rest_at: u32,
 }
 
-/// No node: a `Start` of a pattern checked at the end, or a node of the
-/// first level (it has no parent node).
+/// No node: a `Start` of a pattern checked at the end, or, while the tree is
+/// built, no child or sibling.
 const NO_NODE: u32 = u32::MAX;
 
 /// Children a node hands its pieces' chains when it is reached; past this
@@ -399,29 +399,17 @@ impl Pieces {
     /// The first-level nodes (and one-piece anchored patterns) whose first
     /// piece is `id`.
     fn starting_with(&self, id: u32) -> &[Start] {
-        let id = id as usize;
-        match (self.first_at.get(id), self.first_at.get(id + 1)) {
-            (Some(&from), Some(&to)) => self.starts.get(from as usize..to as usize).unwrap_or(&[]),
-            _ => &[],
-        }
+        run_of(&self.first_at, &self.starts, id)
     }
 
     /// The octets of piece `id`.
     fn text(&self, id: u32) -> &[u8] {
-        let id = id as usize;
-        match (self.text_at.get(id), self.text_at.get(id + 1)) {
-            (Some(&from), Some(&to)) => &self.text[from as usize..to as usize],
-            _ => &[],
-        }
+        run_of(&self.text_at, &self.text, id)
     }
 
     /// The wide nodes' children that take `id`, each with its parent.
     fn lazy_of(&self, id: u32) -> &[(Child, u32)] {
-        let id = id as usize;
-        match (self.lazy_at.get(id), self.lazy_at.get(id + 1)) {
-            (Some(&from), Some(&to)) => &self.lazy[from as usize..to as usize],
-            _ => &[],
-        }
+        run_of(&self.lazy_at, &self.lazy, id)
     }
 
     /// The node whose record starts at `at`.
@@ -1057,11 +1045,7 @@ impl Wakes {
 
     /// The match states that report `piece`.
     fn of(&self, piece: u32) -> &[u32] {
-        let piece = piece as usize;
-        match (self.at.get(piece), self.at.get(piece + 1)) {
-            (Some(&from), Some(&to)) => &self.states[from as usize..to as usize],
-            _ => &[],
-        }
+        run_of(&self.at, &self.states, piece)
     }
 
     /// Wakes the states of the pieces patterns moved to since the last
@@ -1211,6 +1195,16 @@ fn occurrences(automaton: &impl Automaton, sid: StateID, end: u32, run: &mut Run
     busy
 }
 
+/// Run `key` of `items` grouped by key, `at` as `group_at` gives it:
+/// `items[at[key]..at[key + 1]]`, empty past the last key.
+fn run_of<'a, T>(at: &[u32], items: &'a [T], key: u32) -> &'a [T] {
+    let key = key as usize;
+    match (at.get(key), at.get(key + 1)) {
+        (Some(&from), Some(&to)) => items.get(from as usize..to as usize).unwrap_or(&[]),
+        _ => &[],
+    }
+}
+
 /// For keys `0..count` given sorted, where each key's run begins and ends:
 /// run `k` is `at[k]..at[k + 1]`.
 fn group_at(sorted: impl Iterator<Item = u32>, count: usize) -> Vec<u32> {
@@ -1265,6 +1259,7 @@ impl Matcher {
             wild.push((index as u32, &pattern.prefix[..], ids, pattern.anchored));
         }
         let mut tree = Tree::build(&wild);
+        // The piece ids are in the tree now: freed before its arrays are laid out.
         drop(wild);
         let mut firsts = std::mem::take(&mut tree.firsts);
         let prefixes = std::mem::take(&mut tree.prefixes);

@@ -153,9 +153,8 @@ impl Scratch {
     }
 
     /// Whether match state `sid` found nothing to do, and no pattern moved
-    /// to one of its pieces since.
-    /// Pieces written in `woken_long` may have work again: ask
-    /// `quiet_since` where they are kept.
+    /// to one of its pieces since, not even one written in `woken_long`
+    /// (`quiet_since` gives those).
     pub(super) fn is_quiet(&self, sid: u32) -> bool {
         self.quiet_since(sid).is_some_and(<[u32]>::is_empty)
     }
