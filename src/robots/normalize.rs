@@ -30,8 +30,9 @@ pub fn is_unreserved(octet: u8) -> bool {
 /// unescaped; space, `"`, `<`, `>`, `\`, `^`, the backquote, `{`, `|` and
 /// `}` are allowed nowhere, so a
 /// logged target or a pattern holding one is compared in its escaped form.
-fn is_plain(octet: u8) -> bool {
-    (0x21..=0x7E).contains(&octet)
+const fn is_plain(octet: u8) -> bool {
+    0x21 <= octet
+        && octet <= 0x7E
         && !matches!(
             octet,
             b'"' | b'<' | b'>' | b'\\' | b'^' | b'`' | b'{' | b'|' | b'}'
@@ -59,13 +60,47 @@ enum Form {
 }
 
 /// Whether an octet written as itself stays itself in the given form.
+#[inline(always)]
 fn stays_plain(octet: u8, form: Form) -> bool {
-    match form {
-        Form::Written => is_plain(octet),
-        Form::Matching => is_plain(octet) && !matches!(octet, b'*' | b'$'),
-        Form::Glob => is_plain(octet) || matches!(octet, b'\\' | b'^'),
+    PLAIN[usize::from(octet)] & form.bit() != 0
+}
+
+impl Form {
+    /// This form's bit in `PLAIN`.
+    #[inline(always)]
+    fn bit(self) -> u8 {
+        match self {
+            Form::Written => 1,
+            Form::Matching => 2,
+            Form::Glob => 4,
+        }
     }
 }
+
+/// For each octet, the forms it stays itself in, a bit each
+/// (`Form::bit`): a look-up where every target octet of every fetch took
+/// a match on the form and a run of compares.
+static PLAIN: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut at = 0;
+    while at < 256 {
+        let octet = at as u8;
+        let plain = is_plain(octet);
+        let mut bits = 0;
+        if plain {
+            bits |= 1;
+        }
+        if plain && !matches!(octet, b'*' | b'$') {
+            bits |= 2;
+        }
+        if plain || matches!(octet, b'\\' | b'^') {
+            bits |= 4;
+        }
+        table[at] = bits;
+        at += 1;
+    }
+    table
+};
 
 /// Reads a `%XX` escape at the start of `bytes`.
 fn escape_at(bytes: &[u8]) -> Option<u8> {
@@ -214,6 +249,22 @@ pub(crate) fn target_form_into(bytes: &[u8], out: &mut Vec<u8>, literals: &mut V
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The table against the forms as they are written down: printable
+    /// ASCII but for the nine octets RFC 3986 allows nowhere; the
+    /// matching form without `*` and `$`; the glob form with `\` and `^`.
+    #[test]
+    fn the_plain_table_is_each_form_as_written() {
+        let nowhere = b"\"<>\\^`{|}";
+        for octet in 0..=255u8 {
+            let plain = (b'!'..=b'~').contains(&octet) && !nowhere.contains(&octet);
+            let matching = plain && octet != b'*' && octet != b'$';
+            let glob = plain || octet == b'\\' || octet == b'^';
+            assert_eq!(stays_plain(octet, Form::Written), plain, "{octet:#04x}");
+            assert_eq!(stays_plain(octet, Form::Matching), matching, "{octet:#04x}");
+            assert_eq!(stays_plain(octet, Form::Glob), glob, "{octet:#04x}");
+        }
+    }
 
     #[test]
     fn rfc_9309_section_2_2_2_table() {
