@@ -337,9 +337,18 @@ impl<'d, T: Record> Sorter<'d, T> {
     }
 }
 
-/// Sorts a buffer and merges records that sort equal.
+/// Sorts a buffer and merges records that sort equal. On a worker of the
+/// pipeline's pool the sort is shared with the other workers (the last
+/// buffer is sorted while nothing else runs); elsewhere it stays on the
+/// calling thread, so that no thread outside `--threads` is ever started.
+/// Both sorts are stable: equal records merge in the same order.
 fn sorted<T: Record>(mut buffer: Vec<T>) -> Vec<T> {
-    buffer.sort_by(T::order);
+    if rayon::current_thread_index().is_some() {
+        use rayon::slice::ParallelSliceMut;
+        buffer.par_sort_by(T::order);
+    } else {
+        buffer.sort_by(T::order);
+    }
     let mut out: Vec<T> = Vec::with_capacity(buffer.len());
     for record in buffer {
         match out.last_mut() {
@@ -612,6 +621,66 @@ mod tests {
             // Nothing left behind.
             assert_eq!(std::fs::read_dir(parent.path()).unwrap().count(), 0);
         }
+    }
+
+    /// A key and, in the order they were added, the places of the
+    /// records merged into it: a merge that took equal records out of
+    /// their order would show.
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    struct Placed(u32, Vec<u32>);
+
+    impl Record for Placed {
+        fn order(&self, other: &Self) -> Ordering {
+            self.0.cmp(&other.0)
+        }
+        fn size(&self) -> usize {
+            4 * self.1.len() + 32
+        }
+        fn encode(&self, out: &mut Vec<u8>) {
+            for n in std::iter::once(self.0).chain(self.1.iter().copied()) {
+                out.extend_from_slice(&n.to_le_bytes());
+            }
+        }
+        fn decode(bytes: &[u8]) -> Option<Self> {
+            let (words, rest) = bytes.as_chunks::<4>();
+            let mut words = words.iter().map(|w| u32::from_le_bytes(*w));
+            let key = words.next()?;
+            rest.is_empty().then(|| Placed(key, words.collect()))
+        }
+        fn absorb(&mut self, other: Self) {
+            self.1.extend(other.1);
+        }
+    }
+
+    /// On a pool's worker the last buffer is sorted by the pool: the
+    /// records come back as a stable sort on one thread gives them.
+    #[test]
+    fn a_sort_shared_by_a_pool_keeps_equal_records_in_order() {
+        let input: Vec<Placed> = (0..50_000u32)
+            .map(|i| Placed((i * 7919) % 613, vec![i]))
+            .collect();
+        let mut want: Vec<Placed> = Vec::new();
+        let mut sorted = input.clone();
+        sorted.sort_by_key(|p| p.0);
+        for p in sorted {
+            match want.last_mut() {
+                Some(last) if last.0 == p.0 => last.1.extend(p.1),
+                _ => want.push(p),
+            }
+        }
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        let parent = tempfile::tempdir().unwrap();
+        let dir = SpillDir::new(parent.path());
+        let sorter = Sorter::new(usize::MAX, &dir);
+        sorter.extend(input);
+        let got: Vec<Placed> = pool.install(|| {
+            assert!(rayon::current_thread_index().is_some());
+            sorter.finish().unwrap().map(Result::unwrap).collect()
+        });
+        assert_eq!(got, want);
     }
 
     #[test]
