@@ -368,15 +368,14 @@ impl Scanner<'_> {
             } else {
                 parser.parse(line.text)
             };
-            match entry {
+            match &entry {
                 Ok(entry) => {
                     tally.saw(entry.time);
                     tally.with_user_agent += u64::from(entry.user_agent.is_some());
                     tally.with_forwarded += u64::from(
                         entry.forwarded_for.is_some() || entry.forwarded_client.is_some(),
                     );
-                    if let Some(fetch) = self.fetch(file, &line, &entry, &mut needles, &mut claims)
-                    {
+                    if let Some(fetch) = self.fetch(file, &line, entry, &mut needles, &mut claims) {
                         let at = fetch.time.instant_ms();
                         let before = self.since.is_some_and(|s| at < s);
                         let inside = !before && self.until.is_none_or(|u| at < u);
@@ -412,7 +411,7 @@ impl Scanner<'_> {
                 }
                 Err(Skip::Empty | Skip::Directive) => tally.blank += 1,
                 Err(Skip::NotRequest) => tally.not_requests += 1,
-                Err(skip) => {
+                &Err(skip) => {
                     scan.skipped += 1;
                     tally.skip(line.number, skip);
                     if scan.skips.len() < SHOWN_SKIPS {

@@ -77,10 +77,16 @@ impl TrustedProxies {
 
     /// The client of a line: `connecting` as logged, unless it is a trusted
     /// proxy and `forwarded_for` (the raw chain, `a, b, c`) says more.
+    #[inline]
     pub fn client<'a>(&self, connecting: &'a [u8], forwarded_for: Option<&'a [u8]>) -> &'a [u8] {
         if self.is_empty() {
             return connecting;
         }
+        self.client_behind(connecting, forwarded_for)
+    }
+
+    /// `client` when some proxy is trusted.
+    fn client_behind<'a>(&self, connecting: &'a [u8], forwarded_for: Option<&'a [u8]>) -> &'a [u8] {
         let Some(chain) = forwarded_for else {
             return connecting;
         };
