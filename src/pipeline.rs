@@ -12,8 +12,8 @@
 //! 3. verify: the addresses of those fetches are looked up (PTR map, live
 //!    DNS) once the scan is done;
 //! 4. judge: the runs are merged in SPEC §4's order and judged in batches:
-//!    identity and the `disallow` verdict in parallel, rates and delays in
-//!    order, one count at a time;
+//!    identity, then the `disallow` verdict in parallel while the next
+//!    batch is merged, rates and delays in order, one count at a time;
 //! 5. report: each row is written as it is judged, into the new report set
 //!    (or standard output); the totals of the other reports are gathered
 //!    on the way (`report::Digest`) and written at the end;
