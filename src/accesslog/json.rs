@@ -431,7 +431,8 @@ impl JsonFormat {
 
     /// A time: a number in the mapping's unit (or, when it names none,
     /// the unit its size tells), or a string holding an RFC 3339 time, a
-    /// CLF time, such a number, or a date and time of day without offset
+    /// CLF time (bare or in `%t`'s brackets), such a number, or a date and
+    /// time of day without offset
     /// (`2026-11-23 10:00:00`, Caddy's `wall` `2026/11/23 10:00:00`).
     fn time(&self, raw: &[u8]) -> Result<Timestamp, Skip> {
         // The form nearly every JSON log writes (nginx `$time_iso8601`,
@@ -471,6 +472,14 @@ impl JsonFormat {
             return self.epoch(text).ok_or(Skip::BadTime);
         }
         if let Some(time) = whole(iso8601_prefix(text)).or_else(|| whole(clf_prefix(text))) {
+            return Ok(time);
+        }
+        // A CLF time in the brackets of `%t` (nginx formats that log
+        // `"time": "[$time_local]"`): the same time, whole inside them.
+        if let [b'[', inner @ .., b']'] = text
+            && let Some((time, used)) = clf_prefix(inner)
+            && used == inner.len()
+        {
             return Ok(time);
         }
         // The offset written apart or short (Go's `time.String()`,

@@ -296,6 +296,35 @@ fn escapes_are_decoded_in_times_statuses_and_loggers() {
     );
 }
 
+/// nginx formats that log `"time_local": "[$time_local]"`: `%t`'s
+/// brackets around a CLF time, read as the time; anything else in or
+/// around them is no time.
+#[test]
+fn a_clf_time_in_brackets_is_the_time() {
+    let format = JsonFormat::new("nginx", "client=ip,time=t,request=r").expect("compiles");
+    let with = |t: &str| format!(r#"{{"ip":"77.75.77.1","t":"{t}","r":"GET / HTTP/1.1"}}"#);
+    let line = with("[30/Nov/2026:00:00:01 +0100]");
+    let entry = format.parse(line.as_bytes()).expect("parses");
+    assert_eq!(entry.time.rfc3339(), "2026-11-30T00:00:01+01:00");
+    for bad in [
+        "[30/Nov/2026:00:00:01 +0100",
+        "30/Nov/2026:00:00:01 +0100]",
+        "[30/Nov/2026:00:00:01 +0100] ",
+        "[ 30/Nov/2026:00:00:01 +0100]",
+        "[30/Nov/2026:00:00:01 +0100]]",
+        "[[30/Nov/2026:00:00:01 +0100]]",
+        "[30/Nov/2026:24:00:01 +0100]",
+        "[]",
+    ] {
+        let line = with(bad);
+        assert_eq!(
+            format.parse(line.as_bytes()).err(),
+            Some(Skip::BadTime),
+            "{bad}"
+        );
+    }
+}
+
 #[test]
 fn bad_mappings() {
     for (mapping, wanted) in [

@@ -298,6 +298,33 @@ fn an_escaped_slash_in_a_json_protocol_ends_the_target() {
     }
 }
 
+/// nginx formats that log `"time_local":"[$time_local]"` (the brackets
+/// of `%t` kept inside the string) are chosen and read under auto.
+#[test]
+fn a_bracketed_clf_time_in_nginx_json_is_read_under_auto() {
+    let line = |second: u32, target: &str| {
+        format!(
+            r#"{{"remote_addr":"77.75.77.123","remote_user":"-","time_local":"[30/Nov/2026:12:00:0{second} +0100]","request":"GET {target} HTTP/1.1","status":"200","body_bytes_sent":"612","http_referer":"-","http_user_agent":"{SEZNAM_UA}"}}"#
+        ) + "\n"
+    };
+    let site = Site::new()
+        .with("robots.txt", ROBOTS)
+        .with("access.log", line(1, "/private/a") + &line(2, "/ok"));
+    let report = site.audit(&["--log", "access.log", "--robots", "robots.txt"]);
+    report.assert_code(1);
+    assert!(
+        report.stderr.contains("access.log is read as json (nginx)"),
+        "{}",
+        report.stderr
+    );
+    let violations = String::from_utf8_lossy(&report.violations);
+    assert!(
+        violations.contains("2026-11-30T12:00:01+01:00,access.log,1,77.75.77.123,"),
+        "{violations}"
+    );
+    assert!(!violations.contains("/ok"), "{violations}");
+}
+
 /// A line of another server's JSON among Caddy's or Traefik's is a request
 /// the schema cannot read, not the server's own message: skipped and
 /// counted, so it can never vanish into "no request" on a clean night.
