@@ -6,15 +6,26 @@ use std::borrow::Cow;
 
 use super::{Kind, Policy, Violation, seconds_text};
 use crate::robots::parse::Directive;
+use crate::robots::{AgentRules, CrawlDelay};
 
 /// The row for a fetch `gap_ms` milliseconds after the count's previous
-/// one, when that is less than the crawler's delay.
+/// one, when that is less than the crawler's delay: in every reading of
+/// the file, as for rates (`rate::judge`); the row names the first
+/// reading's line.
 pub fn judge<'r>(policy: &Policy<'r>, gap_ms: i64) -> Option<Violation<'r>> {
-    let delay = policy.rules.crawl_delay()?;
-    let millis = delay.millis?;
-    // Milliseconds, so that a decimal delay and logs that write fractions
-    // of a second are both exact.
-    if gap_ms >= i64::try_from(millis).unwrap_or(i64::MAX) {
+    let broken = |rules: &'r AgentRules| -> Option<(&'r CrawlDelay, u64)> {
+        let delay = rules.crawl_delay()?;
+        let millis = delay.millis?;
+        // Milliseconds, so that a decimal delay and logs that write
+        // fractions of a second are both exact.
+        (gap_ms < i64::try_from(millis).unwrap_or(i64::MAX)).then_some((delay, millis))
+    };
+    let (delay, millis) = broken(policy.rules)?;
+    if !policy
+        .rules
+        .other_readings()
+        .all(|other| broken(other).is_some())
+    {
         return None;
     }
     Some(Violation {

@@ -14,6 +14,7 @@ use super::{Kind, Policy, Violation};
 use crate::accesslog::time::Timestamp;
 use crate::config::WindowTz;
 use crate::robots::parse::Directive;
+use crate::robots::{AgentRules, Rate, RequestRate};
 
 /// One count's recent fetch times, in milliseconds, oldest first: those
 /// inside the longest period any rate of the count can use.
@@ -38,12 +39,12 @@ impl Count {
         // crawler's floor is judged as the floor, so its written period
         // (`1/1000d`) need not be remembered. The floor alone, with no
         // Request-rate written, judges nothing and keeps nothing.
+        // Every reading's lines: a row needs all of them (`judge`).
         let longest = policies
             .map(|policy| {
-                policy
-                    .rules
-                    .request_rates()
-                    .iter()
+                std::iter::once(policy.rules)
+                    .chain(policy.rules.other_readings())
+                    .flat_map(|rules| rules.request_rates())
                     .filter_map(|r| r.rate.as_ref())
                     .map(|rate| {
                         policy
@@ -120,7 +121,11 @@ impl Count {
 }
 
 /// The row for the fetch just pushed to `count`, at `time`, when it breaks
-/// the rate in force then.
+/// the rate in force then. A file read more than one way (a Request-rate
+/// line that cannot be read right after a run of user-agent lines, a
+/// user-agent line without its colon) makes a row only when the rate in
+/// force in every reading is broken, as a `disallow` row needs every
+/// reading to disallow: the row names the first reading's line.
 pub fn judge<'r>(
     policy: &Policy<'r>,
     count: &Count,
@@ -128,24 +133,37 @@ pub fn judge<'r>(
     window_tz: &WindowTz,
 ) -> Option<Violation<'r>> {
     let minute = window_tz.minute_of_day(time);
-    let line = policy.rules.rate_at(minute)?;
-    let rate = line.rate.as_ref()?;
-    let floored = policy
-        .rate_floor
-        .and_then(|(fetches, secs)| rate.floored(fetches, secs));
-    let holds = floored.unwrap_or(*rate);
-    let period = i64::try_from(holds.period_secs)
-        .unwrap_or(i64::MAX)
-        .saturating_mul(1000);
-    let inside = count.inside(time.instant_ms(), period);
-    if inside as u64 <= u64::from(holds.requests) {
+    let broken = |rules: &'r AgentRules| -> Option<(&'r RequestRate, Rate, bool, usize)> {
+        let line = rules.rate_at(minute)?;
+        let rate = line.rate.as_ref()?;
+        let floored = policy
+            .rate_floor
+            .and_then(|(fetches, secs)| rate.floored(fetches, secs));
+        let holds = floored.unwrap_or(*rate);
+        let period = i64::try_from(holds.period_secs)
+            .unwrap_or(i64::MAX)
+            .saturating_mul(1000);
+        let inside = count.inside(time.instant_ms(), period);
+        (inside as u64 > u64::from(holds.requests)).then_some((
+            line,
+            holds,
+            floored.is_some(),
+            inside,
+        ))
+    };
+    let (line, holds, floored, inside) = broken(policy.rules)?;
+    if !policy
+        .rules
+        .other_readings()
+        .all(|other| broken(other).is_some())
+    {
         return None;
     }
     let mut detail = format!(
         "{inside} fetches in {} s; allowed {}",
         holds.period_secs, line.written
     );
-    if floored.is_some() {
+    if floored {
         detail.push_str(&format!(
             "; effective {}/{}s (written {})",
             holds.requests, holds.period_secs, line.written
@@ -165,6 +183,7 @@ pub fn judge<'r>(
 #[cfg(test)]
 mod tests {
     use super::Count;
+    use crate::audit::Kind;
     use crate::robots::Rate;
 
     /// A night resumed from a state, then an older log's fetches, in time
@@ -222,6 +241,93 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The rows (fetch, kind, rule line) of one count of SeznamBot
+    /// fetches at `times` (ms), SeznamBot reading Crawl-delay too, and
+    /// how many other readings `robots` has for it.
+    fn two_way_rows(robots: &str, times: &[i64]) -> (usize, Vec<(usize, Kind, usize)>) {
+        use crate::audit::{Counted, Counting, Policy, judge_all};
+        use crate::crawler::profile::{Profile, builtin_named};
+        use crate::robots::Robots;
+        use crate::robots::parse::Directive;
+
+        let plain = builtin_named("SeznamBot").unwrap();
+        let profile = Profile {
+            reads: plain.reads.with(Directive::CrawlDelay),
+            ..plain
+        };
+        let read = Robots::new(robots.as_bytes()).read_as(profile.reads);
+        let rules = read.rules_for(profile.token.as_bytes());
+        let policies = [Policy::new(&profile, &rules)];
+        let fetches: Vec<Counted> = (1..)
+            .zip(times)
+            .map(|(n, &t)| crate::audit::counted_at(n, t, "/"))
+            .collect();
+        let counting = Counting {
+            rate_by: crate::config::RateBy::Token,
+            window_tz: crate::config::WindowTz::Utc,
+        };
+        let rows = judge_all(&policies, &fetches, &counting)
+            .into_iter()
+            .map(|(fetch, row)| (fetch, row.kind, row.rule_line))
+            .collect();
+        (rules.other_readings().count(), rows)
+    }
+
+    /// A Request-rate line that cannot be read, right after a run of
+    /// user-agent lines, reads the file two ways: the run ends there (the
+    /// first reading) or goes on into `Other`'s group. A rate or delay row
+    /// needs the limit in force in every reading broken, and names the
+    /// first reading's line. Here the second reading adds `Other`'s
+    /// windowed `100/1s`, which wins over `1/10s`.
+    #[test]
+    fn a_rate_broken_in_one_reading_alone_is_no_row() {
+        let robots = "User-agent: SeznamBot\nRequest-rate: 1/10s\n\n\
+                      User-agent: SeznamBot\nRequest-rate: soon\n\
+                      User-agent: Other\nRequest-rate: 100/1s 0000-2400\n";
+        // Three fetches 1.5 s apart break 1/10s alone.
+        assert_eq!(two_way_rows(robots, &[0, 1500, 3000]), (1, vec![]));
+        // 102 fetches in one second break both from the 101st (fetch 100
+        // counted from 0: more than 100 in a second).
+        let burst: Vec<i64> = (0..102).map(|i| i * 9).collect();
+        assert_eq!(
+            two_way_rows(robots, &burst),
+            (
+                1,
+                vec![(100, Kind::RequestRate, 2), (101, Kind::RequestRate, 2)]
+            )
+        );
+    }
+
+    /// A second reading's longer period is remembered too: its fetches
+    /// are counted whole, however short the first reading's period.
+    #[test]
+    fn every_readings_period_is_kept_for_its_count() {
+        let robots = "User-agent: SeznamBot\nRequest-rate: 2/2s\n\n\
+                      User-agent: SeznamBot\nRequest-rate: soon\n\
+                      User-agent: Other\nRequest-rate: 3/20s 0000-2400\n";
+        // 2/2s is broken at 16 s alone (15, 15.5, 16); 3/20s from 15 s on.
+        assert_eq!(
+            two_way_rows(robots, &[0, 5000, 10_000, 15_000, 15_500, 16_000]),
+            (1, vec![(5, Kind::RequestRate, 2)])
+        );
+    }
+
+    /// The same for Crawl-delay: the first reading's delay is the later
+    /// group's `10`, the second's `Other`'s `1`, written before it.
+    #[test]
+    fn a_delay_broken_in_one_reading_alone_is_no_row() {
+        let robots = "User-agent: SeznamBot\nRequest-rate: soon\n\
+                      User-agent: Other\nCrawl-delay: 1\n\n\
+                      User-agent: SeznamBot\nCrawl-delay: 10\n";
+        // 3 s apart: under 10 s, not under 1 s.
+        assert_eq!(two_way_rows(robots, &[0, 3000, 6000]), (1, vec![]));
+        // 0.5 s apart: under both; the row names line 7.
+        assert_eq!(
+            two_way_rows(robots, &[0, 500]),
+            (1, vec![(1, Kind::CrawlDelay, 7)])
+        );
     }
 
     #[test]

@@ -461,14 +461,14 @@ impl AgentRules {
     /// Whether another reading of the file (`Robots::others`) disallows a
     /// fetch of `target` (`check` says so when the first allows it).
     pub fn disallowed_by_google(&self, target: &[u8]) -> bool {
-        let mut next = self.google.as_deref();
-        while let Some(other) = next {
-            if !other.judge(target).allowed {
-                return true;
-            }
-            next = other.google.as_deref();
-        }
-        false
+        self.other_readings()
+            .any(|other| !other.judge(target).allowed)
+    }
+
+    /// The same crawler's rules in each other reading of the file
+    /// (`Robots::others`), in order; none when it is read one way.
+    pub fn other_readings(&self) -> impl Iterator<Item = &AgentRules> {
+        std::iter::successors(self.google.as_deref(), |other| other.google.as_deref())
     }
 
     /// Judges a request target (path and query as logged, or an absolute
