@@ -1301,8 +1301,12 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
     input_errors.sort_by_key(|(file, _)| *file);
 
     let mut left_out_in_networks = false;
+    // The addresses asked, and when asking began: a PTR map's names are
+    // put to DNS forward in what is left of --dns-deadline.
+    let mut asked: Option<(Vec<IpAddr>, DnsOptions, std::time::Instant)> = None;
     let (dns, mut dns_health, state_dns_cache) = match addresses {
         Some(addresses) => {
+            let started = std::time::Instant::now();
             // What the DNS cache knows is known whatever the bound: an
             // impostor it named stays one.
             let options = dns_options(config);
@@ -1327,11 +1331,21 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
                 resolved.1.failures += left_out;
             }
             left_out_in_networks = chosen.left_out_in_networks > 0;
+            asked = Some((chosen.wanted.keys().copied().collect(), options, started));
             resolved
         }
         None => (Default::default(), report::run::DnsHealth::default(), None),
     };
-    let knowledge = Knowledge::new(ptr_map, dns).with_networks_unasked(left_out_in_networks);
+    let mut knowledge = Knowledge::new(ptr_map, dns).with_networks_unasked(left_out_in_networks);
+    if let Some((addresses, options, started)) = asked {
+        // A map's name of a crawler is confirmed or refuted forward
+        // (SPEC §2: "the forward lookup of a matching name answered
+        // without this address"), whatever the reverse lookup said.
+        let pairs = knowledge.given_to_confirm(&ident, addresses.into_iter());
+        let left = options.deadline.saturating_sub(started.elapsed());
+        let forward = dns::confirm_given(&pairs, &ident, &options, left);
+        knowledge = knowledge.with_given_forward(forward);
+    }
 
     // One compiled selection per robots.txt token and the records read:
     // SeznamBot, FreshBot and SeznamBot-test all read the SeznamBot groups

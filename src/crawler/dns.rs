@@ -457,6 +457,85 @@ fn ask_all(
     })
 }
 
+/// The forward half of forward-confirmed reverse DNS for names that came
+/// from elsewhere (a `--ptr-map` name of a crawler's pattern): does each
+/// name lead back to its address? Asked as `confirm` asks a name a reverse
+/// lookup gave, the fewest first by the caller's order, within `deadline`
+/// (what the reverse lookups left of `--dns-deadline`). A name that is no
+/// DNS name, a failure, or a name left unasked at the deadline is missing
+/// from the answer (nothing known). Never fails and never touches the
+/// cache: these names are the map's, not what DNS said of the address.
+pub fn confirm_given(
+    pairs: &[(IpAddr, String)],
+    ident: &Identifier,
+    opts: &DnsOptions,
+    deadline: Duration,
+) -> HashMap<(IpAddr, String), Forward> {
+    let mut answers = HashMap::new();
+    if pairs.is_empty() || deadline.is_zero() {
+        return answers;
+    }
+    let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    else {
+        return answers;
+    };
+    runtime.block_on(async {
+        let Ok(resolver) = build_resolver(opts) else {
+            return;
+        };
+        let resolver = Arc::new(resolver);
+        let ident = Arc::new(ident.clone());
+        let guard = opts
+            .timeout
+            .saturating_mul(u32::try_from(opts.attempts.max(1) + 1).unwrap_or(u32::MAX));
+        let deadline = tokio::time::Instant::now() + deadline;
+        let mut tasks = tokio::task::JoinSet::new();
+        let mut queue = pairs.iter().cloned();
+        let spawn = |tasks: &mut tokio::task::JoinSet<_>, (addr, text): (IpAddr, String)| {
+            let resolver = Arc::clone(&resolver);
+            let ident = Arc::clone(&ident);
+            tasks.spawn(async move {
+                let forward = match Name::from_ascii(&text) {
+                    Ok(name) => {
+                        let mut queries = 0;
+                        Some(confirm(&resolver, name, addr, guard, &ident, &mut queries).await)
+                    }
+                    Err(_) => None,
+                };
+                (addr, text, forward)
+            });
+        };
+        for pair in queue.by_ref().take(opts.concurrency.max(1)) {
+            spawn(&mut tasks, pair);
+        }
+        loop {
+            match tokio::time::timeout_at(deadline, tasks.join_next()).await {
+                Ok(Some(Ok((addr, text, forward)))) => {
+                    if let Some(forward) = forward.filter(|&f| f != Forward::Failed) {
+                        answers.insert((addr, text), forward);
+                    }
+                    if let Some(next) = queue.next() {
+                        spawn(&mut tasks, next);
+                    }
+                }
+                Ok(Some(Err(_))) => {
+                    if let Some(next) = queue.next() {
+                        spawn(&mut tasks, next);
+                    }
+                }
+                Ok(None) => break,
+                Err(_) => {
+                    tasks.abort_all();
+                    break;
+                }
+            }
+        }
+    });
+    answers
+}
+
 /// True for an answer that says "no such name" or "no such record":
 /// NXDOMAIN, or NOERROR with nothing in it.
 fn is_no_record(error: &NetError) -> bool {

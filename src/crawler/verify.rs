@@ -139,6 +139,10 @@ pub struct Knowledge {
     /// `--memory` keeps): one without an answer is undecided, as one whose
     /// lookup failed.
     networks_unasked: bool,
+    /// What DNS said forward of a PTR map's names (`dns::confirm_given`),
+    /// by canonical address and the name as the map writes it: a map name
+    /// is confirmed or refuted whatever the address's reverse lookup says.
+    given_forward: HashMap<(IpAddr, String), Forward>,
 }
 
 impl Knowledge {
@@ -152,7 +156,40 @@ impl Knowledge {
             ptr_map,
             dns,
             networks_unasked: false,
+            given_forward: HashMap::new(),
         }
+    }
+
+    /// The same knowledge, with what DNS said forward of the PTR map's
+    /// names (`dns::confirm_given`, keyed by canonical address and name).
+    pub fn with_given_forward(mut self, forward: HashMap<(IpAddr, String), Forward>) -> Knowledge {
+        self.given_forward = forward;
+        self
+    }
+
+    /// The PTR map's names of crawlers' patterns that DNS may still
+    /// confirm or refute forward, for `addresses`: those the reverse
+    /// answer did not already check (`dns::confirm_given`).
+    pub fn given_to_confirm(
+        &self,
+        ident: &Identifier,
+        addresses: impl Iterator<Item = IpAddr>,
+    ) -> Vec<(IpAddr, String)> {
+        let mut pairs = Vec::new();
+        for addr in addresses {
+            let addr = addr.to_canonical();
+            let answer = self.dns.get(&addr);
+            for name in self.ptr_map.names(addr) {
+                if ident.by_name(name, Some(addr)).is_some()
+                    && forward_from(answer, name) == Forward::NotAsked
+                {
+                    pairs.push((addr, name.clone()));
+                }
+            }
+        }
+        pairs.sort();
+        pairs.dedup();
+        pairs
     }
 
     /// The same knowledge, where `unasked` says addresses inside a
@@ -202,7 +239,8 @@ impl Knowledge {
     /// Names are taken in SPEC §1 order: a host name in the log; else the PTR
     /// map (which wins over live DNS, since it may describe the addresses as
     /// they were when the log was written; DNS can still confirm or refute
-    /// the same name forward); else the reverse lookup.
+    /// the map's name forward, whatever the reverse lookup said); else the
+    /// reverse lookup.
     pub fn decide(
         &self,
         ident: &Identifier,
@@ -235,7 +273,14 @@ impl Knowledge {
                         .iter()
                         .map(|name| NameCheck {
                             name: name.clone(),
-                            forward: forward_from(answer, name),
+                            forward: match forward_from(answer, name) {
+                                Forward::NotAsked => self
+                                    .given_forward
+                                    .get(&(addr, name.clone()))
+                                    .copied()
+                                    .unwrap_or(Forward::NotAsked),
+                                said => said,
+                            },
                         })
                         .collect();
                     return judge_names(ident, &checks, Some(addr), ua_claim, Source::Given);

@@ -373,6 +373,86 @@ fn a_seznam_user_agent_from_a_googlebot_name_is_seznambots_impostor() {
     assert!(report(dir.path(), "summary.csv").is_empty());
 }
 
+/// A `--ptr-map` name of a crawler is put to DNS forward whatever the
+/// address's reverse lookup says (SPEC §2 `spoofed`: "the forward lookup of
+/// a matching name answered without this address"): confirmed, it is
+/// `verified`; answered without the address, an impostor's; inside the
+/// crawler's networks a forward "no such name" is a filtering resolver's,
+/// which leaves the map's name `ptr-only`.
+#[test]
+fn a_ptr_map_name_is_confirmed_or_refuted_forward() {
+    let dir = tempfile::tempdir().unwrap();
+    let map = dir.path().join("ptr-map.txt");
+    std::fs::write(
+        &map,
+        "6.6.6.20 fulltextrobot-6-6-6-20.seznam.cz\n\
+         6.6.6.21 fulltextrobot-6-6-6-21.seznam.cz\n\
+         6.6.6.22 FULLTEXTROBOT-6-6-6-22.SEZNAM.CZ.\n\
+         77.75.77.23 fulltextrobot-77-75-77-23.seznam.cz\n",
+    )
+    .unwrap();
+    let server = DnsServer::start(
+        Zone::default()
+            // No reverse name; the map's name leads back.
+            .addr("fulltextrobot-6-6-6-20.seznam.cz", "6.6.6.20")
+            // Another reverse name; the map's name leads elsewhere.
+            .ptr("6.6.6.21", "other-21.example.com")
+            .addr("fulltextrobot-6-6-6-21.seznam.cz", "6.6.6.99")
+            // The map's name is no name at all (6.6.6.22).
+            // Inside Seznam's networks: another reverse name, and the
+            // map's name is no name to this resolver.
+            .ptr("77.75.77.23", "other-23.example.com"),
+    );
+    let log = [
+        line("6.6.6.20", 1, "/cz/chat/a", SEZNAM_UA),
+        line("6.6.6.21", 2, "/cz/chat/b", SEZNAM_UA),
+        line("6.6.6.22", 3, "/cz/chat/c", SEZNAM_UA),
+        line("77.75.77.23", 4, "/cz/chat/d", SEZNAM_UA),
+    ]
+    .concat();
+    let server_addr = server.addr.to_string();
+    let out = audit_with(
+        dir.path(),
+        &log,
+        &[
+            "--dns-server",
+            &server_addr,
+            "--dns-timeout",
+            "0.3",
+            "--ptr-map",
+            map.to_str().unwrap(),
+        ],
+        None,
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let violations = report(dir.path(), "violations.csv");
+    let counted: Vec<[&str; 3]> = violations
+        .iter()
+        .map(|r| [r[3].as_str(), r[5].as_str(), r[6].as_str()])
+        .collect();
+    assert_eq!(
+        counted,
+        [
+            ["6.6.6.20", "verified", "ua+ptr"],
+            ["77.75.77.23", "ptr-only", "ua+ptr"],
+        ],
+        "{stderr}"
+    );
+    let impostors = report(dir.path(), "impostor-addresses.csv");
+    let spoofed: Vec<[&str; 2]> = impostors
+        .iter()
+        .map(|r| [r[0].as_str(), r[4].as_str()])
+        .collect();
+    assert_eq!(
+        spoofed,
+        [
+            ["6.6.6.21", "forward-mismatch"],
+            ["6.6.6.22", "forward-mismatch"],
+        ]
+    );
+}
+
 #[test]
 fn no_usable_system_resolver_still_writes_the_reports() {
     let dir = tempfile::tempdir().unwrap();
