@@ -380,12 +380,30 @@ impl<'d> Digest<'d> {
 pub const TOP_ADDRESSES: usize = 100;
 
 /// The order of `impostor-addresses.csv` (SPEC §7): most fetches first,
-/// ties by first_time, then client (unique).
+/// ties by first_time, then client (unique): addresses in numeric order,
+/// IPv4 before IPv6 (`10.0.0.2` before `10.0.0.14`, as a firewall list
+/// reads), then host names in byte order.
 fn report_order(a: &AddressTotals, b: &AddressTotals) -> Ordering {
     b.fetches
         .cmp(&a.fetches)
         .then(a.first.instant_ms().cmp(&b.first.instant_ms()))
-        .then(a.client.cmp(&b.client))
+        .then_with(|| client_order(&a.client, &b.client))
+}
+
+/// Clients as `report_order` ranks them: addresses by number, before
+/// anything else, which goes by its bytes.
+fn client_order(a: &[u8], b: &[u8]) -> Ordering {
+    let address = |client: &[u8]| {
+        std::str::from_utf8(client)
+            .ok()
+            .and_then(|text| text.parse::<std::net::IpAddr>().ok())
+    };
+    match (address(a), address(b)) {
+        (Some(a), Some(b)) => a.cmp(&b),
+        (Some(_), None) => Ordering::Less,
+        (None, Some(_)) => Ordering::Greater,
+        (None, None) => a.cmp(b),
+    }
 }
 
 /// The spoofing addresses, gathered by client.
@@ -784,5 +802,37 @@ impl Record for Targeted {
     fn absorb(&mut self, other: Self) {
         self.times += other.times;
         self.accusing += other.accusing;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::client_order;
+    use std::cmp::Ordering;
+
+    /// Addresses by number, IPv4 before IPv6, then names by their bytes.
+    #[test]
+    fn clients_rank_as_a_firewall_list_reads() {
+        let mut clients: Vec<&[u8]> = vec![
+            b"evil.example.net",
+            b"2001:db8::10",
+            b"10.0.0.14",
+            b"2001:db8::9",
+            b"10.0.0.2",
+            b"9.255.255.255",
+            b"a.example",
+        ];
+        clients.sort_by(|a, b| client_order(a, b));
+        let want: Vec<&[u8]> = vec![
+            b"9.255.255.255",
+            b"10.0.0.2",
+            b"10.0.0.14",
+            b"2001:db8::9",
+            b"2001:db8::10",
+            b"a.example",
+            b"evil.example.net",
+        ];
+        assert_eq!(clients, want);
+        assert_eq!(client_order(b"10.0.0.2", b"10.0.0.2"), Ordering::Equal);
     }
 }
