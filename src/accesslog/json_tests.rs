@@ -593,6 +593,33 @@ mod seconds_fast_path {
         }
     }
 
+    /// Eight bytes are digits exactly when each is, whatever byte stands
+    /// anywhere among them; and their value is the number they spell.
+    #[test]
+    fn eight_digits_read_as_one_word() {
+        use super::super::{eight_digits, eight_digits_value};
+        for at in 0..8 {
+            for byte in 0..=255u8 {
+                let mut text = *b"51937264";
+                text[at] = byte;
+                assert_eq!(
+                    eight_digits(u64::from_le_bytes(text)),
+                    byte.is_ascii_digit(),
+                    "{text:?}"
+                );
+            }
+        }
+        let mut n: u32 = 0;
+        while n < 100_000_000 {
+            let text = format!("{n:08}");
+            let word = u64::from_le_bytes(text.as_bytes().try_into().unwrap());
+            assert_eq!(eight_digits_value(word), n, "{text}");
+            n += 7_919;
+        }
+        let word = u64::from_le_bytes(*b"99999999");
+        assert_eq!(eight_digits_value(word), 99_999_999);
+    }
+
     #[test]
     fn caddy_timestamps() {
         let (time, whole) = seconds(b"1646861401.5241024").expect("read");
