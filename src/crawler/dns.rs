@@ -393,6 +393,52 @@ fn build_resolver(opts: &DnsOptions) -> Result<TokioResolver> {
         .map_err(|e| Error::Usage(format!("cannot set up the DNS resolver: {e}")))
 }
 
+/// Runs `work` on each of `items`, started in their order and never more
+/// than `concurrency` at once (one begins only when an earlier one has
+/// finished, so the order is the order of asking), until all are done or
+/// `deadline`; gives what finished, and whether the deadline cut the rest
+/// off. A task that died gives nothing.
+async fn bounded<T, R, Fut>(
+    items: impl IntoIterator<Item = T>,
+    concurrency: usize,
+    deadline: tokio::time::Instant,
+    work: impl Fn(T) -> Fut,
+) -> (Vec<R>, bool)
+where
+    Fut: std::future::Future<Output = R> + Send + 'static,
+    R: Send + 'static,
+{
+    let mut tasks = tokio::task::JoinSet::new();
+    let mut queue = items.into_iter();
+    for item in queue.by_ref().take(concurrency.max(1)) {
+        tasks.spawn(work(item));
+    }
+    let mut done = Vec::new();
+    loop {
+        match tokio::time::timeout_at(deadline, tasks.join_next()).await {
+            Ok(Some(finished)) => {
+                // A task that died leaves its item unanswered: a failure.
+                done.extend(finished.ok());
+                if let Some(next) = queue.next() {
+                    tasks.spawn(work(next));
+                }
+            }
+            Ok(None) => return (done, false),
+            Err(_) => {
+                tasks.abort_all();
+                return (done, true);
+            }
+        }
+    }
+}
+
+/// How long one lookup may take at most: its attempts' timeouts and one
+/// more, against a lookup that outlives its own timeouts.
+fn guard_of(opts: &DnsOptions) -> Duration {
+    opts.timeout
+        .saturating_mul(u32::try_from(opts.attempts.max(1) + 1).unwrap_or(u32::MAX))
+}
+
 /// Runs the lookups on a private single-threaded runtime: DNS waits on the
 /// network, not the CPU, and the caller is not async.
 fn ask_all(
@@ -408,50 +454,22 @@ fn ask_all(
     runtime.block_on(async {
         let resolver = Arc::new(build_resolver(opts)?);
         let ident = Arc::new(ident.clone());
-        // Guards against a lookup that outlives its own timeouts.
-        let guard = opts
-            .timeout
-            .saturating_mul(u32::try_from(opts.attempts.max(1) + 1).unwrap_or(u32::MAX));
+        let guard = guard_of(opts);
         let deadline = tokio::time::Instant::now() + opts.deadline;
-        let mut tasks = tokio::task::JoinSet::new();
-        // Started in the caller's order, never more than `concurrency` at
-        // once: a lookup begins only when an earlier one has finished, so
-        // the order is the order of asking.
-        let mut queue = addrs.iter().copied();
-        let spawn = |tasks: &mut tokio::task::JoinSet<_>, addr: IpAddr| {
+        let (done, cut) = bounded(addrs.iter().copied(), opts.concurrency, deadline, |addr| {
             let resolver = Arc::clone(&resolver);
             let ident = Arc::clone(&ident);
-            tasks.spawn(async move {
+            async move {
                 let (answer, queries) = check_address(&resolver, &ident, addr, guard).await;
                 (addr, answer, queries)
-            });
-        };
-        for addr in queue.by_ref().take(opts.concurrency.max(1)) {
-            spawn(&mut tasks, addr);
-        }
-        let mut answers = HashMap::with_capacity(addrs.len());
-        loop {
-            match tokio::time::timeout_at(deadline, tasks.join_next()).await {
-                Ok(Some(Ok((addr, answer, queries)))) => {
-                    stats.queries += queries;
-                    answers.insert(addr, answer);
-                    if let Some(next) = queue.next() {
-                        spawn(&mut tasks, next);
-                    }
-                }
-                // A task that died leaves its address unanswered: a failure.
-                Ok(Some(Err(_))) => {
-                    if let Some(next) = queue.next() {
-                        spawn(&mut tasks, next);
-                    }
-                }
-                Ok(None) => break,
-                Err(_) => {
-                    stats.deadline_hit = true;
-                    tasks.abort_all();
-                    break;
-                }
             }
+        })
+        .await;
+        stats.deadline_hit |= cut;
+        let mut answers = HashMap::with_capacity(addrs.len());
+        for (addr, answer, queries) in done {
+            stats.queries += queries;
+            answers.insert(addr, answer);
         }
         Ok(answers)
     })
@@ -471,69 +489,51 @@ pub fn confirm_given(
     opts: &DnsOptions,
     deadline: Duration,
 ) -> HashMap<(IpAddr, String), Forward> {
-    let mut answers = HashMap::new();
     if pairs.is_empty() || deadline.is_zero() {
-        return answers;
+        return HashMap::new();
     }
     let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
     else {
-        return answers;
+        return HashMap::new();
     };
     runtime.block_on(async {
         let Ok(resolver) = build_resolver(opts) else {
-            return;
+            return HashMap::new();
         };
         let resolver = Arc::new(resolver);
         let ident = Arc::new(ident.clone());
-        let guard = opts
-            .timeout
-            .saturating_mul(u32::try_from(opts.attempts.max(1) + 1).unwrap_or(u32::MAX));
+        let guard = guard_of(opts);
         let deadline = tokio::time::Instant::now() + deadline;
-        let mut tasks = tokio::task::JoinSet::new();
-        let mut queue = pairs.iter().cloned();
-        let spawn = |tasks: &mut tokio::task::JoinSet<_>, (addr, text): (IpAddr, String)| {
-            let resolver = Arc::clone(&resolver);
-            let ident = Arc::clone(&ident);
-            tasks.spawn(async move {
-                let forward = match Name::from_ascii(&text) {
-                    Ok(name) => {
-                        let mut queries = 0;
-                        Some(confirm(&resolver, name, addr, guard, &ident, &mut queries).await)
-                    }
-                    Err(_) => None,
-                };
-                (addr, text, forward)
-            });
-        };
-        for pair in queue.by_ref().take(opts.concurrency.max(1)) {
-            spawn(&mut tasks, pair);
-        }
-        loop {
-            match tokio::time::timeout_at(deadline, tasks.join_next()).await {
-                Ok(Some(Ok((addr, text, forward)))) => {
-                    if let Some(forward) = forward.filter(|&f| f != Forward::Failed) {
-                        answers.insert((addr, text), forward);
-                    }
-                    if let Some(next) = queue.next() {
-                        spawn(&mut tasks, next);
-                    }
+        let (done, _) = bounded(
+            pairs.iter().cloned(),
+            opts.concurrency,
+            deadline,
+            |(addr, text)| {
+                let resolver = Arc::clone(&resolver);
+                let ident = Arc::clone(&ident);
+                async move {
+                    let forward = match Name::from_ascii(&text) {
+                        Ok(name) => {
+                            let mut queries = 0;
+                            Some(confirm(&resolver, name, addr, guard, &ident, &mut queries).await)
+                        }
+                        Err(_) => None,
+                    };
+                    (addr, text, forward)
                 }
-                Ok(Some(Err(_))) => {
-                    if let Some(next) = queue.next() {
-                        spawn(&mut tasks, next);
-                    }
-                }
-                Ok(None) => break,
-                Err(_) => {
-                    tasks.abort_all();
-                    break;
-                }
-            }
-        }
-    });
-    answers
+            },
+        )
+        .await;
+        done.into_iter()
+            .filter_map(|(addr, text, forward)| {
+                forward
+                    .filter(|&f| f != Forward::Failed)
+                    .map(|f| ((addr, text), f))
+            })
+            .collect()
+    })
 }
 
 /// True for an answer that says "no such name" or "no such record":
