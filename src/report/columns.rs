@@ -217,7 +217,11 @@ pub fn write_violation(
     let fetch = &counted.fetch;
     let (mut line_digits, mut status_digits, mut rule_digits) = ([0u8; 20], [0u8; 20], [0u8; 20]);
     let time = fetch.time.rfc3339_text();
+    // robots.txt text is kept as a log's text is (SPEC §5: 8 KiB, then
+    // `…[cut N bytes]`): a group of thousands of user agents or a rule of
+    // half a megabyte would otherwise be written whole into every row.
     let (group, rule) = (name_bytes(row.group), name_bytes(&row.rule));
+    let (group, rule) = (crate::text::bound(&group), crate::text::bound(&rule));
     let target = fetch.target_kept();
     let record: [Cow<'_, [u8]>; 17] = [
         Cow::Borrowed(time.as_bytes()),

@@ -65,6 +65,54 @@ fn a_robots_txt_of_10_mib_is_read_to_500_kib() {
     assert!(text.contains("allowed     /elsewhere"), "{text}");
 }
 
+/// A group of thousands of user agents and a rule of 20 KB are written
+/// into the reports as a log's long text is: their first 8 KiB, then
+/// `…[cut N bytes]` (SPEC §5), alike in violations.csv and rules.csv, so
+/// that no row carries the whole of either.
+#[test]
+fn long_robots_txt_text_is_cut_in_the_reports_like_log_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut robots = String::new();
+    for n in 0..2_000 {
+        writeln!(robots, "User-agent: x{n:05}").unwrap();
+    }
+    let rule = format!("Disallow: /cz/chat{}", "*".repeat(20_000));
+    writeln!(robots, "User-agent: SeznamBot\n{rule}").unwrap();
+    let robots = write(dir.path(), "robots.txt", robots);
+    let log = write(
+        dir.path(),
+        "access.log",
+        format!(
+            "{}{}",
+            seznam_fetch(1, "/cz/chat/a"),
+            seznam_fetch(2, "/cz/chat/b")
+        ),
+    );
+    let out = dir.path().join("out");
+    let run = run_within(
+        &["--log", s(&log), "--robots", s(&robots), "--out", s(&out)],
+        LIMIT,
+    );
+    assert_eq!(run.code(), Some(1), "{}", run.stderr);
+    let cut_rule = format!("{}…[cut {} bytes]", &rule[..8192], rule.len() - 8192);
+    let violations = rows(&std::fs::read(out.join("violations.csv")).unwrap());
+    assert_eq!(violations.len(), 3);
+    for row in &violations[1..] {
+        assert_eq!(row[13], cut_rule);
+        assert!(row[11].starts_with("x00000|x00001|"), "{}", &row[11][..40]);
+        assert!(row[11].len() < 8192 + 40, "{}", row[11].len());
+        assert!(
+            row[11].ends_with(" bytes]"),
+            "{}",
+            &row[11][row[11].len() - 40..]
+        );
+    }
+    let rules = rows(&std::fs::read(out.join("rules.csv")).unwrap());
+    assert_eq!(rules.len(), 2);
+    assert_eq!(rules[1][2], cut_rule);
+    assert_eq!(rules[1][3], violations[1][11]);
+}
+
 #[test]
 fn tens_of_thousands_of_wildcard_rules_compile_in_linear_time() {
     let dir = tempfile::tempdir().unwrap();
