@@ -20,14 +20,7 @@ pub fn judge<'r>(policy: &Policy<'r>, gap_ms: i64) -> Option<Violation<'r>> {
         // fractions of a second are both exact.
         (gap_ms < i64::try_from(millis).unwrap_or(i64::MAX)).then_some((delay, millis))
     };
-    let (delay, millis) = broken(policy.rules)?;
-    if !policy
-        .rules
-        .other_readings()
-        .all(|other| broken(other).is_some())
-    {
-        return None;
-    }
+    let (delay, millis) = policy.rules.in_every_reading(broken)?;
     Some(Violation {
         kind: Kind::CrawlDelay,
         group: policy.rules.group_label(delay.group),

@@ -42,8 +42,9 @@ impl Count {
         // Every reading's lines: a row needs all of them (`judge`).
         let longest = policies
             .map(|policy| {
-                std::iter::once(policy.rules)
-                    .chain(policy.rules.other_readings())
+                policy
+                    .rules
+                    .readings()
                     .flat_map(|rules| rules.request_rates())
                     .filter_map(|r| r.rate.as_ref())
                     .map(|rate| {
@@ -151,14 +152,7 @@ pub fn judge<'r>(
             inside,
         ))
     };
-    let (line, holds, floored, inside) = broken(policy.rules)?;
-    if !policy
-        .rules
-        .other_readings()
-        .all(|other| broken(other).is_some())
-    {
-        return None;
-    }
+    let (line, holds, floored, inside) = policy.rules.in_every_reading(broken)?;
     let mut detail = format!(
         "{inside} fetches in {} s; allowed {}",
         holds.period_secs, line.written

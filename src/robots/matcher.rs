@@ -471,6 +471,24 @@ impl AgentRules {
         std::iter::successors(self.google.as_deref(), |other| other.google.as_deref())
     }
 
+    /// These rules, then those of each other reading.
+    pub fn readings(&self) -> impl Iterator<Item = &AgentRules> {
+        std::iter::successors(Some(self), |rules| rules.google.as_deref())
+    }
+
+    /// What `judge` finds in this reading, when it finds something in
+    /// every other reading too (a rate or delay broken however the file
+    /// is read); `None` when any reading finds nothing.
+    pub fn in_every_reading<'a, T>(
+        &'a self,
+        judge: impl Fn(&'a AgentRules) -> Option<T>,
+    ) -> Option<T> {
+        let first = judge(self)?;
+        self.other_readings()
+            .all(|other| judge(other).is_some())
+            .then_some(first)
+    }
+
     /// Judges a request target (path and query as logged, or an absolute
     /// URL): the longest matching pattern decides, Allow winning a tie;
     /// nothing matching means allowed.
