@@ -246,6 +246,14 @@ fn audit_with(dir: &Path, log: &str, extra: &[&str], env: Option<(&str, &Path)>)
     command.output().expect("run robots-audit")
 }
 
+/// `audit_with` asking `server`, each lookup given 0.3 s, then `extra`.
+fn audit_at(server: &DnsServer, dir: &Path, log: &str, extra: &[&str]) -> Output {
+    let addr = server.addr.to_string();
+    let mut args = vec!["--dns-server", addr.as_str(), "--dns-timeout", "0.3"];
+    args.extend_from_slice(extra);
+    audit_with(dir, log, &args, None)
+}
+
 /// The rows of a report, split on commas (the values used here hold none).
 fn report(dir: &Path, name: &str) -> Vec<Vec<String>> {
     std::fs::read_to_string(dir.join("out").join(name))
@@ -290,13 +298,7 @@ fn single_words_host_names_and_denied_seznam_addresses_are_never_impostors() {
         line("77.75.77.2", 6, "/cz/chat/f", SEZNAM_UA),
     ]
     .concat();
-    let server_addr = server.addr.to_string();
-    let out = audit_with(
-        dir.path(),
-        &log,
-        &["--dns-server", &server_addr, "--dns-timeout", "0.3"],
-        None,
-    );
+    let out = audit_at(&server, dir.path(), &log, &[]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert_eq!(
@@ -339,19 +341,11 @@ fn a_seznam_user_agent_from_a_googlebot_name_is_seznambots_impostor() {
     let server =
         DnsServer::start(Zone::default().host("66.249.66.1", "crawl-66-249-66-1.googlebot.com"));
     let log = line("66.249.66.1", 1, "/cz/chat/a", SEZNAM_UA);
-    let server_addr = server.addr.to_string();
-    let out = audit_with(
+    let out = audit_at(
+        &server,
         dir.path(),
         &log,
-        &[
-            "--dns-server",
-            &server_addr,
-            "--dns-timeout",
-            "0.3",
-            "--profiles",
-            profiles.to_str().unwrap(),
-        ],
-        None,
+        &["--profiles", profiles.to_str().unwrap()],
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
@@ -410,19 +404,11 @@ fn a_ptr_map_name_is_confirmed_or_refuted_forward() {
         line("77.75.77.23", 4, "/cz/chat/d", SEZNAM_UA),
     ]
     .concat();
-    let server_addr = server.addr.to_string();
-    let out = audit_with(
+    let out = audit_at(
+        &server,
         dir.path(),
         &log,
-        &[
-            "--dns-server",
-            &server_addr,
-            "--dns-timeout",
-            "0.3",
-            "--ptr-map",
-            map.to_str().unwrap(),
-        ],
-        None,
+        &["--ptr-map", map.to_str().unwrap()],
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
