@@ -191,9 +191,9 @@ fn member(group: &Group, record: &Record, readers: &[&Reader]) -> (String, Optio
             None => (record.text.clone(), None),
         },
         Directive::CrawlDelay => match group.crawl_delays.iter().find(|d| d.line == line) {
-            Some(delay) => match delay.millis {
-                Some(millis) => (
-                    format!("Crawl-delay: {}", seconds(millis)),
+            Some(delay) => match delay.shown() {
+                Some(shown) => (
+                    format!("Crawl-delay: {shown}"),
                     readers
                         .iter()
                         .find(|r| r.reads_rate_for_delay())
@@ -262,18 +262,6 @@ fn effective(line: &RequestRate, readers: &[&Reader]) -> Option<String> {
         .filter(|r| r.reads.reads(Directive::RequestRate))
         .find_map(|r| r.floor.and_then(|(f, s)| rate.floored(f, s)));
     Some(floored.unwrap_or(rate).canonical())
-}
-
-/// Milliseconds as seconds, without trailing zeros: `10`, `2.5`, `0.125`.
-fn seconds(millis: u64) -> String {
-    let whole = millis / 1000;
-    let part = millis % 1000;
-    if part == 0 {
-        whole.to_string()
-    } else {
-        let digits = format!("{part:03}");
-        format!("{whole}.{}", digits.trim_end_matches('0'))
-    }
 }
 
 fn agents(group: &Group) -> String {
@@ -492,7 +480,7 @@ mod tests {
             (1_010, "1.01"),
         ];
         for (millis, expected) in cases {
-            assert_eq!(seconds(millis), expected);
+            assert_eq!(crate::robots::limits::seconds_text(millis), expected);
         }
     }
 

@@ -30,7 +30,7 @@ pub fn judge<'r>(policy: &Policy<'r>, gap_ms: i64) -> Option<Violation<'r>> {
         detail: format!(
             "{} s after the previous fetch; allowed every {} s",
             seconds_text(u64::try_from(gap_ms).unwrap_or(0)),
-            seconds_text(millis)
+            delay.shown().unwrap_or_else(|| seconds_text(millis))
         ),
         note: policy.limit_note(Directive::CrawlDelay),
     })
@@ -126,6 +126,23 @@ mod tests {
         assert_eq!(
             rows(&profile, DELAYED, DELAYED_VERSION, &TIMES),
             delay_rows("")
+        );
+    }
+
+    #[test]
+    fn a_delay_finer_than_a_millisecond_is_broken_by_a_gap_shorter_than_it() {
+        // SPEC §3 "at least D seconds": 1 s is less than 1.0005 s; 1.001 s
+        // is not. The row tells the delay as written.
+        let robots = "User-agent: SeznamBot\nCrawl-delay: 1.0005\n";
+        assert_eq!(
+            rows(&seznambot(), robots, "284c06084f4d", &[0, 1000, 2001, 3002]),
+            [(
+                1,
+                2,
+                "Crawl-delay: 1.0005".to_string(),
+                "1 s after the previous fetch; allowed every 1.0005 s".to_string(),
+                NOT_READ_BY_CRAWLER
+            )]
         );
     }
 

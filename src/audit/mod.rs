@@ -466,16 +466,7 @@ pub fn judge_all<'r>(
     out
 }
 
-/// Seconds as the report writes them: whole numbers plainly, others with
-/// up to three decimals.
-pub(crate) fn seconds_text(millis: u64) -> String {
-    if millis.is_multiple_of(1000) {
-        (millis / 1000).to_string()
-    } else {
-        let text = format!("{}.{:03}", millis / 1000, millis % 1000);
-        text.trim_end_matches('0').to_string()
-    }
-}
+pub(crate) use crate::robots::limits::seconds_text;
 
 /// A fetch whose user agent (or PTR name) claims a crawler that its address
 /// disproves (SPEC §2 `spoofed`): never counted, listed in `impostors.csv`.

@@ -2,7 +2,7 @@
 //! groups as each crawler of the table reads them and the findings
 //! (SPEC §3; the lint issue).
 
-use super::{effective, readers_of, records_of, seconds, selections};
+use super::{effective, readers_of, records_of, selections};
 use crate::robots::Robots;
 use crate::robots::findings::{self, Finding, Reader};
 use crate::robots::parse::Directive;
@@ -82,7 +82,7 @@ fn json_group(robots: &Robots, index: usize, readers: &[&Reader]) -> String {
                 "{{\"line\":{},\"text\":{},\"seconds\":{},\"error\":{}}}",
                 d.line,
                 json_string(&d.text),
-                d.millis.map_or_else(|| "null".to_string(), seconds),
+                d.shown().unwrap_or_else(|| "null".to_string()),
                 json_opt(d.error.clone())
             )
         })

@@ -481,6 +481,7 @@ fn add_member(group: &mut Group, group_index: usize, record: &Record, after_agen
                 text: record.text.clone(),
                 group: group_index,
                 millis,
+                finer: limits::finer_than_millis(&record.value),
                 error,
             });
         }

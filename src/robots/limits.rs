@@ -132,10 +132,31 @@ pub struct CrawlDelay {
     pub line: usize,
     pub text: String,
     pub group: usize,
-    /// The delay in milliseconds, when the value could be read. Digits past
-    /// the third decimal are dropped.
+    /// The delay in milliseconds, when the value could be read, rounded up
+    /// when the value is finer: a gap of whole milliseconds is less than
+    /// the written delay exactly when it is less than this.
     pub millis: Option<u64>,
+    /// The value as written (`1.0005`) when `millis` is not it exactly.
+    pub finer: Option<String>,
     pub error: Option<String>,
+}
+
+impl CrawlDelay {
+    /// The delay as a row or the lint tells it: as written when finer than
+    /// a millisecond, else its seconds without trailing zeros.
+    pub fn shown(&self) -> Option<String> {
+        self.finer.clone().or_else(|| self.millis.map(seconds_text))
+    }
+}
+
+/// Milliseconds as seconds, without trailing zeros: `10`, `2.5`, `0.125`.
+pub fn seconds_text(millis: u64) -> String {
+    if millis.is_multiple_of(1000) {
+        (millis / 1000).to_string()
+    } else {
+        let text = format!("{}.{:03}", millis / 1000, millis % 1000);
+        text.trim_end_matches('0').to_string()
+    }
 }
 
 /// Reads leading ASCII digits as a number; `None` when there are none.
@@ -289,7 +310,8 @@ fn read_rate(text: &str) -> Result<(Rate, usize), String> {
 }
 
 /// Reads a `Crawl-delay` value: seconds, whole or decimal (`10`, `0.5`,
-/// `.5`), into milliseconds.
+/// `.5`), into milliseconds, rounded up past the third decimal (SPEC §3
+/// "at least D seconds": `1.0005` is broken by a gap of 1.000 s).
 pub fn parse_crawl_delay(value: &[u8]) -> Result<u64, String> {
     let text = std::str::from_utf8(value)
         .map_err(|_| "the value is not text".to_string())?
@@ -317,7 +339,29 @@ pub fn parse_crawl_delay(value: &[u8]) -> Result<u64, String> {
         .chain(std::iter::repeat(b'0'))
         .take(3)
         .fold(0, |acc, digit| acc * 10 + u64::from(digit - b'0'));
-    Ok(seconds.saturating_mul(1000).saturating_add(millis_part))
+    let finer = fraction.bytes().skip(3).any(|digit| digit != b'0');
+    Ok(seconds
+        .saturating_mul(1000)
+        .saturating_add(millis_part)
+        .saturating_add(u64::from(finer)))
+}
+
+/// The value of a readable `Crawl-delay` line when it is finer than a
+/// millisecond (`parse_crawl_delay` rounded it up), as a plain decimal
+/// (`01.00050` is `1.0005`): what a row and the lint tell.
+pub fn finer_than_millis(value: &[u8]) -> Option<String> {
+    parse_crawl_delay(value).ok()?;
+    let text = std::str::from_utf8(value).ok()?.trim();
+    let (whole, fraction) = text.split_once('.')?;
+    let fraction = fraction.trim_end_matches('0');
+    if fraction.len() <= 3 {
+        return None;
+    }
+    let whole = whole.trim_start_matches('0');
+    Some(format!(
+        "{}.{fraction}",
+        if whole.is_empty() { "0" } else { whole }
+    ))
 }
 
 #[cfg(test)]
@@ -553,13 +597,37 @@ mod tests {
     }
 
     #[test]
+    fn a_delay_finer_than_a_millisecond_is_told_as_a_plain_decimal() {
+        let cases = [
+            ("1.0005", Some("1.0005")),
+            (" 01.00050 ", Some("1.0005")),
+            (".00051", Some("0.00051")),
+            ("1.2340000", None),
+            ("2.5", None),
+            ("10", None),
+            ("1.0005s", None),
+        ];
+        for (value, expected) in cases {
+            assert_eq!(
+                finer_than_millis(value.as_bytes()).as_deref(),
+                expected,
+                "{value:?}"
+            );
+        }
+    }
+
+    #[test]
     fn crawl_delays() {
         let cases: &[(&str, Result<u64, ()>)] = &[
             ("10", Ok(10_000)),
             ("0.5", Ok(500)),
             (".5", Ok(500)),
             ("5.", Ok(5000)),
-            ("1.2345", Ok(1234)),
+            ("1.2345", Ok(1235)),
+            ("1.0005", Ok(1001)),
+            ("1.0001", Ok(1001)),
+            ("1.2340000", Ok(1234)),
+            ("0.0001", Ok(1)),
             ("0", Ok(0)),
             (" 2 ", Ok(2000)),
             ("", Err(())),
