@@ -96,13 +96,22 @@ impl StateDir {
     /// that could be written is), and saving it fails (exit 2).
     pub fn lock(dir: &Path, wait: Duration, out: Option<&OutDir>) -> Result<StateDir> {
         match StateDir::take(dir, wait, out) {
+            // A missing folder is a fresh state (SPEC §6), so one that
+            // cannot be made there is a fresh state that cannot be saved,
+            // as an empty folder on that file system is.
             Err(Error::Write { source, .. })
-                if source.kind() == io::ErrorKind::ReadOnlyFilesystem && dir.is_dir() =>
+                if source.kind() == io::ErrorKind::ReadOnlyFilesystem
+                    && (dir.is_dir() || !dir.exists()) =>
             {
                 crate::warn!(
-                    "robots-audit: --state {} is on a read-only file system: it is read but \
+                    "robots-audit: --state {} is on a read-only file system: it is {} but \
                      cannot be saved; the reports are written and the run exits 2",
-                    dir.display()
+                    dir.display(),
+                    if dir.is_dir() {
+                        "read"
+                    } else {
+                        "missing, so a fresh state,"
+                    }
                 );
                 Ok(StateDir {
                     dir: dir.to_path_buf(),

@@ -783,6 +783,47 @@ fn a_read_only_state_still_gets_the_reports_written() {
     assert_eq!(std::fs::read(state.join("state.json")).unwrap(), saved);
 }
 
+/// SPEC §6: a missing `--state` folder is a fresh state; where it cannot
+/// be made (a read-only file system) it is a fresh state that cannot be
+/// saved, as an empty folder there is: the reports are written, exit 2.
+#[test]
+fn a_state_that_cannot_be_made_still_gets_the_reports_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let robots = write(dir.path(), "robots.txt", ROBOTS);
+    let log = write(dir.path(), "access.log", seznam_fetch(1, "/cz/chat/a"));
+    let frozen = dir.path().join("frozen");
+    std::fs::create_dir(&frozen).unwrap();
+    let Some(_bound) = ReadOnly::bind(&frozen) else {
+        eprintln!("skipped: cannot bind-mount read-only here (needs root)");
+        return;
+    };
+    let state = frozen.join("state");
+    let out = dir.path().join("out");
+    let ran = run(&[
+        "--log",
+        s(&log),
+        "--robots",
+        s(&robots),
+        "--state",
+        s(&state),
+        "--out",
+        s(&out),
+    ]);
+    assert_eq!(ran.code(), Some(2), "{}", ran.stderr);
+    assert!(
+        ran.stderr.contains("is on a read-only file system"),
+        "{}",
+        ran.stderr
+    );
+    let violations = std::fs::read_to_string(out.join("violations.csv")).unwrap();
+    assert!(violations.contains("/cz/chat/a"), "{violations}");
+    let run_json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("run.json")).unwrap()).unwrap();
+    assert_eq!(run_json["exit_status"], 2);
+    assert!(run_json["state_error"].is_string(), "{run_json}");
+    assert!(!state.exists());
+}
+
 #[test]
 fn a_full_filesystem_leaves_the_earlier_report_untouched() {
     let Some(fs) = TinyFs::mount() else {
