@@ -24,6 +24,9 @@ enum Token {
         layout: Option<TimeLayout>,
         rank: u8,
         name: String,
+        /// Logged only for some statuses (`%!200t`, `%400{sec}t`): Apache
+        /// writes `-` in its place on the other lines.
+        dash: bool,
     },
 }
 
@@ -33,6 +36,7 @@ fn field(slot: Slot, rank: u8, name: &[u8]) -> Token {
         layout: None,
         rank,
         name: String::from_utf8_lossy(name).into_owned(),
+        dash: false,
     }
 }
 
@@ -42,7 +46,16 @@ fn time_field(layout: TimeLayout, name: &[u8]) -> Token {
         layout: Some(layout),
         rank: 1,
         name: String::from_utf8_lossy(name).into_owned(),
+        dash: false,
     }
+}
+
+/// Whether a `%{…}t` directive is of the time the request ended
+/// (`%{end:msec_frac}t`), not the time it began (`%t`, `%{begin:…}t`,
+/// and every other `%{…}t`): a fraction of the one is no part of the
+/// other.
+fn of_end(name: &str) -> bool {
+    name.contains("{end:")
 }
 
 /// A compiled format string.
@@ -154,6 +167,15 @@ fn apache_tokens(spec: &[u8]) -> Result<Vec<Token>, String> {
             (b'a', None) => field(Slot::Client, 3, name),
             (b'h', None) => field(Slot::Client, 2, name),
             (b'a' | b'h', Some(_)) => field(Slot::Client, 1, name),
+            (b't', None) if conditional => {
+                // `%t` writes its own brackets, and `-` without them on the
+                // lines its condition leaves out: one field for both.
+                let TimePart::Time(layout) = TimeLayout::apache(b"[%d/%b/%Y:%H:%M:%S %z]")? else {
+                    return Err("the CLF time layout gives no time".to_string());
+                };
+                tokens.push(unconditional_first(time_field(layout, name), conditional));
+                continue;
+            }
             (b't', None) => {
                 // `%t` writes its own brackets.
                 push_literal(&mut tokens, b'[');
@@ -182,6 +204,7 @@ fn apache_tokens(spec: &[u8]) -> Result<Vec<Token>, String> {
                     }),
                     rank: 0,
                     name: String::from_utf8_lossy(name).into_owned(),
+                    dash: false,
                 },
             },
             (b'r', _) => field(Slot::Request, 1, name),
@@ -229,11 +252,13 @@ fn unconditional_first(token: Token, conditional: bool) -> Token {
             layout,
             rank,
             name,
+            dash,
         } => Token::Field {
             slot,
             layout,
             rank: rank + if conditional { 0 } else { ALWAYS },
             name,
+            dash: dash || conditional,
         },
         literal => literal,
     }
@@ -419,6 +444,25 @@ pub(crate) fn compile(spec: &str) -> Result<Compiled, String> {
             best[kind] = Some((*rank, index));
         }
     }
+    // The fraction of a second kept is one of the time's own moment:
+    // `%t` is when the request began, `%{end:msec_frac}t` a part of when
+    // it ended, and the two glued would make a time that never was.
+    let time_of_end = best[1]
+        .is_some_and(|(_, at)| matches!(&tokens[at], Token::Field { name, .. } if of_end(name)));
+    best[7] = None;
+    for (index, token) in tokens.iter().enumerate() {
+        if let Token::Field {
+            slot: Slot::Fraction(_),
+            rank,
+            name,
+            ..
+        } = token
+            && of_end(name) == time_of_end
+            && best[7].is_none_or(|(r, _)| *rank > r)
+        {
+            best[7] = Some((*rank, index));
+        }
+    }
     // The request line, when logged, is read whole; its parts are read
     // only without it.
     if best[2].is_some() {
@@ -486,7 +530,9 @@ pub(crate) fn compile(spec: &str) -> Result<Compiled, String> {
                 Some(step) => step.after = Text::new(text),
                 None => lead = text,
             },
-            Token::Field { slot, name, .. } => {
+            Token::Field {
+                slot, name, dash, ..
+            } => {
                 if let Some(previous) = steps.last_mut()
                     && previous.after.bytes().is_empty()
                     && !ends_by_itself(&previous.slot)
@@ -510,6 +556,7 @@ pub(crate) fn compile(spec: &str) -> Result<Compiled, String> {
                 }
                 steps.push(Step {
                     upstream_list: slot == Slot::Other && names_upstream_list(&name),
+                    dash,
                     slot,
                     quoted: false,
                     colons_after: 0,

@@ -697,20 +697,31 @@ impl LogFormat {
                         Slot::OtherTime(index) => &self.skipped_times[usize::from(index)],
                         _ => &self.time,
                     };
-                    let (time, used, written_local) =
-                        layout.read(rest).ok_or(if rest.is_empty() {
-                            Skip::Truncated
-                        } else {
-                            Skip::BadTime
-                        })?;
-                    // Only the time in use is the fetch's; the others are
-                    // read for their length.
-                    if step.slot == Slot::Time {
-                        entry.time = time;
-                        local = written_local;
+                    match layout.read(rest) {
+                        Some((time, used, written_local)) => {
+                            // Only the time in use is the fetch's; the
+                            // others are read for their length.
+                            if step.slot == Slot::Time {
+                                entry.time = time;
+                                local = written_local;
+                            }
+                            pos + used
+                        }
+                        // Another time, left out on this line by its
+                        // status condition.
+                        None if step.dash
+                            && step.slot != Slot::Time
+                            && rest.first() == Some(&b'-') =>
+                        {
+                            pos + 1
+                        }
+                        None if rest.is_empty() => return Err(Skip::Truncated),
+                        None => return Err(Skip::BadTime),
                     }
-                    pos + used
                 }
+                // Left out on this line by its status condition: the
+                // time's whole seconds stand alone.
+                Slot::Fraction(_) if step.dash && rest.first() == Some(&b'-') => pos + 1,
                 Slot::Fraction(digits) => {
                     let digits = usize::from(digits);
                     let Some(text) = rest

@@ -952,6 +952,92 @@ fn split_time_with_fraction_and_offset() {
 }
 
 #[test]
+fn a_fraction_is_one_of_the_time_it_follows_from() {
+    // `%t` is when the request began; `%{end:msec_frac}t` a part of when
+    // it ended (mod_log_config): glued, they make a time that never was.
+    let line: &[u8] = br#"1.2.3.4 [10/Oct/2000:13:55:36 -0700] 990 "GET / HTTP/1.1""#;
+    for spec in [
+        r#"%h %t %{end:msec_frac}t "%r""#,
+        r#"%h %t %{begin:msec_frac}t "%r""#,
+        r#"%h %t %{msec_frac}t "%r""#,
+    ] {
+        let format = LogFormat::new(spec).unwrap();
+        let expected = if spec.contains("end:") {
+            "2000-10-10T13:55:36-07:00"
+        } else {
+            "2000-10-10T13:55:36.990-07:00"
+        };
+        assert_eq!(
+            times(&format, &[line]),
+            [Ok(expected.to_string())],
+            "{spec}"
+        );
+    }
+    // The time in use is the first; of the two fractions, its own.
+    let format =
+        LogFormat::new(r#"%h %{begin:sec}t.%{end:msec_frac}t %{end:sec}t.%{msec_frac}t "%r""#)
+            .unwrap();
+    assert_eq!(
+        times(
+            &format,
+            &[br#"1.2.3.4 971211336.250 971211337.990 "GET / HTTP/1.1""#]
+        ),
+        [Ok("2000-10-10T20:55:36.990+00:00".to_string())]
+    );
+}
+
+#[test]
+fn a_time_left_out_by_its_status_condition_is_a_dash() {
+    // mod_log_config writes `-` for a directive whose status condition
+    // the request does not meet; `%t` then without its brackets.
+    let lines: &[&[u8]] = &[
+        br#"1.2.3.4 [10/Oct/2000:13:55:36 -0700] - "GET / HTTP/1.1""#,
+        br#"1.2.3.4 [10/Oct/2000:13:55:36 -0700] [10/Oct/2000:13:55:37 -0700] "GET / HTTP/1.1""#,
+    ];
+    let format = LogFormat::new(r#"%h %t %!200t "%r""#).unwrap();
+    assert_eq!(
+        times(&format, lines),
+        [
+            Ok("2000-10-10T13:55:36-07:00".to_string()),
+            Ok("2000-10-10T13:55:36-07:00".to_string())
+        ]
+    );
+    let format = LogFormat::new(r#"%h %t %400{sec}t.%400{msec_frac}t "%r""#).unwrap();
+    assert_eq!(
+        times(
+            &format,
+            &[
+                br#"1.2.3.4 [10/Oct/2000:13:55:36 -0700] -.- "GET / HTTP/1.1""#,
+                br#"1.2.3.4 [10/Oct/2000:13:55:36 -0700] 971211336.990 "GET / HTTP/1.1""#,
+            ]
+        ),
+        // The fraction, of the same moment as `%t`, is `%t`'s when logged.
+        [
+            Ok("2000-10-10T13:55:36-07:00".to_string()),
+            Ok("2000-10-10T13:55:36.990-07:00".to_string())
+        ]
+    );
+    // The only time, left out: the line has none.
+    let format = LogFormat::new(r#"%h %!404t "%r""#).unwrap();
+    assert_eq!(
+        times(
+            &format,
+            &[
+                br#"1.2.3.4 - "GET / HTTP/1.1""#,
+                br#"1.2.3.4 [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1""#,
+            ]
+        ),
+        [
+            Err(Skip::BadTime),
+            Ok("2000-10-10T13:55:36-07:00".to_string())
+        ]
+    );
+    // A time logged always takes no `-`.
+    let format = LogFormat::new(r#"%h %t "%r""#).unwrap();
+    assert!(times(&format, &[br#"1.2.3.4 - "GET / HTTP/1.1""#])[0].is_err());
+}
+
+#[test]
 fn local_times_need_a_zone() {
     let spec = r#"%h [%{%Y-%m-%d %H:%M:%S}t] "%r""#;
     let lines: &[&[u8]] = &[

@@ -117,6 +117,10 @@ pub(crate) struct Step {
     /// tried, written `a, b` (retries) and `a : b` (an internal redirect):
     /// unquoted, it runs on through those separators.
     pub upstream_list: bool,
+    /// Logged only for some statuses: `-` stands in its place on the
+    /// other lines (Apache's `%!200t`), which a time read for its length
+    /// or a fraction accepts.
+    pub dash: bool,
     /// The text between this field and the next (may be empty only when
     /// the field ends by itself: a time, a status, a host before a path,
     /// or the last field).
