@@ -757,30 +757,48 @@ fn a_read_only_state_still_gets_the_reports_written() {
         return;
     };
     let later = write(dir.path(), "later.log", seznam_fetch(5, "/cz/chat/b"));
-    let out = dir.path().join("out2");
-    let second = run(&[
+    reports_written_but_state_not(
+        &later,
+        &robots,
+        &state,
+        &dir.path().join("out2"),
+        "/cz/chat/b",
+    );
+    assert_eq!(std::fs::read(state.join("state.json")).unwrap(), saved);
+}
+
+/// Audits `log` with `--state state --out out`, which must exit 2 for a
+/// state on a read-only file system and still write the reports, the
+/// fetch of `target` among the violations and `state_error` in run.json.
+fn reports_written_but_state_not(
+    log: &Path,
+    robots: &Path,
+    state: &Path,
+    out: &Path,
+    target: &str,
+) {
+    let ran = run(&[
         "--log",
-        s(&later),
+        s(log),
         "--robots",
-        s(&robots),
+        s(robots),
         "--state",
-        s(&state),
+        s(state),
         "--out",
-        s(&out),
+        s(out),
     ]);
-    assert_eq!(second.code(), Some(2), "{}", second.stderr);
+    assert_eq!(ran.code(), Some(2), "{}", ran.stderr);
     assert!(
-        second.stderr.contains("is on a read-only file system"),
+        ran.stderr.contains("is on a read-only file system"),
         "{}",
-        second.stderr
+        ran.stderr
     );
     let violations = std::fs::read_to_string(out.join("violations.csv")).unwrap();
-    assert!(violations.contains("/cz/chat/b"), "{violations}");
+    assert!(violations.contains(target), "{violations}");
     let run_json: serde_json::Value =
         serde_json::from_slice(&std::fs::read(out.join("run.json")).unwrap()).unwrap();
     assert_eq!(run_json["exit_status"], 2);
     assert!(run_json["state_error"].is_string(), "{run_json}");
-    assert_eq!(std::fs::read(state.join("state.json")).unwrap(), saved);
 }
 
 /// SPEC §6: a missing `--state` folder is a fresh state; where it cannot
@@ -798,29 +816,7 @@ fn a_state_that_cannot_be_made_still_gets_the_reports_written() {
         return;
     };
     let state = frozen.join("state");
-    let out = dir.path().join("out");
-    let ran = run(&[
-        "--log",
-        s(&log),
-        "--robots",
-        s(&robots),
-        "--state",
-        s(&state),
-        "--out",
-        s(&out),
-    ]);
-    assert_eq!(ran.code(), Some(2), "{}", ran.stderr);
-    assert!(
-        ran.stderr.contains("is on a read-only file system"),
-        "{}",
-        ran.stderr
-    );
-    let violations = std::fs::read_to_string(out.join("violations.csv")).unwrap();
-    assert!(violations.contains("/cz/chat/a"), "{violations}");
-    let run_json: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(out.join("run.json")).unwrap()).unwrap();
-    assert_eq!(run_json["exit_status"], 2);
-    assert!(run_json["state_error"].is_string(), "{run_json}");
+    reports_written_but_state_not(&log, &robots, &state, &dir.path().join("out"), "/cz/chat/a");
     assert!(!state.exists());
 }
 
