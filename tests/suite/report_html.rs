@@ -274,6 +274,51 @@ fn a_night_of_reverted_versions_is_drawn_by_the_version_in_force() {
     assert!(!text.contains(&format!("{old} in force")), "{text}");
 }
 
+/// A version back in force is used at its last coming only when the night
+/// lies wholly after it: the rows name the version in force at their time
+/// (SPEC §6), so its earlier coming, over before the night began, decided
+/// none of them.
+#[test]
+fn an_earlier_coming_of_a_reverted_version_is_not_used_by_a_later_night() {
+    let v1 = "User-agent: *\nDisallow: /a\n";
+    let v2 = "User-agent: *\nDisallow: /b\n";
+    let fetch = |hour: u32, target: &str| {
+        combined(
+            "77.75.77.1",
+            &format!("30/Nov/2026:{hour:02}:00:00 +0000"),
+            &format!("GET {target} HTTP/1.1"),
+            200,
+            SEZNAM_UA,
+        )
+    };
+    let site = Site::new()
+        .with("h/20261101T000000Z.txt", v1)
+        .with("h/20261120T000000Z.txt", v2)
+        .with("h/20261130T120000Z.txt", v1)
+        .with("a.log", [fetch(13, "/a/1"), fetch(14, "/a/2")].concat());
+    // No grace: v2, in force until noon, would excuse the fetches.
+    let run = site.run(&[
+        "--log",
+        "a.log",
+        "--robots-history",
+        "h",
+        "--robots-grace",
+        "0",
+        "--out",
+        "out",
+    ]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let text = page_text(&std::fs::read_to_string(site.path("out/report.html")).unwrap());
+    let v1 = common::robots_version(v1.as_bytes());
+    assert!(
+        text.contains(&format!(
+            "robots.txt versions used: {v1} in force from 2026-11-30T12:00:00+00:00 \
+             (and 2 more known"
+        )),
+        "{text}"
+    );
+}
+
 /// The page as text: each tag a blank, entities as they stand, runs of
 /// blanks one space.
 fn page_text(page: &str) -> String {

@@ -328,7 +328,7 @@ pub fn build(
     verdicts.sort_by(|a, b| a.crawler.cmp(&b.crawler));
 
     let (first, last) = span(health);
-    let used = versions_used(health, sources, &decided, (first, last));
+    let used = versions_used(health, sources, (first, last));
     Page {
         first_time: first.map(|t| t.rfc3339()),
         last_time: last.map(|t| t.rfc3339()),
@@ -350,16 +350,18 @@ pub fn build(
 }
 
 /// The robots.txt versions the night used (SPEC §7 health): those in
-/// force at some moment between its first and last line, and those that
-/// decided a row, at most `ROBOTS_VERSIONS_SHOWN` (the latest), each with
-/// when it came into force (a version back in force, v1 → v2 → v1, is
-/// listed at each coming); and how many the run knew besides. A state or
-/// history of many versions lists them all in run.json, not here.
-/// `(first, last)` is the night's `span`.
+/// force at some moment between its first and last line, at most
+/// `ROBOTS_VERSIONS_SHOWN` (the latest), each with when it came into force
+/// (a version back in force, v1 → v2 → v1, is listed at each coming that
+/// the night reached); and how many the run knew besides. Every row names
+/// the version in force at its time (SPEC §6), so these are also the ones
+/// that decided rows: a reverted version's earlier coming, over before
+/// the night began, is not among them though its text decided rows at a
+/// later coming. A state or history of many versions lists them all in
+/// run.json, not here. `(first, last)` is the night's `span`.
 fn versions_used(
     health: &run::Health<'_>,
     sources: &Sources<'_>,
-    decided: &std::collections::BTreeSet<&str>,
     (first, last): (Option<Timestamp>, Option<Timestamp>),
 ) -> (Vec<(String, Option<String>)>, usize) {
     let (first, last) = (first.map(|t| t.instant_ms()), last.map(|t| t.instant_ms()));
@@ -368,13 +370,10 @@ fn versions_used(
         .iter()
         .enumerate()
         .rev()
-        .filter(|&(i, (version, _))| {
-            let during = match (first, last, sources.in_force_ms.get(i)) {
-                (Some(first), Some(last), Some(&(from, until))) => from <= last && first < until,
-                // No line parsed, or no range known: the one in force now.
-                _ => i + 1 == health.robots_versions.len(),
-            };
-            during || decided.contains(version.as_str())
+        .filter(|&(i, _)| match (first, last, sources.in_force_ms.get(i)) {
+            (Some(first), Some(last), Some(&(from, until))) => from <= last && first < until,
+            // No line parsed, or no range known: the one in force now.
+            _ => i + 1 == health.robots_versions.len(),
         })
         .map(|(_, entry)| entry.clone())
         .take(super::render::ROBOTS_VERSIONS_SHOWN)
