@@ -232,10 +232,10 @@ impl Tracker {
         if self.latest_ms().is_some_and(|latest| latest > t_ms) {
             // A fetch from before what the state remembers (a line written
             // late at the end of last night's log, a backlog): the fetches
-            // of /robots.txt before it are forgotten, so what stood at t is
-            // not known. Nothing is assumed against the crawler: L unknown
-            // (the whole grace), no outage; a 4xx remembered may have
-            // begun before t, so no rows. What is remembered of the
+            // of /robots.txt before it may be forgotten, so what stood at t
+            // is known only in part. Nothing is assumed against the
+            // crawler: L is the last 2xx known before t (below), no
+            // outage; a 4xx remembered may have begun before t, so no rows. What is remembered of the
             // fetches of /robots.txt before t (the older log's own, and
             // those of nights audited before) may only spare rows: the
             // last of them got a 4xx, so no rows (RFC 9309 §2.3.1.3), as
@@ -251,8 +251,21 @@ impl Tracker {
             {
                 return Standing::Unrestricted(fetch);
             }
+            // L: the last 2xx known at or before t, the state's own or
+            // one remembered among the crawler's fetches. One forgotten
+            // between it and t would only narrow the window, so the one
+            // known can only spare rows; none known, the whole grace.
+            let known_success = m
+                .recent
+                .own()
+                .filter(|f| (200..300).contains(&f.status))
+                .map(|f| f.time.instant_ms())
+                .chain(m.last_success_ms)
+                .filter(|&l| l <= t_ms)
+                .max();
+            let by_grace = t_ms.saturating_sub(self.grace_ms);
             return Standing::Versions {
-                window_from_ms: t_ms.saturating_sub(self.grace_ms),
+                window_from_ms: known_success.map_or(by_grace, |l| l.max(by_grace)),
             };
         }
         if let (Some(first), Some(last)) = (m.outage_since_ms, m.outage_last)

@@ -104,11 +104,31 @@ fn spec_cases() -> Vec<Case> {
     vec![
         (
             "a fetch from before the last fetch of /robots.txt known (last night's line \
-             written late): L unknown, the whole grace",
+             written late), no 2xx known before it: L unknown, the whole grace",
             DAY,
             vec![
                 ("2026-11-30T14:00:00+01:00", "/robots.txt", 200, "allowed"),
                 ("2026-11-30T13:59:58+01:00", "/b", 200, "excused v1"),
+            ],
+        ),
+        (
+            "a line written late after a 2xx known before it: that 2xx is L, as one run \
+             over the logs has it, though a 5xx came after the fetch",
+            DAY,
+            vec![
+                ("2026-11-30T12:30:00+01:00", "/robots.txt", 200, "allowed"),
+                ("2026-11-30T14:00:00+01:00", "/robots.txt", 503, "allowed"),
+                ("2026-11-30T13:59:58+01:00", "/b", 200, "accuse v1"),
+            ],
+        ),
+        (
+            "the same with the 2xx of an older log taken in after: L is the later one",
+            DAY,
+            vec![
+                ("2026-11-30T11:00:00+01:00", "/robots.txt", 200, "allowed"),
+                ("2026-11-30T14:00:00+01:00", "/robots.txt", 503, "allowed"),
+                ("2026-11-30T12:30:00+01:00", "/robots.txt", 200, "allowed"),
+                ("2026-11-30T13:59:58+01:00", "/b", 200, "accuse v1"),
             ],
         ),
         (

@@ -851,7 +851,7 @@ impl State {
         let oldest_day = newest.saturating_sub(days);
         // A row whose night cannot be read is kept: it is not ours to drop.
         self.nights
-            .retain(|n| day_of(&n.night).is_none_or(|d| d > oldest_day));
+            .retain(|n| day_of(&n.night).is_none_or(|d| d >= oldest_day));
     }
 
     /// The last `n` nights' rows of a crawler, oldest first (the trend).

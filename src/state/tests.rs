@@ -420,7 +420,7 @@ fn nights_add_up_and_expire_with_fingerprints() {
         impostor_fetches: 1,
     };
     state.add_night(row("2026-11-30", "SeznamBot", 10));
-    state.add_night(row("2026-09-01", "SeznamBot", 4));
+    state.add_night(row("2026-08-31", "SeznamBot", 4));
     state.add_night(row("2026-11-30", "FreshBot", 6));
     state.add_night(row("2026-11-30", "SeznamBot", 4));
     let got: Vec<(&str, &str, u64, u64, u64)> = state
@@ -439,7 +439,7 @@ fn nights_add_up_and_expire_with_fingerprints() {
     assert_eq!(
         got,
         vec![
-            ("2026-09-01", "SeznamBot", 4, 2, 1),
+            ("2026-08-31", "SeznamBot", 4, 2, 1),
             ("2026-11-30", "FreshBot", 6, 3, 1),
             ("2026-11-30", "SeznamBot", 14, 7, 2),
         ]
@@ -475,6 +475,25 @@ fn nights_add_up_and_expire_with_fingerprints() {
     state.expire(now, 90);
     let nights: Vec<&str> = state.nights.iter().map(|n| n.night.as_str()).collect();
     assert_eq!(nights, vec!["2026-11-30", "2026-11-30", "2027-12-21"]);
+}
+
+/// README: nights *more than* `--state-days` before the newest expire; a
+/// night exactly that many days before it stays.
+#[test]
+fn a_night_exactly_state_days_before_the_newest_stays() {
+    let mut state = State::default();
+    for night in ["2026-11-19", "2026-11-20", "2026-11-30"] {
+        state.add_night(Night {
+            night: night.to_string(),
+            crawler: "SeznamBot".to_string(),
+            fetches: 1,
+            violations: BTreeMap::new(),
+            impostor_fetches: 0,
+        });
+    }
+    state.expire(t("2026-12-01T04:30:00Z").instant_ms(), 10);
+    let nights: Vec<&str> = state.nights.iter().map(|n| n.night.as_str()).collect();
+    assert_eq!(nights, vec!["2026-11-20", "2026-11-30"]);
 }
 
 #[test]
