@@ -14,8 +14,14 @@
 //!                                   Allow and Disallow; default none)
 //! homepage-exception: no           (yes: fetches of `/` under a `*`
 //!                                   group's Disallow only inform)
-//! network: 66.249.64.0/19          (any number; CIDR, the operator's own)
+//! network: 66.249.64.0/19          (any number; CIDR, the operator's own;
+//!                                   `none` for none)
 //! ```
+//!
+//! An entry named like a built-in crawler replaces its patterns; every
+//! other fact it does not give (token, rate floor, records read, home-page
+//! exception, networks) stays the built-in's: a webmaster who adds a host
+//! pattern for SeznamBot keeps Seznam's floor and home-page exception.
 
 use std::path::Path;
 
@@ -85,6 +91,25 @@ pub fn parse_reads(text: &str) -> Result<Reads, String> {
     Ok(reads)
 }
 
+/// One entry of a profile file: the profile as written, and which of its
+/// facts the entry gave (the others default, or come from the crawler it
+/// replaces).
+#[derive(Debug, Clone)]
+pub struct Entry {
+    pub profile: Profile,
+    given: Given,
+}
+
+/// The facts an entry gave, besides its patterns.
+#[derive(Debug, Clone, Copy, Default)]
+struct Given {
+    token: bool,
+    rate_floor: bool,
+    reads: bool,
+    homepage_exception: bool,
+    networks: bool,
+}
+
 /// Reads a profile file into `profiles`: a profile named like an existing
 /// one replaces it in place, others are added after (lowest precedence).
 pub fn load_profiles(path: &Path, profiles: &mut Vec<Profile>) -> Result<()> {
@@ -94,7 +119,7 @@ pub fn load_profiles(path: &Path, profiles: &mut Vec<Profile>) -> Result<()> {
         source: refusal.into_io(),
     })?;
     let text = String::from_utf8_lossy(&bytes);
-    let extra = parse_profiles(&text).map_err(|(line, cause)| Error::Format {
+    let extra = parse_entries(&text).map_err(|(line, cause)| Error::Format {
         path: path.to_path_buf(),
         at: Position::Line(line),
         cause,
@@ -104,22 +129,51 @@ pub fn load_profiles(path: &Path, profiles: &mut Vec<Profile>) -> Result<()> {
 }
 
 /// A profile named like an existing one (case-insensitively) replaces it in
-/// place, keeping its precedence; the others go last.
-pub fn merge_profiles(profiles: &mut Vec<Profile>, extra: Vec<Profile>) {
-    for profile in extra {
+/// place, keeping its precedence and every fact the entry does not give;
+/// the others go last.
+pub fn merge_profiles(profiles: &mut Vec<Profile>, extra: Vec<Entry>) {
+    for Entry { profile, given } in extra {
         match profiles
             .iter_mut()
             .find(|p| p.name.eq_ignore_ascii_case(&profile.name))
         {
-            Some(slot) => *slot = profile,
+            Some(slot) => {
+                let old = std::mem::replace(slot, profile);
+                if !given.token {
+                    slot.token = old.token;
+                }
+                if !given.rate_floor {
+                    slot.rate_floor = old.rate_floor;
+                }
+                if !given.reads {
+                    slot.reads = old.reads;
+                }
+                if !given.homepage_exception {
+                    slot.homepage_exception = old.homepage_exception;
+                }
+                if !given.networks {
+                    slot.networks = old.networks;
+                }
+            }
+            // A new crawler's facts not given are the defaults.
             None => profiles.push(profile),
         }
     }
 }
 
-/// The text of a profile file; an error gives the 1-based line and cause.
+/// The profiles of a profile file as written, each fact not given at its
+/// default; an error gives the 1-based line and cause.
 pub fn parse_profiles(text: &str) -> Result<Vec<Profile>, (u64, String)> {
-    let mut out: Vec<(u64, Profile)> = Vec::new();
+    Ok(parse_entries(text)?
+        .into_iter()
+        .map(|entry| entry.profile)
+        .collect())
+}
+
+/// The entries of a profile file; an error gives the 1-based line and
+/// cause.
+pub fn parse_entries(text: &str) -> Result<Vec<Entry>, (u64, String)> {
+    let mut out: Vec<(u64, Entry)> = Vec::new();
     // The single-value keys the current entry gave, with their lines.
     let mut given: Vec<(String, u64)> = Vec::new();
     let mut last_line = 0;
@@ -144,12 +198,15 @@ pub fn parse_profiles(text: &str) -> Result<Vec<Profile>, (u64, String)> {
                 return Err((number, format!("crawler name {value:?} holds `|`")));
             }
             given.clear();
-            if let Some((start, p)) = out.last() {
-                check_profile(p).map_err(|cause| (*start, cause))?;
+            if let Some((start, entry)) = out.last() {
+                check_profile(&entry.profile).map_err(|cause| (*start, cause))?;
             }
             // A second entry of one name would replace the first whole:
             // its patterns lost, its fetches never found, without a word.
-            if let Some((start, _)) = out.iter().find(|(_, p)| p.name.eq_ignore_ascii_case(value)) {
+            if let Some((start, _)) = out
+                .iter()
+                .find(|(_, entry)| entry.profile.name.eq_ignore_ascii_case(value))
+            {
                 return Err((
                     number,
                     format!(
@@ -160,20 +217,30 @@ pub fn parse_profiles(text: &str) -> Result<Vec<Profile>, (u64, String)> {
             }
             out.push((
                 number,
-                Profile {
-                    name: value.to_string(),
-                    token: value.to_string(),
-                    user_agents: Vec::new(),
-                    hosts: Vec::new(),
-                    rate_floor: None,
-                    reads: Reads::RULES_ONLY,
-                    homepage_exception: false,
-                    networks: Vec::new(),
+                Entry {
+                    profile: Profile {
+                        name: value.to_string(),
+                        token: value.to_string(),
+                        user_agents: Vec::new(),
+                        hosts: Vec::new(),
+                        rate_floor: None,
+                        reads: Reads::RULES_ONLY,
+                        homepage_exception: false,
+                        networks: Vec::new(),
+                    },
+                    given: Given::default(),
                 },
             ));
             continue;
         }
-        let Some((_, profile)) = out.last_mut() else {
+        let Some((
+            _,
+            Entry {
+                profile,
+                given: facts,
+            },
+        )) = out.last_mut()
+        else {
             return Err((number, format!("{key} before the first `crawler:` line")));
         };
         // A key of one value given twice: the second would drop the first
@@ -194,6 +261,7 @@ pub fn parse_profiles(text: &str) -> Result<Vec<Profile>, (u64, String)> {
             "token" if !value.is_empty() => {
                 check_token(value).map_err(|e| (number, e))?;
                 profile.token = value.to_string();
+                facts.token = true;
             }
             "user-agent" => profile
                 .user_agents
@@ -202,10 +270,15 @@ pub fn parse_profiles(text: &str) -> Result<Vec<Profile>, (u64, String)> {
                 .hosts
                 .push(HostPattern::parse(value).map_err(|e| (number, e))?),
             "rate-floor" => {
-                profile.rate_floor = parse_rate_floor(value).map_err(|e| (number, e))?
+                profile.rate_floor = parse_rate_floor(value).map_err(|e| (number, e))?;
+                facts.rate_floor = true;
             }
-            "reads" => profile.reads = parse_reads(value).map_err(|e| (number, e))?,
+            "reads" => {
+                profile.reads = parse_reads(value).map_err(|e| (number, e))?;
+                facts.reads = true;
+            }
             "homepage-exception" => {
+                facts.homepage_exception = true;
                 profile.homepage_exception = match value.to_ascii_lowercase().as_str() {
                     "yes" | "true" => true,
                     "no" | "false" => false,
@@ -217,19 +290,24 @@ pub fn parse_profiles(text: &str) -> Result<Vec<Profile>, (u64, String)> {
                     }
                 }
             }
-            "network" => profile
-                .networks
-                .push(parse_network(value).map_err(|e| (number, e))?),
+            "network" => {
+                facts.networks = true;
+                if !value.eq_ignore_ascii_case("none") {
+                    profile
+                        .networks
+                        .push(parse_network(value).map_err(|e| (number, e))?);
+                }
+            }
             _ => return Err((number, format!("unknown or empty key {key:?}"))),
         }
     }
-    if let Some((start, p)) = out.last() {
-        check_profile(p).map_err(|cause| (*start, cause))?;
+    if let Some((start, entry)) = out.last() {
+        check_profile(&entry.profile).map_err(|cause| (*start, cause))?;
     }
     if out.is_empty() {
         return Err((last_line.max(1), "no `crawler:` entry".to_string()));
     }
-    Ok(out.into_iter().map(|(_, p)| p).collect())
+    Ok(out.into_iter().map(|(_, entry)| entry).collect())
 }
 
 /// Reads `ADDRESS/PREFIX` (`77.75.72.0/21`, `2a02:598::/32`); host bits
@@ -309,7 +387,7 @@ mod tests {
             reads: Request-rate, crawl-delay\n\
             homepage-exception: yes\n";
         let mut profiles = builtin();
-        merge_profiles(&mut profiles, parse_profiles(text).unwrap());
+        merge_profiles(&mut profiles, parse_entries(text).unwrap());
         assert_eq!(profiles.len(), 4);
         assert_eq!(profiles[2].hosts[0].text, "robot-<address>.seznam.cz");
         assert_eq!(
@@ -338,8 +416,50 @@ mod tests {
             profiles[3].networks,
             ["66.249.64.0/19", "2001:4860:4801::/48"].map(|n| n.parse::<IpNet>().unwrap())
         );
-        // A profile that replaces a built-in one says its own networks.
-        assert!(profiles[2].networks.is_empty());
+        // A profile that replaces a built-in one and says nothing of its
+        // networks keeps the built-in's.
+        assert_eq!(profiles[2].networks, builtin()[2].networks);
+        assert!(!profiles[2].networks.is_empty());
+    }
+
+    /// An entry that replaces a built-in crawler to give other patterns
+    /// keeps every fact it does not give (SPEC §3's floor and §4's home
+    /// page for SeznamBot; FreshBot's token), and gives up those it says.
+    #[test]
+    fn a_replacement_keeps_what_it_does_not_say() {
+        let mut profiles = builtin();
+        let at = |profiles: &[Profile], name: &str| {
+            profiles.iter().position(|p| p.name == name).unwrap()
+        };
+        let (seznam_at, fresh_at) = (at(&profiles, "SeznamBot"), at(&profiles, "FreshBot"));
+        let seznam = profiles[seznam_at].clone();
+        assert_eq!(profiles[fresh_at].token, "SeznamBot");
+        assert!(profiles[fresh_at].homepage_exception);
+        let text = "crawler: SeznamBot\n\
+            user-agent: SeznamBot\n\
+            host: robot-<address>.seznam.cz\n\
+            \n\
+            crawler: FreshBot\n\
+            user-agent: FreshBot\n\
+            rate-floor: none\n\
+            homepage-exception: no\n\
+            reads: none\n\
+            network: none\n";
+        merge_profiles(&mut profiles, parse_entries(text).unwrap());
+        let (new_seznam, new_fresh) = (&profiles[seznam_at], &profiles[fresh_at]);
+        assert_eq!(new_seznam.hosts.len(), 1);
+        assert_eq!(new_seznam.hosts[0].text, "robot-<address>.seznam.cz");
+        assert_eq!(new_seznam.token, seznam.token);
+        assert!(seznam.rate_floor.is_some());
+        assert_eq!(new_seznam.rate_floor, seznam.rate_floor);
+        assert_eq!(new_seznam.reads, seznam.reads);
+        assert!(new_seznam.homepage_exception);
+        assert_eq!(new_seznam.networks, seznam.networks);
+        assert_eq!(new_fresh.token, "SeznamBot");
+        assert_eq!(new_fresh.rate_floor, None);
+        assert!(!new_fresh.homepage_exception);
+        assert_eq!(new_fresh.reads, Reads::RULES_ONLY);
+        assert!(new_fresh.networks.is_empty());
     }
 
     #[test]

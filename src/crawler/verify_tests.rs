@@ -313,10 +313,10 @@ fn decides_per_spec() {
 #[test]
 fn another_crawlers_name_refutes_the_claim() {
     use crate::crawler::profile::builtin;
-    use crate::crawler::profile_file::{merge_profiles, parse_profiles};
+    use crate::crawler::profile_file::{merge_profiles, parse_entries};
     let mut profiles = builtin();
     let google = "crawler: Googlebot\nuser-agent: Googlebot\nhost: crawl-<address>.googlebot.com\n";
-    merge_profiles(&mut profiles, parse_profiles(google).unwrap());
+    merge_profiles(&mut profiles, parse_entries(google).unwrap());
     let ident = Identifier::new(profiles).unwrap();
     const GOOGLE: &str = "crawl-66-249-66-1.googlebot.com";
     let (ptr_map, _) = PtrMap::parse(b"66.249.66.2 crawl-66-249-66-2.googlebot.com\n");

@@ -441,3 +441,52 @@ fn a_name_that_fits_the_claimed_crawlers_pattern_is_its_own() {
     );
     assert_eq!(impostors.lines().count(), 2, "{impostors}");
 }
+
+/// A `--profiles` entry that replaces SeznamBot to give it another host
+/// pattern keeps what it does not say: Seznam's home-page exception (SPEC
+/// §4: the `/` fetch under `User-agent: *` + `Disallow: /` only informs)
+/// and its 1/30s floor (SPEC §3: `Request-rate: 1/120s` is read as 1/30s,
+/// so two fetches a minute apart break nothing).
+#[test]
+fn a_replaced_seznambot_keeps_its_floor_and_home_page_exception() {
+    let profiles = "crawler: SeznamBot\nuser-agent: SeznamBot\n\
+                    host: robot-<address>.seznam.cz\n";
+    let home = combined("77.75.77.1", &clf(0), "GET / HTTP/1.1", 200, SEZNAM_UA);
+    let paced = [
+        combined("77.75.77.1", &clf(0), "GET /a HTTP/1.1", 200, SEZNAM_UA),
+        combined("77.75.77.1", &clf(60), "GET /b HTTP/1.1", 200, SEZNAM_UA),
+    ]
+    .concat();
+    let site = Site::new()
+        .with("profiles.txt", profiles)
+        .with("rate.txt", "User-agent: SeznamBot\nRequest-rate: 1/120s\n")
+        .with("home.txt", "User-agent: *\nDisallow: /\n")
+        .with("home.log", &home)
+        .with("paced.log", &paced);
+    let audit = |log: &str, robots: &str| {
+        site.run(&[
+            "--log",
+            log,
+            "--robots",
+            robots,
+            "--robots-since",
+            "2020-01-01",
+            "--profiles",
+            "profiles.txt",
+            "--quiet",
+            "--out",
+            "out",
+        ])
+    };
+    let run = audit("home.log", "home.txt");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let violations = std::fs::read_to_string(site.path("out/violations.csv")).unwrap();
+    assert!(
+        violations.contains(",GET,/,200,disallow,*,2,Disallow: /,,seznam-homepage-exception,"),
+        "{violations}"
+    );
+    let run = audit("paced.log", "rate.txt");
+    let violations = std::fs::read_to_string(site.path("out/violations.csv")).unwrap();
+    assert_eq!(run.code, 0, "{}\n{violations}", run.stderr);
+    assert!(!violations.contains("request-rate"), "{violations}");
+}
