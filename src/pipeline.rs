@@ -1515,7 +1515,35 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
     // the window is none of them (SPEC §2), and the window's count, taken
     // before fetches are judged, holds spoofed claims too.
     let outside = scan.outside_period;
-    if digest.crawlers.iter().flatten().all(|c| c.fetches == 0) {
+    let none_audited = digest.crawlers.iter().flatten().all(|c| c.fetches == 0);
+    // A --host among several, or beside a log with no host field, that
+    // names none of the hosts the crawler's fetches were of (a typo): the
+    // night still audits the others, so the typo would pass unseen. Only
+    // when every host seen is known (at most `HOSTS_KEPT` of them), and
+    // not when the warning below says it of every fetch already.
+    let said_below = none_audited && outside == 0 && other_hosts > 0;
+    if !config.hosts.is_empty() && !scan.hosts.is_empty() && !scan.more_hosts && !said_below {
+        let mut seen: Vec<(&[u8], u64)> = scan.hosts.iter().map(|(h, &n)| (&h[..], n)).collect();
+        seen.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+        let named: Vec<String> = seen
+            .iter()
+            .take(3)
+            .map(|(host, n)| format!("{} {n}", crate::text::escape_non_utf8(host)))
+            .collect();
+        for name in config.hosts.names() {
+            if !scan.hosts.contains_key(name) {
+                crate::warn!(
+                    "robots-audit: warning: --host {} names none of the crawler's fetches, whose \
+                     virtual hosts are {}{}: is the name written as the log's virtual-host field \
+                     writes it?",
+                    crate::text::escape_non_utf8(name),
+                    named.join(", "),
+                    if seen.len() > 3 { ", …" } else { "" }
+                );
+            }
+        }
+    }
+    if none_audited {
         match (outside, other_hosts) {
             (0, 0) => {}
             (0, hosts) => crate::warn!(

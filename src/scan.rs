@@ -188,6 +188,11 @@ impl SiteHosts {
         self.names.is_empty()
     }
 
+    /// The names given, each as `host_key` writes it.
+    pub fn names(&self) -> impl Iterator<Item = &[u8]> {
+        self.names.iter().map(Vec::as_slice)
+    }
+
     /// Whether a fetch of a virtual host whose `host_key` is `key` is the
     /// site's.
     fn holds(&self, key: &[u8]) -> bool {
@@ -197,9 +202,23 @@ impl SiteHosts {
 
 /// A virtual host as compared: lower case, without a port, brackets or a
 /// trailing dot; an IPv6 address in its one canonical form, so that
-/// `--host 2001:db8::1` names `[2001:DB8:0::1]:443`.
+/// `--host 2001:db8::1` names `[2001:DB8:0::1]:443`. A value whose part
+/// after its `:` is no port (`a.cz:abc`, `a.cz:99999`, `a.cz:`, which a
+/// client may write in a Host header that Caddy logs as it came) is no
+/// host and port: it is kept whole, lower case, and so names no site.
 pub fn host_key(vhost: &[u8]) -> Vec<u8> {
-    let (host, _port) = accesslog::fields::split_port(vhost);
+    let (host, port) = accesslog::fields::split_port(vhost);
+    let is_port = |port: &[u8]| {
+        (1..=5).contains(&port.len())
+            && port.iter().all(u8::is_ascii_digit)
+            && std::str::from_utf8(port)
+                .ok()
+                .and_then(|p| p.parse::<u32>().ok())
+                .is_some_and(|p| p <= 65_535)
+    };
+    if host.len() < vhost.len() && !is_port(port) {
+        return vhost.to_ascii_lowercase();
+    }
     let host = match host {
         [b'[', inner @ .., b']'] => inner,
         host => host,
@@ -649,6 +668,22 @@ mod tests {
         }
         assert_ne!(host_key(b"2001:db8::1"), host_key(b"2001:db8::2"));
         assert_ne!(host_key(b"example.cz"), host_key(b"www.example.cz"));
+        // After a `:`, a port or nothing of the site's: a Host header as a
+        // client wrote it.
+        for odd in [
+            "www.example.cz:abc",
+            "www.example.cz:99999",
+            "www.example.cz:",
+            "[2001:db8::1]:x",
+        ] {
+            assert_ne!(
+                host_key(odd.as_bytes()),
+                host_key(b"www.example.cz"),
+                "{odd}"
+            );
+            assert_ne!(host_key(odd.as_bytes()), host_key(b"2001:db8::1"), "{odd}");
+        }
+        assert_eq!(host_key(b"www.example.cz:65535"), b"www.example.cz");
     }
 
     /// An address's count reads back as written, both families, and two

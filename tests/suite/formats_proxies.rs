@@ -530,6 +530,81 @@ fn with_host_impostors_of_other_hosts_are_still_listed_and_a_name_that_fits_none
     );
 }
 
+/// A `--host` that names none of the crawler's hosts is told also when
+/// other fetches were judged (another `--host`, or a fetch without a host):
+/// a typo among several must not pass for the site's night (README).
+#[test]
+fn a_host_that_names_none_of_the_fetches_is_told_beside_others_judged() {
+    let client = "77.75.77.123";
+    let log = [
+        vhost_line("www.example.cz", client, 1, "/private/a"),
+        vhost_line("shop.example.cz", client, 2, "/private/b"),
+        vhost_line("-", client, 3, "/private/c"),
+    ]
+    .concat();
+    let report = audit_vhosts(
+        &log,
+        &["--host", "www.example.cz", "--host", "shop.exmaple.cz"],
+    );
+    report.assert_code(1);
+    assert_eq!(column(&report.violations, 8), ["/private/a", "/private/c"]);
+    assert!(
+        report.stderr.contains(
+            "warning: --host shop.exmaple.cz names none of the crawler's fetches, whose virtual \
+             hosts are shop.example.cz 1, www.example.cz 1"
+        ),
+        "{}",
+        report.stderr
+    );
+    assert!(
+        !report.stderr.contains("--host www.example.cz names"),
+        "{}",
+        report.stderr
+    );
+    // Each name given names a host of the fetches: nothing said.
+    let report = audit_vhosts(
+        &log,
+        &["--host", "www.example.cz", "--host", "shop.example.cz"],
+    );
+    assert!(!report.stderr.contains("names none"), "{}", report.stderr);
+}
+
+/// A Host header as a client wrote it, logged whole (`%{Host}i`, Caddy's
+/// `request.host`): after its `:` a value that is no port makes it no host
+/// the site's `--host` names.
+#[test]
+fn a_host_with_no_port_after_its_colon_is_no_site_named() {
+    let log: String = ["www.example.cz:443", "www.example.cz:abc", "www.example.cz:99999", "www.example.cz:"]
+        .iter()
+        .zip(1..)
+        .map(|(host, second)| {
+            format!(
+                "77.75.77.123 - - [30/Nov/2026:10:00:{second:02} +0100] \"GET /private/{second} HTTP/1.1\" \
+                 200 512 \"-\" \"{SEZNAM_UA}\" \"{host}\"\n"
+            )
+        })
+        .collect();
+    let site = Site::new()
+        .with("robots.txt", ROBOTS)
+        .with("ptr-map.txt", PTR_MAP)
+        .with("access.log", &log);
+    let report = site.audit(&[
+        "--log",
+        "access.log",
+        "--log-format",
+        "%h %l %u %t \"%r\" %>s %b \"%{Referer}i\" \"%{User-agent}i\" \"%{Host}i\"",
+        "--robots",
+        "robots.txt",
+        "--ptr-map",
+        "ptr-map.txt",
+        "--quiet",
+        "--host",
+        "www.example.cz",
+    ]);
+    report.assert_code(1);
+    assert_eq!(column(&report.violations, 8), ["/private/1"]);
+}
+
 /// nginx behind a local proxy over a unix socket logs the client `unix:`:
 /// the line is read (a word naming no host, as `unknown`), and with
 /// `--trusted-proxy unix:` the forwarded-for chain names the client.
