@@ -822,6 +822,24 @@ impl Undecided {
     }
 }
 
+/// The virtual hosts the crawler's fetches were of, as warnings name them:
+/// the three with the most fetches, each with its count, then `…` when
+/// there were more.
+fn hosts_seen(hosts: &std::collections::BTreeMap<Box<[u8]>, u64>) -> String {
+    let mut seen: Vec<(&[u8], u64)> = hosts.iter().map(|(h, &n)| (&h[..], n)).collect();
+    seen.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    let named: Vec<String> = seen
+        .iter()
+        .take(3)
+        .map(|(host, n)| format!("{} {n}", crate::text::escape_non_utf8(host)))
+        .collect();
+    format!(
+        "{}{}",
+        named.join(", "),
+        if seen.len() > 3 { ", …" } else { "" }
+    )
+}
+
 /// Fetches judged at once: identity and `disallow` in parallel, the rest
 /// in order. Bounded in bytes too, since a fetch may hold a whole target
 /// of up to a line's 1 MiB. Three batches are alive in the judging phase
@@ -1254,20 +1272,12 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
     // robots.txt, though each host has its own (RFC 9309 §2.3): said even
     // under --quiet, with the hosts and how to pick the site's.
     if config.hosts.is_empty() && (scan.hosts.len() > 1 || scan.more_hosts) {
-        let mut hosts: Vec<(&[u8], u64)> = scan.hosts.iter().map(|(h, &n)| (&h[..], n)).collect();
-        hosts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
-        let named: Vec<String> = hosts
-            .iter()
-            .take(3)
-            .map(|(host, n)| format!("{} {n}", crate::text::escape_non_utf8(host)))
-            .collect();
         crate::warn!(
-            "robots-audit: warning: fetches claiming a crawler name {}{} virtual hosts ({}{}), \
+            "robots-audit: warning: fetches claiming a crawler name {}{} virtual hosts ({}), \
              all judged by this one robots.txt; give --host NAME for the site it belongs to",
             if scan.more_hosts { "more than " } else { "" },
             scan.hosts.len(),
-            named.join(", "),
-            if hosts.len() > 3 { ", …" } else { "" }
+            hosts_seen(&scan.hosts),
         );
     }
     // Trusted proxies named for a log that writes no forwarded-for value:
@@ -1523,22 +1533,14 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
     // not when the warning below says it of every fetch already.
     let said_below = none_audited && outside == 0 && other_hosts > 0;
     if !config.hosts.is_empty() && !scan.hosts.is_empty() && !scan.more_hosts && !said_below {
-        let mut seen: Vec<(&[u8], u64)> = scan.hosts.iter().map(|(h, &n)| (&h[..], n)).collect();
-        seen.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
-        let named: Vec<String> = seen
-            .iter()
-            .take(3)
-            .map(|(host, n)| format!("{} {n}", crate::text::escape_non_utf8(host)))
-            .collect();
         for name in config.hosts.names() {
             if !scan.hosts.contains_key(name) {
                 crate::warn!(
                     "robots-audit: warning: --host {} names none of the crawler's fetches, whose \
-                     virtual hosts are {}{}: is the name written as the log's virtual-host field \
+                     virtual hosts are {}: is the name written as the log's virtual-host field \
                      writes it?",
                     crate::text::escape_non_utf8(name),
-                    named.join(", "),
-                    if seen.len() > 3 { ", …" } else { "" }
+                    hosts_seen(&scan.hosts),
                 );
             }
         }
