@@ -233,18 +233,7 @@ fn a_night_of_reverted_versions_is_drawn_by_the_version_in_force() {
         .with("h/2026-11-29T18:00:00+01:00.txt", v1)
         .with("a.log", log);
     // No grace: each fetch is judged by the version in force then alone.
-    let run = site.run(&[
-        "--log",
-        "a.log",
-        "--robots-history",
-        "h",
-        "--robots-grace",
-        "0",
-        "--out",
-        "out",
-    ]);
-    assert_eq!(run.code, 1, "{}", run.stderr);
-    let page = std::fs::read_to_string(site.path("out/report.html")).unwrap();
+    let page = audit_history_without_grace(&site);
     let text = page_text(&page);
     let (v1, v2, old) = (
         common::robots_version(v1.as_bytes()),
@@ -297,6 +286,20 @@ fn an_earlier_coming_of_a_reverted_version_is_not_used_by_a_later_night() {
         .with("h/20261130T120000Z.txt", v1)
         .with("a.log", [fetch(13, "/a/1"), fetch(14, "/a/2")].concat());
     // No grace: v2, in force until noon, would excuse the fetches.
+    let text = page_text(&audit_history_without_grace(&site));
+    let v1 = common::robots_version(v1.as_bytes());
+    assert!(
+        text.contains(&format!(
+            "robots.txt versions used: {v1} in force from 2026-11-30T12:00:00+00:00 \
+             (and 2 more known"
+        )),
+        "{text}"
+    );
+}
+
+/// The page of an audit of `a.log` under the versions of folder `h`,
+/// without grace, which must find violations.
+fn audit_history_without_grace(site: &Site) -> String {
     let run = site.run(&[
         "--log",
         "a.log",
@@ -308,15 +311,7 @@ fn an_earlier_coming_of_a_reverted_version_is_not_used_by_a_later_night() {
         "out",
     ]);
     assert_eq!(run.code, 1, "{}", run.stderr);
-    let text = page_text(&std::fs::read_to_string(site.path("out/report.html")).unwrap());
-    let v1 = common::robots_version(v1.as_bytes());
-    assert!(
-        text.contains(&format!(
-            "robots.txt versions used: {v1} in force from 2026-11-30T12:00:00+00:00 \
-             (and 2 more known"
-        )),
-        "{text}"
-    );
+    std::fs::read_to_string(site.path("out/report.html")).unwrap()
 }
 
 /// The page as text: each tag a blank, entities as they stand, runs of
