@@ -1550,7 +1550,16 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
             (0, 0) => {}
             (0, hosts) => crate::warn!(
                 "robots-audit: warning: every crawler fetch ({hosts}) was of another host than \
-                 --host names: is the name written as the log's virtual-host field writes it?"
+                 --host names{}: is the name written as the log's virtual-host field writes it?",
+                if scan.hosts.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        " (their virtual hosts: {}{})",
+                        hosts_seen(&scan.hosts),
+                        if scan.more_hosts { " and more" } else { "" }
+                    )
+                }
             ),
             (outside, 0) => crate::warn!(
                 "robots-audit: warning: no crawler fetch was audited: {outside} fetches claiming \

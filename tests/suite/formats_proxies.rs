@@ -527,9 +527,10 @@ fn with_host_impostors_of_other_hosts_are_still_listed_and_a_name_that_fits_none
     report.assert_code(0);
     assert_eq!(column(&report.impostors, 2), ["1", "2"]);
     assert!(
-        report
-            .stderr
-            .contains("warning: every crawler fetch (2) was of another host than --host names"),
+        report.stderr.contains(
+            "warning: every crawler fetch (2) was of another host than --host names \
+                       (their virtual hosts: other.cz 2, site.cz 2)"
+        ),
         "{}",
         report.stderr
     );
