@@ -302,10 +302,17 @@ impl Versions {
                 .then_with(|| a.bytes.cmp(&b.bytes))
         });
         let mut list: Vec<Version> = Vec::new();
+        // The instant of the entry taken before: a version's own time is
+        // its earliest source's, and a later source of the same bytes
+        // (merged into it) may tie with a different file all the same.
+        let mut previous_ms: Option<i64> = None;
         for entry in entries {
+            let entry_ms = entry.in_force_from.instant_ms();
+            let same_time = previous_ms == Some(entry_ms);
+            previous_ms = Some(entry_ms);
             if let Some(last) = list.last_mut() {
+                // The last source taken is the last version's last origin.
                 let same_bytes = *last.bytes == *entry.bytes;
-                let same_time = last.in_force_from.instant_ms() == entry.in_force_from.instant_ms();
                 if same_bytes {
                     last.origins.push(entry.origin);
                     continue;

@@ -171,6 +171,35 @@ fn different_files_at_one_instant_are_an_error_naming_both() {
     assert!(err.contains("second.txt"), "{err}");
 }
 
+/// The tie stands also when one of the two has the bytes of a version
+/// before it, into which it merges: which one the crawler had from that
+/// instant still cannot be told (review of 2026-12-06).
+#[test]
+fn a_tie_is_an_error_also_when_one_side_repeats_an_earlier_version() {
+    for (a, b) in [("A", "B"), ("B", "A")] {
+        let err = Versions::merge(vec![
+            entry("A", "2026-11-28T00:00:00Z", "older.txt"),
+            entry(a, "2026-11-29T12:00:00Z", "first.txt"),
+            entry(b, "2026-11-29T13:00:00+01:00", "second.txt"),
+        ])
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("first.txt") && err.contains("second.txt"),
+            "{err}"
+        );
+        assert!(err.contains("came into force at 2026-11-29"), "{err}");
+    }
+    // The same bytes at one instant as a version before: one version.
+    let versions = Versions::merge(vec![
+        entry("A", "2026-11-28T00:00:00Z", "older.txt"),
+        entry("A", "2026-11-29T12:00:00Z", "again.txt"),
+        entry("A", "2026-11-29T13:00:00+01:00", "again2.txt"),
+    ])
+    .unwrap();
+    assert_eq!(versions.list.len(), 1);
+}
+
 #[test]
 fn no_source_is_an_error() {
     let err = Versions::merge(Vec::new()).unwrap_err().to_string();
