@@ -348,7 +348,8 @@ pub fn parse_crawl_delay(value: &[u8]) -> Result<u64, String> {
 
 /// The value of a readable `Crawl-delay` line when it is finer than a
 /// millisecond (`parse_crawl_delay` rounded it up), as a plain decimal
-/// (`01.00050` is `1.0005`): what a row and the lint tell.
+/// (`01.00050` is `1.0005`): what a row and the lint tell; `None` too
+/// past `FINER_SHOWN` bytes, since every row would carry it whole.
 pub fn finer_than_millis(value: &[u8]) -> Option<String> {
     parse_crawl_delay(value).ok()?;
     let text = std::str::from_utf8(value).ok()?.trim();
@@ -358,11 +359,14 @@ pub fn finer_than_millis(value: &[u8]) -> Option<String> {
         return None;
     }
     let whole = whole.trim_start_matches('0');
-    Some(format!(
-        "{}.{fraction}",
-        if whole.is_empty() { "0" } else { whole }
-    ))
+    let shown = format!("{}.{fraction}", if whole.is_empty() { "0" } else { whole });
+    (shown.len() <= FINER_SHOWN).then_some(shown)
 }
+
+/// The longest finer-than-a-millisecond delay told as written (a row
+/// carries it in its `detail`): longer, it is told as the millisecond it
+/// is judged by.
+pub const FINER_SHOWN: usize = 24;
 
 #[cfg(test)]
 mod tests {
@@ -606,6 +610,9 @@ mod tests {
             ("2.5", None),
             ("10", None),
             ("1.0005s", None),
+            // Too long to carry in every row: told by its milliseconds.
+            ("0.0000000000000000000000000001", None),
+            ("99999999999999999999.0001", None),
         ];
         for (value, expected) in cases {
             assert_eq!(
