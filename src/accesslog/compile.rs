@@ -409,6 +409,13 @@ fn names_host(name: &str) -> bool {
         || name.eq_ignore_ascii_case("%{Host}i")
 }
 
+/// Whether a field, by its name in the format, is the Host header as the
+/// client sent it (Apache's `%{Host}i`, nginx's `$http_host`), which the
+/// server does not check as it checks its own name for the site.
+fn names_host_as_sent(name: &str) -> bool {
+    name == "http_host" || name.eq_ignore_ascii_case("%{Host}i")
+}
+
 /// Whether a field, by its name in the format, is one of nginx's
 /// `$upstream_*` variables, which list a value per upstream tried
 /// (`10.0.0.1:80, 10.0.0.2:80 : 10.0.0.3:80`, ngx_http_upstream_module).
@@ -556,6 +563,7 @@ pub(crate) fn compile(spec: &str) -> Result<Compiled, String> {
                 }
                 steps.push(Step {
                     upstream_list: slot == Slot::Other && names_upstream_list(&name),
+                    host_as_sent: slot == Slot::Vhost && names_host_as_sent(&name),
                     dash,
                     slot,
                     quoted: false,

@@ -682,6 +682,8 @@ impl LogFormat {
         // A blank in a one-word field: the line was cut in the wrong places
         // (the formats separate their fields with blanks).
         let mut shifted = false;
+        // The virtual host read is a Host header as the client sent it.
+        let mut host_as_sent = false;
         // The last one-word field read (`%l` before `%u`).
         let mut previous_word: Option<&[u8]> = None;
         let mut pos = self.lead.bytes().len();
@@ -802,7 +804,10 @@ impl LogFormat {
                         Slot::Request | Slot::Target => entry.request = value,
                         Slot::Method => entry.method = Some(value),
                         Slot::UserAgent => entry.user_agent = present(value),
-                        Slot::Vhost => entry.vhost = present(value),
+                        Slot::Vhost => {
+                            entry.vhost = present(value);
+                            host_as_sent = step.host_as_sent;
+                        }
                         Slot::ForwardedFor => entry.forwarded_for = present(value),
                         _ => {}
                     }
@@ -851,7 +856,7 @@ impl LogFormat {
         if !fields::is_client(entry.client) {
             return Err(Skip::BadClient);
         }
-        if entry.vhost.is_some_and(|host| !fields::is_host(host)) {
+        if !host_as_sent && entry.vhost.is_some_and(|host| !fields::is_host(host)) {
             return Err(Skip::BadHost);
         }
         if shifted {

@@ -951,6 +951,29 @@ fn split_time_with_fraction_and_offset() {
     assert_eq!(got, [Ok("2000-10-10T20:55:36.999+00:00".to_string())]);
 }
 
+/// A Host header as the client sent it is taken whatever it holds (a
+/// spoofer's fetch must not go unlisted for an odd Host); the server's own
+/// name for the site must be a host, or the line was cut in the wrong
+/// places.
+#[test]
+fn a_host_header_as_sent_is_taken_whatever_it_holds() {
+    let line: &[u8] = br#"site.cz:abc 1.2.3.4 [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1""#;
+    for (spec, taken) in [
+        (r#"%{Host}i %h %t "%r""#, true),
+        (r#"$http_host $remote_addr [$time_local] "$request""#, true),
+        (r#"%v %h %t "%r""#, false),
+        (r#"$host $remote_addr [$time_local] "$request""#, false),
+    ] {
+        let format = LogFormat::new(spec).unwrap();
+        let got = format.parse(line).map(|e| e.vhost.map(<[u8]>::to_vec));
+        if taken {
+            assert_eq!(got, Ok(Some(b"site.cz:abc".to_vec())), "{spec}");
+        } else {
+            assert_eq!(got, Err(Skip::BadHost), "{spec}");
+        }
+    }
+}
+
 #[test]
 fn a_fraction_is_one_of_the_time_it_follows_from() {
     // `%t` is when the request began; `%{end:msec_frac}t` a part of when

@@ -121,6 +121,11 @@ pub(crate) struct Step {
     /// other lines (Apache's `%!200t`), which a time read for its length
     /// or a fraction accepts.
     pub dash: bool,
+    /// A Host header as the client sent it (`%{Host}i`, `$http_host`), not
+    /// the server's name for the site (`%v`, `$host`): taken whatever it
+    /// holds, since a client may send anything there and a spoofer's
+    /// fetch must not go unlisted; such a value then names no site.
+    pub host_as_sent: bool,
     /// The text between this field and the next (may be empty only when
     /// the field ends by itself: a time, a status, a host before a path,
     /// or the last field).

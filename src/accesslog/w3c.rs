@@ -258,9 +258,12 @@ impl W3cFormat {
         if !fields::is_client(entry.client) {
             return Err(Skip::BadClient);
         }
-        if entry.vhost.is_some_and(|h| !fields::is_host(h)) {
-            return Err(Skip::BadHost);
-        }
+        // A host is the Host header as the client sent it (IIS's
+        // `cs-host`, CloudFront's `x-host-header`), or a name the server
+        // gives (CloudFront's `cs(Host)`): taken whatever it holds, as in
+        // JSON logs, so that a spoofer's odd Host hides no fetch; such a
+        // value names no site. `#Fields:` says where each field is, and a
+        // quoted one was refused above.
         let (date, time) = (date.unwrap_or_default(), time.unwrap_or_default());
         // The file's own `#GMT-Offset:` places its local times; `--log-tz`
         // those of a file that gives none.

@@ -599,6 +599,35 @@ fn a_host_with_no_port_after_its_colon_is_no_site_named() {
     assert_eq!(column(&report.violations, 8), ["/private/1"]);
 }
 
+/// A spoofer chooses its Host header: one that is no host name, logged as
+/// sent (`%{Host}i`), hides no fetch from impostors.csv (README `--host`).
+#[test]
+fn an_odd_host_header_hides_no_impostor() {
+    // 198.51.100.1 is evil.example in the PTR map.
+    let log: String = ["site.cz", "site.cz:abc", "[::1", "a\\x1bb"]
+        .iter()
+        .zip(1..)
+        .map(|(host, second)| {
+            format!(
+                "{host} 198.51.100.1 - - [30/Nov/2026:10:00:{second:02} +0100] \"GET /p HTTP/1.1\" \
+                 200 5 \"-\" \"{SEZNAM_UA}\"\n"
+            )
+        })
+        .collect();
+    let report = audit_as(
+        &log,
+        "%{Host}i %h %l %u %t \"%r\" %>s %b \"%{Referer}i\" \"%{User-agent}i\"",
+        &[],
+    );
+    assert_eq!(
+        column(&report.impostors, 2),
+        ["1", "2", "3", "4"],
+        "{}",
+        report.stderr
+    );
+    assert!(!report.stderr.contains("skipped"), "{}", report.stderr);
+}
+
 /// nginx behind a local proxy over a unix socket logs the client `unix:`:
 /// the line is read (a word naming no host, as `unknown`), and with
 /// `--trusted-proxy unix:` the forwarded-for chain names the client.
