@@ -114,10 +114,14 @@ fn looks_like_binary(lines: &[(usize, &str)]) -> bool {
     let gzip = lines
         .first()
         .is_some_and(|(_, t)| t.starts_with("\u{1f}\\x8B") || t.starts_with("\u{1f}\u{8b}"));
+    // A byte that is not UTF-8 stands in the text as `\xNN`: one byte, and
+    // not text, as a control byte is not (compressed or random data is
+    // mostly such bytes, so counted as four characters they hid it).
     let (chars, controls) = lines.iter().fold((0, 0), |(chars, controls), (_, t)| {
+        let widened = widened_bytes(t);
         (
-            chars + t.chars().count(),
-            controls + t.chars().filter(|&c| control(c)).count(),
+            chars + t.chars().count() - 3 * widened,
+            controls + t.chars().filter(|&c| control(c)).count() + widened,
         )
     });
     let damaged = lines.iter().filter(|(_, t)| t.contains(control)).count();
@@ -125,6 +129,17 @@ fn looks_like_binary(lines: &[(usize, &str)]) -> bool {
     // of NULs in one line (a damaged upload) or a stray DOS end-of-file
     // mark leaves the other lines readable, and they are linted as such.
     gzip || (damaged * 2 > lines.len() && controls * 10 >= chars)
+}
+
+/// How many bytes that are not UTF-8 `text` holds, each written `\xNN`
+/// (`text::escape_non_utf8`).
+fn widened_bytes(text: &str) -> usize {
+    text.as_bytes()
+        .windows(4)
+        .filter(|w| {
+            w[0] == b'\\' && w[1] == b'x' && w[2].is_ascii_hexdigit() && w[3].is_ascii_hexdigit()
+        })
+        .count()
 }
 
 /// A file past the limit: crawlers ignore its end (RFC 9309 §2.5).

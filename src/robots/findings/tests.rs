@@ -318,6 +318,32 @@ fn what_a_webmaster_writes_on_purpose_is_clean() {
     }
 }
 
+/// Compressed or random data (an xz file given as robots.txt) is mostly
+/// bytes that are not UTF-8, each shown as `\xNN`: counted as one byte
+/// that is no text, it is binary, while a robots.txt in windows-1250 with
+/// a few such bytes and no control byte is text.
+#[test]
+fn random_bytes_look_like_binary_and_a_legacy_encoding_does_not() {
+    let mut state: u32 = 12345;
+    let random: Vec<u8> = (0..3000)
+        .map(|_| {
+            state = state.wrapping_mul(1_103_515_245).wrapping_add(12345);
+            (state >> 16) as u8
+        })
+        .collect();
+    let findings = lint_text(&random);
+    assert!(
+        findings.iter().any(|f| f.name == "looks-like-binary"),
+        "{findings:?}"
+    );
+    let legacy = b"User-agent: *\nDisallow: /hled\xe1n\xed\nDisallow: /ko\x9a\xedk\n";
+    let findings = lint_text(legacy);
+    assert!(
+        !findings.iter().any(|f| f.name == "looks-like-binary"),
+        "{findings:?}"
+    );
+}
+
 #[test]
 fn a_line_of_nuls_is_a_note_and_the_rules_still_count() {
     let mut text = b"User-agent: *\nDisallow: /x\n".to_vec();
