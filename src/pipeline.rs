@@ -824,14 +824,18 @@ impl Undecided {
 
 /// The virtual hosts the crawler's fetches were of, as warnings name them:
 /// the three with the most fetches, each with its count, then `…` when
-/// there were more.
+/// there were more; each kept to 8 KiB as log text is in the reports (a
+/// Host header is the client's to write).
 fn hosts_seen(hosts: &std::collections::BTreeMap<Box<[u8]>, u64>) -> String {
     let mut seen: Vec<(&[u8], u64)> = hosts.iter().map(|(h, &n)| (&h[..], n)).collect();
     seen.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
     let named: Vec<String> = seen
         .iter()
         .take(3)
-        .map(|(host, n)| format!("{} {n}", crate::text::escape_non_utf8(host)))
+        .map(|(host, n)| {
+            let kept = crate::text::bound(host);
+            format!("{} {n}", crate::text::escape_non_utf8(&kept))
+        })
         .collect();
     format!(
         "{}{}",

@@ -628,6 +628,39 @@ fn an_odd_host_header_hides_no_impostor() {
     assert!(!report.stderr.contains("skipped"), "{}", report.stderr);
 }
 
+/// A Host header is the client's to write: the warning that names the
+/// hosts keeps each to 8 KiB, as the reports keep log text.
+#[test]
+fn a_long_host_is_cut_in_the_warning() {
+    let long = format!("{}.cz", "a".repeat(100_000));
+    let log: String = [long.as_str(), "b.cz"]
+        .iter()
+        .zip(1..)
+        .map(|(host, second)| {
+            format!(
+                "{host} 77.75.77.123 - - [30/Nov/2026:10:00:{second:02} +0100] \"GET /p HTTP/1.1\" \
+                 200 5 \"-\" \"{SEZNAM_UA}\"\n"
+            )
+        })
+        .collect();
+    let report = audit_as(
+        &log,
+        "%{Host}i %h %l %u %t \"%r\" %>s %b \"%{Referer}i\" \"%{User-agent}i\"",
+        &[],
+    );
+    assert!(
+        report.stderr.contains("2 virtual hosts"),
+        "{}",
+        report.stderr.len()
+    );
+    assert!(
+        report.stderr.contains("…[cut 91811 bytes]"),
+        "{}",
+        report.stderr.len()
+    );
+    assert!(report.stderr.len() < 9_000, "{}", report.stderr.len());
+}
+
 /// nginx behind a local proxy over a unix socket logs the client `unix:`:
 /// the line is read (a word naming no host, as `unknown`), and with
 /// `--trusted-proxy unix:` the forwarded-for chain names the client.
