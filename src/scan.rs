@@ -208,15 +208,10 @@ impl SiteHosts {
 /// host and port: it is kept whole, lower case, and so names no site.
 pub fn host_key(vhost: &[u8]) -> Vec<u8> {
     let (host, port) = accesslog::fields::split_port(vhost);
-    let is_port = |port: &[u8]| {
-        (1..=5).contains(&port.len())
-            && port.iter().all(u8::is_ascii_digit)
-            && std::str::from_utf8(port)
-                .ok()
-                .and_then(|p| p.parse::<u32>().ok())
-                .is_some_and(|p| p <= 65_535)
-    };
-    if host.len() < vhost.len() && !is_port(port) {
+    // After a `:`, a number that is a port: not the `-` or nothing a port
+    // field writes for none.
+    let is_port = !matches!(port, b"" | b"-") && accesslog::fields::is_port(port);
+    if host.len() < vhost.len() && !is_port {
         return vhost.to_ascii_lowercase();
     }
     let host = match host {
