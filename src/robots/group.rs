@@ -472,16 +472,16 @@ fn add_member(group: &mut Group, group_index: usize, record: &Record, after_agen
             });
         }
         Directive::CrawlDelay => {
-            let (millis, error) = match limits::parse_crawl_delay(&record.value) {
-                Ok(millis) => (Some(millis), None),
-                Err(reason) => (None, Some(reason)),
+            let (millis, finer, error) = match limits::parse_crawl_delay(&record.value) {
+                Ok((millis, finer)) => (Some(millis), finer, None),
+                Err(reason) => (None, None, Some(reason)),
             };
             group.crawl_delays.push(CrawlDelay {
                 line: record.line,
                 text: record.text.clone(),
                 group: group_index,
                 millis,
-                finer: limits::finer_than_millis(&record.value),
+                finer,
                 error,
             });
         }

@@ -136,7 +136,8 @@ pub struct CrawlDelay {
     /// when the value is finer: a gap of whole milliseconds is less than
     /// the written delay exactly when it is less than this.
     pub millis: Option<u64>,
-    /// The value as written (`1.0005`) when `millis` is not it exactly.
+    /// The value as written (`1.0005`) when `millis` is not it exactly
+    /// and it is short enough to show (`parse_crawl_delay`).
     pub finer: Option<String>,
     pub error: Option<String>,
 }
@@ -311,8 +312,11 @@ fn read_rate(text: &str) -> Result<(Rate, usize), String> {
 
 /// Reads a `Crawl-delay` value: seconds, whole or decimal (`10`, `0.5`,
 /// `.5`), into milliseconds, rounded up past the third decimal (SPEC §3
-/// "at least D seconds": `1.0005` is broken by a gap of 1.000 s).
-pub fn parse_crawl_delay(value: &[u8]) -> Result<u64, String> {
+/// "at least D seconds": `1.0005` is broken by a gap of 1.000 s); and,
+/// when it was so rounded, the value as a plain decimal (`01.00050` is
+/// `1.0005`): what a row and the lint tell, unless it is past
+/// `FINER_SHOWN` bytes, since every row would carry it whole.
+pub fn parse_crawl_delay(value: &[u8]) -> Result<(u64, Option<String>), String> {
     let text = std::str::from_utf8(value)
         .map_err(|_| "the value is not text".to_string())?
         .trim();
@@ -339,28 +343,22 @@ pub fn parse_crawl_delay(value: &[u8]) -> Result<u64, String> {
         .chain(std::iter::repeat(b'0'))
         .take(3)
         .fold(0, |acc, digit| acc * 10 + u64::from(digit - b'0'));
-    let finer = fraction.bytes().skip(3).any(|digit| digit != b'0');
-    Ok(seconds
+    let significant = fraction.trim_end_matches('0');
+    let finer = significant.len() > 3;
+    let millis = seconds
         .saturating_mul(1000)
         .saturating_add(millis_part)
-        .saturating_add(u64::from(finer)))
-}
-
-/// The value of a readable `Crawl-delay` line when it is finer than a
-/// millisecond (`parse_crawl_delay` rounded it up), as a plain decimal
-/// (`01.00050` is `1.0005`): what a row and the lint tell; `None` too
-/// past `FINER_SHOWN` bytes, since every row would carry it whole.
-pub fn finer_than_millis(value: &[u8]) -> Option<String> {
-    parse_crawl_delay(value).ok()?;
-    let text = std::str::from_utf8(value).ok()?.trim();
-    let (whole, fraction) = text.split_once('.')?;
-    let fraction = fraction.trim_end_matches('0');
-    if fraction.len() <= 3 {
-        return None;
-    }
-    let whole = whole.trim_start_matches('0');
-    let shown = format!("{}.{fraction}", if whole.is_empty() { "0" } else { whole });
-    (shown.len() <= FINER_SHOWN).then_some(shown)
+        .saturating_add(u64::from(finer));
+    let shown = finer
+        .then(|| {
+            let whole = whole.trim_start_matches('0');
+            format!(
+                "{}.{significant}",
+                if whole.is_empty() { "0" } else { whole }
+            )
+        })
+        .filter(|shown| shown.len() <= FINER_SHOWN);
+    Ok((millis, shown))
 }
 
 /// The longest finer-than-a-millisecond delay told as written (a row
@@ -616,7 +614,10 @@ mod tests {
         ];
         for (value, expected) in cases {
             assert_eq!(
-                finer_than_millis(value.as_bytes()).as_deref(),
+                parse_crawl_delay(value.as_bytes())
+                    .ok()
+                    .and_then(|(_, finer)| finer)
+                    .as_deref(),
                 expected,
                 "{value:?}"
             );
@@ -650,7 +651,9 @@ mod tests {
         ];
         for (value, expected) in cases {
             assert_eq!(
-                parse_crawl_delay(value.as_bytes()).map_err(|_| ()),
+                parse_crawl_delay(value.as_bytes())
+                    .map(|(millis, _)| millis)
+                    .map_err(|_| ()),
                 *expected,
                 "{value:?}"
             );
