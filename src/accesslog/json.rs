@@ -18,7 +18,7 @@
 use super::fields;
 use super::format::LogEscaping;
 use super::format::{Entry, Skip};
-use super::json_scan::{self, Level, insert};
+use super::json_scan::{self, Level, insert, insert_flat};
 use super::json_shape::ShapeMemory;
 use super::time::{
     Timestamp, clf_prefix, epoch_prefix, fraction_millis, iso8601_prefix, rfc3339_seconds,
@@ -138,6 +138,10 @@ impl JsonFormat {
         };
         let mut request_paths = Vec::new();
         let mut leaves = 0;
+        // A mapping given by the user may name a key written with dots
+        // (`url.original`, as ECS loggers write it) as it names a nested
+        // one; the servers' own schemas write none.
+        let flat = !KNOWN.iter().any(|&(known, _)| known == name);
         for pair in mapping.split(',').map(str::trim).filter(|p| !p.is_empty()) {
             let (role_name, paths) = pair
                 .split_once('=')
@@ -182,6 +186,9 @@ impl JsonFormat {
                     return Err(format!("a JSON mapping names at most {MAX_LEAVES} fields"));
                 }
                 insert(&mut format.tree, path, leaves)?;
+                if flat && path.contains('.') {
+                    insert_flat(&mut format.tree, path, leaves)?;
+                }
                 chosen.push(leaves);
                 leaves += 1;
             }

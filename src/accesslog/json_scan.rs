@@ -1,6 +1,7 @@
 //! One pass over the JSON object of a log line that keeps only the values
 //! of the mapped keys: takes the line and the mapping's tree of keys
-//! (dotted paths as nested `Node`s) and gives, for each mapped leaf, the
+//! (dotted paths as nested `Node`s, and for a custom mapping also as one
+//! flat key) and gives, for each mapped leaf, the
 //! raw text of its value as the line writes it (a string with its quotes,
 //! still escaped), borrowed from the line (SPEC §1 `json`).
 //!
@@ -136,6 +137,32 @@ pub(super) fn insert(level: &mut Level, path: &str, leaf: usize) -> Result<(), S
         Some((key, rest)) => (key, Some(rest)),
         None => (path, None),
     };
+    let node = node_of(level, key)?;
+    match rest {
+        Some(rest) => insert(&mut node.children, rest, leaf),
+        None if node.leaf.is_some() => Err(format!("{path:?} is named twice in the mapping")),
+        None => {
+            node.leaf = Some(leaf);
+            Ok(())
+        }
+    }
+}
+
+/// Adds a dotted path as one key of the top level, dots and all, for the
+/// same leaf as its nested reading: a line that writes `"url.original"`
+/// flat (as Elastic's ECS loggers do) gives the value that
+/// `{"url":{"original":…}}` would.
+pub(super) fn insert_flat(level: &mut Level, path: &str, leaf: usize) -> Result<(), String> {
+    let node = node_of(level, path)?;
+    if node.leaf.is_some() {
+        return Err(format!("{path:?} is named twice in the mapping"));
+    }
+    node.leaf = Some(leaf);
+    Ok(())
+}
+
+/// The node of `key` at `level`, added when missing.
+fn node_of<'l>(level: &'l mut Level, key: &str) -> Result<&'l mut Node, String> {
     let at = match level.nodes.iter().position(|n| &*n.key == key) {
         Some(at) => at,
         None => {
@@ -150,15 +177,7 @@ pub(super) fn insert(level: &mut Level, path: &str, leaf: usize) -> Result<(), S
             level.nodes.len() - 1
         }
     };
-    let node = &mut level.nodes[at];
-    match rest {
-        Some(rest) => insert(&mut node.children, rest, leaf),
-        None if node.leaf.is_some() => Err(format!("{path:?} is named twice in the mapping")),
-        None => {
-            node.leaf = Some(leaf);
-            Ok(())
-        }
-    }
+    Ok(&mut level.nodes[at])
 }
 
 impl Node {

@@ -265,6 +265,47 @@ fn mappings_given_by_hand() {
     assert_eq!(&*entry.request_line(), b"GET /x");
 }
 
+/// A mapping's dotted path names a key written with its dots as well as
+/// nested objects: Elastic's ECS loggers write `"url.original"` flat. The
+/// servers' own schemas keep to nesting.
+#[test]
+fn a_dotted_path_names_a_flat_key_with_dots_too() {
+    let format = JsonFormat::new(
+        "ecs",
+        "client=source.ip,time=@timestamp,method=http.request.method,target=url.original,\
+         user_agent=user_agent.original",
+    )
+    .expect("compiles");
+    let flat = r#"{"@timestamp":"2026-11-29T10:00:01+01:00","source.ip":"77.75.77.1","http.request.method":"HEAD","url.original":"/x1","user_agent.original":"SeznamBot/4.0"}"#;
+    let nested = r#"{"@timestamp":"2026-11-29T10:00:01+01:00","source":{"ip":"77.75.77.1"},"http":{"request":{"method":"HEAD"}},"url":{"original":"/x1"},"user_agent":{"original":"SeznamBot/4.0"}}"#;
+    for line in [flat, nested] {
+        let entry = format.parse(line.as_bytes()).expect(line);
+        assert_eq!(entry.client, b"77.75.77.1", "{line}");
+        assert_eq!(&*entry.request_line(), b"HEAD /x1", "{line}");
+        assert_eq!(
+            entry.user_agent_text().as_deref(),
+            Some(&b"SeznamBot/4.0"[..]),
+            "{line}"
+        );
+    }
+    // Only the whole path is one key: `{"url":{"original.x":…}}` is not
+    // `url.original.x`, nor a key that merely ends like the path.
+    let format = JsonFormat::new("ecs", "client=c,time=t,target=url.original.x").expect("compiles");
+    for line in [
+        r#"{"c":"::1","t":"2026-11-30T00:00:00Z","url":{"original.x":"/x"}}"#,
+        r#"{"c":"::1","t":"2026-11-30T00:00:00Z","a.url.original.x":"/x"}"#,
+    ] {
+        assert!(format.parse(line.as_bytes()).is_err(), "{line}");
+    }
+    // Caddy's schema reads no flat `request.remote_ip`.
+    let caddy = known("Caddy");
+    let line = CADDY_LINE.replace(
+        r#""request":{"remote_ip":"127.0.0.1","#,
+        r#""request.remote_ip":"10.0.0.1","request":{"#,
+    );
+    assert_eq!(caddy.parse(line.as_bytes()).err(), Some(Skip::NoClient));
+}
+
 /// A string's escapes are decoded in the time, the status and Caddy's
 /// `logger` as in the request: PHP's `json_encode` escapes every slash,
 /// so its CLF times read `30\/Nov\/2026:…`; such a whole log was refused
