@@ -1577,6 +1577,7 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
         }
     }
     let excused = judged_by.excused;
+    let excused_by = std::mem::take(&mut judged_by.excused_by);
 
     if !input_errors.is_empty() {
         crate::interrupt::yield_to_handler();
@@ -1734,6 +1735,7 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
             .map(|version| (version.robots().bytes(), version.robots_version()))
             .collect(),
         in_force_ms,
+        excused_by,
         allowed: &allowed,
         window_offset_min: match &config.window_tz {
             WindowTz::Utc => 0,

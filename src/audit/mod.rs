@@ -166,6 +166,9 @@ pub struct Judge<'p, 'r> {
     /// Fetches that the version in force disallows but another version of
     /// the cache window allows (SPEC §6).
     pub excused: u64,
+    /// The versions (by `Version::index`) that allowed a fetch so excused:
+    /// used by the night though maybe in force only before it.
+    pub excused_by: std::collections::BTreeSet<usize>,
     /// The run can tell the crawler's addresses (`--ptr-map`, `--resolve`):
     /// an `unverified` fetch is then one the evidence did not back, whose
     /// fetch of /robots.txt may only spare rows. Without, every fetch is
@@ -232,6 +235,7 @@ impl<'p, 'r> Judge<'p, 'r> {
             counts,
             window_tz: counting.window_tz.clone(),
             excused: 0,
+            excused_by: std::collections::BTreeSet::new(),
             verifies: false,
         }
     }
@@ -421,8 +425,9 @@ impl<'p, 'r> Judge<'p, 'r> {
                 match decision {
                     Decision::Allowed => None,
                     Decision::Accuse(_) => disallow,
-                    Decision::Excused(_) => {
+                    Decision::Excused { by, .. } => {
                         self.excused += 1;
+                        self.excused_by.extend(by.iter().map(|v| v.index()));
                         None
                     }
                     Decision::Unreachable(rule) => Some(Violation {

@@ -384,9 +384,13 @@ pub enum Decision<'v> {
     /// Every version of the window disallows it: a row naming the deciding
     /// rule of this version, the one in force at t.
     Accuse(&'v Version),
-    /// The version in force at t disallows it but another of the window
-    /// allows it: no row, counted as excused by the cache grace.
-    Excused(&'v Version),
+    /// The version in force at t (`now`) disallows it but others of the
+    /// window allow it (`by`, oldest first): no row, counted as excused by
+    /// the cache grace; the versions that allowed it were used that night.
+    Excused {
+        now: &'v Version,
+        by: Vec<&'v Version>,
+    },
     /// A `robots-unreachable` row with this rule text.
     Unreachable(String),
 }
@@ -411,14 +415,16 @@ pub fn decide<'v>(
             if !disallows(now) {
                 return Decision::Allowed;
             }
-            let all = versions
+            // Every other version of the window is asked, so that the
+            // page can name each one that excused a fetch.
+            let by: Vec<&Version> = versions
                 .during(*window_from_ms, t_ms)
-                .filter(|v| v.index() != now.index())
-                .all(&mut disallows);
-            if all {
+                .filter(|v| v.index() != now.index() && !disallows(v))
+                .collect();
+            if by.is_empty() {
                 Decision::Accuse(now)
             } else {
-                Decision::Excused(now)
+                Decision::Excused { now, by }
             }
         }
     }

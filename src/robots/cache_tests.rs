@@ -30,7 +30,8 @@ fn versions() -> Versions {
     .unwrap()
 }
 
-/// What a fetch gets, in short: `allowed`, `accuse v1`, `excused v1`,
+/// What a fetch gets, in short: `allowed`, `accuse v1`, `excused v1 by v0`
+/// (the version in force, and those of the window that allowed it),
 /// `no rows` (a 4xx period: not even rates), or the unreachable rule.
 fn outcome(
     versions: &Versions,
@@ -66,7 +67,10 @@ fn outcome(
         }
         Decision::Allowed => "allowed".into(),
         Decision::Accuse(v) => format!("accuse v{}", v.index()),
-        Decision::Excused(v) => format!("excused v{}", v.index()),
+        Decision::Excused { now, by } => {
+            let by: Vec<String> = by.iter().map(|v| format!("v{}", v.index())).collect();
+            format!("excused v{} by {}", now.index(), by.join("+"))
+        }
         Decision::Unreachable(rule) => rule,
     }
 }
@@ -108,7 +112,7 @@ fn spec_cases() -> Vec<Case> {
             DAY,
             vec![
                 ("2026-11-30T14:00:00+01:00", "/robots.txt", 200, "allowed"),
-                ("2026-11-30T13:59:58+01:00", "/b", 200, "excused v1"),
+                ("2026-11-30T13:59:58+01:00", "/b", 200, "excused v1 by v0"),
             ],
         ),
         (
@@ -174,8 +178,8 @@ fn spec_cases() -> Vec<Case> {
             "no fetch of /robots.txt known: L = −∞, the window is [t − G, t]",
             DAY,
             vec![
-                ("2026-11-30T13:00:00+01:00", "/b", 200, "excused v1"),
-                ("2026-12-01T11:59:59+01:00", "/b", 200, "excused v1"),
+                ("2026-11-30T13:00:00+01:00", "/b", 200, "excused v1 by v0"),
+                ("2026-12-01T11:59:59+01:00", "/b", 200, "excused v1 by v0"),
                 // t − G is the instant v1 came into force: v0 is no longer in
                 // force at any moment of the window.
                 ("2026-12-01T12:00:00+01:00", "/b", 200, "accuse v1"),
@@ -202,7 +206,7 @@ fn spec_cases() -> Vec<Case> {
             "L, the last 2xx fetch of /robots.txt, narrows the window to [L, t]",
             DAY,
             vec![
-                ("2026-11-30T13:59:59+01:00", "/b", 200, "excused v1"),
+                ("2026-11-30T13:59:59+01:00", "/b", 200, "excused v1 by v0"),
                 ("2026-11-30T14:00:00+01:00", "/robots.txt", 200, "allowed"),
                 ("2026-11-30T14:00:01+01:00", "/b", 200, "accuse v1"),
             ],
@@ -211,7 +215,7 @@ fn spec_cases() -> Vec<Case> {
             "a same-second fetch logged before the fetch of /robots.txt comes before it",
             DAY,
             vec![
-                ("2026-11-30T14:00:00+01:00", "/b", 200, "excused v1"),
+                ("2026-11-30T14:00:00+01:00", "/b", 200, "excused v1 by v0"),
                 ("2026-11-30T14:00:00+01:00", "/robots.txt", 200, "allowed"),
                 ("2026-11-30T14:00:00+01:00", "/b", 200, "accuse v1"),
             ],
@@ -221,7 +225,7 @@ fn spec_cases() -> Vec<Case> {
             DAY,
             vec![
                 ("2026-11-30T11:00:00+01:00", "/robots.txt", 200, "allowed"),
-                ("2026-11-30T13:00:00+01:00", "/b", 200, "excused v1"),
+                ("2026-11-30T13:00:00+01:00", "/b", 200, "excused v1 by v0"),
             ],
         ),
         (
@@ -242,7 +246,7 @@ fn spec_cases() -> Vec<Case> {
             DAY,
             vec![
                 ("2026-11-30T14:00:00+01:00", "/robots.txt", 304, "allowed"),
-                ("2026-11-30T14:00:01+01:00", "/b", 200, "excused v1"),
+                ("2026-11-30T14:00:01+01:00", "/b", 200, "excused v1 by v0"),
                 ("2026-11-30T15:00:00+01:00", "/robots.txt", 203, "allowed"),
                 ("2026-11-30T15:00:01+01:00", "/b", 200, "accuse v1"),
             ],
@@ -257,7 +261,7 @@ fn spec_cases() -> Vec<Case> {
                     200,
                     "allowed",
                 ),
-                ("2026-11-30T14:00:01+01:00", "/b", 200, "excused v1"),
+                ("2026-11-30T14:00:01+01:00", "/b", 200, "excused v1 by v0"),
             ],
         ),
         (
@@ -304,7 +308,7 @@ fn spec_cases() -> Vec<Case> {
                 ("2026-11-30T16:00:00+01:00", "/robots.txt", 404, "allowed"),
                 ("2026-11-30T17:00:00+01:00", "/robots.txt", 101, "no rows"),
                 // A 3xx sets no L: the window still reaches back past v1.
-                ("2026-11-30T17:00:01+01:00", "/b", 200, "excused v1"),
+                ("2026-11-30T17:00:01+01:00", "/b", 200, "excused v1 by v0"),
             ],
         ),
         (
@@ -626,7 +630,7 @@ fn an_unverified_fetch_of_robots_txt_only_spares_rows() {
             "/b",
             200
         ),
-        "excused v1"
+        "excused v1 by v0"
     );
     // Its 404 starts a 4xx period (no rows); its later 200 ends none.
     claimed(&mut tracker, "2026-11-30T15:00:00+01:00", 404);
@@ -660,4 +664,33 @@ fn an_unverified_fetch_of_robots_txt_only_spares_rows() {
         tracker.standing(t("2026-11-30T16:00:02+01:00").instant_ms()),
         Standing::Versions { .. }
     ));
+}
+
+/// An excused fetch names every version of the window that allowed it,
+/// oldest first, and none that disallowed it: the page counts them as
+/// used by the night though they were in force only before it.
+#[test]
+fn an_excuse_names_each_version_that_allowed_the_fetch() {
+    let entry = |bytes: &str, time: &str| Entry {
+        bytes: bytes.as_bytes().to_vec(),
+        in_force_from: t(time),
+        origin: Origin::History(time.into()),
+    };
+    let versions = Versions::merge(vec![
+        entry("User-agent: *\nDisallow: /a\n", "2026-11-29T00:00:00+01:00"),
+        entry(
+            "User-agent: *\nDisallow: /a\nDisallow: /b\n",
+            "2026-11-29T12:00:00+01:00",
+        ),
+        entry(
+            "User-agent: *\nDisallow: /a\nDisallow: /b\nDisallow: /c\n",
+            "2026-11-30T12:00:00+01:00",
+        ),
+    ])
+    .unwrap();
+    let mut tracker = Tracker::new(2 * DAY);
+    let mut at = |time: &str, target: &str| outcome(&versions, &mut tracker, time, target, 200);
+    assert_eq!(at("2026-11-30T13:00:00+01:00", "/c"), "excused v2 by v0+v1");
+    assert_eq!(at("2026-11-30T13:00:01+01:00", "/b"), "excused v2 by v0");
+    assert_eq!(at("2026-11-30T13:00:02+01:00", "/a"), "accuse v2");
 }

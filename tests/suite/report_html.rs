@@ -314,6 +314,65 @@ fn audit_history_without_grace(site: &Site) -> String {
     std::fs::read_to_string(site.path("out/report.html")).unwrap()
 }
 
+/// A version in force only before the night is used when it allowed a
+/// fetch the cache grace excused (SPEC §6: the fetch is judged against
+/// every version of its window): the page lists it, not "not used".
+#[test]
+fn a_version_that_excused_a_fetch_is_used_though_in_force_before_the_night() {
+    let old = "User-agent: *\nDisallow: /private\n";
+    let new = "User-agent: *\nDisallow: /x\n";
+    let fetch = |minute: u32, target: &str| {
+        combined(
+            "77.75.77.1",
+            &format!("30/Nov/2026:10:{minute:02}:00 +0100"),
+            &format!("GET {target} HTTP/1.1"),
+            200,
+            SEZNAM_UA,
+        )
+    };
+    let site = Site::new()
+        .with("h/20261129T000000Z.txt", old)
+        .with("robots.txt", new)
+        .with(
+            "a.log",
+            [
+                fetch(30, "/x"),
+                fetch(31, "/private/1"),
+                fetch(40, "/robots.txt"),
+                fetch(41, "/x"),
+            ]
+            .concat(),
+        );
+    let run = site.run(&[
+        "--log",
+        "a.log",
+        "--robots",
+        "robots.txt",
+        "--robots-since",
+        "2026-11-30T09:00:00Z",
+        "--robots-history",
+        "h",
+        "--out",
+        "out",
+    ]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let json = std::fs::read_to_string(site.path("out/run.json")).unwrap();
+    assert!(json.contains("\"excused_by_cache_grace\": 1"), "{json}");
+    let text = page_text(&std::fs::read_to_string(site.path("out/report.html")).unwrap());
+    let (old, new) = (
+        common::robots_version(old.as_bytes()),
+        common::robots_version(new.as_bytes()),
+    );
+    assert!(
+        text.contains(&format!(
+            "robots.txt versions used: {old} in force from 2026-11-29T00:00:00+00:00, \
+             {new} in force from 2026-11-30T09:00:00+00:00"
+        )),
+        "{text}"
+    );
+    assert!(!text.contains("not used tonight"), "{text}");
+}
+
 /// The page as text: each tag a blank, entities as they stand, runs of
 /// blanks one space.
 fn page_text(page: &str) -> String {

@@ -29,6 +29,9 @@ pub struct Sources<'a> {
     /// When each of them is in force: from, until (UTC milliseconds, the
     /// end excluded), as `Allowance::in_force_ms`.
     pub in_force_ms: Vec<(i64, i64)>,
+    /// Those of them (by index) that allowed a fetch the cache grace
+    /// excused: used by the night though maybe in force only before it.
+    pub excused_by: std::collections::BTreeSet<usize>,
     /// The Request-rate lines each crawler obeys, by crawler index, of
     /// every version judged, oldest first.
     pub allowed: &'a [Vec<Allowance>],
@@ -350,12 +353,14 @@ pub fn build(
 }
 
 /// The robots.txt versions the night used (SPEC §7 health): those in
-/// force at some moment between its first and last line, at most
+/// force at some moment between its first and last line, and those that
+/// allowed a fetch the cache grace excused (`Sources::excused_by`, SPEC
+/// §6: in force in the fetch's window, maybe before the night), at most
 /// `ROBOTS_VERSIONS_SHOWN` (the latest), each with when it came into force
 /// (a version back in force, v1 → v2 → v1, is listed at each coming that
 /// the night reached); and how many the run knew besides. Every row names
 /// the version in force at its time (SPEC §6), so these are also the ones
-/// that decided rows: a reverted version's earlier coming, over before
+/// that decided rows or spared them: a reverted version's earlier coming, over before
 /// the night began, is not among them though its text decided rows at a
 /// later coming. A state or history of many versions lists them all in
 /// run.json, not here. `(first, last)` is the night's `span`.
@@ -370,10 +375,13 @@ fn versions_used(
         .iter()
         .enumerate()
         .rev()
-        .filter(|&(i, _)| match (first, last, sources.in_force_ms.get(i)) {
-            (Some(first), Some(last), Some(&(from, until))) => from <= last && first < until,
-            // No line parsed, or no range known: the one in force now.
-            _ => i + 1 == health.robots_versions.len(),
+        .filter(|&(i, _)| {
+            let during = match (first, last, sources.in_force_ms.get(i)) {
+                (Some(first), Some(last), Some(&(from, until))) => from <= last && first < until,
+                // No line parsed, or no range known: the one in force now.
+                _ => i + 1 == health.robots_versions.len(),
+            };
+            during || sources.excused_by.contains(&i)
         })
         .map(|(_, entry)| entry.clone())
         .take(super::render::ROBOTS_VERSIONS_SHOWN)
