@@ -128,7 +128,14 @@ impl SpillDir {
     }
 
     fn make(&self) -> io::Result<Made> {
-        fs::create_dir_all(&self.parent)?;
+        // $TMPDIR (or the state folder) is the user's: a missing one is
+        // said, never made.
+        if !self.parent.is_dir() {
+            return Err(io::Error::new(
+                io::ErrorKind::NotFound,
+                "no such folder to spill sorted runs into ($TMPDIR, or the --state folder)",
+            ));
+        }
         // A sweep of another run may take a folder still without its
         // held lock for a killed run's: it removes only what it holds the
         // lock of, and a folder it took is made anew here.

@@ -171,6 +171,29 @@ fn spilling_never_changes_a_byte_of_the_reports() {
     }
 }
 
+/// A $TMPDIR that does not exist is the user's to fix: the run that must
+/// spill says so (exit 2) and makes no folder there.
+#[test]
+fn a_missing_tmpdir_is_said_never_made() {
+    let dir = tempfile::tempdir().unwrap();
+    let logs = write_site(dir.path());
+    let gone = dir.path().join("no-such-tmp");
+    let output = audit(
+        dir.path(),
+        &gone,
+        &logs,
+        &["--memory", "1M", "--out", "out"],
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("no such folder to spill sorted runs into"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("no-such-tmp"), "{stderr}");
+    assert!(!gone.exists(), "the missing $TMPDIR was made");
+}
+
 #[test]
 fn a_killed_runs_sorted_runs_are_removed_by_the_next_run() {
     killed_run_then_next(&[], "KILL");
