@@ -314,6 +314,59 @@ fn audit_history_without_grace(site: &Site) -> String {
     std::fs::read_to_string(site.path("out/report.html")).unwrap()
 }
 
+/// Past the five versions shown, the page tells apart the versions the
+/// night used from those the run only knew: eight versions each deciding
+/// a row are none of them "not used tonight".
+#[test]
+fn versions_used_past_the_five_shown_are_not_called_unused() {
+    let mut site = Site::new();
+    let mut log = String::new();
+    for n in 1..=8u32 {
+        let text = format!("User-agent: *\nDisallow: /v{n}/\n");
+        // v1..v7 from history, a minute apart; v8 is --robots.
+        site = match n {
+            8 => site.with("robots.txt", &text),
+            _ => site.with(&format!("h/20261130T00{n:02}00Z.txt"), &text),
+        };
+        log.push_str(&combined(
+            "77.75.77.10",
+            &format!("30/Nov/2026:00:{n:02}:30 +0000"),
+            &format!("GET /v{n}/a HTTP/1.1"),
+            200,
+            SEZNAM_UA,
+        ));
+    }
+    // One more version, before the night and deciding nothing.
+    let site = site
+        .with("h/20261101T000000Z.txt", "User-agent: *\nDisallow: /old/\n")
+        .with("a.log", log);
+    let run = site.run(&[
+        "--log",
+        "a.log",
+        "--robots",
+        "robots.txt",
+        "--robots-since",
+        "2026-11-30T00:08:00Z",
+        "--robots-history",
+        "h",
+        "--robots-grace",
+        "0",
+        "--out",
+        "out",
+    ]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let rows = std::fs::read_to_string(site.path("out/violations.csv")).unwrap();
+    assert_eq!(rows.lines().count(), 1 + 8, "{rows}");
+    let text = page_text(&std::fs::read_to_string(site.path("out/report.html")).unwrap());
+    assert!(
+        text.contains(
+            "in force from 2026-11-30T00:08:00+00:00 (and 3 more used tonight, 1 more known, \
+             not used tonight: run.json lists them)"
+        ),
+        "{text}"
+    );
+}
+
 /// A version in force only before the night is used when it allowed a
 /// fetch the cache grace excused (SPEC §6: the fetch is judged against
 /// every version of its window): the page lists it, not "not used".

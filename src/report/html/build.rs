@@ -368,7 +368,7 @@ fn versions_used(
     health: &run::Health<'_>,
     sources: &Sources<'_>,
     (first, last): (Option<Timestamp>, Option<Timestamp>),
-) -> (Vec<(String, Option<String>)>, usize) {
+) -> VersionsUsed {
     let (first, last) = (first.map(|t| t.instant_ms()), last.map(|t| t.instant_ms()));
     let mut used: Vec<(String, Option<String>)> = health
         .robots_versions
@@ -384,11 +384,27 @@ fn versions_used(
             during || sources.excused_by.contains(&i)
         })
         .map(|(_, entry)| entry.clone())
-        .take(super::render::ROBOTS_VERSIONS_SHOWN)
         .collect();
-    used.reverse();
+    let more = used
+        .len()
+        .saturating_sub(super::render::ROBOTS_VERSIONS_SHOWN);
     let unused = health.robots_versions.len() - used.len();
-    (used, unused)
+    used.truncate(super::render::ROBOTS_VERSIONS_SHOWN);
+    used.reverse();
+    VersionsUsed {
+        shown: used,
+        more,
+        unused,
+    }
+}
+
+/// The robots.txt versions of the page's health: those the night used,
+/// the latest `ROBOTS_VERSIONS_SHOWN` of them with when each came into
+/// force; how many more it used; and how many more the run knew.
+struct VersionsUsed {
+    shown: Vec<(String, Option<String>)>,
+    more: usize,
+    unused: usize,
 }
 
 /// The period the lines cover: the earliest and latest line that parsed.
@@ -412,7 +428,7 @@ fn health_of(
     names: &Names<'_>,
     health: &run::Health<'_>,
     escaping: Escaping,
-    (robots_versions, robots_versions_unused): (Vec<(String, Option<String>)>, usize),
+    versions: VersionsUsed,
 ) -> Health {
     let mut skipped = [0u64; Skip::ALL.len()];
     let mut files = Vec::new();
@@ -467,8 +483,9 @@ fn health_of(
             deadline_reached: health.dns.deadline_reached,
             undecided_fetches: health.dns.undecided_fetches,
         },
-        robots_versions,
-        robots_versions_unused,
+        robots_versions: versions.shown,
+        robots_versions_used_more: versions.more,
+        robots_versions_unused: versions.unused,
         excused_by_cache_grace: health.excused_by_cache_grace,
         left_out: health.left_out,
         state_error: health.state_error.clone(),

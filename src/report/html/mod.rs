@@ -86,10 +86,11 @@ pub struct Health {
     pub skipped: Vec<(String, u64)>,
     pub files: Vec<FileHealth>,
     pub dns: Dns,
-    /// (robots_version, in force from).
-    /// The robots.txt versions the night used, with when each came into
-    /// force; and how many more the run knew (run.json lists them all).
+    /// The robots.txt versions the night used, the latest few, as
+    /// (robots_version, in force from); how many more it used; and how
+    /// many more the run knew (run.json lists them all).
     pub robots_versions: Vec<(String, Option<String>)>,
+    pub robots_versions_used_more: usize,
     pub robots_versions_unused: usize,
     pub excused_by_cache_grace: u64,
     /// Crawler fetches left out by `--since`/`--until` and by `--host`.

@@ -251,8 +251,14 @@ fn health(page: &Page) -> Markup {
                         span.text { (version) }
                         @if let Some(from) = from { " in force from " (from) }
                     }
-                    @if h.robots_versions_unused > 0 {
-                        " (and " (h.robots_versions_unused) " more known, not used tonight: run.json lists them)"
+                    @match (h.robots_versions_used_more, h.robots_versions_unused) {
+                        (0, 0) => {}
+                        (more, 0) => { " (and " (more) " more used tonight: run.json lists them)" }
+                        (0, unused) => { " (and " (unused) " more known, not used tonight: run.json lists them)" }
+                        (more, unused) => {
+                            " (and " (more) " more used tonight, " (unused)
+                            " more known, not used tonight: run.json lists them)"
+                        }
                     }
                 }
                 li { "Fetches excused by the cache grace: " (h.excused_by_cache_grace) }
