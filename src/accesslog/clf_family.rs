@@ -256,7 +256,7 @@ fn accept(entry: Entry<'_>, client: ClientText) -> Option<Entry<'_>> {
             ClientText::HostBytes => fields::is_plain_client(entry.client),
             ClientText::Other => fields::is_client(entry.client),
         }
-        && entry.vhost.is_none_or(fields::is_host);
+        && entry.vhost.is_none_or(fields::is_server_host);
     fits.then_some(entry)
 }
 

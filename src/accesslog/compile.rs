@@ -409,11 +409,15 @@ fn names_host(name: &str) -> bool {
         || name.eq_ignore_ascii_case("%{Host}i")
 }
 
-/// Whether a field, by its name in the format, is the Host header as the
-/// client sent it (Apache's `%{Host}i`, nginx's `$http_host`), which the
-/// server does not check as it checks its own name for the site.
+/// Whether a field, by its name in the format, holds a host the client
+/// chose: the Host header as sent (Apache's `%{Host}i`, nginx's
+/// `$http_host`), or the server's reading of it (nginx's `$host`, which
+/// lets `evil!.cz` or `2026-11-29` through; Apache's `%V` under
+/// `UseCanonicalName Off`). Taken whatever it holds: a line skipped for
+/// it would hide a spoofer who picked it. The server's own name (`%v`,
+/// `$server_name`) is checked as a host.
 fn names_host_as_sent(name: &str) -> bool {
-    name == "http_host" || name.eq_ignore_ascii_case("%{Host}i")
+    matches!(name, "http_host" | "host" | "%V") || name.eq_ignore_ascii_case("%{Host}i")
 }
 
 /// Whether a field, by its name in the format, is one of nginx's

@@ -262,6 +262,28 @@ pub fn is_host(value: &[u8]) -> bool {
         && (host.iter().all(|&b| HOST_BYTES[usize::from(b)]) || is_ipv6(host))
 }
 
+/// True when `value` may be a name a server writes for itself (Apache's
+/// `%v`, nginx's `$server_name`, from its configuration): a host name or
+/// an address as a client field may be one (`is_plain_client`: no
+/// numeric last label but an IPv4 address's, no empty label), with a port
+/// of 0 to 65535 or none, or `-` for none. A value that is none of these
+/// (`2026-11-29`, `a..b`, `host:99999`) means the line was cut in the
+/// wrong places. A name the client wrote (the Host header, `%V`, `$host`)
+/// is not checked so: the client chose it.
+pub fn is_server_host(value: &[u8]) -> bool {
+    if value == b"-" || is_ipv6(value) {
+        return true;
+    }
+    let (host, port) = split_port(value);
+    if host.len() < value.len() && (matches!(port, b"" | b"-") || !is_port(port)) {
+        return false;
+    }
+    match host {
+        [b'[', inner @ .., b']'] => is_ipv6(inner),
+        host => !host.is_empty() && host_bytes_end(host, 0) == host.len() && is_plain_client(host),
+    }
+}
+
 /// Where the `:` before a port may be looked for in a host that starts at
 /// `start` of `text`: past the `]` of a bracketed IPv6 address, whose own
 /// `:`s end nothing (`[2001:db8::1]:443`); else at `start`.
@@ -493,6 +515,42 @@ mod tests {
         }
         for value in ["1.2.3.4 - - [10/Oct/2000", "a:b", "\"x\"", "host:"] {
             assert!(!is_host(value.as_bytes()), "{value}");
+        }
+    }
+
+    #[test]
+    fn server_hosts() {
+        for value in [
+            "www.example.cz",
+            "WWW.Example.CZ.",
+            "example.cz:8080",
+            "1.2.3.4:80",
+            "[::1]:443",
+            "[2001:db8::1]",
+            "::1",
+            "_",
+            "localhost",
+            "-",
+        ] {
+            assert!(is_server_host(value.as_bytes()), "{value}");
+        }
+        for value in [
+            "2026-11-29",
+            "2026-11-29:443",
+            "a..b",
+            ".",
+            ".:80",
+            "1.2.3.256",
+            "1.2.3",
+            "www.example.cz:99999",
+            "host:",
+            "a:b",
+            "evil!.cz",
+            "[::1",
+            "[x]:80",
+            "",
+        ] {
+            assert!(!is_server_host(value.as_bytes()), "{value}");
         }
     }
 

@@ -856,7 +856,11 @@ impl LogFormat {
         if !fields::is_client(entry.client) {
             return Err(Skip::BadClient);
         }
-        if !host_as_sent && entry.vhost.is_some_and(|host| !fields::is_host(host)) {
+        if !host_as_sent
+            && entry
+                .vhost
+                .is_some_and(|host| !fields::is_server_host(host))
+        {
             return Err(Skip::BadHost);
         }
         if shifted {

@@ -951,26 +951,71 @@ fn split_time_with_fraction_and_offset() {
     assert_eq!(got, [Ok("2000-10-10T20:55:36.999+00:00".to_string())]);
 }
 
-/// A Host header as the client sent it is taken whatever it holds (a
-/// spoofer's fetch must not go unlisted for an odd Host); the server's own
-/// name for the site must be a host, or the line was cut in the wrong
-/// places.
+/// A host the client chose is taken whatever it holds (a spoofer's fetch
+/// must not go unlisted for an odd Host): the Host header as sent, and
+/// the server's reading of it (nginx's `$host` lets `evil!.cz` and
+/// `2026-11-29` through; Apache's `%V` under `UseCanonicalName Off`). The
+/// server's own name for the site (`%v`, `$server_name`) must be a host
+/// name or an address, or the line was cut in the wrong places.
 #[test]
-fn a_host_header_as_sent_is_taken_whatever_it_holds() {
-    let line: &[u8] = br#"site.cz:abc 1.2.3.4 [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1""#;
-    for (spec, taken) in [
-        (r#"%{Host}i %h %t "%r""#, true),
-        (r#"$http_host $remote_addr [$time_local] "$request""#, true),
-        (r#"%v %h %t "%r""#, false),
-        (r#"$host $remote_addr [$time_local] "$request""#, false),
+fn a_host_the_client_chose_is_taken_whatever_it_holds() {
+    for host in [
+        "site.cz:abc",
+        "evil!.cz",
+        "2026-11-29",
+        "a..b",
+        "www.site.cz:99999",
     ] {
-        let format = LogFormat::new(spec).unwrap();
-        let got = format.parse(line).map(|e| e.vhost.map(<[u8]>::to_vec));
-        if taken {
-            assert_eq!(got, Ok(Some(b"site.cz:abc".to_vec())), "{spec}");
-        } else {
-            assert_eq!(got, Err(Skip::BadHost), "{spec}");
+        let line = format!(r#"{host} 1.2.3.4 [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1""#);
+        for (spec, taken) in [
+            (r#"%{Host}i %h %t "%r""#, true),
+            (r#"$http_host $remote_addr [$time_local] "$request""#, true),
+            (r#"$host $remote_addr [$time_local] "$request""#, true),
+            (r#"%V %h %t "%r""#, true),
+            (r#"%v %h %t "%r""#, false),
+            (
+                r#"$server_name $remote_addr [$time_local] "$request""#,
+                false,
+            ),
+        ] {
+            let format = LogFormat::new(spec).unwrap();
+            let got = format
+                .parse(line.as_bytes())
+                .map(|e| e.vhost.map(<[u8]>::to_vec));
+            if taken {
+                assert_eq!(got, Ok(Some(host.as_bytes().to_vec())), "{spec} {host}");
+            } else {
+                assert_eq!(got, Err(Skip::BadHost), "{spec} {host}");
+            }
         }
+    }
+    // The server's own name as servers write it is read.
+    for host in [
+        "www.site.cz",
+        "_",
+        "1.2.3.4",
+        "[2001:db8::1]",
+        "WWW.Site.CZ.",
+    ] {
+        let line = format!(r#"{host} 1.2.3.4 [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1""#);
+        let format = LogFormat::new(r#"%v %h %t "%r""#).unwrap();
+        let got = format
+            .parse(line.as_bytes())
+            .map(|e| e.vhost.map(<[u8]>::to_vec));
+        assert_eq!(got, Ok(Some(host.as_bytes().to_vec())), "{host}");
+    }
+    // vhost_combined's `%v:%p`, read in one pass or by the steps alike.
+    let format = LogFormat::new(VHOST_COMBINED).unwrap();
+    for (host, read) in [
+        ("www.site.cz:443", true),
+        ("2026-11-29:443", false),
+        ("a..b:80", false),
+    ] {
+        let line = format!(
+            r#"{host} 1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200 1 "-" "x""#
+        );
+        assert_eq!(format.parse(line.as_bytes()).is_ok(), read, "{host}");
+        assert_eq!(format.parse_steps(line.as_bytes()).is_ok(), read, "{host}");
     }
 }
 
