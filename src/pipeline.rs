@@ -1622,12 +1622,12 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
         // Every count of this run, resumed from the state and carried on;
         // counts kept under another --rate-by (warned about) go.
         state.counts.clear();
-        for (name, robots_txt, times, longest_ms) in judged_by.memories() {
+        for (name, robots_txt, times, kept_ms) in judged_by.memories() {
             let mut memory = state::CountMemory {
                 robots_txt,
                 fetch_times_ms: times,
             };
-            memory.keep_recent(longest_ms, KEPT_TIMES);
+            memory.keep_recent(kept_ms, KEPT_TIMES);
             state.counts.insert(name.to_string(), memory);
         }
         // An empty log matches nothing: no fingerprint to keep.

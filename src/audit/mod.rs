@@ -328,8 +328,8 @@ impl<'p, 'r> Judge<'p, 'r> {
     }
 
     /// What each count leaves for the next night: (name, its fetches of
-    /// `/robots.txt`, its latest fetch times ascending, the longest period
-    /// in force in milliseconds).
+    /// `/robots.txt`, its latest fetch times ascending, and how far back
+    /// from the latest it keeps them in milliseconds: `Count::kept_ms`).
     pub fn memories(&self) -> Vec<(&str, cache::Memory, Vec<i64>, i64)> {
         self.names
             .iter()
@@ -340,7 +340,7 @@ impl<'p, 'r> Judge<'p, 'r> {
                     name.as_str(),
                     *tracker.memory(),
                     count.times(),
-                    count.longest_ms(),
+                    count.kept_ms(),
                 )
             })
             .collect()

@@ -16,8 +16,17 @@ use crate::config::WindowTz;
 use crate::robots::parse::Directive;
 use crate::robots::{AgentRules, Rate, RequestRate};
 
+/// How much earlier than the latest fetch a count knows a line may be
+/// logged and still be judged as one run over every log judges it: the
+/// last lines of a night written after logrotate began the next file, a
+/// slow request logged as it ended with the time it began. A line older
+/// than that (an old log audited after a newer one) may not see fetches
+/// forgotten before it: fewer rows, never more.
+pub const LATE_MS: i64 = 10 * 60 * 1000;
+
 /// One count's recent fetch times, in milliseconds, oldest first: those
-/// inside the longest period any rate of the count can use.
+/// inside the longest period any rate of the count can use, and `LATE_MS`
+/// more.
 #[derive(Debug, Clone)]
 pub struct Count {
     /// The times up to the last fetch pushed, oldest first.
@@ -30,6 +39,8 @@ pub struct Count {
     later: VecDeque<i64>,
     /// The longest period in force for the count, in milliseconds.
     longest: i64,
+    /// The longest crawl delay in force for the count, in milliseconds.
+    delay: i64,
 }
 
 impl Count {
@@ -40,8 +51,16 @@ impl Count {
         // (`1/1000d`) need not be remembered. The floor alone, with no
         // Request-rate written, judges nothing and keeps nothing.
         // Every reading's lines: a row needs all of them (`judge`).
+        let mut delay_ms: u64 = 0;
         let longest = policies
             .map(|policy| {
+                // The longest delay too, so that a line written late
+                // (`LATE_MS`) finds the fetch before it.
+                delay_ms = policy
+                    .rules
+                    .readings()
+                    .filter_map(|rules| rules.crawl_delay()?.millis)
+                    .fold(delay_ms, u64::max);
                 policy
                     .rules
                     .readings()
@@ -65,6 +84,7 @@ impl Count {
             longest: i64::try_from(longest)
                 .unwrap_or(i64::MAX)
                 .saturating_mul(1000),
+            delay: i64::try_from(delay_ms).unwrap_or(i64::MAX),
         }
     }
 
@@ -85,7 +105,7 @@ impl Count {
         // Pruned before the push, never after, so the window always holds
         // the latest fetch; none pruned can be inside a period for this
         // fetch or a later one.
-        let horizon = now.saturating_sub(self.longest);
+        let horizon = now.saturating_sub(self.kept_ms());
         while self.window.front().is_some_and(|&t| t <= horizon) {
             self.window.pop_front();
         }
@@ -115,9 +135,12 @@ impl Count {
         self.window.iter().chain(&self.later).copied().collect()
     }
 
-    /// The longest period in force for the count, in milliseconds.
-    pub fn longest_ms(&self) -> i64 {
-        self.longest
+    /// How far back from its latest fetch the count keeps times, in
+    /// milliseconds: the longest period or crawl delay in force, and
+    /// `LATE_MS` more, so that a line written late (judged on a later
+    /// night, from a state) still sees the fetches before it.
+    pub fn kept_ms(&self) -> i64 {
+        self.longest.max(self.delay).saturating_add(LATE_MS)
     }
 }
 
@@ -176,7 +199,7 @@ pub fn judge<'r>(
 
 #[cfg(test)]
 mod tests {
-    use super::Count;
+    use super::{Count, LATE_MS};
     use crate::audit::Kind;
     use crate::robots::Rate;
 
@@ -184,7 +207,7 @@ mod tests {
     /// order but earlier than the state's last ones, then later ones: each
     /// push gives the latest fetch at or before it, and each fetch counts
     /// those in (t − T, t], as a plain list of every fetch says (of the
-    /// state's, those within the longest period of its last).
+    /// state's, those within the longest period and `LATE_MS` of its last).
     #[test]
     fn an_older_log_after_the_state_counts_as_every_fetch_in_order() {
         let longest = 60_000;
@@ -200,30 +223,31 @@ mod tests {
                 window: Default::default(),
                 later: Default::default(),
                 longest,
+                delay: 0,
             };
-            let mut state: Vec<i64> = (0..next(40)).map(|_| next(300_000)).collect();
+            let mut state: Vec<i64> = (0..next(40)).map(|_| next(1_500_000)).collect();
             state.sort_unstable();
             count.resume(&state);
-            let mut night: Vec<i64> = (0..next(80)).map(|_| next(400_000)).collect();
+            let mut night: Vec<i64> = (0..next(80)).map(|_| next(2_000_000)).collect();
             night.sort_unstable();
             // Every fetch the count has seen: the state's that its own last
-            // ones left inside the longest period (as the night that saved
-            // them kept them), and the night's.
+            // ones left inside the longest period and `LATE_MS` (as the
+            // night that saved them kept them), and the night's.
             let last = state.last().copied().unwrap_or(i64::MIN);
             let mut all: Vec<i64> = state
                 .iter()
                 .copied()
-                .filter(|&t| t > last.saturating_sub(longest))
+                .filter(|&t| t > last.saturating_sub(longest + LATE_MS))
                 .collect();
             for &now in &night {
                 let previous = all.iter().copied().filter(|&t| t <= now).max();
                 let got = count.push(now);
                 all.push(now);
                 // The fetch before may be forgotten only when it lies past
-                // the longest period (a delay longer than that is none).
+                // the longest period and `LATE_MS`.
                 match (got, previous) {
                     (Some(got), Some(previous)) => assert_eq!(got, previous),
-                    (None, Some(previous)) => assert!(previous <= now - longest),
+                    (None, Some(previous)) => assert!(previous <= now - longest - LATE_MS),
                     (got, None) => assert_eq!(got, None),
                 }
                 for period in [1_000, 10_000, longest] {

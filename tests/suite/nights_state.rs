@@ -222,6 +222,68 @@ fn two_nights_one_after_the_other_give_the_rows_of_one_run() {
     assert_eq!(kinds(&body(&alone_rows), ",request-rate,"), 0);
 }
 
+/// A line of last night written late, into tonight's log, is judged with
+/// the fetches of last night before it, as one run over both logs judges
+/// it: the state keeps ten minutes of fetch times past the longest period
+/// (`LATE_MS`), so a rate and a delay still see them.
+#[test]
+fn a_line_written_late_sees_last_nights_fetches_before_it() {
+    let site = Site::new()
+        .with("ptr-map.txt", GENUINE_PTR_MAP)
+        .with(
+            "history/2026-11-29T00:00:00Z.txt",
+            "User-agent: *\nRequest-rate: 1/30s\nCrawl-delay: 10\n",
+        )
+        .with(
+            "profiles.txt",
+            "crawler: SeznamBot\nuser-agent: SeznamBot\n\
+             host: fulltextrobot-<address>.seznam.cz\n\
+             reads: Request-rate, Robot-version, Crawl-delay\n",
+        );
+    // Night 1 ends with fetches at 23:59:00 and 23:59:40; night 2's log
+    // opens with one at 23:59:05, written late, then one after midnight.
+    site.write(
+        "night1.log",
+        &[fetch(DAY - 60, "/x", 200), fetch(DAY - 20, "/y", 200)].concat(),
+    );
+    site.write(
+        "night2.log",
+        &[fetch(DAY - 55, "/z", 200), fetch(DAY + 100, "/w", 200)].concat(),
+    );
+    let args = |logs: &[&'static str], out: &'static str, state: bool| {
+        let mut args = vec![
+            "--robots-history",
+            "history",
+            "--profiles",
+            "profiles.txt",
+            "--ptr-map",
+            "ptr-map.txt",
+            "--out",
+            out,
+        ];
+        if state {
+            args.extend(["--state", "state"]);
+        }
+        for log in logs {
+            args.extend(["--log", log]);
+        }
+        args
+    };
+    let one = site.run(&args(&["night1.log", "night2.log"], "one", false));
+    assert_eq!(one.code, 1, "{}", one.stderr);
+    let one_rows = read(&site, "one/violations.csv");
+    let want = without_file(&body(&one_rows));
+    // The late fetch breaks both, 5 s after the one at 23:59:00.
+    assert_eq!(want.len(), 2, "{one_rows}");
+    assert!(want[0].contains(",/z,200,crawl-delay,"), "{one_rows}");
+    assert!(want[1].contains(",/z,200,request-rate,"), "{one_rows}");
+    let n1 = site.run(&args(&["night1.log"], "n1", true));
+    assert_eq!(n1.code, 0, "{}", n1.stderr);
+    let n2 = site.run(&args(&["night2.log"], "n2", true));
+    assert_eq!(n2.code, 1, "{}", n2.stderr);
+    assert_eq!(without_file(&body(&read(&site, "n2/violations.csv"))), want);
+}
+
 /// Night `n`'s part of the rotation story: 100 lines, one in five of them
 /// a fetch of /a (disallowed), from `hour` on day `day` (0-based).
 fn part(day: u32, hour: u32, tag: &str) -> String {
