@@ -272,13 +272,7 @@ fn an_earlier_coming_of_a_reverted_version_is_not_used_by_a_later_night() {
     let v1 = "User-agent: *\nDisallow: /a\n";
     let v2 = "User-agent: *\nDisallow: /b\n";
     let fetch = |hour: u32, target: &str| {
-        combined(
-            "77.75.77.1",
-            &format!("30/Nov/2026:{hour:02}:00:00 +0000"),
-            &format!("GET {target} HTTP/1.1"),
-            200,
-            SEZNAM_UA,
-        )
+        seznam_fetch(&format!("30/Nov/2026:{hour:02}:00:00 +0000"), target)
     };
     let site = Site::new()
         .with("h/20261101T000000Z.txt", v1)
@@ -328,12 +322,9 @@ fn versions_used_past_the_five_shown_are_not_called_unused() {
             8 => site.with("robots.txt", &text),
             _ => site.with(&format!("h/20261130T00{n:02}00Z.txt"), &text),
         };
-        log.push_str(&combined(
-            "77.75.77.10",
+        log.push_str(&seznam_fetch(
             &format!("30/Nov/2026:00:{n:02}:30 +0000"),
-            &format!("GET /v{n}/a HTTP/1.1"),
-            200,
-            SEZNAM_UA,
+            &format!("/v{n}/a"),
         ));
     }
     // One more version, before the night and deciding nothing.
@@ -375,13 +366,7 @@ fn a_version_that_excused_a_fetch_is_used_though_in_force_before_the_night() {
     let old = "User-agent: *\nDisallow: /private\n";
     let new = "User-agent: *\nDisallow: /x\n";
     let fetch = |minute: u32, target: &str| {
-        combined(
-            "77.75.77.1",
-            &format!("30/Nov/2026:10:{minute:02}:00 +0100"),
-            &format!("GET {target} HTTP/1.1"),
-            200,
-            SEZNAM_UA,
-        )
+        seznam_fetch(&format!("30/Nov/2026:10:{minute:02}:00 +0100"), target)
     };
     let site = Site::new()
         .with("h/20261129T000000Z.txt", old)
@@ -424,6 +409,18 @@ fn a_version_that_excused_a_fetch_is_used_though_in_force_before_the_night() {
         "{text}"
     );
     assert!(!text.contains("not used tonight"), "{text}");
+}
+
+/// A fetch by SeznamBot's user agent from a Seznam address at `time`
+/// (as `%t` writes it) of `target`.
+fn seznam_fetch(time: &str, target: &str) -> String {
+    combined(
+        "77.75.77.1",
+        time,
+        &format!("GET {target} HTTP/1.1"),
+        200,
+        SEZNAM_UA,
+    )
 }
 
 /// The page as text: each tag a blank, entities as they stand, runs of
