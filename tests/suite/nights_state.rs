@@ -244,11 +244,11 @@ fn a_line_written_late_sees_last_nights_fetches_before_it() {
     // opens with one at 23:59:05, written late, then one after midnight.
     site.write(
         "night1.log",
-        &[fetch(DAY - 60, "/x", 200), fetch(DAY - 20, "/y", 200)].concat(),
+        [fetch(DAY - 60, "/x", 200), fetch(DAY - 20, "/y", 200)].concat(),
     );
     site.write(
         "night2.log",
-        &[fetch(DAY - 55, "/z", 200), fetch(DAY + 100, "/w", 200)].concat(),
+        [fetch(DAY - 55, "/z", 200), fetch(DAY + 100, "/w", 200)].concat(),
     );
     let args = |logs: &[&'static str], out: &'static str, state: bool| {
         let mut args = vec![
