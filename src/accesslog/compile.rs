@@ -405,19 +405,40 @@ fn ends_by_itself(slot: &Slot) -> bool {
 /// Whether a field, by its name in the format, is the request's host:
 /// never holds a `/`.
 fn names_host(name: &str) -> bool {
-    matches!(name, "host" | "http_host" | "server_name" | "%v" | "%V")
+    let name = apache_core(name);
+    matches!(&*name, "host" | "http_host" | "server_name" | "%v" | "%V")
         || name.eq_ignore_ascii_case("%{Host}i")
 }
 
-/// Whether a field, by its name in the format, holds a host the client
-/// chose: the Host header as sent (Apache's `%{Host}i`, nginx's
-/// `$http_host`), or the server's reading of it (nginx's `$host`, which
-/// lets `evil!.cz` or `2026-11-29` through; Apache's `%V` under
-/// `UseCanonicalName Off`). Taken whatever it holds: a line skipped for
-/// it would hide a spoofer who picked it. The server's own name (`%v`,
-/// `$server_name`) is checked as a host.
+/// An Apache directive without its status conditions (`%!200V` is `%V`,
+/// `%400,501{Host}i` is `%{Host}i`); an nginx name as it is.
+fn apache_core(name: &str) -> std::borrow::Cow<'_, str> {
+    match name.strip_prefix('%') {
+        Some(rest) => {
+            let core = rest.trim_start_matches(|c: char| c.is_ascii_digit() || "!,<>".contains(c));
+            if core.len() == rest.len() {
+                name.into()
+            } else {
+                format!("%{core}").into()
+            }
+        }
+        None => name.into(),
+    }
+}
+
+/// Whether a field, by its name in the format, holds a host taken
+/// whatever it holds: one the client chose — the Host header as sent
+/// (Apache's `%{Host}i`, nginx's `$http_host`) or the server's reading of
+/// it (nginx's `$host`, which lets `evil!.cz` or `2026-11-29` through;
+/// Apache's `%V` under `UseCanonicalName Off`) — or nginx's
+/// `$server_name`, the first name of the `server_name` directive as
+/// written (`*.example.cz`, `www.example.*`, a `~` regex). A line skipped
+/// for one would hide a spoofer. Apache's own name (`%v`, its ServerName,
+/// a host name or address) is checked as a host.
 fn names_host_as_sent(name: &str) -> bool {
-    matches!(name, "http_host" | "host" | "%V") || name.eq_ignore_ascii_case("%{Host}i")
+    let name = apache_core(name);
+    matches!(&*name, "http_host" | "host" | "server_name" | "%V")
+        || name.eq_ignore_ascii_case("%{Host}i")
 }
 
 /// Whether a field, by its name in the format, is one of nginx's

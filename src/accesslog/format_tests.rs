@@ -954,8 +954,9 @@ fn split_time_with_fraction_and_offset() {
 /// A host the client chose is taken whatever it holds (a spoofer's fetch
 /// must not go unlisted for an odd Host): the Host header as sent, and
 /// the server's reading of it (nginx's `$host` lets `evil!.cz` and
-/// `2026-11-29` through; Apache's `%V` under `UseCanonicalName Off`). The
-/// server's own name for the site (`%v`, `$server_name`) must be a host
+/// `2026-11-29` through; Apache's `%V` under `UseCanonicalName Off`); so
+/// is nginx's `$server_name`, its `server_name` as written
+/// (`*.example.cz`, a `~` regex). Apache's own name (`%v`) must be a host
 /// name or an address, or the line was cut in the wrong places.
 #[test]
 fn a_host_the_client_chose_is_taken_whatever_it_holds() {
@@ -965,6 +966,8 @@ fn a_host_the_client_chose_is_taken_whatever_it_holds() {
         "2026-11-29",
         "a..b",
         "www.site.cz:99999",
+        "*.site.cz",
+        "~^(?<sub>.+)\\.site\\.cz$",
     ] {
         let line = format!(r#"{host} 1.2.3.4 [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1""#);
         for (spec, taken) in [
@@ -972,11 +975,14 @@ fn a_host_the_client_chose_is_taken_whatever_it_holds() {
             (r#"$http_host $remote_addr [$time_local] "$request""#, true),
             (r#"$host $remote_addr [$time_local] "$request""#, true),
             (r#"%V %h %t "%r""#, true),
-            (r#"%v %h %t "%r""#, false),
+            (r#"%!200V %h %t "%r""#, true),
+            (r#"%400,501{Host}i %h %t "%r""#, true),
             (
                 r#"$server_name $remote_addr [$time_local] "$request""#,
-                false,
+                true,
             ),
+            (r#"%v %h %t "%r""#, false),
+            (r#"%!200v %h %t "%r""#, false),
         ] {
             let format = LogFormat::new(spec).unwrap();
             let got = format
