@@ -1211,7 +1211,11 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
     // Beside the state when it is ours to write (locked), else in $TMPDIR.
     let spill_parent = match &state_dir {
         Some(dir) if dir.is_locked() => dir.path().to_path_buf(),
-        _ => std::env::temp_dir(),
+        // An empty $TMPDIR is unset, as most tools read it.
+        _ => match std::env::var_os("TMPDIR") {
+            Some(dir) if !dir.is_empty() => std::path::PathBuf::from(dir),
+            _ => std::path::PathBuf::from("/tmp"),
+        },
     };
     let spill = SpillDir::new(&spill_parent);
     let budget = Budget::of(config.memory);

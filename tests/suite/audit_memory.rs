@@ -194,6 +194,26 @@ fn a_missing_tmpdir_is_said_never_made() {
     assert!(!gone.exists(), "the missing $TMPDIR was made");
 }
 
+/// An empty $TMPDIR is unset, as most tools read it: the runs spill into
+/// /tmp, and the run is whole.
+#[test]
+fn an_empty_tmpdir_is_unset() {
+    let dir = tempfile::tempdir().unwrap();
+    let logs = write_site(dir.path());
+    let output = audit(
+        dir.path(),
+        Path::new(""),
+        &logs,
+        &["--memory", "1M", "--out", "out"],
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("runs on disk to stay within --memory"),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn a_killed_runs_sorted_runs_are_removed_by_the_next_run() {
     killed_run_then_next(&[], "KILL");
