@@ -328,6 +328,9 @@ fn rate_instead(millis: u64, floor: Option<(u32, u64)>) -> String {
     text
 }
 
+/// Minutes a Request-rate window's time of day runs over.
+const MINUTES_A_DAY: u16 = 24 * 60;
+
 fn gcd(mut a: u64, mut b: u64) -> u64 {
     while b != 0 {
         (a, b) = (b, a % b);
@@ -354,15 +357,23 @@ fn crawl_delays(scope: &Scope<'_>, index: usize, findings: &mut Vec<Finding>) {
         let unrated = readers
             .iter()
             .find(|(_, s)| s.rules.request_rates().iter().all(|r| r.rate.is_none()));
+        // Lines with windows hold a limit all day when, together, their
+        // windows cover every minute of it (`0000-2400`, `0600-2200` with
+        // `2200-0600`), as one without a window does.
         let part_time = readers.iter().find_map(|(reader, s)| {
             let rates = s.rules.request_rates();
-            let all_day = rates
+            let windows: Vec<_> = rates
                 .iter()
-                .any(|r| r.rate.as_ref().is_some_and(|rate| rate.window.is_none()));
-            let windowed = rates
+                .filter_map(|r| r.rate.as_ref())
+                .map(|rate| rate.window)
+                .collect();
+            let all_day = windows.iter().any(Option::is_none)
+                || (0..MINUTES_A_DAY).all(|m| windows.iter().flatten().any(|w| w.contains(m)));
+            let windowed: Vec<_> = rates
                 .iter()
-                .find(|r| r.rate.as_ref().is_some_and(|rate| rate.window.is_some()));
-            windowed.filter(|_| !all_day).map(|rate| (reader, rate))
+                .filter(|r| r.rate.as_ref().is_some_and(|rate| rate.window.is_some()))
+                .collect();
+            (!all_day && !windowed.is_empty()).then_some((reader, windowed))
         });
         if let Some((reader, _)) = unrated {
             let instead = match delay.millis {
@@ -381,18 +392,25 @@ fn crawl_delays(scope: &Scope<'_>, index: usize, findings: &mut Vec<Finding>) {
                     reader.name()
                 ),
             ));
-        } else if let Some((reader, rate)) = part_time {
+        } else if let Some((reader, windowed)) = part_time {
+            let kept: Vec<String> = windowed
+                .iter()
+                .map(|rate| format!("`{}` (line {})", rate.text, rate.line))
+                .collect();
+            let (its, it) = match kept.len() {
+                1 => ("its window", "it"),
+                _ => ("their windows", "them"),
+            };
             findings.push(Finding::new(
                 delay.line,
                 "crawl-delay",
                 Severity::Warning,
                 format!(
-                    "{} does not read `{}`; it keeps to `{}` (line {}) within its window \
-                     only, and to no limit outside it: add a Request-rate without a window.",
+                    "{} does not read `{}`; it keeps to {} within {its} only, and to no \
+                     limit outside {it}: add a Request-rate without a window.",
                     reader.name(),
                     delay.text,
-                    rate.text,
-                    rate.line
+                    kept.join(" and ")
                 ),
             ));
         } else if let Some((reader, selection)) = readers.first() {

@@ -412,6 +412,43 @@ fn crawl_delay_advice_only_where_it_helps() {
         "{}",
         delay.message
     );
+    // Windows that together cover the day hold a limit all day, as a
+    // line without one does: a note, not the advice.
+    for whole_day in [
+        &b"Request-rate: 10/1m 0000-2400\n"[..],
+        b"Request-rate: 10/1m 0600-0600\n",
+        b"Request-rate: 10/1m 0600-2200\nRequest-rate: 60/1m 2200-0600\n",
+    ] {
+        let text = [
+            &b"User-agent: SeznamBot\n"[..],
+            whole_day,
+            b"Crawl-delay: 5\n",
+        ]
+        .concat();
+        let delay = lint_text(&text)
+            .into_iter()
+            .find(|f| f.name == "crawl-delay")
+            .expect("crawl-delay");
+        assert_eq!(delay.severity, Severity::Note, "{}", delay.message);
+    }
+    // A gap between them (22:00 to 23:00) leaves the day open: every
+    // windowed line is named.
+    let gap = lint_text(
+        b"User-agent: SeznamBot\nRequest-rate: 10/1m 0600-2200\n\
+          Request-rate: 60/1m 2300-0600\nCrawl-delay: 5\n",
+    );
+    let delay = gap
+        .iter()
+        .find(|f| f.name == "crawl-delay")
+        .expect("crawl-delay");
+    assert_eq!(delay.severity, Severity::Warning, "{}", delay.message);
+    assert!(
+        delay.message.contains(
+            "(line 2) and `Request-rate: 60/1m 2300-0600` (line 3) within their windows only"
+        ),
+        "{}",
+        delay.message
+    );
     let alone = lint_text(b"User-agent: *\nCrawl-delay: 10\nDisallow: /x\n");
     let delay = alone
         .iter()
