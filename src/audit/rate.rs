@@ -24,9 +24,16 @@ use crate::robots::{AgentRules, Rate, RequestRate};
 /// forgotten before it: fewer rows, never more.
 pub const LATE_MS: i64 = 10 * 60 * 1000;
 
+/// Fetch times a count keeps past its longest period or crawl delay, for
+/// `LATE_MS`, at most: a crawler makes a few fetches a second at most,
+/// so ten minutes of them fit, while a flood of requests that only claim
+/// it (counted all the same) keeps no more than this many (8 bytes each,
+/// 14 in the state). A late line then misses rows, never makes one more.
+pub const LATE_KEPT: usize = 8192;
+
 /// One count's recent fetch times, in milliseconds, oldest first: those
 /// inside the longest period any rate of the count can use, and `LATE_MS`
-/// more.
+/// more (at most `LATE_KEPT` of those).
 #[derive(Debug, Clone)]
 pub struct Count {
     /// The times up to the last fetch pushed, oldest first.
@@ -109,6 +116,11 @@ impl Count {
         while self.window.front().is_some_and(|&t| t <= horizon) {
             self.window.pop_front();
         }
+        // Of those kept only for lines written late, the latest
+        // `LATE_KEPT`.
+        let judged_from = now.saturating_sub(self.longest.max(self.delay));
+        let late_only = self.window.partition_point(|&t| t <= judged_from);
+        self.window.drain(..late_only.saturating_sub(LATE_KEPT));
         self.window.push_back(now);
         previous
     }
@@ -199,7 +211,7 @@ pub fn judge<'r>(
 
 #[cfg(test)]
 mod tests {
-    use super::{Count, LATE_MS};
+    use super::{Count, LATE_KEPT, LATE_MS};
     use crate::audit::Kind;
     use crate::robots::Rate;
 
@@ -259,6 +271,41 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Times kept only for lines written late are at most `LATE_KEPT`:
+    /// a flood of fetches in one second, with no rate or delay in force,
+    /// keeps no more; those inside the longest period are all kept.
+    #[test]
+    fn times_kept_for_late_lines_are_bounded() {
+        for (longest, kept) in [(0, LATE_KEPT + 1), (60_000, 3 * LATE_KEPT)] {
+            let mut count = Count {
+                window: Default::default(),
+                later: Default::default(),
+                longest,
+                delay: 0,
+            };
+            for _ in 0..3 * LATE_KEPT {
+                count.push(1_000_000);
+            }
+            assert_eq!(count.times().len(), kept, "longest {longest}");
+        }
+        // Spread over the ten minutes, the latest `LATE_KEPT` of those
+        // past the period stay, and every one inside it.
+        let mut count = Count {
+            window: Default::default(),
+            later: Default::default(),
+            longest: 1_000,
+            delay: 0,
+        };
+        for t in 0..20_000 {
+            count.push(t * 10);
+        }
+        let times = count.times();
+        let last = 199_990;
+        let inside = times.iter().filter(|&&t| t > last - 1_000).count();
+        assert_eq!(inside, 100);
+        assert_eq!(times.len(), 100 + LATE_KEPT);
     }
 
     /// The rows (fetch, kind, rule line) of one count of SeznamBot
