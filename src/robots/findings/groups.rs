@@ -414,24 +414,33 @@ fn crawl_delays(scope: &Scope<'_>, index: usize, findings: &mut Vec<Finding>) {
                 ),
             ));
         } else if let Some((reader, selection)) = readers.first() {
-            let Some(rate) = selection
-                .rules
-                .request_rates()
+            // The limit that holds all day: a line without a window, else
+            // the windowed lines, which together cover the day.
+            let rates = selection.rules.request_rates();
+            let read: Vec<_> = rates.iter().filter(|r| r.rate.is_some()).collect();
+            let all_day: Vec<_> = match read
                 .iter()
-                .find(|r| r.rate.is_some())
-            else {
-                continue;
+                .find(|r| r.rate.as_ref().is_some_and(|rate| rate.window.is_none()))
+            {
+                Some(plain) => vec![*plain],
+                None => read,
             };
+            if all_day.is_empty() {
+                continue;
+            }
+            let kept: Vec<String> = all_day
+                .iter()
+                .map(|rate| format!("`{}` (line {})", rate.text, rate.line))
+                .collect();
             findings.push(Finding::new(
                 delay.line,
                 "crawl-delay",
                 Severity::Note,
                 format!(
-                    "{} does not read `{}`; it keeps to `{}` (line {}) instead.",
+                    "{} does not read `{}`; it keeps to {} instead.",
                     reader.name(),
                     delay.text,
-                    rate.text,
-                    rate.line
+                    kept.join(" and ")
                 ),
             ));
         }

@@ -430,7 +430,33 @@ fn crawl_delay_advice_only_where_it_helps() {
             .find(|f| f.name == "crawl-delay")
             .expect("crawl-delay");
         assert_eq!(delay.severity, Severity::Note, "{}", delay.message);
+        // Named: every line whose windows together cover the day.
+        let lines = whole_day.iter().filter(|&&b| b == b'\n').count();
+        for line in 2..2 + lines {
+            assert!(
+                delay.message.contains(&format!("(line {line})")),
+                "{}",
+                delay.message
+            );
+        }
     }
+    // Beside a line without a window, that line is the one named.
+    let beside = lint_text(
+        b"User-agent: SeznamBot\nRequest-rate: 1/10s 0600-2200\n\
+          Request-rate: 1/20s\nCrawl-delay: 5\n",
+    );
+    let delay = beside
+        .iter()
+        .find(|f| f.name == "crawl-delay")
+        .expect("crawl-delay");
+    assert_eq!(delay.severity, Severity::Note, "{}", delay.message);
+    assert!(
+        delay
+            .message
+            .ends_with("it keeps to `Request-rate: 1/20s` (line 3) instead."),
+        "{}",
+        delay.message
+    );
     // A gap between them (22:00 to 23:00) leaves the day open: every
     // windowed line is named.
     let gap = lint_text(
