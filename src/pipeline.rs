@@ -1522,7 +1522,7 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
             undecided.fetches
         );
     }
-    // A --host that names none of the crawler's fetches (the log writes
+    // A --host that names none of the fetches claiming a crawler (the log writes
     // `site.cz`, the flag says `www.site.cz`), or a --since/--until that
     // holds none of them (a cron line a day off, a window in the wrong
     // zone): every fetch was left out, which must not pass for a clean
@@ -1544,9 +1544,9 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
         for name in config.hosts.names() {
             if !scan.hosts.contains_key(name) {
                 crate::warn!(
-                    "robots-audit: warning: --host {} names none of the crawler's fetches, whose \
-                     virtual hosts are {}: is the name written as the log's virtual-host field \
-                     writes it?",
+                    "robots-audit: warning: --host {} names none of the fetches claiming a \
+                     crawler, whose virtual hosts are {}: is the name written as the log's \
+                     virtual-host field writes it?",
                     crate::text::escape_non_utf8(name),
                     hosts_seen(&scan.hosts),
                 );
@@ -1563,7 +1563,8 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
                     String::new()
                 } else {
                     format!(
-                        " (their virtual hosts: {}{})",
+                        " (the virtual hosts of fetches claiming a crawler, spoofed ones \
+                         too: {}{})",
                         hosts_seen(&scan.hosts),
                         if scan.more_hosts { " and more" } else { "" }
                     )

@@ -529,7 +529,8 @@ fn with_host_impostors_of_other_hosts_are_still_listed_and_a_name_that_fits_none
     assert!(
         report.stderr.contains(
             "warning: every crawler fetch (2) was of another host than --host names \
-                       (their virtual hosts: other.cz 2, site.cz 2)"
+             (the virtual hosts of fetches claiming a crawler, spoofed ones too: \
+             other.cz 2, site.cz 2)"
         ),
         "{}",
         report.stderr
@@ -556,8 +557,8 @@ fn a_host_that_names_none_of_the_fetches_is_told_beside_others_judged() {
     assert_eq!(column(&report.violations, 8), ["/private/a", "/private/c"]);
     assert!(
         report.stderr.contains(
-            "warning: --host shop.exmaple.cz names none of the crawler's fetches, whose virtual \
-             hosts are shop.example.cz 1, www.example.cz 1"
+            "warning: --host shop.exmaple.cz names none of the fetches claiming a crawler, \
+             whose virtual hosts are shop.example.cz 1, www.example.cz 1"
         ),
         "{}",
         report.stderr
