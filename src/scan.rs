@@ -169,12 +169,16 @@ impl SiteHosts {
         let mut hosts = SiteHosts::default();
         for name in names {
             let name_bytes = name.trim().as_bytes();
-            // A port, when given, is digits: `https://www.site.cz/` is a
-            // URL, not the host `https`.
-            let (_, port) = accesslog::fields::split_port(name_bytes);
-            let port_ok = port.iter().all(u8::is_ascii_digit);
+            // A host name or an address as a server names itself, with a
+            // port of 0 to 65535 or none: `https://www.site.cz/` is a URL,
+            // not the host `https`; `site.cz:65536` and `a..cz` name no
+            // host a log can hold, and would leave every fetch out.
             let host = host_key(name_bytes);
-            if !port_ok || host.is_empty() || !accesslog::fields::is_host(&host) {
+            if name_bytes == b"-"
+                || !accesslog::fields::is_server_host(name_bytes)
+                || host.is_empty()
+                || !accesslog::fields::is_host(&host)
+            {
                 return Err(crate::error::Error::Usage(format!(
                     "--host {name:?} is no host name"
                 )));
@@ -531,8 +535,24 @@ mod tests {
             "www.site.cz:abc",
             "www.site.cz/",
             "*.site.cz",
+            // No port past 65535, no empty label: such a name fits no
+            // log's host and would leave every fetch out unseen.
+            "www.site.cz:65536",
+            "www.site.cz:99999999999999999999",
+            "[::1]:99999",
+            "www..site.cz",
+            "www.site.cz:",
+            "-",
         ] {
             assert!(SiteHosts::new(&[bad.to_string()]).is_err(), "{bad}");
+        }
+        for good in [
+            "www.site.cz:65535",
+            "www.site.cz:0",
+            "localhost",
+            "1.2.3.4:80",
+        ] {
+            assert!(SiteHosts::new(&[good.to_string()]).is_ok(), "{good}");
         }
     }
 
