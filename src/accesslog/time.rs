@@ -493,7 +493,10 @@ pub fn parse_rfc3339_or_date(s: &str) -> Option<Timestamp> {
 /// `parse_rfc3339_or_date`, with the fraction of a second as written, in
 /// nanoseconds (the time keeps its milliseconds).
 fn rfc3339_or_date_with_nanos(s: &str) -> Option<(Timestamp, i32)> {
-    let pieces = jiff::fmt::temporal::Pieces::parse(s.trim()).ok()?;
+    // RFC 3339 sets no limit to a fraction's digits; jiff reads nine. Past
+    // them only whether any is not 0 matters (`rfc3339_or_date_ms_up`).
+    let (s, finer) = nine_fraction_digits(s.trim());
+    let pieces = jiff::fmt::temporal::Pieces::parse(&*s).ok()?;
     let date = pieces.date();
     if !(0..=9999).contains(&date.year()) {
         return None;
@@ -521,7 +524,34 @@ fn rfc3339_or_date_with_nanos(s: &str) -> Option<(Timestamp, i32)> {
         millis: (time.subsec_nanosecond() / 1_000_000) as u16,
         offset_min: i16::try_from(offset.seconds().div_euclid(60)).ok()?,
     };
-    Some((timestamp, time.subsec_nanosecond()))
+    let nanos = time.subsec_nanosecond();
+    // A digit past the ninth that is not 0: finer than the millisecond,
+    // as one within the nine would be (below a second still).
+    let nanos = if finer && nanos % 1_000_000 == 0 {
+        nanos + 1
+    } else {
+        nanos
+    };
+    Some((timestamp, nanos))
+}
+
+/// `s` with a fraction of a second cut to nine digits, and whether a
+/// digit cut was not 0.
+fn nine_fraction_digits(s: &str) -> (std::borrow::Cow<'_, str>, bool) {
+    let bytes = s.as_bytes();
+    let Some(dot) = bytes.iter().position(|&b| b == b'.' || b == b',') else {
+        return (s.into(), false);
+    };
+    let digits = bytes[dot + 1..]
+        .iter()
+        .take_while(|b| b.is_ascii_digit())
+        .count();
+    if digits <= 9 {
+        return (s.into(), false);
+    }
+    let (cut_from, cut_to) = (dot + 10, dot + 1 + digits);
+    let finer = bytes[cut_from..cut_to].iter().any(|&b| b != b'0');
+    (format!("{}{}", &s[..cut_from], &s[cut_to..]).into(), finer)
 }
 
 /// `parse_rfc3339_or_date` as an instant in milliseconds, a finer
