@@ -414,17 +414,29 @@ fn crawl_delays(scope: &Scope<'_>, index: usize, findings: &mut Vec<Finding>) {
                 ),
             ));
         } else if let Some((reader, selection)) = readers.first() {
-            // The limit that holds all day: a line without a window, else
-            // the windowed lines, which together cover the day.
+            // The lines the crawler keeps to, at some minute of the day:
+            // there, the first windowed line that covers it, else the
+            // first line without a window (SPEC §3).
             let rates = selection.rules.request_rates();
             let read: Vec<_> = rates.iter().filter(|r| r.rate.is_some()).collect();
-            let all_day: Vec<_> = match read
+            let window = |r: &&RequestRate| r.rate.as_ref().and_then(|rate| rate.window);
+            let plain = read.iter().position(|r| window(r).is_none());
+            let mut in_force = vec![false; read.len()];
+            for minute in 0..MINUTES_A_DAY {
+                let at = read
+                    .iter()
+                    .position(|r| window(r).is_some_and(|w| w.contains(minute)))
+                    .or(plain);
+                if let Some(at) = at {
+                    in_force[at] = true;
+                }
+            }
+            let all_day: Vec<_> = read
                 .iter()
-                .find(|r| r.rate.as_ref().is_some_and(|rate| rate.window.is_none()))
-            {
-                Some(plain) => vec![*plain],
-                None => read,
-            };
+                .zip(&in_force)
+                .filter(|(_, kept)| **kept)
+                .map(|(rate, _)| *rate)
+                .collect();
             if all_day.is_empty() {
                 continue;
             }

@@ -440,23 +440,41 @@ fn crawl_delay_advice_only_where_it_helps() {
             );
         }
     }
-    // Beside a line without a window, that line is the one named.
-    let beside = lint_text(
-        b"User-agent: SeznamBot\nRequest-rate: 1/10s 0600-2200\n\
-          Request-rate: 1/20s\nCrawl-delay: 5\n",
-    );
-    let delay = beside
-        .iter()
-        .find(|f| f.name == "crawl-delay")
-        .expect("crawl-delay");
-    assert_eq!(delay.severity, Severity::Note, "{}", delay.message);
-    assert!(
-        delay
-            .message
-            .ends_with("it keeps to `Request-rate: 1/20s` (line 3) instead."),
-        "{}",
-        delay.message
-    );
+    // Named: the lines the crawler keeps to at some minute (a windowed
+    // line covering it wins over one without a window, SPEC §3), never a
+    // line no minute is judged by.
+    for (rates, named) in [
+        (
+            &b"Request-rate: 1/10s 0600-2200\nRequest-rate: 1/20s\n"[..],
+            "`Request-rate: 1/10s 0600-2200` (line 2) and `Request-rate: 1/20s` (line 3)",
+        ),
+        (
+            b"Request-rate: 1/10s 0000-2400\nRequest-rate: 1/20s\n",
+            "`Request-rate: 1/10s 0000-2400` (line 2)",
+        ),
+        (
+            b"Request-rate: 1/10s 0600-0600\nRequest-rate: 1/20s\n",
+            "`Request-rate: 1/10s 0600-0600` (line 2)",
+        ),
+        (
+            b"Request-rate: 1/20s\nRequest-rate: 1/10s\nRequest-rate: 1/5s 0100-0200\n",
+            "`Request-rate: 1/20s` (line 2) and `Request-rate: 1/5s 0100-0200` (line 4)",
+        ),
+    ] {
+        let text = [&b"User-agent: SeznamBot\n"[..], rates, b"Crawl-delay: 5\n"].concat();
+        let delay = lint_text(&text)
+            .into_iter()
+            .find(|f| f.name == "crawl-delay")
+            .expect("crawl-delay");
+        assert_eq!(delay.severity, Severity::Note, "{}", delay.message);
+        assert!(
+            delay
+                .message
+                .ends_with(&format!("it keeps to {named} instead.")),
+            "{}",
+            delay.message
+        );
+    }
     // A gap between them (22:00 to 23:00) leaves the day open: every
     // windowed line is named.
     let gap = lint_text(
