@@ -129,8 +129,9 @@ pub fn load_profiles(path: &Path, profiles: &mut Vec<Profile>) -> Result<()> {
 }
 
 /// A profile named like an existing one (case-insensitively) replaces it in
-/// place, keeping its precedence and every fact the entry does not give;
-/// the others go last.
+/// place, keeping its precedence, each kind of pattern (user agents,
+/// hosts) the entry gives none of, and every fact it does not give; the
+/// others go last.
 pub fn merge_profiles(profiles: &mut Vec<Profile>, extra: Vec<Entry>) {
     for Entry { profile, given } in extra {
         match profiles
@@ -139,6 +140,15 @@ pub fn merge_profiles(profiles: &mut Vec<Profile>, extra: Vec<Entry>) {
         {
             Some(slot) => {
                 let old = std::mem::replace(slot, profile);
+                // Each kind of pattern the entry gives replaces that kind;
+                // a kind it does not give stays (a `host:` line alone keeps
+                // the crawler's user agents).
+                if slot.user_agents.is_empty() {
+                    slot.user_agents = old.user_agents;
+                }
+                if slot.hosts.is_empty() {
+                    slot.hosts = old.hosts;
+                }
                 if !given.token {
                     slot.token = old.token;
                 }
@@ -460,6 +470,16 @@ mod tests {
         assert!(!new_fresh.homepage_exception);
         assert_eq!(new_fresh.reads, Reads::RULES_ONLY);
         assert!(new_fresh.networks.is_empty());
+        // A kind of pattern not given stays: SeznamBot's host patterns
+        // are replaced, FreshBot's (none given) kept.
+        assert_eq!(new_fresh.hosts, builtin()[fresh_at].hosts);
+        // An entry of host lines alone keeps the user agents.
+        let mut profiles = builtin();
+        let hosts_only = "crawler: SeznamBot\nhost: x-<address>.example.com\n";
+        merge_profiles(&mut profiles, parse_entries(hosts_only).unwrap());
+        assert_eq!(profiles[seznam_at].user_agents, seznam.user_agents);
+        assert_eq!(profiles[seznam_at].hosts.len(), 1);
+        assert_eq!(profiles[seznam_at].hosts[0].text, "x-<address>.example.com");
     }
 
     #[test]
