@@ -212,10 +212,7 @@ impl SiteHosts {
 /// host and port: it is kept whole, lower case, and so names no site.
 pub fn host_key(vhost: &[u8]) -> Vec<u8> {
     let (host, port) = accesslog::fields::split_port(vhost);
-    // After a `:`, a number that is a port: not the `-` or nothing a port
-    // field writes for none.
-    let is_port = !matches!(port, b"" | b"-") && accesslog::fields::is_port(port);
-    if host.len() < vhost.len() && !is_port {
+    if host.len() < vhost.len() && !accesslog::fields::is_port_number(port) {
         return vhost.to_ascii_lowercase();
     }
     let host = match host {

@@ -229,6 +229,14 @@ pub(crate) fn is_ipv6(value: &[u8]) -> bool {
     ipv6::is_ipv6(bare)
 }
 
+/// True when `value` is a port number written after a host's `:`: one of
+/// 0–65535 in at most five digits; not the `-` or nothing a port field
+/// writes for none.
+#[inline]
+pub fn is_port_number(value: &[u8]) -> bool {
+    !matches!(value, b"" | b"-") && is_port(value)
+}
+
 /// True when `value` may be a port (`%p`, `$remote_port`): a number of
 /// 0–65535 written in at most five digits, or `-` or nothing for none (a
 /// unix socket's).
@@ -275,7 +283,7 @@ pub fn is_server_host(value: &[u8]) -> bool {
         return true;
     }
     let (host, port) = split_port(value);
-    if host.len() < value.len() && (matches!(port, b"" | b"-") || !is_port(port)) {
+    if host.len() < value.len() && !is_port_number(port) {
         return false;
     }
     match host {
