@@ -58,33 +58,29 @@ impl Count {
         // (`1/1000d`) need not be remembered. The floor alone, with no
         // Request-rate written, judges nothing and keeps nothing.
         // Every reading's lines: a row needs all of them (`judge`).
-        let mut delay_ms: u64 = 0;
-        let longest = policies
-            .map(|policy| {
-                // The longest delay too, so that a line written late
-                // (`LATE_MS`) finds the fetch before it.
-                delay_ms = policy
-                    .rules
-                    .readings()
-                    .filter_map(|rules| rules.crawl_delay()?.millis)
-                    .fold(delay_ms, u64::max);
-                policy
-                    .rules
-                    .readings()
-                    .flat_map(|rules| rules.request_rates())
-                    .filter_map(|r| r.rate.as_ref())
-                    .map(|rate| {
-                        policy
-                            .rate_floor
-                            .and_then(|(fetches, secs)| rate.floored(fetches, secs))
-                            .unwrap_or(*rate)
-                            .period_secs
-                    })
-                    .max()
-                    .unwrap_or(0)
-            })
-            .max()
-            .unwrap_or(0);
+        let (longest, delay_ms) = policies.fold((0u64, 0u64), |(longest, delay), policy| {
+            let period = policy
+                .rules
+                .readings()
+                .flat_map(|rules| rules.request_rates())
+                .filter_map(|r| r.rate.as_ref())
+                .map(|rate| {
+                    policy
+                        .rate_floor
+                        .and_then(|(fetches, secs)| rate.floored(fetches, secs))
+                        .unwrap_or(*rate)
+                        .period_secs
+                })
+                .fold(longest, u64::max);
+            // The longest delay too, so that a line written late
+            // (`LATE_MS`) finds the fetch before it.
+            let delay = policy
+                .rules
+                .readings()
+                .filter_map(|rules| rules.crawl_delay()?.millis)
+                .fold(delay, u64::max);
+            (period, delay)
+        });
         Count {
             window: VecDeque::new(),
             later: VecDeque::new(),
