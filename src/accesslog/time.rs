@@ -487,14 +487,14 @@ pub fn parse_iso8601(s: &[u8]) -> Option<Timestamp> {
 /// midnight UTC of that day. A time without an offset is refused, as it
 /// would be silently read as UTC.
 pub fn parse_rfc3339_or_date(s: &str) -> Option<Timestamp> {
-    rfc3339_or_date_with_nanos(s).map(|(time, _)| time)
+    rfc3339_or_date_finer(s).map(|(time, _)| time)
 }
 
-/// `parse_rfc3339_or_date`, with the fraction of a second as written, in
-/// nanoseconds (the time keeps its milliseconds).
-fn rfc3339_or_date_with_nanos(s: &str) -> Option<(Timestamp, i32)> {
+/// `parse_rfc3339_or_date`, and whether the fraction of a second as
+/// written is finer than the millisecond the time keeps.
+fn rfc3339_or_date_finer(s: &str) -> Option<(Timestamp, bool)> {
     // RFC 3339 sets no limit to a fraction's digits; jiff reads nine. Past
-    // them only whether any is not 0 matters (`rfc3339_or_date_ms_up`).
+    // them only whether any is not 0 matters.
     let (s, finer) = nine_fraction_digits(s.trim());
     let pieces = jiff::fmt::temporal::Pieces::parse(&*s).ok()?;
     let date = pieces.date();
@@ -524,15 +524,10 @@ fn rfc3339_or_date_with_nanos(s: &str) -> Option<(Timestamp, i32)> {
         millis: (time.subsec_nanosecond() / 1_000_000) as u16,
         offset_min: i16::try_from(offset.seconds().div_euclid(60)).ok()?,
     };
-    let nanos = time.subsec_nanosecond();
-    // A digit past the ninth that is not 0: finer than the millisecond,
-    // as one within the nine would be (below a second still).
-    let nanos = if finer && nanos % 1_000_000 == 0 {
-        nanos + 1
-    } else {
-        nanos
-    };
-    Some((timestamp, nanos))
+    Some((
+        timestamp,
+        finer || time.subsec_nanosecond() % 1_000_000 != 0,
+    ))
 }
 
 /// `s` with a fraction of a second cut to nine digits, and whether a
@@ -559,8 +554,8 @@ fn nine_fraction_digits(s: &str) -> (std::borrow::Cow<'_, str>, bool) {
 /// millisecond, so a fetch at `…11.400` is before `…11.4009` and before
 /// `…11.4001` alike, and rounded up both say so.
 pub fn rfc3339_or_date_ms_up(s: &str) -> Option<i64> {
-    let (time, nanos) = rfc3339_or_date_with_nanos(s)?;
-    Some(time.instant_ms() + i64::from(nanos % 1_000_000 != 0))
+    let (time, finer) = rfc3339_or_date_finer(s)?;
+    Some(time.instant_ms() + i64::from(finer))
 }
 
 /// A UTC offset as `+HHMM`, `-HHMM`, `+HH:MM` or `Z`, in minutes (for
