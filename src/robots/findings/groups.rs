@@ -362,13 +362,7 @@ fn crawl_delays(scope: &Scope<'_>, index: usize, findings: &mut Vec<Finding>) {
         // `2200-0600`), as one without a window does.
         let part_time = readers.iter().find_map(|(reader, s)| {
             let rates = s.rules.request_rates();
-            let windows: Vec<_> = rates
-                .iter()
-                .filter_map(|r| r.rate.as_ref())
-                .map(|rate| rate.window)
-                .collect();
-            let all_day = windows.iter().any(Option::is_none)
-                || (0..MINUTES_A_DAY).all(|m| windows.iter().flatten().any(|w| w.contains(m)));
+            let (_, all_day) = kept_to(rates);
             let windowed: Vec<_> = rates
                 .iter()
                 .filter(|r| r.rate.as_ref().is_some_and(|rate| rate.window.is_some()))
@@ -393,11 +387,7 @@ fn crawl_delays(scope: &Scope<'_>, index: usize, findings: &mut Vec<Finding>) {
                 ),
             ));
         } else if let Some((reader, windowed)) = part_time {
-            let kept: Vec<String> = windowed
-                .iter()
-                .map(|rate| format!("`{}` (line {})", rate.text, rate.line))
-                .collect();
-            let (its, it) = match kept.len() {
+            let (its, it) = match windowed.len() {
                 1 => ("its window", "it"),
                 _ => ("their windows", "them"),
             };
@@ -410,40 +400,14 @@ fn crawl_delays(scope: &Scope<'_>, index: usize, findings: &mut Vec<Finding>) {
                      limit outside {it}: add a Request-rate without a window.",
                     reader.name(),
                     delay.text,
-                    kept.join(" and ")
+                    named(&windowed)
                 ),
             ));
         } else if let Some((reader, selection)) = readers.first() {
-            // The lines the crawler keeps to, at some minute of the day:
-            // there, the first windowed line that covers it, else the
-            // first line without a window (SPEC §3).
-            let rates = selection.rules.request_rates();
-            let read: Vec<_> = rates.iter().filter(|r| r.rate.is_some()).collect();
-            let window = |r: &&RequestRate| r.rate.as_ref().and_then(|rate| rate.window);
-            let plain = read.iter().position(|r| window(r).is_none());
-            let mut in_force = vec![false; read.len()];
-            for minute in 0..MINUTES_A_DAY {
-                let at = read
-                    .iter()
-                    .position(|r| window(r).is_some_and(|w| w.contains(minute)))
-                    .or(plain);
-                if let Some(at) = at {
-                    in_force[at] = true;
-                }
-            }
-            let all_day: Vec<_> = read
-                .iter()
-                .zip(&in_force)
-                .filter(|(_, kept)| **kept)
-                .map(|(rate, _)| *rate)
-                .collect();
+            let (all_day, _) = kept_to(selection.rules.request_rates());
             if all_day.is_empty() {
                 continue;
             }
-            let kept: Vec<String> = all_day
-                .iter()
-                .map(|rate| format!("`{}` (line {})", rate.text, rate.line))
-                .collect();
             findings.push(Finding::new(
                 delay.line,
                 "crawl-delay",
@@ -452,11 +416,49 @@ fn crawl_delays(scope: &Scope<'_>, index: usize, findings: &mut Vec<Finding>) {
                     "{} does not read `{}`; it keeps to {} instead.",
                     reader.name(),
                     delay.text,
-                    kept.join(" and ")
+                    named(&all_day)
                 ),
             ));
         }
     }
+}
+
+/// The Request-rate lines a crawler keeps to at some minute of the day
+/// (there, the first windowed line that covers it, else the first line
+/// without a window: SPEC §3), in file order; and whether every minute
+/// has one. Lines that cannot be read are none.
+fn kept_to(rates: &[RequestRate]) -> (Vec<&RequestRate>, bool) {
+    let read: Vec<&RequestRate> = rates.iter().filter(|r| r.rate.is_some()).collect();
+    let window = |r: &RequestRate| r.rate.as_ref().and_then(|rate| rate.window);
+    let plain = read.iter().position(|r| window(r).is_none());
+    let mut in_force = vec![false; read.len()];
+    let mut every_minute = true;
+    for minute in 0..MINUTES_A_DAY {
+        let at = read
+            .iter()
+            .position(|r| window(r).is_some_and(|w| w.contains(minute)))
+            .or(plain);
+        match at {
+            Some(at) => in_force[at] = true,
+            None => every_minute = false,
+        }
+    }
+    let kept = read
+        .into_iter()
+        .zip(in_force)
+        .filter_map(|(rate, kept)| kept.then_some(rate))
+        .collect();
+    (kept, every_minute)
+}
+
+/// Request-rate lines as a finding names them: `` `text` (line N) ``,
+/// joined by "and".
+fn named(rates: &[&RequestRate]) -> String {
+    rates
+        .iter()
+        .map(|rate| format!("`{}` (line {})", rate.text, rate.line))
+        .collect::<Vec<_>>()
+        .join(" and ")
 }
 
 /// Request-rate and Crawl-delay lines that never apply: for every crawler
