@@ -1,0 +1,459 @@
+//! Stage 4 and 5, judging and writing: the sorted runs merged in SPEC
+//! §4's order, each fetch's identity decided (SPEC §2), the `disallow`
+//! verdict of a batch in parallel while the next is merged, rates and
+//! delays in order; each row written as it is judged, the totals gathered
+//! on the way (`report::Digest`).
+
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::sync::mpsc;
+
+use rayon::prelude::*;
+
+use crate::audit::{self, Counted, Impostor, Judge, Policy, SpoofReason, Violation};
+use crate::crawler::{Client, CrawlerId, Identifier, Identity, Knowledge, Verification};
+use crate::error::Result;
+use crate::fetch::Fetch;
+use crate::report::{self, Digest};
+use crate::robots::AgentRules;
+use crate::robots::group::Reads;
+use crate::robots::matcher::SelectionKey;
+use crate::robots::versions::{Version, Versions};
+use crate::spill::{Merged, Sorter};
+use crate::state::NightRows;
+
+/// What a fetch turned out to be, once its address's names are known.
+pub(super) enum Decided<'r> {
+    /// A crawler's, with its `disallow` row if it has one.
+    Counted(Counted, Option<Violation<'r>>),
+    Impostor(Impostor),
+    /// Nobody's: a crawler host's fetch that no crawler claims after all.
+    Nobody,
+    /// A crawler's, of another virtual host than `--host` names: not
+    /// judged by this robots.txt.
+    OtherHost,
+    /// A crawler's fetch of `/robots.txt` before `--since`: it tells the
+    /// judge what the crawler knew, and is neither counted nor written.
+    Before(Counted),
+}
+
+/// Bytes an identity the judge remembers holds, about (its client field,
+/// its PTR name, the maps' overhead): the cache's share of `--memory`
+/// (a twentieth) is divided by it.
+pub(super) const IDENTITY_BYTES: usize = 320;
+
+/// Who a client field with a claim is: the same for every fetch of it, so
+/// decided once per distinct pair (matching PTR names against the crawlers'
+/// patterns is the costly part), with why an impostor is one.
+pub(super) type Identities = HashMap<
+    Option<CrawlerId>,
+    HashMap<Box<[u8]>, Option<(Identity, Option<SpoofReason>)>, foldhash::fast::RandomState>,
+    foldhash::fast::RandomState,
+>;
+
+/// Who `client` with `claim` is.
+pub(super) fn identify(
+    ident: &Identifier,
+    knowledge: &Knowledge,
+    client: &[u8],
+    claim: Option<CrawlerId>,
+) -> Option<(Identity, Option<SpoofReason>)> {
+    let client = crate::crawler::parse_client(client);
+    let identity = knowledge.decide(ident, &client, claim)?;
+    if identity.verification != Verification::Spoofed {
+        return Some((identity, None));
+    }
+    // A name of the claimed crawler's own form is refuted only by its
+    // forward lookup; any other name, by being another's.
+    let addr = match client {
+        Client::Addr(addr) => Some(addr),
+        _ => None,
+    };
+    let reason = match identity.ptr.as_deref() {
+        None => SpoofReason::NoPtr,
+        Some(name) => match ident.by_name_claimed(name, addr, Some(identity.crawler)) {
+            Some(id) if ident.same_token(id, identity.crawler) => SpoofReason::ForwardMismatch,
+            _ => SpoofReason::PtrMismatch,
+        },
+    };
+    Some((identity, Some(reason)))
+}
+
+/// Who made `fetch`, and the `disallow` verdict for a crawler's under the
+/// robots.txt version in force at its time.
+pub(super) fn decide<'r>(
+    identities: &Identities,
+    policies: &[Vec<Policy<'r>>],
+    versions: Option<&Versions>,
+    fetch: Fetch,
+) -> Decided<'r> {
+    let known = identities
+        .get(&fetch.claim)
+        .and_then(|clients| clients.get(fetch.client()));
+    let Some(Some((identity, reason))) = known else {
+        return Decided::Nobody;
+    };
+    if let Some(reason) = *reason {
+        if fetch.before_period {
+            return Decided::Nobody;
+        }
+        return Decided::Impostor(Impostor {
+            claimed: identity.crawler.index(),
+            ptr: identity.ptr.clone(),
+            reason,
+            fetch,
+        });
+    }
+    let counted = |fetch| Counted {
+        fetch,
+        crawler: identity.crawler.index(),
+        verification: identity.verification,
+        identified_by: identity.identified_by,
+    };
+    match (fetch.before_period, fetch.other_host) {
+        (true, true) => return Decided::Nobody,
+        (true, false) => return Decided::Before(counted(fetch)),
+        (false, true) => return Decided::OtherHost,
+        (false, false) => {}
+    }
+    let crawler = identity.crawler.index();
+    let version = versions.map_or(0, |v| v.index_at(fetch.time.instant_ms()));
+    let disallow = audit::disallow::judge(&policies[version][crawler], fetch.target());
+    Decided::Counted(counted(fetch), disallow)
+}
+
+/// Fetches whose user agent claims no crawler, from addresses inside a
+/// crawler's networks whose reverse lookup failed: only DNS could say
+/// whether they are a crawler's, so they are in no report, and the run
+/// cannot be called whole (`Knowledge::undecided`).
+#[derive(Debug, Default)]
+pub(super) struct Undecided {
+    pub(super) fetches: u64,
+    /// The first few addresses, for the message.
+    pub(super) addresses: Vec<IpAddr>,
+}
+
+impl Undecided {
+    /// Addresses named in the message at most.
+    pub(super) const SHOWN: usize = 3;
+
+    fn note(&mut self, ident: &Identifier, knowledge: &Knowledge, client: &[u8]) {
+        let client = crate::crawler::parse_client(client);
+        if !knowledge.undecided(ident, &client) {
+            return;
+        }
+        self.fetches += 1;
+        if let crate::crawler::Client::Addr(addr) = client {
+            let addr = addr.to_canonical();
+            if self.addresses.len() < Self::SHOWN && !self.addresses.contains(&addr) {
+                self.addresses.push(addr);
+            }
+        }
+    }
+}
+
+/// Fetches judged at once: identity and `disallow` in parallel, the rest
+/// in order. Bounded in bytes too, since a fetch may hold a whole target
+/// of up to a line's 1 MiB. Three batches are alive in the judging phase
+/// (one merged while one is decided, one being written), so each is half
+/// of what two once were.
+pub(super) const BATCH: usize = 2048;
+pub(super) const BATCH_BYTES: usize = 2 << 20;
+
+/// What the judge hands to the writer, in order: a crawler's fetch with
+/// the rows it made, or an impostor's fetch.
+pub(super) enum Judged<'r> {
+    Counted(Counted, Vec<Violation<'r>>),
+    Impostor(Impostor),
+}
+
+/// Batches judged but not yet written, beside the one being judged, the
+/// next one being merged and the one being written: none, the judge hands
+/// each batch over in person, so the judging phase holds three batches
+/// (`BATCH_BYTES` each) and the rows' text of one, whatever the log.
+pub(super) const BATCHES_IN_FLIGHT: usize = 0;
+
+/// Merges the sorted fetches and judges them, writing every row as it is
+/// made; gives the totals for the other reports. The judging (merge,
+/// identity, `disallow` in parallel, then rates and delays in order) and
+/// the writing of its rows (reports, totals, the night's counts) run on
+/// two threads, a batch apart, in the same order as one would.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn judge<'d, 'r>(
+    pool: &rayon::ThreadPool,
+    ident: &Identifier,
+    knowledge: &Knowledge,
+    policies: &[Vec<Policy<'r>>],
+    judge: &mut Judge<'_, 'r>,
+    versions: Option<&Versions>,
+    sorter: Sorter<'_, Fetch>,
+    rows: &mut report::Rows<'_, '_>,
+    digest: Digest<'d>,
+    gather: &mut report::html::build::Gather,
+    nightly: Option<&mut NightRows>,
+    copies: &[usize],
+    identities_kept: usize,
+    other_hosts: &mut u64,
+    undecided: &mut Undecided,
+) -> Result<Digest<'d>> {
+    // On the pool: the last buffer's sort is shared by the workers.
+    let mut merged = pool.install(|| sorter.finish())?;
+    let (tx, rx) = mpsc::sync_channel::<Vec<Judged<'r>>>(BATCHES_IN_FLIGHT);
+    std::thread::scope(|scope| {
+        let writer = scope.spawn(move || write_judged(pool, rx, rows, digest, gather, nightly));
+        let judged = (|| -> Result<()> {
+            // The next batch, in the merge's order.
+            let fill = |merged: &mut Merged<Fetch>| -> Result<Vec<Fetch>> {
+                let mut batch = Vec::with_capacity(BATCH);
+                let mut bytes = 0;
+                while batch.len() < BATCH && bytes < BATCH_BYTES {
+                    match merged.next() {
+                        Some(fetch) => {
+                            let fetch = fetch?;
+                            if copies.contains(&(fetch.file as usize)) {
+                                continue;
+                            }
+                            bytes += fetch.size();
+                            batch.push(fetch);
+                        }
+                        None => break,
+                    }
+                }
+                Ok(batch)
+            };
+            let mut batch = fill(&mut merged)?;
+            let mut made: Vec<Violation<'r>> = Vec::new();
+            let mut identities = Identities::default();
+            loop {
+                if batch.is_empty() {
+                    return Ok(());
+                }
+                // A cache: bounded, so that a million made-up clients
+                // cannot hold a million identities (SPEC §5 `--memory`).
+                if identities.values().map(HashMap::len).sum::<usize>() > identities_kept {
+                    identities.clear();
+                }
+                for fetch in &batch {
+                    let clients = identities.entry(fetch.claim).or_default();
+                    let known = match clients.get(fetch.client()) {
+                        Some(who) => who.is_some(),
+                        None => {
+                            let who = identify(ident, knowledge, fetch.client(), fetch.claim);
+                            let known = who.is_some();
+                            clients.insert(fetch.client().into(), who);
+                            known
+                        }
+                    };
+                    if !known && fetch.claim.is_none() && !fetch.before_period && !fetch.other_host
+                    {
+                        undecided.note(ident, knowledge, fetch.client());
+                    }
+                }
+                // The next batch is merged while this one is decided: the
+                // merge is the one thing here that waits on nothing else.
+                let (decided, next): (Vec<Decided<'r>>, _) = pool.install(|| {
+                    rayon::join(
+                        || {
+                            batch
+                                .par_drain(..)
+                                .map(|fetch| decide(&identities, policies, versions, fetch))
+                                .collect()
+                        },
+                        || fill(&mut merged),
+                    )
+                });
+                let mut out = Vec::with_capacity(decided.len());
+                for decided in decided {
+                    match decided {
+                        Decided::Counted(counted, disallow) => {
+                            judge.judge(&counted, disallow, &mut made);
+                            out.push(Judged::Counted(counted, std::mem::take(&mut made)));
+                        }
+                        Decided::Impostor(impostor) => out.push(Judged::Impostor(impostor)),
+                        Decided::Nobody => {}
+                        Decided::OtherHost => *other_hosts += 1,
+                        Decided::Before(counted) => judge.observe_before(&counted),
+                    }
+                }
+                if tx.send(out).is_err() {
+                    // The writer stopped on an error, which it gives.
+                    return Ok(());
+                }
+                batch = next?;
+            }
+        })();
+        drop(tx);
+        let written = match writer.join() {
+            Ok(written) => written,
+            Err(panic) => std::panic::resume_unwind(panic),
+        };
+        judged?;
+        written
+    })
+}
+
+/// Judged fetches whose rows one worker formats at a time.
+pub(super) const FORMAT_SPAN: usize = 512;
+
+/// Writes what the judge made, batch by batch in its order: each row into
+/// the reports (formatted by the workers, written here in order), the
+/// totals of the others, and the night's counts. A batch's rows are
+/// formatted while its totals are counted: both only read the batch, and
+/// on two cores the one runs beside the other rather than after it.
+pub(super) fn write_judged<'d>(
+    pool: &rayon::ThreadPool,
+    batches: mpsc::Receiver<Vec<Judged<'_>>>,
+    rows: &mut report::Rows<'_, '_>,
+    mut digest: Digest<'d>,
+    gather: &mut report::html::build::Gather,
+    mut nightly: Option<&mut NightRows>,
+) -> Result<Digest<'d>> {
+    let names = rows.names();
+    for batch in batches {
+        let format = || -> Vec<report::Formatted> {
+            batch
+                .par_chunks(FORMAT_SPAN)
+                .map(|span| {
+                    let mut out = report::Formatted::default();
+                    for judged in span {
+                        match judged {
+                            Judged::Counted(counted, made) => {
+                                for row in made {
+                                    out.violation(&names, counted, row);
+                                }
+                            }
+                            Judged::Impostor(impostor) => out.impostor(&names, impostor),
+                        }
+                    }
+                    out
+                })
+                .collect()
+        };
+        let count = || count_judged(&batch, &mut digest, gather, nightly.as_deref_mut());
+        let (formatted, ()) = pool.install(|| rayon::join(format, count));
+        for span in formatted {
+            rows.formatted(&span)?;
+        }
+    }
+    // On the pool: the sort of the last (rule, target) pairs is shared.
+    pool.install(|| digest.finish())
+}
+
+/// The totals and the night's counts of one judged batch, in its order.
+pub(super) fn count_judged(
+    batch: &[Judged<'_>],
+    digest: &mut Digest<'_>,
+    gather: &mut report::html::build::Gather,
+    mut nightly: Option<&mut NightRows>,
+) {
+    for judged in batch {
+        match judged {
+            Judged::Counted(counted, made) => {
+                digest.counted(counted);
+                gather.counted(counted);
+                if let Some(nightly) = nightly.as_deref_mut() {
+                    nightly.counted(counted.crawler, &counted.fetch.time);
+                    for row in made.iter().filter(|row| row.accuses()) {
+                        let time = &counted.fetch.time;
+                        nightly.violation(counted.crawler, time, row.kind.as_str());
+                    }
+                }
+                for row in made {
+                    digest.violation(counted, row);
+                    gather.violation(counted, row);
+                }
+            }
+            Judged::Impostor(impostor) => {
+                if let Some(nightly) = nightly.as_deref_mut() {
+                    nightly.impostor(impostor.claimed, &impostor.fetch.time);
+                }
+                digest.impostor(impostor);
+                gather.impostor(impostor);
+            }
+        }
+    }
+}
+
+/// The rules each crawler is judged by: for each robots.txt version
+/// judged, the rules of each selection (a robots.txt token and the records
+/// it reads), compiled once.
+pub(super) struct Compiled {
+    /// By version: the compiled rules, and the index into them of each
+    /// selection (tokens that select the same groups share them).
+    rules: Vec<(Vec<AgentRules>, Vec<usize>)>,
+    /// By crawler (profile): its selection.
+    token_of: Vec<usize>,
+}
+
+impl Compiled {
+    pub(super) fn new(ident: &Identifier, judged: &[Version]) -> Compiled {
+        // One compiled selection per robots.txt token and the records read:
+        // SeznamBot, FreshBot and SeznamBot-test all read the SeznamBot groups
+        // alike.
+        let mut selections: Vec<(String, Reads)> = Vec::new();
+        let token_of: Vec<usize> = ident
+            .profiles()
+            .iter()
+            .map(|p| {
+                let key = (crate::robots::agent::robot_of(&p.token), p.reads);
+                selections
+                    .iter()
+                    .position(|s| *s == key)
+                    .unwrap_or_else(|| {
+                        selections.push(key);
+                        selections.len() - 1
+                    })
+            })
+            .collect();
+        // Tokens that select the same groups of a version share its
+        // compiled rules: (rules, the index into them of each selection).
+        let rules = judged
+            .iter()
+            .map(|version| {
+                let mut compiled: Vec<(Reads, SelectionKey, AgentRules)> = Vec::new();
+                let mut read: Vec<(Reads, crate::robots::Robots)> = Vec::new();
+                let shared = selections
+                    .iter()
+                    .map(|(token, reads)| {
+                        let at = read
+                            .iter()
+                            .position(|(r, _)| r == reads)
+                            .unwrap_or_else(|| {
+                                read.push((*reads, version.robots().read_as(*reads)));
+                                read.len() - 1
+                            });
+                        let robots = &read[at].1;
+                        let key = robots.selection_key(token.as_bytes());
+                        let found = compiled
+                            .iter()
+                            .position(|(r, k, _)| r == reads && *k == key);
+                        found.unwrap_or_else(|| {
+                            compiled.push((*reads, key, robots.rules_for(token.as_bytes())));
+                            compiled.len() - 1
+                        })
+                    })
+                    .collect();
+                (
+                    compiled.into_iter().map(|(_, _, rules)| rules).collect(),
+                    shared,
+                )
+            })
+            .collect();
+        Compiled { rules, token_of }
+    }
+
+    /// By version, each crawler's policy (SPEC §3, §4).
+    pub(super) fn policies<'c>(&'c self, ident: &'c Identifier) -> Vec<Vec<Policy<'c>>> {
+        self.rules
+            .iter()
+            .map(|(rules, shared)| {
+                ident
+                    .profiles()
+                    .iter()
+                    .zip(&self.token_of)
+                    .map(|(profile, &selection)| Policy::new(profile, &rules[shared[selection]]))
+                    .collect()
+            })
+            .collect()
+    }
+}
