@@ -281,6 +281,12 @@ impl<'p, 'r> Judge<'p, 'r> {
         merged
     }
 
+    /// Which count each crawler feeds (by crawler index): crawlers of one
+    /// count share their rates and delays (SPEC §4).
+    pub fn count_of(&self) -> &[usize] {
+        &self.count_of
+    }
+
     /// The counts the state kept under the other `--rate-by` (`name` a
     /// token tonight's crawler counts share, or a crawler tonight's token
     /// count holds), with what they remember of robots.txt: their times

@@ -38,7 +38,7 @@ use std::sync::Mutex;
 use crate::Outcome;
 use crate::accesslog::{self, FormatChoice};
 use crate::audit::{Counting, Judge, Nights};
-use crate::config::{AuditConfig, WindowTz};
+use crate::config::AuditConfig;
 
 use crate::crawler::Identifier;
 use crate::error::{Error, Position, Result};
@@ -409,17 +409,8 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
         in_force_ms,
         excused_by,
         allowed: &allowed,
-        window_offset_min: match &config.window_tz {
-            WindowTz::Utc => 0,
-            WindowTz::Fixed(minutes) => *minutes,
-            // Each timestamp's own offset, or a zone's that changes: the
-            // chart reads windows in the offset of the first fetch.
-            _ => scan
-                .tallies
-                .values()
-                .find_map(|t| t.first_time)
-                .map_or(0, |t| t.offset_min),
-        },
+        window_tz: &config.window_tz,
+        count_of: judged_by.count_of(),
         trend: state.as_ref().map(|state| trend_of(state, &crawlers)),
     };
     let mut page_data = report::html::build(gather, &digest, &names, &health, &sources);

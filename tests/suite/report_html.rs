@@ -20,10 +20,10 @@ const TARGETS: [&str; 6] = [
 ];
 
 /// The elements the page itself writes (plotters' SVG included).
-const OWN_ELEMENTS: [&str; 33] = [
+const OWN_ELEMENTS: [&str; 34] = [
     "html", "head", "meta", "title", "style", "body", "header", "h1", "h2", "h3", "p", "span",
     "nav", "a", "section", "div", "table", "thead", "tbody", "tr", "th", "td", "ul", "li",
-    "footer", "svg", "rect", "polyline", "line", "text", "circle", "path", "g",
+    "footer", "svg", "rect", "polyline", "line", "text", "circle", "path", "g", "wbr",
 ];
 
 /// One start tag: its name and attributes (name, value).

@@ -10,10 +10,11 @@ use std::collections::{BTreeMap, HashMap};
 
 use super::{
     AddressLine, Allowance, CrawlerVerdict, Dns, FileHealth, Health, Night, Page, RobotsLine,
-    RobotsText, RuleLine, TargetLine, Traffic,
+    RobotsText, RuleLine, TargetLine, Traffic, WindowClock,
 };
 use crate::accesslog::{Skip, Timestamp};
 use crate::audit::{Counted, Impostor, Kind, Policy, Violation};
+use crate::config::WindowTz;
 use crate::crawler::verify::Verification;
 use crate::report::digest::Digest;
 use crate::report::escape::{Escaping, name_bytes};
@@ -35,9 +36,10 @@ pub struct Sources<'a> {
     /// The Request-rate lines each crawler obeys, by crawler index, of
     /// every version judged, oldest first.
     pub allowed: &'a [Vec<Allowance>],
-    /// The offset Request-rate windows are read in (`--window-tz`), in
-    /// minutes east of UTC.
-    pub window_offset_min: i16,
+    /// The clock Request-rate windows are read in (`--window-tz`).
+    pub window_tz: &'a WindowTz,
+    /// Which count each crawler feeds, by crawler index (`Judge::count_of`).
+    pub count_of: &'a [usize],
     /// The last nights, when a state holds them.
     pub trend: Option<Vec<Night>>,
 }
@@ -91,13 +93,25 @@ pub struct Gather {
     verdicts: Vec<CrawlerVerdict>,
     per_minute: Vec<BTreeMap<i64, u32>>,
     accused_per_minute: Vec<BTreeMap<i64, u32>>,
+    /// Of those, the request-rate rows: the chart marks them on the
+    /// fetches line, the others at its foot.
+    rated_per_minute: Vec<BTreeMap<i64, u32>>,
     /// Per line, then robots_version: accusing and informing rows (by
     /// line first, so that a row is counted without a copy of its
     /// version's name).
     by_line: HashMap<usize, Vec<(String, RowCounts)>, foldhash::fast::RandomState>,
     /// The log's offset at the first counted fetch: the charts' clock.
     first_offset: Option<i16>,
+    /// The log's offsets as counted fetches come, in time order: from
+    /// which minute each holds (`--window-tz local` reads windows in
+    /// them). At most `OFFSETS_KEPT`; `None` past it.
+    offsets: Option<Vec<(i64, i16)>>,
 }
+
+/// Changes of the log's offset kept for the charts: a night crosses at
+/// most one DST change; a log that changes more often (servers writing
+/// different offsets, lines interleaved) has no one clock to draw.
+const OFFSETS_KEPT: usize = 64;
 
 impl Gather {
     pub fn new(crawlers: &[String]) -> Gather {
@@ -111,8 +125,10 @@ impl Gather {
                 .collect(),
             per_minute: vec![BTreeMap::new(); crawlers.len()],
             accused_per_minute: vec![BTreeMap::new(); crawlers.len()],
+            rated_per_minute: vec![BTreeMap::new(); crawlers.len()],
             by_line: HashMap::default(),
             first_offset: None,
+            offsets: Some(Vec::new()),
         }
     }
 
@@ -129,8 +145,17 @@ impl Gather {
         *self.per_minute[counted.crawler]
             .entry(minute(counted.fetch.time.instant_ms()))
             .or_default() += 1;
-        self.first_offset
-            .get_or_insert(counted.fetch.time.offset_min);
+        let offset = counted.fetch.time.offset_min;
+        self.first_offset.get_or_insert(offset);
+        if let Some(offsets) = &mut self.offsets
+            && offsets.last().is_none_or(|&(_, last)| last != offset)
+        {
+            if offsets.len() == OFFSETS_KEPT {
+                self.offsets = None;
+            } else {
+                offsets.push((minute(counted.fetch.time.instant_ms()), offset));
+            }
+        }
     }
 
     pub fn violation(&mut self, counted: &Counted, row: &Violation<'_>) {
@@ -151,9 +176,15 @@ impl Gather {
         if row.accuses() {
             verdict.violations[kind] += 1;
             counts.0 += 1;
+            let at = minute(counted.fetch.time.instant_ms());
             *self.accused_per_minute[counted.crawler]
-                .entry(minute(counted.fetch.time.instant_ms()))
+                .entry(at)
                 .or_default() += 1;
+            if row.kind == Kind::RequestRate {
+                *self.rated_per_minute[counted.crawler]
+                    .entry(at)
+                    .or_default() += 1;
+            }
         } else {
             verdict.informing[kind] += 1;
             counts.1 += 1;
@@ -185,8 +216,10 @@ pub fn build(
         mut verdicts,
         mut per_minute,
         mut accused_per_minute,
+        mut rated_per_minute,
         by_line,
         first_offset,
+        offsets,
     } = gather;
 
     let mut rules: Vec<RuleLine> = digest
@@ -222,6 +255,7 @@ pub fn build(
             let rule = digest.rules.get(*at)?;
             Some(TargetLine {
                 target: text(escaping, target),
+                robots_version: rule.robots_version.clone(),
                 rule_line: rule.rule_line,
                 rule: text(escaping, &name_bytes(&rule.rule)),
                 kind: rule.kind.as_str().to_string(),
@@ -313,14 +347,23 @@ pub fn build(
         .collect();
 
     let mut charts: Vec<Traffic> = Vec::new();
+    // Crawlers with a chart that share one count, by count.
+    let mut sharing: BTreeMap<usize, Vec<String>> = BTreeMap::new();
     for (index, verdict) in verdicts.iter().enumerate() {
         if verdict.fetches == 0 {
             continue;
+        }
+        if let Some(&count) = sources.count_of.get(index) {
+            sharing
+                .entry(count)
+                .or_default()
+                .push(verdict.crawler.clone());
         }
         charts.push(Traffic {
             crawler: verdict.crawler.clone(),
             fetches: std::mem::take(&mut per_minute[index]),
             violations: std::mem::take(&mut accused_per_minute[index]),
+            rate_violations: std::mem::take(&mut rated_per_minute[index]),
             allowed: sources.allowed.get(index).cloned().unwrap_or_default(),
         });
     }
@@ -330,13 +373,22 @@ pub fn build(
     verdicts.retain(|v| v.fetches > 0 || v.impostor_fetches > 0);
     verdicts.sort_by(|a, b| a.crawler.cmp(&b.crawler));
 
+    let window_clock = window_clock(sources.window_tz, &charts, first_offset, offsets);
     let (first, last) = span(health);
     let used = versions_used(health, sources, (first, last));
     Page {
         first_time: first.map(|t| t.rfc3339()),
         last_time: last.map(|t| t.rfc3339()),
         offset_min: first_offset.unwrap_or(0),
-        window_offset_min: sources.window_offset_min,
+        window_clock,
+        shared_counts: sharing
+            .into_values()
+            .filter(|names| names.len() > 1)
+            .map(|mut names| {
+                names.sort();
+                names
+            })
+            .collect(),
         exit_status: health.exit_status,
         crawlers: verdicts,
         health: health_of(names, health, escaping, used),
@@ -490,4 +542,82 @@ fn health_of(
         left_out: health.left_out,
         state_error: health.state_error.clone(),
     }
+}
+
+/// The clock windows were read in, over the minutes the charts draw.
+fn window_clock(
+    tz: &WindowTz,
+    charts: &[Traffic],
+    first_offset: Option<i16>,
+    offsets: Option<Vec<(i64, i16)>>,
+) -> WindowClock {
+    let first = charts.iter().filter_map(|t| t.fetches.keys().next()).min();
+    let last = charts
+        .iter()
+        .filter_map(|t| t.fetches.keys().next_back())
+        .max();
+    match tz {
+        WindowTz::Utc => WindowClock {
+            name: "UTC".into(),
+            offsets: vec![(i64::MIN, 0)],
+        },
+        WindowTz::Fixed(minutes) => WindowClock {
+            name: format!("UTC{}", super::offset_text(*minutes)),
+            offsets: vec![(i64::MIN, *minutes)],
+        },
+        WindowTz::Local => match offsets {
+            Some(offsets) => WindowClock {
+                name: "each line's own offset".into(),
+                offsets,
+            },
+            None => WindowClock {
+                name: "each line's own offset (the lines' offsets change too often to \
+                       draw: shaded at the first fetch's)"
+                    .into(),
+                offsets: vec![(i64::MIN, first_offset.unwrap_or(0))],
+            },
+        },
+        WindowTz::Zone(zone) => WindowClock {
+            name: zone.name(),
+            offsets: match (first, last) {
+                (Some(&first), Some(&last)) => {
+                    zone_offsets(|minute| zone.offset_at(minute * 60), first, last)
+                }
+                _ => vec![(i64::MIN, 0)],
+            },
+        },
+    }
+}
+
+/// A zone's offset from each minute on, over minutes `first..=last`: its
+/// changes found by probing every quarter of an hour (a zone's offset
+/// changes on a quarter hour at the finest), the exact minute then found;
+/// over a period so long that probes would be many, changes are placed to
+/// the probe (a chart step there is far longer).
+pub(super) fn zone_offsets(
+    offset_at: impl Fn(i64) -> i16,
+    first: i64,
+    last: i64,
+) -> Vec<(i64, i16)> {
+    const PROBES: i64 = 20_000;
+    let probe = ((last - first) / PROBES).max(15);
+    let mut offsets = vec![(i64::MIN, offset_at(first))];
+    let mut at = first;
+    while at < last {
+        let next = at.saturating_add(probe).min(last);
+        let now = offset_at(next);
+        if offsets.last().is_some_and(|&(_, was)| was != now) {
+            // The first minute past `at` at the new offset.
+            let from = if probe == 15 {
+                (at + 1..=next)
+                    .find(|&m| offset_at(m) != offset_at(at))
+                    .unwrap_or(next)
+            } else {
+                next
+            };
+            offsets.push((from, offset_at(from)));
+        }
+        at = next;
+    }
+    offsets
 }

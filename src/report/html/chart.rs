@@ -11,7 +11,7 @@
 
 use plotters::prelude::*;
 
-use super::{Allowance, Traffic};
+use super::{Allowance, Traffic, WindowClock};
 
 /// At most this many steps along the time axis.
 pub const POINTS: i64 = 720;
@@ -30,13 +30,11 @@ pub struct Axis {
     pub steps: i64,
     /// The clock labels are written in, minutes east of UTC.
     pub offset_min: i16,
-    /// The clock Request-rate windows are read in.
-    pub window_offset_min: i16,
 }
 
 impl Axis {
     /// An axis over minutes `first..=last`.
-    pub fn new(first: i64, last: i64, offset_min: i16, window_offset_min: i16) -> Axis {
+    pub fn new(first: i64, last: i64, offset_min: i16) -> Axis {
         let span = last.saturating_sub(first).saturating_add(1).max(1);
         let step = (span + POINTS - 1) / POINTS;
         Axis {
@@ -44,7 +42,6 @@ impl Axis {
             step,
             steps: (span + step - 1) / step,
             offset_min,
-            window_offset_min,
         }
     }
 
@@ -102,40 +99,58 @@ pub fn allowed_during<'a>(allowed: &'a [Allowance], axis: &Axis) -> Vec<&'a Allo
         .collect()
 }
 
-/// Per step: the busiest minute's fetches and all the violations.
-pub fn steps(traffic: &Traffic, axis: &Axis) -> (Vec<u32>, Vec<u32>) {
-    let len = usize::try_from(axis.steps).unwrap_or(0);
-    let mut busiest = vec![0u32; len];
-    let mut violations = vec![0u32; len];
-    for (&minute, &count) in &traffic.fetches {
-        if let Some(slot) = busiest.get_mut(axis.index(minute)) {
-            *slot = (*slot).max(count);
-        }
-    }
-    for (&minute, &count) in &traffic.violations {
-        if let Some(slot) = violations.get_mut(axis.index(minute)) {
-            *slot = slot.saturating_add(count);
-        }
-    }
-    (busiest, violations)
-}
-
-/// The chart as inline SVG, or a sentence saying why it could not be
-/// drawn.
-pub fn draw(traffic: &Traffic, axis: &Axis) -> Result<String, String> {
-    let (busiest, violations) = steps(traffic, axis);
-    // The line that holds at each step's first minute, per minute.
-    let held: Vec<Option<&Allowance>> = (0..axis.steps)
+/// Per step, the Request-rate line that holds at its first minute: the
+/// windows read in `clock` at that minute, as the audit read them at each
+/// fetch (SPEC §3: a zone's windows follow its clock across DST).
+pub fn held_lines<'t>(
+    traffic: &'t Traffic,
+    axis: &Axis,
+    clock: &WindowClock,
+) -> Vec<Option<&'t Allowance>> {
+    (0..axis.steps)
         .map(|i| {
             let minute = axis.minute_at(i);
-            let local = minute.saturating_add(i64::from(axis.window_offset_min));
+            let local = minute.saturating_add(i64::from(clock.offset_at(minute)));
             holding(
                 &traffic.allowed,
                 minute.saturating_mul(60_000),
                 local.rem_euclid(1440) as u16,
             )
         })
-        .collect();
+        .collect()
+}
+
+/// Per step: the busiest minute's fetches, all the violations, and the
+/// request-rate violations among them.
+pub fn steps(traffic: &Traffic, axis: &Axis) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
+    let len = usize::try_from(axis.steps).unwrap_or(0);
+    let mut busiest = vec![0u32; len];
+    for (&minute, &count) in &traffic.fetches {
+        if let Some(slot) = busiest.get_mut(axis.index(minute)) {
+            *slot = (*slot).max(count);
+        }
+    }
+    let summed = |per_minute: &std::collections::BTreeMap<i64, u32>| {
+        let mut sums = vec![0u32; len];
+        for (&minute, &count) in per_minute {
+            if let Some(slot) = sums.get_mut(axis.index(minute)) {
+                *slot = slot.saturating_add(count);
+            }
+        }
+        sums
+    };
+    (
+        busiest,
+        summed(&traffic.violations),
+        summed(&traffic.rate_violations),
+    )
+}
+
+/// The chart as inline SVG, or a sentence saying why it could not be
+/// drawn.
+pub fn draw(traffic: &Traffic, axis: &Axis, clock: &WindowClock) -> Result<String, String> {
+    let (busiest, violations, rated) = steps(traffic, axis);
+    let held = held_lines(traffic, axis, clock);
     let written = |a: &Allowance| f64::from(a.requests) * 60.0 / a.period_secs.max(1) as f64;
     let top = busiest
         .iter()
@@ -151,6 +166,8 @@ pub fn draw(traffic: &Traffic, axis: &Axis) -> Result<String, String> {
         root.fill(&WHITE).map_err(|e| fail(&e))?;
         let mut chart = ChartBuilder::on(&root)
             .margin(10)
+            // Room for the last time label, centred on the right edge.
+            .margin_right(36)
             .x_label_area_size(30)
             .y_label_area_size(50)
             .build_cartesian_2d(0i64..axis.steps.max(1), 0f64..top)
@@ -183,15 +200,27 @@ pub fn draw(traffic: &Traffic, axis: &Axis) -> Result<String, String> {
                 )))
                 .map_err(|e| fail(&e))?;
         }
+        let fetches_color = RGBColor(0x1f, 0x5f, 0xa8);
         chart
             .draw_series(LineSeries::new(
                 busiest
                     .iter()
                     .enumerate()
                     .map(|(i, &n)| (i as i64, f64::from(n))),
-                RGBColor(0x1f, 0x5f, 0xa8).stroke_width(1),
+                fetches_color.stroke_width(1),
             ))
             .map_err(|e| fail(&e))?;
+        // A line of one point draws nothing: a period of one step shows
+        // its point.
+        if busiest.len() == 1 {
+            chart
+                .draw_series(
+                    busiest
+                        .iter()
+                        .map(|&n| Circle::new((0, f64::from(n)), 3, fetches_color.filled())),
+                )
+                .map_err(|e| fail(&e))?;
+        }
         // Where the floor raises the written rate, the written one is drawn
         // thin and grey beneath the one that holds.
         for (start, end) in runs(&held, |a| a.is_some_and(|a| a.floor.is_some())) {
@@ -220,9 +249,30 @@ pub fn draw(traffic: &Traffic, axis: &Axis) -> Result<String, String> {
                 ))
                 .map_err(|e| fail(&e))?;
         }
+        // Other violations (disallow, crawl-delay) at the foot of their
+        // step, so that a rate broken in a busy minute stands out from a
+        // night of disallowed fetches.
+        let foot = top / 40.0;
         chart
             .draw_series(
                 violations
+                    .iter()
+                    .zip(&rated)
+                    .enumerate()
+                    .filter(|(_, (all, rated))| **all > **rated)
+                    .map(|(i, _)| {
+                        Rectangle::new(
+                            [(i as i64, 0.0), (i as i64 + 1, foot)],
+                            RGBColor(0xe0, 0x8a, 0x00).filled(),
+                        )
+                    }),
+            )
+            .map_err(|e| fail(&e))?;
+        // Request-rate violations on the fetches line, at the busiest
+        // minute of their step.
+        chart
+            .draw_series(
+                rated
                     .iter()
                     .zip(&busiest)
                     .enumerate()
@@ -284,6 +334,7 @@ mod tests {
             crawler: "SeznamBot".into(),
             fetches: fetches.iter().copied().collect::<BTreeMap<_, _>>(),
             violations: violations.iter().copied().collect::<BTreeMap<_, _>>(),
+            rate_violations: violations.iter().copied().collect::<BTreeMap<_, _>>(),
             allowed: vec![Allowance {
                 text: "Request-rate: 1/60s 0800-1800".into(),
                 rule_line: 3,
@@ -300,19 +351,20 @@ mod tests {
     #[test]
     fn a_long_period_is_cut_into_bounded_steps_keeping_the_busiest_minute() {
         // A week of minutes.
-        let axis = Axis::new(0, 7 * 1440 - 1, 60, 0);
+        let axis = Axis::new(0, 7 * 1440 - 1, 60);
         assert!(axis.steps <= POINTS);
         assert_eq!(axis.step, 14);
         let t = traffic(&[(0, 3), (1, 9), (13, 4), (14, 2)], &[(1, 1), (13, 2)]);
-        let (busiest, violations) = steps(&t, &axis);
+        let (busiest, violations, rated) = steps(&t, &axis);
         assert_eq!(busiest.len() as i64, axis.steps);
         assert_eq!((busiest[0], busiest[1]), (9, 2));
         assert_eq!((violations[0], violations[1]), (3, 0));
+        assert_eq!(rated, violations);
     }
 
     #[test]
     fn a_short_period_keeps_every_minute() {
-        let axis = Axis::new(100, 159, 0, 0);
+        let axis = Axis::new(100, 159, 0);
         assert_eq!((axis.step, axis.steps), (1, 60));
         assert_eq!(axis.label(0), "01:40");
     }
@@ -366,7 +418,7 @@ mod tests {
         assert_eq!(at(20 * hour), Some(("v1", 30)));
         assert_eq!(at(-1), Some(("v0", 1)));
         // 10:00 to 19:59: v1 and v2, v1 named once.
-        let axis = Axis::new(600, 1199, 0, 0);
+        let axis = Axis::new(600, 1199, 0);
         let named: Vec<&str> = allowed_during(&allowed, &axis)
             .iter()
             .map(|a| a.version.as_str())
@@ -376,13 +428,80 @@ mod tests {
 
     #[test]
     fn the_svg_carries_no_url_and_marks_violations() {
-        let axis = Axis::new(0, 1439, 0, 0);
-        let svg = draw(&traffic(&[(500, 5), (900, 1)], &[(500, 4)]), &axis).unwrap();
+        let axis = Axis::new(0, 1439, 0);
+        let utc = WindowClock::default();
+        let svg = draw(&traffic(&[(500, 5), (900, 1)], &[(500, 4)]), &axis, &utc).unwrap();
         assert!(svg.starts_with("<svg viewBox=\"0 0 960 300\""));
         assert!(!svg.contains("http"), "{}", &svg[..200]);
         assert!(!svg.contains("style="));
         assert_eq!(svg.matches("<circle").count(), 1);
         // The window 0800-1800 is one shaded band.
         assert_eq!(svg.matches("fill=\"#DDEAF7\"").count(), 1, "{svg}");
+    }
+
+    /// Disallow and crawl-delay rows are marked at the foot of their step,
+    /// request-rate rows on the fetches line: a night of disallowed
+    /// fetches does not hide a rate broken in a busy minute.
+    #[test]
+    fn rate_breaks_are_marked_apart_from_other_violations() {
+        let axis = Axis::new(0, 1439, 0);
+        let utc = WindowClock::default();
+        let mut t = traffic(&[(500, 5), (900, 1), (901, 2)], &[(500, 4), (900, 1)]);
+        t.rate_violations = [(500, 1)].into_iter().collect();
+        let svg = draw(&t, &axis, &utc).unwrap();
+        assert_eq!(svg.matches("<circle").count(), 1, "{svg}");
+        // Step 500 holds three other rows besides its rate row, step 900
+        // one: two marks at the foot.
+        assert_eq!(svg.matches("fill=\"#E08A00\"").count(), 2, "{svg}");
+        t.rate_violations.clear();
+        let svg = draw(&t, &axis, &utc).unwrap();
+        assert_eq!(svg.matches("<circle").count(), 0, "{svg}");
+    }
+
+    /// A period of one step draws its point: a line of one point draws
+    /// nothing.
+    #[test]
+    fn a_period_of_one_minute_shows_its_fetches() {
+        let axis = Axis::new(180, 180, 0);
+        assert_eq!(axis.steps, 1);
+        let svg = draw(&traffic(&[(180, 3)], &[]), &axis, &WindowClock::default()).unwrap();
+        assert_eq!(svg.matches("<circle").count(), 1, "{svg}");
+    }
+
+    /// On a night that leaves summer time, a window of the zone's clock is
+    /// drawn where the audit applied it: `0300-0400` in Prague on
+    /// 2026-10-25 is 02:00-03:00 UTC, not 01:00-02:00 as the first fetch's
+    /// +02:00 would put it.
+    #[test]
+    fn a_zones_window_follows_its_clock_across_a_dst_change() {
+        let zone = crate::accesslog::LogTz::parse("Europe/Prague").unwrap();
+        // 2026-10-25T00:00:00Z, in minutes; the change is at 01:00Z.
+        let midnight = 1_792_886_400 / 60;
+        let offsets = super::super::build::zone_offsets(
+            |minute| zone.offset_at(minute * 60),
+            midnight,
+            midnight + 359,
+        );
+        assert_eq!(offsets, [(i64::MIN, 120), (midnight + 60, 60)]);
+        let clock = WindowClock {
+            name: "Europe/Prague".into(),
+            offsets,
+        };
+        let mut t = traffic(&[(midnight, 1), (midnight + 359, 1)], &[]);
+        t.allowed[0].window = Some((180, 240));
+        t.allowed[0].floor = None;
+        let axis = Axis::new(midnight, midnight + 359, 120);
+        let held = held_lines(&t, &axis, &clock);
+        let shaded: Vec<i64> = (0..axis.steps)
+            .filter(|&i| held[i as usize].is_some())
+            .collect();
+        assert_eq!(shaded, (120..180).collect::<Vec<i64>>());
+        // At the first fetch's offset alone it would have been 60..120.
+        let fixed = WindowClock {
+            name: "+02:00".into(),
+            offsets: vec![(i64::MIN, 120)],
+        };
+        let held = held_lines(&t, &axis, &fixed);
+        assert!(held[60].is_some() && held[120].is_none());
     }
 }

@@ -29,9 +29,12 @@ pub struct Page {
     /// The offset (minutes east of UTC) the charts' clock is drawn in:
     /// the log's own.
     pub offset_min: i16,
-    /// The offset, in minutes east of UTC, that Request-rate windows are
-    /// read in (`--window-tz`).
-    pub window_offset_min: i16,
+    /// The clock Request-rate windows are read in (`--window-tz`).
+    pub window_clock: WindowClock,
+    /// Crawlers with a chart that share one count of rates and delays
+    /// (SPEC §4: a robots.txt token's crawlers, unless `--rate-by
+    /// crawler`), each group in name order.
+    pub shared_counts: Vec<Vec<String>>,
     pub exit_status: u8,
     pub crawlers: Vec<CrawlerVerdict>,
     pub health: Health,
@@ -128,6 +131,39 @@ pub struct Dns {
     pub undecided_fetches: u64,
 }
 
+/// The clock Request-rate windows are read in (`--window-tz`), as the
+/// audit read them (SPEC §3): one offset, or a zone's or the log lines'
+/// offsets, which change during a night that crosses a DST change.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WindowClock {
+    /// How it was given, for the page: `UTC`, `+01:00`, `Europe/Prague`,
+    /// or each line's own offset.
+    pub name: String,
+    /// The offset (minutes east of UTC) from each minute on (minutes
+    /// since the epoch), in time order; the first holds from the start.
+    /// Empty: UTC.
+    pub offsets: Vec<(i64, i16)>,
+}
+
+impl WindowClock {
+    /// The offset at `minute` (minutes since the epoch).
+    pub fn offset_at(&self, minute: i64) -> i16 {
+        let after = self.offsets.partition_point(|&(from, _)| from <= minute);
+        match after {
+            0 => self.offsets.first().map_or(0, |&(_, offset)| offset),
+            at => self.offsets[at - 1].1,
+        }
+    }
+
+    /// Whether the offset changes between minutes `first` and `last`.
+    pub fn changes_within(&self, first: i64, last: i64) -> bool {
+        self.offsets
+            .iter()
+            .skip(1)
+            .any(|&(from, _)| first < from && from <= last)
+    }
+}
+
 /// One crawler's fetches per minute against what robots.txt allows.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Traffic {
@@ -137,6 +173,8 @@ pub struct Traffic {
     pub fetches: BTreeMap<i64, u32>,
     /// Accusing rows per minute, same keys.
     pub violations: BTreeMap<i64, u32>,
+    /// Of those, the request-rate rows.
+    pub rate_violations: BTreeMap<i64, u32>,
     /// The Request-rate lines the crawler's groups hold, in file order.
     pub allowed: Vec<Allowance>,
 }
@@ -213,6 +251,8 @@ pub struct RuleLine {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TargetLine {
     pub target: String,
+    /// The robots.txt version of the rule (empty for robots-unreachable).
+    pub robots_version: String,
     pub rule_line: usize,
     pub rule: String,
     pub kind: String,
@@ -259,3 +299,10 @@ pub struct Night {
 
 #[cfg(test)]
 mod tests;
+
+/// An offset as the page writes it: `+01:00`, `-03:30`.
+fn offset_text(minutes: i16) -> String {
+    let sign = if minutes < 0 { '-' } else { '+' };
+    let m = minutes.unsigned_abs();
+    format!("{sign}{:02}:{:02}", m / 60, m % 60)
+}

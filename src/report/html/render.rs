@@ -14,7 +14,7 @@ use maud::{DOCTYPE, Markup, PreEscaped, html};
 use sha2::{Digest, Sha256};
 
 use super::chart::{self, Axis};
-use super::{KINDS, LEVELS, Page, RobotsText, Traffic};
+use super::{KINDS, LEVELS, Page, RobotsText, Traffic, WindowClock};
 
 /// Rows shown at most, per table.
 pub const RULES_SHOWN: usize = 50;
@@ -39,7 +39,7 @@ pub const TEXT_SHOWN: usize = 160;
 const STYLE: &str = "\
 :root{color-scheme:light;--line:#d0d4da;--bad:#b3261e;--info:#6b5900;--ok:#1e6b34}\
 *{box-sizing:border-box}\
-body{font:15px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;margin:0 auto;padding:0 12px 40px;max-width:1100px;color:#1b1f24;background:#fff}\
+body{font:15px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;margin:0 auto;padding:0 12px 40px;max-width:1280px;color:#1b1f24;background:#fff}\
 h1{font-size:1.5em;margin:.8em 0 .2em}h2{font-size:1.2em;margin:1.6em 0 .4em;border-bottom:1px solid var(--line)}h3{font-size:1.05em;margin:1.2em 0 .3em}\
 nav{display:flex;flex-wrap:wrap;gap:.3em 1em;font-size:.9em}\
 .scroll{overflow-x:auto}\
@@ -56,8 +56,9 @@ svg.chart{width:100%;height:auto;max-width:960px;display:block}\
 .sw{display:inline-block;width:1.6em;height:.7em;margin-right:.35em;vertical-align:middle}\
 .sw-f{background:#1f5fa8;height:2px}.sw-a{background:#2e8b57;height:3px}.sw-w{background:#ddeaf7}\
 .sw-r{background:#c62828;width:.7em;border-radius:50%}.sw-g{background:#999;height:1px}\
+.sw-o{background:#e08a00;height:.35em}\
 tr.hit td{background:#fdf0ef}tr.inform td{background:#fbf8e6}\
-@media (max-width:600px){body{font-size:14px;padding:0 6px 30px}th,td{padding:.2em .3em}}\
+@media (max-width:600px){body{font-size:14px;padding:0 6px 30px}th,td{padding:.2em .3em}svg.chart{min-width:760px}}\
 @media print{nav{display:none}body{max-width:none;font-size:10pt}.scroll{overflow:visible}\
 h2{break-after:avoid}table,svg.chart{break-inside:avoid}a{color:inherit;text-decoration:none}}";
 
@@ -308,19 +309,34 @@ fn traffic(page: &Page) -> Markup {
         section #traffic {
             h2 { "Fetches per minute against the allowed Request-rate" }
             @if let (Some(&first), Some(&last)) = (first, last) {
-                @let axis = Axis::new(first, last, page.offset_min, page.window_offset_min);
+                @let axis = Axis::new(first, last, page.offset_min);
                 p.key {
                     span { span.sw.sw-f {} "fetches in the busiest minute of each step" }
                     span { span.sw.sw-a {} "allowed per minute (the rate that holds)" }
                     span { span.sw.sw-g {} "written rate, where the Seznam floor raises it" }
                     span { span.sw.sw-w {} "Request-rate window" }
-                    span { span.sw.sw-r {} "violations in that step" }
+                    span { span.sw.sw-r {} "request-rate violations in that step" }
+                    span { span.sw.sw-o {} "other violations in that step (disallow, crawl-delay)" }
                 }
-                p { "Times in the log's offset; windows read at UTC"
-                    @if page.window_offset_min != 0 { " " (offset(page.window_offset_min)) } "."
+                p { "Times at UTC" (offset(page.offset_min)) ", the offset of the first fetch; \
+                     Request-rate windows read in " (page.window_clock.name)
+                    @if page.window_clock.changes_within(first, last) {
+                        ", whose offset changes during the period: the windows are shaded where \
+                         they were in force"
+                    } "."
                     @if axis.step > 1 { " Each step is " (axis.step) " minutes." }
                 }
-                @for t in &page.charts[..shown] { (one_chart(t, &axis)) }
+                p { "A fetch breaks " span.text { "Request-rate: N/T" } " when more than N \
+                     fetches fall in the T seconds up to it, whatever minute they are in: \
+                     the green line is N/T per minute, so where T is longer than a minute a \
+                     burst can rise above it unbroken, and a rate can be broken under it."
+                    @for group in &page.shared_counts {
+                        " " (group_names(group)) " share one count, as the site sees one robot \
+                         (" span.text { "--rate-by crawler" } " counts each apart): a mark on \
+                         one's chart may come from the others' fetches before it."
+                    }
+                }
+                @for t in &page.charts[..shown] { (one_chart(t, &axis, &page.window_clock)) }
                 (more(page.charts.len(), shown, "crawlers"))
             } @else {
                 p { "No crawler fetch." }
@@ -329,13 +345,48 @@ fn traffic(page: &Page) -> Markup {
     }
 }
 
-fn offset(minutes: i16) -> String {
-    let sign = if minutes < 0 { '-' } else { '+' };
-    let m = minutes.unsigned_abs();
-    format!("{sign}{:02}:{:02}", m / 60, m % 60)
+/// A `|`-joined list that may break after each `|`.
+fn joined_breakable(list: &str) -> Markup {
+    html! {
+        @for (i, name) in list.split('|').enumerate() {
+            @if i > 0 { "|" wbr; }
+            (name)
+        }
+    }
 }
 
-fn one_chart(t: &Traffic, axis: &Axis) -> Markup {
+/// Whether more than one robots.txt version is named.
+fn several<'a>(mut versions: impl Iterator<Item = &'a str>) -> bool {
+    match versions.next() {
+        Some(first) => versions.any(|v| v != first),
+        None => false,
+    }
+}
+
+/// A version as the tables name it: its 12 hex digits, or what stood in
+/// for robots.txt while it could not be fetched.
+fn version_name(version: &str) -> &str {
+    if version.is_empty() {
+        "unreachable"
+    } else {
+        version
+    }
+}
+
+/// Names joined as a sentence: `A and B`, `A, B and C`.
+fn group_names(names: &[String]) -> String {
+    match names {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+fn offset(minutes: i16) -> String {
+    super::offset_text(minutes)
+}
+
+fn one_chart(t: &Traffic, axis: &Axis, clock: &WindowClock) -> Markup {
     let violations: u64 = t.violations.values().map(|&n| u64::from(n)).sum();
     let allowed = chart::allowed_during(&t.allowed, axis);
     // Which version a line is of, when the period saw more than one.
@@ -363,8 +414,10 @@ fn one_chart(t: &Traffic, axis: &Axis) -> Markup {
                 }
             }
         }
-        @match chart::draw(t, axis) {
-            Ok(svg) => (PreEscaped(svg)),
+        @match chart::draw(t, axis, clock) {
+            // On a phone the chart keeps a width its labels read at, and
+            // scrolls.
+            Ok(svg) => div.scroll { (PreEscaped(svg)) },
             Err(why) => p.bad { "The chart could not be drawn: " (why) },
         }
     }
@@ -372,13 +425,16 @@ fn one_chart(t: &Traffic, axis: &Axis) -> Markup {
 
 fn rules(page: &Page) -> Markup {
     let shown = page.rules.len().min(RULES_SHOWN);
+    // A rule is (robots_version, line, kind) (SPEC §7): with rows of
+    // several versions, two rules may read alike but for it.
+    let versions = several(page.rules.iter().map(|r| r.robots_version.as_str()));
     html! {
         section #rules {
             h2 { "Rules broken most" }
             @if page.rules.is_empty() { p { "No rule decided a violation." } }
             @else {
                 div.scroll { table #rules-table {
-                    thead { tr { th.n { "line" } th { "rule" } th { "kind" } th.n { "violations" } th.n { "informing" } th.n { "distinct targets" } th { "crawlers" } th { "first" } th { "last" } } }
+                    thead { tr { th.n { "line" } th { "rule" } th { "kind" } th.n { "violations" } th.n { "informing" } th.n { "distinct targets" } th { "crawlers" } th { "first" } th { "last" } @if versions { th { "robots.txt" } } } }
                     tbody { @for r in &page.rules[..shown] {
                         tr.inform[r.informing == r.violations] {
                             td.n { @if r.rule_line > 0 { (r.rule_line) } }
@@ -387,9 +443,10 @@ fn rules(page: &Page) -> Markup {
                             td.n.bad[r.violations > r.informing] { (r.violations - r.informing) }
                             td.n { (r.informing) }
                             td.n { (r.distinct_targets) }
-                            td { (cut(&r.crawlers)) }
+                            td { (joined_breakable(&cut(&r.crawlers))) }
                             td { (r.first_time) }
                             td { (r.last_time) }
+                            @if versions { td.text { (version_name(&r.robots_version)) } }
                         }
                     } }
                 } }
@@ -401,6 +458,7 @@ fn rules(page: &Page) -> Markup {
 
 fn targets(page: &Page) -> Markup {
     let shown = page.targets.len().min(TARGETS_SHOWN);
+    let versions = several(page.targets.iter().map(|t| t.robots_version.as_str()));
     html! {
         section #targets {
             h2 { "Targets fetched most against a rule" }
@@ -408,7 +466,7 @@ fn targets(page: &Page) -> Markup {
             @if page.targets.is_empty() { p { "None." } }
             @else {
                 div.scroll { table #targets-table {
-                    thead { tr { th.n { "violations" } th { "target" } th { "kind" } th.n { "line" } th { "rule" } } }
+                    thead { tr { th.n { "violations" } th { "target" } th { "kind" } th.n { "line" } th { "rule" } @if versions { th { "robots.txt" } } } }
                     tbody { @for t in &page.targets[..shown] {
                         tr {
                             td.n { (t.violations) }
@@ -416,6 +474,7 @@ fn targets(page: &Page) -> Markup {
                             td { (t.kind) }
                             td.n { @if t.rule_line > 0 { (t.rule_line) } }
                             td.text { (cut(&t.rule)) }
+                            @if versions { td.text { (version_name(&t.robots_version)) } }
                         }
                     } }
                 } }

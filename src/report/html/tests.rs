@@ -111,6 +111,7 @@ fn huge() -> Page {
                 crawler: format!("{nasty}{i}"),
                 fetches: minutes.clone(),
                 violations: minutes.clone(),
+                rate_violations: minutes.clone(),
                 allowed: vec![Allowance {
                     text: nasty.clone(),
                     rule_line: 1,
