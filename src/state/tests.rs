@@ -1,7 +1,16 @@
 //! The state folder: fresh, round trip, refusals, atomic writing, the
 //! lock, and the bounds on its size.
 
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::time::Duration;
+
+use sha2::{Digest, Sha256};
+
 use super::*;
+use crate::report::lock::OutDir;
+use fingerprint::hex;
 use crate::robots::cache::{Recent, RobotsFetch};
 use crate::robots::versions::Versions;
 
