@@ -346,14 +346,19 @@ pub fn summary(dir: &Path) -> Result<String> {
                     Some(accusing) => (accusing, all.saturating_sub(accusing)),
                     None => (all, 0),
                 };
-                let apart = if informing > 0 {
-                    format!("; and {informing} informing rows")
+                // rules.csv's distinct targets are of all the rule's
+                // rows: beside a count of accusing rows alone, said so.
+                let (targets_of, apart) = if informing > 0 {
+                    (
+                        " in all its rows",
+                        format!("; and {informing} informing rows"),
+                    )
                 } else {
-                    String::new()
+                    ("", String::new())
                 };
                 let _ = writeln!(
                     out,
-                    "  {:>6}  {}{}  ({}; {} distinct targets; {}{apart})",
+                    "  {:>6}  {}{}  ({}; {} distinct targets{targets_of}; {}{apart})",
                     shown,
                     if line.is_empty() {
                         String::new()
@@ -469,15 +474,23 @@ pub fn summary(dir: &Path) -> Result<String> {
             "not asked (no --resolve)".to_string()
         }
     );
-    for version in run["robots_versions"].as_array().into_iter().flatten() {
+    let versions = run["robots_versions"]
+        .as_array()
+        .map_or(&[][..], |v| &v[..]);
+    for version in versions {
+        let dated = version["in_force_from"].as_str().map(plain);
+        // The only version is in force for all time (SPEC §6): its date,
+        // maybe after the night (a file edited since), judged nothing.
+        let when = match (versions.len(), dated) {
+            (1, Some(t)) => format!(", the only version, so in force all night (dated {t})"),
+            (1, None) => ", the only version, so in force all night".to_string(),
+            (_, Some(t)) => format!(", in force from {t}"),
+            (_, None) => String::new(),
+        };
         let _ = writeln!(
             out,
-            "  robots.txt {}{}",
+            "  robots.txt {}{when}",
             plain(version["robots_version"].as_str().unwrap_or("")),
-            version["in_force_from"]
-                .as_str()
-                .map(|t| format!(", in force from {}", plain(t)))
-                .unwrap_or_default()
         );
     }
 

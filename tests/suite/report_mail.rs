@@ -101,7 +101,7 @@ fn the_summary_says_the_verdict_rules_impostors_health_and_where_the_page_is() {
          Health\n\
          \x20 access.log (combined): 6 lines read, 1 skipped (line ends early 1)\n\
          \x20 DNS: not asked (no --resolve)\n\
-         \x20 robots.txt {}, in force from 2026-11-29T12:00:00+00:00\n\
+         \x20 robots.txt {}, the only version, so in force all night (dated 2026-11-29T12:00:00+00:00)\n\
          \n\
          The whole report: {}\n",
         robots_version(ROBOTS.as_bytes()),
@@ -249,7 +249,7 @@ fn rules_are_ranked_by_the_rows_that_accuse() {
         .find("     5  line 3: Disallow: /k  (disallow;")
         .expect("line 3 with its 5 rows");
     let all = text
-        .find("     1  line 2: Disallow: /  (disallow; 2 distinct targets; SeznamBot; and 60 informing rows)")
+        .find("     1  line 2: Disallow: /  (disallow; 2 distinct targets in all its rows; SeznamBot; and 60 informing rows)")
         .expect("line 2 with its 1 accusing row");
     assert!(k < all, "{text}");
     let page = std::fs::read_to_string(site.path("out/report.html")).unwrap();
