@@ -165,6 +165,25 @@ pub fn notice(
             ));
         }
     }
+    // Every log given held nothing but lines a night before audited: a
+    // server that stopped writing its log, or a cron line that names
+    // yesterday's files only. No error (a quiet site may have no new
+    // line), but said even under --quiet: a night of no line is no
+    // clean night to keep quiet about.
+    let nothing_new = |file: usize| {
+        let tally = tallies.get(&file).copied().unwrap_or_default();
+        already_audited.get(&file).copied().unwrap_or(0) > 0
+            && tally.parsed() == 0
+            && tally.skipped == 0
+    };
+    if !files.is_empty() && unread.is_empty() && (0..files.len()).all(nothing_new) {
+        notice.lines.push(
+            "robots-audit: warning: no log given held a line not audited on an earlier night \
+             (--state): is the server still writing its log, and does the cron \
+             line name the live one?"
+                .to_string(),
+        );
+    }
     for (file, path) in files.iter().enumerate() {
         if unread.contains(&file) {
             continue;
@@ -325,8 +344,10 @@ mod tests {
         // (lines, blank, skipped lines, a warning, an error)
         type Case = (u64, u64, &'static [u64], bool, bool);
         let cases: &[Case] = &[
-            (0, 0, &[], false, false),
-            (1, 1, &[], false, false),
+            // Nothing new, in the only log given: warned of (no new line
+            // at all that night).
+            (0, 0, &[], true, false),
+            (1, 1, &[], true, false),
             (1, 0, &[3], true, false),
             (2, 1, &[3], true, false),
             (3, 0, &[3], true, false),

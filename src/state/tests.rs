@@ -10,9 +10,9 @@ use sha2::{Digest, Sha256};
 
 use super::*;
 use crate::report::lock::OutDir;
-use fingerprint::hex;
 use crate::robots::cache::{Recent, RobotsFetch};
 use crate::robots::versions::Versions;
+use fingerprint::hex;
 
 fn t(s: &str) -> Timestamp {
     parse_rfc3339_or_date(s).unwrap()

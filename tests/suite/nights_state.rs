@@ -2057,3 +2057,36 @@ fn an_unverified_clients_robots_txt_5xx_accuses_no_genuine_fetch() {
     assert_eq!(run.code, 1, "{}", run.stderr);
     assert!(read(&site, "out2/violations.csv").contains("robots-unreachable"));
 }
+
+/// A night on which no log given held a new line (the server stopped
+/// writing, or the cron line names yesterday's files) is no error, but it
+/// is said even under `--quiet`, so that the cron line mails it; a night
+/// with one new line in any log says nothing.
+#[test]
+fn a_night_of_no_new_line_is_said_even_under_quiet() {
+    let site = Site::new().with("robots.txt", "User-agent: *\nDisallow: /private/\n");
+    site.write("access.log", fetch(0, "/a", 200));
+    let quiet = |out: &'static str| {
+        let mut args = night_args(&["access.log"], out);
+        args.push("--quiet");
+        site.run(&args)
+    };
+    let first = quiet("out1");
+    assert_eq!((first.code, first.stderr.as_str()), (0, ""));
+    let again = quiet("out2");
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    assert!(
+        again
+            .stderr
+            .contains("warning: no log given held a line not audited on an earlier night"),
+        "{}",
+        again.stderr
+    );
+    // One more line: a quiet night again.
+    site.write(
+        "access.log",
+        [fetch(0, "/a", 200), fetch(60, "/b", 200)].concat(),
+    );
+    let grown = quiet("out3");
+    assert_eq!((grown.code, grown.stderr.as_str()), (0, ""));
+}
