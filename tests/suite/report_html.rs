@@ -484,3 +484,49 @@ fn a_request_rate_that_never_applies_is_not_named_as_allowed() {
         "{text}"
     );
 }
+
+/// A crawler whose profile does not read Request-rate is allowed any rate
+/// (its rows of the line only inform): its chart names no Request-rate as
+/// allowed and draws none.
+#[test]
+fn a_crawler_that_reads_no_request_rate_is_charted_against_none() {
+    let profiles = "crawler: Yan\ntoken: Yandex\nuser-agent: YandexBot\nreads: Crawl-delay\n";
+    let robots = "User-agent: *\nDisallow: /p/\nRequest-rate: 2/1m\n";
+    let log: String = (0..6)
+        .map(|s| {
+            combined(
+                "192.0.2.7",
+                &format!("29/Nov/2026:10:00:{s:02} +0100"),
+                &format!("GET /a{s} HTTP/1.1"),
+                200,
+                "Mozilla/5.0 (compatible; YandexBot/3.0)",
+            )
+        })
+        .collect();
+    let site = Site::new()
+        .with("robots.txt", robots)
+        .with("profiles", profiles)
+        .with("a.log", log);
+    let run = site.run(&[
+        "--log",
+        "a.log",
+        "--robots",
+        "robots.txt",
+        "--robots-since",
+        "2020-01-01",
+        "--profiles",
+        "profiles",
+        "--out",
+        "out",
+    ]);
+    // Its request-rate rows only inform.
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let page = std::fs::read_to_string(site.path("out/report.html")).unwrap();
+    let text = page_text(&page);
+    assert!(
+        text.contains("Yan 6 fetches, 0 violations ; robots.txt sets no Request-rate it reads."),
+        "{text}"
+    );
+    // No allowed line (drawn green) in its chart.
+    assert!(!page.contains("stroke=\"#2E8B57\""), "{page}");
+}

@@ -20,7 +20,7 @@ use crate::report::digest::Digest;
 use crate::report::escape::{Escaping, name_bytes};
 use crate::report::tables::joined;
 use crate::report::{Names, run};
-use crate::robots::parse::written_lines;
+use crate::robots::parse::{Directive, written_lines};
 
 /// What the page shows beyond the run's totals and health.
 pub struct Sources<'a> {
@@ -50,6 +50,11 @@ pub struct Sources<'a> {
 /// file), in force over `in_force_ms` (`Allowance::in_force_ms`), with
 /// its floor where the floor raises them.
 pub fn allowances(policy: &Policy<'_>, version: &str, in_force_ms: (i64, i64)) -> Vec<Allowance> {
+    // A crawler that does not read Request-rate is allowed any rate: its
+    // rows of the lines only inform (SPEC §3), and no line is drawn.
+    if !policy.reads.reads(Directive::RequestRate) {
+        return Vec::new();
+    }
     let applying: std::collections::HashSet<usize> = (0..1440u16)
         .filter_map(|minute| policy.rules.rate_at(minute))
         .map(|line| line.line)

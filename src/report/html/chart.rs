@@ -252,7 +252,8 @@ pub fn draw(traffic: &Traffic, axis: &Axis, clock: &WindowClock) -> Result<Strin
         // Other violations (disallow, crawl-delay) at the foot of their
         // step, so that a rate broken in a busy minute stands out from a
         // night of disallowed fetches.
-        let foot = top / 40.0;
+        // A mark of a few pixels whatever the step's width (a week's step
+        // is about one pixel).
         chart
             .draw_series(
                 violations
@@ -261,10 +262,11 @@ pub fn draw(traffic: &Traffic, axis: &Axis, clock: &WindowClock) -> Result<Strin
                     .enumerate()
                     .filter(|(_, (all, rated))| **all > **rated)
                     .map(|(i, _)| {
-                        Rectangle::new(
-                            [(i as i64, 0.0), (i as i64 + 1, foot)],
-                            RGBColor(0xe0, 0x8a, 0x00).filled(),
-                        )
+                        EmptyElement::at((i as i64, 0.0))
+                            + Rectangle::new(
+                                [(-2, -7), (2, 0)],
+                                RGBColor(0xe0, 0x8a, 0x00).filled(),
+                            )
                     }),
             )
             .map_err(|e| fail(&e))?;

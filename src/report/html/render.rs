@@ -29,6 +29,8 @@ const ALLOWED_SHOWN: usize = 10;
 pub const FILES_SHOWN: usize = 50;
 pub const CRAWLERS_SHOWN: usize = 50;
 pub const CHARTS_SHOWN: usize = 12;
+/// Crawlers named in the note on charts left out.
+const NAMES_LISTED: usize = 20;
 /// robots.txt lines shown from the top, then those that decided a row.
 pub const ROBOTS_LINES_SHOWN: usize = 1000;
 pub const ROBOTS_COUNTED_SHOWN: usize = 200;
@@ -60,7 +62,7 @@ svg.chart{width:100%;height:auto;max-width:960px;display:block}\
 tr.hit td{background:#fdf0ef}tr.inform td{background:#fbf8e6}\
 @media (max-width:600px){body{font-size:14px;padding:0 6px 30px}th,td{padding:.2em .3em}svg.chart{min-width:760px}}\
 @media print{nav{display:none}body{max-width:none;font-size:10pt}.scroll{overflow:visible}\
-h2{break-after:avoid}table,svg.chart{break-inside:avoid}a{color:inherit;text-decoration:none}}";
+h2,h3{break-after:avoid}table,svg.chart,div.crawler{break-inside:avoid}a{color:inherit;text-decoration:none}}";
 
 /// The Content-Security-Policy of SPEC §7: nothing but the page's own
 /// style, images and fonts only from `data:`, no script at all.
@@ -304,12 +306,17 @@ fn traffic(page: &Page) -> Markup {
         .iter()
         .filter_map(|t| t.fetches.keys().next_back())
         .max();
-    let shown = page.charts.len().min(CHARTS_SHOWN);
+    let (shown, left_out) = charts_shown(&page.charts);
     html! {
         section #traffic {
             h2 { "Fetches per minute against the allowed Request-rate" }
             @if let (Some(&first), Some(&last)) = (first, last) {
                 @let axis = Axis::new(first, last, page.offset_min);
+                // The versions the night used, not only those with a
+                // Request-rate line: a caption's "(line 3)" is then of a
+                // version named.
+                @let several_versions = page.health.robots_versions.len()
+                    + page.health.robots_versions_used_more > 1;
                 p.key {
                     span { span.sw.sw-f {} "fetches in the busiest minute of each step" }
                     span { span.sw.sw-a {} "allowed per minute (the rate that holds)" }
@@ -336,8 +343,19 @@ fn traffic(page: &Page) -> Markup {
                          one's chart may come from the others' fetches before it."
                     }
                 }
-                @for t in &page.charts[..shown] { (one_chart(t, &axis, &page.window_clock)) }
-                (more(page.charts.len(), shown, "crawlers"))
+                @for t in &shown { (one_chart(t, &axis, &page.window_clock, several_versions)) }
+                @if !left_out.is_empty() {
+                    p.more {
+                        (left_out.len()) " more crawlers not charted here (those with the fewest \
+                         violations, then fetches, in name order): "
+                        @for (i, t) in left_out.iter().take(NAMES_LISTED).enumerate() {
+                            @if i > 0 { ", " }
+                            (cut(&t.crawler))
+                        }
+                        @if left_out.len() > NAMES_LISTED { ", …" }
+                        "; the verdict above counts them."
+                    }
+                }
             } @else {
                 p { "No crawler fetch." }
             }
@@ -386,20 +404,44 @@ fn offset(minutes: i16) -> String {
     super::offset_text(minutes)
 }
 
-fn one_chart(t: &Traffic, axis: &Axis, clock: &WindowClock) -> Markup {
+/// The charts shown, in name order, and those left out past
+/// `CHARTS_SHOWN`: the crawlers with the most request-rate rows, then
+/// the most violations, then the most fetches are shown, so that the cap
+/// never drops the chart of a rate broken.
+fn charts_shown(charts: &[Traffic]) -> (Vec<&Traffic>, Vec<&Traffic>) {
+    let total =
+        |m: &std::collections::BTreeMap<i64, u32>| m.values().map(|&n| u64::from(n)).sum::<u64>();
+    let mut ranked: Vec<&Traffic> = charts.iter().collect();
+    ranked.sort_by(|a, b| {
+        (
+            total(&b.rate_violations),
+            total(&b.violations),
+            total(&b.fetches),
+        )
+            .cmp(&(
+                total(&a.rate_violations),
+                total(&a.violations),
+                total(&a.fetches),
+            ))
+            .then_with(|| a.crawler.cmp(&b.crawler))
+    });
+    let mut left_out = ranked.split_off(ranked.len().min(CHARTS_SHOWN));
+    ranked.sort_by(|a, b| a.crawler.cmp(&b.crawler));
+    left_out.sort_by(|a, b| a.crawler.cmp(&b.crawler));
+    (ranked, left_out)
+}
+
+fn one_chart(t: &Traffic, axis: &Axis, clock: &WindowClock, several_versions: bool) -> Markup {
     let violations: u64 = t.violations.values().map(|&n| u64::from(n)).sum();
     let allowed = chart::allowed_during(&t.allowed, axis);
     // Which version a line is of, when the period saw more than one.
-    let versions = allowed
-        .iter()
-        .map(|a| a.version.as_str())
-        .collect::<std::collections::BTreeSet<_>>()
-        .len();
+    let versions = if several_versions { 2 } else { 1 };
     html! {
+        div.crawler {
         h3 { (cut(&t.crawler)) }
         p { (t.fetches.values().map(|&n| u64::from(n)).sum::<u64>()) " fetches, "
             span.bad[violations > 0] { (violations) " violations" } "; "
-            @if allowed.is_empty() { "robots.txt sets no Request-rate for it." }
+            @if allowed.is_empty() { "robots.txt sets no Request-rate it reads." }
             @else {
                 "allowed: "
                 @for (i, a) in allowed.iter().take(ALLOWED_SHOWN).enumerate() {
@@ -419,6 +461,7 @@ fn one_chart(t: &Traffic, axis: &Axis, clock: &WindowClock) -> Markup {
             // scrolls.
             Ok(svg) => div.scroll { (PreEscaped(svg)) },
             Err(why) => p.bad { "The chart could not be drawn: " (why) },
+        }
         }
     }
 }

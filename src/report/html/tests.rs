@@ -331,3 +331,46 @@ fn the_lines_that_decided_rows_are_shown_before_long_comments() {
     }
     assert!(html.matches("more lines not shown here").count() >= 5);
 }
+
+/// Past the cap of charts, the crawlers with request-rate rows are
+/// charted first, then those with the most violations and fetches, and
+/// the note names those left out: the one chart of a rate broken is
+/// never the one dropped for its name.
+#[test]
+fn the_chart_cap_keeps_the_rates_broken_and_names_the_rest() {
+    let minutes = |n: u32| BTreeMap::from([(100i64, n)]);
+    let mut charts: Vec<Traffic> = (0..14u32)
+        .map(|i| Traffic {
+            crawler: format!("Crawl{}bot", char::from(b'A' + i as u8)),
+            fetches: minutes(5 + i),
+            violations: minutes(1),
+            ..Traffic::default()
+        })
+        .collect();
+    charts.push(Traffic {
+        crawler: "SeznamBot".into(),
+        fetches: minutes(2),
+        violations: minutes(1),
+        rate_violations: minutes(1),
+        ..Traffic::default()
+    });
+    let page = Page {
+        charts,
+        ..Page::default()
+    };
+    let html = render(&page);
+    assert!(
+        html.contains("<h3>SeznamBot</h3>"),
+        "SeznamBot's chart dropped"
+    );
+    // Of the fourteen others, the three with the fewest fetches go.
+    for gone in ["CrawlAbot", "CrawlBbot", "CrawlCbot"] {
+        assert!(
+            !html.contains(&format!("<h3>{gone}</h3>")),
+            "{gone} charted"
+        );
+    }
+    assert!(html.contains("<h3>CrawlDbot</h3>"));
+    let note = between(&html, "3 more crawlers not charted here", "</p>");
+    assert!(note.contains("CrawlAbot, CrawlBbot, CrawlCbot"), "{note}");
+}
