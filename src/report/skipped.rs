@@ -170,11 +170,11 @@ pub fn notice(
     // yesterday's files only. No error (a quiet site may have no new
     // line), but said even under --quiet: a night of no line is no
     // clean night to keep quiet about.
+    // A line of any kind counts as written: a server message (Caddy's),
+    // a blank line.
     let nothing_new = |file: usize| {
         let tally = tallies.get(&file).copied().unwrap_or_default();
-        already_audited.get(&file).copied().unwrap_or(0) > 0
-            && tally.parsed() == 0
-            && tally.skipped == 0
+        already_audited.get(&file).copied().unwrap_or(0) > 0 && tally.lines == 0
     };
     if !files.is_empty() && unread.is_empty() && (0..files.len()).all(nothing_new) {
         notice.lines.push(
@@ -345,9 +345,9 @@ mod tests {
         type Case = (u64, u64, &'static [u64], bool, bool);
         let cases: &[Case] = &[
             // Nothing new, in the only log given: warned of (no new line
-            // at all that night).
+            // at all that night); a blank line is a line written.
             (0, 0, &[], true, false),
-            (1, 1, &[], true, false),
+            (1, 1, &[], false, false),
             (1, 0, &[3], true, false),
             (2, 1, &[3], true, false),
             (3, 0, &[3], true, false),

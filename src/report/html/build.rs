@@ -109,14 +109,15 @@ pub struct Gather {
     first_offset: Option<i16>,
     /// The log's offsets as counted fetches come, in time order: from
     /// which minute each holds (`--window-tz local` reads windows in
-    /// them). At most `OFFSETS_KEPT`; `None` past it.
+    /// them). The first and at most `CHANGES_KEPT` changes; `None` past
+    /// them.
     offsets: Option<Vec<(i64, i16)>>,
 }
 
 /// Changes of the log's offset kept for the charts: a night crosses at
 /// most one DST change; a log that changes more often (servers writing
 /// different offsets, lines interleaved) has no one clock to draw.
-const OFFSETS_KEPT: usize = 64;
+const CHANGES_KEPT: usize = 64;
 
 impl Gather {
     pub fn new(crawlers: &[String]) -> Gather {
@@ -155,7 +156,7 @@ impl Gather {
         if let Some(offsets) = &mut self.offsets
             && offsets.last().is_none_or(|&(_, last)| last != offset)
         {
-            if offsets.len() == OFFSETS_KEPT {
+            if offsets.len() > CHANGES_KEPT {
                 self.offsets = None;
             } else {
                 offsets.push((minute(counted.fetch.time.instant_ms()), offset));

@@ -252,21 +252,25 @@ pub fn draw(traffic: &Traffic, axis: &Axis, clock: &WindowClock) -> Result<Strin
         // Other violations (disallow, crawl-delay) at the foot of their
         // step, so that a rate broken in a busy minute stands out from a
         // night of disallowed fetches.
-        // A mark of a few pixels whatever the step's width (a week's step
-        // is about one pixel).
+        // One bar a run of such steps, so that the page stays small
+        // whatever the night; on an axis of many steps (a week's step is
+        // about a pixel wide) a run is widened by a step on either side to
+        // stay visible.
+        let others: Vec<bool> = violations.iter().zip(&rated).map(|(a, r)| a > r).collect();
+        let widen = i64::from(axis.steps > 240);
+        let foot = top / 30.0;
         chart
             .draw_series(
-                violations
-                    .iter()
-                    .zip(&rated)
-                    .enumerate()
-                    .filter(|(_, (all, rated))| **all > **rated)
-                    .map(|(i, _)| {
-                        EmptyElement::at((i as i64, 0.0))
-                            + Rectangle::new(
-                                [(-2, -7), (2, 0)],
-                                RGBColor(0xe0, 0x8a, 0x00).filled(),
-                            )
+                runs(&others, |other| other)
+                    .into_iter()
+                    .map(|(start, end)| {
+                        Rectangle::new(
+                            [
+                                ((start - widen).max(0), 0.0),
+                                ((end + widen).min(axis.steps.max(1)), foot),
+                            ],
+                            RGBColor(0xe0, 0x8a, 0x00).filled(),
+                        )
                     }),
             )
             .map_err(|e| fail(&e))?;
@@ -454,6 +458,10 @@ mod tests {
         assert_eq!(svg.matches("<circle").count(), 1, "{svg}");
         // Step 500 holds three other rows besides its rate row, step 900
         // one: two marks at the foot.
+        assert_eq!(svg.matches("fill=\"#E08A00\"").count(), 2, "{svg}");
+        // Steps 900 and 901 in a row: one bar.
+        t.violations.insert(901, 1);
+        let svg = draw(&t, &axis, &utc).unwrap();
         assert_eq!(svg.matches("fill=\"#E08A00\"").count(), 2, "{svg}");
         t.rate_violations.clear();
         let svg = draw(&t, &axis, &utc).unwrap();

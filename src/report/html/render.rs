@@ -346,14 +346,15 @@ fn traffic(page: &Page) -> Markup {
                 @for t in &shown { (one_chart(t, &axis, &page.window_clock, several_versions)) }
                 @if !left_out.is_empty() {
                     p.more {
-                        (left_out.len()) " more crawlers not charted here (those with the fewest \
-                         violations, then fetches, in name order): "
+                        (left_out.len()) " more crawlers not charted here (the charts shown are \
+                         of those with the most request-rate rows, then violations, then \
+                         fetches): "
                         @for (i, t) in left_out.iter().take(NAMES_LISTED).enumerate() {
                             @if i > 0 { ", " }
                             (cut(&t.crawler))
                         }
                         @if left_out.len() > NAMES_LISTED { ", …" }
-                        "; the verdict above counts them."
+                        "; summary.csv counts them."
                     }
                 }
             } @else {
@@ -476,6 +477,12 @@ fn rules(page: &Page) -> Markup {
             h2 { "Rules broken most" }
             @if page.rules.is_empty() { p { "No rule decided a violation." } }
             @else {
+                @if page.rules.iter().any(|r| r.informing > 0) {
+                    p { "Rows that only inform (a line the crawler does not read, Seznam's \
+                         documented fetch of the home page) accuse no crawler and are not in \
+                         the verdict: the informing column counts them, and a rule with no \
+                         other rows is shaded." }
+                }
                 div.scroll { table #rules-table {
                     thead { tr { th.n { "line" } th { "rule" } th { "kind" } th.n { "violations" } th.n { "informing" } th.n { "distinct targets" } th { "crawlers" } th { "first" } th { "last" } @if versions { th { "robots.txt" } } } }
                     tbody { @for r in &page.rules[..shown] {

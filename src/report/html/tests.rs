@@ -91,6 +91,13 @@ fn a_trend_given_by_hand_is_drawn_and_none_is_left_out() {
 fn huge() -> Page {
     let nasty = "\"<>&".repeat(2_000);
     let minutes: BTreeMap<i64, u32> = (0..60 * 24 * 30).map(|m| (m, 5000)).collect();
+    // A red dot on every step (a rate row in every minute), and other
+    // rows on every other step of an hour (30 days in 720 steps): as
+    // many bars at the foot as there can be.
+    let rows: BTreeMap<i64, u32> = minutes
+        .keys()
+        .map(|&m| (m, if (m / 60) % 2 == 0 { 10_000 } else { 5000 }))
+        .collect();
     Page {
         first_time: Some(nasty.clone()),
         last_time: Some(nasty.clone()),
@@ -110,7 +117,7 @@ fn huge() -> Page {
             .map(|i| Traffic {
                 crawler: format!("{nasty}{i}"),
                 fetches: minutes.clone(),
-                violations: minutes.clone(),
+                violations: rows.clone(),
                 rate_violations: minutes.clone(),
                 allowed: vec![Allowance {
                     text: nasty.clone(),
