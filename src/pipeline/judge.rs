@@ -1,25 +1,20 @@
-//! Stage 4 and 5, judging and writing: the sorted runs merged in SPEC
-//! §4's order, each fetch's identity decided (SPEC §2), the `disallow`
-//! verdict of a batch in parallel while the next is merged, rates and
-//! delays in order; each row written as it is judged, the totals gathered
-//! on the way (`report::Digest`).
+//! Stage 4 and 5, what judging and writing do on the threads
+//! `pipeline.rs` starts: each fetch's identity decided (SPEC §2) and its
+//! `disallow` verdict, the batches handed from judge to writer, the
+//! totals of a judged batch gathered (`report::Digest`); and the rules
+//! each crawler is judged by, compiled once per version.
 
 use std::collections::HashMap;
 use std::net::IpAddr;
-use std::sync::mpsc;
 
-use rayon::prelude::*;
-
-use crate::audit::{self, Counted, Impostor, Judge, Policy, SpoofReason, Violation};
+use crate::audit::{self, Counted, Impostor, Policy, SpoofReason, Violation};
 use crate::crawler::{Client, CrawlerId, Identifier, Identity, Knowledge, Verification};
-use crate::error::Result;
 use crate::fetch::Fetch;
 use crate::report::{self, Digest};
 use crate::robots::AgentRules;
 use crate::robots::group::Reads;
 use crate::robots::matcher::SelectionKey;
 use crate::robots::versions::{Version, Versions};
-use crate::spill::{Merged, Sorter};
 use crate::state::NightRows;
 
 /// What a fetch turned out to be, once its address's names are known.
@@ -137,7 +132,7 @@ impl Undecided {
     /// Addresses named in the message at most.
     pub(super) const SHOWN: usize = 3;
 
-    fn note(&mut self, ident: &Identifier, knowledge: &Knowledge, client: &[u8]) {
+    pub(super) fn note(&mut self, ident: &Identifier, knowledge: &Knowledge, client: &[u8]) {
         let client = crate::crawler::parse_client(client);
         if !knowledge.undecided(ident, &client) {
             return;
@@ -172,172 +167,6 @@ pub(super) enum Judged<'r> {
 /// each batch over in person, so the judging phase holds three batches
 /// (`BATCH_BYTES` each) and the rows' text of one, whatever the log.
 pub(super) const BATCHES_IN_FLIGHT: usize = 0;
-
-/// Merges the sorted fetches and judges them, writing every row as it is
-/// made; gives the totals for the other reports. The judging (merge,
-/// identity, `disallow` in parallel, then rates and delays in order) and
-/// the writing of its rows (reports, totals, the night's counts) run on
-/// two threads, a batch apart, in the same order as one would.
-#[allow(clippy::too_many_arguments)]
-pub(super) fn judge<'d, 'r>(
-    pool: &rayon::ThreadPool,
-    ident: &Identifier,
-    knowledge: &Knowledge,
-    policies: &[Vec<Policy<'r>>],
-    judge: &mut Judge<'_, 'r>,
-    versions: Option<&Versions>,
-    sorter: Sorter<'_, Fetch>,
-    rows: &mut report::Rows<'_, '_>,
-    digest: Digest<'d>,
-    gather: &mut report::html::build::Gather,
-    nightly: Option<&mut NightRows>,
-    copies: &[usize],
-    identities_kept: usize,
-    other_hosts: &mut u64,
-    undecided: &mut Undecided,
-) -> Result<Digest<'d>> {
-    // On the pool: the last buffer's sort is shared by the workers.
-    let mut merged = pool.install(|| sorter.finish())?;
-    let (tx, rx) = mpsc::sync_channel::<Vec<Judged<'r>>>(BATCHES_IN_FLIGHT);
-    std::thread::scope(|scope| {
-        let writer = scope.spawn(move || write_judged(pool, rx, rows, digest, gather, nightly));
-        let judged = (|| -> Result<()> {
-            // The next batch, in the merge's order.
-            let fill = |merged: &mut Merged<Fetch>| -> Result<Vec<Fetch>> {
-                let mut batch = Vec::with_capacity(BATCH);
-                let mut bytes = 0;
-                while batch.len() < BATCH && bytes < BATCH_BYTES {
-                    match merged.next() {
-                        Some(fetch) => {
-                            let fetch = fetch?;
-                            if copies.contains(&(fetch.file as usize)) {
-                                continue;
-                            }
-                            bytes += fetch.size();
-                            batch.push(fetch);
-                        }
-                        None => break,
-                    }
-                }
-                Ok(batch)
-            };
-            let mut batch = fill(&mut merged)?;
-            let mut made: Vec<Violation<'r>> = Vec::new();
-            let mut identities = Identities::default();
-            loop {
-                if batch.is_empty() {
-                    return Ok(());
-                }
-                // A cache: bounded, so that a million made-up clients
-                // cannot hold a million identities (SPEC §5 `--memory`).
-                if identities.values().map(HashMap::len).sum::<usize>() > identities_kept {
-                    identities.clear();
-                }
-                for fetch in &batch {
-                    let clients = identities.entry(fetch.claim).or_default();
-                    let known = match clients.get(fetch.client()) {
-                        Some(who) => who.is_some(),
-                        None => {
-                            let who = identify(ident, knowledge, fetch.client(), fetch.claim);
-                            let known = who.is_some();
-                            clients.insert(fetch.client().into(), who);
-                            known
-                        }
-                    };
-                    if !known && fetch.claim.is_none() && !fetch.before_period && !fetch.other_host
-                    {
-                        undecided.note(ident, knowledge, fetch.client());
-                    }
-                }
-                // The next batch is merged while this one is decided: the
-                // merge is the one thing here that waits on nothing else.
-                let (decided, next): (Vec<Decided<'r>>, _) = pool.install(|| {
-                    rayon::join(
-                        || {
-                            batch
-                                .par_drain(..)
-                                .map(|fetch| decide(&identities, policies, versions, fetch))
-                                .collect()
-                        },
-                        || fill(&mut merged),
-                    )
-                });
-                let mut out = Vec::with_capacity(decided.len());
-                for decided in decided {
-                    match decided {
-                        Decided::Counted(counted, disallow) => {
-                            judge.judge(&counted, disallow, &mut made);
-                            out.push(Judged::Counted(counted, std::mem::take(&mut made)));
-                        }
-                        Decided::Impostor(impostor) => out.push(Judged::Impostor(impostor)),
-                        Decided::Nobody => {}
-                        Decided::OtherHost => *other_hosts += 1,
-                        Decided::Before(counted) => judge.observe_before(&counted),
-                    }
-                }
-                if tx.send(out).is_err() {
-                    // The writer stopped on an error, which it gives.
-                    return Ok(());
-                }
-                batch = next?;
-            }
-        })();
-        drop(tx);
-        let written = match writer.join() {
-            Ok(written) => written,
-            Err(panic) => std::panic::resume_unwind(panic),
-        };
-        judged?;
-        written
-    })
-}
-
-/// Judged fetches whose rows one worker formats at a time.
-pub(super) const FORMAT_SPAN: usize = 512;
-
-/// Writes what the judge made, batch by batch in its order: each row into
-/// the reports (formatted by the workers, written here in order), the
-/// totals of the others, and the night's counts. A batch's rows are
-/// formatted while its totals are counted: both only read the batch, and
-/// on two cores the one runs beside the other rather than after it.
-pub(super) fn write_judged<'d>(
-    pool: &rayon::ThreadPool,
-    batches: mpsc::Receiver<Vec<Judged<'_>>>,
-    rows: &mut report::Rows<'_, '_>,
-    mut digest: Digest<'d>,
-    gather: &mut report::html::build::Gather,
-    mut nightly: Option<&mut NightRows>,
-) -> Result<Digest<'d>> {
-    let names = rows.names();
-    for batch in batches {
-        let format = || -> Vec<report::Formatted> {
-            batch
-                .par_chunks(FORMAT_SPAN)
-                .map(|span| {
-                    let mut out = report::Formatted::default();
-                    for judged in span {
-                        match judged {
-                            Judged::Counted(counted, made) => {
-                                for row in made {
-                                    out.violation(&names, counted, row);
-                                }
-                            }
-                            Judged::Impostor(impostor) => out.impostor(&names, impostor),
-                        }
-                    }
-                    out
-                })
-                .collect()
-        };
-        let count = || count_judged(&batch, &mut digest, gather, nightly.as_deref_mut());
-        let (formatted, ()) = pool.install(|| rayon::join(format, count));
-        for span in formatted {
-            rows.formatted(&span)?;
-        }
-    }
-    // On the pool: the sort of the last (rule, target) pairs is shared.
-    pool.install(|| digest.finish())
-}
 
 /// The totals and the night's counts of one judged batch, in its order.
 pub(super) fn count_judged(

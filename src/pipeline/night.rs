@@ -16,7 +16,7 @@ use crate::state::{self, NightRows, State};
 
 /// Whether the tail that a file's last line matched had parsed, on the
 /// night it was read: the state's fingerprints the file matched know.
-pub(super) fn previous_tail_parsed(state: &State, done: &Finished) -> Option<bool> {
+fn previous_tail_parsed(state: &State, done: &Finished) -> Option<bool> {
     // `matched` indexes the fingerprints as the run read them; the ones
     // added since go after them.
     done.matched
@@ -28,7 +28,7 @@ pub(super) fn previous_tail_parsed(state: &State, done: &Finished) -> Option<boo
 
 /// The most fetch times a count keeps for the next night: a bound on the
 /// state's size far above what a rate period holds of a real crawler.
-pub(super) const KEPT_TIMES: usize = 1_000_000;
+const KEPT_TIMES: usize = 1_000_000;
 
 /// The trend of report.html (SPEC §7): the last 30 nights of the state,
 /// tonight's included.
@@ -55,7 +55,7 @@ pub(super) fn trend_of(state: &State, crawlers: &[String]) -> Vec<report::html::
 }
 
 /// Nights in report.html's trend.
-pub(super) const TREND_NIGHTS: usize = 30;
+const TREND_NIGHTS: usize = 30;
 
 /// When a `--robots FILE` came into force: its modification time, as
 /// RFC 3339 in UTC (SPEC §6); `None` when the file system does not say.

@@ -1,150 +1,23 @@
-//! Stage 1 and 2, reading and scanning: one reader thread per log file
-//! (at most `--threads` at once) inflates it and cuts it into
-//! line-aligned chunks, which rayon workers scan (`crate::scan`); with
-//! `--state`, each file's fingerprint and the lines audited on an earlier
-//! night (SPEC §6). Gives the scan, the inputs that could not be read
-//! whole, the fingerprints and the files that repeat an earlier one.
+//! Stage 1 and 2, reading and scanning, as a reader thread runs them
+//! (`pipeline.rs` starts the threads): a log file inflated and cut into
+//! line-aligned chunks for the rayon workers to scan (`crate::scan`);
+//! with `--state`, its fingerprint and the lines audited on an earlier
+//! night (SPEC §6); the files that repeat an earlier one.
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, mpsc};
-
-use rayon::prelude::*;
 
 use crate::accesslog::open::Compression;
 use crate::accesslog::{self, Chunk, ChunkReader, FileFormat, FormatChoice, Recycler};
-use crate::config::AuditConfig;
 use crate::crawler::Identifier;
 use crate::error::{Error, Position, Result};
-use crate::fetch::Fetch;
 use crate::progress::Progress;
-use crate::scan::{ClientFetches, Scan, Scanner};
-use crate::spill::Sorter;
 use crate::state::fingerprint::{Fingerprint, Finished, Reading};
 use crate::state::heads::Heads;
 use crate::state::overlaps::{self, Overlaps};
 use crate::state::{self};
-
-/// What reading the logs gave: the scan, the inputs that could not be
-/// read whole with their errors, each file's fingerprint (with
-/// `--state`), and the files whose every line another file of the run
-/// holds (`copies_of_earlier`).
-pub(super) type LogsRead = (
-    Scan,
-    Vec<(usize, Error)>,
-    BTreeMap<usize, Finished>,
-    Vec<usize>,
-);
-
-/// Where the scan's workers hand what they keep: the fetches, and with
-/// `--resolve` the fetches per address.
-#[derive(Clone, Copy)]
-pub(super) struct Sorters<'s, 'd> {
-    pub(super) fetches: &'s Sorter<'d, Fetch>,
-    pub(super) addresses: Option<&'s Sorter<'d, ClientFetches>>,
-}
-
-/// Reads every log: reader threads feed chunks to rayon workers. Inputs
-/// that cannot be read whole leave their error in the list, after their
-/// readable lines were scanned.
-pub(super) fn read_logs(
-    config: &AuditConfig,
-    formats: &Formats<'_>,
-    scanner: &Scanner<'_>,
-    pool: &rayon::ThreadPool,
-    progress: &Progress,
-    sorters: Sorters<'_, '_>,
-    known: Option<(&[Fingerprint], i64)>,
-) -> LogsRead {
-    let Sorters {
-        fetches: sorter,
-        addresses,
-    } = sorters;
-    let errors: Mutex<Vec<(usize, Error)>> = Mutex::new(Vec::new());
-    let finished: Mutex<BTreeMap<usize, Finished>> = Mutex::default();
-    let next = AtomicUsize::new(0);
-    let overlaps = Overlaps::new(config.logs.len());
-    let state_known = known.map_or(0, |(known, _)| known.len());
-    let workers = pool.current_num_threads();
-    let readers = config.logs.len().min(workers).max(1);
-    // A few chunks in flight keep every worker busy; the cap keeps memory
-    // bounded on machines with many cores.
-    let (tx, rx) = mpsc::sync_channel::<Message>((workers * 2).clamp(2, 8));
-
-    let scan = std::thread::scope(|scope| {
-        for _ in 0..readers {
-            let tx = tx.clone();
-            let (next, errors, finished, overlaps) = (&next, &errors, &finished, &overlaps);
-            scope.spawn(move || {
-                loop {
-                    let file = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(path) = config.logs.get(file) else {
-                        break;
-                    };
-                    match read_one(file, path, formats, &tx, progress, known, overlaps) {
-                        Ok(None) => overlaps.done(file, None),
-                        Ok(Some(mut done)) => {
-                            overlaps.done(file, Some(done.fingerprint.clone()));
-                            // Heads that were files of this run are none
-                            // of the state's.
-                            done.matched.retain(|&i| i < state_known);
-                            if let Ok(mut finished) = finished.lock() {
-                                finished.insert(file, done);
-                            }
-                        }
-                        Err(err) => {
-                            overlaps.done(file, None);
-                            if let Ok(mut errors) = errors.lock() {
-                                errors.push((file, err));
-                            }
-                        }
-                    }
-                }
-            });
-        }
-        drop(tx);
-        pool.install(|| {
-            rx.into_iter()
-                .par_bridge()
-                .map(|(file, chunk, recycler, format)| {
-                    let (scan, fetches, counted) = scanner.scan(file, &chunk, &format);
-                    progress.add_lines(scan.lines);
-                    recycler.recycle(chunk.data);
-                    sorter.extend(fetches);
-                    if let Some(addresses) = addresses {
-                        addresses.extend(counted);
-                    }
-                    scan
-                })
-                .reduce(Scan::default, Scan::merge)
-        })
-    });
-    let mut errors = errors.into_inner().unwrap_or_default();
-    let finished = finished.into_inner().unwrap_or_default();
-    if known.is_none() {
-        warn_of_overlaps(&overlaps, &config.logs);
-    }
-    let (copies, unknowable) = copies_of_earlier(&finished, &overlaps, &config.logs);
-    for (file, earlier) in unknowable {
-        errors.push((
-            file,
-            Error::Format {
-                path: config.logs[file].clone(),
-                at: Position::File,
-                cause: format!(
-                    "its first lines are those of {0}, and {0} (standard input or a pipe) \
-                     cannot be read again to tell whether this log is its head, read twice; \
-                     it was left out so that no fetch counts twice: give the logs by their \
-                     file names",
-                    config.logs[earlier].display()
-                ),
-            },
-        ));
-    }
-    errors.sort_by_key(|(file, _)| *file);
-    (scan, errors, finished, copies)
-}
 
 /// Without `--state`, logs of one run that begin with the same lines (a log
 /// and its copy, as logrotate's `copy` leaves `access.log.1` and an
@@ -176,7 +49,7 @@ pub(super) fn warn_of_overlaps(overlaps: &Overlaps, paths: &[std::path::PathBuf]
 }
 
 /// How much lower than the rest of the program the workers run (nice).
-pub(super) const WORKER_NICENESS: i32 = 10;
+const WORKER_NICENESS: i32 = 10;
 
 /// Lowers the calling worker thread's priority (Linux keeps a nice value
 /// per thread) by `WORKER_NICENESS`, so that where the readers and the
@@ -269,7 +142,7 @@ impl Formats<'_> {
 /// the audit does not read may have been written since. A line either
 /// reading cannot parse now (a W3C `#Fields:` change the fresh parser
 /// does not know) is left as audited.
-pub(super) fn same_fetch(format: &FileFormat, ident: &Identifier, then: &[u8], now: &[u8]) -> bool {
+fn same_fetch(format: &FileFormat, ident: &Identifier, then: &[u8], now: &[u8]) -> bool {
     let mut parser = format.parser();
     let Ok(then) = parser.parse(then) else {
         return true;
@@ -437,14 +310,14 @@ pub(super) fn read_one(
 
 /// The most of a log held back while its head may be a log audited
 /// before; past it the log is read a second time.
-pub(super) const HOLD_BYTES: usize = 8 << 20;
+const HOLD_BYTES: usize = 8 << 20;
 
 /// Chunks read ahead of the first, at most, to choose a format by
 /// (`Sending::sample_ahead`).
-pub(super) const AHEAD_CHUNKS: usize = 4;
+const AHEAD_CHUNKS: usize = 4;
 
 /// One log being read and sent to the workers.
-pub(super) struct Sending<'a> {
+struct Sending<'a> {
     file: usize,
     reader: ChunkReader,
     consumed: Arc<std::sync::atomic::AtomicU64>,

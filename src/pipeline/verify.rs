@@ -73,7 +73,7 @@ pub(super) fn load_ptr_map(path: Option<&Path>, quiet: bool) -> Result<PtrMap> {
 /// What DNS said; how it went (`report::run::DnsHealth`); and the state's
 /// DNS cache, to write with the state (SPEC §6: a run that exits 2
 /// updates nothing of it).
-pub(super) type Resolved = (
+type Resolved = (
     HashMap<IpAddr, DnsAnswer>,
     report::run::DnsHealth,
     Option<DnsCache>,
@@ -81,7 +81,7 @@ pub(super) type Resolved = (
 
 /// The addresses to look up (`addresses_to_ask`), and how many were left
 /// out, outside a crawler's networks and inside them.
-pub(super) struct ToAsk {
+struct ToAsk {
     pub(super) wanted: HashMap<IpAddr, u64>,
     pub(super) left_out: u64,
     pub(super) left_out_in_networks: u64,
@@ -95,7 +95,7 @@ pub(super) struct ToAsk {
 /// equals, so that the choice is the same at any `--threads` (SPEC §5: the
 /// addresses of a log of made-up clients never outgrow `--memory`; SPEC
 /// §2: the genuine crawlers' are asked first, whatever the others).
-pub(super) fn addresses_to_ask(
+fn addresses_to_ask(
     addresses: impl Iterator<Item = Result<ClientFetches>>,
     ident: &Identifier,
     limit: usize,
@@ -134,7 +134,7 @@ pub(super) fn addresses_to_ask(
 
 /// How `--resolve` asks: the flags, and the DNS cache written with the
 /// state when it is the state's (SPEC §6).
-pub(super) fn dns_options(config: &AuditConfig) -> DnsOptions {
+fn dns_options(config: &AuditConfig) -> DnsOptions {
     let in_state = match (&config.state, &config.dns_cache) {
         (Some(state), Some(cache)) => *cache == StateDir::dns_cache(state),
         _ => false,
@@ -155,7 +155,7 @@ pub(super) fn dns_options(config: &AuditConfig) -> DnsOptions {
 /// (`dns::load_cache`). Returns the answers, how many addresses
 /// could not be checked, whether no resolver could be used at all (the
 /// run then goes on, unverified, and exits 2), and the state's cache.
-pub(super) fn resolve(
+fn resolve(
     ident: &Identifier,
     addresses: &HashMap<IpAddr, u64>,
     options: &DnsOptions,

@@ -252,7 +252,8 @@ impl StateDir {
         })
     }
 
-    /// Writes the state atomically (see the layout above).
+    /// Writes the state atomically (the layout is in `mod.rs`); the
+    /// pipeline uses `prepare` and `commit` instead.
     pub fn save(&self, state: &State) -> Result<()> {
         self.prepare(state)?.commit()
     }

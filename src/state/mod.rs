@@ -22,9 +22,12 @@
 //! `load`; `entries()` joins the sources of `robots::versions`;
 //! `counts` resume each count's `robots::cache::Tracker` and rate
 //! windows; `fingerprints` make each file's `state::fingerprint::Reading`.
-//! After the reports are written whole: `remember_versions`, update the
-//! counts (`CountMemory::keep_recent` bounds them), `add_fingerprint`,
-//! `add_night`, `expire`, then `save`. A run that exits 2 never saves.
+//! Once the night is judged: `remember_versions`, update the counts
+//! (`CountMemory::keep_recent` bounds them), `add_fingerprint`,
+//! `add_night`, `expire`; then `StateDir::prepare` before the reports are
+//! written (a state that cannot be written is known while run.json can
+//! still say so) and `commit` once they are whole. A run that exits 2
+//! never saves.
 
 mod dir;
 pub mod fingerprint;

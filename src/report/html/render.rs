@@ -408,7 +408,8 @@ fn offset(minutes: i16) -> String {
 /// The charts shown, in name order, and those left out past
 /// `CHARTS_SHOWN`: the crawlers with the most request-rate rows, then
 /// the most violations, then the most fetches are shown, so that the cap
-/// never drops the chart of a rate broken.
+/// drops the chart of a rate broken only when more than `CHARTS_SHOWN`
+/// crawlers broke one.
 fn charts_shown(charts: &[Traffic]) -> (Vec<&Traffic>, Vec<&Traffic>) {
     let total =
         |m: &std::collections::BTreeMap<i64, u32>| m.values().map(|&n| u64::from(n)).sum::<u64>();
@@ -435,8 +436,7 @@ fn charts_shown(charts: &[Traffic]) -> (Vec<&Traffic>, Vec<&Traffic>) {
 fn one_chart(t: &Traffic, axis: &Axis, clock: &WindowClock, several_versions: bool) -> Markup {
     let violations: u64 = t.violations.values().map(|&n| u64::from(n)).sum();
     let allowed = chart::allowed_during(&t.allowed, axis);
-    // Which version a line is of, when the period saw more than one.
-    let versions = if several_versions { 2 } else { 1 };
+
     html! {
         div.crawler {
         h3 { (cut(&t.crawler)) }
@@ -448,7 +448,7 @@ fn one_chart(t: &Traffic, axis: &Axis, clock: &WindowClock, several_versions: bo
                 @for (i, a) in allowed.iter().take(ALLOWED_SHOWN).enumerate() {
                     @if i > 0 { "; " }
                     span.text { (cut(&a.text)) } " (line " (a.rule_line)
-                    @if versions > 1 { " of robots.txt " span.text { (a.version) } }
+                    @if several_versions { " of robots.txt " span.text { (a.version) } }
                     ")"
                     @if let Some((n, s)) = a.floor { ", effective " (n) "/" (s) "s (the crawler's floor)" }
                 }

@@ -26,29 +26,37 @@
 //! chunks in flight, the sorter's buffer, a batch being judged, and totals
 //! that grow with crawlers, rules and spoofing addresses only.
 //!
-//! `run` here calls the stages in that order; each stage lives in a file
-//! of its own: `read` (1, 2), `verify` (3), `judge` (4, 5), `night` (6),
-//! with `notices` for what standard error says between them. Only this
-//! module starts threads (the readers in `read`, the writer in `judge`).
+//! `run` here calls the stages in that order, and this file alone starts
+//! threads: the reader threads and the rayon workers they feed
+//! (`read_logs`), the writer beside the judge (`judge`, `write_judged`).
+//! What each stage does on them lives in a file of its own under
+//! `pipeline/`: `read` (1, 2: a reader's loop), `verify` (3), `judge`
+//! (4, 5: identity, verdicts, totals), `night` (6), with `notices` for
+//! what standard error says between them.
 
-use std::collections::BTreeMap;
-
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+
+use rayon::prelude::*;
 
 use crate::Outcome;
 use crate::accesslog::{self, FormatChoice};
-use crate::audit::{Counting, Judge, Nights};
+use crate::audit::{Counting, Judge, Nights, Policy, Violation};
 use crate::config::AuditConfig;
 
-use crate::crawler::Identifier;
+use crate::crawler::{Identifier, Knowledge};
 use crate::error::{Error, Position, Result};
 use crate::fetch::Fetch;
 use crate::progress::{self, Progress};
-use crate::report::skipped::{self};
+use crate::report::skipped;
 use crate::report::{self, Digest, Escaping, Names, summary::Totals};
 use crate::robots::versions::Versions;
-use crate::scan::{ClientFetches, Scanner};
-use crate::spill::{Sorter, SpillDir};
+use crate::scan::{ClientFetches, Scan, Scanner};
+use crate::spill::{Merged, Sorter, SpillDir};
+use crate::state::fingerprint::{Fingerprint, Finished};
+use crate::state::overlaps::Overlaps;
 use crate::state::{self, NightRows, State, StateDir};
 
 mod judge;
@@ -57,10 +65,13 @@ mod notices;
 mod read;
 mod verify;
 
-use judge::{Compiled, IDENTITY_BYTES, Undecided, judge};
+use judge::{
+    BATCH, BATCH_BYTES, BATCHES_IN_FLIGHT, Compiled, Decided, IDENTITY_BYTES, Identities, Judged,
+    Undecided, count_judged, decide, identify,
+};
 use night::{allowances, in_force_from, in_force_spans, remember_night, trend_of};
 use notices::{warn_after_judging, warn_after_scan};
-use read::{Formats, Sorters, read_logs, yield_to_readers};
+use read::{Formats, Message, copies_of_earlier, read_one, warn_of_overlaps, yield_to_readers};
 use verify::{load_ptr_map, verify};
 
 /// The main job: audit every log against robots.txt and write the reports.
@@ -524,4 +535,290 @@ impl Budget {
             addresses_asked: (memory / 10 / ADDRESS_ASKED_BYTES).max(1024),
         }
     }
+}
+
+/// What reading the logs gave: the scan, the inputs that could not be
+/// read whole with their errors, each file's fingerprint (with
+/// `--state`), and the files whose every line another file of the run
+/// holds (`copies_of_earlier`).
+type LogsRead = (
+    Scan,
+    Vec<(usize, Error)>,
+    BTreeMap<usize, Finished>,
+    Vec<usize>,
+);
+
+/// Where the scan's workers hand what they keep: the fetches, and with
+/// `--resolve` the fetches per address.
+#[derive(Clone, Copy)]
+struct Sorters<'s, 'd> {
+    fetches: &'s Sorter<'d, Fetch>,
+    addresses: Option<&'s Sorter<'d, ClientFetches>>,
+}
+
+/// Reads every log: reader threads feed chunks to rayon workers. Inputs
+/// that cannot be read whole leave their error in the list, after their
+/// readable lines were scanned.
+fn read_logs(
+    config: &AuditConfig,
+    formats: &Formats<'_>,
+    scanner: &Scanner<'_>,
+    pool: &rayon::ThreadPool,
+    progress: &Progress,
+    sorters: Sorters<'_, '_>,
+    known: Option<(&[Fingerprint], i64)>,
+) -> LogsRead {
+    let Sorters {
+        fetches: sorter,
+        addresses,
+    } = sorters;
+    let errors: Mutex<Vec<(usize, Error)>> = Mutex::new(Vec::new());
+    let finished: Mutex<BTreeMap<usize, Finished>> = Mutex::default();
+    let next = AtomicUsize::new(0);
+    let overlaps = Overlaps::new(config.logs.len());
+    let state_known = known.map_or(0, |(known, _)| known.len());
+    let workers = pool.current_num_threads();
+    let readers = config.logs.len().min(workers).max(1);
+    // A few chunks in flight keep every worker busy; the cap keeps memory
+    // bounded on machines with many cores.
+    let (tx, rx) = mpsc::sync_channel::<Message>((workers * 2).clamp(2, 8));
+
+    let scan = std::thread::scope(|scope| {
+        for _ in 0..readers {
+            let tx = tx.clone();
+            let (next, errors, finished, overlaps) = (&next, &errors, &finished, &overlaps);
+            scope.spawn(move || {
+                loop {
+                    let file = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(path) = config.logs.get(file) else {
+                        break;
+                    };
+                    match read_one(file, path, formats, &tx, progress, known, overlaps) {
+                        Ok(None) => overlaps.done(file, None),
+                        Ok(Some(mut done)) => {
+                            overlaps.done(file, Some(done.fingerprint.clone()));
+                            // Heads that were files of this run are none
+                            // of the state's.
+                            done.matched.retain(|&i| i < state_known);
+                            if let Ok(mut finished) = finished.lock() {
+                                finished.insert(file, done);
+                            }
+                        }
+                        Err(err) => {
+                            overlaps.done(file, None);
+                            if let Ok(mut errors) = errors.lock() {
+                                errors.push((file, err));
+                            }
+                        }
+                    }
+                }
+            });
+        }
+        drop(tx);
+        pool.install(|| {
+            rx.into_iter()
+                .par_bridge()
+                .map(|(file, chunk, recycler, format)| {
+                    let (scan, fetches, counted) = scanner.scan(file, &chunk, &format);
+                    progress.add_lines(scan.lines);
+                    recycler.recycle(chunk.data);
+                    sorter.extend(fetches);
+                    if let Some(addresses) = addresses {
+                        addresses.extend(counted);
+                    }
+                    scan
+                })
+                .reduce(Scan::default, Scan::merge)
+        })
+    });
+    let mut errors = errors.into_inner().unwrap_or_default();
+    let finished = finished.into_inner().unwrap_or_default();
+    if known.is_none() {
+        warn_of_overlaps(&overlaps, &config.logs);
+    }
+    let (copies, unknowable) = copies_of_earlier(&finished, &overlaps, &config.logs);
+    for (file, earlier) in unknowable {
+        errors.push((
+            file,
+            Error::Format {
+                path: config.logs[file].clone(),
+                at: Position::File,
+                cause: format!(
+                    "its first lines are those of {0}, and {0} (standard input or a pipe) \
+                     cannot be read again to tell whether this log is its head, read twice; \
+                     it was left out so that no fetch counts twice: give the logs by their \
+                     file names",
+                    config.logs[earlier].display()
+                ),
+            },
+        ));
+    }
+    errors.sort_by_key(|(file, _)| *file);
+    (scan, errors, finished, copies)
+}
+
+/// Merges the sorted fetches and judges them, writing every row as it is
+/// made; gives the totals for the other reports. The judging (merge,
+/// identity, `disallow` in parallel, then rates and delays in order) and
+/// the writing of its rows (reports, totals, the night's counts) run on
+/// two threads, a batch apart, in the same order as one would.
+#[allow(clippy::too_many_arguments)]
+fn judge<'d, 'r>(
+    pool: &rayon::ThreadPool,
+    ident: &Identifier,
+    knowledge: &Knowledge,
+    policies: &[Vec<Policy<'r>>],
+    judge: &mut Judge<'_, 'r>,
+    versions: Option<&Versions>,
+    sorter: Sorter<'_, Fetch>,
+    rows: &mut report::Rows<'_, '_>,
+    digest: Digest<'d>,
+    gather: &mut report::html::build::Gather,
+    nightly: Option<&mut NightRows>,
+    copies: &[usize],
+    identities_kept: usize,
+    other_hosts: &mut u64,
+    undecided: &mut Undecided,
+) -> Result<Digest<'d>> {
+    // On the pool: the last buffer's sort is shared by the workers.
+    let mut merged = pool.install(|| sorter.finish())?;
+    let (tx, rx) = mpsc::sync_channel::<Vec<Judged<'r>>>(BATCHES_IN_FLIGHT);
+    std::thread::scope(|scope| {
+        let writer = scope.spawn(move || write_judged(pool, rx, rows, digest, gather, nightly));
+        let judged = (|| -> Result<()> {
+            // The next batch, in the merge's order.
+            let fill = |merged: &mut Merged<Fetch>| -> Result<Vec<Fetch>> {
+                let mut batch = Vec::with_capacity(BATCH);
+                let mut bytes = 0;
+                while batch.len() < BATCH && bytes < BATCH_BYTES {
+                    match merged.next() {
+                        Some(fetch) => {
+                            let fetch = fetch?;
+                            if copies.contains(&(fetch.file as usize)) {
+                                continue;
+                            }
+                            bytes += fetch.size();
+                            batch.push(fetch);
+                        }
+                        None => break,
+                    }
+                }
+                Ok(batch)
+            };
+            let mut batch = fill(&mut merged)?;
+            let mut made: Vec<Violation<'r>> = Vec::new();
+            let mut identities = Identities::default();
+            loop {
+                if batch.is_empty() {
+                    return Ok(());
+                }
+                // A cache: bounded, so that a million made-up clients
+                // cannot hold a million identities (SPEC §5 `--memory`).
+                if identities.values().map(HashMap::len).sum::<usize>() > identities_kept {
+                    identities.clear();
+                }
+                for fetch in &batch {
+                    let clients = identities.entry(fetch.claim).or_default();
+                    let known = match clients.get(fetch.client()) {
+                        Some(who) => who.is_some(),
+                        None => {
+                            let who = identify(ident, knowledge, fetch.client(), fetch.claim);
+                            let known = who.is_some();
+                            clients.insert(fetch.client().into(), who);
+                            known
+                        }
+                    };
+                    if !known && fetch.claim.is_none() && !fetch.before_period && !fetch.other_host
+                    {
+                        undecided.note(ident, knowledge, fetch.client());
+                    }
+                }
+                // The next batch is merged while this one is decided: the
+                // merge is the one thing here that waits on nothing else.
+                let (decided, next): (Vec<Decided<'r>>, _) = pool.install(|| {
+                    rayon::join(
+                        || {
+                            batch
+                                .par_drain(..)
+                                .map(|fetch| decide(&identities, policies, versions, fetch))
+                                .collect()
+                        },
+                        || fill(&mut merged),
+                    )
+                });
+                let mut out = Vec::with_capacity(decided.len());
+                for decided in decided {
+                    match decided {
+                        Decided::Counted(counted, disallow) => {
+                            judge.judge(&counted, disallow, &mut made);
+                            out.push(Judged::Counted(counted, std::mem::take(&mut made)));
+                        }
+                        Decided::Impostor(impostor) => out.push(Judged::Impostor(impostor)),
+                        Decided::Nobody => {}
+                        Decided::OtherHost => *other_hosts += 1,
+                        Decided::Before(counted) => judge.observe_before(&counted),
+                    }
+                }
+                if tx.send(out).is_err() {
+                    // The writer stopped on an error, which it gives.
+                    return Ok(());
+                }
+                batch = next?;
+            }
+        })();
+        drop(tx);
+        let written = match writer.join() {
+            Ok(written) => written,
+            Err(panic) => std::panic::resume_unwind(panic),
+        };
+        judged?;
+        written
+    })
+}
+
+/// Judged fetches whose rows one worker formats at a time.
+const FORMAT_SPAN: usize = 512;
+
+/// Writes what the judge made, batch by batch in its order: each row into
+/// the reports (formatted by the workers, written here in order), the
+/// totals of the others, and the night's counts. A batch's rows are
+/// formatted while its totals are counted: both only read the batch, and
+/// on two cores the one runs beside the other rather than after it.
+fn write_judged<'d>(
+    pool: &rayon::ThreadPool,
+    batches: mpsc::Receiver<Vec<Judged<'_>>>,
+    rows: &mut report::Rows<'_, '_>,
+    mut digest: Digest<'d>,
+    gather: &mut report::html::build::Gather,
+    mut nightly: Option<&mut NightRows>,
+) -> Result<Digest<'d>> {
+    let names = rows.names();
+    for batch in batches {
+        let format = || -> Vec<report::Formatted> {
+            batch
+                .par_chunks(FORMAT_SPAN)
+                .map(|span| {
+                    let mut out = report::Formatted::default();
+                    for judged in span {
+                        match judged {
+                            Judged::Counted(counted, made) => {
+                                for row in made {
+                                    out.violation(&names, counted, row);
+                                }
+                            }
+                            Judged::Impostor(impostor) => out.impostor(&names, impostor),
+                        }
+                    }
+                    out
+                })
+                .collect()
+        };
+        let count = || count_judged(&batch, &mut digest, gather, nightly.as_deref_mut());
+        let (formatted, ()) = pool.install(|| rayon::join(format, count));
+        for span in formatted {
+            rows.formatted(&span)?;
+        }
+    }
+    // On the pool: the sort of the last (rule, target) pairs is shared.
+    pool.install(|| digest.finish())
 }
