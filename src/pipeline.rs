@@ -370,6 +370,7 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
             &scan,
             nightly,
             &ident,
+            &crawlers,
             started_ms,
             config.state_days,
         );

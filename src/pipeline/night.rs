@@ -84,10 +84,10 @@ pub(super) fn remember_night(
     scan: &Scan,
     mut nightly: Option<NightRows>,
     ident: &Identifier,
+    crawlers: &[String],
     started_ms: i64,
     state_days: u64,
 ) {
-    let crawlers: Vec<String> = ident.profiles().iter().map(|p| p.name.clone()).collect();
     state.remember_versions(versions);
     // Every count of this run, resumed from the state and carried on;
     // counts kept under another --rate-by (warned about) go.
@@ -134,7 +134,7 @@ pub(super) fn remember_night(
             }
         }
     }
-    for row in nightly.iter().flat_map(|n| n.rows(&crawlers)) {
+    for row in nightly.iter().flat_map(|n| n.rows(crawlers)) {
         state.add_night(row);
     }
     state.expire(started_ms, state_days);

@@ -557,11 +557,7 @@ fn window_clock(
     first_offset: Option<i16>,
     offsets: Option<Vec<(i64, i16)>>,
 ) -> WindowClock {
-    let first = charts.iter().filter_map(|t| t.fetches.keys().next()).min();
-    let last = charts
-        .iter()
-        .filter_map(|t| t.fetches.keys().next_back())
-        .max();
+    let (first, last) = super::charts_span(charts);
     match tz {
         WindowTz::Utc => WindowClock {
             name: "UTC".into(),
@@ -586,7 +582,7 @@ fn window_clock(
         WindowTz::Zone(zone) => WindowClock {
             name: zone.name(),
             offsets: match (first, last) {
-                (Some(&first), Some(&last)) => {
+                (Some(first), Some(last)) => {
                     zone_offsets(|minute| zone.offset_at(minute * 60), first, last)
                 }
                 _ => vec![(i64::MIN, 0)],

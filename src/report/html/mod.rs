@@ -300,6 +300,16 @@ pub struct Night {
 #[cfg(test)]
 mod tests;
 
+/// The first and last minute any chart draws a fetch in.
+fn charts_span(charts: &[Traffic]) -> (Option<i64>, Option<i64>) {
+    let first = charts.iter().filter_map(|t| t.fetches.keys().next()).min();
+    let last = charts
+        .iter()
+        .filter_map(|t| t.fetches.keys().next_back())
+        .max();
+    (first.copied(), last.copied())
+}
+
 /// An offset as the page writes it: `+01:00`, `-03:30`.
 fn offset_text(minutes: i16) -> String {
     let sign = if minutes < 0 { '-' } else { '+' };

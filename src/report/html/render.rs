@@ -296,21 +296,12 @@ fn health(page: &Page) -> Markup {
 }
 
 fn traffic(page: &Page) -> Markup {
-    let first = page
-        .charts
-        .iter()
-        .filter_map(|t| t.fetches.keys().next())
-        .min();
-    let last = page
-        .charts
-        .iter()
-        .filter_map(|t| t.fetches.keys().next_back())
-        .max();
+    let (first, last) = super::charts_span(&page.charts);
     let (shown, left_out) = charts_shown(&page.charts);
     html! {
         section #traffic {
             h2 { "Fetches per minute against the allowed Request-rate" }
-            @if let (Some(&first), Some(&last)) = (first, last) {
+            @if let (Some(first), Some(last)) = (first, last) {
                 @let axis = Axis::new(first, last, page.offset_min);
                 // The versions the night used, not only those with a
                 // Request-rate line: a caption's "(line 3)" is then of a
@@ -325,7 +316,7 @@ fn traffic(page: &Page) -> Markup {
                     span { span.sw.sw-r {} "request-rate violations in that step" }
                     span { span.sw.sw-o {} "other violations in that step (disallow, crawl-delay)" }
                 }
-                p { "Times at UTC" (offset(page.offset_min)) ", the offset of the first fetch; \
+                p { "Times at UTC" (super::offset_text(page.offset_min)) ", the offset of the first fetch; \
                      Request-rate windows read in " (page.window_clock.name)
                     @if page.window_clock.changes_within(first, last) {
                         ", whose offset changes during the period: the windows are shaded where \
@@ -399,10 +390,6 @@ fn group_names(names: &[String]) -> String {
         [one] => one.clone(),
         [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
     }
-}
-
-fn offset(minutes: i16) -> String {
-    super::offset_text(minutes)
 }
 
 /// The charts shown, in name order, and those left out past
