@@ -183,7 +183,8 @@ fn resolve(zone: &TimeZone, local: i64) -> Option<AmbiguousOffset> {
     Some(zone.to_ambiguous_timestamp(civil).offset())
 }
 
-fn format_offset(minutes: i16) -> String {
+/// An offset as RFC 3339 writes it: `+01:00`, `-03:30`.
+pub fn format_offset(minutes: i16) -> String {
     let sign = if minutes < 0 { '-' } else { '+' };
     let minutes = minutes.unsigned_abs();
     format!("{sign}{:02}:{:02}", minutes / 60, minutes % 60)

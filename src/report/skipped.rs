@@ -169,9 +169,8 @@ pub fn notice(
     // server that stopped writing its log, or a cron line that names
     // yesterday's files only. No error (a quiet site may have no new
     // line), but said even under --quiet: a night of no line is no
-    // clean night to keep quiet about.
-    // A line of any kind counts as written: a server message (Caddy's),
-    // a blank line.
+    // clean night to keep quiet about. A line of any kind counts as
+    // written: a server message (Caddy's), a blank line.
     let nothing_new = |file: usize| {
         let tally = tallies.get(&file).copied().unwrap_or_default();
         already_audited.get(&file).copied().unwrap_or(0) > 0 && tally.lines == 0

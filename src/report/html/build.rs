@@ -12,6 +12,7 @@ use super::{
     AddressLine, Allowance, CrawlerVerdict, Dns, FileHealth, Health, Night, Page, RobotsLine,
     RobotsText, RuleLine, TargetLine, Traffic, WindowClock,
 };
+use crate::accesslog::zone::format_offset;
 use crate::accesslog::{Skip, Timestamp};
 use crate::audit::{Counted, Impostor, Kind, Policy, Violation};
 use crate::config::WindowTz;
@@ -564,7 +565,7 @@ fn window_clock(
             offsets: vec![(i64::MIN, 0)],
         },
         WindowTz::Fixed(minutes) => WindowClock {
-            name: format!("UTC{}", super::offset_text(*minutes)),
+            name: format!("UTC{}", format_offset(*minutes)),
             offsets: vec![(i64::MIN, *minutes)],
         },
         WindowTz::Local => match offsets {
@@ -608,11 +609,13 @@ pub(super) fn zone_offsets(
     while at < last {
         let next = at.saturating_add(probe).min(last);
         let now = offset_at(next);
-        if offsets.last().is_some_and(|&(_, was)| was != now) {
+        // The offset at `at`: the last one found.
+        let was = offsets.last().map_or(now, |&(_, was)| was);
+        if was != now {
             // The first minute past `at` at the new offset.
             let from = if probe == 15 {
                 (at + 1..=next)
-                    .find(|&m| offset_at(m) != offset_at(at))
+                    .find(|&m| offset_at(m) != was)
                     .unwrap_or(next)
             } else {
                 next

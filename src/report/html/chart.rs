@@ -250,12 +250,11 @@ pub fn draw(traffic: &Traffic, axis: &Axis, clock: &WindowClock) -> Result<Strin
                 .map_err(|e| fail(&e))?;
         }
         // Other violations (disallow, crawl-delay) at the foot of their
-        // step, so that a rate broken in a busy minute stands out from a
-        // night of disallowed fetches.
-        // One bar a run of such steps, so that the page stays small
-        // whatever the night; on an axis of many steps (a week's step is
-        // about a pixel wide) a run is widened by a step on either side to
-        // stay visible.
+        // steps, so that a rate broken in a busy minute stands out from a
+        // night of disallowed fetches: one bar a run of such steps, so
+        // that the page stays small whatever the night, widened by a step
+        // on either side on an axis of many steps (a week's step is about
+        // a pixel wide) to stay visible.
         let others: Vec<bool> = violations.iter().zip(&rated).map(|(a, r)| a > r).collect();
         let widen = i64::from(axis.steps > 240);
         let foot = top / 30.0;

@@ -309,10 +309,3 @@ fn charts_span(charts: &[Traffic]) -> (Option<i64>, Option<i64>) {
         .max();
     (first.copied(), last.copied())
 }
-
-/// An offset as the page writes it: `+01:00`, `-03:30`.
-fn offset_text(minutes: i16) -> String {
-    let sign = if minutes < 0 { '-' } else { '+' };
-    let m = minutes.unsigned_abs();
-    format!("{sign}{:02}:{:02}", m / 60, m % 60)
-}

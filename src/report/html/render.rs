@@ -15,6 +15,7 @@ use sha2::{Digest, Sha256};
 
 use super::chart::{self, Axis};
 use super::{KINDS, LEVELS, Page, RobotsText, Traffic, WindowClock};
+use crate::accesslog::zone::format_offset;
 
 /// Rows shown at most, per table.
 pub const RULES_SHOWN: usize = 50;
@@ -316,7 +317,7 @@ fn traffic(page: &Page) -> Markup {
                     span { span.sw.sw-r {} "request-rate violations in that step" }
                     span { span.sw.sw-o {} "other violations in that step (disallow, crawl-delay)" }
                 }
-                p { "Times at UTC" (super::offset_text(page.offset_min)) ", the offset of the first fetch; \
+                p { "Times at UTC" (format_offset(page.offset_min)) ", the offset of the first fetch; \
                      Request-rate windows read in " (page.window_clock.name)
                     @if page.window_clock.changes_within(first, last) {
                         ", whose offset changes during the period: the windows are shaded where \
@@ -398,21 +399,18 @@ fn group_names(names: &[String]) -> String {
 /// drops the chart of a rate broken only when more than `CHARTS_SHOWN`
 /// crawlers broke one.
 fn charts_shown(charts: &[Traffic]) -> (Vec<&Traffic>, Vec<&Traffic>) {
+    use std::cmp::Reverse;
     let total =
         |m: &std::collections::BTreeMap<i64, u32>| m.values().map(|&n| u64::from(n)).sum::<u64>();
     let mut ranked: Vec<&Traffic> = charts.iter().collect();
-    ranked.sort_by(|a, b| {
+    // Each chart's sums once, not at every comparison.
+    ranked.sort_by_cached_key(|t| {
         (
-            total(&b.rate_violations),
-            total(&b.violations),
-            total(&b.fetches),
+            Reverse(total(&t.rate_violations)),
+            Reverse(total(&t.violations)),
+            Reverse(total(&t.fetches)),
+            t.crawler.clone(),
         )
-            .cmp(&(
-                total(&a.rate_violations),
-                total(&a.violations),
-                total(&a.fetches),
-            ))
-            .then_with(|| a.crawler.cmp(&b.crawler))
     });
     let mut left_out = ranked.split_off(ranked.len().min(CHARTS_SHOWN));
     ranked.sort_by(|a, b| a.crawler.cmp(&b.crawler));
