@@ -462,7 +462,7 @@ impl AuditArgs {
             log_format: self.log_format,
             log_tz,
             trusted_proxies,
-            hosts: crate::scan::SiteHosts::new(&self.hosts)?,
+            hosts: crate::accesslog::SiteHosts::new(&self.hosts)?,
             out: self.out,
             lock_wait: std::time::Duration::from_secs(self.lock_wait),
             threads: self.threads.map(cap_threads),

@@ -143,7 +143,7 @@ pub struct AuditConfig {
     pub trusted_proxies: TrustedProxies,
     /// The site's host names (`--host`): crawler fetches of other virtual
     /// hosts are left out. Empty: every host is judged.
-    pub hosts: crate::scan::SiteHosts,
+    pub hosts: crate::accesslog::SiteHosts,
     pub out: Option<PathBuf>,
     /// How long to wait for another run's lock on `out` (`--lock-wait`).
     pub lock_wait: Duration,

@@ -30,6 +30,7 @@ pub mod progress;
 pub mod report;
 pub mod robots;
 pub mod scan;
+pub mod side_file;
 pub mod spill;
 pub mod state;
 pub mod text;

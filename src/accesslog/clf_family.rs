@@ -14,10 +14,16 @@
 //! steps one by one and searches each quoted field apart, this one finds
 //! every quote of the line in one vector pass (`json_quotes::masks`).
 
+use super::entry::Entry;
 use super::fields;
-use super::format::{COMBINED, COMMON, Entry, VHOST_COMBINED, find_byte};
+use super::find::find_byte;
 use super::json_quotes::masks;
 use super::time::clf_prefix;
+
+/// The named formats, as Apache's default configuration writes them.
+pub const COMBINED: &str = r#"%h %l %u %t "%r" %>s %b "%{Referer}i" "%{User-agent}i""#;
+pub const COMMON: &str = r#"%h %l %u %t "%r" %>s %b"#;
+pub const VHOST_COMBINED: &str = r#"%v:%p %h %l %u %t "%r" %>s %b "%{Referer}i" "%{User-agent}i""#;
 
 /// nginx's predefined `combined` format: Apache's with the ident field
 /// written as a fixed `-`.

@@ -13,8 +13,8 @@
 
 use std::borrow::Cow;
 
+use super::entry::{Entry, LogEscaping};
 use super::escape::unescape;
-use super::format::{Entry, LogEscaping};
 use super::request::{is_protocol, split_request_by};
 
 /// A request's parts, each decoded (`Entry::request_parts`).

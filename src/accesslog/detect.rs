@@ -20,7 +20,9 @@
 use std::sync::Arc;
 
 use super::chunk::Chunk;
-use super::format::{COMBINED, COMMON, Entry, LogFormat, Skip, VHOST_COMBINED};
+use super::clf_family::{COMBINED, COMMON, VHOST_COMBINED};
+use super::entry::{Entry, Skip};
+use super::format::LogFormat;
 use super::json::{self, JsonFormat};
 use super::json_shape::ShapeMemory;
 use super::w3c::W3cFormat;

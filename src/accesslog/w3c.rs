@@ -14,9 +14,8 @@
 //! for the lines below it: `Parser` in `detect.rs` follows them within a
 //! chunk, and `carry` hands the fields in force on to the next chunk.
 
+use super::entry::{Entry, LogEscaping, Skip};
 use super::fields;
-use super::format::LogEscaping;
-use super::format::{Entry, Skip};
 use super::time::{Timestamp, days_from_civil};
 use super::zone::LogTz;
 

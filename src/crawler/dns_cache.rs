@@ -15,8 +15,8 @@ use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 
 use crate::crawler::address::parse_address;
-use crate::crawler::side_file::{self, Refusal, untrusted};
 use crate::crawler::verify::{DnsAnswer, Forward, NameCheck};
+use crate::side_file::{self, Refusal, untrusted};
 
 const HEADER: &str = "# robots-audit dns cache 1";
 

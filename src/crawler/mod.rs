@@ -3,9 +3,9 @@
 //! `profile` holds the table (`profile_file` adds to it), `identify`
 //! compiles it into an `Identifier` (user agent, host name, line
 //! prefilter), `address` reads client fields, `ptr` reads `--ptr-map`,
-//! `dns` asks live DNS (`dns_cache` keeps its answers between runs),
-//! `side_file` reads those files to a limit, and
-//! `verify` gives each fetch its `Identity` from all of that.
+//! `dns` asks live DNS (`dns_cache` keeps its answers between runs;
+//! `crate::side_file` reads those files to a limit), and `verify` gives
+//! each fetch its `Identity` from all of that.
 
 pub mod address;
 pub mod dns;
@@ -14,7 +14,6 @@ pub mod identify;
 pub mod profile;
 pub mod profile_file;
 pub mod ptr;
-pub mod side_file;
 pub mod verify;
 
 pub use address::{Client, client_address, parse_client};

@@ -28,10 +28,10 @@ use std::path::Path;
 use ipnet::IpNet;
 
 use crate::crawler::profile::{HostPattern, Profile, RateFloor, UaPattern};
-use crate::crawler::side_file;
 use crate::error::{Error, Position, Result};
 use crate::robots::group::Reads;
 use crate::robots::parse::Directive;
+use crate::side_file;
 
 /// Reads `N/T[s|m|h|d]` (`1/30s`), or `none`.
 pub fn parse_rate_floor(text: &str) -> Result<Option<RateFloor>, String> {

@@ -11,8 +11,8 @@ use std::path::Path;
 
 use crate::crawler::address::parse_address;
 use crate::crawler::identify::Identifier;
-use crate::crawler::side_file;
 use crate::error::{Error, Result};
+use crate::side_file;
 use crate::text::{escape_non_utf8, name_text};
 
 /// Reverse-DNS names by address. An address may have several names, as in

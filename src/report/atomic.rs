@@ -22,16 +22,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use super::columns::Report;
-use super::lock::{OutDir, STATE_DIR};
+use super::lock::{CURRENT, CURRENT_TEMP_PREFIX, LINK_TEMP_PREFIX, OutDir, SET_PREFIX, STATE_DIR};
 use crate::error::{Error, Result};
 
-/// The link in the state folder that names the set in force.
-const CURRENT: &str = "current";
-/// Prefixes of what this code creates; the sweep removes what a killed
-/// run left of them.
-const SET_PREFIX: &str = "set-";
-const CURRENT_TEMP_PREFIX: &str = ".current-";
-const LINK_TEMP_PREFIX: &str = ".robots-audit-link-";
 /// Random characters in each name: guessing one is hopeless.
 const RANDOM_LEN: usize = 16;
 
@@ -500,57 +493,6 @@ fn remove_other_sets(keep: &Path) {
     }
 }
 
-/// Removes what runs killed part way left behind (SPEC §5: "leftovers of a
-/// killed run are removed by the next"): sets not in force, temporary
-/// links, and the temporary files of the earlier version of this code
-/// (`.violations.csv.<pid>.tmp` and `.old`). Runs under the lock, so no
-/// other run is writing them.
-pub(super) fn sweep(out: &OutDir) {
-    let in_force = fs::read_link(out.state().join(CURRENT)).ok();
-    if let Ok(entries) = fs::read_dir(out.state()) {
-        for entry in entries.flatten() {
-            let name = entry.file_name();
-            let name = name.to_string_lossy();
-            if name.starts_with(SET_PREFIX) {
-                if in_force.as_deref() != Some(Path::new(&entry.file_name())) {
-                    let _ = fs::remove_dir_all(entry.path());
-                }
-            } else if name.starts_with(CURRENT_TEMP_PREFIX) {
-                let _ = fs::remove_file(entry.path());
-            }
-        }
-    }
-    if let Ok(entries) = fs::read_dir(out.path()) {
-        for entry in entries.flatten() {
-            let name = entry.file_name();
-            let name = name.to_string_lossy();
-            let ours = name.starts_with(LINK_TEMP_PREFIX)
-                && entry.file_type().is_ok_and(|t| t.is_symlink());
-            if ours || is_earlier_temporary(&name) {
-                // Removes the entry itself; a link is never followed.
-                let _ = fs::remove_file(entry.path());
-            }
-        }
-    }
-}
-
-/// `.NAME.csv.PID.tmp` or `.NAME.csv.PID.old`, as the earlier version named
-/// its temporary files.
-fn is_earlier_temporary(name: &str) -> bool {
-    let Some(rest) = name.strip_prefix('.') else {
-        return false;
-    };
-    let Some(rest) = rest
-        .strip_suffix(".tmp")
-        .or_else(|| rest.strip_suffix(".old"))
-    else {
-        return false;
-    };
-    rest.rsplit_once('.').is_some_and(|(report, pid)| {
-        report.ends_with(".csv") && !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit())
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -653,14 +595,5 @@ mod tests {
         assert_eq!(names(out.state()), kept);
         assert_eq!(names(dir.path()), [STATE_DIR, "a.csv", "notes.txt"]);
         assert_eq!(fs::read(dir.path().join("a.csv")).unwrap(), b"1\n");
-    }
-
-    #[test]
-    fn earlier_temporary_names() {
-        assert!(is_earlier_temporary(".violations.csv.4242.tmp"));
-        assert!(is_earlier_temporary(".summary.csv.1.old"));
-        assert!(!is_earlier_temporary(".summary.csv.x1.old"));
-        assert!(!is_earlier_temporary("violations.csv.1.tmp"));
-        assert!(!is_earlier_temporary(".notes.txt.1.tmp"));
     }
 }

@@ -19,6 +19,14 @@ use crate::error::{Error, Result};
 /// The folder inside DIR that holds the lock and the report sets.
 pub const STATE_DIR: &str = ".robots-audit";
 
+/// The link in the state folder that names the set in force (`atomic`).
+pub(super) const CURRENT: &str = "current";
+/// Prefixes of what `atomic` creates; the sweep removes what a killed
+/// run left of them.
+pub(super) const SET_PREFIX: &str = "set-";
+pub(super) const CURRENT_TEMP_PREFIX: &str = ".current-";
+pub(super) const LINK_TEMP_PREFIX: &str = ".robots-audit-link-";
+
 /// How often a waiting run tries the lock again.
 const RETRY: Duration = Duration::from_millis(100);
 
@@ -89,7 +97,7 @@ impl OutDir {
             state,
             _lock: lock,
         };
-        super::atomic::sweep(&out);
+        sweep(&out);
         Ok(out)
     }
 
@@ -152,6 +160,57 @@ fn check_state_dir(state: &Path) -> io::Result<()> {
         io::ErrorKind::PermissionDenied,
         format!("{why}; not trusted"),
     ))
+}
+
+/// Removes what runs killed part way left behind (SPEC §5: "leftovers of a
+/// killed run are removed by the next"): sets not in force, temporary
+/// links, and the temporary files of the earlier version of this code
+/// (`.violations.csv.<pid>.tmp` and `.old`). Runs under the lock, so no
+/// other run is writing them.
+fn sweep(out: &OutDir) {
+    let in_force = fs::read_link(out.state().join(CURRENT)).ok();
+    if let Ok(entries) = fs::read_dir(out.state()) {
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if name.starts_with(SET_PREFIX) {
+                if in_force.as_deref() != Some(Path::new(&entry.file_name())) {
+                    let _ = fs::remove_dir_all(entry.path());
+                }
+            } else if name.starts_with(CURRENT_TEMP_PREFIX) {
+                let _ = fs::remove_file(entry.path());
+            }
+        }
+    }
+    if let Ok(entries) = fs::read_dir(out.path()) {
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            let ours = name.starts_with(LINK_TEMP_PREFIX)
+                && entry.file_type().is_ok_and(|t| t.is_symlink());
+            if ours || is_earlier_temporary(&name) {
+                // Removes the entry itself; a link is never followed.
+                let _ = fs::remove_file(entry.path());
+            }
+        }
+    }
+}
+
+/// `.NAME.csv.PID.tmp` or `.NAME.csv.PID.old`, as the earlier version named
+/// its temporary files.
+fn is_earlier_temporary(name: &str) -> bool {
+    let Some(rest) = name.strip_prefix('.') else {
+        return false;
+    };
+    let Some(rest) = rest
+        .strip_suffix(".tmp")
+        .or_else(|| rest.strip_suffix(".old"))
+    else {
+        return false;
+    };
+    rest.rsplit_once('.').is_some_and(|(report, pid)| {
+        report.ends_with(".csv") && !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit())
+    })
 }
 
 #[cfg(test)]
@@ -225,5 +284,14 @@ mod tests {
         let err = OutDir::lock(&linked, Duration::ZERO).unwrap_err();
         assert!(err.to_string().contains("not a directory"), "{err}");
         assert_eq!(fs::read_dir(&elsewhere).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn earlier_temporary_names() {
+        assert!(is_earlier_temporary(".violations.csv.4242.tmp"));
+        assert!(is_earlier_temporary(".summary.csv.1.old"));
+        assert!(!is_earlier_temporary(".summary.csv.x1.old"));
+        assert!(!is_earlier_temporary("violations.csv.1.tmp"));
+        assert!(!is_earlier_temporary(".notes.txt.1.tmp"));
     }
 }

@@ -23,11 +23,10 @@ pub const ADDRESSES_LISTED: usize = 10;
 /// regular file is read: a FIFO or a device put in DIR would hang the
 /// mail or fill the memory (`/dev/zero`).
 fn open_csv(path: &Path) -> Result<csv::Reader<std::fs::File>> {
-    let (file, _) =
-        crate::crawler::side_file::open_regular(path).map_err(|refusal| Error::Open {
-            path: path.to_path_buf(),
-            source: refusal.into_io(),
-        })?;
+    let (file, _) = crate::side_file::open_regular(path).map_err(|refusal| Error::Open {
+        path: path.to_path_buf(),
+        source: refusal.into_io(),
+    })?;
     Ok(csv::ReaderBuilder::new()
         .has_headers(false)
         .from_reader(file))
@@ -168,7 +167,7 @@ pub fn summary(dir: &Path) -> Result<String> {
     let run_path = dir.join("run.json");
     // A side file's rule: a regular file of at most 16 MiB (a run.json
     // is a few kilobytes), never a FIFO to wait on.
-    let (bytes, _) = crate::crawler::side_file::read(&run_path).map_err(|refusal| Error::Open {
+    let (bytes, _) = crate::side_file::read(&run_path).map_err(|refusal| Error::Open {
         path: run_path.clone(),
         source: refusal.into_io(),
     })?;

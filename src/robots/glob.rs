@@ -17,7 +17,6 @@
 //! wildcard walk, which goes back only to the last `*`), and it is only run
 //! for a target the literal reading already disallows.
 
-use super::group::Rule;
 use super::normalize::{glob_form, hex_value};
 
 /// One character of a pattern, as Seznam's wildcards read it.
@@ -84,12 +83,6 @@ fn chars(mut bytes: &[u8]) -> Vec<Char> {
         out.push(c);
     }
     out
-}
-
-/// True when Seznam reads `rule` otherwise than SPEC §3 does: a rule of a
-/// `Robot-version: 2.0` group holding one of its own wildcards as written.
-pub fn reads_otherwise(rule: &Rule) -> bool {
-    rule.wildcards.is_some()
 }
 
 /// A `Robot-version: 2.0` rule's pattern (its value as written) in the

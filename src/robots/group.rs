@@ -52,6 +52,13 @@ pub struct Rule {
 }
 
 impl Rule {
+    /// True when Seznam reads the rule otherwise than SPEC §3 does: a rule
+    /// of a `Robot-version: 2.0` group holding one of its own wildcards as
+    /// written (`glob::seznam_form`).
+    pub fn reads_otherwise(&self) -> bool {
+        self.wildcards.is_some()
+    }
+
     /// The length that decides precedence: the pattern's in octets, or,
     /// for a cut `Allow` judged as every way it may go on, more than any.
     pub fn precedence(&self) -> usize {

@@ -18,8 +18,8 @@ use std::time::{Duration, Instant};
 use rustix::event::{PollFd, PollFlags, Timespec, poll};
 
 use super::parse::SIZE_LIMIT;
-use crate::crawler::side_file::{kind_of, open_without_waiting};
 use crate::error::{Error, Position, Result};
+use crate::side_file::{kind_of, open_without_waiting};
 
 /// How long a robots.txt that is no regular file may take to come whole.
 pub const PIPE_WAIT: Duration = Duration::from_secs(60);

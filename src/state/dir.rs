@@ -11,9 +11,9 @@ use super::{
 };
 use crate::accesslog::time::parse_rfc3339_or_date;
 use crate::audit::Kind;
-use crate::crawler::side_file::untrusted;
 use crate::error::{Error, Position, Result};
 use crate::report::lock::OutDir;
+use crate::side_file::untrusted;
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::fs::{self, DirBuilder, File};
@@ -151,7 +151,7 @@ impl StateDir {
         // Never a FIFO or a device: one would hang the run, holding the
         // lock, the other fill the memory. Judged by the file opened, so
         // that a name swapped after the check cannot slip another in.
-        let read = match crate::crawler::side_file::open_regular(&path) {
+        let read = match crate::side_file::open_regular(&path) {
             Ok((_, meta)) if let Some(why) = untrusted(&meta) => {
                 return Err(not_trusted(&path, why));
             }
@@ -432,14 +432,12 @@ pub fn check_trust(dir: &Path) -> Result<()> {
         return Err(not_trusted(dir, why));
     }
     let path = dir.join(STATE_FILE);
-    match crate::crawler::side_file::open_regular(&path) {
+    match crate::side_file::open_regular(&path) {
         Ok((_, meta)) => match untrusted(&meta) {
             Some(why) => Err(not_trusted(&path, why)),
             None => Ok(()),
         },
-        Err(crate::crawler::side_file::Refusal::Unreadable(e))
-            if e.kind() == io::ErrorKind::NotFound =>
-        {
+        Err(crate::side_file::Refusal::Unreadable(e)) if e.kind() == io::ErrorKind::NotFound => {
             dangling(&path)
         }
         // A FIFO or a device: refused as `load` would, before anything

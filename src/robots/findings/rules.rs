@@ -176,7 +176,7 @@ fn pattern(rule: &Rule, value: &[u8], findings: &mut Vec<Finding>) {
             ),
         ));
     }
-    if crate::robots::glob::reads_otherwise(rule) {
+    if rule.reads_otherwise() {
         findings.push(wildcard(rule));
     }
     if !value.is_ascii() {

@@ -1,7 +1,9 @@
 //! Reading a side file (`--ptr-map`, `--profiles`, the DNS cache; SPEC §1
 //! "Side files … are read to a size limit (16 MiB) and never hang on a
 //! FIFO or a device"). Takes a path; gives its bytes and the metadata of
-//! the very file that was read, or why it was refused.
+//! the very file that was read, or why it was refused. The robots.txt
+//! sources, the state folder and the mail open their files through it too,
+//! so no input of the run can hang on a FIFO.
 //!
 //! The file is opened with `O_NONBLOCK` and judged by `fstat` on the open
 //! descriptor, not by a `stat` of the path before: a FIFO then opens at
