@@ -11,7 +11,8 @@ use std::cell::RefCell;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 
-use super::{Child, NO_NODE, Pattern, Pieces, Start, Target, WIDE, head_mask};
+use super::tree::{Child, NO_NODE, Start, WIDE, head_mask};
+use super::{Pattern, Pieces, Target};
 
 /// Octets a pattern may wait for its next occurrence on its chain,
 /// walked at each occurrence between; a longer wait is set apart

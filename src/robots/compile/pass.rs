@@ -11,7 +11,7 @@ use aho_corasick::nfa::contiguous::NFA;
 use aho_corasick::{Anchored, MatchKind};
 
 use super::chains::{Run, Scratch};
-use super::run_of;
+use super::tree::run_of;
 
 /// Above this many table cells (states times byte classes, at most) the
 /// pieces are searched by a contiguous NFA instead of a DFA. A DFA takes
