@@ -27,6 +27,8 @@ pub mod json;
 mod json_quotes;
 mod json_scan;
 mod json_shape;
+mod json_time;
+mod json_values;
 pub mod layout;
 pub mod open;
 mod program;
