@@ -10,6 +10,8 @@
 pub mod address;
 pub mod dns;
 pub mod dns_cache;
+mod dns_lookup;
+mod dns_options;
 pub mod identify;
 pub mod profile;
 pub mod profile_file;
