@@ -69,7 +69,10 @@ use judge::{
     BATCH, BATCH_BYTES, BATCHES_IN_FLIGHT, Compiled, Decided, IDENTITY_BYTES, Identities, Judged,
     Undecided, count_judged, decide, identify,
 };
-use night::{allowances, in_force_from, in_force_spans, remember_night, trend_of};
+use night::{
+    allowances, in_force_from, in_force_spans, remember_counts, remember_logs, remember_nights,
+    trend_of,
+};
 use notices::{warn_after_judging, warn_after_scan};
 use read::{Formats, Message, copies_of_earlier, read_one, warn_of_overlaps, yield_to_readers};
 use verify::{load_ptr_map, verify};
@@ -293,31 +296,27 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
         }
     }
     let mut nightly = state.as_ref().map(|_| NightRows::default());
-    let mut other_hosts = 0;
-    let mut undecided = Undecided::default();
-    let digest = judge(
-        &pool,
-        &ident,
-        &knowledge,
-        &policies,
-        &mut judged_by,
-        nights.map(|n| n.versions),
-        sorter,
-        &mut rows,
+    let deciding = Deciding {
+        ident: &ident,
+        knowledge: &knowledge,
+        policies: &policies,
+        versions: nights.map(|n| n.versions),
+        copies: &copies,
+        identities_kept: budget.identities,
+    };
+    let written = Written {
+        rows: &mut rows,
         digest,
-        &mut gather,
-        nightly.as_mut(),
-        &copies,
-        budget.identities,
-        &mut other_hosts,
-        &mut undecided,
-    )?;
+        gather: &mut gather,
+        nightly: nightly.as_mut(),
+    };
+    let (digest, set_aside) = judge(&pool, &deciding, &mut judged_by, sorter, written)?;
     warn_after_judging(
         config,
         &scan,
         &digest,
-        &undecided,
-        other_hosts,
+        &set_aside.undecided,
+        set_aside.other_hosts,
         &mut dns_health,
     );
     let excused = judged_by.excused;
@@ -329,14 +328,15 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
     for (_, err) in &input_errors {
         crate::warn!("robots-audit: {err}");
     }
-    let outcome = if !input_errors.is_empty() || dns_health.unusable || undecided.fetches > 0 {
-        Outcome::Incomplete
-    } else if digest.accusing == 0 {
-        // Rows whose note only informs (SPEC §5) are no finding.
-        Outcome::Clean
-    } else {
-        Outcome::Findings
-    };
+    let outcome =
+        if !input_errors.is_empty() || dns_health.unusable || set_aside.undecided.fetches > 0 {
+            Outcome::Incomplete
+        } else if digest.accusing == 0 {
+            // Rows whose note only informs (SPEC §5) are no finding.
+            Outcome::Clean
+        } else {
+            Outcome::Findings
+        };
     let arguments: Vec<String> = std::env::args_os()
         .skip(1)
         .map(|a| crate::text::name_text(a.as_encoded_bytes()).into_owned())
@@ -362,18 +362,13 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
     // What the next night needs (SPEC §6), kept only once the reports are
     // written whole and the run did not fail.
     if let Some(state) = &mut state {
-        remember_night(
-            state,
-            &versions,
-            &judged_by,
-            &finished,
-            &scan,
-            nightly,
-            &ident,
-            &crawlers,
-            started_ms,
-            config.state_days,
-        );
+        state.remember_versions(&versions);
+        remember_counts(state, &judged_by);
+        remember_logs(state, &finished, &scan);
+        if let Some(nightly) = nightly {
+            remember_nights(state, nightly, &scan, &ident, &crawlers);
+        }
+        state.expire(started_ms, config.state_days);
     }
     // The state is written before the reports and put in force after them
     // (SPEC §6): a state that cannot be written is known while run.json
@@ -400,7 +395,7 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
         excused_by_cache_grace: excused,
         left_out: report::run::LeftOut {
             outside_since_until: scan.outside_period,
-            other_hosts,
+            other_hosts: set_aside.other_hosts,
         },
         state_error,
         exit_status: if state_failed {
@@ -481,7 +476,7 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
             not_requests: scan.tallies.values().map(|t| t.not_requests).sum(),
             dns_failures: dns_health.failures,
             outside_period: scan.outside_period,
-            other_hosts,
+            other_hosts: set_aside.other_hosts,
             spilled_runs,
         };
         {
@@ -658,34 +653,62 @@ fn read_logs(
     (scan, errors, finished, copies)
 }
 
+/// What deciding a fetch reads: the same for every fetch of the night.
+struct Deciding<'a, 'r> {
+    ident: &'a Identifier,
+    knowledge: &'a Knowledge,
+    /// Each robots.txt version's rules, by crawler.
+    policies: &'a [Vec<Policy<'r>>],
+    versions: Option<&'a Versions>,
+    /// Logs that are another log's head, read twice: their fetches go.
+    copies: &'a [usize],
+    /// Identities remembered at most (`--memory`).
+    identities_kept: usize,
+}
+
+/// Where the judged rows go, on the writer's thread: the reports, the
+/// other reports' totals, report.html's, and the night's counts.
+struct Written<'a, 'n, 'o, 'd> {
+    rows: &'a mut report::Rows<'n, 'o>,
+    digest: Digest<'d>,
+    gather: &'a mut report::html::build::Gather,
+    nightly: Option<&'a mut NightRows>,
+}
+
+/// The fetches judging left out of every report: of other virtual hosts,
+/// and of addresses no evidence tells apart (`Undecided`).
+#[derive(Debug, Default)]
+struct SetAside {
+    other_hosts: u64,
+    undecided: Undecided,
+}
+
 /// Merges the sorted fetches and judges them, writing every row as it is
 /// made; gives the totals for the other reports. The judging (merge,
 /// identity, `disallow` in parallel, then rates and delays in order) and
 /// the writing of its rows (reports, totals, the night's counts) run on
 /// two threads, a batch apart, in the same order as one would.
-#[allow(clippy::too_many_arguments)]
 fn judge<'d, 'r>(
     pool: &rayon::ThreadPool,
-    ident: &Identifier,
-    knowledge: &Knowledge,
-    policies: &[Vec<Policy<'r>>],
+    deciding: &Deciding<'_, 'r>,
     judge: &mut Judge<'_, 'r>,
-    versions: Option<&Versions>,
     sorter: Sorter<'_, Fetch>,
-    rows: &mut report::Rows<'_, '_>,
-    digest: Digest<'d>,
-    gather: &mut report::html::build::Gather,
-    nightly: Option<&mut NightRows>,
-    copies: &[usize],
-    identities_kept: usize,
-    other_hosts: &mut u64,
-    undecided: &mut Undecided,
-) -> Result<Digest<'d>> {
+    written: Written<'_, '_, '_, 'd>,
+) -> Result<(Digest<'d>, SetAside)> {
+    let Deciding {
+        ident,
+        knowledge,
+        policies,
+        versions,
+        copies,
+        identities_kept,
+    } = *deciding;
+    let mut set_aside = SetAside::default();
     // On the pool: the last buffer's sort is shared by the workers.
     let mut merged = pool.install(|| sorter.finish())?;
     let (tx, rx) = mpsc::sync_channel::<Vec<Judged<'r>>>(BATCHES_IN_FLIGHT);
     std::thread::scope(|scope| {
-        let writer = scope.spawn(move || write_judged(pool, rx, rows, digest, gather, nightly));
+        let writer = scope.spawn(move || write_judged(pool, rx, written));
         let judged = (|| -> Result<()> {
             // The next batch, in the merge's order.
             let fill = |merged: &mut Merged<Fetch>| -> Result<Vec<Fetch>> {
@@ -731,7 +754,7 @@ fn judge<'d, 'r>(
                     };
                     if !known && fetch.claim.is_none() && !fetch.before_period && !fetch.other_host
                     {
-                        undecided.note(ident, knowledge, fetch.client());
+                        set_aside.undecided.note(ident, knowledge, fetch.client());
                     }
                 }
                 // The next batch is merged while this one is decided: the
@@ -756,7 +779,7 @@ fn judge<'d, 'r>(
                         }
                         Decided::Impostor(impostor) => out.push(Judged::Impostor(impostor)),
                         Decided::Nobody => {}
-                        Decided::OtherHost => *other_hosts += 1,
+                        Decided::OtherHost => set_aside.other_hosts += 1,
                         Decided::Before(counted) => judge.observe_before(&counted),
                     }
                 }
@@ -773,7 +796,7 @@ fn judge<'d, 'r>(
             Err(panic) => std::panic::resume_unwind(panic),
         };
         judged?;
-        written
+        Ok((written?, set_aside))
     })
 }
 
@@ -788,11 +811,14 @@ const FORMAT_SPAN: usize = 512;
 fn write_judged<'d>(
     pool: &rayon::ThreadPool,
     batches: mpsc::Receiver<Vec<Judged<'_>>>,
-    rows: &mut report::Rows<'_, '_>,
-    mut digest: Digest<'d>,
-    gather: &mut report::html::build::Gather,
-    mut nightly: Option<&mut NightRows>,
+    written: Written<'_, '_, '_, 'd>,
 ) -> Result<Digest<'d>> {
+    let Written {
+        rows,
+        mut digest,
+        gather,
+        mut nightly,
+    } = written;
     let names = rows.names();
     for batch in batches {
         let format = || -> Vec<report::Formatted> {

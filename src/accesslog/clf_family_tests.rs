@@ -4,7 +4,7 @@
 //! the bytes the fast reader's assumptions hinge on.
 
 use super::*;
-use crate::accesslog::format::{LogFormat, Skip};
+use crate::accesslog::{LogFormat, Skip};
 use proptest::prelude::*;
 
 /// Every member of the family, compiled.

@@ -16,7 +16,7 @@ use super::chunk::Line;
 use super::clf_family::{self, Family};
 pub use super::clf_family::{COMBINED, COMMON, VHOST_COMBINED};
 use super::compile::{Compiled, compile};
-pub use super::entry::{Entry, LogEscaping, Skip};
+use super::entry::{Entry, Skip};
 use super::fields;
 use super::find::find_byte;
 use super::layout::TimeLayout;

@@ -15,9 +15,9 @@
 //! apart, neither skipped nor a fetch. In other logs such a line is a
 //! misfit, skipped.
 
+use super::entry::LogEscaping;
+use super::entry::{Entry, Skip};
 use super::fields;
-use super::format::LogEscaping;
-use super::format::{Entry, Skip};
 use super::json_scan::{self, Level, insert, insert_flat};
 use super::json_shape::ShapeMemory;
 use super::json_time::{digit_count, local_time, offset_spelled_apart, seconds, unit_of};

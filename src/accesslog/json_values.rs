@@ -3,7 +3,7 @@
 //! escaped, a header's first string, a forwarded-for chain, a status, and
 //! whether a Caddy `logger` names an access log (SPEC §1 `json`).
 
-use super::format::Skip;
+use super::entry::Skip;
 use super::json_scan;
 
 /// The inside of a JSON string, still escaped; `None` for `null`. Any other

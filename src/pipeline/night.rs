@@ -9,7 +9,7 @@ use crate::accesslog::Timestamp;
 use crate::audit::{Judge, Policy};
 use crate::crawler::Identifier;
 use crate::report;
-use crate::robots::versions::{Version, Versions};
+use crate::robots::versions::Version;
 use crate::scan::Scan;
 use crate::state::fingerprint::Finished;
 use crate::state::{self, NightRows, State};
@@ -70,27 +70,10 @@ pub(super) fn in_force_from(path: &Path) -> Option<String> {
     Some(time.rfc3339())
 }
 
-/// Tonight's run into the state (SPEC §6): the robots.txt versions; each
-/// count's robots.txt fetches and recent fetch times, resumed and carried
-/// on (counts kept under another `--rate-by`, warned about, go); each
-/// file's fingerprint; a row a night per crawler; then the nights past
-/// `state_days` dropped.
-#[allow(clippy::too_many_arguments)]
-pub(super) fn remember_night(
-    state: &mut State,
-    versions: &Versions,
-    judged_by: &Judge<'_, '_>,
-    finished: &BTreeMap<usize, Finished>,
-    scan: &Scan,
-    mut nightly: Option<NightRows>,
-    ident: &Identifier,
-    crawlers: &[String],
-    started_ms: i64,
-    state_days: u64,
-) {
-    state.remember_versions(versions);
-    // Every count of this run, resumed from the state and carried on;
-    // counts kept under another --rate-by (warned about) go.
+/// Tonight's counts into the state (SPEC §6): each count's robots.txt
+/// fetches and recent fetch times, resumed and carried on; counts kept
+/// under another `--rate-by` (warned about) go.
+pub(super) fn remember_counts(state: &mut State, judged_by: &Judge<'_, '_>) {
     state.counts.clear();
     for (name, robots_txt, times, kept_ms) in judged_by.memories() {
         let mut memory = state::CountMemory {
@@ -100,6 +83,11 @@ pub(super) fn remember_night(
         memory.keep_recent(kept_ms, KEPT_TIMES);
         state.counts.insert(name.to_string(), memory);
     }
+}
+
+/// Each log's fingerprint into the state (SPEC §6), with whether its last
+/// line was read.
+pub(super) fn remember_logs(state: &mut State, finished: &BTreeMap<usize, Finished>, scan: &Scan) {
     // An empty log matches nothing: no fingerprint to keep.
     for (file, done) in finished
         .iter()
@@ -120,24 +108,32 @@ pub(super) fn remember_night(
         }
         state.add_fingerprint(fingerprint);
     }
-    if let Some(nightly) = nightly.as_mut() {
-        // Quiet nights are kept under the first crawler named as its
-        // robots.txt token (SeznamBot), whatever fetched.
-        let quiet = ident
-            .profiles()
-            .iter()
-            .position(|p| p.name == p.token)
-            .unwrap_or(0);
-        for tally in scan.tallies.values() {
-            if let (Some(first), Some(last)) = (&tally.first_time, &tally.last_time) {
-                nightly.covered(first, last, quiet);
-            }
+}
+
+/// A row a night per crawler into the state (SPEC §6): tonight's rows,
+/// and the spans the logs covered, quiet ones included.
+pub(super) fn remember_nights(
+    state: &mut State,
+    mut nightly: NightRows,
+    scan: &Scan,
+    ident: &Identifier,
+    crawlers: &[String],
+) {
+    // Quiet nights are kept under the first crawler named as its
+    // robots.txt token (SeznamBot), whatever fetched.
+    let quiet = ident
+        .profiles()
+        .iter()
+        .position(|p| p.name == p.token)
+        .unwrap_or(0);
+    for tally in scan.tallies.values() {
+        if let (Some(first), Some(last)) = (&tally.first_time, &tally.last_time) {
+            nightly.covered(first, last, quiet);
         }
     }
-    for row in nightly.iter().flat_map(|n| n.rows(crawlers)) {
+    for row in nightly.rows(crawlers) {
         state.add_night(row);
     }
-    state.expire(started_ms, state_days);
 }
 
 /// When each version judged was in force, in milliseconds: from its
