@@ -32,6 +32,7 @@ mod suite {
     mod hostile_ptr;
     mod hostile_robots;
     mod hostile_signals;
+    mod house_imports;
     mod lint_cli;
     mod nights_audit;
     mod nights_check;
