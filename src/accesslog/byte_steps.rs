@@ -6,7 +6,7 @@
 //!
 //! Why two bytes a step: each step waits on the load of the one before,
 //! so a client of 15 bytes was a chain of 15 dependent loads; pairs halve
-//! the chain (a combined line 93–96 → 87–89 ns, README "Throughput").
+//! the chain (a combined line 93–96 → 87–89 ns, `benches/HISTORY.md`).
 
 /// `steps` (`classes` entries a state, the states numbered from 0) two
 /// steps at once: the state after a byte of class `first` and one of

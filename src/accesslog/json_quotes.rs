@@ -237,7 +237,7 @@ pub(super) fn stops16_portable(block: &[u8; 16]) -> u32 {
 /// The same masks without vector instructions: the path of other targets,
 /// eight bytes a word. The whole scan of a Caddy line took about twice as
 /// long as with SSE2 when this was a loop a byte at a time, and about 1.35×
-/// as long as written here (README "JSON logs").
+/// as long as written here (`benches/HISTORY.md`).
 #[cfg(any(test, not(target_arch = "x86_64")))]
 pub(super) fn masks_portable(block: &[u8; BLOCK]) -> (u64, u64) {
     let (words, _) = block.as_chunks::<8>();

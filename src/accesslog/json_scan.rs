@@ -7,7 +7,7 @@
 //!
 //! Why not a crate: serde_json (walking the mapped keys with borrowed raw
 //! values), simd-json and sonic-rs all measured slower on a Caddy line
-//! (README "JSON logs"): they check or build what the audit never reads.
+//! (`benches/HISTORY.md`): they check or build what the audit never reads.
 //! This reader checks the grammar of the structure (objects, arrays,
 //! commas and colons, literals, numbers, escapes) but not what a string
 //! holds between its quotes. Where each string ends comes from

@@ -11,7 +11,7 @@
 //! alike too. Where the general reader looks up every key and walks every
 //! member, this one compares the text between values and finds where each
 //! value ends, which issue 11's "a JSON line at no more than twice a
-//! combined line" needed (README "JSON logs").
+//! combined line" needed (`benches/HISTORY.md`).
 //!
 //! Why it reads what the general reader reads: a line it takes is the
 //! learned line's text with each scalar value (a string, number, `true`,
