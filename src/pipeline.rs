@@ -31,8 +31,9 @@
 //! (`read_logs`), the writer beside the judge (`judge`, `write_judged`).
 //! What each stage does on them lives in a file of its own under
 //! `pipeline/`: `read` (1, 2: a reader's loop), `verify` (3), `judge`
-//! (4, 5: identity, verdicts, totals), `night` (6), with `notices` for
-//! what standard error says between them.
+//! (4, 5: identity, verdicts, totals), `night` (6, and last night's
+//! counts resumed before 4), with `notices` for what standard error says
+//! between them and `budget` for how `--memory` is shared out among them.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Mutex;
@@ -59,19 +60,21 @@ use crate::state::fingerprint::{Fingerprint, Finished};
 use crate::state::overlaps::Overlaps;
 use crate::state::{self, NightRows, State, StateDir};
 
+mod budget;
 mod judge;
 mod night;
 mod notices;
 mod read;
 mod verify;
 
+use budget::Budget;
 use judge::{
-    BATCH, BATCH_BYTES, BATCHES_IN_FLIGHT, Compiled, Decided, IDENTITY_BYTES, Identities, Judged,
-    Undecided, count_judged, decide, identify,
+    BATCH, BATCH_BYTES, BATCHES_IN_FLIGHT, Compiled, Decided, Identities, Judged, Undecided,
+    count_judged, decide, identify,
 };
 use night::{
     allowances, in_force_from, in_force_spans, remember_counts, remember_logs, remember_nights,
-    trend_of,
+    resume_counts, trend_of,
 };
 use notices::{warn_after_judging, warn_after_scan};
 use read::{Formats, Message, copies_of_earlier, read_one, warn_of_overlaps, yield_to_readers};
@@ -272,28 +275,7 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
     let mut judged_by = Judge::new(&policies, nights, &counting);
     judged_by.verifies = config.ptr_map.is_some() || config.resolve;
     if let Some(state) = &state {
-        let mut strangers = Vec::new();
-        let merged = judged_by.merged_by_upgrade(|name| state.counts.contains_key(name));
-        for (name, count) in &state.counts {
-            if merged.contains(name)
-                || !judged_by.resume(name, count.robots_txt, &count.fetch_times_ms)
-            {
-                strangers.push((name.as_str(), count.robots_txt));
-            }
-        }
-        judged_by.resume_other_rate_by(&strangers);
-        let strangers: Vec<&str> = strangers.iter().map(|&(name, _)| name).collect();
-        // Counts kept under the other --rate-by cannot be split or merged
-        // into tonight's without guessing: said, never silently dropped.
-        if !strangers.is_empty() {
-            crate::warn!(
-                "robots-audit: warning: the state's counts {} were kept under another --rate-by \
-                 (or, by an older version, under a profile's token as written rather than its \
-                 product token): rates, crawl delays and robots.txt fetches across midnight \
-                 start afresh tonight (a 4xx on robots.txt they remember still stands)",
-                strangers.join(", ")
-            );
-        }
+        resume_counts(state, &mut judged_by);
     }
     let mut nightly = state.as_ref().map(|_| NightRows::default());
     let deciding = Deciding {
@@ -493,44 +475,6 @@ fn now_ms() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-}
-
-/// How `--memory` is shared out. The rest of it goes to what does not
-/// grow with the log: the program, the chunks in flight, a batch being
-/// judged, the merge's read buffers.
-struct Budget {
-    /// Fetch records held before a sorted run spills.
-    fetches: usize,
-    /// (rule, target) pairs held before they spill.
-    targets: usize,
-    /// Identities the judge remembers before it starts over.
-    identities: usize,
-    /// Bytes of (address, fetches) records held before they spill
-    /// (`--resolve`).
-    addresses_sorted: usize,
-    /// Addresses outside the crawlers' networks looked up at most
-    /// (`--resolve`): each costs its answer, its place in the order of
-    /// lookups and in the cache, a few hundred bytes.
-    addresses_asked: usize,
-}
-
-/// Memory one address looked up holds, all told (`Budget::addresses_asked`).
-const ADDRESS_ASKED_BYTES: usize = 512;
-
-impl Budget {
-    fn of(memory: u64) -> Budget {
-        let memory = usize::try_from(memory).unwrap_or(usize::MAX);
-        // Measured: the program with its chunks in flight stays near
-        // 20 MiB whatever the log; the shares leave room for the merge's
-        // read buffers and a batch being judged.
-        Budget {
-            fetches: memory / 20 * 7,
-            targets: memory / 10,
-            identities: (memory / 20 / IDENTITY_BYTES).max(1024),
-            addresses_sorted: memory / 40,
-            addresses_asked: (memory / 10 / ADDRESS_ASKED_BYTES).max(1024),
-        }
-    }
 }
 
 /// What reading the logs gave: the scan, the inputs that could not be

@@ -1,6 +1,7 @@
-//! Stage 6, what the next night needs (SPEC §6): the state's counts,
-//! fingerprints and nightly rows updated from tonight's run, and the
-//! trend and versions report.html shows from them (SPEC §7).
+//! Stage 6, what the next night needs (SPEC §6): last night's counts
+//! resumed into tonight's judge; the state's counts, fingerprints and
+//! nightly rows updated from tonight's run; and the trend and versions
+//! report.html shows from them (SPEC §7).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -68,6 +69,35 @@ pub(super) fn in_force_from(path: &Path) -> Option<String> {
         offset_min: 0,
     };
     Some(time.rfc3339())
+}
+
+/// Last night's counts into tonight's judge (SPEC §6: rates and delays
+/// judged across midnight as if the nights were one log). Counts kept
+/// under the other `--rate-by` cannot be split or merged into tonight's
+/// without guessing: only their robots.txt fetches are taken, and a
+/// warning says so.
+pub(super) fn resume_counts(state: &State, judged_by: &mut Judge<'_, '_>) {
+    let mut strangers = Vec::new();
+    let merged = judged_by.merged_by_upgrade(|name| state.counts.contains_key(name));
+    for (name, count) in &state.counts {
+        if merged.contains(name) || !judged_by.resume(name, count.robots_txt, &count.fetch_times_ms)
+        {
+            strangers.push((name.as_str(), count.robots_txt));
+        }
+    }
+    judged_by.resume_other_rate_by(&strangers);
+    let strangers: Vec<&str> = strangers.iter().map(|&(name, _)| name).collect();
+    // Counts kept under the other --rate-by cannot be split or merged
+    // into tonight's without guessing: said, never silently dropped.
+    if !strangers.is_empty() {
+        crate::warn!(
+            "robots-audit: warning: the state's counts {} were kept under another --rate-by \
+             (or, by an older version, under a profile's token as written rather than its \
+             product token): rates, crawl delays and robots.txt fetches across midnight \
+             start afresh tonight (a 4xx on robots.txt they remember still stands)",
+            strangers.join(", ")
+        );
+    }
 }
 
 /// Tonight's counts into the state (SPEC §6): each count's robots.txt
