@@ -368,23 +368,24 @@ fn cycles(edges: &BTreeMap<Module, BTreeSet<Module>>) -> Vec<Vec<Module>> {
     walk.found
 }
 
+/// Each cycle as its modules' paths joined, for the failure message.
+fn named(cycles: &[Vec<Module>]) -> Vec<String> {
+    cycles
+        .iter()
+        .map(|cycle| {
+            let paths: Vec<String> = cycle.iter().map(|m| m.join("::")).collect();
+            paths.join(" <-> ")
+        })
+        .collect()
+}
+
 fn src() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
 }
 
 #[test]
 fn no_two_modules_import_each_other_by_any_path() {
-    let found = cycles(&graph(&src()));
-    let named: Vec<String> = found
-        .iter()
-        .map(|cycle| {
-            cycle
-                .iter()
-                .map(|m| m.join("::"))
-                .collect::<Vec<_>>()
-                .join(" <-> ")
-        })
-        .collect();
+    let named = named(&cycles(&graph(&src())));
     assert!(named.is_empty(), "import cycles: {named:#?}");
 }
 
@@ -401,16 +402,7 @@ fn no_two_top_level_modules_import_each_other() {
             }
         }
     }
-    let named: Vec<String> = cycles(&top)
-        .iter()
-        .map(|cycle| {
-            cycle
-                .iter()
-                .map(|m| m.join("::"))
-                .collect::<Vec<_>>()
-                .join(" <-> ")
-        })
-        .collect();
+    let named = named(&cycles(&top));
     assert!(
         named.is_empty(),
         "cycles between top-level modules: {named:#?}"
@@ -439,10 +431,5 @@ fn the_reader_finds_a_cycle_and_only_in_code() {
          #[cfg(test)]\nmod tests { use super::super::b; }\n",
     )
     .unwrap();
-    let found = cycles(&graph(src));
-    let names: Vec<Vec<String>> = found
-        .iter()
-        .map(|cycle| cycle.iter().map(|m| m.join("::")).collect())
-        .collect();
-    assert_eq!(names, vec![vec!["a::b".to_string(), "a::c".to_string()]]);
+    assert_eq!(named(&cycles(&graph(src))), ["a::b <-> a::c"]);
 }
