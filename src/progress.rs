@@ -1,5 +1,5 @@
 //! The progress bar on standard error, only on a terminal and never with
-//! `--quiet`, so cron mail stays clean. It takes the sizes of the logs and
+//! `--quiet` (SPEC §1), so cron mail stays clean. It takes the sizes of the logs and
 //! what the readers report, and tells the truth about both:
 //! - when every log is a file of known size, a bar over the work, counted
 //!   in bytes of log text: a gzip file's text is estimated from the

@@ -2,7 +2,8 @@
 //! written in Apache's `common`, `combined` or `vhost_combined` format, or
 //! nginx's `combined`, and gives its `Entry` when the line has the plain
 //! shape nearly every line of such a log has — or `None`, and the general
-//! reader (`format::LogFormat::parse`) decides the line, errors included.
+//! reader (`format::LogFormat::parse`) decides the line, errors included
+//! (SPEC §1 "Formats").
 //!
 //! The plain shape: no backslash anywhere, each unquoted field ending at
 //! its first blank, each quoted field at its first quote. Where the

@@ -2,7 +2,8 @@
 //! where the reports alone would let a night pass for clean: crawler
 //! fetches of several virtual hosts, trusted proxies a log cannot name,
 //! addresses DNS could not decide, a `--host` or `--since`/`--until` that
-//! left every fetch out.
+//! left every fetch out (SPEC §1: `--quiet` hides all but errors and such
+//! warnings; a clean night is never reported when the logs were not read).
 
 use std::collections::BTreeMap;
 

@@ -1,8 +1,9 @@
 //! The state folder itself: locked as an `--out` folder is, checked that
 //! no other user may write it, read into a [`State`] and written back
 //! atomically (temporary files of unguessable names, renamed into place;
-//! robots.txt versions written before `state.json` names them). The data
-//! it holds is `mod.rs`'s.
+//! robots.txt versions written before `state.json` names them; SPEC §6
+//! "State": "versioned, written atomically under a lock"). The data it
+//! holds is `mod.rs`'s.
 
 use super::fingerprint::hex;
 use super::stored::{CountJson, MemoryJson, Stored, StoredVersionJson, decode, garbage};
