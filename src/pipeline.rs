@@ -735,12 +735,12 @@ fn judge<'d, 'r>(
             }
         })();
         drop(tx);
-        let written = match writer.join() {
-            Ok(written) => written,
+        let digest = match writer.join() {
+            Ok(digest) => digest,
             Err(panic) => std::panic::resume_unwind(panic),
         };
         judged?;
-        Ok((written?, set_aside))
+        Ok((digest?, set_aside))
     })
 }
 

@@ -45,7 +45,7 @@ pub(super) fn find_byte(line: &[u8], from: usize, byte: u8) -> Option<usize> {
 /// long (a request, a user agent) or `-`: the first two bytes are looked at
 /// by hand, then a vector search runs.
 #[inline(always)]
-pub(super) fn find_quote_or_escape(line: &[u8], from: usize) -> Option<usize> {
+fn find_quote_or_escape(line: &[u8], from: usize) -> Option<usize> {
     let end = line.len().min(from + 2);
     if let Some(i) = line[from..end]
         .iter()
@@ -178,7 +178,7 @@ pub(super) fn chain_end(line: &[u8], start: usize, after: &Text) -> Result<usize
 /// bracketed IPv6 address. The format's next field is none (a time's
 /// `[29/Nov/…`, a quoted request): a chain may end with its comma, as
 /// when a client's empty header was joined to a proxy's (`a, `).
-pub(super) fn may_open_entry(rest: &[u8]) -> bool {
+fn may_open_entry(rest: &[u8]) -> bool {
     match rest.first() {
         Some(b'[') => {
             let close = memchr::memchr(b']', rest).unwrap_or(0);
@@ -255,7 +255,7 @@ pub(super) fn spaced_end(
 /// True when a closing quote at `at` is followed by `after`, and, for the
 /// format's last field, then by the end of the line or a blank.
 #[inline]
-pub(super) fn closes(line: &[u8], at: usize, after: &Text, last: bool) -> bool {
+fn closes(line: &[u8], at: usize, after: &Text, last: bool) -> bool {
     after.stands_at(line, at)
         && (!last
             || line

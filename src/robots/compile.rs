@@ -303,15 +303,18 @@ impl Matcher {
                 .collect();
             wild.push((index as u32, &pattern.prefix[..], ids, pattern.anchored));
         }
-        let mut tree = Tree::build(&wild);
+        let mut paths = Tree::build(&wild);
         // The piece ids are in the tree now: freed before its arrays are laid out.
         drop(wild);
-        let mut firsts = std::mem::take(&mut tree.firsts);
-        let prefixes = std::mem::take(&mut tree.prefixes);
+        let mut firsts = std::mem::take(&mut paths.firsts);
+        let prefixes = std::mem::take(&mut paths.prefixes);
         // Each node's anchored ends together, in precedence order.
-        tree.ends.sort_by_key(|&(node, _, _)| node);
-        let ends_by_node = group_at(tree.ends.iter().map(|&(node, _, _)| node), tree.nodes.len());
-        let built = &tree.nodes;
+        paths.ends.sort_by_key(|&(node, _, _)| node);
+        let ends_by_node = group_at(
+            paths.ends.iter().map(|&(node, _, _)| node),
+            paths.nodes.len(),
+        );
+        let built = &paths.nodes;
         // Grouped by first piece; the sort is stable, so each group stays
         // in precedence order.
         firsts.sort_by_key(|&(first, _)| first);
@@ -336,9 +339,9 @@ impl Matcher {
         let mut wide_ends: HashMap<u32, WideEnds, _> = HashMap::default();
         for (index, (node, &at)) in built.iter().zip(&record_at).enumerate() {
             let node_ends =
-                &tree.ends[ends_by_node[index] as usize..ends_by_node[index + 1] as usize];
+                &paths.ends[ends_by_node[index] as usize..ends_by_node[index + 1] as usize];
             if node.children > WIDE {
-                for below in tree.children(index) {
+                for below in paths.children(index) {
                     let below = child(below);
                     lazy_pairs.push((below.piece, (below, at)));
                     wide_children.insert((at, below.piece), below);
@@ -361,7 +364,7 @@ impl Matcher {
                 ends_at.insert(at, (ends.len() as u32, node_ends.len() as u32));
             }
             records.extend_from_slice(&[node.own, count]);
-            for below in tree.children(index) {
+            for below in paths.children(index) {
                 let below = child(below);
                 records.extend_from_slice(&[below.node, below.piece, below.min]);
             }
@@ -442,19 +445,12 @@ impl Matcher {
     /// The first piece-less pattern that matches, by walking the tree;
     /// `usize::MAX` when none does.
     fn decide_literal(&self, target: Target<'_>) -> usize {
-        let tree = &self.literal;
         let mut best = usize::MAX;
-        let mut at = 0usize;
-        let mut depth = 0usize;
-        loop {
-            let node = tree.nodes[at];
+        self.literal.walk(target.octets, |depth, patterns| {
             // A prefix may not end inside a literal `*` or `$`.
-            let patterns = if target.splits(depth) {
-                &[][..]
-            } else {
-                let from = node.patterns_at as usize;
-                &tree.patterns[from..from + node.patterns_len as usize]
-            };
+            if target.splits(depth) {
+                return;
+            }
             for &index in patterns {
                 let index = index as usize;
                 if index >= best {
@@ -465,24 +461,7 @@ impl Matcher {
                     break;
                 }
             }
-            let Some(&octet) = target.octets.get(depth) else {
-                break;
-            };
-            let from = node.edges_at as usize;
-            let edges = &tree.edges[from..from + node.edges_len as usize];
-            let Ok(edge) = edges.binary_search_by_key(&octet, |e| e.0) else {
-                break;
-            };
-            let child = edges[edge].1 as usize;
-            let label = tree.nodes[child];
-            let from = label.label_at as usize;
-            let label = &tree.labels[from..from + label.label_len as usize];
-            if !target.octets[depth..].starts_with(label) {
-                break;
-            }
-            at = child;
-            depth += label.len();
-        }
+        });
         best
     }
 

@@ -724,17 +724,9 @@ fn long_literal_rules_cost_about_their_size() {
             .collect(),
     );
     let octets: usize = written.iter().map(String::len).sum();
-    let tree = &matcher.literal;
-    assert!(
-        tree.labels.len() <= octets,
-        "{} of {octets}",
-        tree.labels.len()
-    );
-    assert!(
-        tree.nodes.len() <= 2 * written.len() + 1,
-        "{} nodes",
-        tree.nodes.len()
-    );
+    let (label_octets, nodes) = matcher.literal.sizes();
+    assert!(label_octets <= octets, "{label_octets} of {octets}");
+    assert!(nodes <= 2 * written.len() + 1, "{nodes} nodes");
     let mut targets: Vec<String> = written.iter().take(50).cloned().collect();
     targets.extend(
         [

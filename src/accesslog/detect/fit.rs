@@ -256,7 +256,7 @@ pub(super) fn explain(
 
 /// True when `line` starts as a W3C extended line of IIS or CloudFront
 /// does: `YYYY-MM-DD`, a blank or tab, `HH:MM:SS`, a blank or tab.
-pub(super) fn starts_w3c_date_time(line: &[u8]) -> bool {
+fn starts_w3c_date_time(line: &[u8]) -> bool {
     let digits = |range: std::ops::Range<usize>| {
         line.get(range)
             .is_some_and(|d| d.iter().all(u8::is_ascii_digit))

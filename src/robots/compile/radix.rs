@@ -1,7 +1,8 @@
 //! The literal patterns of a matcher (those without a `*` piece) as a radix
 //! tree: takes their prefixes in matching form with their pattern numbers;
-//! gives, for a target, the patterns whose prefix it starts with, by one
-//! walk down the tree (RFC 9309 §2.2.2 "the most octets"; SPEC §3).
+//! gives, for a target, the patterns whose prefix it starts with, node by
+//! node in one walk down the tree (`Radix::walk`), for `Matcher` to choose
+//! among (RFC 9309 §2.2.2 "the most octets"; SPEC §3).
 
 /// The piece-less patterns as a radix tree (a trie whose chains of one
 /// child are one node): the prefixes' octets once each, in flat arrays,
@@ -9,26 +10,26 @@
 /// own size, where a node a octet cost some hundred bytes an octet.
 #[derive(Debug, Clone, Default)]
 pub(super) struct Radix {
-    pub(super) nodes: Vec<RadixNode>,
+    nodes: Vec<RadixNode>,
     /// Every node's label, node after node.
-    pub(super) labels: Vec<u8>,
+    labels: Vec<u8>,
     /// Every node's edges (first octet of the child's label, child),
     /// sorted by octet, node after node.
-    pub(super) edges: Vec<(u8, u32)>,
+    edges: Vec<(u8, u32)>,
     /// Every node's patterns, in precedence order, node after node.
-    pub(super) patterns: Vec<u32>,
+    patterns: Vec<u32>,
 }
 
 /// A node: the octets from its parent to it (`labels[label_at..][..label_len]`),
 /// its edges and the patterns whose prefix ends at it.
 #[derive(Debug, Clone, Copy, Default)]
 pub(super) struct RadixNode {
-    pub(super) label_at: u32,
-    pub(super) label_len: u32,
-    pub(super) edges_at: u32,
-    pub(super) edges_len: u32,
-    pub(super) patterns_at: u32,
-    pub(super) patterns_len: u32,
+    label_at: u32,
+    label_len: u32,
+    edges_at: u32,
+    edges_len: u32,
+    patterns_at: u32,
+    patterns_len: u32,
 }
 
 impl Radix {
@@ -86,6 +87,47 @@ impl Radix {
             let shared = self.nodes[child].label_len as usize;
             self.fill(child, &rest[..run], depth + shared);
             rest = &rest[run..];
+        }
+    }
+
+    /// The octets of all labels and the number of nodes, for tests of its
+    /// size.
+    #[cfg(test)]
+    pub(super) fn sizes(&self) -> (usize, usize) {
+        (self.labels.len(), self.nodes.len())
+    }
+
+    /// Walks the tree down `octets` from its root: gives `visit` each node
+    /// reached, as the octets its prefix spans and the patterns whose prefix
+    /// ends there, in precedence order.
+    #[inline(always)]
+    pub(super) fn walk(&self, octets: &[u8], mut visit: impl FnMut(usize, &[u32])) {
+        let mut at = 0usize;
+        let mut depth = 0usize;
+        loop {
+            let node = self.nodes[at];
+            let from = node.patterns_at as usize;
+            visit(
+                depth,
+                &self.patterns[from..from + node.patterns_len as usize],
+            );
+            let Some(&octet) = octets.get(depth) else {
+                break;
+            };
+            let from = node.edges_at as usize;
+            let edges = &self.edges[from..from + node.edges_len as usize];
+            let Ok(edge) = edges.binary_search_by_key(&octet, |e| e.0) else {
+                break;
+            };
+            let child = edges[edge].1 as usize;
+            let label = self.nodes[child];
+            let from = label.label_at as usize;
+            let label = &self.labels[from..from + label.label_len as usize];
+            if !octets[depth..].starts_with(label) {
+                break;
+            }
+            at = child;
+            depth += label.len();
         }
     }
 }
