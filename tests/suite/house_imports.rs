@@ -1,12 +1,13 @@
 //! The house's layering (STYLE "stages import only downward"; issue 10 "no
 //! import cycle"): takes the source files under `src/`, reads every path
-//! they name (`use crate::…`, `super::…`, `self::…`, also written inline)
-//! and gives a failure naming the files of any cycle among them. A module
-//! and its own submodules are one thing here (a parent re-exports its
+//! they name (`use crate::…`, `super::…`, `self::…`, paths from a name a
+//! `use` bound, also written inline) and follows each to the file that
+//! defines what it names (through a parent's `pub use` of a child's item);
+//! gives a failure naming the files of any cycle among them. A module and
+//! its own submodules are one thing here (a parent re-exports its
 //! children, a child uses its parent's types), so only the paths between
-//! modules neither of which holds the other count; test modules are left
-//! out.
-
+//! modules neither of which holds the other count; items only tests build
+//! (`#[cfg(test)]`) are left out.
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
@@ -129,72 +130,109 @@ fn char_literal_len(rest: &[u8]) -> Option<usize> {
     (rest.get(end) == Some(&b'\'')).then_some(end + 1)
 }
 
-/// The code without its `#[cfg(test)]` modules (`mod tests { … }`).
-fn without_test_modules(code: &str) -> String {
+/// The code without the items marked `#[cfg(test)]` (test modules, and
+/// the `use`s and functions only tests build), whatever attributes follow
+/// the mark.
+fn without_test_items(code: &str) -> String {
+    const MARK: &str = "#[cfg(test)]";
     let mut out = String::new();
     let mut rest = code;
-    while let Some(at) = rest.find("#[cfg(test)]") {
+    while let Some(at) = rest.find(MARK) {
         out.push_str(&rest[..at]);
-        let after = rest[at + "#[cfg(test)]".len()..].trim_start();
-        let Some(body) = after.strip_prefix("mod ") else {
-            rest = &rest[at + 1..];
-            continue;
-        };
-        let Some(open) = body.find(['{', ';']) else {
-            break;
-        };
-        if body.as_bytes()[open] == b';' {
-            rest = &body[open + 1..];
-            continue;
+        let mut item = rest[at + MARK.len()..].trim_start();
+        // Further attributes belong to the same item.
+        while item.starts_with("#[") {
+            let Some(close) = block_end(item, '[', ']') else {
+                return out;
+            };
+            item = item[close..].trim_start();
         }
-        let mut depth = 0;
-        let mut end = body.len();
-        for (i, b) in body.bytes().enumerate().skip(open) {
-            match b {
-                b'{' => depth += 1,
-                b'}' => {
-                    depth -= 1;
-                    if depth == 0 {
-                        end = i + 1;
-                        break;
-                    }
-                }
-                _ => {}
+        // The item ends at its first `;` or with its first block.
+        let semicolon = item.find(';').unwrap_or(item.len());
+        let brace = item.find('{').unwrap_or(item.len());
+        rest = if semicolon < brace {
+            &item[(semicolon + 1).min(item.len())..]
+        } else {
+            match block_end(&item[brace..], '{', '}') {
+                Some(end) => &item[brace + end..],
+                None => "",
             }
-        }
-        rest = &body[end..];
+        };
     }
     out.push_str(rest);
     out
 }
 
-/// Every path the code names from `crate`, `super` or `self`, each as its
-/// segments, with `use` groups (`a::{b, c::{d}}`) spread out.
-fn paths(code: &str) -> Vec<Vec<String>> {
+/// Where the bracketed block that `text` starts with ends (just past its
+/// closing bracket).
+fn block_end(text: &str, open: char, close: char) -> Option<usize> {
+    let mut depth = 0usize;
+    for (i, c) in text.char_indices() {
+        if c == open {
+            depth += 1;
+        } else if c == close {
+            depth = depth.checked_sub(1)?;
+            if depth == 0 {
+                return Some(i + c.len_utf8());
+            }
+        }
+    }
+    None
+}
+
+/// What a file names: every path (a `use`'s leaves spread out, and paths
+/// written in the code), and the names its `use`s bind, each with the path
+/// it stands for.
+#[derive(Default)]
+struct Names {
+    paths: Vec<Vec<String>>,
+    bindings: BTreeMap<String, Vec<String>>,
+}
+
+fn is_word(token: &str) -> bool {
+    token.chars().all(|c| c.is_alphanumeric() || c == '_')
+}
+
+fn names(code: &str) -> Names {
     let tokens = tokens(code);
-    let mut found = Vec::new();
+    let mut names = Names::default();
     let mut i = 0;
     while i < tokens.len() {
-        let starts = matches!(tokens[i].as_str(), "crate" | "super" | "self")
+        let after_path = i > 0 && tokens[i - 1] == "::";
+        if tokens[i] == "use" && !after_path {
+            let mut leaves = Vec::new();
+            i = use_tree(&tokens, i + 1, &mut Vec::new(), &mut leaves);
+            for (path, name) in leaves {
+                if let Some(name) = name {
+                    names.bindings.insert(name, path.clone());
+                }
+                names.paths.push(path);
+            }
+        } else if is_word(&tokens[i])
+            && !after_path
             && tokens.get(i + 1).map(String::as_str) == Some("::")
-            && (i == 0 || tokens[i - 1] != "::");
-        if starts {
-            let mut prefix = Vec::new();
-            i = use_tree(&tokens, i, &mut prefix, &mut found);
+        {
+            // A path written in the code: from `crate`, `super`, `self`,
+            // or from a name a `use` bound or a child module.
+            let mut leaves = Vec::new();
+            i = use_tree(&tokens, i, &mut Vec::new(), &mut leaves);
+            names.paths.extend(leaves.into_iter().map(|(path, _)| path));
         } else {
             i += 1;
         }
     }
-    found
+    names
 }
 
-/// Reads a path or a `use` tree from `tokens[i]`, under `prefix`; gives
-/// where it stops.
+/// Reads a path or a `use` tree from `tokens[i]`, under `prefix`: gives
+/// where it stops, and adds each leaf with the name it binds (its last
+/// segment, its `as` name, or for `self` in a group the group's own;
+/// none for `as _` and `*`).
 fn use_tree(
     tokens: &[String],
     mut i: usize,
     prefix: &mut Vec<String>,
-    found: &mut Vec<Vec<String>>,
+    leaves: &mut Vec<(Vec<String>, Option<String>)>,
 ) -> usize {
     let depth = prefix.len();
     loop {
@@ -209,32 +247,56 @@ fn use_tree(
                         }
                         Some(",") => i += 1,
                         None => break,
-                        Some(_) => i = use_tree(tokens, i, prefix, found),
+                        Some(_) => i = use_tree(tokens, i, prefix, leaves),
                     }
                 }
                 prefix.truncate(depth);
                 return i;
             }
-            Some(word) if word.chars().all(|c| c.is_alphanumeric() || c == '_') => {
+            Some("self") if prefix.len() == depth && depth > 0 => {
+                // `{self, …}`: the group's own path.
+                let name = prefix.last().cloned();
+                return alias(tokens, i + 1, name, prefix, leaves);
+            }
+            Some(word) if is_word(word) => {
                 prefix.push(word.to_string());
                 i += 1;
                 if tokens.get(i).map(String::as_str) == Some("::") {
                     i += 1;
                     continue;
                 }
-                found.push(prefix.clone());
+                let name = Some(word.to_string());
+                i = alias(tokens, i, name, prefix, leaves);
                 prefix.truncate(depth);
                 return i;
             }
             _ => {
+                // `*`, or the end of a path written in the code.
                 if prefix.len() > depth {
-                    found.push(prefix.clone());
+                    leaves.push((prefix.clone(), None));
                 }
                 prefix.truncate(depth);
                 return i;
             }
         }
     }
+}
+
+/// Adds the leaf `prefix`, bound to `name` or to the name after `as`;
+/// gives where it stops.
+fn alias(
+    tokens: &[String],
+    mut i: usize,
+    mut name: Option<String>,
+    prefix: &[String],
+    leaves: &mut Vec<(Vec<String>, Option<String>)>,
+) -> usize {
+    if tokens.get(i).map(String::as_str) == Some("as") {
+        name = tokens.get(i + 1).filter(|n| *n != "_").cloned();
+        i += 2;
+    }
+    leaves.push((prefix.to_vec(), name));
+    i
 }
 
 /// Words, `::`, and single punctuation.
@@ -263,26 +325,81 @@ fn tokens(code: &str) -> Vec<String> {
     out
 }
 
-/// The module a path from `from` names: the longest of its prefixes that
-/// is a module of the crate.
-fn resolve(from: &Module, path: &[String], known: &BTreeMap<Module, PathBuf>) -> Option<Module> {
-    let mut base: Module = match path.first()?.as_str() {
-        "crate" => Vec::new(),
-        "self" => from.clone(),
-        "super" => from[..from.len().checked_sub(1)?].to_vec(),
-        _ => return None,
-    };
-    for segment in &path[1..] {
-        if segment == "super" {
-            base.pop();
-        } else {
-            base.push(segment.clone());
+/// Every module's names, read once.
+struct Crate {
+    known: BTreeMap<Module, PathBuf>,
+    names: BTreeMap<Module, Names>,
+}
+
+impl Crate {
+    fn read(src: &Path) -> Crate {
+        let known = modules(src);
+        let names = known
+            .iter()
+            .map(|(module, file)| {
+                let text = std::fs::read_to_string(file).unwrap();
+                (
+                    module.clone(),
+                    names(&without_test_items(&code_only(&text))),
+                )
+            })
+            .collect();
+        Crate { known, names }
+    }
+
+    /// The module that defines what `path`, written in `from`, names: the
+    /// longest of its prefixes that is a module of the crate, followed
+    /// through the names that module's `use`s bind (a `pub use` of a
+    /// child's item is the child's); `None` for a path outside the crate.
+    fn resolve(&self, from: &Module, path: &[String], hops: usize) -> Option<Module> {
+        let (first, rest) = path.split_first()?;
+        let mut base: Module = match first.as_str() {
+            "crate" => Vec::new(),
+            "self" => from.clone(),
+            "super" => from[..from.len().checked_sub(1)?].to_vec(),
+            name => {
+                let mut child = from.clone();
+                child.push(name.to_string());
+                if self.known.contains_key(&child) {
+                    child
+                } else {
+                    let bound = self.names.get(from)?.bindings.get(name)?;
+                    if hops == 0 || bound.first() == Some(first) {
+                        return None;
+                    }
+                    let whole: Vec<String> = bound.iter().chain(rest).cloned().collect();
+                    return self.resolve(from, &whole, hops - 1);
+                }
+            }
+        };
+        let mut segments = rest.iter();
+        for segment in segments.by_ref() {
+            if segment == "super" {
+                base.pop();
+                continue;
+            }
+            let mut next = base.clone();
+            next.push(segment.clone());
+            if self.known.contains_key(&next) {
+                base = next;
+                continue;
+            }
+            // An item of `base`: its own, or one a `use` of it binds.
+            let tail: Vec<String> = std::iter::once(segment.clone())
+                .chain(segments.cloned())
+                .collect();
+            if hops > 0
+                && let Some(bound) = self.names.get(&base).and_then(|n| n.bindings.get(segment))
+            {
+                let whole: Vec<String> = bound.iter().chain(&tail[1..]).cloned().collect();
+                if let Some(found) = self.resolve(&base, &whole, hops - 1) {
+                    return Some(found);
+                }
+            }
+            return Some(base);
         }
+        Some(base)
     }
-    while !base.is_empty() && !known.contains_key(&base) {
-        base.pop();
-    }
-    Some(base)
 }
 
 fn holds(outer: &Module, inner: &Module) -> bool {
@@ -291,14 +408,12 @@ fn holds(outer: &Module, inner: &Module) -> bool {
 
 /// The modules each module names, parents and children aside.
 fn graph(src: &Path) -> BTreeMap<Module, BTreeSet<Module>> {
-    let known = modules(src);
+    let krate = Crate::read(src);
     let mut edges: BTreeMap<Module, BTreeSet<Module>> = BTreeMap::new();
-    for (module, file) in &known {
-        let text = std::fs::read_to_string(file).unwrap();
-        let code = without_test_modules(&code_only(&text));
+    for (module, names) in &krate.names {
         let named = edges.entry(module.clone()).or_default();
-        for path in paths(&code) {
-            if let Some(target) = resolve(module, &path, &known)
+        for path in &names.paths {
+            if let Some(target) = krate.resolve(module, path, 8)
                 && !holds(module, &target)
                 && !holds(&target, module)
             {
@@ -409,27 +524,59 @@ fn no_two_top_level_modules_import_each_other() {
     );
 }
 
+/// Writes a made-up crate of `(path, text)` files into a new folder.
+fn made_up(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (path, text) in files {
+        let path = dir.path().join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    dir
+}
+
 /// The reader itself: the cycle a file and its sibling make, through a
 /// `use` group and an inline path, is found; one in a comment, a string
-/// or a test module is not.
+/// or an item only tests build is not.
 #[test]
 fn the_reader_finds_a_cycle_and_only_in_code() {
-    let dir = tempfile::tempdir().unwrap();
-    let src = dir.path();
-    std::fs::create_dir(src.join("a")).unwrap();
-    std::fs::write(src.join("lib.rs"), "pub mod a;\n").unwrap();
-    std::fs::write(src.join("a/mod.rs"), "pub mod b;\npub mod c;\npub mod d;\n").unwrap();
-    std::fs::write(
-        src.join("a/b.rs"),
-        "use super::{c::{self, X}, d};\n// crate::a::d is named here only in words\n",
-    )
-    .unwrap();
-    std::fs::write(src.join("a/c.rs"), "fn f() { crate::a::b::g(); }\n").unwrap();
-    std::fs::write(
-        src.join("a/d.rs"),
-        "const S: &str = \"crate::a::b\";\nconst R: &str = r#\"super::b\"#;\n\
-         #[cfg(test)]\nmod tests { use super::super::b; }\n",
-    )
-    .unwrap();
-    assert_eq!(named(&cycles(&graph(src))), ["a::b <-> a::c"]);
+    let dir = made_up(&[
+        ("lib.rs", "pub mod a;\n"),
+        ("a/mod.rs", "pub mod b;\npub mod c;\npub mod d;\n"),
+        (
+            "a/b.rs",
+            "use super::{c::{self, X}, d};\n// crate::a::d is named here only in words\n",
+        ),
+        ("a/c.rs", "fn f() { crate::a::b::g(); }\n"),
+        (
+            "a/d.rs",
+            "const S: &str = \"crate::a::b\";\nconst R: &str = r#\"super::b\"#;\n\
+             #[cfg(test)]\nmod tests { use super::super::b; }\n\
+             #[cfg(test)]\n#[allow(dead_code)]\nmod more { use crate::a::b; }\n\
+             #[cfg(test)]\nuse crate::a::b as _;\n\
+             #[cfg(test)]\nfn t() { crate::a::b::g(); }\n",
+        ),
+    ]);
+    assert_eq!(named(&cycles(&graph(dir.path()))), ["a::b <-> a::c"]);
+}
+
+/// A path through a parent's re-export (`pub use c::Thing` in `a`, used
+/// as `super::Thing`) names the file that defines it, and a path from a
+/// name a `use` bound (`use crate::a;` then `a::b::g()`) is followed.
+#[test]
+fn the_reader_follows_re_exports_and_bound_names() {
+    let dir = made_up(&[
+        ("lib.rs", "pub mod a;\n"),
+        ("a/mod.rs", "pub mod b;\npub mod c;\npub use c::Thing;\n"),
+        ("a/b.rs", "use super::Thing;\n"),
+        ("a/c.rs", "use crate::a;\nfn f() { a::b::g(); }\n"),
+    ]);
+    assert_eq!(named(&cycles(&graph(dir.path()))), ["a::b <-> a::c"]);
+    let dir = made_up(&[
+        ("lib.rs", "pub mod a;\n"),
+        ("a/mod.rs", "pub mod b;\npub mod c;\npub use c::Thing;\n"),
+        ("a/b.rs", "use super::Thing;\n"),
+        ("a/c.rs", "fn f() {}\n"),
+    ]);
+    assert!(cycles(&graph(dir.path())).is_empty());
 }
