@@ -15,7 +15,9 @@
 //! The format travels with each chunk (`Arc<FileFormat>`); a W3C file's
 //! directives may change it mid-file, so the reader hands on, with each
 //! chunk, the format in force at its first line (`carry`) and the workers
-//! follow the directives within the chunk (`Parser`).
+//! follow the directives within the chunk (`Parser`). How well each
+//! candidate reads the sample, and the message when none does, are
+//! `detect/fit.rs`'s.
 
 use std::sync::Arc;
 

@@ -10,7 +10,8 @@
 //! blank, because sites append fields of their own. Fields after the
 //! format's last one are ignored. The named formats of the Common Log
 //! Format family are read first by `clf_family`, which hands this reader
-//! every line that is not of their plain shape.
+//! every line that is not of their plain shape. Where each kind of field
+//! ends is `find.rs`'s.
 
 use super::chunk::Line;
 use super::clf_family::{self, Family};

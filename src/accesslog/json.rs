@@ -13,7 +13,8 @@
 //! request, or a Caddy line of another logger than `http.log.access`
 //! (its error log repeats the request), is `Skip::NotRequest`: counted
 //! apart, neither skipped nor a fetch. In other logs such a line is a
-//! misfit, skipped.
+//! misfit, skipped. Time values are read in `json_time.rs`, the other
+//! values' types in `json_values.rs`.
 
 use super::entry::LogEscaping;
 use super::entry::{Entry, Skip};

@@ -1,5 +1,5 @@
-//! The site's own host names (`--host`, README "Usage") and a virtual-host
-//! field as they are compared: takes the names given and the virtual hosts
+//! The site's own host names (`--host`, README "Audit last night's logs")
+//! and a virtual-host field as they are compared: takes the names given and the virtual hosts
 //! of fetches as logged (`%v`, `$host`, `cs-host`, Caddy's `request.host`);
 //! gives `SiteHosts`, which says whether a fetch's host is the site's, and
 //! `host_key`, the one form both are compared in.

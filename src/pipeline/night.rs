@@ -87,8 +87,7 @@ pub(super) fn resume_counts(state: &State, judged_by: &mut Judge<'_, '_>) {
     }
     judged_by.resume_other_rate_by(&strangers);
     let strangers: Vec<&str> = strangers.iter().map(|&(name, _)| name).collect();
-    // Counts kept under the other --rate-by cannot be split or merged
-    // into tonight's without guessing: said, never silently dropped.
+    // Said, never silently dropped.
     if !strangers.is_empty() {
         crate::warn!(
             "robots-audit: warning: the state's counts {} were kept under another --rate-by \

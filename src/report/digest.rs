@@ -4,7 +4,8 @@
 //! impostor once, in report order; gives per-crawler and per-rule totals.
 //! Memory grows with crawlers, rules and spoofing addresses, never with
 //! fetches: distinct targets are counted exactly through a `spill::Sorter`
-//! of (key, target) pairs that spills to disk like the fetches do.
+//! of (key, target) pairs that spills to disk like the fetches do
+//! (`digest/targets.rs`); the spoofing addresses are `digest/addresses.rs`'s.
 
 mod addresses;
 mod targets;

@@ -8,6 +8,7 @@
 //! children, a child uses its parent's types), so only the paths between
 //! modules neither of which holds the other count; items only tests build
 //! (`#[cfg(test)]`) are left out.
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
