@@ -5,7 +5,7 @@
 //! comes before the one style element and allows that style by its hash
 //! alone. Tables and lines are capped so that the page stays far below
 //! 5,000,000 bytes however big the night; each cut says how much more
-//! there was.
+//! there was. The section of charts is `render/traffic.rs`'s.
 
 use std::borrow::Cow;
 
@@ -13,9 +13,9 @@ use base64::Engine as _;
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 use sha2::{Digest, Sha256};
 
-use super::chart::{self, Axis};
-use super::{KINDS, LEVELS, Page, RobotsText, Traffic, WindowClock};
-use crate::accesslog::zone::format_offset;
+mod traffic;
+
+use super::{KINDS, LEVELS, Page, RobotsText};
 
 /// Rows shown at most, per table.
 pub const RULES_SHOWN: usize = 50;
@@ -149,7 +149,7 @@ pub fn render(page: &Page) -> String {
                 }
                 (verdict(page))
                 (health(page))
-                (traffic(page))
+                (traffic::traffic(page))
                 (rules(page))
                 (targets(page))
                 (impostors(page))
@@ -296,66 +296,6 @@ fn health(page: &Page) -> Markup {
     }
 }
 
-fn traffic(page: &Page) -> Markup {
-    let (first, last) = super::charts_span(&page.charts);
-    let (shown, left_out) = charts_shown(&page.charts);
-    html! {
-        section #traffic {
-            h2 { "Fetches per minute against the allowed Request-rate" }
-            @if let (Some(first), Some(last)) = (first, last) {
-                @let axis = Axis::new(first, last, page.offset_min);
-                // The versions the night used, not only those with a
-                // Request-rate line: a caption's "(line 3)" is then of a
-                // version named.
-                @let several_versions = page.health.robots_versions.len()
-                    + page.health.robots_versions_used_more > 1;
-                p.key {
-                    span { span.sw.sw-f {} "fetches in the busiest minute of each step" }
-                    span { span.sw.sw-a {} "allowed per minute (the rate that holds)" }
-                    span { span.sw.sw-g {} "written rate, where the Seznam floor raises it" }
-                    span { span.sw.sw-w {} "Request-rate window" }
-                    span { span.sw.sw-r {} "request-rate violations in that step" }
-                    span { span.sw.sw-o {} "other violations in that step (disallow, crawl-delay)" }
-                }
-                p { "Times at UTC" (format_offset(page.offset_min)) ", the offset of the first fetch; \
-                     Request-rate windows read in " (page.window_clock.name)
-                    @if page.window_clock.changes_within(first, last) {
-                        ", whose offset changes during the period: the windows are shaded where \
-                         they were in force"
-                    } "."
-                    @if axis.step > 1 { " Each step is " (axis.step) " minutes." }
-                }
-                p { "A fetch breaks " span.text { "Request-rate: N/T" } " when more than N \
-                     fetches fall in the T seconds up to it, whatever minute they are in: \
-                     the green line is N/T per minute, so where T is longer than a minute a \
-                     burst can rise above it unbroken, and a rate can be broken under it."
-                    @for group in &page.shared_counts {
-                        " " (group_names(group)) " share one count, as the site sees one robot \
-                         (" span.text { "--rate-by crawler" } " counts each apart): a mark on \
-                         one's chart may come from the others' fetches before it."
-                    }
-                }
-                @for t in &shown { (one_chart(t, &axis, &page.window_clock, several_versions)) }
-                @if !left_out.is_empty() {
-                    p.more {
-                        (left_out.len()) " more crawlers not charted here (the charts shown are \
-                         of those with the most request-rate rows, then violations, then \
-                         fetches): "
-                        @for (i, t) in left_out.iter().take(NAMES_LISTED).enumerate() {
-                            @if i > 0 { ", " }
-                            (cut(&t.crawler))
-                        }
-                        @if left_out.len() > NAMES_LISTED { ", …" }
-                        "; summary.csv counts them."
-                    }
-                }
-            } @else {
-                p { "No crawler fetch." }
-            }
-        }
-    }
-}
-
 /// A `|`-joined list that may break after each `|`.
 fn joined_breakable(list: &str) -> Markup {
     html! {
@@ -381,74 +321,6 @@ fn version_name(version: &str) -> &str {
         "unreachable"
     } else {
         version
-    }
-}
-
-/// Names joined as a sentence: `A and B`, `A, B and C`.
-fn group_names(names: &[String]) -> String {
-    match names {
-        [] => String::new(),
-        [one] => one.clone(),
-        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
-    }
-}
-
-/// The charts shown, in name order, and those left out past
-/// `CHARTS_SHOWN`: the crawlers with the most request-rate rows, then
-/// the most violations, then the most fetches are shown, so that the cap
-/// drops the chart of a rate broken only when more than `CHARTS_SHOWN`
-/// crawlers broke one.
-fn charts_shown(charts: &[Traffic]) -> (Vec<&Traffic>, Vec<&Traffic>) {
-    use std::cmp::Reverse;
-    let total =
-        |m: &std::collections::BTreeMap<i64, u32>| m.values().map(|&n| u64::from(n)).sum::<u64>();
-    let mut ranked: Vec<&Traffic> = charts.iter().collect();
-    // Each chart's sums once, not at every comparison.
-    ranked.sort_by_cached_key(|t| {
-        (
-            Reverse(total(&t.rate_violations)),
-            Reverse(total(&t.violations)),
-            Reverse(total(&t.fetches)),
-            t.crawler.clone(),
-        )
-    });
-    let mut left_out = ranked.split_off(ranked.len().min(CHARTS_SHOWN));
-    ranked.sort_by(|a, b| a.crawler.cmp(&b.crawler));
-    left_out.sort_by(|a, b| a.crawler.cmp(&b.crawler));
-    (ranked, left_out)
-}
-
-fn one_chart(t: &Traffic, axis: &Axis, clock: &WindowClock, several_versions: bool) -> Markup {
-    let violations: u64 = t.violations.values().map(|&n| u64::from(n)).sum();
-    let allowed = chart::allowed_during(&t.allowed, axis);
-
-    html! {
-        div.crawler {
-        h3 { (cut(&t.crawler)) }
-        p { (t.fetches.values().map(|&n| u64::from(n)).sum::<u64>()) " fetches, "
-            span.bad[violations > 0] { (violations) " violations" } "; "
-            @if allowed.is_empty() { "robots.txt sets no Request-rate it reads." }
-            @else {
-                "allowed: "
-                @for (i, a) in allowed.iter().take(ALLOWED_SHOWN).enumerate() {
-                    @if i > 0 { "; " }
-                    span.text { (cut(&a.text)) } " (line " (a.rule_line)
-                    @if several_versions { " of robots.txt " span.text { (a.version) } }
-                    ")"
-                    @if let Some((n, s)) = a.floor { ", effective " (n) "/" (s) "s (the crawler's floor)" }
-                }
-                @if allowed.len() > ALLOWED_SHOWN {
-                    "; and " (allowed.len() - ALLOWED_SHOWN) " more Request-rate lines (see robots.txt below)"
-                }
-            }
-        }
-        @match chart::draw(t, axis, clock) {
-            // On a phone the chart keeps a width its labels read at, and
-            // scrolls.
-            Ok(svg) => div.scroll { (PreEscaped(svg)) },
-            Err(why) => p.bad { "The chart could not be drawn: " (why) },
-        }
-        }
     }
 }
 
