@@ -422,7 +422,7 @@ impl AuditArgs {
         let bound = |flag: &str, value: Option<&str>| -> Result<Option<i64>> {
             value
                 .map(|s| {
-                    crate::accesslog::time::rfc3339_or_date_ms_up(s)
+                    crate::accesslog::time_given::rfc3339_or_date_ms_up(s)
                         .ok_or_else(|| bad_time_flag(flag, s))
                 })
                 .transpose()
@@ -542,7 +542,7 @@ fn parse_time_flag(
 ) -> Result<Option<crate::accesslog::time::Timestamp>> {
     match value {
         None => Ok(None),
-        Some(s) => crate::accesslog::time::parse_rfc3339_or_date(s)
+        Some(s) => crate::accesslog::time_given::parse_rfc3339_or_date(s)
             .map(Some)
             .ok_or_else(|| bad_time_flag(flag, s)),
     }

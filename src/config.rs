@@ -4,7 +4,8 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::accesslog::time::{Timestamp, parse_offset};
+use crate::accesslog::time::Timestamp;
+use crate::accesslog::time_given::parse_offset;
 use crate::accesslog::{LogTz, TrustedProxies};
 
 #[derive(Debug, Clone)]

@@ -824,7 +824,8 @@ fn lines_too_long_are_skipped() {
 mod never_panics {
     use super::*;
     use crate::accesslog::request::parse_request;
-    use crate::accesslog::time::{parse_iso8601, parse_rfc3339_or_date};
+    use crate::accesslog::time::parse_iso8601;
+    use crate::accesslog::time_given::parse_rfc3339_or_date;
     use crate::accesslog::unescape;
     use proptest::prelude::*;
 

@@ -2,6 +2,7 @@
 //! `--until`, writing back, and the per-line calendar held against jiff.
 
 use super::*;
+use crate::accesslog::time_given::{parse_offset, parse_rfc3339_or_date, rfc3339_or_date_ms_up};
 
 #[test]
 fn day_counts_agree_with_jiff() {

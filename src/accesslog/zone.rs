@@ -17,7 +17,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use jiff::tz::{AmbiguousOffset, Offset, TimeZone};
 
-use super::time::{Timestamp, parse_offset};
+use super::time::Timestamp;
+use super::time_given::parse_offset;
 
 /// Seconds in an hour.
 const HOUR: i64 = 3600;

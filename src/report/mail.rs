@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::accesslog::time::parse_rfc3339_or_date;
+use crate::accesslog::time_given::parse_rfc3339_or_date;
 use crate::error::{Error, Position, Result};
 
 /// Rules and addresses listed in the mail; the CSVs hold the rest.

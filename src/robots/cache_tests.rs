@@ -2,7 +2,7 @@
 //! a case: a sequence of one count's fetches and what each one gets.
 
 use super::*;
-use crate::accesslog::time::parse_rfc3339_or_date;
+use crate::accesslog::time_given::parse_rfc3339_or_date;
 use crate::robots::versions::{Entry, Origin};
 
 const HOUR: i64 = 3_600_000;

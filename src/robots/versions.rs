@@ -20,7 +20,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::matcher::Robots;
-use crate::accesslog::time::{Timestamp, parse_rfc3339_or_date};
+use crate::accesslog::time::Timestamp;
+use crate::accesslog::time_given::parse_rfc3339_or_date;
 use crate::config::RobotsSources;
 use crate::error::{Error, Position, Result};
 

@@ -10,7 +10,7 @@ use super::stored::{CountJson, MemoryJson, Stored, StoredVersionJson, decode, ga
 use super::{
     CountMemory, DNS_CACHE, FORMAT, ROBOTS_DIR, STATE_FILE, State, StoredVersion, TEMP_PREFIX,
 };
-use crate::accesslog::time::parse_rfc3339_or_date;
+use crate::accesslog::time_given::parse_rfc3339_or_date;
 use crate::audit::Kind;
 use crate::error::{Error, Position, Result};
 use crate::report::lock::OutDir;

@@ -42,7 +42,8 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use crate::accesslog::time::{Timestamp, parse_rfc3339_or_date};
+use crate::accesslog::time::Timestamp;
+use crate::accesslog::time_given::parse_rfc3339_or_date;
 use crate::robots::cache::Memory;
 use crate::robots::versions::{Entry, Origin, Versions};
 pub use fingerprint::Fingerprint;

@@ -10,7 +10,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::{FORMAT, Fingerprint, Night};
-use crate::accesslog::time::parse_rfc3339_or_date;
+use crate::accesslog::time_given::parse_rfc3339_or_date;
 use crate::error::{Error, Position, Result};
 use crate::robots::cache::{Memory, Recent, RobotsFetch};
 

@@ -15,7 +15,8 @@ use std::io::{self, Read};
 use std::path::Path;
 
 use proptest::prelude::*;
-use robots_audit::accesslog::time::{clf_prefix, iso8601_prefix, parse_rfc3339_or_date};
+use robots_audit::accesslog::time::{clf_prefix, iso8601_prefix};
+use robots_audit::accesslog::time_given::parse_rfc3339_or_date;
 use robots_audit::accesslog::{
     ChunkReader, Fetch, LogFormat, fetch_of, open, parse_request, unescape,
 };
