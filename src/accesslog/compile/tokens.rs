@@ -30,23 +30,31 @@ fn push_literal(tokens: &mut Vec<Token>, byte: u8) {
     }
 }
 
+/// Adds the literal at `spec[at]` (a byte, or a configuration escape)
+/// unless it is `opens`, the byte a field starts with; gives the bytes it
+/// used, or `None` where a field starts.
+fn literal_at(spec: &[u8], at: usize, opens: u8, tokens: &mut Vec<Token>) -> Option<usize> {
+    match spec[at] {
+        b'\\' => {
+            let (byte, used) = config_escape(spec, at);
+            push_literal(tokens, byte);
+            Some(used)
+        }
+        byte if byte == opens => None,
+        other => {
+            push_literal(tokens, other);
+            Some(1)
+        }
+    }
+}
+
 pub(super) fn apache_tokens(spec: &[u8]) -> Result<Vec<Token>, String> {
     let mut tokens = Vec::new();
     let mut at = 0;
     while at < spec.len() {
-        match spec[at] {
-            b'\\' => {
-                let (byte, used) = config_escape(spec, at);
-                push_literal(&mut tokens, byte);
-                at += used;
-                continue;
-            }
-            b'%' => {}
-            other => {
-                push_literal(&mut tokens, other);
-                at += 1;
-                continue;
-            }
+        if let Some(used) = literal_at(spec, at, b'%', &mut tokens) {
+            at += used;
+            continue;
         }
         let start = at;
         at += 1;
@@ -210,19 +218,9 @@ pub(super) fn nginx_tokens(spec: &[u8]) -> Result<Vec<Token>, String> {
     let mut tokens = Vec::new();
     let mut at = 0;
     while at < spec.len() {
-        match spec[at] {
-            b'\\' => {
-                let (byte, used) = config_escape(spec, at);
-                push_literal(&mut tokens, byte);
-                at += used;
-                continue;
-            }
-            b'$' => {}
-            other => {
-                push_literal(&mut tokens, other);
-                at += 1;
-                continue;
-            }
+        if let Some(used) = literal_at(spec, at, b'$', &mut tokens) {
+            at += used;
+            continue;
         }
         let (name, used) = if spec.get(at + 1) == Some(&b'{') {
             let close =
