@@ -486,7 +486,7 @@ mod tests {
         let zone = crate::accesslog::LogTz::parse("Europe/Prague").unwrap();
         // 2026-10-25T00:00:00Z, in minutes; the change is at 01:00Z.
         let midnight = 1_792_886_400 / 60;
-        let offsets = super::super::build::zone_offsets(
+        let offsets = super::super::clock::zone_offsets(
             |minute| zone.offset_at(minute * 60),
             midnight,
             midnight + 359,

@@ -11,6 +11,7 @@
 
 pub mod build;
 pub mod chart;
+mod clock;
 pub mod render;
 
 use std::collections::BTreeMap;
