@@ -97,8 +97,8 @@ fn code_only(text: &str) -> String {
             }
             i += 1;
             out.push_str("\"\"");
-        } else if bytes[i] == b'\'' && char_literal_len(rest).is_some() {
-            i += char_literal_len(rest).unwrap();
+        } else if let Some(len) = char_literal_len(&text[i..]) {
+            i += len;
             out.push_str("' '");
         } else {
             let len = text[i..].chars().next().unwrap().len_utf8();
@@ -119,16 +119,18 @@ fn raw_string_start(rest: &[u8]) -> Option<usize> {
 }
 
 /// The length of a character literal starting here (`'a'`, `'\n'`,
-/// `'\u{41}'`, `'é'`), or `None` for a lifetime (`'a`).
-fn char_literal_len(rest: &[u8]) -> Option<usize> {
-    if rest.get(1) == Some(&b'\\') {
-        let close = rest[2..].iter().position(|&b| b == b'\'')?;
-        return Some(close + 3);
+/// `'\u{41}'`, `'é'`), or `None` for a lifetime (`'a`) or anything else.
+/// Reads only the literal's own few bytes.
+fn char_literal_len(rest: &str) -> Option<usize> {
+    let after = rest.strip_prefix('\'')?;
+    if let Some(escaped) = after.strip_prefix('\\') {
+        // Past the escaped character, which may be the quote itself.
+        let close = escaped.get(1..)?.find('\'')?;
+        return Some(close + 4);
     }
-    let text = std::str::from_utf8(rest).ok()?;
-    let c = text[1..].chars().next()?;
+    let c = after.chars().next()?;
     let end = 1 + c.len_utf8();
-    (rest.get(end) == Some(&b'\'')).then_some(end + 1)
+    (rest.as_bytes().get(end) == Some(&b'\'')).then_some(end + 1)
 }
 
 /// The code without the items marked `#[cfg(test)]` (test modules, and
@@ -552,6 +554,7 @@ fn the_reader_finds_a_cycle_and_only_in_code() {
         (
             "a/d.rs",
             "const S: &str = \"crate::a::b\";\nconst R: &str = r#\"super::b\"#;\n\
+             const Q: [char; 2] = ['\\'', '\\u{22}'];\nconst T: &str = \"crate::a::b\";\n\
              #[cfg(test)]\nmod tests { use super::super::b; }\n\
              #[cfg(test)]\n#[allow(dead_code)]\nmod more { use crate::a::b; }\n\
              #[cfg(test)]\nuse crate::a::b as _;\n\
