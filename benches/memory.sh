@@ -10,15 +10,18 @@
 #   attack   100,000 requests with 16 KB targets and 16 KB user agents that
 #            claim SeznamBot: half from addresses whose PTR names are
 #            another's (spoofed: impostors.csv), half from addresses nothing
-#            is known of (unverified: counted, and off limits, so rows).
+#            is known of (unverified: counted, and off limits, so rows);
+#   outages  300,000 answers of 503 to SeznamBot's /robots.txt, each
+#            followed by a fetch: every one a robots.txt outage of its own
+#            time, a rule of its own (SPEC §6, §7), audited with --state.
 # Gives, for each, robots-audit's peak RSS (GNU time's %M), its wall time,
 # the rows it wrote (checked against what was generated), and the peak
 # beside 100 MiB. Runs at the default --memory unless --memory is given;
 # a robots-audit without the flag is measured all the same, and the table
-# says so. Exit 0 when both peaks are within 100 MiB, 1 when one is not,
+# says so. Exit 0 when every peak is within 100 MiB, 1 when one is not,
 # 2 when something could not run.
 #
-# Usage: benches/memory.sh [--small] [--fetches N] [--attack N]
+# Usage: benches/memory.sh [--small] [--fetches N] [--attack N] [--outages N]
 #                          [--memory SIZE] [--threads N] [--keep DIR]
 
 set -euo pipefail
@@ -29,7 +32,8 @@ Usage: benches/memory.sh [OPTIONS]
 
   --fetches N    SeznamBot fetches, each breaking a rule (default 10000000)
   --attack N     requests with 16 KB targets and user agents (default 100000)
-  --small        a quick try: --fetches 200000 --attack 5000
+  --outages N    robots.txt outages, each a rule of its own (default 300000)
+  --small        a quick try: --fetches 200000 --attack 5000 --outages 20000
   --memory SIZE  pass --memory SIZE to robots-audit (default: its default)
   --threads N    pass --threads N to robots-audit
   --keep DIR     generate into DIR and keep the logs (for a profiler)
@@ -44,6 +48,7 @@ die() {
 
 fetches=10000000
 attack=100000
+outages=300000
 memory=
 threads=
 keep=
@@ -53,7 +58,9 @@ while [[ $# -gt 0 ]]; do
         --fetches=*) fetches=${1#*=}; shift ;;
         --attack) attack=${2:?--attack needs a value}; shift 2 ;;
         --attack=*) attack=${1#*=}; shift ;;
-        --small) fetches=200000; attack=5000; shift ;;
+        --outages) outages=${2:?--outages needs a value}; shift 2 ;;
+        --outages=*) outages=${1#*=}; shift ;;
+        --small) fetches=200000; attack=5000; outages=20000; shift ;;
         --memory) memory=${2:?--memory needs a value}; shift 2 ;;
         --memory=*) memory=${1#*=}; shift ;;
         --threads) threads=${2:?--threads needs a value}; shift 2 ;;
@@ -66,6 +73,7 @@ while [[ $# -gt 0 ]]; do
 done
 [[ $fetches =~ ^[1-9][0-9]*$ ]] || die "--fetches must be a positive number, not '$fetches'"
 [[ $attack =~ ^[1-9][0-9]*$ && $attack -ge 2 ]] || die "--attack must be a number of at least 2, not '$attack'"
+[[ $outages =~ ^[1-9][0-9]*$ ]] || die "--outages must be a positive number, not '$outages'"
 [[ -z $threads || $threads =~ ^[1-9][0-9]*$ ]] || die "--threads must be a positive number, not '$threads'"
 command -v python3 >/dev/null || die "python3 is needed to generate the logs"
 command -v gzip >/dev/null || die "gzip is not installed"
@@ -119,10 +127,10 @@ EOF
 # 3.3 GB of text, almost all of it runs that gzip folds away, each line
 # made distinct by its number so that nothing can be shared between lines.
 echo "generating $fetches fetches and an attack of $attack requests in $work ..." >&2
-python3 - "$work" "$fetches" "$attack" <<'PY'
+python3 - "$work" "$fetches" "$attack" "$outages" <<'PY'
 import subprocess, sys, time
 
-work, fetches, attack = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+work, fetches, attack, outages = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 ua = "Mozilla/5.0 (compatible; SeznamBot/4.0; +http://napoveda.seznam.cz/seznambot-intro/)"
 start = 1_790_000_000  # 2026-09-21, a Monday
 month = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
@@ -175,18 +183,38 @@ proc.stdin.close()
 if proc.wait() != 0:
     sys.exit("gzip failed on attack.log.gz")
 out.close()
+
+# A verified crawler's /robots.txt answered 503 each second, a fetch after
+# each: the outage of each second is a rule of its own.
+proc, out = gzip_to(f"{work}/outages.log.gz")
+batch = []
+for n in range(outages):
+    t = start + n
+    client = seznam[n % 2048]
+    batch.append(f'{client} - - [{stamp(t)}] "GET /robots.txt HTTP/1.1" 503 0 "-" "{ua}"\n')
+    batch.append(f'{client} - - [{stamp(t)}] "GET /clanek/{n % 1000} HTTP/1.1" 200 900 "-" "{ua}"\n')
+    if len(batch) >= 10_000:
+        proc.stdin.write("".join(batch).encode())
+        batch.clear()
+proc.stdin.write("".join(batch).encode())
+proc.stdin.close()
+if proc.wait() != 0:
+    sys.exit("gzip failed on outages.log.gz")
+out.close()
 PY
 
 # Runs the audit on log $1 into $work/out-$1; sets peak (KiB), wall (s),
 # rows (violations) and spoofed (impostors).
 measure() {
-    local name=$1 out=$work/out-$1 status=0 start end
-    rm -rf "$out"
+    local name=$1 out=$work/out-$1 status=0 start end extra=()
+    rm -rf "$out" "$work/state-$name"
     mkdir "$out"
+    # Outages are of a continuing story (SPEC §6): audited with a state.
+    [[ $name == outages ]] && extra=(--state "$work/state-$name")
     start=$(date +%s.%N)
     /usr/bin/time -f %M -o "$work/$name.time" "$audit" --log "$work/$name.log.gz" \
         --robots "$work/robots.txt" --ptr-map "$work/ptr-map.txt" "${audit_flags[@]}" \
-        --out "$out" 2>"$work/$name.stderr" || status=$?
+        "${extra[@]}" --out "$out" 2>"$work/$name.stderr" || status=$?
     end=$(date +%s.%N)
     if [[ $status -gt 1 ]]; then
         echo "memory.sh: robots-audit on $name.log.gz failed with status $status:" >&2
@@ -205,7 +233,7 @@ over=0
 load_before=$(cut -d ' ' -f 1-3 /proc/loadavg 2>/dev/null || echo unknown)
 cpu=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null || true)
 report=()
-for name in fetches attack; do
+for name in fetches attack outages; do
     echo "auditing $name.log.gz ..." >&2
     measure "$name"
     case $name in
@@ -217,8 +245,15 @@ for name in fetches attack; do
             what="$attack requests, 16 KB targets and user agents"
             want_rows=$((attack / 2)) want_spoofed=$((attack - attack / 2))
             ;;
+        outages)
+            what="$outages robots.txt outages, a rule each"
+            want_rows=$outages want_spoofed=0
+            ;;
     esac
     check=ok
+    if [[ $name == outages ]] && (($(wc -l <"$work/out-$name/rules.csv") - 1 != outages)); then
+        check="UNEXPECTED: wanted $outages rules in rules.csv"
+    fi
     [[ $rows -eq $want_rows && $spoofed -eq $want_spoofed ]] ||
         check="UNEXPECTED: wanted $want_rows rows and $want_spoofed impostors"
     verdict=$(awk -v p="$peak" 'BEGIN { print (p <= 102400 ? "within 100 MiB" : "OVER 100 MiB") }')

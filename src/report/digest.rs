@@ -5,11 +5,15 @@
 //! Memory grows with crawlers, rules and spoofing addresses, never with
 //! fetches: distinct targets are counted exactly through a `spill::Sorter`
 //! of (key, target) pairs that spills to disk like the fetches do
-//! (`digest/targets.rs`); the spoofing addresses are `digest/addresses.rs`'s.
+//! (`digest/targets.rs`); the spoofing addresses are `digest/addresses.rs`'s,
+//! the rules made for robots.txt outages (`robots.txt unreachable: …`, as
+//! many as the log's 5xx answers) `digest/made.rs`'s.
 
 mod addresses;
+mod made;
 mod targets;
 
+use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap};
 
 use crate::accesslog::time::Timestamp;
@@ -20,6 +24,8 @@ use crate::error::Result;
 use crate::spill::{Sorter, SpillDir};
 pub use addresses::{AddressTotals, TOP_ADDRESSES};
 use addresses::{Addresses, Ranked};
+use made::Made;
+use made::{TOP_MADE, page_order, report_order};
 use targets::{Fold, Seen, Tag, Targeted};
 
 /// The verification levels a counted fetch may have, in report order.
@@ -78,27 +84,57 @@ pub struct RuleTotals {
 /// 100,000 (SPEC §5 `--memory`).
 pub const TOP_TARGETS: usize = 50;
 
-/// A target fetched against a rule: (the rule's index in `rules`, the
-/// target, accusing rows).
-pub type TopTarget = (usize, Box<[u8]>, u64);
+/// A target fetched against a rule, and the rule as the page names it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TopTarget {
+    pub robots_version: String,
+    pub rule_line: usize,
+    pub rule: String,
+    pub kind: Kind,
+    pub target: Box<[u8]>,
+    /// Accusing rows.
+    pub times: u64,
+}
 
-/// Keeps `entry` among the `TOP_TARGETS` targets fetched most against a
-/// rule (ties by rule line, kind, then target).
-fn note_target(top: &mut Vec<TopTarget>, rules: &[RuleTotals], entry: TopTarget) {
-    let order = |(a_rule, a_target, a_times): &TopTarget,
-                 (b_rule, b_target, b_times): &TopTarget| {
-        let (a, b) = (&rules[*a_rule], &rules[*b_rule]);
-        b_times
-            .cmp(a_times)
-            .then(a.rule_line.cmp(&b.rule_line))
-            .then(a.kind.as_str().cmp(b.kind.as_str()))
-            .then(a_target.cmp(b_target))
-    };
-    if top.len() == TOP_TARGETS && top.last().is_some_and(|last| order(&entry, last).is_ge()) {
+/// The order of `TopTarget`s: most rows first, ties by rule line, kind,
+/// target, then version and rule text (rules of no line, as many as a
+/// night's robots.txt outages, may tie on all the rest).
+fn target_order(
+    (a_rule, a_target, a_times): (&RuleTotals, &[u8], u64),
+    b: &TopTarget,
+) -> std::cmp::Ordering {
+    b.times
+        .cmp(&a_times)
+        .then(a_rule.rule_line.cmp(&b.rule_line))
+        .then(a_rule.kind.as_str().cmp(b.kind.as_str()))
+        .then(a_target.cmp(&b.target))
+        .then(a_rule.robots_version.as_str().cmp(&b.robots_version))
+        .then(a_rule.rule.as_str().cmp(&b.rule))
+}
+
+/// Keeps `target` of `rule`, fetched `times` by accusing rows, among the
+/// `TOP_TARGETS` targets fetched most against a rule.
+fn note_target(top: &mut Vec<TopTarget>, rule: &RuleTotals, target: Box<[u8]>, times: u64) {
+    let entry = (rule, &target[..], times);
+    if top.len() == TOP_TARGETS
+        && top
+            .last()
+            .is_some_and(|last| target_order(entry, last).is_ge())
+    {
         return;
     }
-    let at = top.partition_point(|kept| order(kept, &entry).is_le());
-    top.insert(at, entry);
+    let at = top.partition_point(|kept| target_order(entry, kept).is_gt());
+    top.insert(
+        at,
+        TopTarget {
+            robots_version: rule.robots_version.clone(),
+            rule_line: rule.rule_line,
+            rule: rule.rule.clone(),
+            kind: rule.kind,
+            target,
+            times,
+        },
+    );
     top.truncate(TOP_TARGETS);
 }
 
@@ -106,15 +142,17 @@ fn note_target(top: &mut Vec<TopTarget>, rules: &[RuleTotals], entry: TopTarget)
 pub struct Digest<'d> {
     /// Indexed like the audit's crawlers; `None` for one without a fetch.
     pub crawlers: Vec<Option<CrawlerTotals>>,
-    pub rules: Vec<RuleTotals>,
+    /// The rules of robots.txt lines, in the order rows first named them;
+    /// the rules of no line are `made`'s.
+    rules: Vec<RuleTotals>,
+    made: Made<'d>,
     /// The targets fetched most against a rule by accusing rows, most
-    /// first (ties by rule line, kind and target), at most `TOP_TARGETS`.
+    /// first (ties by rule line, kind, target, version and rule text), at
+    /// most `TOP_TARGETS`.
     pub top_targets: Vec<TopTarget>,
-    /// Rules by (line, kind, a hash of the version and, for a made rule of
-    /// no line, its text): the indexes in `rules` of those that hash so,
-    /// compared whole, looked up without a copy of the row's text. A night
-    /// of a thousand robots.txt outages is a thousand rules of line 0: each
-    /// found by its own key, not by a walk over the others.
+    /// Rules of a line by (line, kind, a hash of the version): the indexes
+    /// in `rules` of those that hash so, compared whole, looked up without
+    /// a copy of the row's version.
     rule_index: HashMap<(usize, Kind, u64), Vec<usize>, Fold>,
     /// Spoofing addresses (SPEC §7 `impostor-addresses.csv`): gathered by
     /// client in memory, spilled to a sorter that merges equal clients
@@ -139,6 +177,7 @@ impl<'d> Digest<'d> {
         Digest {
             crawlers: vec![None; crawlers],
             rules: Vec::new(),
+            made: Made::new(budget, spill),
             top_targets: Vec::new(),
             rule_index: HashMap::default(),
             addresses: Addresses::new(budget, spill),
@@ -179,24 +218,40 @@ impl<'d> Digest<'d> {
             kind.first.get_or_insert(time);
             kind.last = Some(time);
         }
+        let kept = counted.fetch.target_kept();
+        let target: &[u8] = &kept;
+        let kind_tag = Tag::Kind {
+            crawler: counted.crawler,
+            kind: kind_index,
+        };
+        if row.rule_line == 0 {
+            // A rule of no line (a robots.txt outage's): as many as the
+            // log makes, so spilled with its targets (`made.rs`).
+            self.made.add(made::Row {
+                rule: &row.rule,
+                robots_version: row.robots_version,
+                kind: row.kind,
+                group: row.group,
+                target,
+                accuses: row.accuses(),
+                crawler: counted.crawler,
+                time,
+            });
+            self.pend(kind_tag, target, row.accuses());
+            return;
+        }
         let key = {
-            use std::hash::{BuildHasher as _, Hash as _, Hasher as _};
-            let mut hasher = self.rule_index.hasher().build_hasher();
-            row.robots_version.hash(&mut hasher);
-            if row.rule_line == 0 {
-                row.rule.hash(&mut hasher);
-            }
-            hasher.finish()
+            use std::hash::BuildHasher as _;
+            self.rule_index.hasher().hash_one(row.robots_version)
         };
         let candidates = self
             .rule_index
             .entry((row.rule_line, row.kind, key))
             .or_default();
-        let found = candidates.iter().copied().find(|&at| {
-            let rule = &self.rules[at];
-            rule.robots_version == row.robots_version
-                && (row.rule_line != 0 || rule.rule == row.rule)
-        });
+        let found = candidates
+            .iter()
+            .copied()
+            .find(|&at| self.rules[at].robots_version == row.robots_version);
         let at = match found {
             Some(at) => at,
             None => {
@@ -226,26 +281,22 @@ impl<'d> Digest<'d> {
         }
         rule.crawlers.insert(counted.crawler);
         rule.last = time;
-        let kept = counted.fetch.target_kept();
-        let target: &[u8] = &kept;
-        for tag in [
-            Tag::Kind {
-                crawler: counted.crawler,
-                kind: kind_index,
-            },
-            Tag::Rule(at),
-        ] {
-            let seen = self.pending.entry(tag).or_default();
-            let accusing = u64::from(row.accuses());
-            match seen.get_mut(target) {
-                Some((times, accused)) => {
-                    *times += 1;
-                    *accused += accusing;
-                }
-                None => {
-                    seen.insert(target.into(), (1, accusing));
-                    self.pending_bytes += Targeted::size_of(target);
-                }
+        self.pend(kind_tag, target, row.accuses());
+        self.pend(Tag::Rule(at), target, row.accuses());
+    }
+
+    /// A row's `target` counted towards `tag`.
+    fn pend(&mut self, tag: Tag, target: &[u8], accuses: bool) {
+        let seen = self.pending.entry(tag).or_default();
+        let accusing = u64::from(accuses);
+        match seen.get_mut(target) {
+            Some((times, accused)) => {
+                *times += 1;
+                *accused += accusing;
+            }
+            None => {
+                seen.insert(target.into(), (1, accusing));
+                self.pending_bytes += Targeted::size_of(target);
             }
         }
         if self.pending_bytes >= self.pending_limit {
@@ -302,31 +353,97 @@ impl<'d> Digest<'d> {
                         // fetched against the rule.
                         if pair.accusing > 0 {
                             rule.accusing_targets += 1;
-                            let entry = (at, pair.target, pair.accusing);
-                            note_target(&mut self.top_targets, &self.rules, entry);
+                            note_target(&mut self.top_targets, rule, pair.target, pair.accusing);
                         }
                     }
                 }
             }
         }
+        let top_targets = &mut self.top_targets;
+        self.made.rank(|fetched| {
+            note_target(top_targets, fetched.rule, fetched.target, fetched.accusing);
+        })?;
         self.addresses.rank()?;
         Ok(self)
     }
 
-    /// The rules, as `rules.csv` orders them: most violations first, ties
-    /// by first_time, then robots_version, then rule_line, then kind.
-    pub fn rules_in_order(&self) -> Vec<&RuleTotals> {
-        let mut rules: Vec<&RuleTotals> = self.rules.iter().collect();
-        rules.sort_by(|a, b| {
-            b.violations
-                .cmp(&a.violations)
-                .then(a.first.instant_ms().cmp(&b.first.instant_ms()))
-                .then(a.robots_version.cmp(&b.robots_version))
-                .then(a.rule_line.cmp(&b.rule_line))
-                .then(a.kind.cmp(&b.kind))
-                .then(a.rule.cmp(&b.rule))
-        });
+    /// Every rule, as `rules.csv` orders them (after `finish`): most
+    /// violations first, ties by first_time, then robots_version, then
+    /// rule_line, then kind. Read once: the rules of no line come back from
+    /// disk.
+    pub fn rules_in_order(&self) -> impl Iterator<Item = Result<Cow<'_, RuleTotals>>> + '_ {
+        let mut lines: Vec<&RuleTotals> = self.rules.iter().collect();
+        lines.sort_by(|a, b| report_order(a, b));
+        let mut lines = lines.into_iter().peekable();
+        let mut made = self.made.take_ranked().into_iter().flatten().peekable();
+        std::iter::from_fn(move || {
+            let made_first = match (lines.peek(), made.peek()) {
+                (None, None) => return None,
+                (Some(_), None) => false,
+                (None, Some(_)) => true,
+                // A made rule that failed to read comes out at once.
+                (Some(line), Some(Ok(made))) => report_order(&made.0, line).is_lt(),
+                (Some(_), Some(Err(_))) => true,
+            };
+            if made_first {
+                made.next().map(|rule| rule.map(|rule| Cow::Owned(rule.0)))
+            } else {
+                lines.next().map(|rule| Ok(Cow::Borrowed(rule)))
+            }
+        })
+    }
+
+    /// How many rules decided rows (after `finish`).
+    pub fn rule_count(&self) -> u64 {
+        self.rules.len() as u64 + self.made.count
+    }
+
+    /// The first `n` rules by the rows that accuse, most first, ties in
+    /// `rules.csv`'s order (after `finish`): the page's table.
+    pub fn rules_broken_most(&self, n: usize) -> Vec<&RuleTotals> {
+        let mut rules: Vec<&RuleTotals> =
+            self.rules.iter().chain(self.made.top_page.iter()).collect();
+        rules.sort_by(|a, b| page_order(a, b));
+        rules.truncate(n.min(TOP_MADE));
         rules
+    }
+
+    /// Rules enough for the mail's five rules broken most (after
+    /// `finish`): every rule of a line, and the first rules of no line by
+    /// the rows that accuse, then text.
+    pub fn rules_for_mail(&self) -> impl Iterator<Item = &RuleTotals> {
+        self.rules.iter().chain(self.made.top_mail.iter())
+    }
+
+    /// Whether some rule has a row whose note only informs (after
+    /// `finish`).
+    pub fn rules_inform(&self) -> bool {
+        self.made.informing || self.rules.iter().any(|rule| rule.informing > 0)
+    }
+
+    /// Whether the rules name more than one robots.txt version (after
+    /// `finish`).
+    pub fn rules_of_several_versions(&self) -> bool {
+        let mut versions = self
+            .rules
+            .iter()
+            .map(|rule| rule.robots_version.as_str())
+            .chain(self.made.versions.iter().map(|v| &**v));
+        match versions.next() {
+            Some(first) => versions.any(|v| v != first),
+            None => false,
+        }
+    }
+
+    /// (Rule, target) pairs of accusing rows, over all rules (after
+    /// `finish`).
+    pub fn accusing_targets(&self) -> u64 {
+        self.made.accusing_targets
+            + self
+                .rules
+                .iter()
+                .map(|rule| rule.accusing_targets)
+                .sum::<u64>()
     }
 
     /// How many spoofing addresses there are (after `finish`).

@@ -176,7 +176,7 @@ pub fn human(digest: &Digest<'_>, names: &Names<'_>, totals: &Totals) -> String 
     // The same rule line may decide rows of several versions or kinds:
     // counted together here, as the line a webmaster would edit.
     let mut rules: BTreeMap<(usize, &str), u64> = BTreeMap::new();
-    for rule in &digest.rules {
+    for rule in digest.rules_for_mail() {
         *rules
             .entry((rule.rule_line, rule.rule.as_str()))
             .or_default() += rule.violations - rule.informing;

@@ -43,6 +43,7 @@ pub fn write_rules(
     let mut out = stream(out);
     out.write_record(RULES).map_err(io_error)?;
     for row in digest.rules_in_order() {
+        let row = row.map_err(io::Error::other)?;
         let mut line = [0u8; 20];
         // robots.txt text is held as `name_text`: its bytes back, then
         // escaped once.

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use crate::support::audit::{clf, combined};
+use crate::support::audit::{clf, combined, csv, rfc3339, robots_version};
 use crate::support::hostile::spawn_paused;
 
 const BIN: &str = env!("CARGO_BIN_EXE_robots-audit");
@@ -354,5 +354,130 @@ fn spoofing_addresses_beyond_memory_spill_without_changing_a_byte() {
     assert_eq!(seen, fetches);
     let html = std::fs::read_to_string(outs[1].join("report.html")).unwrap();
     let more = format!("{} more addresses not shown here", fetches.len() - 100);
+    assert!(html.contains(&more), "{more}");
+}
+
+/// A robots.txt outage is a rule of its own text (SPEC §6, §7: `robots.txt
+/// unreachable: <status> at <time>`, one `rules.csv` row a text), so a
+/// server that answers a crawler's `/robots.txt` with 503 now and then
+/// makes as many rules as the log likes. Their rows spill to sorted runs
+/// like the fetches, are totalled and ranked from them, and that never
+/// changes a byte of the reports; `rules.csv` holds every rule, ranked
+/// as SPEC §7 says, with exact counts.
+#[test]
+fn robots_txt_outages_beyond_memory_spill_without_changing_a_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let agent =
+        "Mozilla/5.0 (compatible; SeznamBot/4.0; +http://napoveda.seznam.cz/seznambot-intro/)";
+    let line = |second: u32, target: &str, status: u16| {
+        combined(
+            "77.75.77.1",
+            &clf(second),
+            &format!("GET {target} HTTP/1.1"),
+            status,
+            agent,
+        )
+    };
+    let outages = 4000u32;
+    let mut log = String::new();
+    // Rule text, violations, first and last row's time, by outage.
+    let mut want: Vec<(String, u32, u32, u32)> = Vec::new();
+    for i in 0..outages {
+        let t = 10 * i;
+        log.push_str(&line(t, "/robots.txt", 503));
+        let rows = 1 + i % 3;
+        for j in 0..rows {
+            log.push_str(&line(t + 1 + j, &format!("/page/{}/{j}", i % 7), 200));
+        }
+        want.push((
+            format!("robots.txt unreachable: 503 at {}", rfc3339(t)),
+            rows,
+            t + 1,
+            t + rows,
+        ));
+    }
+    // Then robots.txt again, and a rule of a line broken most of all.
+    let end = 10 * outages;
+    log.push_str(&line(end, "/robots.txt", 200));
+    for j in 0..5 {
+        log.push_str(&line(end + 2 + 2 * j, &format!("/private/{j}"), 200));
+    }
+    std::fs::write(dir.path().join("access.log"), log).unwrap();
+    // A run that can verify takes robots.txt's answers from verified
+    // clients only (the README's "Nights and state").
+    std::fs::write(
+        dir.path().join("ptr-map.txt"),
+        "77.75.77.1 fulltextrobot-77-75-77-1.seznam.cz\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("robots.txt"),
+        "User-agent: *\nDisallow: /private\n",
+    )
+    .unwrap();
+    let logs = vec!["access.log".to_string()];
+    let mut outs = Vec::new();
+    for (memory, threads, out) in [
+        ("1G", "2", "out-1g"),
+        ("1M", "1", "out-1m"),
+        ("1M", "2", "out-1m-2"),
+    ] {
+        let state = format!("state-{out}");
+        let output = audit(
+            dir.path(),
+            tmp.path(),
+            &logs,
+            &[
+                "--memory",
+                memory,
+                "--threads",
+                threads,
+                "--state",
+                &state,
+                "--out",
+                out,
+            ],
+        );
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{memory}: {stderr}");
+        assert_eq!(spill_folders(tmp.path()), Vec::<String>::new(), "{memory}");
+        outs.push(dir.path().join(out));
+    }
+    for out in &outs[1..] {
+        for name in REPORTS.iter().chain(&["report.html"]) {
+            let want = std::fs::read(outs[0].join(name)).unwrap();
+            let got = std::fs::read(out.join(name)).unwrap();
+            assert!(got == want, "{name} differs in {}", out.display());
+        }
+    }
+    // Most violations first, ties by first_time (SPEC §7): the line's rule
+    // of five rows, then the outages of three rows, two, one, each in
+    // time order. Every target of an outage is its own.
+    want.sort_by_key(|&(_, rows, first, _)| (std::cmp::Reverse(rows), first));
+    let mut rows = vec![format!(
+        "{},2,Disallow: /private,*,disallow,5,5,SeznamBot,{},{}",
+        robots_version(b"User-agent: *\nDisallow: /private\n"),
+        rfc3339(end + 2),
+        rfc3339(end + 10)
+    )];
+    rows.extend(want.iter().map(|(rule, n, first, last)| {
+        format!(
+            ",,{rule},,disallow,{n},{n},SeznamBot,{},{}",
+            rfc3339(*first),
+            rfc3339(*last)
+        )
+    }));
+    let text = std::fs::read_to_string(outs[1].join("rules.csv")).unwrap();
+    assert!(
+        text == csv(
+            "robots_version,rule_line,rule,group,kind,violations,distinct_targets,crawlers,first_time,last_time",
+            &rows
+        ),
+        "rules.csv is not as SPEC §7 ranks the rules; its first lines:\n{}",
+        text.lines().take(8).collect::<Vec<_>>().join("\n")
+    );
+    let html = std::fs::read_to_string(outs[1].join("report.html")).unwrap();
+    let more = format!("{} more rules not shown here", outages as usize + 1 - 50);
     assert!(html.contains(&more), "{more}");
 }

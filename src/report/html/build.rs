@@ -9,6 +9,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use super::clock::window_clock;
+use super::render::RULES_SHOWN;
 use super::{
     AddressLine, Allowance, CrawlerVerdict, Dns, FileHealth, Health, Night, Page, RobotsLine,
     RobotsText, RuleLine, TargetLine, Traffic,
@@ -229,8 +230,12 @@ pub fn build(
         offsets,
     } = gather;
 
-    let mut rules: Vec<RuleLine> = digest
-        .rules_in_order()
+    // "Broken most" by the rows that accuse: a rule's informing rows
+    // (Seznam's home page under `Disallow: /`) are no violations (SPEC
+    // §7); ties keep rules.csv's order, and rules that only inform come
+    // last.
+    let rules: Vec<RuleLine> = digest
+        .rules_broken_most(RULES_SHOWN)
         .into_iter()
         .map(|rule| RuleLine {
             robots_version: rule.robots_version.clone(),
@@ -246,28 +251,20 @@ pub fn build(
             last_time: rule.last.rfc3339(),
         })
         .collect();
-    // "Broken most" by the rows that accuse: a rule's informing rows
-    // (Seznam's home page under `Disallow: /`) are no violations (SPEC
-    // §7); ties keep rules.csv's order, and rules that only inform come
-    // last.
-    rules.sort_by_key(|rule| std::cmp::Reverse(rule.violations - rule.informing));
     // The targets fetched most against a rule by rows that accuse: each
     // rule's most fetched ones (the Digest keeps the top ones of every
     // rule), counted by accusing rows only.
-    let targets_total: u64 = digest.rules.iter().map(|rule| rule.accusing_targets).sum();
+    let targets_total = digest.accusing_targets();
     let mut targets: Vec<TargetLine> = digest
         .top_targets
         .iter()
-        .filter_map(|(at, target, times)| {
-            let rule = digest.rules.get(*at)?;
-            Some(TargetLine {
-                target: text(escaping, target),
-                robots_version: rule.robots_version.clone(),
-                rule_line: rule.rule_line,
-                rule: text(escaping, &name_bytes(&rule.rule)),
-                kind: rule.kind.as_str().to_string(),
-                violations: *times,
-            })
+        .map(|top| TargetLine {
+            target: text(escaping, &top.target),
+            robots_version: top.robots_version.clone(),
+            rule_line: top.rule_line,
+            rule: text(escaping, &name_bytes(&top.rule)),
+            kind: top.kind.as_str().to_string(),
+            violations: top.times,
         })
         .collect();
     // Most first; the rest only so that the order never depends on a hash.
@@ -401,6 +398,9 @@ pub fn build(
         health: health_of(names, health, escaping, used),
         charts,
         rules,
+        rules_total: digest.rule_count(),
+        rules_inform: digest.rules_inform(),
+        rules_of_several_versions: digest.rules_of_several_versions(),
         targets,
         impostors,
         impostor_addresses: digest.address_count(),

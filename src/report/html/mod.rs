@@ -41,8 +41,15 @@ pub struct Page {
     pub health: Health,
     /// Per crawler with a counted fetch, in name order.
     pub charts: Vec<Traffic>,
-    /// As `rules.csv` orders them.
+    /// The first rules by the rows that accuse, ties as `rules.csv`
+    /// orders them.
     pub rules: Vec<RuleLine>,
+    /// How many rules decided rows in all.
+    pub rules_total: u64,
+    /// Whether some rule has a row whose note only informs.
+    pub rules_inform: bool,
+    /// Whether the rules name more than one robots.txt version.
+    pub rules_of_several_versions: bool,
     /// Accusing rows only, most first: the first of every rule's.
     pub targets: Vec<TargetLine>,
     /// (Rule, target) pairs of accusing rows in all.

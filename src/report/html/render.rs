@@ -328,13 +328,13 @@ fn rules(page: &Page) -> Markup {
     let shown = page.rules.len().min(RULES_SHOWN);
     // A rule is (robots_version, line, kind) (SPEC §7): with rows of
     // several versions, two rules may read alike but for it.
-    let versions = several(page.rules.iter().map(|r| r.robots_version.as_str()));
+    let versions = page.rules_of_several_versions;
     html! {
         section #rules {
             h2 { "Rules broken most" }
             @if page.rules.is_empty() { p { "No rule decided a violation." } }
             @else {
-                @if page.rules.iter().any(|r| r.informing > 0) {
+                @if page.rules_inform {
                     p { "Rows that only inform (a line the crawler does not read, Seznam's \
                          documented fetch of the home page) accuse no crawler and are not in \
                          the verdict: the informing column counts them, and a rule with no \
@@ -357,7 +357,7 @@ fn rules(page: &Page) -> Markup {
                         }
                     } }
                 } }
-                (more(page.rules.len(), shown, "rules"))
+                (more(usize::try_from(page.rules_total).unwrap_or(usize::MAX), shown, "rules"))
             }
         }
     }

@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 
+use super::render::RULES_SHOWN;
 use super::*;
 
 fn verdict(name: &str) -> CrawlerVerdict {
@@ -131,7 +132,9 @@ fn huge() -> Page {
                 }],
             })
             .collect(),
-        rules: (0..1000)
+        // The digest hands over the first rules shown, and how many there
+        // are.
+        rules: (0..RULES_SHOWN)
             .map(|_| RuleLine {
                 rule: nasty.clone(),
                 group: nasty.clone(),
@@ -140,6 +143,7 @@ fn huge() -> Page {
                 ..RuleLine::default()
             })
             .collect(),
+        rules_total: 1000,
         targets: (0..1000)
             .map(|_| TargetLine {
                 target: nasty.clone(),
