@@ -244,6 +244,11 @@ impl LogFormat {
         let mut host_as_sent = false;
         // The last one-word field read (`%l` before `%u`).
         let mut previous_word: Option<&[u8]> = None;
+        // An unquoted forwarded-for chain was read: the client may have
+        // written a blank into it (`X-Forwarded-For: 77.75.77.1 x`, to
+        // which a proxy joins `, 6.6.6.6`), so a comma in the unquoted
+        // fields after it may be the chain going on.
+        let mut open_chain = false;
         let mut pos = self.lead.bytes().len();
         let last = self.steps.len().saturating_sub(1);
         // Where the field being read starts: after the loop, the last's.
@@ -357,6 +362,30 @@ impl LogFormat {
                     if slot == Slot::Port {
                         shifted |= !fields::is_port(value);
                     }
+                    if !step.quoted && !step.upstream_list {
+                        // A field the audit does not use ends at its first
+                        // blank: one that holds blanks only fits by taking
+                        // what the client wrote elsewhere (the README's
+                        // "Proxies").
+                        if slot == Slot::Other && memchr::memchr2(b' ', b'\t', value).is_some() {
+                            shifted = true;
+                        }
+                        // After an unquoted chain, a comma in a one-word
+                        // field may be the chain's: cut short, the chain
+                        // would name the entry the client wrote as the
+                        // client. (A field of words, an unquoted user agent,
+                        // holds commas of its own: such a field belongs in
+                        // quotes.)
+                        if open_chain
+                            && matches!(slot, Slot::Other | Slot::Port | Slot::Word)
+                            && memchr::memchr(b',', value).is_some()
+                        {
+                            return Err(Skip::Mismatch);
+                        }
+                    }
+                    if slot == Slot::ForwardedFor && !step.quoted {
+                        open_chain |= !matches!(value, b"" | b"-");
+                    }
                     match slot {
                         Slot::Client => entry.client = value,
                         Slot::Request | Slot::Target => entry.request = value,
@@ -387,6 +416,11 @@ impl LogFormat {
         // lines end in CR alone, every record after the first swallowed
         // into this line (into an unquoted last field itself, which runs
         // to the line's end: a user agent). Skipped, never a clean night.
+        // Nor a comma after an unquoted chain: the chain may have gone on
+        // past a blank the client wrote (`a x, b`), and been cut short.
+        if open_chain && memchr::memchr(b',', &line[pos.min(line.len())..]).is_some() {
+            return Err(Skip::Mismatch);
+        }
         let unquoted_last = self.steps.last().is_some_and(|step| !step.quoted);
         let after = if unquoted_last { field_start } else { pos };
         if memchr::memchr(b'\r', &line[after.min(line.len())..]).is_some() {

@@ -320,6 +320,55 @@ fn an_unquoted_chain_is_read_whole() {
     );
 }
 
+/// A client that writes a blank into its own header (`X-Forwarded-For:
+/// 77.75.77.1 x`, to which the proxy joins `, 6.6.6.6`) cuts an unquoted
+/// chain short at that blank when fields follow it: read so, the chain
+/// would be `77.75.77.1`, the entry the client wrote, and the impostor's
+/// fetch a genuine crawler's violation. Such a line does not fit: skipped,
+/// never read with the chain cut short; the line of a whole chain is read.
+#[test]
+fn an_unquoted_chain_a_client_cut_with_a_blank_does_not_fit() {
+    let line = |second: u32, chain: &str| {
+        format!(
+            "10.0.0.1 [29/Nov/2026:10:00:{second:02} +0100] \"GET /private/{second} HTTP/1.1\" 200 \"{SEZNAM_UA}\" {chain} 0.005\n"
+        )
+    };
+    let nginx = r#"$remote_addr [$time_local] "$request" $status "$http_user_agent" $http_x_forwarded_for $request_time"#;
+    let apache = r#"%h %t "%r" %>s "%{User-agent}i" %{X-Forwarded-For}i %D"#;
+    for format in [nginx, apache] {
+        // The comma in the field after the chain, or in the text after
+        // the format's last field.
+        for cut in ["77.75.77.1 x, 6.6.6.6", "77.75.77.1 x y, 6.6.6.6"] {
+            let log = line(1, cut) + &line(2, "77.75.77.1, 6.6.6.6");
+            assert_eq!(
+                behind_the_proxy(&log, &["--log-format", format]),
+                (vec![], one(2, "6.6.6.6")),
+                "{format}: {cut}"
+            );
+        }
+    }
+}
+
+/// A field the audit does not use ends at its first blank (the README's
+/// "Proxies"): one that only fits by holding blanks (`%D` as `a b c`
+/// before ` [%t]`) means the line was cut in the wrong places.
+#[test]
+fn an_opaque_field_holding_blanks_does_not_fit() {
+    let log = "77.75.77.1 a b c [29/Nov/2026:10:00:00 +0100] \"GET /private/a HTTP/1.1\"\n\
+               77.75.77.1 17 [29/Nov/2026:10:00:01 +0100] \"GET /private/b HTTP/1.1\"\n";
+    for format in [
+        r#"%h %D %t "%r""#,
+        r#"%h %{X}x %t "%r""#,
+        r#"%h %{Foo}i %t "%r""#,
+    ] {
+        assert_eq!(
+            behind_the_proxy(log, &["--log-format", format]),
+            (one(2, "77.75.77.1"), vec![]),
+            "{format}"
+        );
+    }
+}
+
 #[test]
 fn nginx_proxy_add_x_forwarded_for_is_the_chain_too() {
     // `$proxy_add_x_forwarded_for` is the header's chain with the
