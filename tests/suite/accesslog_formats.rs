@@ -1028,3 +1028,43 @@ fn an_empty_log_has_no_format_chosen() {
         assert_eq!(files[0]["format"], "auto", "{text:?}");
     }
 }
+
+/// `--log-format json` (or `w3c`) given for a log of another kind: the
+/// file is an error (exit 2) whose message says the lines are not of the
+/// format given, never that no `--log-format` was given.
+#[test]
+fn a_log_not_of_the_format_given_is_said_so() {
+    let line = combined(
+        "77.75.77.123",
+        &clf(1),
+        "GET /private/x HTTP/1.1",
+        200,
+        SEZNAM_UA,
+    );
+    let site = Site::new()
+        .with("robots.txt", ROBOTS)
+        .with("access.log", line.repeat(3));
+    for (given, closest) in [
+        ("json", "the closest is json"),
+        ("w3c", "the closest is w3c"),
+    ] {
+        let report = site.audit(&[
+            "--log",
+            "access.log",
+            "--robots",
+            "robots.txt",
+            "--log-format",
+            given,
+        ]);
+        report.assert_code(2);
+        assert!(
+            report
+                .stderr
+                .contains("access.log:1: its first lines are not of the --log-format given")
+                && report.stderr.contains(closest)
+                && !report.stderr.contains("give --log-format"),
+            "{given}: {}",
+            report.stderr
+        );
+    }
+}

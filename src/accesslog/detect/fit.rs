@@ -244,13 +244,28 @@ pub(super) fn explain(
         None => String::new(),
     };
     let considered: Vec<String> = candidates.iter().map(FileFormat::name).collect();
-    let cause = format!(
-        "its first lines fit no log format: no line parsed as any of {}; the closest is {name}, \
-         which reads {} of {} lines{why}: give --log-format",
-        considered.join(", "),
-        fit.read,
-        sample.len()
-    );
+    // `--log-format json` or `w3c` was given: the choice is among that
+    // kind's readings only, and asking for a --log-format would say that
+    // none was given.
+    let given = !considered.iter().any(|name| name == "combined");
+    let cause = if given {
+        format!(
+            "its first lines are not of the --log-format given: no line parsed as any of {}; \
+             the closest is {name}, which reads {} of {} lines{why}: give the format the log \
+             is written in (`json:client=…,time=…,request=…` names a JSON log's fields)",
+            considered.join(", "),
+            fit.read,
+            sample.len()
+        )
+    } else {
+        format!(
+            "its first lines fit no log format: no line parsed as any of {}; the closest is \
+             {name}, which reads {} of {} lines{why}: give --log-format",
+            considered.join(", "),
+            fit.read,
+            sample.len()
+        )
+    };
     (cause, misfit)
 }
 
