@@ -336,7 +336,8 @@ impl<'p, 'r> Judge<'p, 'r> {
     /// What each count leaves for the next night: (name, its fetches of
     /// `/robots.txt`, its latest fetch times ascending, and how far back
     /// from the latest it keeps them in milliseconds: `Count::kept_ms`).
-    pub fn memories(&self) -> Vec<(&str, cache::Memory, Vec<i64>, i64)> {
+    /// At most `at_most` times a count.
+    pub fn memories(&self, at_most: usize) -> Vec<(&str, cache::Memory, Vec<i64>, i64)> {
         self.names
             .iter()
             .zip(&self.trackers)
@@ -345,7 +346,7 @@ impl<'p, 'r> Judge<'p, 'r> {
                 (
                     name.as_str(),
                     *tracker.memory(),
-                    count.times(),
+                    count.times(at_most),
                     count.kept_ms(),
                 )
             })

@@ -139,8 +139,17 @@ impl Count {
     /// delays can still see.
     /// The window always holds the latest fetch (it is pruned before a
     /// push, never after), so it is the previous fetch for the delay too.
-    pub fn times(&self) -> Vec<i64> {
-        self.window.iter().chain(&self.later).copied().collect()
+    /// At most the latest `at_most` of them: a state keeps no more, and a
+    /// copy of a day's window at a busy site's pace was as large as the
+    /// window itself.
+    pub fn times(&self, at_most: usize) -> Vec<i64> {
+        let all = self.window.len() + self.later.len();
+        self.window
+            .iter()
+            .chain(&self.later)
+            .skip(all.saturating_sub(at_most))
+            .copied()
+            .collect()
     }
 
     /// How far back from its latest fetch the count keeps times, in
@@ -284,7 +293,7 @@ mod tests {
             for _ in 0..3 * LATE_KEPT {
                 count.push(1_000_000);
             }
-            assert_eq!(count.times().len(), kept, "longest {longest}");
+            assert_eq!(count.times(usize::MAX).len(), kept, "longest {longest}");
         }
         // Spread over the ten minutes, the latest `LATE_KEPT` of those
         // past the period stay, and every one inside it.
@@ -297,7 +306,7 @@ mod tests {
         for t in 0..20_000 {
             count.push(t * 10);
         }
-        let times = count.times();
+        let times = count.times(usize::MAX);
         let last = 199_990;
         let inside = times.iter().filter(|&&t| t > last - 1_000).count();
         assert_eq!(inside, 100);

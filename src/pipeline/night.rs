@@ -104,7 +104,7 @@ pub(super) fn resume_counts(state: &State, judged_by: &mut Judge<'_, '_>) {
 /// under another `--rate-by` (warned about) go.
 pub(super) fn remember_counts(state: &mut State, judged_by: &Judge<'_, '_>) {
     state.counts.clear();
-    for (name, robots_txt, times, kept_ms) in judged_by.memories() {
+    for (name, robots_txt, times, kept_ms) in judged_by.memories(KEPT_TIMES) {
         let mut memory = state::CountMemory {
             robots_txt,
             fetch_times_ms: times,
