@@ -10,6 +10,7 @@
 //! many as the log's 5xx answers) `digest/made.rs`'s.
 
 mod addresses;
+mod codec;
 mod made;
 mod targets;
 

@@ -9,6 +9,7 @@
 use std::cmp::Ordering;
 use std::collections::{BTreeSet, HashMap};
 
+use super::codec::{bytes, crawlers, put_bytes, put_crawlers, put_time, text, time};
 use super::targets::Fold;
 use crate::accesslog::time::Timestamp;
 use crate::audit::{Impostor, SpoofReason};
@@ -284,20 +285,13 @@ fn address_size(totals: &AddressTotals) -> usize {
 }
 
 fn encode_address(totals: &AddressTotals, out: &mut Vec<u8>) {
-    let bytes = |out: &mut Vec<u8>, b: &[u8]| {
-        out.extend_from_slice(&(b.len() as u32).to_le_bytes());
-        out.extend_from_slice(b);
-    };
-    bytes(out, &totals.client);
-    out.extend_from_slice(&(totals.claimed.len() as u32).to_le_bytes());
-    for &crawler in &totals.claimed {
-        out.extend_from_slice(&(crawler as u64).to_le_bytes());
-    }
+    put_bytes(out, &totals.client);
+    put_crawlers(out, &totals.claimed);
     out.extend_from_slice(&totals.fetches.to_le_bytes());
     match &totals.ptr {
         Some(ptr) => {
             out.push(1);
-            bytes(out, ptr.as_bytes());
+            put_bytes(out, ptr.as_bytes());
         }
         None => out.push(0),
     }
@@ -306,63 +300,33 @@ fn encode_address(totals: &AddressTotals, out: &mut Vec<u8>) {
         SpoofReason::NoPtr => 1,
         SpoofReason::ForwardMismatch => 2,
     });
-    for time in [totals.first, totals.last] {
-        out.extend_from_slice(&time.unix.to_le_bytes());
-        out.extend_from_slice(&time.millis.to_le_bytes());
-        out.extend_from_slice(&time.offset_min.to_le_bytes());
-    }
+    put_time(out, totals.first);
+    put_time(out, totals.last);
 }
 
-fn decode_address(bytes: &[u8]) -> Option<(AddressTotals, &[u8])> {
-    fn bytes_of(rest: &[u8]) -> Option<(&[u8], &[u8])> {
-        let (len, rest) = rest.split_first_chunk::<4>()?;
-        let len = u32::from_le_bytes(*len) as usize;
-        (rest.len() >= len).then(|| rest.split_at(len))
-    }
-    let (client, mut rest) = bytes_of(bytes)?;
-    let (count, after) = rest.split_first_chunk::<4>()?;
-    rest = after;
-    let mut claimed = BTreeSet::new();
-    for _ in 0..u32::from_le_bytes(*count) {
-        let (crawler, after) = rest.split_first_chunk::<8>()?;
-        claimed.insert(usize::try_from(u64::from_le_bytes(*crawler)).ok()?);
-        rest = after;
-    }
+fn decode_address(bytes_in: &[u8]) -> Option<(AddressTotals, &[u8])> {
+    let (client, rest) = bytes(bytes_in)?;
+    let (claimed, rest) = crawlers(rest)?;
     let (fetches, rest) = rest.split_first_chunk::<8>()?;
     let (&has_ptr, mut rest) = rest.split_first()?;
     let ptr = match has_ptr {
         0 => None,
         1 => {
-            let (ptr, after) = bytes_of(rest)?;
+            let (ptr, after) = text(rest)?;
             rest = after;
-            Some(String::from_utf8(ptr.to_vec()).ok()?)
+            Some(ptr.to_string())
         }
         _ => return None,
     };
-    let (&reason, mut rest) = rest.split_first()?;
+    let (&reason, rest) = rest.split_first()?;
     let reason = match reason {
         0 => SpoofReason::PtrMismatch,
         1 => SpoofReason::NoPtr,
         2 => SpoofReason::ForwardMismatch,
         _ => return None,
     };
-    let zero = Timestamp {
-        unix: 0,
-        millis: 0,
-        offset_min: 0,
-    };
-    let mut times = [zero; 2];
-    for time in &mut times {
-        let (unix, after) = rest.split_first_chunk::<8>()?;
-        let (millis, after) = after.split_first_chunk::<2>()?;
-        let (offset, after) = after.split_first_chunk::<2>()?;
-        *time = Timestamp {
-            unix: i64::from_le_bytes(*unix),
-            millis: u16::from_le_bytes(*millis),
-            offset_min: i16::from_le_bytes(*offset),
-        };
-        rest = after;
-    }
+    let (first, rest) = time(rest)?;
+    let (last, rest) = time(rest)?;
     Some((
         AddressTotals {
             client: client.to_vec(),
@@ -370,8 +334,8 @@ fn decode_address(bytes: &[u8]) -> Option<(AddressTotals, &[u8])> {
             fetches: u64::from_le_bytes(*fetches),
             ptr,
             reason,
-            first: times[0],
-            last: times[1],
+            first,
+            last,
         },
         rest,
     ))

@@ -19,6 +19,7 @@ use std::collections::BTreeSet;
 use std::sync::Mutex;
 
 use super::RuleTotals;
+use super::codec::{self, crawlers, put_bytes, put_crawlers, put_time, text, time};
 use crate::accesslog::time::Timestamp;
 use crate::audit::Kind;
 use crate::error::Result;
@@ -310,11 +311,11 @@ impl Record for MadeRow {
     }
 
     fn encode(&self, out: &mut Vec<u8>) {
-        put_text(out, self.key.rule.as_bytes());
-        put_text(out, self.key.robots_version.as_bytes());
+        put_bytes(out, self.key.rule.as_bytes());
+        put_bytes(out, self.key.robots_version.as_bytes());
         out.push(kind_byte(self.key.kind));
-        put_text(out, &self.target);
-        put_text(out, self.group.as_bytes());
+        put_bytes(out, &self.target);
+        put_bytes(out, self.group.as_bytes());
         out.extend_from_slice(&self.rows.to_le_bytes());
         out.extend_from_slice(&self.accusing.to_le_bytes());
         put_crawlers(out, &self.crawlers);
@@ -328,7 +329,7 @@ impl Record for MadeRow {
         let (rule, rest) = text(bytes)?;
         let (robots_version, rest) = text(rest)?;
         let (&kind, rest) = rest.split_first()?;
-        let (target, rest) = bytes_of(rest)?;
+        let (target, rest) = codec::bytes(rest)?;
         let (group, rest) = text(rest)?;
         let (rows, rest) = rest.split_first_chunk::<8>()?;
         let (accusing, rest) = rest.split_first_chunk::<8>()?;
@@ -398,10 +399,10 @@ impl Record for RankedRule {
 
     fn encode(&self, out: &mut Vec<u8>) {
         let totals = &self.0;
-        put_text(out, totals.rule.as_bytes());
-        put_text(out, totals.robots_version.as_bytes());
+        put_bytes(out, totals.rule.as_bytes());
+        put_bytes(out, totals.robots_version.as_bytes());
         out.push(kind_byte(totals.kind));
-        put_text(out, totals.group.as_bytes());
+        put_bytes(out, totals.group.as_bytes());
         out.extend_from_slice(&(totals.rule_line as u64).to_le_bytes());
         for n in [
             totals.violations,
@@ -450,60 +451,6 @@ impl Record for RankedRule {
 
     /// Rules are unique by now: never called.
     fn absorb(&mut self, _other: Self) {}
-}
-
-fn put_text(out: &mut Vec<u8>, bytes: &[u8]) {
-    out.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
-    out.extend_from_slice(bytes);
-}
-
-fn bytes_of(rest: &[u8]) -> Option<(&[u8], &[u8])> {
-    let (len, rest) = rest.split_first_chunk::<4>()?;
-    let len = u32::from_le_bytes(*len) as usize;
-    (rest.len() >= len).then(|| rest.split_at(len))
-}
-
-fn text(rest: &[u8]) -> Option<(&str, &[u8])> {
-    let (bytes, rest) = bytes_of(rest)?;
-    Some((std::str::from_utf8(bytes).ok()?, rest))
-}
-
-fn put_crawlers(out: &mut Vec<u8>, crawlers: &BTreeSet<usize>) {
-    out.extend_from_slice(&(crawlers.len() as u32).to_le_bytes());
-    for &crawler in crawlers {
-        out.extend_from_slice(&(crawler as u64).to_le_bytes());
-    }
-}
-
-fn crawlers(rest: &[u8]) -> Option<(BTreeSet<usize>, &[u8])> {
-    let (count, mut rest) = rest.split_first_chunk::<4>()?;
-    let mut crawlers = BTreeSet::new();
-    for _ in 0..u32::from_le_bytes(*count) {
-        let (crawler, after) = rest.split_first_chunk::<8>()?;
-        crawlers.insert(usize::try_from(u64::from_le_bytes(*crawler)).ok()?);
-        rest = after;
-    }
-    Some((crawlers, rest))
-}
-
-fn put_time(out: &mut Vec<u8>, time: Timestamp) {
-    out.extend_from_slice(&time.unix.to_le_bytes());
-    out.extend_from_slice(&time.millis.to_le_bytes());
-    out.extend_from_slice(&time.offset_min.to_le_bytes());
-}
-
-fn time(rest: &[u8]) -> Option<(Timestamp, &[u8])> {
-    let (unix, rest) = rest.split_first_chunk::<8>()?;
-    let (millis, rest) = rest.split_first_chunk::<2>()?;
-    let (offset, rest) = rest.split_first_chunk::<2>()?;
-    Some((
-        Timestamp {
-            unix: i64::from_le_bytes(*unix),
-            millis: u16::from_le_bytes(*millis),
-            offset_min: i16::from_le_bytes(*offset),
-        },
-        rest,
-    ))
 }
 
 fn kind_byte(kind: Kind) -> u8 {
