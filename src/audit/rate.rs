@@ -2,9 +2,11 @@
 //! fetch at time t breaks N/T when more than N fetches — itself and those
 //! before it — fall in (t − T, t]. A rate slower than the crawler's floor
 //! is judged as the floor (SPEC §3: Seznam treats any rate slower than
-//! 1/30s as 1/30s). Each count keeps a queue of the times
-//! still inside the longest period, so a `9000/1d` over a month of logs
-//! costs time and memory in proportion to the fetches, not N × fetches.
+//! 1/30s as 1/30s). Each count keeps a queue of the distinct times still
+//! inside the longest period, each with its number of fetches, so a
+//! `9000/1d` over a month of logs costs time in proportion to the
+//! fetches, not N × fetches, and memory to the distinct times (a
+//! whole-second log's seconds).
 
 use std::collections::VecDeque;
 
@@ -33,17 +35,27 @@ pub const LATE_KEPT: usize = 8192;
 
 /// One count's recent fetch times, in milliseconds, oldest first: those
 /// inside the longest period any rate of the count can use, and `LATE_MS`
-/// more (at most `LATE_KEPT` of those).
+/// more (at most `LATE_KEPT` of those). Each time is kept once with how
+/// many fetches it had: whole-second logs write the same time for every
+/// fetch of a second, so a crawler's flood under `Request-rate: 9000/1d`
+/// keeps a day's seconds, not each of its fetches.
 #[derive(Debug, Clone)]
 pub struct Count {
-    /// The times up to the last fetch pushed, oldest first.
-    window: VecDeque<i64>,
-    /// Times later than the last fetch pushed, oldest first: those a state
-    /// remembers when an older log is audited after a newer one. They wait
-    /// here, each moved once each way, where putting every fetch of the
-    /// older log in its place among them cost the square of a day's
-    /// fetches.
-    later: VecDeque<i64>,
+    /// The distinct times up to the last fetch pushed, oldest first.
+    times: VecDeque<i64>,
+    /// For each of `times`, the fetches counted through it since the count
+    /// began, wrapping: a time's fetches are its number less the one
+    /// before, and the fetches between two times one number less another
+    /// (a window never holds 2³² fetches).
+    through: VecDeque<u32>,
+    /// The number before the first of `times`: the fetches forgotten.
+    before: u32,
+    /// Times later than the last fetch pushed, oldest first, with their
+    /// fetches: those a state remembers when an older log is audited after
+    /// a newer one. They wait here, each moved once each way, where
+    /// putting every fetch of the older log in its place among them cost
+    /// the square of a day's fetches.
+    later: VecDeque<(i64, u32)>,
     /// The longest period in force for the count, in milliseconds.
     longest: i64,
     /// The longest crawl delay in force for the count, in milliseconds.
@@ -81,13 +93,58 @@ impl Count {
                 .fold(delay, u64::max);
             (period, delay)
         });
-        Count {
-            window: VecDeque::new(),
-            later: VecDeque::new(),
-            longest: i64::try_from(longest)
+        Count::spanning(
+            i64::try_from(longest)
                 .unwrap_or(i64::MAX)
                 .saturating_mul(1000),
-            delay: i64::try_from(delay_ms).unwrap_or(i64::MAX),
+            i64::try_from(delay_ms).unwrap_or(i64::MAX),
+        )
+    }
+
+    /// An empty count of that longest period and delay, in milliseconds.
+    fn spanning(longest: i64, delay: i64) -> Count {
+        Count {
+            times: VecDeque::new(),
+            through: VecDeque::new(),
+            before: 0,
+            later: VecDeque::new(),
+            longest,
+            delay,
+        }
+    }
+
+    /// The number through the first `i` of `times`.
+    fn through_at(&self, i: usize) -> u32 {
+        match i.checked_sub(1) {
+            Some(at) => self.through[at],
+            None => self.before,
+        }
+    }
+
+    /// The fetches of the `i`-th of `times`.
+    fn fetches_at(&self, i: usize) -> u32 {
+        self.through[i].wrapping_sub(self.through_at(i))
+    }
+
+    /// Adds `fetches` at `time`, no earlier than the latest of `times`.
+    fn append(&mut self, time: i64, fetches: u32) {
+        match (self.times.back(), self.through.back_mut()) {
+            (Some(&last), Some(through)) if last == time => {
+                *through = through.wrapping_add(fetches);
+            }
+            _ => {
+                let through = self.through_at(self.times.len()).wrapping_add(fetches);
+                self.times.push_back(time);
+                self.through.push_back(through);
+            }
+        }
+    }
+
+    /// Forgets the first of `times`.
+    fn forget_first(&mut self) {
+        self.times.pop_front();
+        if let Some(through) = self.through.pop_front() {
+            self.before = through;
         }
     }
 
@@ -96,35 +153,50 @@ impl Count {
     /// earlier than those a state remembers: an older log audited after a
     /// newer one; the delay is then from the fetch before it, if known).
     pub fn push(&mut self, now: i64) -> Option<i64> {
-        while let Some(t) = self.window.back().copied().filter(|&t| t > now) {
-            self.window.pop_back();
-            self.later.push_front(t);
+        while let Some(&last) = self.times.back()
+            && last > now
+        {
+            let fetches = self.fetches_at(self.times.len() - 1);
+            self.times.pop_back();
+            self.through.pop_back();
+            self.later.push_front((last, fetches));
         }
-        while let Some(t) = self.later.front().copied().filter(|&t| t <= now) {
+        while let Some(&(time, fetches)) = self.later.front()
+            && time <= now
+        {
             self.later.pop_front();
-            self.window.push_back(t);
+            self.append(time, fetches);
         }
-        let previous = self.window.back().copied();
+        let previous = self.times.back().copied();
         // Pruned before the push, never after, so the window always holds
         // the latest fetch; none pruned can be inside a period for this
         // fetch or a later one.
         let horizon = now.saturating_sub(self.kept_ms());
-        while self.window.front().is_some_and(|&t| t <= horizon) {
-            self.window.pop_front();
+        while self.times.front().is_some_and(|&t| t <= horizon) {
+            self.forget_first();
         }
         // Of those kept only for lines written late, the latest
-        // `LATE_KEPT`.
+        // `LATE_KEPT` fetches (of the oldest time kept, some of its own).
         let judged_from = now.saturating_sub(self.longest.max(self.delay));
-        let late_only = self.window.partition_point(|&t| t <= judged_from);
-        self.window.drain(..late_only.saturating_sub(LATE_KEPT));
-        self.window.push_back(now);
+        let late_only = self.times.partition_point(|&t| t <= judged_from);
+        let late = self.through_at(late_only).wrapping_sub(self.before) as usize;
+        let mut drop = late.saturating_sub(LATE_KEPT);
+        while drop > 0 && !self.times.is_empty() && self.fetches_at(0) as usize <= drop {
+            drop -= self.fetches_at(0) as usize;
+            self.forget_first();
+        }
+        // Fewer than the first time's fetches: one number.
+        self.before = self.before.wrapping_add(drop as u32);
+        self.append(now, 1);
         previous
     }
 
     /// Fetches in (now − period, now], the last one pushed included.
     fn inside(&self, now: i64, period_ms: i64) -> usize {
         let start = now.saturating_sub(period_ms);
-        self.window.partition_point(|&t| t <= now) - self.window.partition_point(|&t| t <= start)
+        let to = self.times.partition_point(|&t| t <= now);
+        let from = self.times.partition_point(|&t| t <= start);
+        self.through_at(to).wrapping_sub(self.through_at(from)) as usize
     }
 
     /// Takes up where an earlier night left the count: its latest fetch
@@ -135,20 +207,20 @@ impl Count {
         }
     }
 
-    /// The latest fetch times, ascending: those the next night's rates and
-    /// delays can still see.
+    /// The latest fetch times, ascending, a time once for each of its
+    /// fetches: those the next night's rates and delays can still see.
     /// The window always holds the latest fetch (it is pruned before a
     /// push, never after), so it is the previous fetch for the delay too.
     /// At most the latest `at_most` of them: a state keeps no more, and a
     /// copy of a day's window at a busy site's pace was as large as the
     /// window itself.
     pub fn times(&self, at_most: usize) -> Vec<i64> {
-        let all = self.window.len() + self.later.len();
-        self.window
-            .iter()
-            .chain(&self.later)
+        let each = (0..self.times.len())
+            .map(|i| (self.times[i], self.fetches_at(i)))
+            .chain(self.later.iter().copied());
+        let all: usize = each.clone().map(|(_, n)| n as usize).sum();
+        each.flat_map(|(t, n)| std::iter::repeat_n(t, n as usize))
             .skip(all.saturating_sub(at_most))
-            .copied()
             .collect()
     }
 
@@ -235,17 +307,18 @@ mod tests {
             seed ^= seed << 17;
             (seed % range as u64) as i64
         };
-        for _ in 0..200 {
-            let mut count = Count {
-                window: Default::default(),
-                later: Default::default(),
-                longest,
-                delay: 0,
-            };
-            let mut state: Vec<i64> = (0..next(40)).map(|_| next(1_500_000)).collect();
+        // Times of any millisecond, then whole seconds as most logs write
+        // them, many fetches to a second (each time kept once, with its
+        // fetches).
+        for round in 0..400 {
+            let (grain, scale) = if round < 200 { (1, 1) } else { (1000, 8) };
+            let mut time = |range: i64| next(range / scale) / grain * grain;
+            let mut count = Count::spanning(longest, 0);
+            let fetches = 40 * scale;
+            let mut state: Vec<i64> = (0..fetches).map(|_| time(1_500_000)).collect();
             state.sort_unstable();
             count.resume(&state);
-            let mut night: Vec<i64> = (0..next(80)).map(|_| next(2_000_000)).collect();
+            let mut night: Vec<i64> = (0..2 * fetches).map(|_| time(2_000_000)).collect();
             night.sort_unstable();
             // Every fetch the count has seen: the state's that its own last
             // ones left inside the longest period and `LATE_MS` (as the
@@ -284,12 +357,7 @@ mod tests {
     #[test]
     fn times_kept_for_late_lines_are_bounded() {
         for (longest, kept) in [(0, LATE_KEPT + 1), (60_000, 3 * LATE_KEPT)] {
-            let mut count = Count {
-                window: Default::default(),
-                later: Default::default(),
-                longest,
-                delay: 0,
-            };
+            let mut count = Count::spanning(longest, 0);
             for _ in 0..3 * LATE_KEPT {
                 count.push(1_000_000);
             }
@@ -297,12 +365,7 @@ mod tests {
         }
         // Spread over the ten minutes, the latest `LATE_KEPT` of those
         // past the period stay, and every one inside it.
-        let mut count = Count {
-            window: Default::default(),
-            later: Default::default(),
-            longest: 1_000,
-            delay: 0,
-        };
+        let mut count = Count::spanning(1_000, 0);
         for t in 0..20_000 {
             count.push(t * 10);
         }
