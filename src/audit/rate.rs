@@ -29,8 +29,9 @@ pub const LATE_MS: i64 = 10 * 60 * 1000;
 /// Fetch times a count keeps past its longest period or crawl delay, for
 /// `LATE_MS`, at most: a crawler makes a few fetches a second at most,
 /// so ten minutes of them fit, while a flood of requests that only claim
-/// it (counted all the same) keeps no more than this many (8 bytes each,
-/// 14 in the state). A late line then misses rows, never makes one more.
+/// it (counted all the same) keeps no more than this many (12 bytes a
+/// distinct time, 14 a fetch in the state). A late line then misses rows,
+/// never makes one more.
 pub const LATE_KEPT: usize = 8192;
 
 /// One count's recent fetch times, in milliseconds, oldest first: those
