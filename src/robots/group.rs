@@ -149,12 +149,22 @@ pub struct Grouping {
     /// (`other_readings`) lets the run go on, and a fetch is disallowed only
     /// when both readings disallow it (README "Request-rate").
     pub unreadable_ends: Vec<usize>,
+    /// The lines of `Robot-version: 2.0` records that stand after a run of
+    /// user-agent lines with only records the crawler does not read
+    /// between (`Sitemap`, an unknown line, `Crawl-delay` for Seznam).
+    /// SPEC §3 takes 2.0 as the group's second line, and says such records
+    /// neither end the run nor the group: whether the crawler then reads
+    /// the group as 2.0 is unknown, so the second reading does, and a
+    /// fetch is disallowed only when both readings disallow it.
+    pub late_versions: Vec<usize>,
 }
 
 impl Grouping {
     /// Whether a second reading of the file may group it otherwise.
     pub fn read_two_ways(&self) -> bool {
-        !self.colonless_tokens.is_empty() || !self.unreadable_ends.is_empty()
+        !self.colonless_tokens.is_empty()
+            || !self.unreadable_ends.is_empty()
+            || !self.late_versions.is_empty()
     }
 }
 
@@ -251,7 +261,7 @@ fn note(record: &Record) -> Note {
 /// A `User-agent NAME` line without its colon is no user-agent line
 /// (RFC 9309's grammar requires the colon): it is only noted.
 pub fn group(file: &RobotsFile, reads: Reads) -> Grouping {
-    group_as(file, reads, false, false)
+    group_as(file, reads, Reading::default())
 }
 
 /// The file's other readings, each a grouping, when `first` (its
@@ -273,27 +283,56 @@ pub fn other_readings(file: &RobotsFile, reads: Reads, first: &Grouping) -> Vec<
         true => &[false],
         false => &[false, true],
     };
+    let versions: &[bool] = match first.late_versions.is_empty() {
+        true => &[false],
+        false => &[false, true],
+    };
     let mut readings = Vec::new();
     for &google in agents {
         for &runs_on in rates {
-            if google || runs_on {
-                readings.push(group_as(file, reads, google, runs_on));
+            for &late_version in versions {
+                if google || runs_on || late_version {
+                    let how = Reading {
+                        google,
+                        runs_on,
+                        late_version,
+                    };
+                    readings.push(group_as(file, reads, how));
+                }
             }
         }
     }
     readings
 }
 
-/// `group` with a user-agent line without its colon read as one
-/// (`google`), and a Request-rate line that cannot be read letting a run
-/// of user-agent lines go on (`runs_on`).
-fn group_as(file: &RobotsFile, reads: Reads, google: bool, runs_on: bool) -> Grouping {
+/// How `group_as` reads the lines read two ways.
+#[derive(Debug, Clone, Copy, Default)]
+struct Reading {
+    /// A user-agent line without its colon read as one.
+    google: bool,
+    /// A Request-rate line that cannot be read lets a run of user-agent
+    /// lines go on.
+    runs_on: bool,
+    /// `Robot-version: 2.0` counts after records the crawler does not
+    /// read (`Grouping::late_versions`).
+    late_version: bool,
+}
+
+/// `group` as `how` reads the lines read two ways.
+fn group_as(file: &RobotsFile, reads: Reads, how: Reading) -> Grouping {
+    let Reading {
+        google,
+        runs_on,
+        late_version,
+    } = how;
     let mut grouping = Grouping::default();
     // True while the current group is still reading user-agent lines.
     let mut opening = false;
     // True when the previous record was a user-agent line: Robot-version
     // only counts as the line right after a group's user-agent lines.
     let mut after_agent = false;
+    // The same, but past the records the crawler does not read.
+    let mut after_agent_read = false;
     let mut colonless = file
         .strays
         .iter()
@@ -301,14 +340,17 @@ fn group_as(file: &RobotsFile, reads: Reads, google: bool, runs_on: bool) -> Gro
         .peekable();
     for (index, record) in file.records.iter().enumerate() {
         while let Some((line, value)) = colonless.next_if(|&(line, _)| line < record.line) {
-            after_agent |=
-                google_agent(&mut grouping, &mut opening, google, line, value.as_bytes());
+            let opened = google_agent(&mut grouping, &mut opening, google, line, value.as_bytes());
+            after_agent |= opened;
+            after_agent_read |= opened;
         }
         let was_after_agent = std::mem::replace(&mut after_agent, false);
+        let was_after_agent_read = after_agent_read;
         match record.directive {
             Directive::UserAgent => {
                 open_agent(&mut grouping, &mut opening, record.line, &record.value);
                 after_agent = true;
+                after_agent_read = true;
             }
             directive if directive.is_group_member() => {
                 let Some(group_index) = grouping.groups.len().checked_sub(1) else {
@@ -331,20 +373,35 @@ fn group_as(file: &RobotsFile, reads: Reads, google: bool, runs_on: bool) -> Gro
                     grouping.unreadable_ends.push(record.line);
                 }
                 opening &= !read || (runs_on && unreadable);
+                if read {
+                    after_agent_read = false;
+                }
+                let version_two =
+                    record.directive == Directive::RobotVersion && is_version_two(&record.value);
+                if read && version_two && was_after_agent_read && !was_after_agent {
+                    grouping.late_versions.push(record.line);
+                }
+                let placed = if late_version {
+                    was_after_agent_read
+                } else {
+                    was_after_agent
+                };
                 group.members.push(index);
-                add_member(group, group_index, record, was_after_agent && read);
+                add_member(group, group_index, record, placed && read);
             }
             // A key Google's parser reads as a user-agent line (`Useragent:`,
             // `User agent:`, `User-agents:`): read both ways, as one
             // without its colon.
             Directive::Unknown if google_agent_key(&record.key) => {
-                after_agent |= google_agent(
+                let opened = google_agent(
                     &mut grouping,
                     &mut opening,
                     google,
                     record.line,
                     &record.value,
                 );
+                after_agent |= opened;
+                after_agent_read |= opened;
             }
             // Sitemap and unknown lines neither open nor close a group.
             _ => {}
@@ -528,7 +585,12 @@ mod tests {
     /// The reading where both kinds of line read two ways are read the
     /// other way: Google's for a user-agent line without its colon.
     fn group_google(file: &RobotsFile, reads: Reads) -> Grouping {
-        group_as(file, reads, true, true)
+        let how = Reading {
+            google: true,
+            runs_on: true,
+            late_version: false,
+        };
+        group_as(file, reads, how)
     }
 
     const SEZNAM: Reads = Reads::RULES_ONLY
@@ -799,6 +861,51 @@ mod tests {
                 g.rules.iter().all(|r| r.whole_path == *expected),
                 "{input:?}"
             );
+        }
+    }
+
+    /// A `Robot-version: 2.0` after records the crawler does not read is
+    /// noted as read two ways, and the second reading takes it as the
+    /// group's version; one right after the agents, or after a rule, is
+    /// not noted.
+    #[test]
+    fn robot_version_after_unread_records_is_read_two_ways() {
+        let cases: &[(&str, &[usize])] = &[
+            (
+                "User-agent: a\nSitemap: /s\nRobot-version: 2.0\nDisallow: /x\n",
+                &[3],
+            ),
+            (
+                "User-agent: a\nFoo: bar\n\nCrawl-delay: 4\nRobot-version: 2\nDisallow: /x\n",
+                &[5],
+            ),
+            ("User-agent: a\nRobot-version: 2.0\nDisallow: /x\n", &[]),
+            (
+                "User-agent: a\nDisallow: /y\nRobot-version: 2.0\nDisallow: /x\n",
+                &[],
+            ),
+            (
+                "User-agent: a\nSitemap: /s\nRobot-version: 1.0\nDisallow: /x\n",
+                &[],
+            ),
+        ];
+        for &(input, late) in cases {
+            let file = parse(input.as_bytes());
+            let first = group(&file, SEZNAM);
+            assert_eq!(first.late_versions, late, "{input:?}");
+            if !late.is_empty() {
+                assert!(first.groups[0].robot_version.is_none(), "{input:?}");
+            }
+            let others = other_readings(&file, SEZNAM, &first);
+            assert_eq!(others.len(), usize::from(!late.is_empty()), "{input:?}");
+            for other in &others {
+                let g = &other.groups[0];
+                assert_eq!(
+                    g.robot_version.as_ref().map(|v| v.line),
+                    late.first().copied()
+                );
+                assert!(g.rules.iter().all(|r| r.whole_path), "{input:?}");
+            }
         }
     }
 

@@ -153,7 +153,19 @@ impl Robots {
                  may or may not take for the end of the user-agent lines above it"
             ));
         }
+        if let Some(first) = self.grouping.late_versions.first() {
+            kinds.push(format!(
+                "a `Robot-version: 2.0` line after records the crawler does not read (line \
+                 {first}), which it may or may not take for the group's version"
+            ));
+        }
         kinds.join(", or ")
+    }
+
+    /// The lines of `Robot-version: 2.0` records read two ways
+    /// (`Grouping::late_versions`).
+    pub fn late_versions(&self) -> &[usize] {
+        &self.grouping.late_versions
     }
 
     /// Member lines before any user-agent line, as indices into

@@ -493,3 +493,31 @@ fn a_target_longer_than_the_reports_keep_is_judged_whole() {
         .collect();
     assert_eq!(verdicts, ["allowed", "allowed", "disallowed"], "{answer}");
 }
+
+/// `Robot-version: 2.0` after a record Seznam does not read (`Sitemap`, an
+/// unknown line, `Visit-time`), not right after the group's User-agent
+/// lines: SPEC §3 takes 2.0 as the group's second line and says such
+/// records neither end the run nor the group, so whether Seznam reads the
+/// group as 2.0 is unknown. A fetch is a row only when both readings
+/// disallow it: `/ab` is allowed under 2.0 (`Disallow: /a` is then the
+/// whole path), `/a` is disallowed either way; `check` says the same.
+#[test]
+fn robot_version_after_records_seznam_does_not_read_accuses_only_what_both_readings_do() {
+    for between in [
+        "Sitemap: https://example.cz/s.xml",
+        "Foo: bar",
+        "Visit-time: 0100-0200",
+    ] {
+        let robots =
+            format!("User-agent: SeznamBot\n{between}\nRobot-version: 2.0\nDisallow: /a\n");
+        let report = audit_text(&robots, &fetches(1, SEZNAM_UA, &["/ab", "/a"]));
+        report.assert_code(1);
+        let rule = (4, "Disallow: /a");
+        let rows = [row(2, "SeznamBot", "/a", "SeznamBot", rule, "")];
+        assert_eq!(
+            String::from_utf8_lossy(&report.violations),
+            csv(VIOLATIONS_HEADER, &rows),
+            "{between}"
+        );
+    }
+}

@@ -179,7 +179,20 @@ fn members(scope: &Scope<'_>, index: usize, findings: &mut Vec<Finding>) {
                     .robot_version
                     .as_ref()
                     .is_some_and(|v| v.line == record.line);
-                if !after_agent {
+                if scope.robots.late_versions().contains(&record.line) {
+                    findings.push(Finding::new(
+                        record.line,
+                        "misplaced-robot-version",
+                        Severity::Warning,
+                        format!(
+                            "`{}` stands after a record Seznam does not read, not right after \
+                             the group's User-agent lines: whether Seznam reads the group as 2.0 \
+                             is unknown, so the audit accuses only what both readings disallow. \
+                             Put it right after the User-agent lines.",
+                            record.text
+                        ),
+                    ));
+                } else if !after_agent {
                     findings.push(Finding::new(
                         record.line,
                         "misplaced-robot-version",
