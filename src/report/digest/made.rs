@@ -16,7 +16,7 @@
 
 use std::cmp::Ordering;
 use std::collections::BTreeSet;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use super::RuleTotals;
 use super::codec::{self, crawlers, put_bytes, put_crawlers, put_time, text, time};
@@ -30,12 +30,59 @@ use crate::spill::{Merged, Record, Sorter, SpillDir};
 pub(super) const TOP_MADE: usize = 50;
 
 /// A rule's identity (SPEC §7: a made rule is its text, of its version
-/// and kind).
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+/// and kind), in an order that only has to bring a rule's records together:
+/// by a hash of it first, so that the texts, which differ only at their
+/// end (`… 503 at 2026-11-30T00:00:0N+00:00`), are seldom compared.
+#[derive(Debug, Clone)]
 struct Key {
-    rule: Box<str>,
+    hash: u64,
+    rule: Arc<str>,
     robots_version: Box<str>,
     kind: Kind,
+}
+
+impl Ord for Key {
+    /// The rows of one outage share their text (`Made::add`): seen to be
+    /// one, it is not compared.
+    fn cmp(&self, other: &Key) -> Ordering {
+        self.hash
+            .cmp(&other.hash)
+            .then_with(|| match Arc::ptr_eq(&self.rule, &other.rule) {
+                true => Ordering::Equal,
+                false => self.rule.cmp(&other.rule),
+            })
+            .then_with(|| self.robots_version.cmp(&other.robots_version))
+            .then(self.kind.cmp(&other.kind))
+    }
+}
+
+impl PartialOrd for Key {
+    fn partial_cmp(&self, other: &Key) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for Key {
+    fn eq(&self, other: &Key) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for Key {}
+
+impl Key {
+    fn new(rule: Arc<str>, robots_version: &str, kind: Kind) -> Key {
+        use std::hash::BuildHasher as _;
+        // Fixed, so that a record read back from a run sorts as it did.
+        let hash =
+            foldhash::fast::FixedState::with_seed(0x5eed).hash_one((&*rule, robots_version, kind));
+        Key {
+            hash,
+            rule,
+            robots_version: robots_version.into(),
+            kind,
+        }
+    }
 }
 
 /// Rows of one made rule with one target: one row as it came, or several
@@ -80,6 +127,8 @@ pub(super) struct Made<'d> {
     /// Rows not yet handed to the sorter (a batch, so that its lock is
     /// taken once a batch, not once a row).
     pending: Vec<MadeRow>,
+    /// The key of the last row, shared by the rows after it of its rule.
+    last: Option<Key>,
     seq: u64,
     rows: Sorter<'d, MadeRow>,
     budget: usize,
@@ -106,6 +155,7 @@ impl<'d> Made<'d> {
     pub(super) fn new(budget: usize, spill: &'d SpillDir) -> Made<'d> {
         Made {
             pending: Vec::new(),
+            last: None,
             seq: 0,
             // Half the pairs' share while rows come, the other half for
             // the ranking at the end.
@@ -125,12 +175,24 @@ impl<'d> Made<'d> {
     pub(super) fn add(&mut self, row: Row<'_>) {
         let seq = self.seq;
         self.seq += 1;
+        // The rows of an outage come together: its text is shared, not
+        // copied a row.
+        let key = match &self.last {
+            Some(last)
+                if *last.rule == *row.rule
+                    && *last.robots_version == *row.robots_version
+                    && last.kind == row.kind =>
+            {
+                last.clone()
+            }
+            _ => {
+                let key = Key::new(row.rule.into(), row.robots_version, row.kind);
+                self.last = Some(key.clone());
+                key
+            }
+        };
         self.pending.push(MadeRow {
-            key: Key {
-                rule: row.rule.into(),
-                robots_version: row.robots_version.into(),
-                kind: row.kind,
-            },
+            key,
             target: row.target.into(),
             group: row.group.into(),
             rows: 1,
@@ -348,11 +410,7 @@ impl Record for MadeRow {
         }
         rest.is_empty().then_some(())?;
         Some(MadeRow {
-            key: Key {
-                rule: rule.into(),
-                robots_version: robots_version.into(),
-                kind: kind_of(kind)?,
-            },
+            key: Key::new(rule.into(), robots_version, kind_of(kind)?),
             target: target.into(),
             group: group.into(),
             rows: u64::from_le_bytes(*rows),
