@@ -29,34 +29,38 @@ pub const LATE_MS: i64 = 10 * 60 * 1000;
 /// Fetch times a count keeps past its longest period or crawl delay, for
 /// `LATE_MS`, at most: a crawler makes a few fetches a second at most,
 /// so ten minutes of them fit, while a flood of requests that only claim
-/// it (counted all the same) keeps no more than this many (12 bytes a
-/// distinct time, 14 a fetch in the state). A late line then misses rows,
-/// never makes one more.
+/// it (counted all the same) keeps no more than this many (8 bytes a
+/// distinct time, 16 more for one of several fetches; 14 a fetch in the
+/// state). A late line then misses rows, never makes one more.
 pub const LATE_KEPT: usize = 8192;
 
 /// One count's recent fetch times, in milliseconds, oldest first: those
 /// inside the longest period any rate of the count can use, and `LATE_MS`
-/// more (at most `LATE_KEPT` of those). Each time is kept once with how
-/// many fetches it had: whole-second logs write the same time for every
-/// fetch of a second, so a crawler's flood under `Request-rate: 9000/1d`
-/// keeps a day's seconds, not each of its fetches.
+/// more (at most `LATE_KEPT` of those). Each time is kept once, and a time
+/// of more than one fetch says how many beside it: whole-second logs write
+/// the same time for every fetch of a second, so a crawler's flood under
+/// `Request-rate: 9000/1d` keeps a day's seconds, not each of its fetches,
+/// while a log of milliseconds, whose times seldom repeat, keeps its times
+/// alone.
 #[derive(Debug, Clone)]
 pub struct Count {
     /// The distinct times up to the last fetch pushed, oldest first.
     times: VecDeque<i64>,
-    /// For each of `times`, the fetches counted through it since the count
-    /// began, wrapping: a time's fetches are its number less the one
-    /// before, and the fetches between two times one number less another
-    /// (a window never holds 2³² fetches).
-    through: VecDeque<u32>,
-    /// The number before the first of `times`: the fetches forgotten.
-    before: u32,
+    /// The times of more than one fetch: (the time's place, counted from
+    /// the count's start, and the fetches past one a time of every time up
+    /// to it and itself, counted from the count's start).
+    extras: VecDeque<(u64, u64)>,
+    /// The place of the first of `times`, counted from the count's start.
+    first_place: u64,
+    /// The fetches past one a time of the times before the first of
+    /// `times`, and of those of the first forgotten.
+    extra_before: u64,
     /// Times later than the last fetch pushed, oldest first, with their
     /// fetches: those a state remembers when an older log is audited after
     /// a newer one. They wait here, each moved once each way, where
     /// putting every fetch of the older log in its place among them cost
     /// the square of a day's fetches.
-    later: VecDeque<(i64, u32)>,
+    later: VecDeque<(i64, u64)>,
     /// The longest period in force for the count, in milliseconds.
     longest: i64,
     /// The longest crawl delay in force for the count, in milliseconds.
@@ -106,47 +110,82 @@ impl Count {
     fn spanning(longest: i64, delay: i64) -> Count {
         Count {
             times: VecDeque::new(),
-            through: VecDeque::new(),
-            before: 0,
+            extras: VecDeque::new(),
+            first_place: 0,
+            extra_before: 0,
             later: VecDeque::new(),
             longest,
             delay,
         }
     }
 
-    /// The number through the first `i` of `times`.
-    fn through_at(&self, i: usize) -> u32 {
-        match i.checked_sub(1) {
-            Some(at) => self.through[at],
-            None => self.before,
+    /// The fetches past one a time of the times before the `i`-th of
+    /// `times`, counted from the count's start.
+    fn extra_before(&self, i: usize) -> u64 {
+        let place = self.first_place + i as u64;
+        match self.extras.partition_point(|&(at, _)| at < place) {
+            0 => self.extra_before,
+            k => self.extras[k - 1].1,
         }
     }
 
-    /// The fetches of the `i`-th of `times`.
-    fn fetches_at(&self, i: usize) -> u32 {
-        self.through[i].wrapping_sub(self.through_at(i))
+    /// The fetches of the times before the `i`-th of `times`, from a
+    /// number of the count's own: two of them differ by the fetches
+    /// between.
+    fn through_at(&self, i: usize) -> u64 {
+        i as u64 + self.extra_before(i)
     }
 
-    /// Adds `fetches` at `time`, no earlier than the latest of `times`.
-    fn append(&mut self, time: i64, fetches: u32) {
-        match (self.times.back(), self.through.back_mut()) {
-            (Some(&last), Some(through)) if last == time => {
-                *through = through.wrapping_add(fetches);
-            }
-            _ => {
-                let through = self.through_at(self.times.len()).wrapping_add(fetches);
-                self.times.push_back(time);
-                self.through.push_back(through);
-            }
+    /// The fetches of the `i`-th of `times`.
+    fn fetches_at(&self, i: usize) -> u64 {
+        self.through_at(i + 1) - self.through_at(i)
+    }
+
+    /// Adds `fetches` (at least one) at `time`, no earlier than the latest
+    /// of `times`.
+    fn append(&mut self, time: i64, fetches: u64) {
+        let extra_so_far = self.extras.back().map_or(self.extra_before, |&(_, e)| e);
+        let extra = if self.times.back() == Some(&time) {
+            fetches
+        } else {
+            self.times.push_back(time);
+            fetches - 1
+        };
+        if extra == 0 {
+            return;
+        }
+        let place = self.first_place + self.times.len() as u64 - 1;
+        match self.extras.back_mut() {
+            Some((at, total)) if *at == place => *total += extra,
+            _ => self.extras.push_back((place, extra_so_far + extra)),
         }
     }
 
     /// Forgets the first of `times`.
     fn forget_first(&mut self) {
-        self.times.pop_front();
-        if let Some(through) = self.through.pop_front() {
-            self.before = through;
+        if self.times.pop_front().is_none() {
+            return;
         }
+        if self
+            .extras
+            .front()
+            .is_some_and(|&(at, _)| at == self.first_place)
+            && let Some((_, total)) = self.extras.pop_front()
+        {
+            self.extra_before = total;
+        }
+        self.first_place += 1;
+    }
+
+    /// Takes the last of `times` back, with its fetches.
+    fn take_last(&mut self) -> Option<(i64, u64)> {
+        let last = self.times.len().checked_sub(1)?;
+        let fetches = self.fetches_at(last);
+        let place = self.first_place + last as u64;
+        if self.extras.back().is_some_and(|&(at, _)| at == place) {
+            self.extras.pop_back();
+        }
+        Some((self.times.pop_back()?, fetches))
     }
 
     /// Adds the next fetch, at `now`; gives the previous fetch's time: the
@@ -154,13 +193,10 @@ impl Count {
     /// earlier than those a state remembers: an older log audited after a
     /// newer one; the delay is then from the fetch before it, if known).
     pub fn push(&mut self, now: i64) -> Option<i64> {
-        while let Some(&last) = self.times.back()
-            && last > now
+        while self.times.back().is_some_and(|&last| last > now)
+            && let Some(last) = self.take_last()
         {
-            let fetches = self.fetches_at(self.times.len() - 1);
-            self.times.pop_back();
-            self.through.pop_back();
-            self.later.push_front((last, fetches));
+            self.later.push_front(last);
         }
         while let Some(&(time, fetches)) = self.later.front()
             && time <= now
@@ -180,14 +216,15 @@ impl Count {
         // `LATE_KEPT` fetches (of the oldest time kept, some of its own).
         let judged_from = now.saturating_sub(self.longest.max(self.delay));
         let late_only = self.times.partition_point(|&t| t <= judged_from);
-        let late = self.through_at(late_only).wrapping_sub(self.before) as usize;
-        let mut drop = late.saturating_sub(LATE_KEPT);
-        while drop > 0 && !self.times.is_empty() && self.fetches_at(0) as usize <= drop {
-            drop -= self.fetches_at(0) as usize;
+        let late = self.through_at(late_only) - self.through_at(0);
+        let mut drop = late.saturating_sub(LATE_KEPT as u64);
+        while drop > 0 && !self.times.is_empty() && self.fetches_at(0) <= drop {
+            drop -= self.fetches_at(0);
             self.forget_first();
         }
-        // Fewer than the first time's fetches: one number.
-        self.before = self.before.wrapping_add(drop as u32);
+        // Fewer than the first time's fetches, so more than one: its
+        // extras are fewer by as many.
+        self.extra_before += drop;
         self.append(now, 1);
         previous
     }
@@ -197,7 +234,7 @@ impl Count {
         let start = now.saturating_sub(period_ms);
         let to = self.times.partition_point(|&t| t <= now);
         let from = self.times.partition_point(|&t| t <= start);
-        self.through_at(to).wrapping_sub(self.through_at(from)) as usize
+        usize::try_from(self.through_at(to) - self.through_at(from)).unwrap_or(usize::MAX)
     }
 
     /// Takes up where an earlier night left the count: its latest fetch
@@ -219,9 +256,13 @@ impl Count {
         let each = (0..self.times.len())
             .map(|i| (self.times[i], self.fetches_at(i)))
             .chain(self.later.iter().copied());
-        let all: usize = each.clone().map(|(_, n)| n as usize).sum();
-        each.flat_map(|(t, n)| std::iter::repeat_n(t, n as usize))
-            .skip(all.saturating_sub(at_most))
+        let all: u64 = each.clone().map(|(_, n)| n).sum();
+        each.flat_map(|(t, n)| std::iter::repeat_n(t, usize::try_from(n).unwrap_or(usize::MAX)))
+            .skip(
+                usize::try_from(all)
+                    .unwrap_or(usize::MAX)
+                    .saturating_sub(at_most),
+            )
             .collect()
     }
 
