@@ -5,6 +5,7 @@
 pub mod delay;
 pub mod disallow;
 pub mod rate;
+mod times;
 
 use std::borrow::Cow;
 

@@ -12,6 +12,7 @@ use std::collections::VecDeque;
 
 use std::borrow::Cow;
 
+use super::times::Times;
 use super::{Kind, Policy, Violation};
 use crate::accesslog::time::Timestamp;
 use crate::config::WindowTz;
@@ -45,7 +46,7 @@ pub const LATE_KEPT: usize = 8192;
 #[derive(Debug, Clone)]
 pub struct Count {
     /// The distinct times up to the last fetch pushed, oldest first.
-    times: VecDeque<i64>,
+    times: Times,
     /// The times of more than one fetch: (the time's place, counted from
     /// the count's start, and the fetches past one a time of every time up
     /// to it and itself, counted from the count's start).
@@ -109,7 +110,7 @@ impl Count {
     /// An empty count of that longest period and delay, in milliseconds.
     fn spanning(longest: i64, delay: i64) -> Count {
         Count {
-            times: VecDeque::new(),
+            times: Times::default(),
             extras: VecDeque::new(),
             first_place: 0,
             extra_before: 0,
@@ -254,7 +255,7 @@ impl Count {
     /// window itself.
     pub fn times(&self, at_most: usize) -> Vec<i64> {
         let each = (0..self.times.len())
-            .map(|i| (self.times[i], self.fetches_at(i)))
+            .filter_map(|i| Some((self.times.get(i)?, self.fetches_at(i))))
             .chain(self.later.iter().copied());
         let all: u64 = each.clone().map(|(_, n)| n).sum();
         each.flat_map(|(t, n)| std::iter::repeat_n(t, usize::try_from(n).unwrap_or(usize::MAX)))
@@ -391,6 +392,34 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A window of many blocks of distinct times (`times::Times`), some
+    /// of several fetches: each fetch counts those in (t − T, t] as a
+    /// plain sorted list of every fetch says, and the state's copy is that
+    /// list's tail.
+    #[test]
+    fn a_long_window_counts_as_every_fetch() {
+        let longest = 86_400_000;
+        let mut count = Count::spanning(longest, 0);
+        let mut all: Vec<i64> = Vec::new();
+        let mut now = 0i64;
+        for i in 0..60_000u64 {
+            // Mostly a new millisecond, now and then the same again.
+            if i % 7 != 0 {
+                now += 1 + i64::try_from(i % 5).unwrap();
+            }
+            count.push(now);
+            all.push(now);
+            if i % 1_013 == 0 || i == 59_999 {
+                for period in [1_000, 50_000, 200_000, longest] {
+                    let from = all.partition_point(|&t| t <= now - period);
+                    assert_eq!(count.inside(now, period), all.len() - from, "{i} {period}");
+                }
+            }
+        }
+        assert_eq!(count.times(1_000), all[all.len() - 1_000..]);
+        assert_eq!(count.times(usize::MAX), all);
     }
 
     /// Times kept only for lines written late are at most `LATE_KEPT`:
