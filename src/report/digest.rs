@@ -139,6 +139,23 @@ fn note_target(top: &mut Vec<TopTarget>, rule: &RuleTotals, target: Box<[u8]>, t
     top.truncate(TOP_TARGETS);
 }
 
+/// Keeps `item` among the first `limit` of `top`, which `order` sorts
+/// (a clone of it, only when it is among them): the page's first rules and
+/// spoofing addresses, kept as they stream past.
+fn keep_first<T: Clone>(
+    top: &mut Vec<T>,
+    limit: usize,
+    item: &T,
+    order: impl Fn(&T, &T) -> std::cmp::Ordering,
+) {
+    if top.len() == limit && top.last().is_some_and(|last| order(item, last).is_ge()) {
+        return;
+    }
+    let at = top.partition_point(|kept| order(kept, item).is_le());
+    top.insert(at, item.clone());
+    top.truncate(limit);
+}
+
 /// Everything gathered.
 pub struct Digest<'d> {
     /// Indexed like the audit's crawlers; `None` for one without a fetch.

@@ -10,6 +10,7 @@ use std::cmp::Ordering;
 use std::collections::{BTreeSet, HashMap};
 
 use super::codec::{bytes, crawlers, put_bytes, put_crawlers, put_time, text, time};
+use super::keep_first;
 use super::targets::Fold;
 use crate::accesslog::time::Timestamp;
 use crate::audit::{Impostor, SpoofReason};
@@ -170,15 +171,7 @@ impl<'d> Addresses<'d> {
             let totals = spoofer?.totals;
             count += 1;
             // The first `TOP_ADDRESSES` in report order, kept as they come.
-            if top.len() < TOP_ADDRESSES
-                || top
-                    .last()
-                    .is_some_and(|last| report_order(&totals, last) == Ordering::Less)
-            {
-                let at = top.partition_point(|t| report_order(t, &totals) == Ordering::Less);
-                top.insert(at, totals.clone());
-                top.truncate(TOP_ADDRESSES);
-            }
+            keep_first(&mut top, TOP_ADDRESSES, &totals, report_order);
             ranked.extend([RankedAddress(totals)]);
         }
         self.count = count;

@@ -18,8 +18,8 @@ use std::cmp::Ordering;
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
 
-use super::RuleTotals;
 use super::codec::{self, crawlers, put_bytes, put_crawlers, put_time, text, time};
+use super::{RuleTotals, keep_first};
 use crate::accesslog::time::Timestamp;
 use crate::audit::Kind;
 use crate::error::Result;
@@ -245,8 +245,8 @@ impl<'d> Made<'d> {
             self.versions.push(totals.robots_version.as_str().into());
         }
         self.accusing_targets += totals.accusing_targets;
-        keep_first(&mut self.top_page, &totals, page_order);
-        keep_first(&mut self.top_mail, &totals, mail_order);
+        keep_first(&mut self.top_page, TOP_MADE, &totals, page_order);
+        keep_first(&mut self.top_mail, TOP_MADE, &totals, mail_order);
         ranked.extend([RankedRule(totals)]);
     }
 
@@ -254,24 +254,6 @@ impl<'d> Made<'d> {
     pub(super) fn take_ranked(&self) -> Option<Merged<RankedRule>> {
         self.ranked.lock().unwrap_or_else(|e| e.into_inner()).take()
     }
-}
-
-/// Keeps `totals` among the first `TOP_MADE` of `top` in `order`.
-fn keep_first(
-    top: &mut Vec<RuleTotals>,
-    totals: &RuleTotals,
-    order: fn(&RuleTotals, &RuleTotals) -> Ordering,
-) {
-    if top.len() == TOP_MADE
-        && top
-            .last()
-            .is_some_and(|last| order(totals, last) != Ordering::Less)
-    {
-        return;
-    }
-    let at = top.partition_point(|kept| order(kept, totals) != Ordering::Greater);
-    top.insert(at, totals.clone());
-    top.truncate(TOP_MADE);
 }
 
 /// `rules.csv`'s order (SPEC §7): most violations first, ties by
