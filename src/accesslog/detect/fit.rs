@@ -247,25 +247,22 @@ pub(super) fn explain(
     // `--log-format json` or `w3c` was given: the choice is among that
     // kind's readings only, and asking for a --log-format would say that
     // none was given.
-    let given = !considered.iter().any(|name| name == "combined");
-    let cause = if given {
-        format!(
-            "its first lines are not of the --log-format given: no line parsed as any of {}; \
-             the closest is {name}, which reads {} of {} lines{why}: give the format the log \
-             is written in (`json:client=…,time=…,request=…` names a JSON log's fields)",
-            considered.join(", "),
-            fit.read,
-            sample.len()
+    let (opening, advice) = if !considered.iter().any(|name| name == "combined") {
+        (
+            "its first lines are not of the --log-format given",
+            "give the format the log is written in (`json:client=…,time=…,request=…` names a \
+             JSON log's fields)",
         )
     } else {
-        format!(
-            "its first lines fit no log format: no line parsed as any of {}; the closest is \
-             {name}, which reads {} of {} lines{why}: give --log-format",
-            considered.join(", "),
-            fit.read,
-            sample.len()
-        )
+        ("its first lines fit no log format", "give --log-format")
     };
+    let cause = format!(
+        "{opening}: no line parsed as any of {}; the closest is {name}, which reads {} of {} \
+         lines{why}: {advice}",
+        considered.join(", "),
+        fit.read,
+        sample.len()
+    );
     (cause, misfit)
 }
 
