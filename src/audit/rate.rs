@@ -254,11 +254,12 @@ impl Count {
     /// copy of a day's window at a busy site's pace was as large as the
     /// window itself.
     pub fn times(&self, at_most: usize) -> Vec<i64> {
-        let each = (0..self.times.len())
+        let all = self.through_at(self.times.len()) - self.through_at(0)
+            + self.later.iter().map(|&(_, n)| n).sum::<u64>();
+        (0..self.times.len())
             .filter_map(|i| Some((self.times.get(i)?, self.fetches_at(i))))
-            .chain(self.later.iter().copied());
-        let all: u64 = each.clone().map(|(_, n)| n).sum();
-        each.flat_map(|(t, n)| std::iter::repeat_n(t, usize::try_from(n).unwrap_or(usize::MAX)))
+            .chain(self.later.iter().copied())
+            .flat_map(|(t, n)| std::iter::repeat_n(t, usize::try_from(n).unwrap_or(usize::MAX)))
             .skip(
                 usize::try_from(all)
                     .unwrap_or(usize::MAX)
