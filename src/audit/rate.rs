@@ -256,8 +256,10 @@ impl Count {
     pub fn times(&self, at_most: usize) -> Vec<i64> {
         let all = self.through_at(self.times.len()) - self.through_at(0)
             + self.later.iter().map(|&(_, n)| n).sum::<u64>();
-        (0..self.times.len())
-            .filter_map(|i| Some((self.times.get(i)?, self.fetches_at(i))))
+        self.times
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t, self.fetches_at(i)))
             .chain(self.later.iter().copied())
             .flat_map(|(t, n)| std::iter::repeat_n(t, usize::try_from(n).unwrap_or(usize::MAX)))
             .skip(
