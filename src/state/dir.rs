@@ -16,9 +16,10 @@ use crate::error::{Error, Position, Result};
 use crate::report::lock::OutDir;
 use crate::side_file::untrusted;
 use sha2::{Digest, Sha256};
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fs::{self, DirBuilder, File};
-use std::io::{self, Write as _};
+use std::io::{self, BufWriter, Write as _};
 use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -241,7 +242,7 @@ impl StateDir {
                 name,
                 CountMemory {
                     robots_txt: memory,
-                    fetch_times_ms: c.fetch_times_ms,
+                    fetch_times_ms: c.fetch_times_ms.into_owned(),
                 },
             );
         }
@@ -305,7 +306,7 @@ impl StateDir {
                         name.clone(),
                         CountJson {
                             robots_txt: MemoryJson::of(&c.robots_txt),
-                            fetch_times_ms: c.fetch_times_ms.clone(),
+                            fetch_times_ms: Cow::Borrowed(&c.fetch_times_ms),
                         },
                     )
                 })
@@ -313,12 +314,12 @@ impl StateDir {
             fingerprints: state.fingerprints.clone(),
             nights: state.nights.clone(),
         };
-        let mut text = serde_json::to_string_pretty(&stored).map_err(|e| Error::Write {
-            path: self.state_file(),
-            source: io::Error::other(e),
+        // Written as it is made: the text of a busy count's million times
+        // is some 20 MB.
+        let temp = write_temporary(&self.state_file(), |file| {
+            serde_json::to_writer_pretty(&mut *file, &stored)?;
+            file.write_all(b"\n")
         })?;
-        text.push('\n');
-        let temp = write_temporary(&self.state_file(), text.as_bytes())?;
         let named = stored
             .versions
             .iter()
@@ -503,13 +504,16 @@ pub(super) fn make_private_dir(dir: &Path) -> Result<()> {
 /// exclusively under an unguessable name, flushed, renamed over it, and
 /// the folder flushed so the rename survives a crash.
 pub(super) fn write_replacing(path: &Path, bytes: &[u8]) -> Result<()> {
-    let temp = write_temporary(path, bytes)?;
+    let temp = write_temporary(path, |file| file.write_all(bytes))?;
     put_in_place(temp, path)
 }
 
-/// The first half of `write_replacing`: `bytes` in a new file of an
-/// unguessable name beside `path`, flushed to disk.
-pub(super) fn write_temporary(path: &Path, bytes: &[u8]) -> Result<tempfile::NamedTempFile> {
+/// The first half of `write_replacing`: what `write` writes, in a new file
+/// of an unguessable name beside `path`, flushed to disk.
+pub(super) fn write_temporary(
+    path: &Path,
+    write: impl FnOnce(&mut BufWriter<&mut File>) -> io::Result<()>,
+) -> Result<tempfile::NamedTempFile> {
     let fail = |source: io::Error| Error::Write {
         path: path.to_path_buf(),
         source,
@@ -519,7 +523,10 @@ pub(super) fn write_temporary(path: &Path, bytes: &[u8]) -> Result<tempfile::Nam
         .prefix(TEMP_PREFIX)
         .tempfile_in(dir)
         .map_err(fail)?;
-    temp.write_all(bytes).map_err(fail)?;
+    let mut file = BufWriter::new(temp.as_file_mut());
+    write(&mut file).map_err(fail)?;
+    file.flush().map_err(fail)?;
+    drop(file);
     temp.as_file().sync_all().map_err(fail)?;
     Ok(temp)
 }
