@@ -13,7 +13,11 @@
 #            is known of (unverified: counted, and off limits, so rows);
 #   outages  300,000 answers of 503 to SeznamBot's /robots.txt, each
 #            followed by a fetch: every one a robots.txt outage of its own
-#            time, a rule of its own (SPEC §6, §7), audited with --state.
+#            time, a rule of its own (SPEC §6, §7), audited with --state;
+#   flood    10 M SeznamBot fetches in one day, each of its own millisecond
+#            (Apache's %{msec}t), under `Request-rate: 9000/1d`: a day of
+#            distinct times that the rate's count keeps, every fetch past
+#            the 9,000th a `request-rate` row, audited with --state.
 # Gives, for each, robots-audit's peak RSS (GNU time's %M), its wall time,
 # the rows it wrote (checked against what was generated), and the peak
 # beside 100 MiB. Runs at the default --memory unless --memory is given;
@@ -22,7 +26,7 @@
 # 2 when something could not run.
 #
 # Usage: benches/memory.sh [--small] [--fetches N] [--attack N] [--outages N]
-#                          [--memory SIZE] [--threads N] [--keep DIR]
+#                          [--flood N] [--memory SIZE] [--threads N] [--keep DIR]
 
 set -euo pipefail
 
@@ -33,7 +37,9 @@ Usage: benches/memory.sh [OPTIONS]
   --fetches N    SeznamBot fetches, each breaking a rule (default 10000000)
   --attack N     requests with 16 KB targets and user agents (default 100000)
   --outages N    robots.txt outages, each a rule of its own (default 300000)
+  --flood N      fetches in a day of distinct milliseconds (default 10000000)
   --small        a quick try: --fetches 200000 --attack 5000 --outages 20000
+                 --flood 200000
   --memory SIZE  pass --memory SIZE to robots-audit (default: its default)
   --threads N    pass --threads N to robots-audit
   --keep DIR     generate into DIR and keep the logs (for a profiler)
@@ -49,6 +55,7 @@ die() {
 fetches=10000000
 attack=100000
 outages=300000
+flood=10000000
 memory=
 threads=
 keep=
@@ -60,7 +67,9 @@ while [[ $# -gt 0 ]]; do
         --attack=*) attack=${1#*=}; shift ;;
         --outages) outages=${2:?--outages needs a value}; shift 2 ;;
         --outages=*) outages=${1#*=}; shift ;;
-        --small) fetches=200000; attack=5000; outages=20000; shift ;;
+        --flood) flood=${2:?--flood needs a value}; shift 2 ;;
+        --flood=*) flood=${1#*=}; shift ;;
+        --small) fetches=200000; attack=5000; outages=20000; flood=200000; shift ;;
         --memory) memory=${2:?--memory needs a value}; shift 2 ;;
         --memory=*) memory=${1#*=}; shift ;;
         --threads) threads=${2:?--threads needs a value}; shift 2 ;;
@@ -74,6 +83,8 @@ done
 [[ $fetches =~ ^[1-9][0-9]*$ ]] || die "--fetches must be a positive number, not '$fetches'"
 [[ $attack =~ ^[1-9][0-9]*$ && $attack -ge 2 ]] || die "--attack must be a number of at least 2, not '$attack'"
 [[ $outages =~ ^[1-9][0-9]*$ ]] || die "--outages must be a positive number, not '$outages'"
+[[ $flood =~ ^[1-9][0-9]*$ ]] || die "--flood must be a positive number, not '$flood'"
+((flood > 9000)) || die "--flood must be more than the rate's 9000 fetches, not '$flood'"
 [[ -z $threads || $threads =~ ^[1-9][0-9]*$ ]] || die "--threads must be a positive number, not '$threads'"
 command -v python3 >/dev/null || die "python3 is needed to generate the logs"
 command -v gzip >/dev/null || die "gzip is not installed"
@@ -122,15 +133,21 @@ cat >"$work/robots.txt" <<'EOF'
 User-agent: SeznamBot
 Disallow: /kosik
 EOF
+cat >"$work/robots-rate.txt" <<'EOF'
+User-agent: SeznamBot
+Disallow: /kosik
+Request-rate: 9000/1d
+EOF
 
 # Both logs and their PTR map, streamed through gzip -1: the attack is
 # 3.3 GB of text, almost all of it runs that gzip folds away, each line
 # made distinct by its number so that nothing can be shared between lines.
 echo "generating $fetches fetches and an attack of $attack requests in $work ..." >&2
-python3 - "$work" "$fetches" "$attack" "$outages" <<'PY'
+python3 - "$work" "$fetches" "$attack" "$outages" "$flood" <<'PY'
 import subprocess, sys, time
 
-work, fetches, attack, outages = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+work, fetches, attack, outages, flood = (
+    sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]))
 ua = "Mozilla/5.0 (compatible; SeznamBot/4.0; +http://napoveda.seznam.cz/seznambot-intro/)"
 start = 1_790_000_000  # 2026-09-21, a Monday
 month = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
@@ -201,19 +218,43 @@ proc.stdin.close()
 if proc.wait() != 0:
     sys.exit("gzip failed on outages.log.gz")
 out.close()
+
+# A day of fetches, each of its own millisecond (%{msec}t), spread evenly.
+proc, out = gzip_to(f"{work}/flood.log.gz")
+batch = []
+day_ms = 86_400_000
+for n in range(flood):
+    t = start * 1000 + n * day_ms // flood
+    batch.append(
+        f'{seznam[n % 2048]} - - {t} "GET /clanek/{n % 1000} HTTP/1.1" 200 900 "-" "{ua}"\n'
+    )
+    if len(batch) == 10_000:
+        proc.stdin.write("".join(batch).encode())
+        batch.clear()
+proc.stdin.write("".join(batch).encode())
+proc.stdin.close()
+if proc.wait() != 0:
+    sys.exit("gzip failed on flood.log.gz")
+out.close()
 PY
 
 # Runs the audit on log $1 into $work/out-$1; sets peak (KiB), wall (s),
 # rows (violations) and spoofed (impostors).
 measure() {
-    local name=$1 out=$work/out-$1 status=0 start end extra=()
+    local name=$1 out=$work/out-$1 status=0 start end extra=() robots=$work/robots.txt
     rm -rf "$out" "$work/state-$name"
     mkdir "$out"
-    # Outages are of a continuing story (SPEC §6): audited with a state.
-    [[ $name == outages ]] && extra=(--state "$work/state-$name")
+    # Outages and the flood are of a continuing story (SPEC §6): audited
+    # with a state, which keeps the flood's latest million times.
+    [[ $name == outages || $name == flood ]] && extra=(--state "$work/state-$name")
+    if [[ $name == flood ]]; then
+        robots=$work/robots-rate.txt
+        extra+=(--robots-since 2026-01-01 --log-format
+            '%h %l %u %{msec}t "%r" %>s %b "%{Referer}i" "%{User-Agent}i"')
+    fi
     start=$(date +%s.%N)
     /usr/bin/time -f %M -o "$work/$name.time" "$audit" --log "$work/$name.log.gz" \
-        --robots "$work/robots.txt" --ptr-map "$work/ptr-map.txt" "${audit_flags[@]}" \
+        --robots "$robots" --ptr-map "$work/ptr-map.txt" "${audit_flags[@]}" \
         "${extra[@]}" --out "$out" 2>"$work/$name.stderr" || status=$?
     end=$(date +%s.%N)
     if [[ $status -gt 1 ]]; then
@@ -233,7 +274,7 @@ over=0
 load_before=$(cut -d ' ' -f 1-3 /proc/loadavg 2>/dev/null || echo unknown)
 cpu=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null || true)
 report=()
-for name in fetches attack outages; do
+for name in fetches attack outages flood; do
     echo "auditing $name.log.gz ..." >&2
     measure "$name"
     case $name in
@@ -248,6 +289,10 @@ for name in fetches attack outages; do
         outages)
             what="$outages robots.txt outages, a rule each"
             want_rows=$outages want_spoofed=0
+            ;;
+        flood)
+            what="$flood fetches in a day, each its own ms, 9000/1d"
+            want_rows=$((flood - 9000)) want_spoofed=0
             ;;
     esac
     check=ok
