@@ -6,8 +6,10 @@
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::fmt;
 use std::path::Path;
 
+use serde::de::{IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
 
 use super::{FORMAT, Fingerprint, Night};
@@ -29,14 +31,8 @@ pub(super) fn garbage(path: &Path, at: Position, why: &str) -> Error {
 /// Reads `state.json`: the format first, so that a later format is named
 /// as such rather than as garbage.
 pub(super) fn decode(path: &Path, text: &str) -> Result<Stored<'static>> {
-    // The format alone, the rest passed over: a busy count's million
-    // times read as `serde_json::Value`s took 32 MB more.
-    #[derive(Deserialize)]
-    struct FormatOnly {
-        format: Option<serde_json::Value>,
-    }
     let format = match serde_json::from_str::<FormatOnly>(text) {
-        Ok(only) => only.format.as_ref().and_then(serde_json::Value::as_u64),
+        Ok(FormatOnly(format)) => format.as_ref().and_then(serde_json::Value::as_u64),
         // JSON, but not an object.
         Err(e) if e.is_data() => None,
         Err(e) => {
@@ -65,6 +61,41 @@ pub(super) fn decode(path: &Path, text: &str) -> Result<Stored<'static>> {
     }
     serde_json::from_str(text)
         .map_err(|e| garbage(path, Position::Line(e.line() as u64), &e.to_string()))
+}
+
+/// The top-level `format` of an object (the last, if written twice), the
+/// other values passed over: a busy count's million times read as
+/// `serde_json::Value`s took 32 MB more. Not derived: a derived struct
+/// reads an array too (`[5]` as format 5).
+struct FormatOnly(Option<serde_json::Value>);
+
+impl<'de> Deserialize<'de> for FormatOnly {
+    fn deserialize<D: serde::Deserializer<'de>>(reader: D) -> std::result::Result<Self, D::Error> {
+        struct Object;
+        impl<'de> Visitor<'de> for Object {
+            type Value = FormatOnly;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an object")
+            }
+
+            fn visit_map<M: MapAccess<'de>>(
+                self,
+                mut map: M,
+            ) -> std::result::Result<FormatOnly, M::Error> {
+                let mut format = None;
+                while let Some(key) = map.next_key::<String>()? {
+                    if key == "format" {
+                        format = Some(map.next_value::<serde_json::Value>()?);
+                    } else {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                }
+                Ok(FormatOnly(format))
+            }
+        }
+        reader.deserialize_map(Object)
+    }
 }
 
 // The file as written: plain data, checked on the way in.

@@ -191,6 +191,18 @@ fn a_state_that_cannot_be_read_is_an_error_naming_it_and_left_alone() {
         ("garbage", "\u{1}\u{2}not json".into(), "not a state"),
         ("empty", String::new(), "not a state"),
         ("no format", "{\"versions\": []}".into(), "no \"format\""),
+        ("an array", format!("[{}]", FORMAT + 1), "no \"format\""),
+        (
+            "a state's fields as an array",
+            format!("[{FORMAT}, [], {{}}, [], []]"),
+            "no \"format\"",
+        ),
+        ("a string", "\"state\"".into(), "no \"format\""),
+        (
+            "the format written twice",
+            format!("{{\"format\": 0, \"format\": {}}}", FORMAT + 1),
+            "later version",
+        ),
         ("format 0", "{\"format\": 0}".into(), "format 0"),
         (
             "a field missing",
