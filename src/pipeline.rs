@@ -274,7 +274,7 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
     let mut gather = report::html::build::Gather::new(&crawlers);
     let mut judged_by = Judge::new(&policies, nights, &counting);
     judged_by.verifies = config.ptr_map.is_some() || config.resolve;
-    if let Some(state) = &state {
+    if let Some(state) = &mut state {
         resume_counts(state, &mut judged_by);
     }
     let mut nightly = state.as_ref().map(|_| NightRows::default());

@@ -75,15 +75,18 @@ pub(super) fn in_force_from(path: &Path) -> Option<String> {
 /// judged across midnight as if the nights were one log). Counts kept
 /// under the other `--rate-by` cannot be split or merged into tonight's
 /// without guessing: only their robots.txt fetches are taken, and a
-/// warning says so.
-pub(super) fn resume_counts(state: &State, judged_by: &mut Judge<'_, '_>) {
+/// warning says so. The state's fetch times are let go once in the judge
+/// (`remember_counts` writes tonight's): a busy count's million are 8 MB
+/// held through the night for nothing.
+pub(super) fn resume_counts(state: &mut State, judged_by: &mut Judge<'_, '_>) {
     let mut strangers = Vec::new();
     let merged = judged_by.merged_by_upgrade(|name| state.counts.contains_key(name));
-    for (name, count) in &state.counts {
+    for (name, count) in &mut state.counts {
         if merged.contains(name) || !judged_by.resume(name, count.robots_txt, &count.fetch_times_ms)
         {
             strangers.push((name.as_str(), count.robots_txt));
         }
+        count.fetch_times_ms = Vec::new();
     }
     judged_by.resume_other_rate_by(&strangers);
     let strangers: Vec<&str> = strangers.iter().map(|&(name, _)| name).collect();
