@@ -139,7 +139,7 @@ Disallow: /kosik
 Request-rate: 9000/1d
 EOF
 
-# Both logs and their PTR map, streamed through gzip -1: the attack is
+# The logs and their PTR map, streamed through gzip -1: the attack is
 # 3.3 GB of text, almost all of it runs that gzip folds away, each line
 # made distinct by its number so that nothing can be shared between lines.
 echo "generating $fetches fetches and an attack of $attack requests in $work ..." >&2
@@ -156,9 +156,21 @@ def stamp(t):
     g = time.gmtime(t)
     return f"{g.tm_mday:02}/{month[g.tm_mon - 1]}/{g.tm_year}:{g.tm_hour:02}:{g.tm_min:02}:{g.tm_sec:02} +0000"
 
-def gzip_to(path):
-    out = open(path, "wb")
-    return subprocess.Popen(["gzip", "-1", "-n"], stdin=subprocess.PIPE, stdout=out), out
+def write_log(name, lines):
+    """Streams `lines` through gzip -1 into {work}/{name}, a MB at a time."""
+    with open(f"{work}/{name}", "wb") as out:
+        proc = subprocess.Popen(["gzip", "-1", "-n"], stdin=subprocess.PIPE, stdout=out)
+        batch, size = [], 0
+        for line in lines:
+            batch.append(line)
+            size += len(line)
+            if size >= 1 << 20:
+                proc.stdin.write("".join(batch).encode())
+                batch, size = [], 0
+        proc.stdin.write("".join(batch).encode())
+        proc.stdin.close()
+        if proc.wait() != 0:
+            sys.exit(f"gzip failed on {name}")
 
 # 2,048 of Seznam's addresses in 77.75.72.0/21, each named in the map.
 seznam = [f"77.75.{72 + i // 256}.{i % 256}" for i in range(2048)]
@@ -169,73 +181,35 @@ with open(f"{work}/ptr-map.txt", "w") as m:
     for i in range(256):
         m.write(f"198.51.100.{i} vps-198-51-100-{i}.hosting.example.net\n")
 
-proc, out = gzip_to(f"{work}/fetches.log.gz")
-batch = []
-for n in range(fetches):
-    t = start + n
-    batch.append(
-        f'{seznam[n % 2048]} - - [{stamp(t)}] "GET /kosik/{n}?krok=2 HTTP/1.1" 200 {5000 + n % 4000} "-" "{ua}"\n'
-    )
-    if len(batch) == 10_000:
-        proc.stdin.write("".join(batch).encode())
-        batch.clear()
-proc.stdin.write("".join(batch).encode())
-proc.stdin.close()
-if proc.wait() != 0:
-    sys.exit("gzip failed on fetches.log.gz")
-out.close()
+write_log("fetches.log.gz", (
+    f'{seznam[n % 2048]} - - [{stamp(start + n)}] "GET /kosik/{n}?krok=2 HTTP/1.1" 200 {5000 + n % 4000} "-" "{ua}"\n'
+    for n in range(fetches)
+))
 
-proc, out = gzip_to(f"{work}/attack.log.gz")
 pad = "A" * 16_384
-for n in range(attack):
-    t = start + n
+def attack_line(n):
     # Even lines spoof from named hosting addresses, odd ones come from
     # addresses nothing is known of.
     client = f"198.51.100.{n % 256}" if n % 2 == 0 else f"203.0.113.{n % 256}"
     target = f"/kosik/{n}/{pad}"[:16_384]
     agent = f"{ua} {n} {pad}"[:16_384]
-    line = f'{client} - - [{stamp(t)}] "GET {target} HTTP/1.1" 404 1200 "-" "{agent}"\n'
-    proc.stdin.write(line.encode())
-proc.stdin.close()
-if proc.wait() != 0:
-    sys.exit("gzip failed on attack.log.gz")
-out.close()
+    return f'{client} - - [{stamp(start + n)}] "GET {target} HTTP/1.1" 404 1200 "-" "{agent}"\n'
+write_log("attack.log.gz", (attack_line(n) for n in range(attack)))
 
 # A verified crawler's /robots.txt answered 503 each second, a fetch after
 # each: the outage of each second is a rule of its own.
-proc, out = gzip_to(f"{work}/outages.log.gz")
-batch = []
-for n in range(outages):
-    t = start + n
-    client = seznam[n % 2048]
-    batch.append(f'{client} - - [{stamp(t)}] "GET /robots.txt HTTP/1.1" 503 0 "-" "{ua}"\n')
-    batch.append(f'{client} - - [{stamp(t)}] "GET /clanek/{n % 1000} HTTP/1.1" 200 900 "-" "{ua}"\n')
-    if len(batch) >= 10_000:
-        proc.stdin.write("".join(batch).encode())
-        batch.clear()
-proc.stdin.write("".join(batch).encode())
-proc.stdin.close()
-if proc.wait() != 0:
-    sys.exit("gzip failed on outages.log.gz")
-out.close()
+def outage_lines(n):
+    client, t = seznam[n % 2048], stamp(start + n)
+    yield f'{client} - - [{t}] "GET /robots.txt HTTP/1.1" 503 0 "-" "{ua}"\n'
+    yield f'{client} - - [{t}] "GET /clanek/{n % 1000} HTTP/1.1" 200 900 "-" "{ua}"\n'
+write_log("outages.log.gz", (line for n in range(outages) for line in outage_lines(n)))
 
 # A day of fetches, each of its own millisecond (%{msec}t), spread evenly.
-proc, out = gzip_to(f"{work}/flood.log.gz")
-batch = []
 day_ms = 86_400_000
-for n in range(flood):
-    t = start * 1000 + n * day_ms // flood
-    batch.append(
-        f'{seznam[n % 2048]} - - {t} "GET /clanek/{n % 1000} HTTP/1.1" 200 900 "-" "{ua}"\n'
-    )
-    if len(batch) == 10_000:
-        proc.stdin.write("".join(batch).encode())
-        batch.clear()
-proc.stdin.write("".join(batch).encode())
-proc.stdin.close()
-if proc.wait() != 0:
-    sys.exit("gzip failed on flood.log.gz")
-out.close()
+write_log("flood.log.gz", (
+    f'{seznam[n % 2048]} - - {start * 1000 + n * day_ms // flood} "GET /clanek/{n % 1000} HTTP/1.1" 200 900 "-" "{ua}"\n'
+    for n in range(flood)
+))
 PY
 
 # Runs the audit on log $1 into $work/out-$1; sets peak (KiB), wall (s),
