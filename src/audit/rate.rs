@@ -397,10 +397,11 @@ mod tests {
         }
     }
 
-    /// A window of many blocks of distinct times (`times::Times`), some
-    /// of several fetches: each fetch counts those in (t − T, t] as a
-    /// plain sorted list of every fetch says, and the state's copy is that
-    /// list's tail.
+    /// A window of many blocks of distinct times (`times::Times`), those
+    /// between the first and the last packed, some times of several
+    /// fetches: each fetch counts those in (t − T, t] as a plain sorted
+    /// list of every fetch says (the shorter periods start inside packed
+    /// blocks), and the state's copy is that list's tail.
     #[test]
     fn a_long_window_counts_as_every_fetch() {
         let longest = 86_400_000;
