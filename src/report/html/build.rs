@@ -2,7 +2,8 @@
 //! row and each impostor fetch passes through a [`Gather`] once, in SPEC
 //! §5 order, beside the `Digest` that the CSVs are written from; `build`
 //! then takes both, with the run's health and the robots.txt versions.
-//! Memory is bounded by minutes × crawlers (the per-minute series), the
+//! Memory is bounded by minutes × crawlers (the per-minute series, 4 to 8
+//! bytes a minute used: `PerMinute`), the
 //! robots.txt lines, and what the `Digest` holds (rules with their most
 //! fetched targets, spoofing addresses); never by the fetches.
 
@@ -11,8 +12,8 @@ use std::collections::{BTreeMap, HashMap};
 use super::clock::window_clock;
 use super::render::RULES_SHOWN;
 use super::{
-    AddressLine, Allowance, CrawlerVerdict, Dns, FileHealth, Health, Night, Page, RobotsLine,
-    RobotsText, RuleLine, TargetLine, Traffic,
+    AddressLine, Allowance, CrawlerVerdict, Dns, FileHealth, Health, Night, Page, PerMinute,
+    RobotsLine, RobotsText, RuleLine, TargetLine, Traffic,
 };
 use crate::accesslog::{Skip, Timestamp};
 use crate::audit::{Counted, Impostor, Kind, Policy, Violation};
@@ -98,11 +99,11 @@ type RowCounts = (u64, u64);
 #[derive(Debug, Default)]
 pub struct Gather {
     verdicts: Vec<CrawlerVerdict>,
-    per_minute: Vec<BTreeMap<i64, u32>>,
-    accused_per_minute: Vec<BTreeMap<i64, u32>>,
+    per_minute: Vec<PerMinute>,
+    accused_per_minute: Vec<PerMinute>,
     /// Of those, the request-rate rows: the chart marks them on the
     /// fetches line, the others at its foot.
-    rated_per_minute: Vec<BTreeMap<i64, u32>>,
+    rated_per_minute: Vec<PerMinute>,
     /// Per line, then robots_version: accusing and informing rows (by
     /// line first, so that a row is counted without a copy of its
     /// version's name).
@@ -131,9 +132,9 @@ impl Gather {
                     ..CrawlerVerdict::default()
                 })
                 .collect(),
-            per_minute: vec![BTreeMap::new(); crawlers.len()],
-            accused_per_minute: vec![BTreeMap::new(); crawlers.len()],
-            rated_per_minute: vec![BTreeMap::new(); crawlers.len()],
+            per_minute: vec![PerMinute::default(); crawlers.len()],
+            accused_per_minute: vec![PerMinute::default(); crawlers.len()],
+            rated_per_minute: vec![PerMinute::default(); crawlers.len()],
             by_line: HashMap::default(),
             first_offset: None,
             offsets: Some(Vec::new()),
@@ -150,9 +151,7 @@ impl Gather {
             Verification::Unverified | Verification::Spoofed => 2,
         };
         verdict.verification[level] += 1;
-        *self.per_minute[counted.crawler]
-            .entry(minute(counted.fetch.time.instant_ms()))
-            .or_default() += 1;
+        self.per_minute[counted.crawler].add(minute(counted.fetch.time.instant_ms()), 1);
         let offset = counted.fetch.time.offset_min;
         self.first_offset.get_or_insert(offset);
         if let Some(offsets) = &mut self.offsets
@@ -185,13 +184,9 @@ impl Gather {
             verdict.violations[kind] += 1;
             counts.0 += 1;
             let at = minute(counted.fetch.time.instant_ms());
-            *self.accused_per_minute[counted.crawler]
-                .entry(at)
-                .or_default() += 1;
+            self.accused_per_minute[counted.crawler].add(at, 1);
             if row.kind == Kind::RequestRate {
-                *self.rated_per_minute[counted.crawler]
-                    .entry(at)
-                    .or_default() += 1;
+                self.rated_per_minute[counted.crawler].add(at, 1);
             }
         } else {
             verdict.informing[kind] += 1;

@@ -11,7 +11,7 @@
 
 use plotters::prelude::*;
 
-use super::{Allowance, Traffic, WindowClock};
+use super::{Allowance, PerMinute, Traffic, WindowClock};
 
 /// At most this many steps along the time axis.
 pub const POINTS: i64 = 720;
@@ -125,14 +125,14 @@ pub fn held_lines<'t>(
 pub fn steps(traffic: &Traffic, axis: &Axis) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
     let len = usize::try_from(axis.steps).unwrap_or(0);
     let mut busiest = vec![0u32; len];
-    for (&minute, &count) in &traffic.fetches {
+    for (minute, count) in traffic.fetches.iter() {
         if let Some(slot) = busiest.get_mut(axis.index(minute)) {
             *slot = (*slot).max(count);
         }
     }
-    let summed = |per_minute: &std::collections::BTreeMap<i64, u32>| {
+    let summed = |per_minute: &PerMinute| {
         let mut sums = vec![0u32; len];
-        for (&minute, &count) in per_minute {
+        for (minute, count) in per_minute.iter() {
             if let Some(slot) = sums.get_mut(axis.index(minute)) {
                 *slot = slot.saturating_add(count);
             }
@@ -332,14 +332,13 @@ fn inline(svg: String) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::collections::BTreeMap;
 
     fn traffic(fetches: &[(i64, u32)], violations: &[(i64, u32)]) -> Traffic {
         Traffic {
             crawler: "SeznamBot".into(),
-            fetches: fetches.iter().copied().collect::<BTreeMap<_, _>>(),
-            violations: violations.iter().copied().collect::<BTreeMap<_, _>>(),
-            rate_violations: violations.iter().copied().collect::<BTreeMap<_, _>>(),
+            fetches: fetches.iter().copied().collect(),
+            violations: violations.iter().copied().collect(),
+            rate_violations: violations.iter().copied().collect(),
             allowed: vec![Allowance {
                 text: "Request-rate: 1/60s 0800-1800".into(),
                 rule_line: 3,
@@ -459,10 +458,10 @@ mod tests {
         // one: two marks at the foot.
         assert_eq!(svg.matches("fill=\"#E08A00\"").count(), 2, "{svg}");
         // Steps 900 and 901 in a row: one bar.
-        t.violations.insert(901, 1);
+        t.violations.add(901, 1);
         let svg = draw(&t, &axis, &utc).unwrap();
         assert_eq!(svg.matches("fill=\"#E08A00\"").count(), 2, "{svg}");
-        t.rate_violations.clear();
+        t.rate_violations = PerMinute::default();
         let svg = draw(&t, &axis, &utc).unwrap();
         assert_eq!(svg.matches("<circle").count(), 0, "{svg}");
     }

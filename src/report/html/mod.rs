@@ -12,11 +12,11 @@
 pub mod build;
 pub mod chart;
 mod clock;
+mod minutes;
 pub mod render;
 
-use std::collections::BTreeMap;
-
 pub use build::build;
+pub use minutes::PerMinute;
 pub use render::render;
 
 /// Everything `report.html` shows. Log-derived strings are already written
@@ -178,11 +178,11 @@ pub struct Traffic {
     pub crawler: String,
     /// Fetches per minute, keyed by minutes since the epoch (UTC); minutes
     /// without a fetch are absent.
-    pub fetches: BTreeMap<i64, u32>,
+    pub fetches: PerMinute,
     /// Accusing rows per minute, same keys.
-    pub violations: BTreeMap<i64, u32>,
+    pub violations: PerMinute,
     /// Of those, the request-rate rows.
-    pub rate_violations: BTreeMap<i64, u32>,
+    pub rate_violations: PerMinute,
     /// The Request-rate lines the crawler's groups hold, in file order.
     pub allowed: Vec<Allowance>,
 }
@@ -310,10 +310,7 @@ mod tests;
 
 /// The first and last minute any chart draws a fetch in.
 fn charts_span(charts: &[Traffic]) -> (Option<i64>, Option<i64>) {
-    let first = charts.iter().filter_map(|t| t.fetches.keys().next()).min();
-    let last = charts
-        .iter()
-        .filter_map(|t| t.fetches.keys().next_back())
-        .max();
-    (first.copied(), last.copied())
+    let first = charts.iter().filter_map(|t| t.fetches.first()).min();
+    let last = charts.iter().filter_map(|t| t.fetches.last()).max();
+    (first, last)
 }

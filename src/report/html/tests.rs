@@ -2,8 +2,6 @@
 //! every table and line is capped so that a huge hostile night stays under
 //! 5,000,000 bytes, and a trend given by hand is drawn.
 
-use std::collections::BTreeMap;
-
 use super::render::RULES_SHOWN;
 use super::*;
 
@@ -91,13 +89,13 @@ fn a_trend_given_by_hand_is_drawn_and_none_is_left_out() {
 /// value long and made of the characters HTML escaping lengthens most.
 fn huge() -> Page {
     let nasty = "\"<>&".repeat(2_000);
-    let minutes: BTreeMap<i64, u32> = (0..60 * 24 * 30).map(|m| (m, 5000)).collect();
+    let minutes: PerMinute = (0..60 * 24 * 30).map(|m| (m, 5000)).collect();
     // A red dot on every step (a rate row in every minute), and other
     // rows on every other step of an hour (30 days in 720 steps): as
     // many bars at the foot as there can be.
-    let rows: BTreeMap<i64, u32> = minutes
-        .keys()
-        .map(|&m| (m, if (m / 60) % 2 == 0 { 10_000 } else { 5000 }))
+    let rows: PerMinute = minutes
+        .iter()
+        .map(|(m, _)| (m, if (m / 60) % 2 == 0 { 10_000 } else { 5000 }))
         .collect();
     Page {
         first_time: Some(nasty.clone()),
@@ -349,7 +347,7 @@ fn the_lines_that_decided_rows_are_shown_before_long_comments() {
 /// never the one dropped for its name.
 #[test]
 fn the_chart_cap_keeps_the_rates_broken_and_names_the_rest() {
-    let minutes = |n: u32| BTreeMap::from([(100i64, n)]);
+    let minutes = |n: u32| PerMinute::from_iter([(100i64, n)]);
     let mut charts: Vec<Traffic> = (0..14u32)
         .map(|i| Traffic {
             crawler: format!("Crawl{}bot", char::from(b'A' + i as u8)),

@@ -87,15 +87,13 @@ fn group_names(names: &[String]) -> String {
 /// crawlers broke one.
 fn charts_shown(charts: &[Traffic]) -> (Vec<&Traffic>, Vec<&Traffic>) {
     use std::cmp::Reverse;
-    let total =
-        |m: &std::collections::BTreeMap<i64, u32>| m.values().map(|&n| u64::from(n)).sum::<u64>();
     let mut ranked: Vec<&Traffic> = charts.iter().collect();
     // Each chart's sums once, not at every comparison.
     ranked.sort_by_cached_key(|t| {
         (
-            Reverse(total(&t.rate_violations)),
-            Reverse(total(&t.violations)),
-            Reverse(total(&t.fetches)),
+            Reverse(t.rate_violations.total()),
+            Reverse(t.violations.total()),
+            Reverse(t.fetches.total()),
             t.crawler.clone(),
         )
     });
@@ -106,13 +104,13 @@ fn charts_shown(charts: &[Traffic]) -> (Vec<&Traffic>, Vec<&Traffic>) {
 }
 
 fn one_chart(t: &Traffic, axis: &Axis, clock: &WindowClock, several_versions: bool) -> Markup {
-    let violations: u64 = t.violations.values().map(|&n| u64::from(n)).sum();
+    let violations = t.violations.total();
     let allowed = chart::allowed_during(&t.allowed, axis);
 
     html! {
         div.crawler {
         h3 { (cut(&t.crawler)) }
-        p { (t.fetches.values().map(|&n| u64::from(n)).sum::<u64>()) " fetches, "
+        p { (t.fetches.total()) " fetches, "
             span.bad[violations > 0] { (violations) " violations" } "; "
             @if allowed.is_empty() { "robots.txt sets no Request-rate it reads." }
             @else {
