@@ -2,8 +2,8 @@
 //! row and each impostor fetch passes through a [`Gather`] once, in SPEC
 //! §5 order, beside the `Digest` that the CSVs are written from; `build`
 //! then takes both, with the run's health and the robots.txt versions.
-//! Memory is bounded by minutes × crawlers (the per-minute series, 4 to 8
-//! bytes a minute used: `PerMinute`), the
+//! Memory is bounded by days × crawlers (the per-minute series, at most
+//! 5.6 KB a day used: `PerMinute`), the
 //! robots.txt lines, and what the `Digest` holds (rules with their most
 //! fetched targets, spoofing addresses); never by the fetches.
 

@@ -4,17 +4,18 @@
 //! `BTreeMap<i64, u32>`: some 25 bytes a minute, so the series of a run
 //! over two years of a busy site's logs held over a hundred megabytes.
 //! A day here is a sorted list of (minute of the day, count), 8 bytes a
-//! minute used, while it holds at most half the day's minutes, and then
-//! the day's 1,440 counts (4 bytes a minute).
+//! minute used (at most 4 KB with the list's spare room), while it uses
+//! at most 512 minutes, and then the day's 1,440 counts (5.6 KB).
 
 use std::collections::BTreeMap;
 
 /// Minutes in a day.
 const DAY: i64 = 1440;
 
-/// Minutes a listed day holds before it becomes 1,440 counts, which take
-/// less room past this.
-const LISTED_MOST: usize = 720;
+/// Minutes a listed day holds before it becomes 1,440 counts: a list of
+/// 512 pairs fills its 4 KB, and the next would double it past the 5.6 KB
+/// of the whole day.
+const LISTED_MOST: usize = 512;
 
 /// Equal when they hold the same counts: how a day is held follows from
 /// the minutes it uses.
@@ -45,22 +46,23 @@ impl PerMinute {
             .days
             .entry(day)
             .or_insert_with(|| Day::Listed(Vec::new()));
-        match entry {
-            Day::Whole(counts) => {
-                let slot = &mut counts[usize::from(at)];
-                *slot = slot.saturating_add(count);
-            }
-            Day::Listed(pairs) => {
-                // Counts come mostly in time order: at the end.
-                match pairs.last() {
-                    None => pairs.push((at, count)),
-                    Some(&(last, _)) if last < at => pairs.push((at, count)),
-                    _ => match pairs.binary_search_by_key(&at, |&(m, _)| m) {
-                        Ok(i) => pairs[i].1 = pairs[i].1.saturating_add(count),
-                        Err(i) => pairs.insert(i, (at, count)),
-                    },
+        if let Day::Listed(pairs) = entry {
+            // Counts come mostly in time order: at the end.
+            let place = match pairs.last() {
+                Some(&(last, _)) if last >= at => pairs.binary_search_by_key(&at, |&(m, _)| m),
+                _ => Err(pairs.len()),
+            };
+            match place {
+                Ok(i) => {
+                    pairs[i].1 = pairs[i].1.saturating_add(count);
+                    return;
                 }
-                if pairs.len() > LISTED_MOST {
+                Err(i) if pairs.len() < LISTED_MOST => {
+                    pairs.insert(i, (at, count));
+                    return;
+                }
+                // A minute more than the list holds: the day whole.
+                Err(_) => {
                     let mut counts = vec![0u32; DAY as usize].into_boxed_slice();
                     for &(m, c) in pairs.iter() {
                         counts[usize::from(m)] = c;
@@ -69,12 +71,19 @@ impl PerMinute {
                 }
             }
         }
+        if let Day::Whole(counts) = entry {
+            let slot = &mut counts[usize::from(at)];
+            *slot = slot.saturating_add(count);
+        }
     }
 
     /// (minute, count) of every minute used, in minute order.
     pub fn iter(&self) -> impl Iterator<Item = (i64, u32)> + '_ {
         self.days.iter().flat_map(|(&day, minutes)| {
-            let start = day * DAY;
+            // The day's first minute may lie below `i64::MIN` (the day of
+            // `i64::MIN` starts before it); each minute used does not, so
+            // wrapping arithmetic gives it exactly.
+            let start = day.wrapping_mul(DAY);
             let (listed, whole) = match minutes {
                 Day::Listed(pairs) => (Some(pairs.iter().copied()), None),
                 Day::Whole(counts) => (
@@ -92,7 +101,7 @@ impl PerMinute {
                 .into_iter()
                 .flatten()
                 .chain(whole.into_iter().flatten())
-                .map(move |(m, c)| (start + i64::from(m), c))
+                .map(move |(m, c)| (start.wrapping_add(i64::from(m)), c))
         })
     }
 
@@ -108,7 +117,8 @@ impl PerMinute {
             Day::Listed(pairs) => pairs.last()?.0,
             Day::Whole(counts) => counts.iter().rposition(|&c| c > 0)? as u16,
         };
-        Some(day * DAY + i64::from(at))
+        // As in `iter`.
+        Some(day.wrapping_mul(DAY).wrapping_add(i64::from(at)))
     }
 
     pub fn is_empty(&self) -> bool {
@@ -121,6 +131,7 @@ impl PerMinute {
     }
 }
 
+/// The pairs' counts added up, a minute given twice counted twice.
 impl FromIterator<(i64, u32)> for PerMinute {
     fn from_iter<I: IntoIterator<Item = (i64, u32)>>(pairs: I) -> PerMinute {
         let mut minutes = PerMinute::default();
@@ -160,8 +171,12 @@ mod tests {
                 }
                 // Now and then anywhere in the days so far.
                 7 | 8 => now - i64::try_from(next(4 * 1440)).unwrap(),
-                // A minute far off.
-                _ => i64::try_from(next(1 << 40)).unwrap() - (1 << 39),
+                // A minute far off, now and then at the ends of `i64`.
+                _ => match next(20) {
+                    0 => i64::MIN + i64::try_from(next(2000)).unwrap(),
+                    1 => i64::MAX - i64::try_from(next(2000)).unwrap(),
+                    _ => i64::try_from(next(1 << 40)).unwrap() - (1 << 39),
+                },
             };
             let count = 1 + u32::try_from(next(3)).unwrap();
             minutes.add(minute, count);
