@@ -35,6 +35,9 @@ pub mod spill;
 pub mod state;
 pub mod text;
 
+#[cfg(test)]
+mod test_rng;
+
 use std::io::Write;
 
 pub use config::Command;

@@ -346,13 +346,8 @@ mod tests {
     #[test]
     fn an_older_log_after_the_state_counts_as_every_fetch_in_order() {
         let longest = 60_000;
-        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
-        let mut next = |range: i64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % range as u64) as i64
-        };
+        let mut below = crate::test_rng::below(0x2545_f491_4f6c_dd1d);
+        let mut next = |range: i64| below(range as u64) as i64;
         // Times of any millisecond, then whole seconds as most logs write
         // them, many fetches to a second (each time kept once, with its
         // fetches).

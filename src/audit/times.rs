@@ -313,13 +313,7 @@ mod tests {
     /// byte or none, some of two, three or nine bytes packed.
     #[test]
     fn blocks_read_as_one_deque() {
-        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
-        let mut next = |range: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % range
-        };
+        let mut next = crate::test_rng::below(0x9e37_79b9_7f4a_7c15);
         let mut times = Times::default();
         let mut plain: VecDeque<i64> = VecDeque::new();
         let mut last = -5_000i64;

@@ -152,13 +152,7 @@ mod tests {
     /// additions reads them.
     #[test]
     fn reads_as_a_map_of_minutes() {
-        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
-        let mut next = |range: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % range
-        };
+        let mut next = crate::test_rng::below(0x2545_f491_4f6c_dd1d);
         let mut minutes = PerMinute::default();
         let mut plain: BTreeMap<i64, u32> = BTreeMap::new();
         let mut now = -3 * DAY;
