@@ -693,19 +693,21 @@ fn a_virtual_host_in_front_of_common_is_never_read_shifted() {
     );
 }
 
+/// SeznamBot's fetch of a disallowed page, as combined writes it, at
+/// `clf(i)`.
+fn private_fetch(i: u32) -> String {
+    combined(
+        "77.75.77.123",
+        &clf(i),
+        "GET /private/x HTTP/1.1",
+        200,
+        SEZNAM_UA,
+    )
+}
+
 #[test]
 fn one_odd_line_never_turns_combined_into_common() {
-    let mut text: String = (0..9)
-        .map(|i| {
-            combined(
-                "77.75.77.123",
-                &clf(i),
-                "GET /private/x HTTP/1.1",
-                200,
-                SEZNAM_UA,
-            )
-        })
-        .collect();
+    let mut text: String = (0..9).map(private_fetch).collect();
     text.push_str(&format!(
         "77.75.77.123 - - [{}] \"GET /private/y HTTP/1.1\" 200 512\n",
         clf(10)
@@ -727,13 +729,7 @@ fn one_odd_line_never_turns_combined_into_common() {
 
 #[test]
 fn a_file_that_fits_nothing_is_an_error_for_that_file_alone() {
-    let good = combined(
-        "77.75.77.123",
-        &clf(1),
-        "GET /private/x HTTP/1.1",
-        200,
-        SEZNAM_UA,
-    );
+    let good = private_fetch(1);
     let site = Site::new()
         .with("robots.txt", ROBOTS)
         .with("good.log", good)
@@ -1034,13 +1030,7 @@ fn an_empty_log_has_no_format_chosen() {
 /// format given, never that no `--log-format` was given.
 #[test]
 fn a_log_not_of_the_format_given_is_said_so() {
-    let line = combined(
-        "77.75.77.123",
-        &clf(1),
-        "GET /private/x HTTP/1.1",
-        200,
-        SEZNAM_UA,
-    );
+    let line = private_fetch(1);
     let site = Site::new()
         .with("robots.txt", ROBOTS)
         .with("access.log", line.repeat(3));
