@@ -17,7 +17,10 @@
 #   flood    10 M SeznamBot fetches in one day, each of its own millisecond
 #            (Apache's %{msec}t), under `Request-rate: 9000/1d`: a day of
 #            distinct times that the rate's count keeps, every fetch past
-#            the 9,000th a `request-rate` row, audited with --state.
+#            the 9,000th a `request-rate` row, audited with --state;
+#   pairs    the flood's fetches two to a millisecond: half as many
+#            distinct times, each of two fetches (which the count keeps
+#            as a number beside the time).
 # Gives, for each, robots-audit's peak RSS (GNU time's %M), its wall time,
 # the rows it wrote (checked against what was generated), and the peak
 # beside 100 MiB. Runs at the default --memory unless --memory is given;
@@ -37,7 +40,8 @@ Usage: benches/memory.sh [OPTIONS]
   --fetches N    SeznamBot fetches, each breaking a rule (default 10000000)
   --attack N     requests with 16 KB targets and user agents (default 100000)
   --outages N    robots.txt outages, each a rule of its own (default 300000)
-  --flood N      fetches in a day of distinct milliseconds (default 10000000)
+  --flood N      fetches in a day of distinct milliseconds, and as many
+                 two to a millisecond (default 10000000)
   --small        a quick try: --fetches 200000 --attack 5000 --outages 20000
                  --flood 200000
   --memory SIZE  pass --memory SIZE to robots-audit (default: its default)
@@ -210,6 +214,11 @@ write_log("flood.log.gz", (
     f'{seznam[n % 2048]} - - {start * 1000 + n * day_ms // flood} "GET /clanek/{n % 1000} HTTP/1.1" 200 900 "-" "{ua}"\n'
     for n in range(flood)
 ))
+# The same fetches two to a millisecond.
+write_log("pairs.log.gz", (
+    f'{seznam[n % 2048]} - - {start * 1000 + (n // 2) * day_ms // (flood // 2)} "GET /clanek/{n % 1000} HTTP/1.1" 200 900 "-" "{ua}"\n'
+    for n in range(flood)
+))
 PY
 
 # Runs the audit on log $1 into $work/out-$1; sets peak (KiB), wall (s),
@@ -218,10 +227,10 @@ measure() {
     local name=$1 out=$work/out-$1 status=0 start end extra=() robots=$work/robots.txt
     rm -rf "$out" "$work/state-$name"
     mkdir "$out"
-    # Outages and the flood are of a continuing story (SPEC §6): audited
+    # Outages, the flood and its pairs are of a continuing story (SPEC §6): audited
     # with a state, which keeps the flood's latest million times.
-    [[ $name == outages || $name == flood ]] && extra=(--state "$work/state-$name")
-    if [[ $name == flood ]]; then
+    [[ $name == outages || $name == flood || $name == pairs ]] && extra=(--state "$work/state-$name")
+    if [[ $name == flood || $name == pairs ]]; then
         robots=$work/robots-rate.txt
         extra+=(--robots-since 2026-01-01 --log-format
             '%h %l %u %{msec}t "%r" %>s %b "%{Referer}i" "%{User-Agent}i"')
@@ -248,7 +257,7 @@ over=0
 load_before=$(cut -d ' ' -f 1-3 /proc/loadavg 2>/dev/null || echo unknown)
 cpu=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null || true)
 report=()
-for name in fetches attack outages flood; do
+for name in fetches attack outages flood pairs; do
     echo "auditing $name.log.gz ..." >&2
     measure "$name"
     case $name in
@@ -266,6 +275,10 @@ for name in fetches attack outages flood; do
             ;;
         flood)
             what="$flood fetches in a day, each its own ms, 9000/1d"
+            want_rows=$((flood - 9000)) want_spoofed=0
+            ;;
+        pairs)
+            what="$flood fetches in a day, two a ms, 9000/1d"
             want_rows=$((flood - 9000)) want_spoofed=0
             ;;
     esac

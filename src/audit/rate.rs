@@ -12,7 +12,7 @@ use std::collections::VecDeque;
 
 use std::borrow::Cow;
 
-use super::times::Times;
+use super::times::{Pairs, Times};
 use super::{Kind, Policy, Violation};
 use crate::accesslog::time::Timestamp;
 use crate::config::WindowTz;
@@ -49,8 +49,8 @@ pub struct Count {
     times: Times,
     /// The times of more than one fetch: (the time's place, counted from
     /// the count's start, and the fetches past one a time of every time up
-    /// to it and itself, counted from the count's start).
-    extras: VecDeque<(u64, u64)>,
+    /// to it and itself, counted from the count's start), packed.
+    extras: Pairs,
     /// The place of the first of `times`, counted from the count's start.
     first_place: u64,
     /// The fetches past one a time of the times before the first of
@@ -111,7 +111,7 @@ impl Count {
     fn spanning(longest: i64, delay: i64) -> Count {
         Count {
             times: Times::default(),
-            extras: VecDeque::new(),
+            extras: Pairs::default(),
             first_place: 0,
             extra_before: 0,
             later: VecDeque::new(),
@@ -124,9 +124,12 @@ impl Count {
     /// `times`, counted from the count's start.
     fn extra_before(&self, i: usize) -> u64 {
         let place = self.first_place + i as u64;
-        match self.extras.partition_point(|&(at, _)| at < place) {
+        match self.extras.below(place) {
             0 => self.extra_before,
-            k => self.extras[k - 1].1,
+            k => self
+                .extras
+                .get(k - 1)
+                .map_or(self.extra_before, |(_, total)| total),
         }
     }
 
@@ -145,7 +148,7 @@ impl Count {
     /// Adds `fetches` (at least one) at `time`, no earlier than the latest
     /// of `times`.
     fn append(&mut self, time: i64, fetches: u64) {
-        let extra_so_far = self.extras.back().map_or(self.extra_before, |&(_, e)| e);
+        let extra_so_far = self.extras.back().map_or(self.extra_before, |(_, e)| e);
         let extra = if self.times.back() == Some(&time) {
             fetches
         } else {
@@ -156,10 +159,10 @@ impl Count {
             return;
         }
         let place = self.first_place + self.times.len() as u64 - 1;
-        match self.extras.back_mut() {
-            Some((at, total)) if *at == place => *total += extra,
-            _ => self.extras.push_back((place, extra_so_far + extra)),
+        if self.extras.back().is_some_and(|(at, _)| at == place) {
+            self.extras.pop_back();
         }
+        self.extras.push_back((place, extra_so_far + extra));
     }
 
     /// Forgets the first of `times`.
@@ -170,7 +173,7 @@ impl Count {
         if self
             .extras
             .front()
-            .is_some_and(|&(at, _)| at == self.first_place)
+            .is_some_and(|(at, _)| at == self.first_place)
             && let Some((_, total)) = self.extras.pop_front()
         {
             self.extra_before = total;
@@ -183,7 +186,7 @@ impl Count {
         let last = self.times.len().checked_sub(1)?;
         let fetches = self.fetches_at(last);
         let place = self.first_place + last as u64;
-        if self.extras.back().is_some_and(|&(at, _)| at == place) {
+        if self.extras.back().is_some_and(|(at, _)| at == place) {
             self.extras.pop_back();
         }
         Some((self.times.pop_back()?, fetches))
@@ -393,32 +396,61 @@ mod tests {
     }
 
     /// A window of many blocks of distinct times (`times::Times`), those
-    /// between the first and the last packed, some times of several
-    /// fetches: each fetch counts those in (t − T, t] as a plain sorted
-    /// list of every fetch says (the shorter periods start inside packed
-    /// blocks), and the state's copy is that list's tail.
+    /// between the first and the last packed, many times of several
+    /// fetches (their `extras` packed too): each fetch counts those in
+    /// (t − T, t] as a plain sorted list of every fetch says (the shorter
+    /// periods start inside packed blocks), and the state's copy is that
+    /// list's tail; then, the count moving on past its window, the same
+    /// while its oldest times are forgotten, packed blocks opened.
     #[test]
     fn a_long_window_counts_as_every_fetch() {
         let longest = 86_400_000;
         let mut count = Count::spanning(longest, 0);
         let mut all: Vec<i64> = Vec::new();
         let mut now = 0i64;
-        for i in 0..60_000u64 {
-            // Mostly a new millisecond, now and then the same again.
-            if i % 7 != 0 {
+        let mut most_packed = 0;
+        let check = |count: &Count, all: &[i64], now: i64| {
+            for period in [1_000, 50_000, 200_000, longest] {
+                let from = all.partition_point(|&t| t <= now - period);
+                assert_eq!(
+                    count.inside(now, period),
+                    all.len() - from,
+                    "{now} {period}"
+                );
+            }
+        };
+        for i in 0..90_000u64 {
+            // A new millisecond two fetches in three; some times of
+            // several fetches.
+            if i % 3 != 0 || i % 11 == 0 {
                 now += 1 + i64::try_from(i % 5).unwrap();
             }
             count.push(now);
             all.push(now);
-            if i % 1_013 == 0 || i == 59_999 {
-                for period in [1_000, 50_000, 200_000, longest] {
-                    let from = all.partition_point(|&t| t <= now - period);
-                    assert_eq!(count.inside(now, period), all.len() - from, "{i} {period}");
-                }
+            most_packed = most_packed.max(count.extras.packed());
+            if i % 1_013 == 0 || i == 89_999 {
+                check(&count, &all, now);
             }
         }
+        assert!(most_packed >= 2, "{most_packed}");
         assert_eq!(count.times(1_000), all[all.len() - 1_000..]);
         assert_eq!(count.times(usize::MAX), all);
+        // A day later, fetches again: the oldest are forgotten a push at a
+        // time, the window passing through the packed blocks.
+        now += longest - 300_000;
+        for i in 0..60_000u64 {
+            if i % 2 == 0 {
+                now += 7;
+            }
+            count.push(now);
+            all.push(now);
+            if i % 997 == 0 {
+                check(&count, &all, now);
+            }
+        }
+        // Those inside the longest period are all kept.
+        let inside = all.len() - all.partition_point(|&t| t <= now - longest);
+        assert!(count.times(inside) == all[all.len() - inside..]);
     }
 
     /// Times kept only for lines written late are at most `LATE_KEPT`:
