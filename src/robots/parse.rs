@@ -212,22 +212,31 @@ pub fn parse(input: &[u8]) -> RobotsFile {
         ..RobotsFile::default()
     };
     for (index, raw) in lines(bytes).enumerate() {
-        let number = index + 1;
-        file.lines = number;
+        file.lines = index + 1;
+        file.read_line(index + 1, raw);
+    }
+    file.read_cut_line(input, bom_len + bytes.len());
+    file
+}
+
+impl RobotsFile {
+    /// Reads one whole line, numbered `number`: a record, a stray, or
+    /// nothing (blanks and a comment).
+    fn read_line(&mut self, number: usize, raw: &[u8]) {
         let content = match memchr::memchr(b'#', raw) {
             Some(i) => &raw[..i],
             None => raw,
         };
         let content = trim(content);
         if content.is_empty() {
-            continue;
+            return;
         }
         let text = name_text(content).into_owned();
         match memchr::memchr(b':', content) {
             Some(colon) => {
                 let key = trim(&content[..colon]);
                 let value = trim(&content[colon + 1..]);
-                file.records.push(Record {
+                self.records.push(Record {
                     line: number,
                     directive: Directive::from_key(key),
                     key: name_text(key).into_owned(),
@@ -236,37 +245,82 @@ pub fn parse(input: &[u8]) -> RobotsFile {
                     cut: false,
                 });
             }
-            None => file.strays.push(Stray { line: number, text }),
+            None => self.strays.push(Stray { line: number, text }),
         }
     }
-    if let Some(record) = cut_allow(input, bom_len + bytes.len(), file.lines + 1) {
-        file.lines = record.line;
-        file.records.push(record);
+
+    /// Reads the line the size limit cut, if any, as what is known of it
+    /// whichever way it goes on: cut inside its comment, it is whole; a
+    /// `User-agent` cut after its product token ended names that token;
+    /// an `Allow` is read as far as it goes (`cut_allow`). Any other cut
+    /// line is ignored whole: `Disallow: /private-area` must never shrink
+    /// into a broader `/pri`.
+    fn read_cut_line(&mut self, input: &[u8], kept_end: usize) {
+        let Some(cut) = input.get(kept_end..SIZE_LIMIT) else {
+            return;
+        };
+        if cut.is_empty() || input.len() <= SIZE_LIMIT || matches!(input[SIZE_LIMIT], b'\n' | b'\r')
+        {
+            return;
+        }
+        let number = self.lines + 1;
+        let (records, strays) = (self.records.len(), self.strays.len());
+        if memchr::memchr(b'#', cut).is_some() {
+            self.read_line(number, cut);
+        } else if let Some(record) = cut_user_agent(cut, number).or_else(|| cut_allow(cut, number))
+        {
+            self.records.push(record);
+        }
+        if (self.records.len(), self.strays.len()) != (records, strays) {
+            self.lines = number;
+        }
     }
-    file
 }
 
-/// The line the size limit cut, when it is an `Allow`: read as far as it
-/// goes (Google's parser reads the cut text too), and judged as every way
-/// the line may go on (`group::Rule::cut`), so that it never allows less
-/// than the whole line did. Any other cut line is ignored whole:
-/// `Disallow: /private-area` must never shrink into a broader `/pri`.
-fn cut_allow(input: &[u8], kept_end: usize, line: usize) -> Option<Record> {
-    let cut = input.get(kept_end..SIZE_LIMIT)?;
-    if cut.is_empty() || input.len() <= SIZE_LIMIT || matches!(input[SIZE_LIMIT], b'\n' | b'\r') {
+/// The line the size limit cut (`cut`, no comment in it), when it is a
+/// `User-agent` whose value shows where its product token ends (a byte
+/// after it: `SeznamBot/4.0 (x`, `SeznamBot `, `* `): it names that
+/// token however it goes on. Cut inside the token (`Sezn`), or after a
+/// lone `*` (`*bot` names no group), it is ignored whole.
+fn cut_user_agent(cut: &[u8], line: usize) -> Option<Record> {
+    let colon = memchr::memchr(b':', cut)?;
+    let key = trim(&cut[..colon]);
+    if Directive::from_key(key) != Directive::UserAgent {
         return None;
     }
-    let comment = memchr::memchr(b'#', cut);
-    let content = trim(&cut[..comment.unwrap_or(cut.len())]);
+    let mut value = &cut[colon + 1..];
+    while let [b' ' | b'\t', rest @ ..] = value {
+        value = rest;
+    }
+    let known = match value {
+        [] | [b'*'] => false,
+        [b'*', ..] => true,
+        _ => super::agent::product_token(value).len() < value.len(),
+    };
+    let content = trim(cut);
+    known.then(|| Record {
+        line,
+        directive: Directive::UserAgent,
+        key: name_text(key).into_owned(),
+        value: trim(value).to_vec(),
+        text: name_text(content).into_owned(),
+        cut: false,
+    })
+}
+
+/// The line the size limit cut (`cut`, no comment in it), when it is an
+/// `Allow`: read as far as it goes (Google's parser reads the cut text
+/// too), and judged as every way the line may go on (`group::Rule::cut`),
+/// so that it never allows less than the whole line did.
+fn cut_allow(cut: &[u8], line: usize) -> Option<Record> {
+    let content = trim(cut);
     let Some(colon) = memchr::memchr(b':', content) else {
         // Cut in its key: a line that may still go on as `Allow: …`
-        // (`A`, `allo`, `Allow `) may allow anything; a comment ended it.
-        // Blanks alone (RFC 9309 allows them before a key) may go on so
-        // too.
-        let may_be_allow = comment.is_none()
-            && b"allow"
-                .get(..content.len())
-                .is_some_and(|head| head.eq_ignore_ascii_case(content));
+        // (`A`, `allo`, `Allow `) may allow anything. Blanks alone (RFC
+        // 9309 allows them before a key) may go on so too.
+        let may_be_allow = b"allow"
+            .get(..content.len())
+            .is_some_and(|head| head.eq_ignore_ascii_case(content));
         return may_be_allow.then(|| Record {
             line,
             directive: Directive::Allow,
@@ -279,25 +333,22 @@ fn cut_allow(input: &[u8], kept_end: usize, line: usize) -> Option<Record> {
     let (key, mut value) = (trim(&content[..colon]), trim(&content[colon + 1..]));
     // A `%XX` escape the limit cut (`/a%2` of `/a%2Fb`) is no escape: read
     // as written it would match a literal `%` and allow less. The pattern
-    // stops before it. A cut in the comment left the value whole.
-    if comment.is_none()
-        && let Some(at) = value.iter().rposition(|&b| b == b'%')
+    // stops before it.
+    if let Some(at) = value.iter().rposition(|&b| b == b'%')
         && value.len() - at <= 2
         && value[at + 1..].iter().all(u8::is_ascii_hexdigit)
     {
         value = &value[..at];
     }
-    // A cut inside the comment left the value whole: an empty one is no
-    // rule. Cut in the value, even before its first octet, the line may
-    // still go on as any Allow.
-    let cut = comment.is_none();
-    (Directive::from_key(key) == Directive::Allow && (cut || !value.is_empty())).then(|| Record {
+    // Cut in the value, even before its first octet, the line may still
+    // go on as any Allow.
+    (Directive::from_key(key) == Directive::Allow).then(|| Record {
         line,
         directive: Directive::Allow,
         key: name_text(key).into_owned(),
         value: value.to_vec(),
         text: name_text(content).into_owned(),
-        cut,
+        cut: true,
     })
 }
 
@@ -471,23 +522,103 @@ mod tests {
                 "{kept}"
             );
         }
-        // A key no Allow begins with, or a comment that ended the line:
-        // no Allow.
+        // A key no Allow begins with: no Allow.
+        let mut input = b"User-agent: *\nDisallow: /\n".to_vec();
+        input.resize(SIZE_LIMIT - 4, b'#');
+        input.push(b'\n');
+        input.extend_from_slice(b"Disallow: /x\n");
+        assert!(
+            parse(&input)
+                .records
+                .iter()
+                .all(|r| r.directive != Directive::Allow)
+        );
+    }
+
+    /// `head`, then lines of a comment up to where the last line `line`
+    /// has `kept` of it inside the limit.
+    fn cut_at(head: &[u8], kept: &str, line: &str) -> Vec<u8> {
+        let mut input = head.to_vec();
+        input.resize(SIZE_LIMIT - kept.len() - 1, b'#');
+        input.push(b'\n');
+        input.extend_from_slice(line.as_bytes());
+        assert_eq!(&input[SIZE_LIMIT - kept.len()..SIZE_LIMIT], kept.as_bytes());
+        input
+    }
+
+    #[test]
+    fn a_line_cut_inside_its_comment_is_read_whole() {
+        let head = b"User-agent: SeznamBot\nDisallow: /a\n";
         for (kept, line) in [
-            ("Dis", "Disallow: /x\n"),
+            ("Disallow: /private #", "Disallow: /private # note\n"),
+            ("Disallow: /private # no", "Disallow: /private # note\n"),
             ("Allow: # a", "Allow: # a note\n"),
+            ("Crawl-delay: 5 #", "Crawl-delay: 5 # five\n"),
+            ("User-agent: FreshBot # a", "User-agent: FreshBot # all\n"),
+            ("no colon #", "no colon # here\n"),
         ] {
-            let mut input = b"User-agent: *\nDisallow: /\n".to_vec();
-            input.resize(SIZE_LIMIT - kept.len() - 1, b'#');
-            input.push(b'\n');
-            input.extend_from_slice(line.as_bytes());
-            assert!(
-                parse(&input)
-                    .records
-                    .iter()
-                    .all(|r| r.directive != Directive::Allow),
+            let cut = parse(&cut_at(head, kept, line));
+            // The same line whole, the limit not reached.
+            let whole = parse(&[&head[..], line.as_bytes()].concat());
+            let last = |file: &RobotsFile| {
+                (
+                    file.records
+                        .last()
+                        .cloned()
+                        .map(|r| (r.line, r.directive, r.value, r.cut)),
+                    file.strays.last().map(|s| s.text.clone()),
+                )
+            };
+            let (records, strays) = last(&cut);
+            // The line read is the file's last.
+            let newest = records
+                .as_ref()
+                .map(|r| r.0)
+                .max(cut.strays.last().map(|s| s.line));
+            assert_eq!(newest, Some(cut.lines), "{kept}");
+            let (want_record, want_stray) = last(&whole);
+            assert_eq!(
+                records.map(|(_, d, v, c)| (d, v, c)),
+                want_record.map(|(_, d, v, c)| (d, v, c)),
                 "{kept}"
             );
+            assert_eq!(strays, want_stray, "{kept}");
+        }
+    }
+
+    #[test]
+    fn a_user_agent_cut_after_its_token_names_it() {
+        let head = b"User-agent: *\nDisallow: /x\n";
+        for (kept, line, want) in [
+            (
+                "User-agent: SeznamBot/4",
+                "User-agent: SeznamBot/4.0\n",
+                Some("SeznamBot/4"),
+            ),
+            (
+                "User-agent: SeznamBot ",
+                "User-agent: SeznamBot  \n",
+                Some("SeznamBot"),
+            ),
+            ("User-agent: * ", "User-agent: * all\n", Some("*")),
+            ("User-agent: Sezn", "User-agent: SeznamBot\n", None),
+            ("User-agent: SeznamBot", "User-agent: SeznamBotX\n", None),
+            ("User-agent: *", "User-agent: *bot\n", None),
+            ("User-agent: ", "User-agent: SeznamBot\n", None),
+            ("User-ag", "User-agent: SeznamBot\n", None),
+        ] {
+            let file = parse(&cut_at(head, kept, line));
+            let last = file.records.last().expect("records");
+            match want {
+                Some(value) => {
+                    assert_eq!(
+                        (last.directive, &last.value[..], last.line, last.cut),
+                        (Directive::UserAgent, value.as_bytes(), file.lines, false),
+                        "{kept}"
+                    );
+                }
+                None => assert_eq!(last.value, b"/x", "{kept}"),
+            }
         }
     }
 
