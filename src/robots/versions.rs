@@ -33,6 +33,10 @@ pub enum Origin {
     Modified(PathBuf),
     /// `--robots FILE` with `--robots-since TIME`.
     Since(PathBuf),
+    /// `--robots FILE` that is a pipe (`<(curl …)`) or another file that
+    /// is not a regular one, without `--robots-since`: dated when it was
+    /// written, which says nothing of when its bytes came into force.
+    Piped(PathBuf),
     /// A file of `--robots-history DIR`, named by its time.
     History(PathBuf),
     /// A version kept in the `--state` folder (the file holding it).
@@ -44,6 +48,7 @@ impl fmt::Display for Origin {
         match self {
             Origin::Modified(p) => write!(f, "--robots {} (its modification time)", p.display()),
             Origin::Since(p) => write!(f, "--robots {} (--robots-since)", p.display()),
+            Origin::Piped(p) => write!(f, "--robots {} (a pipe, dated as read)", p.display()),
             Origin::History(p) => write!(f, "--robots-history {}", p.display()),
             Origin::State(p) => write!(f, "--state {}", p.display()),
         }
@@ -53,7 +58,11 @@ impl fmt::Display for Origin {
 impl Origin {
     fn path(&self) -> &Path {
         match self {
-            Origin::Modified(p) | Origin::Since(p) | Origin::History(p) | Origin::State(p) => p,
+            Origin::Modified(p)
+            | Origin::Since(p)
+            | Origin::Piped(p)
+            | Origin::History(p)
+            | Origin::State(p) => p,
         }
     }
 }
@@ -70,11 +79,28 @@ pub struct Entry {
 
 impl Entry {
     /// `--robots FILE`: in force from `since` when given, else from the
-    /// file's modification time (in UTC, to the millisecond).
+    /// file's modification time (in UTC, to the millisecond); a pipe's is
+    /// the time it was written (`Origin::Piped`).
     pub fn from_robots(path: &Path, since: Option<Timestamp>) -> Result<Entry> {
-        let (bytes, modified) = read_limited(path)?;
+        let (bytes, modified, regular) = read_limited(path)?;
         let (in_force_from, origin) = match since {
             Some(t) => (t, Origin::Since(path.to_path_buf())),
+            None if !regular => {
+                let now = || {
+                    let since = std::time::SystemTime::now()
+                        .duration_since(std::time::UNIX_EPOCH)
+                        .unwrap_or_default();
+                    Timestamp {
+                        unix: i64::try_from(since.as_secs()).unwrap_or(i64::MAX),
+                        millis: u16::try_from(since.subsec_millis()).unwrap_or(0),
+                        offset_min: 0,
+                    }
+                };
+                (
+                    modified.unwrap_or_else(now),
+                    Origin::Piped(path.to_path_buf()),
+                )
+            }
             None => {
                 let modified = modified.ok_or_else(|| Error::Format {
                     path: path.to_path_buf(),
@@ -96,8 +122,8 @@ impl Entry {
 
 /// Reads at most one byte past the limit (`source::read`: a pipe that
 /// never ends cannot hang the run), with the file's modification time
-/// when it has one.
-pub fn read_limited(path: &Path) -> Result<(Vec<u8>, Option<Timestamp>)> {
+/// when it has one, and whether it is a regular file.
+pub fn read_limited(path: &Path) -> Result<(Vec<u8>, Option<Timestamp>, bool)> {
     let (bytes, metadata) = super::source::read(path)?;
     let modified = metadata
         .modified()
@@ -110,7 +136,7 @@ pub fn read_limited(path: &Path) -> Result<(Vec<u8>, Option<Timestamp>)> {
                 offset_min: 0,
             })
         });
-    Ok((bytes, modified))
+    Ok((bytes, modified, metadata.is_file()))
 }
 
 /// The time a `--robots-history` file name stands for: `<time>.txt`, the
@@ -188,7 +214,7 @@ pub fn read_history(dir: &Path) -> Result<Vec<Entry>> {
         }
         let in_force_from = history_time(text).ok_or_else(|| bad_history_name(&path))?;
         regular_file(&path)?;
-        let (bytes, _) = read_limited(&path)?;
+        let (bytes, _, _) = read_limited(&path)?;
         out.push(Entry {
             bytes,
             in_force_from,
@@ -416,6 +442,27 @@ impl Versions {
                         });
                     } else {
                         entries.push(entry);
+                    }
+                }
+                // A pipe gives no time its bytes came into force: the same
+                // bytes as the latest version add nothing, and other bytes
+                // are refused rather than dated by the moment they were
+                // read, which would judge the hours before by the old
+                // version, the crawler's re-read of the new one or not.
+                Some(latest) if matches!(entry.origin, Origin::Piped(_)) => {
+                    if latest.bytes != entry.bytes {
+                        return Err(Error::Format {
+                            path: file.clone(),
+                            at: Position::File,
+                            cause: format!(
+                                "it is a pipe, which does not say when its robots.txt came into \
+                                 force, and its bytes differ from the version from {} in force \
+                                 from {}: say when they came into force with --robots-since TIME \
+                                 (once: the state keeps the date), or give the deployed file",
+                                latest.origin,
+                                latest.in_force_from.rfc3339()
+                            ),
+                        });
                     }
                 }
                 _ => entries.push(entry),

@@ -290,7 +290,7 @@ fn big_files_are_read_to_one_byte_past_the_limit() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("robots.txt");
     fs::write(&path, vec![b'#'; SIZE_LIMIT * 2]).unwrap();
-    let (bytes, _) = read_limited(&path).unwrap();
+    let (bytes, _, _) = read_limited(&path).unwrap();
     assert_eq!(bytes.len(), SIZE_LIMIT + 1);
     // The version names the bytes to the limit, as the audit's does.
     let versions = Versions::merge(vec![Entry {

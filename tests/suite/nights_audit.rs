@@ -461,3 +461,85 @@ fn a_night_audited_between_two_others_keeps_the_earlier_ones_404() {
     let (code, rows, stderr) = audit_logs(&site, &["n1.log", "n2.log", "n3.log"], "one", false);
     assert_eq!((code, rows.len()), (0, 0), "{stderr}");
 }
+
+/// A `--robots` pipe (`<(curl …)`) says nothing of when its bytes came
+/// into force: the moment it was read would judge the hours before by the
+/// old version, after the crawler re-read the new one too. With a state
+/// that knows a version, the same bytes add nothing, other bytes are exit
+/// 2 asking for `--robots-since`, the state left as it was; given the
+/// date, they are a version from then.
+#[test]
+fn a_changed_robots_txt_from_a_pipe_is_refused_not_dated_by_its_reading() {
+    let site = Site::new();
+    site.write("ptr-map.txt", GENUINE_PTR_MAP);
+    site.write("night1.log", fetch(0, "/p", 200));
+    // The crawler re-read robots.txt, V1 loosened to `Disallow: /a` only
+    // since: /b is no row by the new version.
+    site.write(
+        "night2.log",
+        [
+            fetch(DAY + 8 * H, "/robots.txt", 200),
+            fetch(DAY + 9 * H, "/b/1", 200),
+        ]
+        .concat(),
+    );
+    let piped = |name: &str, text: &'static str| {
+        let path = site.path(name);
+        let _ = std::fs::remove_file(&path);
+        let made = std::process::Command::new("mkfifo").arg(&path).status();
+        assert!(made.unwrap().success());
+        std::thread::spawn(move || {
+            if let Ok(mut f) = std::fs::OpenOptions::new().write(true).open(&path) {
+                let _ = std::io::Write::write_all(&mut f, text.as_bytes());
+            }
+        })
+    };
+    let night = |log: &str, out: &str, extra: &[&str]| {
+        let mut args = vec![
+            "--robots",
+            "robots.pipe",
+            "--state",
+            "state",
+            "--log",
+            log,
+            "--out",
+            out,
+            "--ptr-map",
+            "ptr-map.txt",
+        ];
+        args.extend_from_slice(extra);
+        site.run(&args)
+    };
+    let writer = piped("robots.pipe", V2);
+    let run = night("night1.log", "out1", &[]);
+    writer.join().unwrap();
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    // The same bytes again: no new version, nothing refused.
+    let writer = piped("robots.pipe", V2);
+    let run = night("night1.log", "out1b", &[]);
+    writer.join().unwrap();
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    // Other bytes: refused, the state untouched.
+    let state = std::fs::read(site.path("state/state.json")).unwrap();
+    let writer = piped("robots.pipe", V1);
+    let run = night("night2.log", "out2", &[]);
+    writer.join().unwrap();
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("robots.pipe")
+            && run.stderr.contains("pipe")
+            && run.stderr.contains("--robots-since"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(std::fs::read(site.path("state/state.json")).unwrap(), state);
+    // Dated: in force from then, /b/1 no row.
+    let writer = piped("robots.pipe", V1);
+    let run = night(
+        "night2.log",
+        "out3",
+        &["--robots-since", "2026-12-01T07:00:00Z"],
+    );
+    writer.join().unwrap();
+    assert_eq!(run.code, 0, "{}", run.stderr);
+}
