@@ -187,10 +187,22 @@ pub(crate) fn read(line: &[u8], family: Family) -> Option<Entry<'_>> {
         }
         pos += 2;
     } else {
-        pos = next_blank(line, pos)? + 1;
+        // The ident: nearly always `-`; any other is the general reader's
+        // to judge (an address there is a line cut in the wrong places).
+        let blank = next_blank(line, pos)?;
+        if &line[pos..blank] != b"-" {
+            return None;
+        }
+        pos = blank + 1;
     }
-    // The user, then ` [`.
-    pos = next_blank(line, pos)? + 1;
+    // The user, then ` [`: an address as the name is the general
+    // reader's too.
+    let blank = next_blank(line, pos)?;
+    let user = &line[pos..blank];
+    if user != b"-" && (fields::is_ipv4(user) || fields::is_ipv6(user)) {
+        return None;
+    }
+    pos = blank + 1;
     if line.get(pos)? != &b'[' {
         return None;
     }

@@ -121,8 +121,8 @@ fn parts() -> impl Strategy<Value = Parts> {
                 1 => Just("host:443"),
                 1 => Just("\"GET"),
             ],
-            prop_oneof![6 => Just("-"), 1 => Just("ident"), 1 => Just("")],
-            prop_oneof![6 => Just("-"), 2 => Just("frank"), 1 => Just("a b"), 1 => Just("x [y")],
+            prop_oneof![6 => Just("-"), 1 => Just("ident"), 1 => Just(""), 1 => Just("77.75.77.1"), 1 => Just("2001:db8::1")],
+            prop_oneof![6 => Just("-"), 2 => Just("frank"), 1 => Just("a b"), 1 => Just("x [y"), 1 => Just("77.75.77.1"), 1 => Just("::1")],
             time,
         ),
         (

@@ -344,6 +344,15 @@ impl LogFormat {
                     // anyone who sends a log's first requests keep the
                     // whole file from being read.
                     if slot == Slot::Word && !step.quoted {
+                        // An address as the ident or user name is a line
+                        // cut in the wrong places too: a virtual host in
+                        // front (nginx's `$host $remote_addr - [`) puts
+                        // the client in `%l`, and the host, taken for the
+                        // client, would make the crawler an impostor.
+                        // Asked only of a value that is not `-`.
+                        if value != b"-" && is_address(value) {
+                            shifted = true;
+                        }
                         // Asked only of a value with a blank: nearly every
                         // line's is `-`.
                         if memchr::memchr(b' ', value).is_some() {

@@ -596,6 +596,11 @@ fn a_user_name_with_a_blank_is_read_where_it_cannot_be_a_shift() {
             br#"www.site.cz - - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200"#,
             br#"10.0.0.5 - 77.75.77.1 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200"#,
             br#"77.75.77.1 - - 9.9.9.9 [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200"#,
+            // nginx's `$host $remote_addr - [$time_local]`: the client as
+            // the ident, the host taken for the client.
+            br#"www.site.cz 77.75.77.1 - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200"#,
+            br#"www.site.cz 2001:db8::1 - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200"#,
+            br#"6.6.6.6 - 77.75.77.1 [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200"#,
         ] {
             assert!(
                 format.parse(line).is_err(),

@@ -1058,3 +1058,46 @@ fn a_log_not_of_the_format_given_is_said_so() {
         );
     }
 }
+
+/// nginx's `$host $remote_addr - [$time_local] …` fits combined only with
+/// the site's host as the client and the crawler's address as the ident:
+/// read so, the host would be the client, its name no Seznam PTR name, and
+/// the crawler an impostor. An address as the ident or user is a line cut
+/// in the wrong places: under `auto` the file fits no format (exit 2,
+/// loud); given its format, it is read as written.
+#[test]
+fn a_host_in_front_of_the_client_is_never_read_as_combined() {
+    let text: String = (0..5)
+        .map(|i| {
+            format!(
+                "www.example.cz 77.75.77.123 - [{}] \"GET /private/x{i} HTTP/1.1\" 200 5 \"-\" \"{SEZNAM_UA}\"\n",
+                clf(i)
+            )
+        })
+        .collect();
+    let site = Site::new()
+        .with("robots.txt", ROBOTS)
+        .with("access.log", text);
+    let report = site.audit(&["--log", "access.log", "--robots", "robots.txt"]);
+    report.assert_code(2);
+    assert_eq!(
+        String::from_utf8_lossy(&report.impostors).lines().count(),
+        1,
+        "no impostor rows: {}",
+        String::from_utf8_lossy(&report.impostors)
+    );
+    let report = site.audit(&[
+        "--log",
+        "access.log",
+        "--robots",
+        "robots.txt",
+        "--log-format",
+        r#"%v %h %u %t "%r" %>s %b "%{Referer}i" "%{User-agent}i""#,
+    ]);
+    report.assert_code(1);
+    assert_eq!(seznam_disallow(&report.summary), (5, 5));
+    assert_eq!(
+        String::from_utf8_lossy(&report.impostors).lines().count(),
+        1
+    );
+}
