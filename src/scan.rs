@@ -289,6 +289,9 @@ pub struct Scanner<'a> {
     pub hosts: &'a SiteHosts,
 }
 
+/// The first bytes of a gzip member: magic and the deflate method.
+const GZIP_MAGIC: &[u8] = b"\x1f\x8b\x08";
+
 impl Scanner<'_> {
     /// Reads one chunk of file `file` in `format` (the one in force at its
     /// first line): the fetches it holds, in line order, and what it read.
@@ -359,6 +362,9 @@ impl Scanner<'_> {
                 &Err(skip) => {
                     scan.skipped += 1;
                     tally.skip(line.number, skip);
+                    if memchr::memmem::find(line.text, GZIP_MAGIC).is_some() {
+                        tally.gzip_at(line.number);
+                    }
                     if scan.skips.len() < SHOWN_SKIPS {
                         scan.skips.push((file, line.number, skip));
                     }

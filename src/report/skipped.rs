@@ -47,6 +47,10 @@ pub struct Tally {
     /// The first line whose time carries no UTC offset, read without a
     /// zone: such a file is not read (SPEC §1 "Times").
     pub first_no_offset: Option<u64>,
+    /// The first skipped line holding the start of a gzip member (`1f 8b
+    /// 08`): compressed data inside the log (`cat access.log
+    /// access.log.1.gz`), whose lines were never read.
+    pub first_gzip: Option<u64>,
 }
 
 impl Tally {
@@ -81,6 +85,13 @@ impl Tally {
         }
     }
 
+    /// Notes a skipped line that holds the start of a gzip member.
+    pub fn gzip_at(&mut self, line: u64) {
+        if self.first_gzip.is_none_or(|first| line < first) {
+            self.first_gzip = Some(line);
+        }
+    }
+
     /// Adds the counts of another part of the same file.
     pub fn merge(&mut self, other: &Tally) {
         self.lines += other.lines;
@@ -92,6 +103,9 @@ impl Tally {
             && self.first_no_offset.is_none_or(|first| line < first)
         {
             self.first_no_offset = Some(line);
+        }
+        if let Some(line) = other.first_gzip {
+            self.gzip_at(line);
         }
         if let Some((line, _)) = other.first_skip
             && self.first_skip.is_none_or(|(first, _)| line < first)
@@ -203,6 +217,22 @@ pub fn notice(
                     count(before, "line", "lines")
                 ));
             }
+        } else if let Some(line) = tally.first_gzip {
+            // The lines of a gzip member inside the log were never read:
+            // a few skipped lines against a long plain log would pass
+            // under the skipped-lines warning as a clean night.
+            notice.failed.push((
+                file,
+                Error::Corrupt {
+                    path: path.clone(),
+                    at: Position::Line(line),
+                    cause: "gzip data inside the log (a compressed log joined to a plain one, \
+                            as `cat access.log access.log.1.gz` makes): its lines cannot be \
+                            read; give each file as its own --log"
+                        .to_string(),
+                    untrusted: false,
+                },
+            ));
         } else if let Some(line) = tally.first_no_offset {
             // Wherever in the file it is, never silently UTC: the lines
             // before it were read, the file is not a clean night.

@@ -727,3 +727,47 @@ fn the_first_few_bad_lines_of_a_large_log_are_shown_in_order() {
         &csv(VIOLATIONS_HEADER, &[row]),
     );
 }
+
+/// A gzip log joined to a plain one (`cat access.log access.log.1.gz`):
+/// its compressed lines are a handful of skipped ones against a long plain
+/// log, under the skipped-lines warning, and the crawler's fetches inside
+/// them were never read. Exit 2 for that file, naming the line where the
+/// gzip member starts, never a clean night.
+#[test]
+fn a_gzip_log_joined_to_a_plain_one_is_damaged_input_not_a_clean_night() {
+    let plain: String = (0..5_000)
+        .map(|i| {
+            combined(
+                "6.6.6.6",
+                &clf(i),
+                &format!("GET /page/{i} HTTP/1.1"),
+                200,
+                "curl/8.0",
+            )
+        })
+        .collect();
+    let crawled: String = (0..50)
+        .map(|i| {
+            combined(
+                "77.75.77.123",
+                &clf(6_000 + i),
+                "GET /private/x HTTP/1.1",
+                200,
+                SEZNAM_UA,
+            )
+        })
+        .collect();
+    let mut joined = plain.into_bytes();
+    joined.extend(gzip(crawled.as_bytes()));
+    let site = Site::new()
+        .with("robots.txt", "User-agent: *\nDisallow: /private/\n")
+        .with("access.log", joined);
+    let run = site.run(&["--log", "access.log", "--robots", "robots.txt", "--quiet"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("damaged input: access.log:5001: gzip data inside the log"),
+        "{}",
+        run.stderr
+    );
+}
