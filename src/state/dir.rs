@@ -539,6 +539,16 @@ pub(super) fn put_in_place(temp: tempfile::NamedTempFile, path: &Path) -> Result
     };
     let dir = path.parent().unwrap_or(Path::new("."));
     temp.persist(path).map_err(|e| fail(e.error))?;
-    File::open(dir).and_then(|d| d.sync_all()).map_err(fail)?;
+    // Renamed, the new file is in force: an error now is no "not
+    // written" (exit 2 says the state was left as it was, and a rerun
+    // would find this night already audited), only a rename a crash might
+    // still undo. Said, not hidden.
+    if let Err(error) = File::open(dir).and_then(|d| d.sync_all()) {
+        crate::warn!(
+            "robots-audit: warning: {} was written, but its folder could not be flushed to \
+             disk ({error}): a crash before the system writes it may bring back the one before",
+            path.display()
+        );
+    }
     Ok(())
 }
