@@ -118,9 +118,10 @@ pub struct AuditArgs {
     #[arg(long = "host", value_name = "NAME")]
     pub hosts: Vec<String>,
 
-    /// Write violations.csv, impostors.csv and summary.csv into DIR
-    /// as one set: a reader sees the earlier set or the new one, whole.
-    /// Without it, violations.csv goes to standard output.
+    /// Write the reports into DIR as one set (violations.csv,
+    /// impostors.csv, summary.csv, rules.csv, impostor-addresses.csv,
+    /// run.json, report.html): a reader sees the earlier set or the new
+    /// one, whole. Without it, violations.csv goes to standard output.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
 

@@ -404,7 +404,32 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
     };
     let mut page_data = report::html::build(gather, &digest, &names, &health, &sources);
     let page = report::html::render(&page_data);
-    let whole = rows.finish(&digest, &health, &page)?;
+    // SPEC §5's human summary, said also when a report or the state
+    // could not be written (before the error): the night's findings are
+    // known all the same.
+    let say_summary = || {
+        if !config.quiet {
+            let totals = Totals {
+                lines: scan.lines,
+                skipped: scan.skipped,
+                not_requests: scan.tallies.values().map(|t| t.not_requests).sum(),
+                dns_failures: dns_health.failures,
+                outside_period: scan.outside_period,
+                other_hosts: set_aside.other_hosts,
+                spilled_runs,
+            };
+            use std::io::Write as _;
+            let _ = std::io::stderr()
+                .write_all(report::summary::human(&digest, &names, &totals).as_bytes());
+        }
+    };
+    let whole = match rows.finish(&digest, &health, &page) {
+        Ok(whole) => whole,
+        Err(e) => {
+            say_summary();
+            return Err(e);
+        }
+    };
     match prepared {
         Some(Ok(prepared)) if whole => {
             if let Err(e) = prepared.commit() {
@@ -429,6 +454,7 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
                         );
                     }
                 }
+                say_summary();
                 return Err(e);
             }
             // The state's DNS cache goes with it; it only saves time, so
@@ -448,25 +474,13 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
             "robots-audit: warning: standard output was closed before the report was written \
              whole: the state is left as it was, so the next night reports these rows again"
         ),
-        Some(Err(e)) => return Err(e),
+        Some(Err(e)) => {
+            say_summary();
+            return Err(e);
+        }
         None => {}
     }
-    if !config.quiet {
-        let totals = Totals {
-            lines: scan.lines,
-            skipped: scan.skipped,
-            not_requests: scan.tallies.values().map(|t| t.not_requests).sum(),
-            dns_failures: dns_health.failures,
-            outside_period: scan.outside_period,
-            other_hosts: set_aside.other_hosts,
-            spilled_runs,
-        };
-        {
-            use std::io::Write as _;
-            let _ = std::io::stderr()
-                .write_all(report::summary::human(&digest, &names, &totals).as_bytes());
-        }
-    }
+    say_summary();
     Ok(outcome)
 }
 

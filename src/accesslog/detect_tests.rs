@@ -163,7 +163,7 @@ fn the_reason_given_is_the_lines_own() {
              2026-11-28\t23:01:42\tPRG50\t512\t77.75.77.123\tGET\td1.cloudfront.net\t/a\t200"
                 .to_string(),
             "look like W3C extended lines (IIS, CloudFront: a date and a time, then fields apart \
-             by blanks), but no #Fields: line names their fields",
+             by blanks), but no #Fields: line among the first names their fields",
         ),
     ];
     for (log, want) in cases {

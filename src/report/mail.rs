@@ -15,6 +15,8 @@ use serde_json::Value;
 use crate::accesslog::time_given::parse_rfc3339_or_date;
 use crate::error::{Error, Position, Result};
 
+use super::skipped::count;
+
 /// Rules and addresses listed in the mail; the CSVs hold the rest.
 pub const RULES_LISTED: usize = 5;
 pub const ADDRESSES_LISTED: usize = 10;
@@ -338,6 +340,14 @@ pub fn summary(dir: &Path) -> Result<String> {
                 continue;
             }
             let _ = writeln!(out, "\n{title}");
+            // A rule is of its version (SPEC §7): the same line of two
+            // versions is two rules, told apart by the version when the
+            // list holds more than one.
+            let versions: std::collections::BTreeSet<&str> = listed
+                .iter()
+                .take(RULES_LISTED)
+                .map(|row| field(header, row, "robots_version"))
+                .collect();
             for row in listed.iter().take(RULES_LISTED) {
                 let line = field(header, row, "rule_line");
                 let all: u64 = field(header, row, "violations").parse().unwrap_or(0);
@@ -347,7 +357,7 @@ pub fn summary(dir: &Path) -> Result<String> {
                 };
                 // rules.csv's distinct targets are of all the rule's
                 // rows: beside a count of accusing rows alone, said so.
-                let (targets_of, apart) = if informing > 0 {
+                let (targets_of, mut apart) = if informing > 0 {
                     (
                         " in all its rows",
                         format!("; and {informing} informing rows"),
@@ -355,9 +365,13 @@ pub fn summary(dir: &Path) -> Result<String> {
                 } else {
                     ("", String::new())
                 };
+                let version = field(header, row, "robots_version");
+                if versions.len() > 1 && !version.is_empty() {
+                    apart.push_str(&format!("; robots.txt version {}", plain(version)));
+                }
                 let _ = writeln!(
                     out,
-                    "  {:>6}  {}{}  ({}; {} distinct targets{targets_of}; {}{apart})",
+                    "  {:>6}  {}{}  ({}; {}{targets_of}; {}{apart})",
                     shown,
                     if line.is_empty() {
                         String::new()
@@ -366,7 +380,11 @@ pub fn summary(dir: &Path) -> Result<String> {
                     },
                     plain(&unguarded(field(header, row, "rule"))),
                     field(header, row, "kind"),
-                    field(header, row, "distinct_targets"),
+                    count(
+                        field(header, row, "distinct_targets").parse().unwrap_or(0),
+                        "distinct target",
+                        "distinct targets"
+                    ),
                     plain(&unguarded(field(header, row, "crawlers"))),
                 );
             }
@@ -384,9 +402,13 @@ pub fn summary(dir: &Path) -> Result<String> {
             let ptr = unguarded(field(header, row, "ptr"));
             let _ = writeln!(
                 out,
-                "  {}  {} fetches claiming {}, {}{}",
+                "  {}  {} claiming {}, {}{}",
                 plain(&unguarded(field(header, row, "client"))),
-                field(header, row, "fetches"),
+                count(
+                    field(header, row, "fetches").parse().unwrap_or(0),
+                    "fetch",
+                    "fetches"
+                ),
                 plain(&unguarded(field(header, row, "claimed_crawlers"))),
                 field(header, row, "reason"),
                 if ptr.is_empty() {
@@ -415,10 +437,10 @@ pub fn summary(dir: &Path) -> Result<String> {
             .collect();
         let _ = write!(
             out,
-            "  {} ({}): {} lines read, {} skipped",
+            "  {} ({}): {} read, {} skipped",
             plain(file["file"].as_str().unwrap_or("")),
             plain(file["format"].as_str().unwrap_or("")),
-            number(&file["lines_read"]),
+            count(number(&file["lines_read"]), "line", "lines"),
             number(&file["lines_skipped"]),
         );
         if !skipped.is_empty() {

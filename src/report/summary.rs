@@ -205,7 +205,11 @@ pub fn human(digest: &Digest<'_>, names: &Names<'_>, totals: &Totals) -> String 
         let _ = writeln!(
             text,
             "  {} outside --since/--until",
-            count(totals.outside_period, "crawler fetch", "crawler fetches")
+            count(
+                totals.outside_period,
+                "fetch claiming a crawler",
+                "fetches claiming a crawler"
+            )
         );
     }
     if totals.other_hosts > 0 {

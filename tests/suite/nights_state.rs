@@ -1351,6 +1351,13 @@ fn a_state_that_cannot_be_saved_is_exit_2_in_run_json_too() {
     let run = audit_night(&site, &["access.log"], "out");
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert!(run.stderr.contains("state"), "{}", run.stderr);
+    // SPEC §5's human summary all the same: the night's findings are known.
+    assert!(
+        run.stderr
+            .contains("1 line read, 0 skipped, 1 crawler fetch"),
+        "{}",
+        run.stderr
+    );
     let run_json = json(&site, "out/run.json");
     assert_eq!(run_json["exit_status"], 2);
     // Why, for the monitor reading run.json, the page and the mail.

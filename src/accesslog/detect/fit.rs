@@ -184,9 +184,9 @@ pub(super) fn explain(
     if w3c_candidate && !w3c_named && dated > 0 && dated * 2 >= lines {
         let first = sample.iter().position(looks_w3c);
         let cause = "its lines look like W3C extended lines (IIS, CloudFront: a date and a \
-                     time, then fields apart by blanks), but no #Fields: line names their fields: \
-                     give the log with its header lines, as the server wrote it (or, for another \
-                     format, give --log-format)"
+                     time, then fields apart by blanks), but no #Fields: line among the first \
+                     names their fields: give the log with its header lines, as the server \
+                     wrote it (or, for another format, give --log-format)"
             .to_string();
         return (cause, first);
     }
