@@ -188,7 +188,8 @@ pub struct AuditArgs {
     #[arg(long)]
     pub resolve: bool,
 
-    /// Ask this DNS server (ADDR or ADDR:PORT) instead of the system's.
+    /// Ask this DNS server (ADDR or ADDR:PORT; an IPv6 address with a
+    /// port in brackets, `[::1]:5353`) instead of the system's.
     #[arg(long, value_name = "ADDR[:PORT]")]
     pub dns_server: Option<String>,
 

@@ -74,6 +74,11 @@ pub fn default_cache_path() -> Option<PathBuf> {
 pub fn parse_server(text: &str) -> Result<SocketAddr, String> {
     let text = text.trim();
     if let Ok(socket) = text.parse::<SocketAddr>() {
+        // Port 0 is no server's: every lookup would fail, each one
+        // unverified, where the flag's user meant a port.
+        if socket.port() == 0 {
+            return Err(format!("{text:?} names port 0, which no server listens on"));
+        }
         return Ok(socket);
     }
     let bare = text
@@ -99,6 +104,8 @@ mod tests {
             ("[2001:db8::1]:5353", Some("[2001:db8::1]:5353")),
             ("dns.example", None),
             ("192.0.2.1:x", None),
+            ("192.0.2.1:0", None),
+            ("[::1]:0", None),
         ];
         for (text, want) in cases {
             assert_eq!(
