@@ -40,10 +40,45 @@ pub struct BadLine {
     pub cause: String,
 }
 
+/// The lines of a PTR map that were skipped: the first `BadLines::KEPT`
+/// of them, and how many in all. Not every one: a 16 MiB map of `x`
+/// lines kept eight million of them, a gigabyte, to show five.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BadLines {
+    kept: Vec<BadLine>,
+    total: u64,
+}
+
+impl BadLines {
+    /// Bad lines kept with their text and cause.
+    pub const KEPT: usize = 64;
+
+    fn push(&mut self, line: impl FnOnce() -> BadLine) {
+        if self.kept.len() < BadLines::KEPT {
+            self.kept.push(line());
+        }
+        self.total += 1;
+    }
+
+    /// How many lines were skipped in all.
+    pub fn total(&self) -> u64 {
+        self.total
+    }
+}
+
+impl std::ops::Deref for BadLines {
+    type Target = [BadLine];
+
+    /// The first bad lines, in file order.
+    fn deref(&self) -> &[BadLine] {
+        &self.kept
+    }
+}
+
 impl PtrMap {
     /// Reads a PTR map file. Only an unreadable file is an error, and so
     /// is a FIFO, a device or one past 16 MiB (SPEC §1).
-    pub fn load(path: &Path) -> Result<(PtrMap, Vec<BadLine>)> {
+    pub fn load(path: &Path) -> Result<(PtrMap, BadLines)> {
         let (bytes, _) = side_file::read(path).map_err(|refusal| Error::Open {
             path: path.to_path_buf(),
             source: refusal.into_io(),
@@ -52,9 +87,9 @@ impl PtrMap {
     }
 
     /// Reads the bytes of a PTR map.
-    pub fn parse(bytes: &[u8]) -> (PtrMap, Vec<BadLine>) {
+    pub fn parse(bytes: &[u8]) -> (PtrMap, BadLines) {
         let mut map = PtrMap::default();
-        let mut bad = Vec::new();
+        let mut bad = BadLines::default();
         for (index, raw) in bytes.split(|&b| b == b'\n').enumerate() {
             let line = index as u64 + 1;
             let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
@@ -74,7 +109,7 @@ impl PtrMap {
                 // a longer one is no name a resolver gives, and would only
                 // make host patterns cost more.
                 [_, name] if name.strip_suffix(b".").unwrap_or(name).len() > MAX_NAME => {
-                    bad.push(reject("longer than a DNS name can be (253 characters)"));
+                    bad.push(|| reject("longer than a DNS name can be (253 characters)"));
                 }
                 [address, name] => {
                     match std::str::from_utf8(address).ok().and_then(parse_address) {
@@ -82,10 +117,10 @@ impl PtrMap {
                         // backslash as `\\`, so the name reads back to its
                         // bytes): such a name fits no pattern.
                         Some(addr) => map.insert(addr, &name_text(name)),
-                        None => bad.push(reject("not an IP address")),
+                        None => bad.push(|| reject("not an IP address")),
                     }
                 }
-                _ => bad.push(reject("expected ADDRESS NAME")),
+                _ => bad.push(|| reject("expected ADDRESS NAME")),
             }
         }
         (map, bad)
@@ -383,6 +418,22 @@ mod tests {
             ]
         );
         assert_eq!(bad[3].text, "\\xFF 5.6.7.8");
+        assert_eq!(bad.total(), 4);
+    }
+
+    /// A map of many bad lines keeps the first few to show and counts
+    /// the rest: its memory is the map's, not the file's lines'.
+    #[test]
+    fn many_bad_lines_are_counted_not_kept() {
+        let mut text = b"1.2.3.4 host.example.com\n".to_vec();
+        for _ in 0..10_000 {
+            text.extend_from_slice(b"x\n");
+        }
+        let (map, bad) = PtrMap::parse(&text);
+        assert_eq!(map.len(), 1);
+        assert_eq!(bad.total(), 10_000);
+        assert_eq!(bad.len(), BadLines::KEPT);
+        assert_eq!(bad.first().map(|b| b.line), Some(2));
     }
 
     /// A name is kept once however written (case, final dot), however

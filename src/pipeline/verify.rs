@@ -34,7 +34,7 @@ pub(super) fn load_ptr_map(path: Option<&Path>, quiet: bool) -> Result<PtrMap> {
                 "{}; no line of the PTR map could be read ({} refused), so it names no address: \
                  expected ADDRESS NAME a line",
                 first.cause,
-                bad.len()
+                bad.total()
             ),
         });
     }
@@ -44,8 +44,8 @@ pub(super) fn load_ptr_map(path: Option<&Path>, quiet: bool) -> Result<PtrMap> {
         crate::warn!(
             "robots-audit: {}: {} line{} of the PTR map could not be read (the first, line {}: {})",
             path.display(),
-            bad.len(),
-            if bad.len() == 1 { "" } else { "s" },
+            bad.total(),
+            if bad.total() == 1 { "" } else { "s" },
             first.line,
             first.cause
         );
@@ -59,11 +59,11 @@ pub(super) fn load_ptr_map(path: Option<&Path>, quiet: bool) -> Result<PtrMap> {
                 line.cause
             );
         }
-        if bad.len() > SHOWN_SKIPS {
+        if bad.total() > SHOWN_SKIPS as u64 {
             crate::warn!(
                 "robots-audit: {}: {} more bad lines",
                 path.display(),
-                bad.len() - SHOWN_SKIPS
+                bad.total() - SHOWN_SKIPS as u64
             );
         }
     }

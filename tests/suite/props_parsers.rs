@@ -266,7 +266,7 @@ proptest! {
     ) {
         let (map, bad) = PtrMap::parse(&text);
         let lines = text.split(|&b| b == b'\n').count() as u64;
-        for line in &bad {
+        for line in bad.iter() {
             prop_assert!(line.line >= 1 && line.line <= lines);
         }
         let _ = map.len();
