@@ -329,7 +329,13 @@ pub fn parse_network(text: &str) -> Result<IpNet, String> {
 }
 
 fn check_profile(p: &Profile) -> Result<(), String> {
-    if p.user_agents.is_empty() && p.hosts.is_empty() {
+    // An entry named like a built-in crawler keeps the patterns it gives
+    // none of (`merge_profiles`): `crawler: FreshBot` / `reads:
+    // Crawl-delay` changes one fact.
+    let builtin = crate::crawler::profile::builtin()
+        .iter()
+        .any(|b| b.name.eq_ignore_ascii_case(&p.name));
+    if p.user_agents.is_empty() && p.hosts.is_empty() && !builtin {
         return Err(format!(
             "crawler {} has neither a user-agent nor a host pattern",
             p.name
@@ -480,6 +486,22 @@ mod tests {
         assert_eq!(profiles[seznam_at].user_agents, seznam.user_agents);
         assert_eq!(profiles[seznam_at].hosts.len(), 1);
         assert_eq!(profiles[seznam_at].hosts[0].text, "x-<address>.example.com");
+        // An entry of facts alone, no pattern, changes those facts of a
+        // built-in crawler (README "Other crawlers"); a new crawler still
+        // needs a pattern.
+        let mut profiles = builtin();
+        let facts_only =
+            "crawler: FreshBot\nreads: Crawl-delay\n\ncrawler: seznambot\nrate-floor: none\n";
+        merge_profiles(&mut profiles, parse_entries(facts_only).unwrap());
+        assert_eq!(
+            profiles[fresh_at].user_agents,
+            builtin()[fresh_at].user_agents
+        );
+        assert_eq!(profiles[fresh_at].token, "SeznamBot");
+        assert!(profiles[fresh_at].reads.reads(Directive::CrawlDelay));
+        assert_eq!(profiles[seznam_at].user_agents, seznam.user_agents);
+        assert_eq!(profiles[seznam_at].rate_floor, None);
+        assert!(parse_entries("crawler: NewBot\nreads: Crawl-delay\n").is_err());
     }
 
     #[test]
