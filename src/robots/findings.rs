@@ -279,8 +279,17 @@ impl<'a> Scope<'a> {
     fn new(robots: &'a Robots, readers: &'a [Reader]) -> Scope<'a> {
         let mut tokens: Vec<String> = Vec::new();
         let mut seen = HashSet::new();
-        for agent in robots.groups().iter().flat_map(|g| &g.agents) {
-            let token = String::from_utf8_lossy(&agent.token).into_owned();
+        // The tokens of the other reading's user-agent lines too: a rule
+        // of such a group is that crawler's own there.
+        let colonless = robots.colonless_tokens().iter();
+        for token in robots
+            .groups()
+            .iter()
+            .flat_map(|g| &g.agents)
+            .map(|a| &a.token)
+            .chain(colonless)
+        {
+            let token = String::from_utf8_lossy(token).into_owned();
             if !token.is_empty() && seen.insert(token.to_ascii_lowercase()) {
                 tokens.push(token);
             }

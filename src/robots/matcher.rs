@@ -168,6 +168,12 @@ impl Robots {
         &self.grouping.late_versions
     }
 
+    /// The product tokens of user-agent lines without their colon (and
+    /// of Google's typo keys): groups of the file's other reading only.
+    pub fn colonless_tokens(&self) -> &[Vec<u8>] {
+        &self.grouping.colonless_tokens
+    }
+
     /// Member lines before any user-agent line, as indices into
     /// `file().records`: they belong to no group and have no effect.
     pub fn orphans(&self) -> &[usize] {

@@ -4,7 +4,7 @@
 //! Seznam home-page exception, and rules that can never decide
 //! (RFC 9309 §2.2.2, §2.2.3; SPEC §3, §4).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use super::super::compile::Pattern;
 use super::super::group::{Reads, Rule};
@@ -377,24 +377,37 @@ struct Shadow {
     duplicate: bool,
 }
 
+/// One reading of a selection's rules: the lines of its rules, and those
+/// that never decide, with the rule that does.
+type ReadingShadows = (HashSet<usize>, HashMap<usize, Shadow>);
+
 /// Rules that never decide anything: in every selection that holds them, a
 /// rule of higher precedence matches every path they match. Only certain
 /// cases are claimed: an identical pattern with the same directive (a
 /// duplicate), or an opposite rule that covers this one.
 fn shadowed(scope: &Scope<'_>, findings: &mut Vec<Finding>) {
     // Each selection's rules as its crawlers read them: Robot-version's
-    // whole-path matching is one crawler's, not another's.
-    let per_selection: Vec<HashMap<usize, Shadow>> = scope
+    // whole-path matching is one crawler's, not another's. And in each
+    // reading of the file (a user-agent line without its colon read as
+    // Google's parser reads it, …): a rule the audit still needs in one
+    // reading, where it is a group's own, is no duplicate (the audit
+    // accuses only where every reading disallows).
+    let per_selection: Vec<Vec<ReadingShadows>> = scope
         .selections
         .iter()
         .map(|s| {
-            let globs: HashMap<usize, Glob> = s
-                .whole_rules
-                .rules()
-                .iter()
-                .map(|r| (r.line, Glob::new(&r.pattern, r.whole_path)))
-                .collect();
-            shadows(s.whole_rules.rules(), &globs)
+            s.whole_rules
+                .readings()
+                .map(|reading| {
+                    let globs: HashMap<usize, Glob> = reading
+                        .rules()
+                        .iter()
+                        .map(|r| (r.line, Glob::new(&r.pattern, r.whole_path)))
+                        .collect();
+                    let lines = reading.rules().iter().map(|r| r.line).collect();
+                    (lines, shadows(reading.rules(), &globs))
+                })
+                .collect()
         })
         .collect();
     for group in scope.robots.groups() {
@@ -403,13 +416,20 @@ fn shadowed(scope: &Scope<'_>, findings: &mut Vec<Finding>) {
             let Some(&first) = users.first() else {
                 continue;
             };
-            if !users
-                .iter()
-                .all(|&s| per_selection[s].contains_key(&rule.line))
-            {
+            let shadowed_in = |s: usize| {
+                per_selection[s]
+                    .iter()
+                    .enumerate()
+                    .all(|(reading, (lines, shadows))| {
+                        // The first reading is the one `users` come from.
+                        (reading > 0 && !lines.contains(&rule.line))
+                            || shadows.contains_key(&rule.line)
+                    })
+            };
+            if !users.iter().all(|&s| shadowed_in(s)) {
                 continue;
             }
-            let Some(shadow) = per_selection[first].get(&rule.line) else {
+            let Some(shadow) = per_selection[first][0].1.get(&rule.line) else {
                 continue;
             };
             findings.push(if shadow.duplicate {

@@ -1007,3 +1007,38 @@ fn disallow_all_is_not_said_of_a_home_page_rule_of_robot_version_2() {
     );
     assert_eq!(found("User-agent: *\nDisallow: /\n", "disallow-all"), [2]);
 }
+
+/// A rule is called duplicate or shadowed only when it is so in every
+/// reading of the file: after a user-agent line without its colon (or a
+/// typo key Google's parser reads so), the rule is that crawler's own in
+/// Google's reading, which the audit needs too (a row only where every
+/// reading disallows), so deleting it would change the verdict.
+#[test]
+fn no_dead_rule_is_claimed_on_one_reading() {
+    for (agent_line, input) in [
+        (
+            "User-agent SeznamBot",
+            "User-agent: *\nDisallow: /admin\n\n{}\nDisallow: /admin\n",
+        ),
+        (
+            "Useragent: SeznamBot",
+            "User-agent: *\nDisallow: /admin\n\n{}\nDisallow: /admin\n",
+        ),
+        (
+            "User-agent Googlebot",
+            "User-agent: SeznamBot\nDisallow: /tmp\nDisallow: /\n\n{}\nAllow: /\nDisallow: /admin\n",
+        ),
+    ] {
+        let text = input.replace("{}", agent_line);
+        let found = codes(text.as_bytes());
+        assert!(
+            !found
+                .iter()
+                .any(|&(_, f)| f == "duplicate-rule" || f == "shadowed-rule"),
+            "{text}: {found:?}"
+        );
+    }
+    // With the colon, one reading: the claims stand.
+    let text = "User-agent: *\nDisallow: /admin\nDisallow: /admin\n";
+    assert!(has(text.as_bytes(), "duplicate-rule"));
+}
