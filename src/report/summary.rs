@@ -188,7 +188,10 @@ pub fn human(digest: &Digest<'_>, names: &Names<'_>, totals: &Totals) -> String 
         let _ = writeln!(text, "  most broken rules:");
     }
     for ((line, rule), n) in top.into_iter().take(5) {
-        let rule = super::escape::escape(rule.as_bytes());
+        // The rule text keeps its bytes as `text::name_text` does: back to
+        // them, then escaped as the reports write them (not twice).
+        let bytes = super::escape::name_bytes(rule);
+        let rule = super::escape::escape(&bytes);
         // A robots-unreachable row has no line (SPEC §6).
         let place = if line == 0 {
             String::new()

@@ -533,6 +533,43 @@ fn the_summary_keeps_informing_rows_apart_from_violations() {
     assert!(!stderr.contains("most broken rules"), "{stderr}");
 }
 
+/// The most broken rules on standard error are written as the reports
+/// write them: a backslash as `\\` and a byte that is no UTF-8 as `\xNN`,
+/// once (they were escaped a second time).
+#[test]
+fn the_summarys_rules_are_escaped_once() {
+    for (robots, target, want) in [
+        (
+            &b"User-agent: *\nDisallow: /a\\\n"[..],
+            "/a%5Cb",
+            r"line 2: Disallow: /a\\ (1 violation)",
+        ),
+        (
+            &b"User-agent: *\nDisallow: /\xe9\n"[..],
+            "/%E9",
+            r"line 2: Disallow: /\xE9 (1 violation)",
+        ),
+    ] {
+        let log = combined(
+            "77.75.77.1",
+            &clf(1),
+            &format!("GET {target} HTTP/1.1"),
+            200,
+            SEZNAM_UA,
+        );
+        let site = Site::new()
+            .with("robots.txt", robots)
+            .with("access.log", &log);
+        let report = site.audit(&["--log", "access.log", "--robots", "robots.txt"]);
+        report.assert_code(1);
+        assert!(
+            report.stderr.contains(want),
+            "{want:?} in:\n{}",
+            report.stderr
+        );
+    }
+}
+
 #[test]
 fn a_closed_standard_output_ends_the_run_quietly() {
     use std::io::{BufRead, BufReader};
