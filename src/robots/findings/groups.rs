@@ -56,6 +56,10 @@ fn agents(
     named: &mut HashMap<String, usize>,
     findings: &mut Vec<Finding>,
 ) {
+    // Whether the group names each reader's token, asked once a group:
+    // asked for each of its user-agent lines, a group of 40,000 of them
+    // took seconds (each ask walks every line).
+    let mut names_reader: Vec<Option<bool>> = vec![None; scope.readers.len()];
     for agent in &group.agents {
         let line = agent.line;
         if !agent.wildcard && agent.token.is_empty() {
@@ -76,7 +80,8 @@ fn agents(
             ));
         }
         let token = String::from_utf8_lossy(&agent.token).to_ascii_lowercase();
-        if let Some(finding) = misnamed(scope, group, line, &agent.token, &token) {
+        if let Some(finding) = misnamed(scope, group, &mut names_reader, line, &agent.token, &token)
+        {
             findings.push(finding);
         }
         let (key, name) = if agent.wildcard {
@@ -111,6 +116,7 @@ fn agents(
 fn misnamed(
     scope: &Scope<'_>,
     group: &Group,
+    names_reader: &mut [Option<bool>],
     line: usize,
     written: &[u8],
     token: &str,
@@ -127,38 +133,44 @@ fn misnamed(
         return None;
     }
     let written = String::from_utf8_lossy(written);
-    scope.readers.iter().find_map(|(reader, _)| {
-        let want = String::from_utf8_lossy(&own(reader)).into_owned();
-        if want.is_empty() || group.names(want.as_bytes()) {
-            return None;
-        }
-        let message = if reader
-            .crawlers
-            .iter()
-            .any(|c| c.eq_ignore_ascii_case(token))
-        {
-            format!(
-                "`{written}` reaches no crawler: {} obeys the groups for `{}`.",
-                reader.label(),
-                reader.token
-            )
-        } else if (want.starts_with(token) && token.len() * 2 >= want.len())
-            || edit_distance(token.as_bytes(), want.as_bytes()) <= 2
-        {
-            format!(
-                "`{written}` does not name {}, since names are compared whole; write `{}`.",
-                reader.token, reader.token
-            )
-        } else {
-            return None;
-        };
-        Some(Finding::new(
-            line,
-            "misnamed-agent",
-            Severity::Warning,
-            message,
-        ))
-    })
+    scope
+        .readers
+        .iter()
+        .enumerate()
+        .find_map(|(index, (reader, _))| {
+            let want = String::from_utf8_lossy(&own(reader)).into_owned();
+            if want.is_empty()
+                || *names_reader[index].get_or_insert_with(|| group.names(want.as_bytes()))
+            {
+                return None;
+            }
+            let message = if reader
+                .crawlers
+                .iter()
+                .any(|c| c.eq_ignore_ascii_case(token))
+            {
+                format!(
+                    "`{written}` reaches no crawler: {} obeys the groups for `{}`.",
+                    reader.label(),
+                    reader.token
+                )
+            } else if (want.starts_with(token) && token.len() * 2 >= want.len())
+                || edit_distance(token.as_bytes(), want.as_bytes()) <= 2
+            {
+                format!(
+                    "`{written}` does not name {}, since names are compared whole; write `{}`.",
+                    reader.token, reader.token
+                )
+            } else {
+                return None;
+            };
+            Some(Finding::new(
+                line,
+                "misnamed-agent",
+                Severity::Warning,
+                message,
+            ))
+        })
 }
 
 /// Robot-version and Visit-time lines.
