@@ -168,6 +168,11 @@ impl Robots {
         &self.grouping.late_versions
     }
 
+    /// True when the file is read more than one way (`group::other_readings`).
+    pub fn has_other_readings(&self) -> bool {
+        !self.others.is_empty()
+    }
+
     /// The product tokens of user-agent lines without their colon (and
     /// of Google's typo keys): groups of the file's other reading only.
     pub fn colonless_tokens(&self) -> &[Vec<u8>] {
@@ -275,7 +280,7 @@ impl Robots {
 }
 
 /// What a token's compiled rules depend on (`Robots::selection_key`).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct SelectionKey {
     main: (Vec<usize>, bool),
     others: Vec<(Vec<usize>, bool)>,
