@@ -59,6 +59,14 @@ impl Glob {
         self.pieces.first().map_or(&[], Vec::as_slice)
     }
 
+    /// About the steps `covers(other)` takes: the octets of `self` after
+    /// its prefix, each against every token of `other`.
+    pub(super) fn cover_steps(&self, other: &Glob) -> usize {
+        let octets: usize = self.pieces.iter().skip(1).map(Vec::len).sum();
+        let tokens = other.pieces.iter().map(Vec::len).sum::<usize>() + other.pieces.len() + 1;
+        octets.saturating_mul(tokens)
+    }
+
     /// True when `self` certainly matches every target `other` matches.
     pub(super) fn covers(&self, other: &Glob) -> bool {
         // A quick refusal: the covering prefix must start the other's.
