@@ -9,9 +9,10 @@
 //! and the target are rewritten into one percent-encoding (`normal`), which
 //! leaves a literal `*` and `$` of the target as they are, one octet each;
 //! matching is then a plain recursive glob over octets in which a pattern's
-//! `%2A` and `%24` (and a `$` inside it, a literal `$`) match either that
-//! one octet or the three octets of the escape (RFC 9309 §2.2.3), and
-//! nothing else in a pattern matches a target's `*` or `$` but a wildcard.
+//! `%2A` and `%24` match either that one octet or the three octets of the
+//! escape (RFC 9309 §2.2.3), a `$` inside it (not its last octet) is the
+//! octet `$` alone, and nothing else in a pattern matches a target's `*`
+//! or `$` but a wildcard.
 //! Exponential in the worst case: keep its inputs small.
 //!
 //! Only `std` is used, so that the tests can include this file by path.
@@ -22,8 +23,8 @@ enum Token {
     Star,
     /// A final `$`: the end of the target.
     End,
-    /// `%2A` or `%24`, or a `$` that is not the last octet: the literal
-    /// `*` or `$` (the octet held here) or its escape.
+    /// `%2A` or `%24`: the literal `*` or `$` (the octet held here) or its
+    /// escape.
     Literal(u8),
     Octet(u8),
 }
@@ -132,8 +133,8 @@ impl ReferenceRule {
         while !rest.is_empty() {
             let (token, step) = match rest {
                 [b'*', ..] => (Token::Star, 1),
-                // A `$` anywhere but at the end is a literal `$`.
-                [b'$', ..] => (Token::Literal(b'$'), 1),
+                // A `$` anywhere but at the end is the octet `$`.
+                [b'$', ..] => (Token::Octet(b'$'), 1),
                 [b'%', b'2', b'A', ..] => (Token::Literal(b'*'), 3),
                 [b'%', b'2', b'4', ..] => (Token::Literal(b'$'), 3),
                 [b, ..] => (Token::Octet(*b), 1),

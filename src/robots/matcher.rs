@@ -539,58 +539,52 @@ impl AgentRules {
     /// (not the final anchor) is one octet, which a target's written `%24`
     /// does not hold (SPEC §3: octet by octet; only a pattern's `%24`
     /// matches both a `$` and a `%24`), but the matching form spells a
-    /// literal `$` `%24` on both sides. So when a `Disallow` holding one
-    /// decided and the target holds a written `%24`, the rules from it on
-    /// are tried in turn, each such `Disallow` against the target with its
-    /// written `%24`s made unmatchable (`%2` and a NUL, which no pattern
-    /// holds). `Disallow: /price$usd` then spares `/price%24usd`. Only a
-    /// `Disallow` is tried so: the verdict can only move toward allowed.
-    /// Past `DOLLAR_STEPS` octets of trying (a hostile robots.txt), the
-    /// decided rule stands.
+    /// literal `$` `%24` on both sides. So when a rule holding one decided
+    /// and the target holds a written `%24`, the rules from it on are
+    /// tried in turn, each rule holding one read exactly (`exact_match`).
+    /// `Disallow: /price$usd` then spares `/price%24usd`, and `Allow:
+    /// /a$b` no longer spares `/a%24b` from `Disallow: /a`. Past
+    /// `DOLLAR_STEPS` of trying (a hostile robots.txt), the decided rule
+    /// stands.
     fn exact_dollars(&self, normal: Target<'_>, decided: Option<usize>) -> Option<usize> {
         let first = decided?;
         if !self.literal_dollar(first) {
             return decided;
         }
-        let written: Vec<usize> = memchr::memmem::find_iter(normal.octets, b"%24")
-            .filter(|&at| {
-                u32::try_from(at).map_or(true, |at| normal.literals.binary_search(&at).is_err())
-            })
-            .collect();
-        if written.is_empty() {
+        let written = memchr::memmem::find_iter(normal.octets, b"%24").any(|at| {
+            u32::try_from(at).map_or(true, |at| normal.literals.binary_search(&at).is_err())
+        });
+        if !written {
             return decided;
         }
-        let mut octets = normal.octets.to_vec();
-        for at in written {
-            octets[at + 2] = 0;
-        }
-        let broken = Target {
-            octets: &octets,
-            literals: normal.literals,
-        };
+        let target = one_octet_literals(normal);
         let mut budget = DOLLAR_STEPS;
         for index in first..self.rules.len() {
-            budget = match budget.checked_sub(normal.octets.len() + 1) {
-                Some(left) => left,
-                None => return decided,
-            };
-            let target = if self.literal_dollar(index) {
-                broken
+            let matched = if self.literal_dollar(index) {
+                match exact_match(&self.rules[index], &target, &mut budget) {
+                    Some(matched) => matched,
+                    None => return decided,
+                }
             } else {
-                normal
+                budget = match budget.checked_sub(normal.octets.len() + 1) {
+                    Some(left) => left,
+                    None => return decided,
+                };
+                self.matcher.matches_at(index, normal)
             };
-            if self.matcher.matches_at(index, target) {
+            if matched {
                 return Some(index);
             }
         }
         None
     }
 
-    /// Whether rule `index` is a `Disallow` whose pattern holds a literal
-    /// `$` (one that is not its last octet, the anchor).
+    /// Whether rule `index`'s pattern holds a literal `$` (one that is not
+    /// its last octet, the anchor). A cut `Allow`, judged as every way it
+    /// may go on, is left as the matcher reads it.
     fn literal_dollar(&self, index: usize) -> bool {
         let rule = &self.rules[index];
-        !rule.allow
+        rule.cut.is_none()
             && rule
                 .pattern
                 .strip_suffix(b"$")
@@ -697,6 +691,102 @@ impl AgentRules {
             .or_else(|| valid().find(|(_, rate)| rate.window.is_none()))
             .map(|(line, _)| line)
     }
+}
+
+/// A target in matching form with each literal `*` and `$` (an escape at
+/// one of `literals`) one octet again, as SPEC §3 reads it.
+fn one_octet_literals(normal: Target<'_>) -> Vec<u8> {
+    let mut out = Vec::with_capacity(normal.octets.len());
+    let mut at = 0;
+    for &literal in normal.literals {
+        let literal = literal as usize;
+        out.extend_from_slice(&normal.octets[at..literal]);
+        out.push(
+            if normal.octets.get(literal + 1..literal + 3) == Some(b"2A") {
+                b'*'
+            } else {
+                b'$'
+            },
+        );
+        at = literal + 3;
+    }
+    out.extend_from_slice(&normal.octets[at.min(normal.octets.len())..]);
+    out
+}
+
+/// One unit of a pattern read exactly (`exact_match`).
+#[derive(Clone, Copy)]
+enum Unit {
+    /// `*`: any run of octets.
+    Star,
+    /// `%2A` or `%24`: that literal octet, or its escape.
+    Either(u8),
+    /// Any other octet, a literal `$` included: itself alone.
+    Octet(u8),
+}
+
+/// Whether `rule`'s pattern, read as SPEC §3 writes it, matches `target`
+/// (a target with its literal `*` and `$` one octet each): a `$` inside the
+/// pattern is the octet `$`, a `%2A` or `%24` matches the octet or its
+/// escape, `*` any run. One pass over the target for each unit, the places
+/// reached so far kept; `None` past the budget.
+fn exact_match(rule: &Rule, target: &[u8], budget: &mut usize) -> Option<bool> {
+    let (body, end) = match rule.pattern.strip_suffix(b"$") {
+        Some(body) => (body, true),
+        None => (&rule.pattern[..], false),
+    };
+    let anchored = !body.ends_with(b"*") && (end || rule.whole_path);
+    let mut units = Vec::with_capacity(body.len());
+    let mut rest = body;
+    while let [first, tail @ ..] = rest {
+        let (unit, step) = match (first, tail) {
+            (b'*', _) => (Unit::Star, 1),
+            (b'%', [b'2', b'A', ..]) => (Unit::Either(b'*'), 3),
+            (b'%', [b'2', b'4', ..]) => (Unit::Either(b'$'), 3),
+            (&octet, _) => (Unit::Octet(octet), 1),
+        };
+        units.push(unit);
+        rest = &rest[step..];
+    }
+    *budget = budget.checked_sub(units.len().saturating_mul(target.len() + 1))?;
+    let mut reach = vec![false; target.len() + 1];
+    reach[0] = true;
+    for unit in units {
+        let mut next = vec![false; target.len() + 1];
+        match unit {
+            Unit::Star => {
+                let mut any = false;
+                for (place, reached) in reach.iter().enumerate() {
+                    any |= *reached;
+                    next[place] = any;
+                }
+            }
+            Unit::Either(octet) => {
+                let escape: &[u8] = if octet == b'*' { b"%2A" } else { b"%24" };
+                for place in (0..target.len()).filter(|&p| reach[p]) {
+                    if target[place] == octet {
+                        next[place + 1] = true;
+                    }
+                    if target[place..].starts_with(escape) {
+                        next[place + 3] = true;
+                    }
+                }
+            }
+            Unit::Octet(octet) => {
+                for place in (0..target.len()).filter(|&p| reach[p]) {
+                    if target[place] == octet {
+                        next[place + 1] = true;
+                    }
+                }
+            }
+        }
+        reach = next;
+    }
+    Some(if anchored {
+        reach[target.len()]
+    } else {
+        reach.contains(&true)
+    })
 }
 
 #[cfg(test)]
@@ -957,6 +1047,19 @@ mod tests {
                 "/a%24bc",
                 true,
             ),
+            // An Allow's literal `$` no more spares a written `%24`.
+            (
+                "User-agent: *\nAllow: /a$b\nDisallow: /a\n",
+                "/a%24b",
+                false,
+            ),
+            ("User-agent: *\nAllow: /a$b\nDisallow: /a\n", "/a$b", true),
+            // Both kinds in one pattern, each read as written.
+            ("User-agent: *\nDisallow: /a$%24\n", "/a$%24", false),
+            ("User-agent: *\nDisallow: /a$%24\n", "/a$$", false),
+            ("User-agent: *\nDisallow: /a$%24\n", "/a%24%24", true),
+            ("User-agent: *\nDisallow: /*$x*%2A$\n", "/q$x*", false),
+            ("User-agent: *\nDisallow: /*$x*%2A$\n", "/q%24x*", true),
             // `%2A` counts three octets: `/a%2A` is 5 long, `/a*` 3.
             ("User-agent: *\nAllow: /a%2A\nDisallow: /a*\n", "/a*", true),
             (
