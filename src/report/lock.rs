@@ -129,7 +129,21 @@ pub fn make_folder(dir: &Path) -> io::Result<()> {
         DirBuilder::new()
             .recursive(true)
             .mode(0o755)
-            .create(parent)?;
+            .create(parent)
+            .map_err(|e| {
+                // A file where a folder above it should be: said so, not
+                // as the bare "File exists" of making it.
+                let file = parent
+                    .ancestors()
+                    .find(|a| fs::metadata(a).is_ok_and(|m| !m.is_dir()));
+                match (e.kind(), file) {
+                    (io::ErrorKind::AlreadyExists, Some(file)) => io::Error::new(
+                        io::ErrorKind::NotADirectory,
+                        format!("{} is a file, not a folder", file.display()),
+                    ),
+                    _ => e,
+                }
+            })?;
     }
     match DirBuilder::new().mode(0o755).create(dir) {
         // Made with 755 less the umask: at most 755, so never writable
@@ -216,6 +230,21 @@ fn is_earlier_temporary(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A file where a folder above `--out` should be is named as such, not
+    /// as the bare "File exists" of making the folder.
+    #[test]
+    fn a_file_above_the_folder_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("afile");
+        fs::write(&file, "x").unwrap();
+        let err = make_folder(&file.join("x")).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::NotADirectory);
+        assert!(
+            err.to_string().contains("afile is a file, not a folder"),
+            "{err}"
+        );
+    }
 
     /// Only a folder this call made gets mode 755: one the path reaches
     /// through `..`, or one that was there, keeps its own.
