@@ -16,15 +16,78 @@ use crate::side_file;
 use crate::text::{escape_non_utf8, name_text};
 
 /// Reverse-DNS names by address. An address may have several names, as in
-/// DNS; they keep file order.
+/// DNS; they keep file order. Kept flat: every (address, name) pair sorted
+/// by address, each name a range of one text. A map of a HashMap of
+/// `Vec<String>` cost some 300 bytes a pair: a 16 MB map of a million
+/// pairs (SPEC §1's side-file limit) took 310 MB, past `--memory`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PtrMap {
-    names: HashMap<IpAddr, Vec<String>>,
-    /// A hash of each (address, name folded as `same_name` compares), so
-    /// that adding a name costs one look-up, not a compare with every name
-    /// the address has (a map of 80,000 names for one address took 15 s);
-    /// only a name whose hash was seen is compared with the names.
-    seen: HashSet<u64>,
+    /// (address, where its name starts in `text`, its length), by address,
+    /// each address's names in file order.
+    pairs: Vec<(IpAddr, u32, u32)>,
+    /// The names, one after another.
+    text: String,
+    /// How many distinct addresses `pairs` holds.
+    addresses: usize,
+}
+
+/// A `PtrMap` being read: the pairs in file order, and a hash of each
+/// (address, name folded as `same_name` compares) with the first pair of
+/// it, so that adding a name costs one look-up, not a compare with every
+/// name the address has (a map of 80,000 names for one address took 15 s).
+struct Building {
+    map: PtrMap,
+    seen: HashMap<u64, u32>,
+}
+
+impl Building {
+    /// Adds a name for an address (a name already there is not repeated).
+    fn insert(&mut self, addr: IpAddr, name: &str) {
+        use std::hash::{BuildHasher as _, Hash as _, Hasher as _};
+        let addr = addr.to_canonical();
+        let mut hasher = foldhash::fast::FixedState::with_seed(0).build_hasher();
+        addr.hash(&mut hasher);
+        for b in name.strip_suffix('.').unwrap_or(name).bytes() {
+            hasher.write_u8(b.to_ascii_lowercase());
+        }
+        let (Ok(next), Ok(start), Ok(len)) = (
+            u32::try_from(self.map.pairs.len()),
+            u32::try_from(self.map.text.len()),
+            u32::try_from(name.len()),
+        ) else {
+            // Past 4 GB of names: no side file holds so many (16 MiB).
+            return;
+        };
+        match self.seen.entry(hasher.finish()) {
+            std::collections::hash_map::Entry::Occupied(first) => {
+                let (other, from, to) = self.map.pairs[*first.get() as usize];
+                let known = &self.map.text[from as usize..(from + to) as usize];
+                if other == addr && same_name(known, name) {
+                    return;
+                }
+            }
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                slot.insert(next);
+            }
+        }
+        self.map.text.push_str(name);
+        self.map.pairs.push((addr, start, len));
+    }
+
+    /// The map, its pairs sorted by address (each address's in file order).
+    fn finish(self) -> PtrMap {
+        let Building { mut map, seen } = self;
+        drop(seen);
+        // A pair's name starts later in `text` the later its line: sorted
+        // by both, each address's names stay in file order, with no
+        // buffer a stable sort would take.
+        map.pairs
+            .sort_unstable_by_key(|&(addr, start, _)| (addr, start));
+        map.addresses = map.pairs.chunk_by(|a, b| a.0 == b.0).count();
+        map.text.shrink_to_fit();
+        map.pairs.shrink_to_fit();
+        map
+    }
 }
 
 /// The longest DNS name, in characters, without its final dot.
@@ -88,7 +151,16 @@ impl PtrMap {
 
     /// Reads the bytes of a PTR map.
     pub fn parse(bytes: &[u8]) -> (PtrMap, BadLines) {
-        let mut map = PtrMap::default();
+        // Sized for a pair a line at once: grown by doubling, the pairs
+        // and the hashes were held twice while they moved.
+        let lines = memchr::memchr_iter(b'\n', bytes).count() + 1;
+        let mut map = Building {
+            map: PtrMap {
+                pairs: Vec::with_capacity(lines),
+                ..PtrMap::default()
+            },
+            seen: HashMap::with_capacity(lines),
+        };
         let mut bad = BadLines::default();
         for (index, raw) in bytes.split(|&b| b == b'\n').enumerate() {
             let line = index as u64 + 1;
@@ -123,52 +195,45 @@ impl PtrMap {
                 _ => bad.push(|| reject("expected ADDRESS NAME")),
             }
         }
-        (map, bad)
-    }
-
-    /// Adds a name for an address (a name already there is not repeated).
-    pub fn insert(&mut self, addr: IpAddr, name: &str) {
-        use std::hash::{BuildHasher as _, Hash as _, Hasher as _};
-        let addr = addr.to_canonical();
-        let mut hasher = foldhash::fast::FixedState::with_seed(0).build_hasher();
-        addr.hash(&mut hasher);
-        for b in name.strip_suffix('.').unwrap_or(name).bytes() {
-            hasher.write_u8(b.to_ascii_lowercase());
-        }
-        let names = self.names.entry(addr).or_default();
-        if self.seen.insert(hasher.finish()) || !names.iter().any(|n| same_name(n, name)) {
-            names.push(name.to_string());
-        }
+        (map.finish(), bad)
     }
 
     /// The names known for an address, in file order; empty when none.
-    pub fn names(&self, addr: IpAddr) -> &[String] {
-        self.names
-            .get(&addr.to_canonical())
-            .map_or(&[], Vec::as_slice)
+    pub fn names(&self, addr: IpAddr) -> Vec<&str> {
+        let addr = addr.to_canonical();
+        let from = self.pairs.partition_point(|&(a, _, _)| a < addr);
+        self.pairs[from..]
+            .iter()
+            .take_while(|&&(a, _, _)| a == addr)
+            .map(|&(_, start, len)| self.name_at(start, len))
+            .collect()
+    }
+
+    fn name_at(&self, start: u32, len: u32) -> &str {
+        &self.text[start as usize..(start + len) as usize]
     }
 
     /// How many addresses have a name.
     pub fn len(&self) -> usize {
-        self.names.len()
+        self.addresses
     }
 
     pub fn is_empty(&self) -> bool {
-        self.names.is_empty()
+        self.pairs.is_empty()
     }
 
     /// The addresses whose name fits some crawler's pattern: their fetches
     /// belong to that crawler even without its user agent, so the pipeline
     /// keeps them.
     pub fn crawler_addresses(&self, ident: &Identifier) -> CrawlerAddrs {
-        self.names
+        self.pairs
             .iter()
-            .filter(|(addr, names)| {
-                names
-                    .iter()
-                    .any(|n| ident.by_name(n, Some(**addr)).is_some())
+            .filter(|&&(addr, start, len)| {
+                ident
+                    .by_name(self.name_at(start, len), Some(addr))
+                    .is_some()
             })
-            .map(|(addr, _)| *addr)
+            .map(|&(addr, _, _)| addr)
             .collect()
     }
 }

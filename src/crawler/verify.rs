@@ -183,7 +183,7 @@ impl Knowledge {
                 if ident.by_name(name, Some(addr)).is_some()
                     && forward_from(answer, name) == Forward::NotAsked
                 {
-                    pairs.push((addr, name.clone()));
+                    pairs.push((addr, name.to_string()));
                 }
             }
         }
@@ -272,11 +272,11 @@ impl Knowledge {
                     let checks: Vec<NameCheck> = mapped
                         .iter()
                         .map(|name| NameCheck {
-                            name: name.clone(),
+                            name: name.to_string(),
                             forward: match forward_from(answer, name) {
                                 Forward::NotAsked => self
                                     .given_forward
-                                    .get(&(addr, name.clone()))
+                                    .get(&(addr, name.to_string()))
                                     .copied()
                                     .unwrap_or(Forward::NotAsked),
                                 said => said,
