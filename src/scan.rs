@@ -8,6 +8,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::net::IpAddr;
 
+use crate::accesslog::open::GZIP_MEMBER_START;
 use crate::accesslog::vhost::{SiteHosts, host_key};
 use crate::accesslog::{self, Chunk, Entry, FileFormat, Line, Skip, TrustedProxies};
 use crate::crawler::ptr::CrawlerAddrs;
@@ -289,9 +290,6 @@ pub struct Scanner<'a> {
     pub hosts: &'a SiteHosts,
 }
 
-/// The first bytes of a gzip member: magic and the deflate method.
-const GZIP_MAGIC: &[u8] = b"\x1f\x8b\x08";
-
 impl Scanner<'_> {
     /// Reads one chunk of file `file` in `format` (the one in force at its
     /// first line): the fetches it holds, in line order, and what it read.
@@ -362,7 +360,7 @@ impl Scanner<'_> {
                 &Err(skip) => {
                     scan.skipped += 1;
                     tally.skip(line.number, skip);
-                    if memchr::memmem::find(line.text, GZIP_MAGIC).is_some() {
+                    if memchr::memmem::find(line.text, &GZIP_MEMBER_START).is_some() {
                         tally.gzip_at(line.number);
                     }
                     if scan.skips.len() < SHOWN_SKIPS {

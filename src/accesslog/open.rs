@@ -18,6 +18,10 @@ use crate::error::{Error, Position, Result};
 /// The first two bytes of every gzip member (RFC 1952 §2.3.1).
 pub const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
 
+/// The first bytes of a gzip member: the magic and the deflate method,
+/// the only one gzip has.
+pub const GZIP_MEMBER_START: [u8; 3] = [GZIP_MAGIC[0], GZIP_MAGIC[1], 8];
+
 /// How many compressed bytes are handed to the inflater at a time. Large
 /// enough that the per-call overhead of the decoder and of the read system
 /// call vanish; the benchmark baseline (`examples/inflate_count.rs`) uses the

@@ -80,16 +80,14 @@ impl Tally {
             self.first_skip = Some((line, skip));
         }
         self.last_skip = self.last_skip.max(Some(line));
-        if skip == Skip::NoOffset && self.first_no_offset.is_none_or(|first| line < first) {
-            self.first_no_offset = Some(line);
+        if skip == Skip::NoOffset {
+            self.first_no_offset = earliest(self.first_no_offset, Some(line));
         }
     }
 
     /// Notes a skipped line that holds the start of a gzip member.
     pub fn gzip_at(&mut self, line: u64) {
-        if self.first_gzip.is_none_or(|first| line < first) {
-            self.first_gzip = Some(line);
-        }
+        self.first_gzip = earliest(self.first_gzip, Some(line));
     }
 
     /// Adds the counts of another part of the same file.
@@ -99,14 +97,8 @@ impl Tally {
         self.not_requests += other.not_requests;
         self.with_user_agent += other.with_user_agent;
         self.with_forwarded += other.with_forwarded;
-        if let Some(line) = other.first_no_offset
-            && self.first_no_offset.is_none_or(|first| line < first)
-        {
-            self.first_no_offset = Some(line);
-        }
-        if let Some(line) = other.first_gzip {
-            self.gzip_at(line);
-        }
+        self.first_no_offset = earliest(self.first_no_offset, other.first_no_offset);
+        self.first_gzip = earliest(self.first_gzip, other.first_gzip);
         if let Some((line, _)) = other.first_skip
             && self.first_skip.is_none_or(|(first, _)| line < first)
         {
@@ -126,6 +118,11 @@ impl Tally {
     fn too_many_skipped(&self) -> bool {
         self.skipped.saturating_mul(100) > self.lines
     }
+}
+
+/// The earlier of two first lines, either unknown.
+fn earliest(a: Option<u64>, b: Option<u64>) -> Option<u64> {
+    a.into_iter().chain(b).min()
 }
 
 /// New lines of a log audited before that must all fail to parse for the

@@ -221,15 +221,15 @@ pub fn parse(input: &[u8]) -> RobotsFile {
 
 impl RobotsFile {
     /// Reads one whole line, numbered `number`: a record, a stray, or
-    /// nothing (blanks and a comment).
-    fn read_line(&mut self, number: usize, raw: &[u8]) {
+    /// nothing (blanks and a comment). True when it held something.
+    fn read_line(&mut self, number: usize, raw: &[u8]) -> bool {
         let content = match memchr::memchr(b'#', raw) {
             Some(i) => &raw[..i],
             None => raw,
         };
         let content = trim(content);
         if content.is_empty() {
-            return;
+            return false;
         }
         let text = name_text(content).into_owned();
         match memchr::memchr(b':', content) {
@@ -247,6 +247,7 @@ impl RobotsFile {
             }
             None => self.strays.push(Stray { line: number, text }),
         }
+        true
     }
 
     /// Reads the line the size limit cut, if any, as what is known of it
@@ -264,14 +265,16 @@ impl RobotsFile {
             return;
         }
         let number = self.lines + 1;
-        let (records, strays) = (self.records.len(), self.strays.len());
-        if memchr::memchr(b'#', cut).is_some() {
-            self.read_line(number, cut);
+        let read = if memchr::memchr(b'#', cut).is_some() {
+            self.read_line(number, cut)
         } else if let Some(record) = cut_user_agent(cut, number).or_else(|| cut_allow(cut, number))
         {
             self.records.push(record);
-        }
-        if (self.records.len(), self.strays.len()) != (records, strays) {
+            true
+        } else {
+            false
+        };
+        if read {
             self.lines = number;
         }
     }

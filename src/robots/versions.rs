@@ -87,14 +87,11 @@ impl Entry {
             Some(t) => (t, Origin::Since(path.to_path_buf())),
             None if !regular => {
                 let now = || {
-                    let since = std::time::SystemTime::now()
-                        .duration_since(std::time::UNIX_EPOCH)
-                        .unwrap_or_default();
-                    Timestamp {
-                        unix: i64::try_from(since.as_secs()).unwrap_or(i64::MAX),
-                        millis: u16::try_from(since.subsec_millis()).unwrap_or(0),
+                    utc_timestamp(std::time::SystemTime::now()).unwrap_or(Timestamp {
+                        unix: 0,
+                        millis: 0,
                         offset_min: 0,
-                    }
+                    })
                 };
                 (
                     modified.unwrap_or_else(now),
@@ -125,18 +122,19 @@ impl Entry {
 /// when it has one, and whether it is a regular file.
 pub fn read_limited(path: &Path) -> Result<(Vec<u8>, Option<Timestamp>, bool)> {
     let (bytes, metadata) = super::source::read(path)?;
-    let modified = metadata
-        .modified()
-        .ok()
-        .and_then(|m| m.duration_since(std::time::UNIX_EPOCH).ok())
-        .and_then(|d| {
-            Some(Timestamp {
-                unix: i64::try_from(d.as_secs()).ok()?,
-                millis: u16::try_from(d.subsec_millis()).ok()?,
-                offset_min: 0,
-            })
-        });
+    let modified = metadata.modified().ok().and_then(utc_timestamp);
     Ok((bytes, modified, metadata.is_file()))
+}
+
+/// A time of the system as a UTC timestamp to the millisecond; `None`
+/// before 1970.
+fn utc_timestamp(time: std::time::SystemTime) -> Option<Timestamp> {
+    let since = time.duration_since(std::time::UNIX_EPOCH).ok()?;
+    Some(Timestamp {
+        unix: i64::try_from(since.as_secs()).ok()?,
+        millis: u16::try_from(since.subsec_millis()).ok()?,
+        offset_min: 0,
+    })
 }
 
 /// The time a `--robots-history` file name stands for: `<time>.txt`, the
