@@ -107,13 +107,6 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
         &config.robots_sources,
         state.as_ref().map(State::entries).unwrap_or_default(),
     )?;
-    // SPEC §6: with one --robots file and no state, nothing of nights
-    // applies.
-    let nights =
-        (config.robots_sources.history.is_some() || config.state.is_some()).then_some(Nights {
-            versions: &versions,
-            grace_ms: config.robots_grace_ms,
-        });
     let choice = FormatChoice::new(&config.log_format)
         .map_err(|cause| Error::Usage(format!("--log-format: {cause}")))?
         .with_zone(config.log_tz.clone());
@@ -245,11 +238,34 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
     let (knowledge, mut dns_health, state_dns_cache) =
         verify(config, &ident, ptr_map, addresses, budget.addresses_asked)?;
 
+    // SPEC §6: with one --robots file and no state, nothing of nights
+    // applies. With them, the night is judged by the versions in force
+    // from the grace before its earliest line on: those of the years
+    // before are neither parsed nor compiled (the state keeps them all).
+    let earliest_ms = scan
+        .tallies
+        .values()
+        .filter_map(|tally| tally.first_time.as_ref())
+        .map(|time| time.instant_ms())
+        .min();
+    let first_judged = versions
+        .index_at(earliest_ms.map_or(i64::MAX, |ms| ms.saturating_sub(config.robots_grace_ms)));
+    let night_versions = versions.from_index(first_judged);
+    let nights =
+        (config.robots_sources.history.is_some() || config.state.is_some()).then_some(Nights {
+            versions: &night_versions,
+            grace_ms: config.robots_grace_ms,
+        });
     // Each version compiled once per selection; without nights only the
-    // one version there is.
-    let judged: &[_] = match nights {
-        Some(_) => versions.all(),
-        None => std::slice::from_ref(versions.latest()),
+    // one version there is. The reports still list every version the run
+    // knew (`listed`), whose indices run `first_judged` ahead.
+    let (judged, listed, first_judged): (&[_], &[_], usize) = match nights {
+        Some(_) => (night_versions.all(), versions.all(), first_judged),
+        None => (
+            std::slice::from_ref(versions.latest()),
+            std::slice::from_ref(versions.latest()),
+            0,
+        ),
     };
     let compiled = Compiled::new(&ident, judged);
     let policies = compiled.policies(&ident);
@@ -327,7 +343,7 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
         .iter()
         .map(|(file, err)| (*file, err.to_string()))
         .collect();
-    let robots_versions: Vec<(String, Option<String>)> = judged
+    let robots_versions: Vec<(String, Option<String>)> = listed
         .iter()
         .map(|version| {
             let from = match (nights, &config.robots_sources.file) {
@@ -388,15 +404,14 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
     };
     // The chart draws, at each minute, the Request-rate of the version in
     // force then (SPEC §6), as the rows were judged.
-    let in_force_ms = in_force_spans(judged);
-    let allowed = allowances(judged, &policies, &in_force_ms, crawlers.len());
+    let allowed = allowances(judged, &policies, &in_force_spans(judged), crawlers.len());
     let sources = report::html::build::Sources {
-        robots: judged
+        robots: listed
             .iter()
-            .map(|version| (version.robots().bytes(), version.robots_version()))
+            .map(|version| (version.bytes(), version.robots_version()))
             .collect(),
-        in_force_ms,
-        excused_by,
+        in_force_ms: in_force_spans(listed),
+        excused_by: excused_by.iter().map(|&v| v + first_judged).collect(),
         allowed: &allowed,
         window_tz: &config.window_tz,
         count_of: judged_by.count_of(),

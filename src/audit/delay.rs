@@ -26,7 +26,7 @@ pub fn judge<'r>(policy: &Policy<'r>, gap_ms: i64) -> Option<Violation<'r>> {
         group: policy.rules.group_label(delay.group),
         rule_line: delay.line,
         rule: Cow::Borrowed(&delay.text),
-        robots_version: policy.rules.version(),
+        robots_version: policy.version,
         detail: format!(
             "{} s after the previous fetch; allowed every {} s",
             seconds_text(u64::try_from(gap_ms).unwrap_or(0)),

@@ -34,7 +34,7 @@ pub fn judge<'r>(policy: &Policy<'r>, target: &[u8]) -> Option<Violation<'r>> {
         group: policy.rules.group_label(rule.group),
         rule_line: rule.line,
         rule: Cow::Borrowed(&rule.text),
-        robots_version: policy.rules.version(),
+        robots_version: policy.version,
         detail: String::new(),
         note,
     })

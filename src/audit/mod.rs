@@ -96,6 +96,9 @@ pub struct Policy<'r> {
     /// The robots.txt token; crawlers sharing it share a rate count.
     pub token: String,
     pub rules: &'r AgentRules,
+    /// SPEC §5 `robots_version` of the rows: the version the rules were
+    /// compiled for, or another of the same records that shares them.
+    pub version: &'r str,
     /// The slowest rate the crawler honours: `(fetches, seconds)`; slower
     /// written rates are read as this (Seznam: 1 per 30 s).
     pub rate_floor: Option<(u32, u64)>,
@@ -114,6 +117,7 @@ impl<'r> Policy<'r> {
             name: profile.name.clone(),
             token: profile.token.clone(),
             rules,
+            version: rules.version(),
             rate_floor: profile
                 .rate_floor
                 .map(|f| (f.fetches, u64::from(f.seconds))),

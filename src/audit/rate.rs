@@ -329,7 +329,7 @@ pub fn judge<'r>(
         group: policy.rules.group_label(line.group),
         rule_line: line.line,
         rule: Cow::Borrowed(&line.text),
-        robots_version: policy.rules.version(),
+        robots_version: policy.version,
         detail,
         note: policy.limit_note(Directive::RequestRate),
     })

@@ -6,6 +6,7 @@
 
 use std::collections::HashMap;
 use std::net::IpAddr;
+use std::sync::Arc;
 
 use crate::audit::{self, Counted, Impostor, Policy, SpoofReason, Violation};
 use crate::crawler::{Client, CrawlerId, Identifier, Identity, Knowledge, Verification};
@@ -13,7 +14,7 @@ use crate::fetch::Fetch;
 use crate::report::{self, Digest};
 use crate::robots::AgentRules;
 use crate::robots::group::Reads;
-use crate::robots::matcher::SelectionKey;
+use crate::robots::matcher::{Robots, SelectionKey};
 use crate::robots::versions::{Version, Versions};
 use crate::state::NightRows;
 
@@ -205,11 +206,15 @@ pub(super) fn count_judged(
 
 /// The rules each crawler is judged by: for each robots.txt version
 /// judged, the rules of each selection (a robots.txt token and the records
-/// it reads), compiled once.
+/// it reads), compiled once. Versions that hold the same records (a CMS
+/// that writes the time into a comment makes a version an hour) share one
+/// compiled copy; each keeps its own `robots_version`.
 pub(super) struct Compiled {
-    /// By version: the compiled rules, and the index into them of each
+    /// The distinct compiled rules, and the index into them of each
     /// selection (tokens that select the same groups share them).
     rules: Vec<(Vec<AgentRules>, Vec<usize>)>,
+    /// By version: its `robots_version` and its index into `rules`.
+    versions: Vec<(Arc<str>, usize)>,
     /// By crawler (profile): its selection.
     token_of: Vec<usize>,
 }
@@ -234,55 +239,85 @@ impl Compiled {
                     })
             })
             .collect();
-        // Tokens that select the same groups of a version share its
-        // compiled rules: (rules, the index into them of each selection).
-        let rules = judged
-            .iter()
-            .map(|version| {
-                let mut compiled: Vec<(Reads, SelectionKey, AgentRules)> = Vec::new();
-                let mut read: Vec<(Reads, crate::robots::Robots)> = Vec::new();
-                let shared = selections
-                    .iter()
-                    .map(|(token, reads)| {
-                        let at = read
-                            .iter()
-                            .position(|(r, _)| r == reads)
-                            .unwrap_or_else(|| {
-                                read.push((*reads, version.robots().read_as(*reads)));
-                                read.len() - 1
-                            });
-                        let robots = &read[at].1;
-                        let key = robots.selection_key(token.as_bytes());
-                        let found = compiled
-                            .iter()
-                            .position(|(r, k, _)| r == reads && *k == key);
-                        found.unwrap_or_else(|| {
-                            compiled.push((*reads, key, robots.rules_for(token.as_bytes())));
-                            compiled.len() - 1
-                        })
-                    })
-                    .collect();
-                (
-                    compiled.into_iter().map(|(_, _, rules)| rules).collect(),
-                    shared,
-                )
-            })
-            .collect();
-        Compiled { rules, token_of }
+        let mut rules: Vec<(Vec<AgentRules>, Vec<usize>)> = Vec::new();
+        let mut versions = Vec::with_capacity(judged.len());
+        // The version before, parsed, with its index into `rules`: the
+        // parse is let go once the next version is compared with it.
+        let mut before: Option<(Robots, usize)> = None;
+        for version in judged {
+            let robots = Robots::from_shared(
+                Arc::clone(version.bytes_shared()),
+                Arc::from(version.robots_version()),
+            );
+            let at = match &before {
+                Some((earlier, at)) if earlier.file().same_records(robots.file()) => *at,
+                _ => {
+                    rules.push(compile_selections(&robots, &selections));
+                    rules.len() - 1
+                }
+            };
+            versions.push((Arc::from(version.robots_version()), at));
+            before = Some((robots, at));
+        }
+        Compiled {
+            rules,
+            versions,
+            token_of,
+        }
     }
 
     /// By version, each crawler's policy (SPEC §3, §4).
     pub(super) fn policies<'c>(&'c self, ident: &'c Identifier) -> Vec<Vec<Policy<'c>>> {
-        self.rules
+        self.versions
             .iter()
-            .map(|(rules, shared)| {
+            .map(|(version, at)| {
+                let (rules, shared) = &self.rules[*at];
                 ident
                     .profiles()
                     .iter()
                     .zip(&self.token_of)
-                    .map(|(profile, &selection)| Policy::new(profile, &rules[shared[selection]]))
+                    .map(|(profile, &selection)| Policy {
+                        version,
+                        ..Policy::new(profile, &rules[shared[selection]])
+                    })
                     .collect()
             })
             .collect()
     }
+}
+
+/// A version's rules for each selection, tokens that select the same
+/// groups sharing one compiled copy: (rules, the index into them of each
+/// selection).
+fn compile_selections(
+    robots: &Robots,
+    selections: &[(String, Reads)],
+) -> (Vec<AgentRules>, Vec<usize>) {
+    let mut compiled: Vec<(Reads, SelectionKey, AgentRules)> = Vec::new();
+    let mut read: Vec<(Reads, Robots)> = Vec::new();
+    let shared = selections
+        .iter()
+        .map(|(token, reads)| {
+            let at = read
+                .iter()
+                .position(|(r, _)| r == reads)
+                .unwrap_or_else(|| {
+                    read.push((*reads, robots.read_as(*reads)));
+                    read.len() - 1
+                });
+            let robots = &read[at].1;
+            let key = robots.selection_key(token.as_bytes());
+            let found = compiled
+                .iter()
+                .position(|(r, k, _)| r == reads && *k == key);
+            found.unwrap_or_else(|| {
+                compiled.push((*reads, key, robots.rules_for(token.as_bytes())));
+                compiled.len() - 1
+            })
+        })
+        .collect();
+    (
+        compiled.into_iter().map(|(_, _, rules)| rules).collect(),
+        shared,
+    )
 }

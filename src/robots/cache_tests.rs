@@ -16,7 +16,7 @@ fn t(s: &str) -> Timestamp {
 /// 12:00 +01:00, disallows /b too (the edit of the night).
 fn versions() -> Versions {
     let entry = |bytes: &str, time: &str| Entry {
-        bytes: bytes.as_bytes().to_vec(),
+        bytes: bytes.as_bytes().into(),
         in_force_from: t(time),
         origin: Origin::History(time.into()),
     };
@@ -672,7 +672,7 @@ fn an_unverified_fetch_of_robots_txt_only_spares_rows() {
 #[test]
 fn an_excuse_names_each_version_that_allowed_the_fetch() {
     let entry = |bytes: &str, time: &str| Entry {
-        bytes: bytes.as_bytes().to_vec(),
+        bytes: bytes.as_bytes().into(),
         in_force_from: t(time),
         origin: Origin::History(time.into()),
     };

@@ -65,10 +65,16 @@ impl Robots {
     /// crawler's profile. Never fails: whatever does not make sense is kept
     /// for the lint and has no effect.
     pub fn new(bytes: &[u8]) -> Robots {
-        Robots::from_file(parse::parse(bytes), version_of(bytes), bytes)
+        Robots::from_shared(Arc::from(bytes), version_of(bytes))
     }
 
-    fn from_file(file: RobotsFile, version: Arc<str>, bytes: &[u8]) -> Robots {
+    /// [`Robots::new`] of bytes already shared, whose `robots_version`
+    /// (`version_of`) is known.
+    pub fn from_shared(bytes: Arc<[u8]>, version: Arc<str>) -> Robots {
+        Robots::from_file(parse::parse(&bytes), version, bytes)
+    }
+
+    fn from_file(file: RobotsFile, version: Arc<str>, bytes: Arc<[u8]>) -> Robots {
         let grouping = group::group(&file, Reads::ALL);
         let others = other_groupings(&file, &grouping, Reads::ALL);
         Robots {
@@ -77,7 +83,7 @@ impl Robots {
             others,
             reads: Reads::ALL,
             version,
-            bytes: Arc::from(bytes),
+            bytes,
         }
     }
 
@@ -124,7 +130,11 @@ impl Robots {
                 .size
                 .max(usize::try_from(metadata.len()).unwrap_or(usize::MAX));
         }
-        Ok(Robots::from_file(file, version_of(&bytes), &bytes))
+        Ok(Robots::from_file(
+            file,
+            version_of(&bytes),
+            Arc::from(bytes),
+        ))
     }
 
     pub fn file(&self) -> &RobotsFile {

@@ -118,6 +118,28 @@ pub struct RobotsFile {
     pub lines: usize,
 }
 
+impl RobotsFile {
+    /// Whether `other` holds the same records, line for line: the two
+    /// are grouped and judged alike whatever their comments (only the
+    /// size may differ).
+    pub fn same_records(&self, other: &RobotsFile) -> bool {
+        // Every field named, so that one added is weighed here too.
+        let RobotsFile {
+            records,
+            strays,
+            size: _,
+            truncated,
+            bom,
+            lines,
+        } = self;
+        *records == other.records
+            && *strays == other.strays
+            && *truncated == other.truncated
+            && *bom == other.bom
+            && *lines == other.lines
+    }
+}
+
 fn trim(mut s: &[u8]) -> &[u8] {
     while let [b' ' | b'\t', rest @ ..] = s {
         s = rest;
@@ -660,5 +682,30 @@ mod tests {
         let file = parse(b"\x00\x01\x02<html><body>hi</body></html>\n\xff:\xfe");
         assert_eq!(file.records.len(), 1);
         assert_eq!(file.records[0].directive, Directive::Unknown);
+    }
+
+    /// Files judged alike whatever their comments; a line moved, a value,
+    /// a stray line or the size limit's cut tells them apart.
+    #[test]
+    fn same_records_whatever_the_comments() {
+        let base = parse(b"# built 1\nUser-agent: *\nDisallow: /a # old\n");
+        let alike = [
+            &b"# built 2, a longer comment\nUser-agent: *\nDisallow: /a\n"[..],
+            b"#\r\nUser-agent: *  # all\r\nDisallow: /a\r\n",
+        ];
+        for bytes in alike {
+            assert!(base.same_records(&parse(bytes)), "{bytes:?}");
+        }
+        let differ = [
+            &b"\nUser-agent: *\n\nDisallow: /a\n"[..],
+            b"# built 1\nUser-agent: *\nDisallow: /b\n",
+            b"# built 1\nUser-agent: *\nDisallow: /a\nstray\n",
+        ];
+        for bytes in differ {
+            assert!(!base.same_records(&parse(bytes)), "{bytes:?}");
+        }
+        let mut cut = b"# built 1\nUser-agent: *\nDisallow: /a\n".to_vec();
+        cut.resize(SIZE_LIMIT + 1, b'#');
+        assert!(!base.same_records(&parse(&cut)));
     }
 }

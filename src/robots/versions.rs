@@ -17,9 +17,9 @@ use std::fmt;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
-use super::matcher::Robots;
+use super::matcher::{Robots, version_of};
 use crate::accesslog::time::Timestamp;
 use crate::accesslog::time_given::parse_rfc3339_or_date;
 use crate::config::RobotsSources;
@@ -71,8 +71,9 @@ impl Origin {
 #[derive(Debug, Clone)]
 pub struct Entry {
     /// The bytes as read: at most one past the 500 KiB limit, so that the
-    /// parser still knows whether the file went past it.
-    pub bytes: Vec<u8>,
+    /// parser still knows whether the file went past it. Shared with the
+    /// state that kept it and the version made of it.
+    pub bytes: Arc<[u8]>,
     pub in_force_from: Timestamp,
     pub origin: Origin,
 }
@@ -110,7 +111,7 @@ impl Entry {
             }
         };
         Ok(Entry {
-            bytes,
+            bytes: Arc::from(bytes),
             in_force_from,
             origin,
         })
@@ -214,7 +215,7 @@ pub fn read_history(dir: &Path) -> Result<Vec<Entry>> {
         regular_file(&path)?;
         let (bytes, _, _) = read_limited(&path)?;
         out.push(Entry {
-            bytes,
+            bytes: Arc::from(bytes),
             in_force_from,
             origin: Origin::History(path),
         });
@@ -250,12 +251,17 @@ fn bad_history_name(path: &Path) -> Error {
     }
 }
 
-/// One robots.txt version on the site's time line.
+/// One robots.txt version on the site's time line. It is parsed when
+/// first asked for its rules: a state kept for years, or a history of a
+/// CMS's snapshots, holds thousands of versions, and a night needs the
+/// few in force during its fetches (`Versions::from_instant`).
 #[derive(Debug, Clone)]
 pub struct Version {
     index: usize,
     bytes: Arc<[u8]>,
-    robots: Robots,
+    /// SPEC §5 `robots_version`, known without parsing.
+    robots_version: Arc<str>,
+    robots: OnceLock<Robots>,
     in_force_from: Timestamp,
     origins: Vec<Origin>,
 }
@@ -284,14 +290,22 @@ impl Version {
         &self.bytes
     }
 
-    /// The file parsed, grouped as a crawler that reads every record does.
+    /// The same, shared (the state keeps them without a copy).
+    pub fn bytes_shared(&self) -> &Arc<[u8]> {
+        &self.bytes
+    }
+
+    /// The file parsed, grouped as a crawler that reads every record does;
+    /// parsed on the first call.
     pub fn robots(&self) -> &Robots {
-        &self.robots
+        self.robots.get_or_init(|| {
+            Robots::from_shared(Arc::clone(&self.bytes), Arc::clone(&self.robots_version))
+        })
     }
 
     /// SPEC §5 `robots_version`.
     pub fn robots_version(&self) -> &str {
-        self.robots.version()
+        &self.robots_version
     }
 
     /// When it came into force, as its earliest source says.
@@ -355,11 +369,11 @@ impl Versions {
                     });
                 }
             }
-            let robots = Robots::new(&entry.bytes);
             list.push(Version {
                 index: list.len(),
-                bytes: Arc::from(entry.bytes),
-                robots,
+                robots_version: version_of(&entry.bytes),
+                bytes: entry.bytes,
+                robots: OnceLock::new(),
                 in_force_from: entry.in_force_from,
                 origins: vec![entry.origin],
             });
@@ -478,6 +492,25 @@ impl Versions {
     /// Every version, oldest first.
     pub fn all(&self) -> &[Version] {
         &self.list
+    }
+
+    /// The time line from the version at `first` on, indexed anew from 0:
+    /// from the version in force at an instant (`index_at`), the same
+    /// versions in force at every moment from then (the first of them,
+    /// now the oldest, was in force then already or is the oldest of
+    /// all). A night is judged by this part, so that the versions of years
+    /// before are neither parsed nor compiled.
+    pub fn from_index(&self, first: usize) -> Versions {
+        let first = first.min(self.list.len() - 1);
+        let list = self.list[first..]
+            .iter()
+            .enumerate()
+            .map(|(index, version)| Version {
+                index,
+                ..version.clone()
+            })
+            .collect();
+        Versions { list }
     }
 
     /// The index of the version in force at `instant_ms`: the latest that

@@ -11,7 +11,7 @@ fn t(s: &str) -> Timestamp {
 
 fn entry(bytes: &str, time: &str, name: &str) -> Entry {
     Entry {
-        bytes: bytes.as_bytes().to_vec(),
+        bytes: bytes.as_bytes().into(),
         in_force_from: t(time),
         origin: Origin::History(PathBuf::from(name)),
     }
@@ -294,7 +294,7 @@ fn big_files_are_read_to_one_byte_past_the_limit() {
     assert_eq!(bytes.len(), SIZE_LIMIT + 1);
     // The version names the bytes to the limit, as the audit's does.
     let versions = Versions::merge(vec![Entry {
-        bytes,
+        bytes: bytes.into(),
         in_force_from: t("2026-11-29"),
         origin: Origin::Modified(path),
     }])
@@ -350,7 +350,7 @@ fn history_folder() {
     let got: Vec<(String, Vec<u8>)> = read_history(dir.path())
         .unwrap()
         .into_iter()
-        .map(|e| (e.in_force_from.rfc3339(), e.bytes))
+        .map(|e| (e.in_force_from.rfc3339(), e.bytes.to_vec()))
         .collect();
     assert_eq!(
         got,
@@ -366,4 +366,76 @@ fn history_folder() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("missing"), "{err}");
+}
+
+/// The time line from a version on gives, at every instant from the one
+/// it was cut at, the versions the whole time line gives, indexed anew.
+#[test]
+fn the_time_line_from_a_version_on() {
+    let times = [
+        "2026-11-01T00:00:00Z",
+        "2026-11-20T00:00:00Z",
+        "2026-11-29T00:00:00Z",
+        "2026-11-30T00:00:00Z",
+        "2026-12-01T00:00:00Z",
+    ];
+    let versions = Versions::merge(
+        times
+            .iter()
+            .enumerate()
+            .map(|(i, time)| entry(&format!("User-agent: *\nDisallow: /{i}\n"), time, "v"))
+            .collect(),
+    )
+    .unwrap();
+    let ms = |s: &str| t(s).instant_ms();
+    let instants: Vec<i64> = [
+        "2026-10-01T00:00:00Z",
+        "2026-11-01T00:00:00Z",
+        "2026-11-25T12:00:00Z",
+        "2026-11-29T00:00:00Z",
+        "2026-11-29T23:59:59.999Z",
+        "2026-11-30T00:00:00Z",
+        "2026-12-05T00:00:00Z",
+    ]
+    .iter()
+    .map(|s| ms(s))
+    .collect();
+    let same = |a: &Version, b: &Version| {
+        a.robots_version() == b.robots_version() && a.in_force_from() == b.in_force_from()
+    };
+    for &cut in &instants {
+        let first = versions.index_at(cut);
+        let part = versions.from_index(first);
+        assert_eq!(part.all().len(), times.len() - first);
+        for (index, version) in part.all().iter().enumerate() {
+            assert_eq!(version.index(), index);
+        }
+        for &at in instants.iter().filter(|&&at| at >= cut) {
+            assert!(same(part.at(at), versions.at(at)), "cut {cut} at {at}");
+            for &to in instants.iter().filter(|&&to| to >= at) {
+                let whole: Vec<&str> = versions
+                    .during(at, to)
+                    .map(Version::robots_version)
+                    .collect();
+                let cut_part: Vec<&str> =
+                    part.during(at, to).map(Version::robots_version).collect();
+                assert_eq!(cut_part, whole, "cut {cut} during {at}..{to}");
+            }
+        }
+    }
+    // Past the last version: the last alone.
+    assert_eq!(versions.from_index(99).all().len(), 1);
+}
+
+/// A version is parsed when first asked for its rules, as `Robots::new`
+/// parses its bytes.
+#[test]
+fn a_version_is_parsed_as_its_bytes_read() {
+    let bytes = "User-agent: *\nDisallow: /a\n";
+    let versions = Versions::merge(vec![entry(bytes, "2026-11-29T00:00:00Z", "a")]).unwrap();
+    let version = &versions.all()[0];
+    let robots = Robots::new(bytes.as_bytes());
+    assert_eq!(version.robots_version(), robots.version());
+    assert_eq!(version.robots().file(), robots.file());
+    assert_eq!(version.robots().version(), robots.version());
 }

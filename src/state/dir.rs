@@ -230,7 +230,7 @@ impl StateDir {
                 )
             })?;
             versions.push(StoredVersion {
-                bytes,
+                bytes: bytes.into(),
                 in_force_from,
                 file,
             });
@@ -284,7 +284,7 @@ impl StateDir {
             let file = self.robots_file(&sha256);
             // (A FIFO put in its place would never answer: it is replaced.)
             let present = crate::robots::versions::regular_file(&file).is_ok()
-                && fs::read(&file).is_ok_and(|b| b == v.bytes);
+                && fs::read(&file).is_ok_and(|b| *b == *v.bytes);
             if !present {
                 // Named by its hash: no state names it before the commit.
                 write_replacing(&file, &v.bytes)?;

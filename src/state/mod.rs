@@ -39,6 +39,7 @@ pub use dir::{PreparedState, StateDir, check_trust};
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -82,7 +83,8 @@ pub struct State {
 /// A robots.txt version as kept.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoredVersion {
-    pub bytes: Vec<u8>,
+    /// Shared with the run's versions (`Versions`).
+    pub bytes: Arc<[u8]>,
     pub in_force_from: Timestamp,
     /// The file that holds it (for messages); empty before the first save.
     pub file: PathBuf,
@@ -240,7 +242,7 @@ impl State {
         self.versions
             .iter()
             .map(|v| Entry {
-                bytes: v.bytes.clone(),
+                bytes: Arc::clone(&v.bytes),
                 in_force_from: v.in_force_from,
                 origin: Origin::State(v.file.clone()),
             })
@@ -254,7 +256,7 @@ impl State {
             .all()
             .iter()
             .map(|v| StoredVersion {
-                bytes: v.bytes().to_vec(),
+                bytes: Arc::clone(v.bytes_shared()),
                 in_force_from: v.in_force_from(),
                 file: PathBuf::new(),
             })

@@ -26,12 +26,12 @@ fn sample() -> State {
     let mut state = State::default();
     let versions = Versions::merge(vec![
         Entry {
-            bytes: b"User-agent: *\nDisallow: /a\n".to_vec(),
+            bytes: b"User-agent: *\nDisallow: /a\n".as_slice().into(),
             in_force_from: t("2026-11-29T14:00:00.250+01:00"),
             origin: Origin::History("a".into()),
         },
         Entry {
-            bytes: b"User-agent: *\nDisallow: /b\n".to_vec(),
+            bytes: b"User-agent: *\nDisallow: /b\n".as_slice().into(),
             in_force_from: t("2026-11-30T00:00:00Z"),
             origin: Origin::History("b".into()),
         },
@@ -115,7 +115,7 @@ fn what_is_saved_is_loaded() {
     assert_eq!(without_files(loaded.clone()), state);
     // The versions name the files that hold them, for messages.
     for v in &loaded.versions {
-        assert_eq!(fs::read(&v.file).unwrap(), v.bytes);
+        assert_eq!(fs::read(&v.file).unwrap(), &*v.bytes);
         assert!(v.file.starts_with(dir.path().join("robots")));
     }
     // And they go back to robots::versions as entries of the state.

@@ -543,3 +543,52 @@ fn a_changed_robots_txt_from_a_pipe_is_refused_not_dated_by_its_reading() {
     writer.join().unwrap();
     assert_eq!(run.code, 0, "{}", run.stderr);
 }
+
+/// Versions that differ only in a comment (a CMS that writes the time of
+/// each build into robots.txt) are judged alike, yet each row names the
+/// version in force at its fetch; a comment line put in front moves the
+/// rule's line; the versions of years before the night, judged by none of
+/// its fetches, are still listed in run.json.
+#[test]
+fn versions_alike_but_for_a_comment_each_name_their_own_rows() {
+    let site = Site::new();
+    let built = |n: u32| format!("# built {n}\nUser-agent: *\nDisallow: /a\n");
+    let moved = "# built 3\n# by the CMS\nUser-agent: *\nDisallow: /a\n".to_string();
+    site.write(
+        "history/2020-01-01T00:00:00Z.txt",
+        "User-agent: *\nDisallow: /\n",
+    );
+    site.write("history/2026-11-28T00:00:00Z.txt", built(1));
+    site.write("history/2026-11-30T06:00:00Z.txt", built(2));
+    site.write("history/2026-12-01T06:00:00Z.txt", &moved);
+    let log = [
+        fetch(H, "/a/1", 200),
+        fetch(7 * H, "/a/2", 200),
+        fetch(DAY + 7 * H, "/a/3", 200),
+    ]
+    .concat();
+    site.write("access.log", log);
+    let (code, violations, json) = audit(&site, &[]);
+    assert_eq!(code, 1, "{violations}");
+    let got: Vec<(String, String, String)> = rows(&violations)
+        .into_iter()
+        .map(|r| (r[8].clone(), r[12].clone(), r[16].clone()))
+        .collect();
+    let row = |target: &str, line: &str, robots: &str| {
+        (
+            target.to_string(),
+            line.to_string(),
+            robots_version(robots.as_bytes()),
+        )
+    };
+    assert_eq!(
+        got,
+        [
+            row("/a/1", "3", &built(1)),
+            row("/a/2", "3", &built(2)),
+            row("/a/3", "4", &moved),
+        ]
+    );
+    let listed = json["robots_versions"].as_array().unwrap().len();
+    assert_eq!(listed, 4, "{json}");
+}
