@@ -221,16 +221,17 @@ pub(crate) fn read(line: &[u8], family: Family) -> Option<Entry<'_>> {
     let (status, blank) = status(line, close + 2)?;
     entry.status = status;
     if family == Family::Common {
-        // `%b` last: ends anywhere, and is not used; a raw CR after it is
-        // the general reader's to refuse.
-        if memchr::memchr(b'\r', &line[blank..]).is_some() {
+        // `%b` last: ends anywhere, and is not used; a raw CR after it, or
+        // a tab in it (a field of blanks does not fit), is the general
+        // reader's to refuse.
+        if memchr::memchr2(b'\r', b'\t', &line[blank..]).is_some() {
             return None;
         }
         return accept(entry, client);
     }
-    // `%b`, then ` "`.
+    // `%b`, then ` "`; a tab in `%b` is the general reader's to refuse.
     pos = next_blank(line, blank + 1)? + 1;
-    if line.get(pos)? != &b'"' {
+    if line.get(pos)? != &b'"' || memchr::memchr(b'\t', &line[blank..pos]).is_some() {
         return None;
     }
     let referer_end = quotes.next(pos + 1)?;
