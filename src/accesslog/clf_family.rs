@@ -195,11 +195,13 @@ pub(crate) fn read(line: &[u8], family: Family) -> Option<Entry<'_>> {
         }
         pos = blank + 1;
     }
-    // The user, then ` [`: an address as the name is the general
-    // reader's too.
+    // The user, then ` [`: an address as the name, or a bare quote in
+    // it, is the general reader's too.
     let blank = next_blank(line, pos)?;
     let user = &line[pos..blank];
-    if user != b"-" && (fields::is_ipv4(user) || fields::is_ipv6(user)) {
+    if user != b"-"
+        && (fields::is_ipv4(user) || fields::is_ipv6(user) || memchr::memchr(b'"', user).is_some())
+    {
         return None;
     }
     pos = blank + 1;
@@ -221,17 +223,21 @@ pub(crate) fn read(line: &[u8], family: Family) -> Option<Entry<'_>> {
     let (status, blank) = status(line, close + 2)?;
     entry.status = status;
     if family == Family::Common {
-        // `%b` last: ends anywhere, and is not used; a raw CR after it, or
-        // a tab in it (a field of blanks does not fit), is the general
-        // reader's to refuse.
-        if memchr::memchr2(b'\r', b'\t', &line[blank..]).is_some() {
+        // `%b` last, up to a blank or the end; a raw CR after it, a tab in
+        // it (a field of blanks does not fit) or a value that is no
+        // number is the general reader's to refuse.
+        let size_end = next_blank(line, blank + 1).unwrap_or(line.len());
+        if memchr::memchr2(b'\r', b'\t', &line[blank..]).is_some()
+            || !fields::is_number(line.get(blank + 1..size_end)?)
+        {
             return None;
         }
         return accept(entry, client);
     }
-    // `%b`, then ` "`; a tab in `%b` is the general reader's to refuse.
+    // `%b`, a number or `-` (a line that lacks it puts the referer's
+    // quote there: the general reader's to refuse), then ` "`.
     pos = next_blank(line, blank + 1)? + 1;
-    if line.get(pos)? != &b'"' || memchr::memchr(b'\t', &line[blank..pos]).is_some() {
+    if line.get(pos)? != &b'"' || !fields::is_number(&line[blank + 1..pos - 1]) {
         return None;
     }
     let referer_end = quotes.next(pos + 1)?;

@@ -127,7 +127,7 @@ fn slot_kind(slot: &Slot) -> Option<usize> {
         Slot::Offset => 8,
         Slot::Method => 9,
         Slot::Target => 10,
-        Slot::Other | Slot::Word | Slot::Port | Slot::OtherTime(_) => return None,
+        Slot::Other | Slot::Number | Slot::Word | Slot::Port | Slot::OtherTime(_) => return None,
     })
 }
 
@@ -313,10 +313,18 @@ pub(crate) fn compile(spec: &str) -> Result<Compiled, String> {
                         // A host, then a path (`$host$request_uri`): the
                         // host ends at the path's first `/`.
                         previous.until_slash = true;
-                    } else if matches!(previous.slot, Slot::Other | Slot::Word | Slot::Port)
-                        && matches!(slot, Slot::Other | Slot::Word | Slot::Port)
-                    {
-                        // Two skipped fields in a row (`%U%q`) read as one.
+                    } else if matches!(
+                        previous.slot,
+                        Slot::Other | Slot::Number | Slot::Word | Slot::Port
+                    ) && matches!(
+                        slot,
+                        Slot::Other | Slot::Number | Slot::Word | Slot::Port
+                    ) {
+                        // Two skipped fields in a row (`%U%q`) read as one,
+                        // whose value need not be a number.
+                        if previous.slot == Slot::Number || slot == Slot::Number {
+                            previous.slot = Slot::Other;
+                        }
                         continue;
                     } else {
                         return Err(format!(
@@ -413,6 +421,7 @@ mod tests {
                     Slot::Fraction(_) => "us",
                     Slot::Offset => "offset",
                     Slot::Other => "-",
+                    Slot::Number => "number",
                     Slot::Word => "word",
                     Slot::Port => "port",
                     Slot::OtherTime(_) => "other-time",
@@ -462,7 +471,7 @@ mod tests {
                     "time|] \"",
                     "requestq|\" ",
                     "status| ",
-                    "-| \"",
+                    "number| \"",
                     "-q|\" \"",
                     "uaq|\"",
                 ],
@@ -476,7 +485,7 @@ mod tests {
                     "time|] \"",
                     "requestq|\" ",
                     "status| ",
-                    "-| \"",
+                    "number| \"",
                     "-q|\" \"",
                     "uaq|\"",
                 ],
@@ -494,7 +503,7 @@ mod tests {
                     "time|] \"",
                     "requestq|\" ",
                     "status| ",
-                    "-|",
+                    "number|",
                 ],
             ),
             (
@@ -507,7 +516,7 @@ mod tests {
                     "time|] \"",
                     "requestq|\" ",
                     "status| ",
-                    "-|",
+                    "number|",
                 ],
             ),
             (
@@ -528,7 +537,14 @@ mod tests {
                 // RHEL's default ssl_request_log: mod_ssl's %{…}x opaque.
                 r#"%t %h %{SSL_PROTOCOL}x %{SSL_CIPHER}x "%r" %b"#,
                 "[",
-                &["time|] ", "client| ", "-| ", "-| \"", "requestq|\" ", "-|"],
+                &[
+                    "time|] ",
+                    "client| ",
+                    "-| ",
+                    "-| \"",
+                    "requestq|\" ",
+                    "number|",
+                ],
             ),
             (
                 // Apache's documented split time: strftime, fraction, offset.

@@ -237,6 +237,22 @@ pub fn is_port_number(value: &[u8]) -> bool {
     !matches!(value, b"" | b"-") && is_port(value)
 }
 
+/// True when `value` may be a number a log writes (`Slot::Number`):
+/// digits, with a fraction or not (`0.004`), or `-` for none.
+#[inline]
+pub fn is_number(value: &[u8]) -> bool {
+    if value == b"-" {
+        return true;
+    }
+    let (whole, fraction) = match memchr::memchr(b'.', value) {
+        Some(dot) => (&value[..dot], Some(&value[dot + 1..])),
+        None => (value, None),
+    };
+    !whole.is_empty()
+        && whole.iter().all(u8::is_ascii_digit)
+        && fraction.is_none_or(|f| !f.is_empty() && f.iter().all(u8::is_ascii_digit))
+}
+
 /// True when `value` may be a port (`%p`, `$remote_port`): a number of
 /// 0–65535 written in at most five digits, or `-` or nothing for none (a
 /// unix socket's).

@@ -371,12 +371,24 @@ impl LogFormat {
                     if slot == Slot::Port {
                         shifted |= !fields::is_port(value);
                     }
+                    if slot == Slot::Number && !step.quoted {
+                        shifted |= !fields::is_number(value);
+                    }
                     if !step.quoted && !step.upstream_list {
                         // A field the audit does not use ends at its first
                         // blank: one that holds blanks only fits by taking
                         // what the client wrote elsewhere (the README's
                         // "Proxies").
                         if slot == Slot::Other && memchr::memchr2(b' ', b'\t', value).is_some() {
+                            shifted = true;
+                        }
+                        // Apache and nginx escape a quote in every value
+                        // they log (`\"`, `\x22`): one written bare in a
+                        // field without quotes is the next field's opening
+                        // quote, taken by a line that lacks a field.
+                        if matches!(slot, Slot::Other | Slot::Word | Slot::Port | Slot::Method)
+                            && memchr::memchr(b'"', value).is_some()
+                        {
                             shifted = true;
                         }
                         // After an unquoted chain, a comma in a one-word
@@ -386,7 +398,7 @@ impl LogFormat {
                         // holds commas of its own: such a field belongs in
                         // quotes.)
                         if open_chain
-                            && matches!(slot, Slot::Other | Slot::Port | Slot::Word)
+                            && matches!(slot, Slot::Other | Slot::Number | Slot::Port | Slot::Word)
                             && memchr::memchr(b',', value).is_some()
                         {
                             return Err(Skip::Mismatch);

@@ -34,6 +34,11 @@ pub(crate) enum Slot {
     OtherTime(u8),
     /// A field the audit does not use: skipped.
     Other,
+    /// A number the audit does not use: a size, a duration, a count
+    /// (`%b`, `%D`, `%{ms}T`, `$body_bytes_sent`, `$request_time`). A value
+    /// that is no number nor `-` (`"-"`, an address) means the line lacks
+    /// a field and the rest moved over by one: the line is skipped.
+    Number,
     /// A port (`%p`, `%{remote}p`, `$remote_port`, `$server_port`): not
     /// used, but a value that is no port means the line was cut in the
     /// wrong places (a line with a time in front read as

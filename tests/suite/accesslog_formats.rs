@@ -693,6 +693,91 @@ fn a_virtual_host_in_front_of_common_is_never_read_shifted() {
     );
 }
 
+/// A line that lacks a field, in a log whose lines carry fields after the
+/// format's last (a site's `$request_time`, a second user agent), fits
+/// only by moving every later value over by one: a browser's user agent
+/// read as the referer and the appended field as the user agent, or an
+/// address read as a size. Apache and nginx write a quote in no value
+/// bare, and a size is a number: such lines are skipped, never read
+/// shifted, and the lines around them read as written.
+#[test]
+fn a_line_that_lacks_a_field_is_skipped_never_read_shifted() {
+    let browser = "Mozilla/5.0 (Windows NT 10.0; rv:120.0) Gecko/20100101 Firefox/120.0";
+    let whole = |i: u32| {
+        format!(
+            "77.75.77.123 - - [{}] \"GET /private/{i} HTTP/1.1\" 200 512 \"-\" \"{SEZNAM_UA}\" \"x\"\n",
+            clf(i)
+        )
+    };
+    let cases: [(&str, String, String); 3] = [
+        (
+            "combined",
+            // No %b: the referer's quote where the size stands.
+            format!(
+                "6.6.6.6 - - [{}] \"GET /private/a HTTP/1.1\" 200 \"-\" \"{browser}\" \"{SEZNAM_UA}\"\n",
+                clf(5)
+            ),
+            (0..4).map(whole).collect(),
+        ),
+        (
+            "combined",
+            // A quote written bare in the user field, where no server
+            // writes one.
+            format!(
+                "6.6.6.6 - \"-\" [{}] \"GET /private/b HTTP/1.1\" 200 5 \"-\" \"{SEZNAM_UA}\"\n",
+                clf(5)
+            ),
+            (0..4).map(whole).collect(),
+        ),
+        (
+            r#"[$time_local] "$request" $status $request_length $remote_addr "$http_user_agent""#,
+            // No $request_length: the address where a number stands.
+            format!(
+                "[{}] \"GET /private/c HTTP/1.1\" 200 6.6.6.6 \"{SEZNAM_UA}\" \"x\"\n",
+                clf(5)
+            ),
+            (0..4)
+                .map(|i| {
+                    format!(
+                        "[{}] \"GET /private/{i} HTTP/1.1\" 200 310 77.75.77.123 \"{SEZNAM_UA}\" \"x\"\n",
+                        clf(i)
+                    )
+                })
+                .collect(),
+        ),
+    ];
+    for (format, odd, around) in cases {
+        let site = Site::new()
+            .with("robots.txt", ROBOTS)
+            .with("access.log", format!("{around}{odd}"));
+        let run = site.run(&[
+            "--log",
+            "access.log",
+            "--robots",
+            "robots.txt",
+            "--log-format",
+            format,
+            "--out",
+            "o",
+        ]);
+        assert_eq!(run.code, 1, "{format}: {}", run.stderr);
+        assert!(
+            run.stderr.contains("access.log:5: skipped"),
+            "{format}: {}",
+            run.stderr
+        );
+        let violations = std::fs::read_to_string(site.path("o/violations.csv")).unwrap();
+        assert_eq!(violations.lines().count(), 5, "{format}: {violations}");
+        assert!(
+            violations
+                .lines()
+                .skip(1)
+                .all(|l| l.contains(",77.75.77.123,")),
+            "{format}: {violations}"
+        );
+    }
+}
+
 /// SeznamBot's fetch of a disallowed page, as combined writes it, at
 /// `clf(i)`.
 fn private_fetch(i: u32) -> String {

@@ -164,6 +164,9 @@ pub(super) fn apache_tokens(spec: &[u8]) -> Result<Vec<Token>, String> {
             (b'v', _) => field(Slot::Vhost, 3, name),
             (b'V', _) => field(Slot::Vhost, 2, name),
             (b'l' | b'u', None) => field(Slot::Word, 0, name),
+            (b'b' | b'B' | b'D' | b'I' | b'O' | b'S' | b'k', None) | (b'T', _) => {
+                field(Slot::Number, 0, name)
+            }
             (b'p', _) => field(Slot::Port, 0, name),
             (letter, _) if APACHE_LETTERS.contains(&letter) => field(Slot::Other, 0, name),
             // A module's own directive (`%{…}x` and `%{…}c` of mod_ssl,
@@ -265,6 +268,12 @@ pub(super) fn nginx_tokens(spec: &[u8]) -> Result<Vec<Token>, String> {
             b"proxy_add_x_forwarded_for" => field(Slot::ForwardedFor, 0, name),
             b"remote_user" => field(Slot::Word, 0, name),
             b"remote_port" | b"server_port" => field(Slot::Port, 0, name),
+            b"body_bytes_sent"
+            | b"bytes_sent"
+            | b"request_length"
+            | b"request_time"
+            | b"connection"
+            | b"connection_requests" => field(Slot::Number, 0, name),
             _ => field(Slot::Other, 0, name),
         };
         tokens.push(token);
