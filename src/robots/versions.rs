@@ -263,6 +263,12 @@ pub struct Version {
     robots_version: Arc<str>,
     robots: OnceLock<Robots>,
     in_force_from: Timestamp,
+    /// The later times other sources gave these bytes, merged into the
+    /// version (a re-deployment, `--robots-since` after a history that
+    /// already held them): kept by the state, so that a version learnt
+    /// later between them splits the time line as one run given every
+    /// source would (v1 → v2 → v1).
+    later_times: Vec<Timestamp>,
     origins: Vec<Origin>,
 }
 
@@ -313,6 +319,12 @@ impl Version {
         self.in_force_from
     }
 
+    /// Every time a source gave these bytes for this stretch of the time
+    /// line: when it came into force, then the later ones merged into it.
+    pub fn source_times(&self) -> impl Iterator<Item = Timestamp> + '_ {
+        std::iter::once(self.in_force_from).chain(self.later_times.iter().copied())
+    }
+
     /// Every source that gave these bytes for this stretch of time,
     /// earliest first.
     pub fn origins(&self) -> &[Origin] {
@@ -354,6 +366,12 @@ impl Versions {
                 let same_bytes = *last.bytes == *entry.bytes;
                 if same_bytes {
                     last.origins.push(entry.origin);
+                    let known = std::iter::once(&last.in_force_from)
+                        .chain(&last.later_times)
+                        .any(|t| t.instant_ms() == entry_ms);
+                    if !known {
+                        last.later_times.push(entry.in_force_from);
+                    }
                     continue;
                 }
                 if same_time {
@@ -375,6 +393,7 @@ impl Versions {
                 bytes: entry.bytes,
                 robots: OnceLock::new(),
                 in_force_from: entry.in_force_from,
+                later_times: Vec::new(),
                 origins: vec![entry.origin],
             });
         }

@@ -250,15 +250,19 @@ impl State {
     }
 
     /// Keeps every version of the run's time line, so that the history
-    /// builds itself night by night.
+    /// builds itself night by night: each with every time a source gave
+    /// its bytes, so that a version learnt on a later night between two
+    /// of them splits it as one run would have.
     pub fn remember_versions(&mut self, versions: &Versions) {
         self.versions = versions
             .all()
             .iter()
-            .map(|v| StoredVersion {
-                bytes: Arc::clone(v.bytes_shared()),
-                in_force_from: v.in_force_from(),
-                file: PathBuf::new(),
+            .flat_map(|v| {
+                v.source_times().map(|in_force_from| StoredVersion {
+                    bytes: Arc::clone(v.bytes_shared()),
+                    in_force_from,
+                    file: PathBuf::new(),
+                })
             })
             .collect();
     }

@@ -592,3 +592,42 @@ fn versions_alike_but_for_a_comment_each_name_their_own_rows() {
     let listed = json["robots_versions"].as_array().unwrap().len();
     assert_eq!(listed, 4, "{json}");
 }
+
+/// A night that learns v1 again (`--robots-since`) while the history holds
+/// it already keeps both times in the state: a later night that learns v2
+/// between them (a backup added to the history) splits the time line
+/// v1 → v2 → v1, as one run given every source does, and does not take v2
+/// for the version in force ever since.
+#[test]
+fn a_re_deployment_the_state_kept_splits_a_version_learnt_later() {
+    let v1 = "User-agent: SeznamBot\nDisallow: /zzz\n";
+    let v2 = "User-agent: SeznamBot\nDisallow: /a\n";
+    let site = Site::new();
+    site.write("h1/2026-11-01T00:00:00Z.txt", v1);
+    site.write("h2/2026-11-30T12:00:00Z.txt", v2);
+    site.write("robots.txt", v1);
+    site.write("n1.log", fetch(20 * H, "/b", 200));
+    site.write("n2.log", fetch(DAY + 15 * H, "/a", 200));
+    let night = |extra: &[&str], out: &str| {
+        let mut args = vec!["--state", "state", "--out", out];
+        args.extend_from_slice(extra);
+        let run = site.run(&args);
+        assert!(run.code <= 1, "{}", run.stderr);
+        std::fs::read_to_string(site.path(out).join("violations.csv")).unwrap()
+    };
+    night(
+        &[
+            "--log",
+            "n1.log",
+            "--robots-history",
+            "h1",
+            "--robots",
+            "robots.txt",
+            "--robots-since",
+            "2026-11-30T14:00:00Z",
+        ],
+        "out1",
+    );
+    let violations = night(&["--log", "n2.log", "--robots-history", "h2"], "out2");
+    assert!(rows(&violations).is_empty(), "{violations}");
+}
