@@ -78,7 +78,7 @@ use night::{
 };
 use notices::{warn_after_judging, warn_after_scan};
 use read::{Formats, Message, copies_of_earlier, read_one, warn_of_overlaps, yield_to_readers};
-use verify::{load_ptr_map, verify};
+use verify::{cached_crawler_addresses, load_ptr_map, verify};
 
 /// The main job: audit every log against robots.txt and write the reports.
 pub fn run(config: &AuditConfig) -> Result<Outcome> {
@@ -131,6 +131,7 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
     };
     let ptr_map = load_ptr_map(config.ptr_map.as_deref(), config.quiet)?;
     let mut crawler_addrs = ptr_map.crawler_addresses(&ident);
+    crawler_addrs.extend(cached_crawler_addresses(config, &ident));
     if config.resolve {
         // Live DNS names addresses only after the scan: every fetch from the
         // crawlers' networks is kept, so that one whose address DNS then

@@ -119,6 +119,13 @@ impl DnsCache {
         self.entries.get(&addr).map(|(_, answer)| answer)
     }
 
+    /// Every address with its answer, in no order.
+    pub fn iter(&self) -> impl Iterator<Item = (IpAddr, &DnsAnswer)> {
+        self.entries
+            .iter()
+            .map(|(&addr, (_, answer))| (addr, answer))
+    }
+
     /// Stores an answer obtained at `now`, unless it holds a failure or a
     /// name the file cannot hold (the address is then asked again next
     /// time).

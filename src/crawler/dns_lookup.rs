@@ -159,7 +159,29 @@ pub(super) fn guard_of(opts: &DnsOptions) -> Duration {
 /// DNS name, a failure, or a name left unasked at the deadline is missing
 /// from the answer (nothing known). Never fails and never touches the
 /// cache: these names are the map's, not what DNS said of the address.
+/// Also gives how many addresses DNS failed for (a failure, the deadline,
+/// no resolver), for the run's DNS failures (SPEC §2: the summary counts
+/// them).
 pub fn confirm_given(
+    pairs: &[(IpAddr, String)],
+    ident: &Identifier,
+    opts: &DnsOptions,
+    deadline: Duration,
+) -> (HashMap<(IpAddr, String), Forward>, usize) {
+    let answers = forward_of_given(pairs, ident, opts, deadline);
+    // Every address of a DNS name that got no answer.
+    let failed: std::collections::HashSet<IpAddr> = pairs
+        .iter()
+        .filter(|(addr, text)| {
+            Name::from_ascii(text).is_ok() && !answers.contains_key(&(*addr, text.clone()))
+        })
+        .map(|(addr, _)| *addr)
+        .collect();
+    (answers, failed.len())
+}
+
+/// `confirm_given`'s answers.
+fn forward_of_given(
     pairs: &[(IpAddr, String)],
     ident: &Identifier,
     opts: &DnsOptions,

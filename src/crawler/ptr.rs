@@ -285,17 +285,23 @@ impl Prefixes {
 impl FromIterator<IpAddr> for CrawlerAddrs {
     fn from_iter<I: IntoIterator<Item = IpAddr>>(addresses: I) -> CrawlerAddrs {
         let mut crawler = CrawlerAddrs::default();
+        crawler.extend(addresses);
+        crawler
+    }
+}
+
+impl Extend<IpAddr> for CrawlerAddrs {
+    fn extend<I: IntoIterator<Item = IpAddr>>(&mut self, addresses: I) {
         for address in addresses {
             match address {
                 IpAddr::V4(v4) => {
                     let [a, b, _, _] = v4.octets();
-                    crawler.v4_prefixes.insert(u16::from_be_bytes([a, b]));
+                    self.v4_prefixes.insert(u16::from_be_bytes([a, b]));
                 }
-                IpAddr::V6(v6) => crawler.v6_prefixes.insert(v6.segments()[0]),
+                IpAddr::V6(v6) => self.v6_prefixes.insert(v6.segments()[0]),
             }
-            crawler.set.insert(address);
+            self.set.insert(address);
         }
-        crawler
     }
 }
 

@@ -132,6 +132,28 @@ fn addresses_to_ask(
     })
 }
 
+/// The addresses the DNS cache names as a crawler's host (a name of a
+/// crawler's pattern with the address in it), known before the scan as
+/// a PTR map's are: every fetch of theirs is kept for judging whatever its
+/// user agent, and DNS's answer then decides (README "Crawlers and
+/// verification"). None without `--resolve`.
+pub(super) fn cached_crawler_addresses(config: &AuditConfig, ident: &Identifier) -> Vec<IpAddr> {
+    if !config.resolve {
+        return Vec::new();
+    }
+    let (cache, _) = dns::load_cache(&dns_options(config));
+    cache
+        .iter()
+        .filter(|(addr, answer)| match answer {
+            DnsAnswer::Names(checks) => checks
+                .iter()
+                .any(|check| ident.by_name(&check.name, Some(*addr)).is_some()),
+            DnsAnswer::NoName | DnsAnswer::Failed => false,
+        })
+        .map(|(addr, _)| addr)
+        .collect()
+}
+
 /// How `--resolve` asks: the flags, and the DNS cache written with the
 /// state when it is the state's (SPEC §6).
 fn dns_options(config: &AuditConfig) -> DnsOptions {
@@ -200,7 +222,7 @@ pub(super) fn verify(
     // The addresses asked, and when asking began: a PTR map's names are
     // put to DNS forward in what is left of --dns-deadline.
     let mut asked: Option<(Vec<IpAddr>, DnsOptions, std::time::Instant)> = None;
-    let (dns, dns_health, state_dns_cache) = match addresses {
+    let (dns, mut dns_health, state_dns_cache) = match addresses {
         Some(addresses) => {
             let started = std::time::Instant::now();
             // What the DNS cache knows is known whatever the bound: an
@@ -236,7 +258,21 @@ pub(super) fn verify(
         // without this address"), whatever the reverse lookup said.
         let pairs = knowledge.given_to_confirm(ident, addresses.into_iter());
         let left = options.deadline.saturating_sub(started.elapsed());
-        let forward = dns::confirm_given(&pairs, ident, &options, left);
+        let (forward, failed) = dns::confirm_given(&pairs, ident, &options, left);
+        if failed > 0 {
+            let named = pairs
+                .iter()
+                .map(|(addr, _)| *addr)
+                .collect::<std::collections::HashSet<_>>()
+                .len();
+            // Said even under --quiet, as the reverse lookups' failures.
+            crate::warn!(
+                "robots-audit: DNS failed to confirm forward the --ptr-map names of {failed} of \
+                 {named} address(es) (timeout, SERVFAIL, REFUSED or the --dns-deadline); \
+                 their fetches stay ptr-only"
+            );
+        }
+        dns_health.failures += failed as u64;
         knowledge = knowledge.with_given_forward(forward);
     }
     Ok((knowledge, dns_health, state_dns_cache))

@@ -439,6 +439,82 @@ fn a_ptr_map_name_is_confirmed_or_refuted_forward() {
     );
 }
 
+/// An address outside the crawlers' networks that the DNS cache of the
+/// nights before names a crawler's host (confirmed forward) is known before
+/// the scan, as a PTR map's: its fetches whose user agent claims nothing
+/// are kept and judged as the crawler's (`identified_by` `ptr`), as SPEC
+/// §2 says ("or when its address's PTR name matches").
+#[test]
+fn an_address_the_dns_cache_names_judges_its_fetches_that_claim_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = DnsServer::start(zone().host("6.6.6.40", "fulltextrobot-6-6-6-40.seznam.cz"));
+    let night = |name: &str, log: &str| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, log).unwrap();
+        audit(&server, dir.path(), &path)
+    };
+    // The first night: a claim, so the address is asked and cached.
+    let first = night("n1.log", &line("6.6.6.40", 1, "/ok", SEZNAM_UA));
+    assert!(
+        first.status.code() == Some(0),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    // The next night: a fetch that claims no crawler.
+    let browser = "Mozilla/5.0 (X11; Linux x86_64; rv:120.0) Gecko/20100101 Firefox/120.0";
+    let second = night("n2.log", &line("6.6.6.40", 2, "/cz/chat/a", browser));
+    let stderr = String::from_utf8_lossy(&second.stderr);
+    assert_eq!(second.status.code(), Some(1), "{stderr}");
+    let rows: Vec<[String; 3]> = report(dir.path(), "violations.csv")
+        .into_iter()
+        .map(|r| [r[3].clone(), r[5].clone(), r[6].clone()])
+        .collect();
+    assert_eq!(
+        rows,
+        [[
+            "6.6.6.40".to_string(),
+            "verified".to_string(),
+            "ptr".to_string()
+        ]],
+        "{stderr}"
+    );
+}
+
+/// A `--ptr-map` name whose forward lookup fails proves nothing (the fetch
+/// stays `ptr-only`), and the failure is counted as SPEC §2 asks of every
+/// DNS failure: in run.json's `dns.failures` and on standard error.
+#[test]
+fn a_ptr_map_name_whose_forward_lookup_fails_is_a_dns_failure() {
+    let dir = tempfile::tempdir().unwrap();
+    let map = dir.path().join("ptr-map.txt");
+    std::fs::write(&map, "6.6.6.32 fulltextrobot-6-6-6-32.seznam.cz\n").unwrap();
+    let server = DnsServer::start(
+        Zone::default()
+            .ptr("6.6.6.32", "static.provider.example")
+            .behave("fulltextrobot-6-6-6-32.seznam.cz", Behaviour::ServFail),
+    );
+    let log = line("6.6.6.32", 1, "/cz/chat/a", SEZNAM_UA);
+    let out = audit_at(
+        &server,
+        dir.path(),
+        &log,
+        &["--ptr-map", map.to_str().unwrap()],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert_eq!(
+        disallow_rows(dir.path()),
+        [("6.6.6.32".to_string(), "ptr-only".to_string())]
+    );
+    let run: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("out/run.json")).unwrap()).unwrap();
+    assert_eq!(run["dns"]["failures"], 1, "{run}");
+    assert!(
+        stderr.contains("DNS failed to confirm forward the --ptr-map names of 1 of 1 address"),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn no_usable_system_resolver_still_writes_the_reports() {
     let dir = tempfile::tempdir().unwrap();
