@@ -341,9 +341,15 @@ impl<'d> Digest<'d> {
 
     pub fn impostor(&mut self, impostor: &Impostor) {
         self.impostor_fetches += 1;
+        // One row an address (SPEC §7, canonical form): a host name is
+        // compared case-insensitively, a trailing dot allowed (SPEC §2).
         let client = match parse_client(impostor.fetch.client()) {
             Client::Addr(addr) => addr.to_string().into_bytes(),
-            _ => impostor.fetch.client().to_vec(),
+            Client::Name(name) => {
+                let name = name.strip_suffix('.').unwrap_or(&name);
+                name.to_ascii_lowercase().into_bytes()
+            }
+            Client::Other(_) => impostor.fetch.client().to_vec(),
         };
         self.addresses.add(client, impostor);
     }

@@ -194,3 +194,43 @@ fn run_json_says_what_the_run_read_and_decided() {
         assert_eq!(got, want, "{text}");
     }
 }
+
+/// A spoofing host name (Apache `HostnameLookups On`) written in another
+/// case or with its trailing dot is one address (SPEC §2: names compared
+/// case-insensitively, a trailing dot allowed): one row, in lower case.
+#[test]
+fn a_spoofing_host_name_in_any_spelling_is_one_row() {
+    let impostor =
+        |client: &str, t: u32| combined(client, &clf(t), "GET /private/z HTTP/1.1", 200, SEZNAM_UA);
+    let site = Site::new().with("robots.txt", ROBOTS).with(
+        "access.log",
+        [
+            impostor("evil.example.org", 1),
+            impostor("EVIL.Example.org", 2),
+            impostor("evil.example.org.", 3),
+            impostor("other.example.org", 4),
+        ]
+        .concat(),
+    );
+    let report = site.audit(&["--log", "access.log", "--robots", "robots.txt"]);
+    report.assert_code(0);
+    let t = rfc3339;
+    let expected = [
+        "client,claimed_crawlers,fetches,ptr,reason,first_time,last_time".to_string(),
+        format!(
+            "evil.example.org,SeznamBot,3,evil.example.org,ptr-mismatch,{},{}",
+            t(1),
+            t(3)
+        ),
+        format!(
+            "other.example.org,SeznamBot,1,other.example.org,ptr-mismatch,{},{}",
+            t(4),
+            t(4)
+        ),
+    ];
+    common::assert_text(
+        "impostor-addresses.csv",
+        &std::fs::read(site.path("out-1/impostor-addresses.csv")).unwrap(),
+        &(expected.join("\n") + "\n"),
+    );
+}

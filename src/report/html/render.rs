@@ -126,14 +126,14 @@ pub fn render(page: &Page) -> String {
                         // (SPEC §1): what was read may still hold rows.
                         @if page.exit_status == 2 {
                             span.bad { "The night could not be audited whole (exit 2): see the run's health below." }
-                            @if accused > 0 { " " span.bad { (accused) " violations in what was read." } }
+                            @if accused > 0 { " " span.bad { (accused) (if accused == 1 { " violation" } else { " violations" }) " in what was read." } }
                         } @else if accused == 0 && audited == 0 && left_out > 0 {
                             // Nothing audited is no clean night (SPEC §1).
                             span.bad { "No crawler fetch was audited: " (left_out) " fetches claiming a crawler were left out by --since/--until or --host (see the run's health below)." }
                         } @else if accused == 0 {
                             span.ok { "No crawler broke robots.txt." }
                         } @else {
-                            span.bad { (accused) " violations of robots.txt." }
+                            span.bad { (accused) (if accused == 1 { " violation" } else { " violations" }) " of robots.txt." }
                         }
                     }
                     nav {
