@@ -451,8 +451,56 @@ pub fn lint(robots: &Robots, readers: &[Reader]) -> Vec<Finding> {
     readings::check(&scope, &mut findings);
     rules::check(&scope, &mut findings);
     lines::check_size(robots, &mut findings);
+    keep_only_lines_that_can_go(robots, readers, &mut findings);
     findings.sort_by(|a, b| (a.line, a.name).cmp(&(b.line, b.name)));
     findings
+}
+
+/// Findings that say a line can go: it has no effect, never decides, or
+/// repeats another.
+const SAY_IT_CAN_GO: [&str; 6] = [
+    "duplicate-rule",
+    "empty-allow",
+    "ignored-crawl-delay",
+    "misplaced-robot-version",
+    "shadowed-rule",
+    "unknown-robot-version",
+];
+
+/// Records walked to test whether such lines can go: past it, the claims
+/// not yet tested are left out (a claim left out, never a wrong one).
+const REGROUP_STEPS: usize = 1 << 22;
+
+/// Leaves out the claims that a line can go where deleting it would group
+/// the file otherwise for some crawler (`group::regroups_without`): an
+/// empty `Allow:` after `User-agent: *` says "allow all" and ends that
+/// group, and deleting it would join `*` to the next group's rules.
+fn keep_only_lines_that_can_go(robots: &Robots, readers: &[Reader], findings: &mut Vec<Finding>) {
+    let mut reads: Vec<Reads> = vec![Reads::RULES_ONLY];
+    for reader in readers {
+        if !reads.contains(&reader.reads) {
+            reads.push(reader.reads);
+        }
+    }
+    let mut steps = 0usize;
+    let mut tested: HashMap<usize, bool> = HashMap::new();
+    findings.retain(|finding| {
+        let Some(line) = finding
+            .line
+            .filter(|_| SAY_IT_CAN_GO.contains(&finding.name))
+        else {
+            return true;
+        };
+        if let Some(&can_go) = tested.get(&line) {
+            return can_go;
+        }
+        let can_go = steps < REGROUP_STEPS
+            && !reads.iter().any(|&r| {
+                crate::robots::group::regroups_without(robots.file(), r, line, &mut steps)
+            });
+        tested.insert(line, can_go);
+        can_go
+    });
 }
 
 /// Damerau (optimal string alignment) edit distance, for suggesting the

@@ -261,7 +261,54 @@ fn note(record: &Record) -> Note {
 /// A `User-agent NAME` line without its colon is no user-agent line
 /// (RFC 9309's grammar requires the colon): it is only noted.
 pub fn group(file: &RobotsFile, reads: Reads) -> Grouping {
-    group_as(file, reads, Reading::default())
+    group_as(file, reads, Reading::default(), None)
+}
+
+/// Whether deleting the line `line` would group the file otherwise for a
+/// crawler that reads `reads`, in any of its readings: the line ends a
+/// run of user-agent lines alone (an empty `Allow:` after `User-agent:
+/// *`), or stands between a group's user-agent lines and its
+/// `Robot-version`. The lint says a line can go only where it cannot.
+/// Counts the records walked into `steps`.
+pub fn regroups_without(file: &RobotsFile, reads: Reads, line: usize, steps: &mut usize) -> bool {
+    // Each grouping as the lint compares them: every group's user-agent
+    // lines, its other records but `line`, and its Robot-version line.
+    let shape = |grouping: &Grouping| -> Vec<(Vec<usize>, Vec<usize>, Option<usize>)> {
+        grouping
+            .groups
+            .iter()
+            .map(|g| {
+                (
+                    g.agents
+                        .iter()
+                        .map(|a| a.line)
+                        .filter(|&l| l != line)
+                        .collect::<Vec<usize>>(),
+                    g.members
+                        .iter()
+                        .copied()
+                        .filter(|&i| file.records[i].line != line)
+                        .collect::<Vec<usize>>(),
+                    g.robot_version.as_ref().map(|n| n.line),
+                )
+            })
+            .filter(|(agents, members, _)| !agents.is_empty() || !members.is_empty())
+            .collect()
+    };
+    let readings = |skip: Option<usize>| {
+        let first = group_as(file, reads, Reading::default(), skip);
+        let mut all = other_readings_as(file, reads, &first, skip);
+        all.insert(0, first);
+        all
+    };
+    let with = readings(None);
+    let without = readings(Some(line));
+    *steps = steps.saturating_add(
+        file.records
+            .len()
+            .saturating_mul(with.len() + without.len()),
+    );
+    with.len() != without.len() || with.iter().zip(&without).any(|(a, b)| shape(a) != shape(b))
 }
 
 /// The file's other readings, each a grouping, when `first` (its
@@ -275,6 +322,16 @@ pub fn group(file: &RobotsFile, reads: Reads) -> Grouping {
 /// (`AgentRules::accuses`): one combination left out could be the one
 /// that allows it.
 pub fn other_readings(file: &RobotsFile, reads: Reads, first: &Grouping) -> Vec<Grouping> {
+    other_readings_as(file, reads, first, None)
+}
+
+/// `other_readings`, the line `skip` left out (`regroups_without`).
+fn other_readings_as(
+    file: &RobotsFile,
+    reads: Reads,
+    first: &Grouping,
+    skip: Option<usize>,
+) -> Vec<Grouping> {
     let agents: &[bool] = match first.colonless_tokens.is_empty() {
         true => &[false],
         false => &[false, true],
@@ -297,7 +354,7 @@ pub fn other_readings(file: &RobotsFile, reads: Reads, first: &Grouping) -> Vec<
                         runs_on,
                         late_version,
                     };
-                    readings.push(group_as(file, reads, how));
+                    readings.push(group_as(file, reads, how, skip));
                 }
             }
         }
@@ -318,8 +375,9 @@ struct Reading {
     late_version: bool,
 }
 
-/// `group` as `how` reads the lines read two ways.
-fn group_as(file: &RobotsFile, reads: Reads, how: Reading) -> Grouping {
+/// `group` as `how` reads the lines read two ways, the line `skip` (when
+/// given) left out as if deleted.
+fn group_as(file: &RobotsFile, reads: Reads, how: Reading, skip: Option<usize>) -> Grouping {
     let Reading {
         google,
         runs_on,
@@ -336,9 +394,13 @@ fn group_as(file: &RobotsFile, reads: Reads, how: Reading) -> Grouping {
     let mut colonless = file
         .strays
         .iter()
+        .filter(|stray| Some(stray.line) != skip)
         .filter_map(|stray| Some((stray.line, colonless_agent(&stray.text)?)))
         .peekable();
     for (index, record) in file.records.iter().enumerate() {
+        if Some(record.line) == skip {
+            continue;
+        }
         while let Some((line, value)) = colonless.next_if(|&(line, _)| line < record.line) {
             let opened = google_agent(&mut grouping, &mut opening, google, line, value.as_bytes());
             after_agent |= opened;
@@ -590,7 +652,7 @@ mod tests {
             runs_on: true,
             late_version: false,
         };
-        group_as(file, reads, how)
+        group_as(file, reads, how, None)
     }
 
     const SEZNAM: Reads = Reads::RULES_ONLY

@@ -1087,3 +1087,63 @@ fn letters(mut i: usize) -> String {
     }
     String::from_utf8(out).unwrap()
 }
+
+/// A line the lint says can go (no effect, never decides, repeats
+/// another) must not end a run of user-agent lines alone: deleted, it
+/// would join the group to the next one's rules. Each file's claimed
+/// line, deleted, regroups the file; the same line in a group with
+/// another rule after it is still said.
+#[test]
+fn a_line_that_ends_a_group_alone_is_never_said_to_go() {
+    let regroup: [(&str, &str); 5] = [
+        (
+            "User-agent: *\nAllow:\n\nUser-agent: Googlebot\nDisallow: /\n",
+            "empty-allow",
+        ),
+        (
+            "User-agent: *\nRobot-version: 3.0\n\nUser-agent: Googlebot\nDisallow: /\n",
+            "unknown-robot-version",
+        ),
+        (
+            "User-agent: *\nDisallow: /tmp/\n\nUser-agent: *\nDisallow: /tmp/\n\n\
+             User-agent: BadBot\nDisallow: /\n",
+            "duplicate-rule",
+        ),
+        (
+            "User-agent: *\nAllow: /a\n\nUser-agent: *\nDisallow: /a\n\n\
+             User-agent: BadBot\nDisallow: /\n",
+            "shadowed-rule",
+        ),
+        (
+            "User-agent: *\nDisallow: /x\nUseragent: *\nRobot-version: 2.0\nDisallow: /a\n",
+            "misplaced-robot-version",
+        ),
+    ];
+    for (text, name) in regroup {
+        assert!(
+            !names(text).iter().any(|(_, n, _)| *n == name),
+            "{name} said of\n{text}\n{:?}",
+            names(text)
+        );
+    }
+    // With another rule after it, the line can go: still said.
+    let kept: [(&str, &str); 3] = [
+        (
+            "User-agent: *\nAllow:\nDisallow: /x\n\nUser-agent: Googlebot\nDisallow: /\n",
+            "empty-allow",
+        ),
+        (
+            "User-agent: *\nDisallow: /tmp/\n\nUser-agent: *\nDisallow: /tmp/\nDisallow: /y\n\n\
+             User-agent: BadBot\nDisallow: /\n",
+            "duplicate-rule",
+        ),
+        ("User-agent: *\nAllow:\n", "empty-allow"),
+    ];
+    for (text, name) in kept {
+        assert!(
+            names(text).iter().any(|(_, n, _)| *n == name),
+            "{name} not said of\n{text}\n{:?}",
+            names(text)
+        );
+    }
+}
