@@ -260,6 +260,14 @@ pub fn summary(dir: &Path) -> Result<String> {
                 "no crawler fetch audited: fetches claiming a crawler were left out by \
                  --since/--until or --host (exit 0)"
             }
+            // Every line audited on a night before (the same night run
+            // again): that night's reports hold its rows.
+            0 if files.iter().all(|f| number(&f["lines_read"]) == 0)
+                && files.iter().any(|f| number(&f["already_audited"]) > 0) =>
+            {
+                "no new line: every line of the logs given was audited on a night before \
+                 (exit 0)"
+            }
             0 => "no crawler broke robots.txt (exit 0)",
             1 => "violations found (exit 1)",
             _ => "the run could not be done whole (exit 2)",

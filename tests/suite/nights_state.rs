@@ -2146,6 +2146,16 @@ fn a_night_of_no_new_line_is_said_even_under_quiet() {
         "{}",
         again.stderr
     );
+    // Its reports, which may replace the night's own (the cron line run
+    // again the same day), never call it a clean night.
+    let page = read(&site, "out2/report.html");
+    assert!(page.contains("No new line: every line of the logs given was audited"));
+    assert!(!page.contains("No crawler broke robots.txt."));
+    let summary = String::from_utf8_lossy(&site.run(&["summary", "out2"]).stdout).into_owned();
+    assert!(
+        summary.contains("no new line: every line of the logs given was audited on a night before"),
+        "{summary}"
+    );
     // One more line: a quiet night again.
     site.write(
         "access.log",

@@ -130,6 +130,10 @@ pub fn render(page: &Page) -> String {
                         } @else if accused == 0 && audited == 0 && left_out > 0 {
                             // Nothing audited is no clean night (SPEC §1).
                             span.bad { "No crawler fetch was audited: " (left_out) " fetches claiming a crawler were left out by --since/--until or --host (see the run's health below)." }
+                        } @else if accused == 0 && page.health.lines_read == 0 && page.health.already_audited > 0 {
+                            // The same night run again: the reports of the
+                            // night that audited the lines hold its rows.
+                            span.bad { "No new line: every line of the logs given was audited on a night before (see the run's health below)." }
                         } @else if accused == 0 {
                             span.ok { "No crawler broke robots.txt." }
                         } @else {
