@@ -237,6 +237,21 @@ pub fn is_port_number(value: &[u8]) -> bool {
     !matches!(value, b"" | b"-") && is_port(value)
 }
 
+/// True when `value` holds a `"` that no backslash escapes (Apache writes
+/// `\"`; nginx writes no quote at all, `\x22`).
+#[inline]
+pub fn has_bare_quote(value: &[u8]) -> bool {
+    let mut escaped = false;
+    for &b in value {
+        match b {
+            b'"' if !escaped => return true,
+            b'\\' => escaped = !escaped,
+            _ => escaped = false,
+        }
+    }
+    false
+}
+
 /// True when `value` may be a number a log writes (`Slot::Number`):
 /// digits, with a fraction or not (`0.004`), or `-` for none.
 #[inline]
@@ -590,6 +605,47 @@ mod tests {
         for &(value, host, port) in cases {
             let (h, p) = split_port(value.as_bytes());
             assert_eq!((h, p), (host.as_bytes(), port.as_bytes()), "{value}");
+        }
+    }
+
+    #[test]
+    fn bare_quotes_and_numbers() {
+        for (value, bare) in [
+            (&br#"a"b"#[..], true),
+            (br#""-""#, true),
+            (br#"a\"b"#, false),
+            (br#"a\\"b"#, true),
+            (br#"a\\\"b"#, false),
+            (br"a\x22b", false),
+            (b"", false),
+        ] {
+            assert_eq!(
+                has_bare_quote(value),
+                bare,
+                "{}",
+                String::from_utf8_lossy(value)
+            );
+        }
+        for (value, number) in [
+            (&b"0"[..], true),
+            (b"1234", true),
+            (b"-", true),
+            (b"0.004", true),
+            (b"", false),
+            (b".5", false),
+            (b"5.", false),
+            (b"1.2.3", false),
+            (b"\"-\"", false),
+            (b"6.6.6.6", false),
+            (b"12a4", false),
+            (b"--", false),
+        ] {
+            assert_eq!(
+                is_number(value),
+                number,
+                "{}",
+                String::from_utf8_lossy(value)
+            );
         }
     }
 }

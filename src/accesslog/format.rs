@@ -387,7 +387,7 @@ impl LogFormat {
                         // field without quotes is the next field's opening
                         // quote, taken by a line that lacks a field.
                         if matches!(slot, Slot::Other | Slot::Word | Slot::Port | Slot::Method)
-                            && memchr::memchr(b'"', value).is_some()
+                            && fields::has_bare_quote(value)
                         {
                             shifted = true;
                         }

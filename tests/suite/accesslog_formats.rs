@@ -778,6 +778,36 @@ fn a_line_that_lacks_a_field_is_skipped_never_read_shifted() {
     }
 }
 
+/// A quote Apache escaped (`\"`) in a field written without quotes is
+/// no bare quote: the line is read.
+#[test]
+fn an_escaped_quote_in_an_unquoted_field_is_read() {
+    let text: String = (0..3)
+        .map(|i| {
+            format!(
+                "77.75.77.123 - - [{}] \"GET /private/{i} HTTP/1.1\" 200 512 a\\\"b \"{SEZNAM_UA}\"\n",
+                clf(i)
+            )
+        })
+        .collect();
+    let site = Site::new()
+        .with("robots.txt", ROBOTS)
+        .with("access.log", text);
+    let run = site.run(&[
+        "--log",
+        "access.log",
+        "--robots",
+        "robots.txt",
+        "--log-format",
+        r#"%h %l %u %t "%r" %>s %b %{X-Note}i "%{User-agent}i""#,
+        "--out",
+        "o",
+    ]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let violations = std::fs::read_to_string(site.path("o/violations.csv")).unwrap();
+    assert_eq!(violations.lines().count(), 4, "{violations}");
+}
+
 /// SeznamBot's fetch of a disallowed page, as combined writes it, at
 /// `clf(i)`.
 fn private_fetch(i: u32) -> String {
