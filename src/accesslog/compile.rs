@@ -534,6 +534,13 @@ mod tests {
                 ],
             ),
             (
+                // The time the request began is the fetch's, also when
+                // its end is written first.
+                r#"%h %{end:%d/%b/%Y:%H:%M:%S %z}t %t "%r""#,
+                "",
+                &["client| ", "other-time| [", "time|] \"", "requestq|\""],
+            ),
+            (
                 // RHEL's default ssl_request_log: mod_ssl's %{…}x opaque.
                 r#"%t %h %{SSL_PROTOCOL}x %{SSL_CIPHER}x "%r" %b"#,
                 "[",
