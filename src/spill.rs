@@ -138,9 +138,12 @@ impl SpillDir {
         }
         // A sweep of another run may take a folder still without its
         // held lock for a killed run's: it removes only what it holds the
-        // lock of, and a folder it took is made anew here.
+        // lock of, and a folder it took is made anew here. Runs starting
+        // together may take several in a row (a test of four threads
+        // each starting 200 runs once lost 8): the attempts are many, and
+        // each costs a folder made and removed.
         let mut last = None;
-        for _ in 0..8 {
+        for _ in 0..MAKE_ATTEMPTS {
             let path = tempfile::Builder::new()
                 .prefix(PREFIX)
                 .rand_bytes(12)
@@ -171,6 +174,9 @@ impl SpillDir {
         Err(last.unwrap_or_else(|| io::Error::other("no spill folder could be made")))
     }
 }
+
+/// Folders `SpillDir::make` makes before it gives up.
+const MAKE_ATTEMPTS: usize = 256;
 
 /// The lock of the new folder `path`, created and held: an error when a
 /// sweep made it first (`AlreadyExists`) or removed it before it was held.
