@@ -245,10 +245,7 @@ impl Compiled {
         // parse is let go once the next version is compared with it.
         let mut before: Option<(Robots, usize)> = None;
         for version in judged {
-            let robots = Robots::from_shared(
-                Arc::clone(version.bytes_shared()),
-                Arc::from(version.robots_version()),
-            );
+            let robots = version.parse();
             let at = match &before {
                 Some((earlier, at)) if earlier.file().same_records(robots.file()) => *at,
                 _ => {

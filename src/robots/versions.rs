@@ -254,7 +254,7 @@ fn bad_history_name(path: &Path) -> Error {
 /// One robots.txt version on the site's time line. It is parsed when
 /// first asked for its rules: a state kept for years, or a history of a
 /// CMS's snapshots, holds thousands of versions, and a night needs the
-/// few in force during its fetches (`Versions::from_instant`).
+/// few in force during its fetches (`Versions::from_index`).
 #[derive(Debug, Clone)]
 pub struct Version {
     index: usize,
@@ -302,11 +302,15 @@ impl Version {
     }
 
     /// The file parsed, grouped as a crawler that reads every record does;
-    /// parsed on the first call.
+    /// parsed on the first call and kept.
     pub fn robots(&self) -> &Robots {
-        self.robots.get_or_init(|| {
-            Robots::from_shared(Arc::clone(&self.bytes), Arc::clone(&self.robots_version))
-        })
+        self.robots.get_or_init(|| self.parse())
+    }
+
+    /// The file parsed anew, not kept: the judge lets each version's parse
+    /// go once its rules are compiled.
+    pub fn parse(&self) -> Robots {
+        Robots::from_shared(Arc::clone(&self.bytes), Arc::clone(&self.robots_version))
     }
 
     /// SPEC §5 `robots_version`.
