@@ -23,7 +23,7 @@ mod shadow;
 use std::collections::{HashMap, HashSet};
 
 use super::agent::robot_of;
-use super::group::{Group, Reads};
+use super::group::{self, Group, Reads};
 use super::matcher::{AgentRules, Robots, SelectionKey};
 use super::parse::Directive;
 
@@ -482,6 +482,9 @@ fn keep_only_lines_that_can_go(robots: &Robots, readers: &[Reader], findings: &m
             reads.push(reader.reads);
         }
     }
+    // The file's readings as it stands, once for every line tested.
+    let file = robots.file();
+    let mut readings: Vec<(Reads, Vec<group::Grouping>)> = Vec::new();
     let mut steps = 0usize;
     let mut tested: HashMap<usize, bool> = HashMap::new();
     findings.retain(|finding| {
@@ -494,10 +497,16 @@ fn keep_only_lines_that_can_go(robots: &Robots, readers: &[Reader], findings: &m
         if let Some(&can_go) = tested.get(&line) {
             return can_go;
         }
+        if steps < REGROUP_STEPS && readings.is_empty() {
+            readings = reads
+                .iter()
+                .map(|&r| (r, group::all_readings(file, r)))
+                .collect();
+        }
         let can_go = steps < REGROUP_STEPS
-            && !reads.iter().any(|&r| {
-                crate::robots::group::regroups_without(robots.file(), r, line, &mut steps)
-            });
+            && !readings
+                .iter()
+                .any(|(r, with)| group::regroups_without(file, *r, with, line, &mut steps));
         tested.insert(line, can_go);
         can_go
     });

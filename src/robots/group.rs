@@ -264,13 +264,33 @@ pub fn group(file: &RobotsFile, reads: Reads) -> Grouping {
     group_as(file, reads, Reading::default(), None)
 }
 
+/// Every reading of the file for a crawler that reads `reads`: `group`,
+/// then `other_readings`. What `regroups_without` compares against.
+pub fn all_readings(file: &RobotsFile, reads: Reads) -> Vec<Grouping> {
+    readings_without(file, reads, None)
+}
+
+/// `all_readings`, the line `skip` left out as if deleted.
+fn readings_without(file: &RobotsFile, reads: Reads, skip: Option<usize>) -> Vec<Grouping> {
+    let first = group_as(file, reads, Reading::default(), skip);
+    let mut all = other_readings_as(file, reads, &first, skip);
+    all.insert(0, first);
+    all
+}
+
 /// Whether deleting the line `line` would group the file otherwise for a
-/// crawler that reads `reads`, in any of its readings: the line ends a
-/// run of user-agent lines alone (an empty `Allow:` after `User-agent:
-/// *`), or stands between a group's user-agent lines and its
-/// `Robot-version`. The lint says a line can go only where it cannot.
-/// Counts the records walked into `steps`.
-pub fn regroups_without(file: &RobotsFile, reads: Reads, line: usize, steps: &mut usize) -> bool {
+/// crawler that reads `reads`, whose readings are `with` (`all_readings`),
+/// in any of them: the line ends a run of user-agent lines alone (an
+/// empty `Allow:` after `User-agent: *`), or stands between a group's
+/// user-agent lines and its `Robot-version`. The lint says a line can go
+/// only where it cannot. Counts the records walked into `steps`.
+pub fn regroups_without(
+    file: &RobotsFile,
+    reads: Reads,
+    with: &[Grouping],
+    line: usize,
+    steps: &mut usize,
+) -> bool {
     // Each grouping as the lint compares them: every group's user-agent
     // lines, its other records but `line`, and its Robot-version line.
     let shape = |grouping: &Grouping| -> Vec<(Vec<usize>, Vec<usize>, Option<usize>)> {
@@ -295,14 +315,7 @@ pub fn regroups_without(file: &RobotsFile, reads: Reads, line: usize, steps: &mu
             .filter(|(agents, members, _)| !agents.is_empty() || !members.is_empty())
             .collect()
     };
-    let readings = |skip: Option<usize>| {
-        let first = group_as(file, reads, Reading::default(), skip);
-        let mut all = other_readings_as(file, reads, &first, skip);
-        all.insert(0, first);
-        all
-    };
-    let with = readings(None);
-    let without = readings(Some(line));
+    let without = readings_without(file, reads, Some(line));
     *steps = steps.saturating_add(
         file.records
             .len()
