@@ -162,7 +162,9 @@ pub(crate) fn read(line: &[u8], family: Family) -> Option<Entry<'_>> {
         }
         let colon = from + memchr::memrchr(b':', run)?;
         entry.vhost = present(&line[..colon]);
-        if !fields::is_port(&line[colon + 1..blank]) {
+        // Apache's `%p` is always a number (an empty one is a syslog tag,
+        // `nginx: `, read as a host).
+        if !fields::is_port_number(&line[colon + 1..blank]) {
             return None;
         }
         pos = blank + 1;

@@ -127,7 +127,12 @@ fn slot_kind(slot: &Slot) -> Option<usize> {
         Slot::Offset => 8,
         Slot::Method => 9,
         Slot::Target => 10,
-        Slot::Other | Slot::Number | Slot::Word | Slot::Port | Slot::OtherTime(_) => return None,
+        Slot::Other
+        | Slot::Number
+        | Slot::Word
+        | Slot::Port
+        | Slot::PortOrNone
+        | Slot::OtherTime(_) => return None,
     })
 }
 
@@ -315,10 +320,10 @@ pub(crate) fn compile(spec: &str) -> Result<Compiled, String> {
                         previous.until_slash = true;
                     } else if matches!(
                         previous.slot,
-                        Slot::Other | Slot::Number | Slot::Word | Slot::Port
+                        Slot::Other | Slot::Number | Slot::Word | Slot::Port | Slot::PortOrNone
                     ) && matches!(
                         slot,
-                        Slot::Other | Slot::Number | Slot::Word | Slot::Port
+                        Slot::Other | Slot::Number | Slot::Word | Slot::Port | Slot::PortOrNone
                     ) {
                         // Two skipped fields in a row (`%U%q`) read as one,
                         // whose value need not be a number.
@@ -424,6 +429,7 @@ mod tests {
                     Slot::Number => "number",
                     Slot::Word => "word",
                     Slot::Port => "port",
+                    Slot::PortOrNone => "port-or-none",
                     Slot::OtherTime(_) => "other-time",
                 };
                 let quote = if s.quoted { "q" } else { "" };

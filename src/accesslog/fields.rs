@@ -229,9 +229,9 @@ pub(crate) fn is_ipv6(value: &[u8]) -> bool {
     ipv6::is_ipv6(bare)
 }
 
-/// True when `value` is a port number written after a host's `:`: one of
-/// 0–65535 in at most five digits; not the `-` or nothing a port field
-/// writes for none.
+/// True when `value` is a port number (written after a host's `:`, or
+/// Apache's `%p`): one of 0–65535 in at most five digits; not the `-` or
+/// nothing nginx's port fields write for a unix socket.
 #[inline]
 pub fn is_port_number(value: &[u8]) -> bool {
     !matches!(value, b"" | b"-") && is_port(value)
@@ -268,9 +268,9 @@ pub fn is_number(value: &[u8]) -> bool {
         && fraction.is_none_or(|f| !f.is_empty() && f.iter().all(u8::is_ascii_digit))
 }
 
-/// True when `value` may be a port (`%p`, `$remote_port`): a number of
-/// 0–65535 written in at most five digits, or `-` or nothing for none (a
-/// unix socket's).
+/// True when `value` may be an nginx port (`$remote_port`,
+/// `$server_port`): a number of 0–65535 written in at most five digits,
+/// or `-` or nothing for none (a unix socket's).
 #[inline]
 pub fn is_port(value: &[u8]) -> bool {
     match value {

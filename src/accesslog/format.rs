@@ -368,8 +368,10 @@ impl LogFormat {
                         }
                         previous_word = Some(value);
                     }
-                    if slot == Slot::Port {
-                        shifted |= !fields::is_port(value);
+                    match slot {
+                        Slot::Port => shifted |= !fields::is_port_number(value),
+                        Slot::PortOrNone => shifted |= !fields::is_port(value),
+                        _ => {}
                     }
                     if slot == Slot::Number && !step.quoted {
                         shifted |= !fields::is_number(value);
@@ -386,8 +388,10 @@ impl LogFormat {
                         // they log (`\"`, `\x22`): one written bare in a
                         // field without quotes is the next field's opening
                         // quote, taken by a line that lacks a field.
-                        if matches!(slot, Slot::Other | Slot::Word | Slot::Port | Slot::Method)
-                            && fields::has_bare_quote(value)
+                        if matches!(
+                            slot,
+                            Slot::Other | Slot::Word | Slot::Port | Slot::PortOrNone | Slot::Method
+                        ) && fields::has_bare_quote(value)
                         {
                             shifted = true;
                         }
@@ -398,7 +402,14 @@ impl LogFormat {
                         // holds commas of its own: such a field belongs in
                         // quotes.)
                         if open_chain
-                            && matches!(slot, Slot::Other | Slot::Number | Slot::Port | Slot::Word)
+                            && matches!(
+                                slot,
+                                Slot::Other
+                                    | Slot::Number
+                                    | Slot::Port
+                                    | Slot::PortOrNone
+                                    | Slot::Word
+                            )
                             && memchr::memchr(b',', value).is_some()
                         {
                             return Err(Skip::Mismatch);

@@ -253,6 +253,16 @@ fn vhost_combined() {
                 br#"www.example.cz:65536 77.75.77.123 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200 5 "-" "ua""#,
                 Err(Skip::Mismatch),
             ),
+            // Apache's `%p` is always a number: a syslog tag in front of a
+            // combined line is no host with an empty port.
+            (
+                br#"nginx: 77.75.77.123 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200 5 "-" "ua""#,
+                Err(Skip::Mismatch),
+            ),
+            (
+                br#"www.example.cz:- 77.75.77.123 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200 5 "-" "ua""#,
+                Err(Skip::Mismatch),
+            ),
             // An unbracketed IPv6 host keeps its own `:`s.
             (
                 br#"2001:db8::1:443 77.75.77.123 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200 5 "-" "ua""#,
@@ -355,6 +365,19 @@ fn an_address_before_its_port_is_read_whole() {
             .collect();
         check(spec, &cases);
     }
+    // nginx writes no port for a unix socket's peer; Apache always one.
+    let no_port: &[u8] = b"unix: [10/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.1\" 200";
+    check(
+        r#"$remote_addr:$remote_port [$time_local] "$request" $status"#,
+        &[(
+            no_port,
+            Ok(("unix", T, b"GET / HTTP/1.1", Some(200), None, None)),
+        )],
+    );
+    check(
+        r#"%a:%{remote}p %t "%r" %>s"#,
+        &[(no_port, Err(Skip::Mismatch))],
+    );
     // Fields apart by `,` or `|`, whose values hold `:`s of their own:
     // the address's run ends at the separator.
     check(

@@ -285,7 +285,8 @@ pub(super) fn nginx_tokens(spec: &[u8]) -> Result<Vec<Token>, String> {
             // forwards it: the same chain walked one trusted hop longer.
             b"proxy_add_x_forwarded_for" => field(Slot::ForwardedFor, 0, name),
             b"remote_user" => field(Slot::Word, 0, name),
-            b"remote_port" | b"server_port" => field(Slot::Port, 0, name),
+            // Empty for a unix socket.
+            b"remote_port" | b"server_port" => field(Slot::PortOrNone, 0, name),
             b"body_bytes_sent"
             | b"bytes_sent"
             | b"request_length"
