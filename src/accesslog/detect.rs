@@ -313,6 +313,19 @@ impl FormatChoice {
                     cause: without_offset(&format.name()),
                 });
             }
+            // nginx's keys are the log_format's own: one that names the
+            // client, time and request by their variables may still name
+            // the user agent or status otherwise, and read as nginx's it
+            // would find no crawler by name and no robots.txt status.
+            if let FileFormat::Json(json) = format
+                && json.name() == "nginx"
+                && let Some((misfit, cause)) = fit::nginx_lacks(json, &sample)
+            {
+                return Err(Unfit {
+                    line: numbered.get(misfit).map(|&(n, _)| n),
+                    cause,
+                });
+            }
             // A W3C format starts empty: the workers read the file's
             // directives from its first line on.
             return Ok(Arc::new(format.clone()));

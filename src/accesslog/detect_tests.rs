@@ -484,3 +484,49 @@ fn a_known_schema_whose_values_fail_is_named_with_the_value() {
         );
     }
 }
+
+/// nginx JSON whose client, time and request are nginx's variables but
+/// whose user agent or status the log_format names its own way: read as
+/// nginx's, no crawler would be found by name and the night would end
+/// clean, so the file asks for the mapping (SPEC §1: never a silent
+/// clean night); `json-nginx` given reads it as nginx's still.
+#[test]
+fn nginx_json_with_its_user_agent_under_another_key_asks_for_a_mapping() {
+    let line = |ua_key: &str, status_key: &str| {
+        format!(
+            "{{\"remote_addr\":\"77.75.77.1\",\"time_local\":\"30/Nov/2026:00:00:01 +0100\",\
+             \"request\":\"GET / HTTP/1.1\",\"{status_key}\":200,\"{ua_key}\":\"{UA}\"}}\n"
+        )
+    };
+    let own = line("agent", "response").repeat(3);
+    let cause = chosen(&own).expect_err("keys of its own");
+    assert!(
+        cause.contains("http_user_agent (user_agent)")
+            && cause.contains("status (status)")
+            && cause.contains(
+                "json:client=remote_addr,time=time_local,request=request,status=FIELD,\
+                 user_agent=FIELD"
+            ),
+        "{cause}"
+    );
+    let json = FormatChoice::new("json").expect("known");
+    assert!(json.choose(Some(&chunk(&own))).is_err());
+    // The status alone under nginx's name: only the user agent is asked.
+    let cause = chosen(&line("user_agent", "status")).expect_err("agent of its own");
+    assert!(
+        cause.contains("holds http_user_agent (user_agent):") && !cause.contains("(status)"),
+        "{cause}"
+    );
+    // Held by a later line of the sample: the schema reads the file.
+    let text = line("agent", "status") + &line("http_user_agent", "status");
+    assert_eq!(chosen(&text).as_deref(), Ok("json (nginx)"));
+    // Only nginx's variables, none a user agent: a log_format that logs
+    // none, read with the warning.
+    let bare = r#"{"remote_addr":"77.75.77.1","time_iso8601":"2026-11-30T00:00:01+01:00","request":"GET / HTTP/1.1","status":"200","body_bytes_sent":5,"http_referer":"-","upstream_addr":"10.0.0.1:80"}"#;
+    assert_eq!(chosen(bare).as_deref(), Ok("json (nginx)"));
+    let fixed = FormatChoice::new("json-nginx").expect("known");
+    assert_eq!(
+        fixed.choose(Some(&chunk(&own))).map(|f| f.name()),
+        Ok("json (nginx)".to_string())
+    );
+}

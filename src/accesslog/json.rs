@@ -121,6 +121,8 @@ pub struct JsonFormat {
     /// with its alternatives: a line that holds one of each is of this
     /// schema, whatever its values (`keys_fit`).
     needed: Vec<Vec<String>>,
+    /// Each leaf's path, by leaf index: what a message names.
+    paths: Vec<String>,
 }
 
 impl JsonFormat {
@@ -136,6 +138,7 @@ impl JsonFormat {
             zone: None,
             messages: matches!(name, "Caddy" | "Traefik"),
             needed: Vec::new(),
+            paths: Vec::new(),
         };
         let mut request_paths = Vec::new();
         let mut leaves = 0;
@@ -191,6 +194,7 @@ impl JsonFormat {
                     insert_flat(&mut format.tree, path, leaves)?;
                 }
                 chosen.push(leaves);
+                format.paths.push(path.to_string());
                 leaves += 1;
             }
             format.roles[role as usize].extend(chosen);
@@ -224,6 +228,45 @@ impl JsonFormat {
         self.needed
             .iter()
             .all(|paths| paths.iter().any(|path| keys.contains(path)))
+    }
+
+    /// Of the status and the user agent, those the mapping names but
+    /// none of whose keys is among `keys` (a line's, dotted, `keys`): as
+    /// (role, the keys it reads).
+    pub fn lacks(&self, keys: &[String]) -> Vec<(&'static str, Vec<&str>)> {
+        [Role::Status, Role::UserAgent]
+            .into_iter()
+            .filter_map(|role| {
+                let paths: Vec<&str> = self.roles[role as usize]
+                    .iter()
+                    .map(|&leaf| self.paths[leaf].as_str())
+                    .collect();
+                let found = paths.iter().any(|path| keys.iter().any(|k| k == path));
+                let name = ROLES.iter().find(|(r, _)| *r == role).map(|(_, n)| *n)?;
+                (!paths.is_empty() && !found).then_some((name, paths))
+            })
+            .collect()
+    }
+
+    /// The mapping that reads a line whose keys are `keys`: each role as
+    /// the first of its keys the line holds, and `FIELD` for those of
+    /// `lacking` (`lacks`): what a message asks the user to complete.
+    pub fn mapping_for(&self, keys: &[String], lacking: &[&str]) -> String {
+        let mut parts: Vec<String> = Vec::new();
+        for (role, name) in ROLES {
+            if lacking.contains(&name) {
+                parts.push(format!("{name}=FIELD"));
+                continue;
+            }
+            let held = self.roles[role as usize]
+                .iter()
+                .map(|&leaf| self.paths[leaf].as_str())
+                .find(|path| keys.iter().any(|k| k == path));
+            if let Some(path) = held {
+                parts.push(format!("{name}={path}"));
+            }
+        }
+        parts.join(",")
     }
 
     /// The same mapping with times written without an offset placed in

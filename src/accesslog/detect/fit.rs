@@ -6,7 +6,7 @@
 
 use super::{FileFormat, Parser};
 use crate::accesslog::entry::Skip;
-use crate::accesslog::json;
+use crate::accesslog::json::{self, JsonFormat};
 
 /// Why a file whose times carry no offset is not read without a zone.
 pub(super) fn without_offset(name: &str) -> String {
@@ -115,6 +115,147 @@ impl Fit {
         }
         self.read * 2 >= most
     }
+}
+
+/// Under `auto` or `json`, why the nginx schema cannot read `sample`
+/// whole, and the index of its first JSON line: no line of the schema's
+/// client, time and request keys holds a key of its status or user agent
+/// (`http_user_agent`, `status`), and the first holds a key that is no
+/// nginx variable's name (`agent`, `response`): the log_format may name
+/// them so, and read as nginx's the night would find no crawler by its
+/// user agent and no status of a fetch of /robots.txt. None when some
+/// line holds each, or the keys are all nginx's variables (a log_format
+/// that logs no user agent: crawlers are found by address, with the
+/// warning). `--log-format json-nginx` reads such a file as nginx's, as
+/// the message says.
+pub(super) fn nginx_lacks(format: &JsonFormat, sample: &[&[u8]]) -> Option<(usize, String)> {
+    let mut first: Option<(usize, Vec<String>)> = None;
+    let mut lacking: Option<Vec<&'static str>> = None;
+    for (index, line) in sample.iter().enumerate() {
+        if line.trim_ascii_start().first() != Some(&b'{') {
+            continue;
+        }
+        let Some(keys) = json::keys(line) else {
+            continue;
+        };
+        if !format.keys_fit(&keys) {
+            continue;
+        }
+        let lacks: Vec<&'static str> = format.lacks(&keys).into_iter().map(|(r, _)| r).collect();
+        // What no line holds.
+        lacking = Some(match lacking {
+            None => lacks,
+            Some(before) => before.into_iter().filter(|r| lacks.contains(r)).collect(),
+        });
+        if first.is_none() {
+            first = Some((index, keys));
+        }
+        if lacking.as_ref().is_some_and(Vec::is_empty) {
+            return None;
+        }
+    }
+    let (index, keys) = first?;
+    let lacking = lacking?;
+    if keys.iter().all(|key| is_nginx_variable(key)) {
+        return None;
+    }
+    let named: Vec<String> = format
+        .lacks(&[])
+        .into_iter()
+        .filter(|(role, _)| lacking.contains(role))
+        .map(|(role, paths)| format!("{} ({role})", paths.join(" or ")))
+        .collect();
+    let mut shown: Vec<String> = keys.iter().take(30).cloned().collect();
+    if keys.len() > 30 {
+        shown.push("…".to_string());
+    }
+    let cause = format!(
+        "JSON with nginx's variable names for the client, the time and the request, but no \
+         line among the first holds {}: the lines' keys are {}; name the fields with \
+         --log-format 'json:{}' (or, for a log_format that logs none, --log-format json-nginx)",
+        named.join(" nor "),
+        shown.join(", "),
+        format.mapping_for(&keys, &lacking),
+    );
+    Some((index, cause))
+}
+
+/// True when `key` is the name of an nginx variable (of its core and
+/// stock modules), which a `log_format` of nginx's variable names writes;
+/// a key of the log_format's own (`agent`, `response`, `referrer`, a
+/// dotted one) is not.
+fn is_nginx_variable(key: &str) -> bool {
+    const PREFIXES: [&str; 14] = [
+        "http_",
+        "sent_http_",
+        "sent_trailer_",
+        "upstream_",
+        "ssl_",
+        "arg_",
+        "cookie_",
+        "geoip_",
+        "geoip2_",
+        "proxy_protocol_",
+        "tcpinfo_",
+        "realip_",
+        "jwt_",
+        "limit_",
+    ];
+    const NAMES: [&str; 48] = [
+        "ancient_browser",
+        "args",
+        "binary_remote_addr",
+        "body_bytes_sent",
+        "bytes_sent",
+        "connection",
+        "connection_requests",
+        "connection_time",
+        "content_length",
+        "content_type",
+        "date_gmt",
+        "date_local",
+        "document_root",
+        "document_uri",
+        "gzip_ratio",
+        "host",
+        "hostname",
+        "https",
+        "invalid_referer",
+        "is_args",
+        "modern_browser",
+        "msec",
+        "msie",
+        "nginx_version",
+        "pid",
+        "pipe",
+        "query_string",
+        "realpath_root",
+        "remote_addr",
+        "remote_port",
+        "remote_user",
+        "request",
+        "request_body",
+        "request_completion",
+        "request_filename",
+        "request_id",
+        "request_length",
+        "request_method",
+        "request_time",
+        "request_uri",
+        "scheme",
+        "server_addr",
+        "server_name",
+        "server_port",
+        "server_protocol",
+        "status",
+        "time_iso8601",
+        "time_local",
+    ];
+    NAMES.contains(&key)
+        || key == "uri"
+        || PREFIXES
+            .iter()
+            .any(|prefix| key.len() > prefix.len() && key.starts_with(prefix))
 }
 
 /// Why no candidate fits, and the index in the sample of the first line
