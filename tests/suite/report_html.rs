@@ -403,8 +403,8 @@ fn a_version_that_excused_a_fetch_is_used_though_in_force_before_the_night() {
     );
     assert!(
         text.contains(&format!(
-            "robots.txt versions used: {old} in force from 2026-11-29T00:00:00+00:00, \
-             {new} in force from 2026-11-30T09:00:00+00:00"
+            "robots.txt versions used: {old} in force from 2026-11-29T00:00:00+00:00 and \
+             before (the oldest version), {new} in force from 2026-11-30T09:00:00+00:00"
         )),
         "{text}"
     );

@@ -424,20 +424,22 @@ fn versions_used(
     (first, last): (Option<Timestamp>, Option<Timestamp>),
 ) -> VersionsUsed {
     let (first, last) = (first.map(|t| t.instant_ms()), last.map(|t| t.instant_ms()));
-    let mut used: Vec<(String, Option<String>)> = health
-        .robots_versions
+    let all = &health.robots_versions;
+    let mut used: Vec<(String, String)> = all
         .iter()
         .enumerate()
         .rev()
         .filter(|&(i, _)| {
             let during = match (first, last, sources.in_force_ms.get(i)) {
                 (Some(first), Some(last), Some(&(from, until))) => from <= last && first < until,
-                // No line parsed, or no range known: the one in force now.
-                _ => i + 1 == health.robots_versions.len(),
+                // No line parsed: none judged a fetch.
+                (None, _, _) | (_, None, _) => false,
+                // No range known: the one in force now.
+                _ => i + 1 == all.len(),
             };
             during || sources.excused_by.contains(&i)
         })
-        .map(|(_, entry)| entry.clone())
+        .map(|(i, (version, from))| (version.clone(), in_force(i, all.len(), from.as_deref())))
         .collect();
     let more = used
         .len()
@@ -452,11 +454,26 @@ fn versions_used(
     }
 }
 
+/// When version `index` of `count` (oldest first), dated `from`, was in
+/// force, as the page says it (SPEC §6): the oldest is in force before
+/// its time too, and the only one for all time, whatever its date (a
+/// `--robots` file edited after the night it judges).
+pub(super) fn in_force(index: usize, count: usize, from: Option<&str>) -> String {
+    match (count, index, from) {
+        (1, _, Some(from)) => format!(" in force throughout (the only version; dated {from})"),
+        (1, _, None) => " in force throughout (the only version)".to_string(),
+        (_, 0, Some(from)) => format!(" in force from {from} and before (the oldest version)"),
+        (_, 0, None) => " (the oldest version)".to_string(),
+        (_, _, Some(from)) => format!(" in force from {from}"),
+        (_, _, None) => String::new(),
+    }
+}
+
 /// The robots.txt versions of the page's health: those the night used,
 /// the latest `ROBOTS_VERSIONS_SHOWN` of them with when each came into
 /// force; how many more it used; and how many more the run knew.
 struct VersionsUsed {
-    shown: Vec<(String, Option<String>)>,
+    shown: Vec<(String, String)>,
     more: usize,
     unused: usize,
 }

@@ -98,9 +98,11 @@ pub struct Health {
     pub files: Vec<FileHealth>,
     pub dns: Dns,
     /// The robots.txt versions the night used, the latest few, as
-    /// (robots_version, in force from); how many more it used; and how
-    /// many more the run knew (run.json lists them all).
-    pub robots_versions: Vec<(String, Option<String>)>,
+    /// (robots_version, when it was in force: ` in force from …`, or
+    /// what SPEC §6 makes of the oldest and of the only one); how many
+    /// more it used; and how many more the run knew (run.json lists them
+    /// all). None when no line was audited.
+    pub robots_versions: Vec<(String, String)>,
     pub robots_versions_used_more: usize,
     pub robots_versions_unused: usize,
     pub excused_by_cache_grace: u64,

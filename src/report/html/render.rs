@@ -100,12 +100,13 @@ fn more(total: usize, shown: usize, what: &str) -> Markup {
 pub fn render(page: &Page) -> String {
     let period = match (&page.first_time, &page.last_time) {
         (Some(first), Some(last)) => format!("{first} – {last}"),
-        _ => "no dated line".to_string(),
+        _ => "(no line audited)".to_string(),
     };
     let accused: u64 = page.crawlers.iter().flat_map(|c| c.violations).sum();
     // The crawlers' own: a spoofed fetch is none of them (SPEC §2).
     let audited: u64 = page.crawlers.iter().map(|c| c.fetches).sum();
     let left_out = page.health.left_out.outside_since_until + page.health.left_out.other_hosts;
+    let impostor_fetches: u64 = page.crawlers.iter().map(|c| c.impostor_fetches).sum();
     let markup = html! {
         (DOCTYPE)
         html lang="en" {
@@ -138,6 +139,18 @@ pub fn render(page: &Page) -> String {
                             span.ok { "No crawler broke robots.txt." }
                         } @else {
                             span.bad { (accused) (if accused == 1 { " violation" } else { " violations" }) " of robots.txt." }
+                        }
+                    }
+                    // The page's other question: who pretends to be one.
+                    @if impostor_fetches > 0 {
+                        p.verdict {
+                            span.bad {
+                                (impostor_fetches) (if impostor_fetches == 1 { " fetch" } else { " fetches" })
+                                " from " (page.impostor_addresses)
+                                (if page.impostor_addresses == 1 { " address" } else { " addresses" })
+                                " claimed a crawler they are not"
+                            }
+                            " (see " a href="#impostors" { "impostors" } ")."
                         }
                     }
                     nav {
@@ -183,7 +196,8 @@ fn verdict(page: &Page) -> Markup {
         section #verdict {
             h2 { "Verdict per crawler" }
             p { "Violations are rows that accuse the crawler; informing rows (a rule the crawler does not read, Seznam's home-page exception) are counted apart and left out of the verdict." }
-            div.scroll { table #verdict-table {
+            @if page.crawlers.is_empty() { p { "No crawler fetch was audited." } }
+            @else { div.scroll { table #verdict-table {
                 thead { tr {
                     th { "crawler" } th.n { "fetches" }
                     @for kind in KINDS { th.n { (kind) } }
@@ -205,7 +219,7 @@ fn verdict(page: &Page) -> Markup {
                         }
                     }
                 }
-            } }
+            } } }
             (more(page.crawlers.len(), shown, "crawlers"))
         }
     }
@@ -254,10 +268,11 @@ fn health(page: &Page) -> Markup {
                     }
                 }
                 li { "robots.txt versions used: "
-                    @for (i, (version, from)) in h.robots_versions.iter().enumerate() {
+                    @if h.robots_versions.is_empty() { "none (no line was audited)" }
+                    @for (i, (version, when)) in h.robots_versions.iter().enumerate() {
                         @if i > 0 { ", " }
                         span.text { (version) }
-                        @if let Some(from) = from { " in force from " (from) }
+                        (when)
                     }
                     @match (h.robots_versions_used_more, h.robots_versions_unused) {
                         (0, 0) => {}

@@ -383,3 +383,58 @@ fn the_chart_cap_keeps_the_rates_broken_and_names_the_rest() {
     let note = between(&html, "3 more crawlers not charted here", "</p>");
     assert!(note.contains("CrawlAbot, CrawlBbot, CrawlCbot"), "{note}");
 }
+
+/// The page's two questions are answered at its top: a clean night with
+/// impostors says so beside "No crawler broke robots.txt.".
+#[test]
+fn impostors_are_named_at_the_top() {
+    let mut page = Page {
+        crawlers: vec![CrawlerVerdict {
+            violations: [0; 3],
+            impostor_fetches: 34,
+            ..verdict("SeznamBot")
+        }],
+        impostor_addresses: 16,
+        ..Page::default()
+    };
+    let html = render(&page);
+    let header = between(&html, "<header>", "</header>");
+    assert!(header.contains("No crawler broke robots.txt."), "{header}");
+    assert!(
+        header.contains("34 fetches from 16 addresses claimed a crawler they are not"),
+        "{header}"
+    );
+    page.crawlers[0].impostor_fetches = 1;
+    page.impostor_addresses = 1;
+    let html = render(&page);
+    let header = between(&html, "<header>", "</header>");
+    assert!(
+        header.contains("1 fetch from 1 address claimed"),
+        "{header}"
+    );
+    page.crawlers[0].impostor_fetches = 0;
+    let html = render(&page);
+    assert!(!between(&html, "<header>", "</header>").contains("claimed"));
+}
+
+/// SPEC §6: the oldest version is in force before its time too, and the
+/// only one for all time: a `--robots` file dated after the night it
+/// judged is not shown as coming into force then.
+#[test]
+fn the_oldest_and_the_only_version_are_in_force_before_their_dates() {
+    use super::build::in_force;
+    let t = Some("2026-12-06T11:55:36+00:00");
+    assert_eq!(
+        in_force(0, 1, t),
+        " in force throughout (the only version; dated 2026-12-06T11:55:36+00:00)"
+    );
+    assert_eq!(
+        in_force(0, 3, t),
+        " in force from 2026-12-06T11:55:36+00:00 and before (the oldest version)"
+    );
+    assert_eq!(
+        in_force(2, 3, t),
+        " in force from 2026-12-06T11:55:36+00:00"
+    );
+    assert_eq!(in_force(1, 3, None), "");
+}

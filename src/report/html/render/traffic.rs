@@ -111,7 +111,7 @@ fn one_chart(t: &Traffic, axis: &Axis, clock: &WindowClock, several_versions: bo
         div.crawler {
         h3 { (cut(&t.crawler)) }
         p { (t.fetches.total()) " fetches, "
-            span.bad[violations > 0] { (violations) " violations" } "; "
+            span.bad[violations > 0] { (violations) (if violations == 1 { " violation" } else { " violations" }) } "; "
             @if allowed.is_empty() { "robots.txt sets no Request-rate it reads." }
             @else {
                 "allowed: "
