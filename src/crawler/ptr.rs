@@ -138,6 +138,29 @@ impl std::ops::Deref for BadLines {
     }
 }
 
+/// The lines of `bytes`, each without its line end: LF, CRLF or CR.
+fn lines_of(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let mut rest = Some(bytes);
+    std::iter::from_fn(move || {
+        let text = rest?;
+        match memchr::memchr2(b'\n', b'\r', text) {
+            Some(end) => {
+                let after = if text[end] == b'\r' && text.get(end + 1) == Some(&b'\n') {
+                    end + 2
+                } else {
+                    end + 1
+                };
+                rest = Some(&text[after..]);
+                Some(&text[..end])
+            }
+            None => {
+                rest = None;
+                Some(text)
+            }
+        }
+    })
+}
+
 impl PtrMap {
     /// Reads a PTR map file. Only an unreadable file is an error, and so
     /// is a FIFO, a device or one past 16 MiB (SPEC §1).
@@ -153,7 +176,7 @@ impl PtrMap {
     pub fn parse(bytes: &[u8]) -> (PtrMap, BadLines) {
         // Sized for a pair a line at once: grown by doubling, the pairs
         // and the hashes were held twice while they moved.
-        let lines = memchr::memchr_iter(b'\n', bytes).count() + 1;
+        let lines = memchr::memchr2_iter(b'\n', b'\r', bytes).count() + 1;
         let mut map = Building {
             map: PtrMap {
                 pairs: Vec::with_capacity(lines),
@@ -162,9 +185,11 @@ impl PtrMap {
             seen: HashMap::with_capacity(lines),
         };
         let mut bad = BadLines::default();
-        for (index, raw) in bytes.split(|&b| b == b'\n').enumerate() {
+        // LF, CRLF and CR each end a line, as in robots.txt (SPEC §1): a
+        // map saved with old Mac line ends is one line, and when it starts
+        // with a comment it named nothing without a word.
+        for (index, raw) in lines_of(bytes).enumerate() {
             let line = index as u64 + 1;
-            let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
             let content = &raw[..comment_start(raw)];
             let reject = |cause: &str| BadLine {
                 line,
@@ -490,6 +515,25 @@ mod tests {
         );
         assert_eq!(bad[3].text, "\\xFF 5.6.7.8");
         assert_eq!(bad.total(), 4);
+    }
+
+    /// LF, CRLF and CR each end a line: a map saved with CR alone is not
+    /// one line (read whole, its first `#` made it a comment naming
+    /// nothing, and a spoofer it named was counted as the crawler).
+    #[test]
+    fn every_kind_of_line_end_ends_a_line() {
+        let text = b"# map\r5.188.166.58 spoofer.example.net\r\n\
+            77.75.77.123 fulltextrobot-77-75-77-123.seznam.cz\n\r\rx\r";
+        let (map, bad) = PtrMap::parse(text);
+        assert_eq!(map.names(ip("5.188.166.58")), ["spoofer.example.net"]);
+        assert_eq!(
+            map.names(ip("77.75.77.123")),
+            ["fulltextrobot-77-75-77-123.seznam.cz"]
+        );
+        let lines: Vec<u64> = bad.iter().map(|b| b.line).collect();
+        assert_eq!(lines, [6]);
+        let lines: Vec<&[u8]> = lines_of(b"a\r\nb\rc\n\nd").collect();
+        assert_eq!(lines, [&b"a"[..], b"b", b"c", b"", b"d"]);
     }
 
     /// A map of many bad lines keeps the first few to show and counts

@@ -38,6 +38,15 @@ pub(super) fn load_ptr_map(path: Option<&Path>, quiet: bool) -> Result<PtrMap> {
             ),
         });
     }
+    // One with no pair at all (empty, or comments only) names nothing
+    // either, maybe by mistake: said even under --quiet.
+    if map.is_empty() {
+        crate::warn!(
+            "robots-audit: warning: {}: the PTR map names no address (no ADDRESS NAME line); \
+             fetches are judged as without it",
+            path.display()
+        );
+    }
     if quiet && let Some(first) = bad.first() {
         // One line even under --quiet: the addresses of these lines have no
         // name from the map, and their fetches are judged without one.

@@ -210,3 +210,58 @@ fn a_side_file_that_is_a_fifo_a_device_or_too_big_is_an_error_naming_it() {
         }
     }
 }
+
+/// A map saved with CR alone as its line end names its addresses (read as
+/// one line, its first `#` made the whole map a comment and the spoofer
+/// it names a SeznamBot row); a map that names no address says so, even
+/// under `--quiet`.
+#[test]
+fn a_map_with_cr_line_ends_names_its_spoofer_and_an_empty_one_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let robots = write(dir.path(), "robots.txt", ROBOTS);
+    let map = write(
+        dir.path(),
+        "ptr-cr.txt",
+        "# address name\r6.6.6.6 spoofer.example.net\r",
+    );
+    let log = write(
+        dir.path(),
+        "access.log",
+        line(
+            "6.6.6.6",
+            "30/Nov/2026:00:00:04 +0100",
+            "GET /cz/chat/d HTTP/1.1",
+            SEZNAM_UA,
+        ),
+    );
+    for (map, impostors) in [(map, 1), (write(dir.path(), "empty.txt", "# none\n"), 0)] {
+        let out = dir.path().join(format!("out-{impostors}"));
+        std::fs::create_dir(&out).unwrap();
+        let args = [
+            "--log",
+            s(&log),
+            "--robots",
+            s(&robots),
+            "--ptr-map",
+            s(&map),
+            "--out",
+            s(&out),
+            "-q",
+        ];
+        let run = run(&args);
+        let accused = rows(&std::fs::read(out.join("violations.csv")).unwrap()).len() - 1;
+        let spoofed = rows(&std::fs::read(out.join("impostors.csv")).unwrap()).len() - 1;
+        assert_eq!(
+            (accused, spoofed),
+            (1 - impostors, impostors),
+            "{}",
+            run.stderr
+        );
+        assert_eq!(
+            run.stderr.contains("the PTR map names no address"),
+            impostors == 0,
+            "{}",
+            run.stderr
+        );
+    }
+}
