@@ -301,11 +301,14 @@ impl State {
             .iter_mut()
             .find(|n| n.night == row.night && n.crawler == row.crawler)
         {
+            // Saturating: a state edited to huge counts (they are the
+            // trend's, judging nothing) never wraps around to small ones.
             Some(kept) => {
-                kept.fetches += row.fetches;
-                kept.impostor_fetches += row.impostor_fetches;
+                kept.fetches = kept.fetches.saturating_add(row.fetches);
+                kept.impostor_fetches = kept.impostor_fetches.saturating_add(row.impostor_fetches);
                 for (kind, n) in row.violations {
-                    *kept.violations.entry(kind).or_default() += n;
+                    let count = kept.violations.entry(kind).or_default();
+                    *count = count.saturating_add(n);
                 }
             }
             None => self.nights.push(row),

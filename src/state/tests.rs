@@ -571,3 +571,24 @@ fn a_versions_folder_that_is_a_link_or_open_to_others_is_refused() {
     let err = locked(open.path()).save(&sample()).unwrap_err().to_string();
     assert!(err.contains("writable by other users"), "{err}");
 }
+
+/// A state whose night counts were edited to the largest there is keeps
+/// them there: a night's counts added never wrap around to small ones.
+#[test]
+fn night_counts_saturate_rather_than_wrap() {
+    let mut state = State::default();
+    let row = |n: u64| Night {
+        night: "2026-11-30".into(),
+        crawler: "FreshBot".into(),
+        fetches: n,
+        violations: [("disallow".to_string(), n)].into_iter().collect(),
+        impostor_fetches: n,
+    };
+    state.add_night(row(u64::MAX));
+    state.add_night(row(3));
+    let kept = &state.nights[0];
+    assert_eq!(
+        (kept.fetches, kept.violations["disallow"], kept.impostor_fetches),
+        (u64::MAX, u64::MAX, u64::MAX)
+    );
+}
