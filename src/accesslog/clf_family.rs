@@ -234,7 +234,7 @@ pub(crate) fn read(line: &[u8], family: Family) -> Option<Entry<'_>> {
         {
             return None;
         }
-        return accept(entry, client);
+        return accept(entry, client, family);
     }
     // `%b`, a number or `-` (a line that lacks it puts the referer's
     // quote there: the general reader's to refuse), then ` "`.
@@ -261,7 +261,7 @@ pub(crate) fn read(line: &[u8], family: Family) -> Option<Entry<'_>> {
         return None;
     }
     entry.user_agent = present(&line[pos..agent_end]);
-    accept(entry, client)
+    accept(entry, client, family)
 }
 
 /// What `read` learnt of the client's text while finding its end.
@@ -277,12 +277,14 @@ enum ClientText {
 
 /// The checks the general reader makes on the fields it cut.
 #[inline(always)]
-fn accept(entry: Entry<'_>, client: ClientText) -> Option<Entry<'_>> {
+fn accept(entry: Entry<'_>, client: ClientText, family: Family) -> Option<Entry<'_>> {
+    // nginx's `$remote_addr` is an address (or `unix:`), never a name.
+    let named = |client| family != Family::NginxCombined || fields::is_address_client(client);
     let fits = !entry.client.is_empty()
         && match client {
             ClientText::Ipv4 => true,
-            ClientText::HostBytes => fields::is_plain_client(entry.client),
-            ClientText::Other => fields::is_client(entry.client),
+            ClientText::HostBytes => fields::is_plain_client(entry.client) && named(entry.client),
+            ClientText::Other => fields::is_client(entry.client) && named(entry.client),
         }
         && entry.vhost.is_none_or(fields::is_server_host);
     fits.then_some(entry)

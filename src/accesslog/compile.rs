@@ -342,6 +342,7 @@ pub(crate) fn compile(spec: &str) -> Result<Compiled, String> {
                 steps.push(Step {
                     upstream_list: slot == Slot::Other && names_upstream_list(&name),
                     host_as_sent: slot == Slot::Vhost && names_host_as_sent(&name),
+                    address_only: slot == Slot::Client && name == "remote_addr",
                     dash,
                     slot,
                     quoted: false,

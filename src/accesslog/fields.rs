@@ -49,6 +49,13 @@ pub fn is_client(value: &[u8]) -> bool {
     is_ipv6(value)
 }
 
+/// True when `value` is a client nginx's `$remote_addr` may write: an
+/// IPv4 or IPv6 address, or `unix:` for a unix socket's peer; no host
+/// name.
+pub fn is_address_client(value: &[u8]) -> bool {
+    is_ipv4(value) || value == super::proxy::UNIX_SOCKET || is_ipv6(value)
+}
+
 /// True when `value`, all host bytes, may be a client: a name whose last
 /// label holds only digits and dashes is an IPv4 address or nothing (no
 /// top-level domain is numeric), so a date (`2026-11-29`), `1.2.3` or

@@ -242,6 +242,7 @@ impl LogFormat {
         let mut shifted = false;
         // The virtual host read is a Host header as the client sent it.
         let mut host_as_sent = false;
+        let mut address_only = false;
         // The last one-word field read (`%l` before `%u`).
         let mut previous_word: Option<&[u8]> = None;
         // An unquoted forwarded-for chain was read: the client may have
@@ -419,7 +420,10 @@ impl LogFormat {
                         open_chain |= !matches!(value, b"" | b"-");
                     }
                     match slot {
-                        Slot::Client => entry.client = value,
+                        Slot::Client => {
+                            entry.client = value;
+                            address_only = step.address_only;
+                        }
                         Slot::Request | Slot::Target => entry.request = value,
                         Slot::Method => entry.method = Some(value),
                         Slot::UserAgent => entry.user_agent = present(value),
@@ -477,7 +481,9 @@ impl LogFormat {
         // A value a field cannot hold means the line was cut in the wrong
         // places (a `vhost_combined` line read as `combined` takes
         // `host:443` as its client): skipped, never read shifted.
-        if !fields::is_client(entry.client) {
+        if !fields::is_client(entry.client)
+            || (address_only && !fields::is_address_client(entry.client))
+        {
             return Err(Skip::BadClient);
         }
         if !host_as_sent

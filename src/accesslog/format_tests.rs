@@ -191,9 +191,30 @@ fn combined() {
     check("combined", cases);
     // The default is combined; nginx's own combined reads the same lines.
     check("", cases);
+    // nginx's `$remote_addr` is an address: a name or a word there is
+    // another field written where the client should be.
+    let nginx: Vec<(&[u8], Result<Fields, Skip>)> = cases
+        .iter()
+        .map(|(line, read)| {
+            let read = match read {
+                Ok(fields) if !fields::is_address_client(fields.0.as_bytes()) => {
+                    Err(Skip::BadClient)
+                }
+                other => *other,
+            };
+            (*line, read)
+        })
+        .collect();
+    assert!(
+        nginx
+            .iter()
+            .filter(|(_, r)| *r == Err(Skip::BadClient))
+            .count()
+            >= 2
+    );
     check(
         r#"$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent""#,
-        cases,
+        &nginx,
     );
 }
 
@@ -350,28 +371,38 @@ fn an_address_before_its_port_is_read_whole() {
             "crawler.example.cz",
         ),
     ];
-    for spec in [
-        r#"$remote_addr:$remote_port [$time_local] "$request" $status"#,
-        r#"%a:%{remote}p %t "%r" %>s"#,
+    for (spec, names) in [
+        (
+            r#"$remote_addr:$remote_port [$time_local] "$request" $status"#,
+            false,
+        ),
+        (r#"%a:%{remote}p %t "%r" %>s"#, true),
     ] {
+        // A name is a client of Apache's only (`HostnameLookups On`).
         let cases: Vec<(&[u8], Result<Fields, Skip>)> = lines
             .iter()
             .map(|&(line, client)| {
+                let name = client.ends_with(".cz");
+                let read = Ok((client, T, &b"GET / HTTP/1.1"[..], Some(200), None, None));
                 (
                     line,
-                    Ok((client, T, &b"GET / HTTP/1.1"[..], Some(200), None, None)),
+                    if name && !names {
+                        Err(Skip::BadClient)
+                    } else {
+                        read
+                    },
                 )
             })
             .collect();
         check(spec, &cases);
     }
     // nginx writes no port for a unix socket's peer; Apache always one.
-    let no_port: &[u8] = b"unix: [10/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.1\" 200";
+    let no_port: &[u8] = b"unix:: [10/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.1\" 200";
     check(
         r#"$remote_addr:$remote_port [$time_local] "$request" $status"#,
         &[(
             no_port,
-            Ok(("unix", T, b"GET / HTTP/1.1", Some(200), None, None)),
+            Ok(("unix:", T, b"GET / HTTP/1.1", Some(200), None, None)),
         )],
     );
     check(
@@ -808,7 +839,33 @@ fn custom_nginx() {
                 br#"example.cz 2001:db8::1 [2000-10-10T20:55:36Z] "GET /a HTTP/2.0" 200 "ua" "-" 0.001"#,
                 Ok(("2001:db8::1", "2000-10-10T20:55:36+00:00", b"GET /a HTTP/2.0", Some(200), Some(b"ua"), Some(b"example.cz"))),
             ),
+            // `$remote_addr` is an address, never a name as Apache's `%h`
+            // may be: a line of `$remote_addr $host` given as `$host
+            // $remote_addr` would make the site's name the client.
+            (
+                br#"2001:db8::1 example.cz [2000-10-10T20:55:36Z] "GET /a HTTP/2.0" 200 "ua" "-" 0.001"#,
+                Err(Skip::BadClient),
+            ),
+            (
+                br#"example.cz unix: [2000-10-10T20:55:36Z] "GET /a HTTP/2.0" 200 "ua" "-" 0.001"#,
+                Ok(("unix:", "2000-10-10T20:55:36+00:00", b"GET /a HTTP/2.0", Some(200), Some(b"ua"), Some(b"example.cz"))),
+            ),
         ],
+    );
+    // Apache's `%h` holds a name under `HostnameLookups On`.
+    check(
+        r#"%v %h %t "%r" %>s"#,
+        &[(
+            br#"example.cz crawler.example.net [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200"#,
+            Ok((
+                "crawler.example.net",
+                T,
+                b"GET / HTTP/1.1",
+                Some(200),
+                None,
+                Some(b"example.cz"),
+            )),
+        )],
     );
     check(
         r#"$msec $remote_addr "$request" $status"#,

@@ -134,6 +134,11 @@ pub(crate) struct Step {
     /// holds, since a client may send anything there and a spoofer's
     /// fetch must not go unlisted; such a value then names no site.
     pub host_as_sent: bool,
+    /// nginx's `$remote_addr`: always an address (or `unix:`), never a
+    /// host name as Apache's `%h` may be; a name there is another field
+    /// (`$host`) written where the client should be, and the line is
+    /// skipped.
+    pub address_only: bool,
     /// The text between this field and the next (may be empty only when
     /// the field ends by itself: a time, a status, a host before a path,
     /// or the last field).

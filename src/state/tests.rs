@@ -588,7 +588,11 @@ fn night_counts_saturate_rather_than_wrap() {
     state.add_night(row(3));
     let kept = &state.nights[0];
     assert_eq!(
-        (kept.fetches, kept.violations["disallow"], kept.impostor_fetches),
+        (
+            kept.fetches,
+            kept.violations["disallow"],
+            kept.impostor_fetches
+        ),
         (u64::MAX, u64::MAX, u64::MAX)
     );
 }
