@@ -530,3 +530,72 @@ fn a_crawler_that_reads_no_request_rate_is_charted_against_none() {
     // No allowed line (drawn green) in its chart.
     assert!(!page.contains("stroke=\"#2E8B57\""), "{page}");
 }
+
+/// Crawlers that share one count (SPEC §4) are also charted together, as
+/// the rate is judged: four fetches a minute each under `Request-rate:
+/// 6/1m` break it only together. The key names only what a chart draws.
+#[test]
+fn a_count_shared_by_crawlers_is_charted_whole() {
+    let fresh_ua = "Mozilla/5.0 (compatible; FreshBot/1.0; +http://napoveda.seznam.cz/)";
+    let log: String = (0..8)
+        .map(|s| {
+            let ua = if s % 2 == 0 { SEZNAM_UA } else { fresh_ua };
+            combined(
+                "77.75.77.1",
+                &format!("29/Nov/2026:10:00:{s:02} +0100"),
+                &format!("GET /a{s} HTTP/1.1"),
+                200,
+                ua,
+            )
+        })
+        .collect();
+    let site = Site::new()
+        .with("robots.txt", "User-agent: SeznamBot\nRequest-rate: 6/1m\n")
+        .with("clean.txt", "User-agent: *\nAllow: /\n")
+        .with("a.log", log);
+    let audit = |robots: &str, out: &str| {
+        site.run(&[
+            "--log",
+            "a.log",
+            "--robots",
+            robots,
+            "--robots-since",
+            "2020-01-01",
+            "--out",
+            out,
+        ])
+    };
+    let run = audit("robots.txt", "out");
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let page = std::fs::read_to_string(site.path("out/report.html")).unwrap();
+    let text = page_text(&page);
+    assert!(
+        text.contains("FreshBot + SeznamBot (one count) 8 fetches, 2 violations ; allowed: Request-rate: 6/1m (line 2)"),
+        "{text}"
+    );
+    assert!(text.contains("SeznamBot 4 fetches"), "{text}");
+    assert!(!page.contains("sw sw-w"), "no window drawn: {text}");
+    assert!(
+        text.contains("request-rate violations in that step"),
+        "{text}"
+    );
+    let run = audit("clean.txt", "clean");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let page = std::fs::read_to_string(site.path("clean/report.html")).unwrap();
+    let text = page_text(&page);
+    assert!(
+        text.contains("FreshBot + SeznamBot (one count) 8 fetches, 0 violations"),
+        "{text}"
+    );
+    for drawn_nowhere in [
+        "allowed per minute",
+        "violations in that step",
+        "A fetch breaks",
+    ] {
+        assert!(!text.contains(drawn_nowhere), "{drawn_nowhere}: {text}");
+    }
+    assert!(
+        !page.contains("sw sw-w") && page.contains("sw sw-f"),
+        "{text}"
+    );
+}

@@ -366,6 +366,7 @@ pub fn build(
             allowed: sources.allowed.get(index).cloned().unwrap_or_default(),
         });
     }
+    charts.extend(count_charts(&charts, &sharing));
     charts.sort_by(|a, b| a.crawler.cmp(&b.crawler));
     // A crawler with nothing to say is left out of the verdict, as
     // summary.csv leaves it out; one that was only impersonated stays.
@@ -452,6 +453,47 @@ fn versions_used(
         more,
         unused,
     }
+}
+
+/// A chart of each count that several charted crawlers share (SPEC §4:
+/// SeznamBot, FreshBot and SeznamBot-test are one count): the rate is
+/// judged on their fetches together, which no crawler's own chart shows.
+/// Named `A + B (one count)`; drawn only where the crawlers read the same
+/// Request-rate lines (they share a robots.txt token, so they do unless
+/// their floors differ).
+fn count_charts(charts: &[Traffic], sharing: &BTreeMap<usize, Vec<String>>) -> Vec<Traffic> {
+    let mut made = Vec::new();
+    for names in sharing.values().filter(|names| names.len() > 1) {
+        let members: Vec<&Traffic> = charts
+            .iter()
+            .filter(|t| names.contains(&t.crawler))
+            .collect();
+        let Some(first) = members.first() else {
+            continue;
+        };
+        if members.iter().any(|t| t.allowed != first.allowed) {
+            continue;
+        }
+        let mut names: Vec<&str> = members.iter().map(|t| t.crawler.as_str()).collect();
+        names.sort_unstable();
+        let sum = |of: fn(&Traffic) -> &PerMinute| {
+            let mut sum = PerMinute::default();
+            for t in &members {
+                for (minute, n) in of(t).iter() {
+                    sum.add(minute, n);
+                }
+            }
+            sum
+        };
+        made.push(Traffic {
+            crawler: format!("{} (one count)", names.join(" + ")),
+            fetches: sum(|t| &t.fetches),
+            violations: sum(|t| &t.violations),
+            rate_violations: sum(|t| &t.rate_violations),
+            allowed: first.allowed.clone(),
+        });
+    }
+    made
 }
 
 /// When version `index` of `count` (oldest first), dated `from`, was in

@@ -8,6 +8,7 @@
 //! there was. The section of charts is `render/traffic.rs`'s.
 
 use std::borrow::Cow;
+use std::fmt::Write as _;
 
 use base64::Engine as _;
 use maud::{DOCTYPE, Markup, PreEscaped, html};
@@ -63,7 +64,8 @@ svg.chart{width:100%;height:auto;max-width:960px;display:block}\
 tr.hit td{background:#fdf0ef}tr.inform td{background:#fbf8e6}\
 @media (max-width:600px){body{font-size:14px;padding:0 6px 30px}th,td{padding:.2em .3em}svg.chart{min-width:760px}}\
 @media print{nav{display:none}body{max-width:none;font-size:10pt}.scroll{overflow:visible}\
-h2,h3{break-after:avoid}table,svg.chart,div.crawler{break-inside:avoid}a{color:inherit;text-decoration:none}}";
+h2,h3,h2+p{break-after:avoid}tr,svg.chart,div.crawler{break-inside:avoid}footer{break-before:avoid}\
+a{color:inherit;text-decoration:none}}";
 
 /// The Content-Security-Policy of SPEC §7: nothing but the page's own
 /// style, images and fonts only from `data:`, no script at all.
@@ -75,16 +77,57 @@ pub fn policy() -> String {
     )
 }
 
-/// At most [`TEXT_SHOWN`] characters of a value, marked where cut.
-fn cut(text: &str) -> Cow<'_, str> {
-    match text.char_indices().nth(TEXT_SHOWN) {
-        None => Cow::Borrowed(text),
+/// At most [`TEXT_SHOWN`] characters of a value, marked where cut with
+/// the bytes removed: a value the reports already cut (`…[cut N bytes]`,
+/// SPEC §5) counts those too, so the page never says less was cut than
+/// was. Characters that show nothing (zero-width spaces and joiners, the
+/// byte-order mark, the soft hyphen) are written `\u{NNNN}` as the
+/// reports write bidi controls: a spoofing name with one inside
+/// (`seznam.cz\u{200B}.evil.example`) is not shown as another name.
+pub(super) fn cut(text: &str) -> Cow<'_, str> {
+    let text = show_invisible(text);
+    let (body, cut_before) = match already_cut(&text) {
+        Some((body, n)) => (body, n),
+        None => (&text[..], 0),
+    };
+    match body.char_indices().nth(TEXT_SHOWN) {
+        None => text,
         Some((at, _)) => Cow::Owned(format!(
-            "{}…[cut {} chars]",
-            &text[..at],
-            text[at..].chars().count()
+            "{}…[cut {} bytes]",
+            &body[..at],
+            (body.len() - at) as u64 + cut_before
         )),
     }
+}
+
+/// `text` without the `…[cut N bytes]` the reports end a cut value with
+/// (`text::bound`: such a value is longer than `KEPT_TEXT`), and N.
+fn already_cut(text: &str) -> Option<(&str, u64)> {
+    if text.len() <= crate::text::KEPT_TEXT {
+        return None;
+    }
+    let rest = text.strip_suffix(" bytes]")?;
+    let at = rest.rfind("…[cut ")?;
+    let n = rest[at + "…[cut ".len()..].parse().ok()?;
+    Some((&text[..at], n))
+}
+
+/// Characters that take no room (U+00AD, U+180E, U+200B–U+200F,
+/// U+2060–U+2064, U+FEFF) written `\u{NNNN}`.
+fn show_invisible(text: &str) -> Cow<'_, str> {
+    let invisible = |c: char| matches!(c, '\u{AD}' | '\u{180E}' | '\u{200B}'..='\u{200F}' | '\u{2060}'..='\u{2064}' | '\u{FEFF}');
+    if !text.chars().any(invisible) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if invisible(c) {
+            let _ = write!(out, "{}", crate::text::ControlEscape::Char(u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
 }
 
 /// "N more", when a table was cut.

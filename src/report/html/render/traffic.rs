@@ -24,13 +24,22 @@ pub(super) fn traffic(page: &Page) -> Markup {
                 // version named.
                 @let several_versions = page.health.robots_versions.len()
                     + page.health.robots_versions_used_more > 1;
+                // Only what some chart shown draws.
+                @let allowed = shown.iter().flat_map(|t| &t.allowed);
+                @let rates = allowed.clone().next().is_some();
+                @let floors = allowed.clone().any(|a| a.floor.is_some());
+                @let windows = allowed.clone().any(|a| a.window.is_some());
+                @let rate_rows = shown.iter().any(|t| t.rate_violations.total() > 0);
+                @let other_rows = shown
+                    .iter()
+                    .any(|t| t.violations.total() > t.rate_violations.total());
                 p.key {
                     span { span.sw.sw-f {} "fetches in the busiest minute of each step" }
-                    span { span.sw.sw-a {} "allowed per minute (the rate that holds)" }
-                    span { span.sw.sw-g {} "written rate, where the Seznam floor raises it" }
-                    span { span.sw.sw-w {} "Request-rate window" }
-                    span { span.sw.sw-r {} "request-rate violations in that step" }
-                    span { span.sw.sw-o {} "other violations in that step (disallow, crawl-delay)" }
+                    @if rates { span { span.sw.sw-a {} "allowed per minute (the rate that holds)" } }
+                    @if floors { span { span.sw.sw-g {} "written rate, where the Seznam floor raises it" } }
+                    @if windows { span { span.sw.sw-w {} "Request-rate window" } }
+                    @if rate_rows { span { span.sw.sw-r {} "request-rate violations in that step" } }
+                    @if other_rows { span { span.sw.sw-o {} "other violations in that step (disallow, crawl-delay)" } }
                 }
                 p { "Times at UTC" (format_offset(page.offset_min)) ", the offset of the first fetch; \
                      Request-rate windows read in " (page.window_clock.name)
@@ -40,16 +49,17 @@ pub(super) fn traffic(page: &Page) -> Markup {
                     } "."
                     @if axis.step > 1 { " Each step is " (axis.step) " minutes." }
                 }
-                p { "A fetch breaks " span.text { "Request-rate: N/T" } " when more than N \
+                @if rates { p { "A fetch breaks " span.text { "Request-rate: N/T" } " when more than N \
                      fetches fall in the T seconds up to it, whatever minute they are in: \
                      the green line is N/T per minute, so where T is longer than a minute a \
                      burst can rise above it unbroken, and a rate can be broken under it."
                     @for group in &page.shared_counts {
                         " " (group_names(group)) " share one count, as the site sees one robot \
                          (" span.text { "--rate-by crawler" } " counts each apart): a mark on \
-                         one's chart may come from the others' fetches before it."
+                         one's chart may come from the others' fetches before it, and the chart \
+                         named \"(one count)\" draws their fetches together, as they are judged."
                     }
-                }
+                } }
                 @for t in &shown { (one_chart(t, &axis, &page.window_clock, several_versions)) }
                 @if !left_out.is_empty() {
                     p.more {
