@@ -85,7 +85,7 @@ fn custom_nginx_log_format() {
     check_format(
         "nginx_custom.log",
         &format_string("nginx_custom"),
-        "formats/expected",
+        "formats/expected-nginx",
     );
 }
 
@@ -94,7 +94,7 @@ fn custom_nginx_log_format_with_time_iso8601() {
     check_format(
         "nginx_iso.log",
         &format_string("nginx_iso"),
-        "formats/expected",
+        "formats/expected-nginx",
     );
 }
 

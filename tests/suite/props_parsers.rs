@@ -265,7 +265,13 @@ proptest! {
         text in bytes_of(b"0123456789abcdef.:, \t\n\r#-_fulltextrobot", 400),
     ) {
         let (map, bad) = PtrMap::parse(&text);
-        let lines = text.split(|&b| b == b'\n').count() as u64;
+        // LF, CRLF and CR each end a line.
+        let ends = text
+            .iter()
+            .enumerate()
+            .filter(|&(i, &b)| b == b'\n' || (b == b'\r' && text.get(i + 1) != Some(&b'\n')))
+            .count();
+        let lines = ends as u64 + 1;
         for line in bad.iter() {
             prop_assert!(line.line >= 1 && line.line <= lines);
         }
