@@ -16,6 +16,9 @@ use super::{Allowance, PerMinute, Traffic, WindowClock};
 /// At most this many steps along the time axis.
 pub const POINTS: i64 = 720;
 
+/// At most about this many labels along the time axis.
+const TICKS: i64 = 8;
+
 const WIDTH: u32 = 960;
 const HEIGHT: u32 = 300;
 
@@ -53,11 +56,70 @@ impl Axis {
         self.start.saturating_add(index.saturating_mul(self.step))
     }
 
-    /// A label for the step at `index`, in the log's clock.
-    fn label(&self, index: i64) -> String {
-        let local = self
+    /// The steps the time axis labels, and the clock interval they fall
+    /// on: the first step holding a whole multiple of a round interval (a
+    /// minute to a week, so that at most `TICKS` fit the period) of the
+    /// log's clock, 03:00, 06:00…, not every 200 minutes from the first
+    /// fetch.
+    pub fn ticks(&self) -> (Vec<i64>, i64) {
+        const ROUND: [i64; 16] = [
+            1, 2, 5, 10, 15, 30, 60, 120, 180, 240, 360, 720, 1440, 2880, 10_080, 40_320,
+        ];
+        let span = self.step.saturating_mul(self.steps).max(1);
+        let interval = ROUND
+            .iter()
+            .copied()
+            .find(|&i| i >= self.step && span / i <= TICKS)
+            .unwrap_or_else(|| ((span + TICKS - 1) / TICKS).max(self.step));
+        let first = self.start.saturating_add(i64::from(self.offset_min));
+        let mut points = Vec::new();
+        let mut at = first
+            .div_euclid(interval)
+            .saturating_add(1)
+            .saturating_mul(interval);
+        if first.rem_euclid(interval) == 0 {
+            at = first;
+        }
+        while at < first.saturating_add(span) {
+            let index = (at - first) / self.step;
+            if points.last() != Some(&index) {
+                points.push(index);
+            }
+            at = at.saturating_add(interval);
+        }
+        (points, interval)
+    }
+
+    /// A label for the step at `index`, in the log's clock: the multiple
+    /// of `interval` the step holds (`ticks`), else its first minute.
+    fn label_on(&self, index: i64, interval: i64) -> String {
+        let start = self
             .minute_at(index)
             .saturating_add(i64::from(self.offset_min));
+        let round = start.div_euclid(interval).saturating_mul(interval);
+        let round = if round < start {
+            round.saturating_add(interval)
+        } else {
+            round
+        };
+        self.label_local(if round < start.saturating_add(self.step) {
+            round
+        } else {
+            start
+        })
+    }
+
+    /// A label for the step at `index`, in the log's clock.
+    #[cfg(test)]
+    fn label(&self, index: i64) -> String {
+        self.label_local(
+            self.minute_at(index)
+                .saturating_add(i64::from(self.offset_min)),
+        )
+    }
+
+    /// A label for the minute `local` of the log's clock.
+    fn label_local(&self, local: i64) -> String {
         let date = jiff::civil::date(1970, 1, 1)
             .checked_add(jiff::SignedDuration::from_hours(
                 local.div_euclid(1440) * 24,
@@ -159,6 +221,8 @@ pub fn draw(traffic: &Traffic, axis: &Axis, clock: &WindowClock) -> Result<Strin
         .fold(1.0f64, f64::max)
         * 1.15;
 
+    let (ticks, interval) = axis.ticks();
+    let labels = ticks.len().max(2);
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
@@ -170,14 +234,14 @@ pub fn draw(traffic: &Traffic, axis: &Axis, clock: &WindowClock) -> Result<Strin
             .margin_right(36)
             .x_label_area_size(30)
             .y_label_area_size(50)
-            .build_cartesian_2d(0i64..axis.steps.max(1), 0f64..top)
+            .build_cartesian_2d((0i64..axis.steps.max(1)).with_key_points(ticks), 0f64..top)
             .map_err(|e| fail(&e))?;
         chart
             .configure_mesh()
             .disable_x_mesh()
-            .x_labels(8)
+            .x_labels(labels)
             .y_labels(6)
-            .x_label_formatter(&|i| axis.label(*i))
+            .x_label_formatter(&|i| axis.label_on(*i, interval))
             .y_label_formatter(&|y| {
                 if top > 10.0 {
                     format!("{y:.0}")
@@ -364,6 +428,45 @@ mod tests {
         assert_eq!((busiest[0], busiest[1]), (9, 2));
         assert_eq!((violations[0], violations[1]), (3, 0));
         assert_eq!(rated, violations);
+    }
+
+    /// The time axis is labelled on round times of the log's clock, at
+    /// most about eight, each label the round time its step holds.
+    #[test]
+    fn time_labels_fall_on_round_clock_times() {
+        // A day from 00:09 at +01:00, in steps of two minutes.
+        let start = 23 * 60 + 9;
+        let axis = Axis::new(start, start + 1439, 60);
+        assert_eq!(axis.step, 2);
+        let (ticks, interval) = axis.ticks();
+        assert_eq!(interval, 180);
+        let labels: Vec<String> = ticks.iter().map(|&i| axis.label_on(i, interval)).collect();
+        assert_eq!(
+            labels,
+            [
+                "03:00", "06:00", "09:00", "12:00", "15:00", "18:00", "21:00", "00:00"
+            ]
+        );
+        // Each labelled step holds its round time.
+        for &i in &ticks {
+            let local = axis.minute_at(i) + 60;
+            assert!(
+                local.rem_euclid(180) >= 180 - axis.step || local % 180 == 0,
+                "{i}"
+            );
+        }
+        // An hour of minutes: every ten minutes, from a round start.
+        let axis = Axis::new(600, 659, 0);
+        let (ticks, interval) = axis.ticks();
+        assert_eq!(interval, 10);
+        assert_eq!(ticks, [0, 10, 20, 30, 40, 50]);
+        assert_eq!(axis.label_on(10, interval), "10:10");
+        // A week: a day apart, dated.
+        let axis = Axis::new(0, 7 * 1440 - 1, 0);
+        let (ticks, interval) = axis.ticks();
+        assert_eq!(interval, 1440);
+        assert_eq!(ticks.len(), 7);
+        assert_eq!(axis.label_on(ticks[1], interval), "01-02 00:00");
     }
 
     #[test]
