@@ -21,6 +21,7 @@ mod rules;
 mod shadow;
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use super::agent::robot_of;
 use super::group::{self, Group, Reads};
@@ -162,8 +163,10 @@ pub fn listing(robots: &Robots, readers: &[Reader]) -> Robots {
 /// (SPEC §3): what `check` and the audit judge it by.
 #[derive(Debug, Clone)]
 pub struct Selection {
-    /// The file as the crawler groups it.
-    pub robots: Robots,
+    /// The file as the crawler groups it: shared by every selection of
+    /// that reading (a copy each made 1,775 groups naming 1,775 bots,
+    /// a real bad-bot list, 4.8 GB).
+    pub robots: Arc<Robots>,
     /// The merged, compiled groups it obeys, indices into `robots.groups()`:
     /// what `check` and the audit judge by, a verdict the lint states
     /// included.
@@ -178,7 +181,7 @@ pub struct Selection {
 
 impl Selection {
     /// The groups `token` obeys in `robots` (already grouped as it reads).
-    pub fn new(robots: Robots, token: &[u8]) -> Selection {
+    pub fn new(robots: Arc<Robots>, token: &[u8]) -> Selection {
         let rules = robots.rules_for(token);
         let whole_rules = robots.rules_as_read(token);
         let records = &robots.file().records;
@@ -235,7 +238,7 @@ pub fn selections<'a>(robots: &Robots, readers: &'a [Reader]) -> Vec<(&'a Reader
 /// The file regrouped once per distinct set of records read.
 struct Readings<'r> {
     robots: &'r Robots,
-    by_reads: HashMap<Reads, Robots>,
+    by_reads: HashMap<Reads, Arc<Robots>>,
 }
 
 impl<'r> Readings<'r> {
@@ -246,14 +249,18 @@ impl<'r> Readings<'r> {
         }
     }
 
-    fn get(&mut self, reads: Reads) -> Robots {
-        self.get_ref(reads).clone()
+    fn get(&mut self, reads: Reads) -> Arc<Robots> {
+        self.get_arc(reads).clone()
     }
 
     fn get_ref(&mut self, reads: Reads) -> &Robots {
+        self.get_arc(reads)
+    }
+
+    fn get_arc(&mut self, reads: Reads) -> &Arc<Robots> {
         self.by_reads
             .entry(reads)
-            .or_insert_with(|| self.robots.read_as(reads))
+            .or_insert_with(|| Arc::new(self.robots.read_as(reads)))
     }
 }
 
@@ -285,6 +292,8 @@ struct Scope<'a> {
     readers: Vec<(&'a Reader, Selection)>,
     /// A token no group names: any crawler without a group of its own.
     unnamed: String,
+    /// Which of `selections` hold each line.
+    users: Users,
 }
 
 impl<'a> Scope<'a> {
@@ -374,6 +383,7 @@ impl<'a> Scope<'a> {
         ];
         Scope {
             robots,
+            users: Users::new(&selections),
             selections,
             keepers,
             readers,
@@ -382,8 +392,8 @@ impl<'a> Scope<'a> {
     }
 
     /// Indices of the selections that hold the record at `line`.
-    fn users(&self, line: usize) -> Vec<usize> {
-        users(&self.selections, line)
+    fn users(&self, line: usize) -> &[usize] {
+        self.users.of(line)
     }
 
     /// The names (`Reader::name`) of the table's crawlers that read
@@ -405,11 +415,26 @@ impl<'a> Scope<'a> {
     }
 }
 
-/// Indices of the `selections` that hold the record at `line`.
-fn users(selections: &[Selection], line: usize) -> Vec<usize> {
-    (0..selections.len())
-        .filter(|&s| selections[s].holds(line))
-        .collect()
+/// For each record's line, the indices of the selections that hold it,
+/// ascending: found once, where asking every selection of every line took
+/// the square of a bad-bot list's thousands of groups.
+struct Users(HashMap<usize, Vec<usize>>);
+
+impl Users {
+    fn new(selections: &[Selection]) -> Users {
+        let mut users: HashMap<usize, Vec<usize>> = HashMap::new();
+        for (index, selection) in selections.iter().enumerate() {
+            for &line in &selection.lines {
+                users.entry(line).or_default().push(index);
+            }
+        }
+        Users(users)
+    }
+
+    /// Indices of the selections that hold the record at `line`.
+    fn of(&self, line: usize) -> &[usize] {
+        self.0.get(&line).map_or(&[], Vec::as_slice)
+    }
 }
 
 fn selections_with<'a>(

@@ -2,6 +2,8 @@
 //! user-agent lines that open each and the lines that belong to it) and
 //! chooses the groups a crawler obeys (RFC 9309 §2.2, §2.2.1; SPEC §3).
 
+use std::collections::HashMap;
+
 use super::agent;
 use super::limits::{self, CrawlDelay, RequestRate};
 use super::normalize::normalize;
@@ -157,9 +159,60 @@ pub struct Grouping {
     /// the group as 2.0 is unknown, so the second reading does, and a
     /// fetch is disallowed only when both readings disallow it.
     pub late_versions: Vec<usize>,
+    /// The groups each product token names, made on the first `select`:
+    /// a token's groups found at once, where walking every group for
+    /// every token the lint asks of made a bad-bot list of thousands of
+    /// groups take seconds to minutes.
+    pub(crate) index: TokenIndex,
 }
 
+/// The groups naming each product token (lower case), ascending, and the
+/// default (`*`) groups; made once, on first use.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct TokenIndex(std::sync::OnceLock<(Naming, Vec<usize>)>);
+
+/// Product tokens (lower case) and the groups naming each, ascending.
+type Naming = HashMap<Vec<u8>, Vec<usize>>;
+
+/// An index is made of the groups: it tells two groupings apart no more
+/// than they are apart.
+impl PartialEq for TokenIndex {
+    fn eq(&self, _: &TokenIndex) -> bool {
+        true
+    }
+}
+
+impl Eq for TokenIndex {}
+
 impl Grouping {
+    /// The groups `token` obeys, as `select` finds them, from the index.
+    pub fn select(&self, token: &[u8]) -> Vec<usize> {
+        let (named, defaults) = self.index.0.get_or_init(|| {
+            let mut named = Naming::new();
+            for (index, group) in self.groups.iter().enumerate() {
+                for agent in &group.agents {
+                    let own = agent::product_token(&agent.token);
+                    if own.is_empty() {
+                        continue;
+                    }
+                    let groups = named.entry(own.to_ascii_lowercase()).or_default();
+                    if groups.last() != Some(&index) {
+                        groups.push(index);
+                    }
+                }
+            }
+            let defaults = (0..self.groups.len())
+                .filter(|&i| self.groups[i].is_default())
+                .collect();
+            (named, defaults)
+        });
+        let token = agent::product_token(token);
+        match named.get(&token.to_ascii_lowercase()) {
+            Some(groups) if !token.is_empty() => groups.clone(),
+            _ => defaults.clone(),
+        }
+    }
+
     /// Whether a second reading of the file may group it otherwise.
     pub fn read_two_ways(&self) -> bool {
         !self.colonless_tokens.is_empty()
@@ -989,7 +1042,8 @@ mod tests {
         let text = "User-agent: SeznamBot\nDisallow: /a\n\nUser-agent: *\nDisallow: /b\n\n\
                     User-agent: Googlebot\nUser-agent: seznambot/4.0\nDisallow: /c\n\n\
                     User-agent: SeznamBot-test\nDisallow: /d\n\nUser-agent: *\nDisallow: /e\n";
-        let groups = group(&parse(text.as_bytes()), SEZNAM).groups;
+        let grouping = group(&parse(text.as_bytes()), SEZNAM);
+        let groups = &grouping.groups;
         let cases: &[(&[u8], &[usize])] = &[
             (b"SeznamBot", &[0, 2]),
             (b"SEZNAMBOT", &[0, 2]),
@@ -1000,10 +1054,13 @@ mod tests {
             (b"", &[1, 4]),
         ];
         for (token, expected) in cases {
-            assert_eq!(&select(&groups, token), expected, "{token:?}");
+            assert_eq!(&select(groups, token), expected, "{token:?}");
+            // The index finds what the walk finds.
+            assert_eq!(&grouping.select(token), expected, "{token:?}");
         }
-        let none = group(&parse(b"User-agent: Googlebot\nDisallow: /\n"), SEZNAM).groups;
-        assert!(select(&none, b"SeznamBot").is_empty());
+        let none = group(&parse(b"User-agent: Googlebot\nDisallow: /\n"), SEZNAM);
+        assert!(select(&none.groups, b"SeznamBot").is_empty());
+        assert!(none.select(b"SeznamBot").is_empty());
     }
 
     #[test]

@@ -229,7 +229,7 @@ impl Robots {
     /// all fall back on a large `*` group need it once, not sixty times).
     pub fn selection_key(&self, token: &[u8]) -> SelectionKey {
         let key_in = |grouping: &Grouping| {
-            let groups = group::select(&grouping.groups, token);
+            let groups = grouping.select(token);
             let named = groups
                 .iter()
                 .any(|&i| grouping.groups[i].names(super::agent::product_token(token)));
@@ -243,7 +243,7 @@ impl Robots {
 
     /// `rules_for` in one grouping of the file.
     fn rules_in(&self, grouping: &Grouping, token: &[u8], as_read: bool) -> AgentRules {
-        let groups = group::select(&grouping.groups, token);
+        let groups = grouping.select(token);
         let chosen = || groups.iter().map(|&i| &grouping.groups[i]);
         let mut rules: Vec<Rule> = chosen().flat_map(|g| g.rules.iter().cloned()).collect();
         if as_read {

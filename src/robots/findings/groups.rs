@@ -10,7 +10,7 @@ use super::super::agent::product_token;
 use super::super::group::Group;
 use super::super::limits::RequestRate;
 use super::super::parse::Directive;
-use super::{Finding, Reader, Scope, Selection, Severity, edit_distance, users};
+use super::{Finding, Reader, Scope, Selection, Severity, Users, edit_distance};
 
 pub(super) fn check(scope: &Scope<'_>, findings: &mut Vec<Finding>) {
     let groups = scope.robots.groups();
@@ -495,6 +495,7 @@ fn ignored_limits(scope: &Scope<'_>, findings: &mut Vec<Finding>) {
     // found once (a file of thousands of Request-rate lines asks it of
     // each), and the lines it ever uses.
     let [rated, delayed] = &scope.keepers;
+    let (rated_users, delayed_users) = (Users::new(rated), Users::new(delayed));
     let by_minute: Vec<Vec<Option<&RequestRate>>> = rated
         .iter()
         .map(|s| {
@@ -510,7 +511,7 @@ fn ignored_limits(scope: &Scope<'_>, findings: &mut Vec<Finding>) {
         .collect();
     for group in scope.robots.groups() {
         for line in group.request_rates.iter().filter(|l| l.rate.is_some()) {
-            let users = users(rated, line.line);
+            let users = rated_users.of(line.line);
             let Some(&first) = users.first() else {
                 continue;
             };
@@ -536,7 +537,7 @@ fn ignored_limits(scope: &Scope<'_>, findings: &mut Vec<Finding>) {
             }
         }
         for delay in group.crawl_delays.iter().filter(|d| d.millis.is_some()) {
-            let users = users(delayed, delay.line);
+            let users = delayed_users.of(delay.line);
             let Some(first) = users.first().map(|&s| &delayed[s].rules) else {
                 continue;
             };
