@@ -90,7 +90,8 @@ pub struct AuditArgs {
 
     /// Log format: auto (chosen for each file from its first lines),
     /// combined, common, vhost_combined, json (Caddy, Traefik or nginx
-    /// names), json:client=FIELD,time=FIELD,request=FIELD (or
+    /// names), json-caddy, json-traefik or json-nginx (that schema, every
+    /// file), json:client=FIELD,time=FIELD,request=FIELD (or
     /// method=…,target=…; status=, user_agent=, xff=), w3c, or a literal
     /// Apache LogFormat or nginx log_format string.
     #[arg(long, value_name = "FORMAT", default_value = "auto")]

@@ -522,8 +522,11 @@ fn nginx_json_with_its_user_agent_under_another_key_asks_for_a_mapping() {
     assert_eq!(chosen(&text).as_deref(), Ok("json (nginx)"));
     // Only nginx's variables, none a user agent: a log_format that logs
     // none, read with the warning.
-    let bare = r#"{"remote_addr":"77.75.77.1","time_iso8601":"2026-11-30T00:00:01+01:00","request":"GET / HTTP/1.1","status":"200","body_bytes_sent":5,"http_referer":"-","upstream_addr":"10.0.0.1:80"}"#;
+    let bare = r#"{"remote_addr":"77.75.77.1","time_iso8601":"2026-11-30T00:00:01+01:00","request":"GET / HTTP/1.1","status":"200","body_bytes_sent":5,"http_referer":"-","upstream_addr":"10.0.0.1:80","http2":"h2","proxy_host":"backend"}"#;
     assert_eq!(chosen(bare).as_deref(), Ok("json (nginx)"));
+    // A key of its own on a later line of the sample is asked about too.
+    let later = format!("{bare}\n{}", line("agent", "status"));
+    assert!(chosen(&later).is_err(), "{later}");
     let fixed = FormatChoice::new("json-nginx").expect("known");
     assert_eq!(
         fixed.choose(Some(&chunk(&own))).map(|f| f.name()),

@@ -99,6 +99,10 @@ pub enum Skip {
     /// The client field holds what is no address or host name
     /// (`host:443`, a quoted string, a date): the fields are shifted.
     BadClient,
+    /// A host name in a client field the server writes as an address
+    /// (nginx's `$remote_addr`): another field written where the client
+    /// should be.
+    NameForAddress,
     /// The virtual host field holds what is no host name.
     BadHost,
     /// The time carries no UTC offset and no zone was given for it.
@@ -119,7 +123,7 @@ pub enum Skip {
 impl Skip {
     /// Every reason a line is skipped, in order, for counting skipped
     /// lines by reason (`Directive` and `NotRequest` are no skips).
-    pub const ALL: [Skip; 13] = [
+    pub const ALL: [Skip; 14] = [
         Skip::Empty,
         Skip::TooLong,
         Skip::Truncated,
@@ -129,6 +133,7 @@ impl Skip {
         Skip::BadStatus,
         Skip::NoClient,
         Skip::BadClient,
+        Skip::NameForAddress,
         Skip::BadHost,
         Skip::NoOffset,
         Skip::BadJson,
@@ -147,6 +152,7 @@ impl Skip {
             Skip::BadStatus => "bad status",
             Skip::NoClient => "no client address",
             Skip::BadClient => "client is no address or host name",
+            Skip::NameForAddress => "client is a host name where the format writes an address",
             Skip::BadHost => "virtual host is no host name",
             Skip::NoOffset => "time without UTC offset (needs --log-tz)",
             Skip::BadJson => "not a JSON object of the format's fields",

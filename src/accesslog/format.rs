@@ -481,10 +481,11 @@ impl LogFormat {
         // A value a field cannot hold means the line was cut in the wrong
         // places (a `vhost_combined` line read as `combined` takes
         // `host:443` as its client): skipped, never read shifted.
-        if !fields::is_client(entry.client)
-            || (address_only && !fields::is_address_client(entry.client))
-        {
+        if !fields::is_client(entry.client) {
             return Err(Skip::BadClient);
+        }
+        if address_only && !fields::is_address_client(entry.client) {
+            return Err(Skip::NameForAddress);
         }
         if !host_as_sent
             && entry

@@ -198,7 +198,7 @@ fn combined() {
         .map(|(line, read)| {
             let read = match read {
                 Ok(fields) if !fields::is_address_client(fields.0.as_bytes()) => {
-                    Err(Skip::BadClient)
+                    Err(Skip::NameForAddress)
                 }
                 other => *other,
             };
@@ -208,7 +208,7 @@ fn combined() {
     assert!(
         nginx
             .iter()
-            .filter(|(_, r)| *r == Err(Skip::BadClient))
+            .filter(|(_, r)| *r == Err(Skip::NameForAddress))
             .count()
             >= 2
     );
@@ -387,7 +387,7 @@ fn an_address_before_its_port_is_read_whole() {
                 (
                     line,
                     if name && !names {
-                        Err(Skip::BadClient)
+                        Err(Skip::NameForAddress)
                     } else {
                         read
                     },
@@ -844,7 +844,7 @@ fn custom_nginx() {
             // $remote_addr` would make the site's name the client.
             (
                 br#"2001:db8::1 example.cz [2000-10-10T20:55:36Z] "GET /a HTTP/2.0" 200 "ua" "-" 0.001"#,
-                Err(Skip::BadClient),
+                Err(Skip::NameForAddress),
             ),
             (
                 br#"example.cz unix: [2000-10-10T20:55:36Z] "GET /a HTTP/2.0" 200 "ua" "-" 0.001"#,

@@ -123,6 +123,9 @@ pub struct JsonFormat {
     needed: Vec<Vec<String>>,
     /// Each leaf's path, by leaf index: what a message names.
     paths: Vec<String>,
+    /// The client is nginx's `$remote_addr` (the nginx schema): an
+    /// address or `unix:`, never a host name.
+    address_client: bool,
 }
 
 impl JsonFormat {
@@ -139,6 +142,7 @@ impl JsonFormat {
             messages: matches!(name, "Caddy" | "Traefik"),
             needed: Vec::new(),
             paths: Vec::new(),
+            address_client: name == "nginx",
         };
         let mut request_paths = Vec::new();
         let mut leaves = 0;
@@ -476,6 +480,10 @@ impl JsonFormat {
         }
         if !fields::is_client(host) {
             return Err(Skip::BadClient);
+        }
+        // nginx's `$remote_addr` is an address, never a name.
+        if self.address_client && !fields::is_address_client(host) {
+            return Err(Skip::NameForAddress);
         }
         Ok(host)
     }

@@ -224,6 +224,20 @@ fn nginx_escape_json_line() {
     assert_eq!(entry.method, None);
     assert_eq!(entry.status, Some(200));
     assert_eq!(entry.forwarded_for, None);
+    // `$remote_addr` is an address (or `unix:`), never a name: one there
+    // is another variable written under its key.
+    let named = line.replace("77.75.77.123", "fulltextrobot-77-75-77-123.seznam.cz");
+    assert_eq!(
+        known("nginx").parse(named.as_bytes()).err(),
+        Some(Skip::NameForAddress)
+    );
+    let unix = line.replace("77.75.77.123", "unix:");
+    assert!(known("nginx").parse(unix.as_bytes()).is_ok());
+    // A mapping of the user's own reads a name there (Apache's %h may
+    // hold one).
+    let own = JsonFormat::new("own", "client=remote_addr,time=time_local,request=request")
+        .expect("mapping");
+    assert!(own.parse(named.as_bytes()).is_ok());
 }
 
 #[test]

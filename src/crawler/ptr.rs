@@ -176,7 +176,10 @@ impl PtrMap {
     pub fn parse(bytes: &[u8]) -> (PtrMap, BadLines) {
         // Sized for a pair a line at once: grown by doubling, the pairs
         // and the hashes were held twice while they moved.
-        let lines = memchr::memchr2_iter(b'\n', b'\r', bytes).count() + 1;
+        let lines = memchr::memchr_iter(b'\n', bytes)
+            .count()
+            .max(memchr::memchr_iter(b'\r', bytes).count())
+            + 1;
         let mut map = Building {
             map: PtrMap {
                 pairs: Vec::with_capacity(lines),

@@ -2150,7 +2150,7 @@ fn a_night_of_no_new_line_is_said_even_under_quiet() {
     // again the same day), never call it a clean night.
     let page = read(&site, "out2/report.html");
     assert!(page.contains("No new line: every line of the logs given was audited"));
-    assert!(page.contains("robots.txt versions used: none (no line was audited)"));
+    assert!(page.contains("robots.txt versions used: none, no line was audited"));
     assert!(page.contains("No crawler fetch was audited."));
     assert!(!page.contains("No crawler broke robots.txt."));
     let summary = String::from_utf8_lossy(&site.run(&["summary", "out2"]).stdout).into_owned();

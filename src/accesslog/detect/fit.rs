@@ -131,6 +131,8 @@ impl Fit {
 pub(super) fn nginx_lacks(format: &JsonFormat, sample: &[&[u8]]) -> Option<(usize, String)> {
     let mut first: Option<(usize, Vec<String>)> = None;
     let mut lacking: Option<Vec<&'static str>> = None;
+    // A key of the log_format's own on any line of the schema.
+    let mut own_key = false;
     for (index, line) in sample.iter().enumerate() {
         if line.trim_ascii_start().first() != Some(&b'{') {
             continue;
@@ -141,6 +143,7 @@ pub(super) fn nginx_lacks(format: &JsonFormat, sample: &[&[u8]]) -> Option<(usiz
         if !format.keys_fit(&keys) {
             continue;
         }
+        own_key |= keys.iter().any(|key| !is_nginx_variable(key));
         let lacks: Vec<&'static str> = format.lacks(&keys).into_iter().map(|(r, _)| r).collect();
         // What no line holds.
         lacking = Some(match lacking {
@@ -156,7 +159,7 @@ pub(super) fn nginx_lacks(format: &JsonFormat, sample: &[&[u8]]) -> Option<(usiz
     }
     let (index, keys) = first?;
     let lacking = lacking?;
-    if keys.iter().all(|key| is_nginx_variable(key)) {
+    if !own_key {
         return None;
     }
     let named: Vec<String> = format
@@ -185,8 +188,11 @@ pub(super) fn nginx_lacks(format: &JsonFormat, sample: &[&[u8]]) -> Option<(usiz
 /// a key of the log_format's own (`agent`, `response`, `referrer`, a
 /// dotted one) is not.
 fn is_nginx_variable(key: &str) -> bool {
-    const PREFIXES: [&str; 14] = [
+    const PREFIXES: [&str; 17] = [
         "http_",
+        "fastcgi_",
+        "otel_",
+        "connections_",
         "sent_http_",
         "sent_trailer_",
         "upstream_",
@@ -201,8 +207,20 @@ fn is_nginx_variable(key: &str) -> bool {
         "jwt_",
         "limit_",
     ];
-    const NAMES: [&str; 48] = [
+    const NAMES: [&str; 60] = [
         "ancient_browser",
+        "http2",
+        "http3",
+        "proxy_add_x_forwarded_for",
+        "proxy_host",
+        "proxy_port",
+        "request_body_file",
+        "secure_link",
+        "secure_link_expires",
+        "slice_range",
+        "uid_got",
+        "uid_reset",
+        "uid_set",
         "args",
         "binary_remote_addr",
         "body_bytes_sent",

@@ -62,8 +62,9 @@ impl Axis {
     /// log's clock, 03:00, 06:00…, not every 200 minutes from the first
     /// fetch.
     pub fn ticks(&self) -> (Vec<i64>, i64) {
-        const ROUND: [i64; 16] = [
-            1, 2, 5, 10, 15, 30, 60, 120, 180, 240, 360, 720, 1440, 2880, 10_080, 40_320,
+        const ROUND: [i64; 20] = [
+            1, 2, 5, 10, 15, 30, 60, 120, 180, 240, 360, 720, 1440, 2880, 10_080, 20_160, 40_320,
+            80_640, 161_280, 524_160,
         ];
         let span = self.step.saturating_mul(self.steps).max(1);
         let interval = ROUND
@@ -451,7 +452,7 @@ mod tests {
         for &i in &ticks {
             let local = axis.minute_at(i) + 60;
             assert!(
-                local.rem_euclid(180) >= 180 - axis.step || local % 180 == 0,
+                local.rem_euclid(180) > 180 - axis.step || local % 180 == 0,
                 "{i}"
             );
         }

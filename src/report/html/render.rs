@@ -8,7 +8,6 @@
 //! there was. The section of charts is `render/traffic.rs`'s.
 
 use std::borrow::Cow;
-use std::fmt::Write as _;
 
 use base64::Engine as _;
 use maud::{DOCTYPE, Markup, PreEscaped, html};
@@ -77,57 +76,20 @@ pub fn policy() -> String {
     )
 }
 
-/// At most [`TEXT_SHOWN`] characters of a value, marked where cut with
-/// the bytes removed: a value the reports already cut (`…[cut N bytes]`,
-/// SPEC §5) counts those too, so the page never says less was cut than
-/// was. Characters that show nothing (zero-width spaces and joiners, the
-/// byte-order mark, the soft hyphen) are written `\u{NNNN}` as the
-/// reports write bidi controls: a spoofing name with one inside
-/// (`seznam.cz\u{200B}.evil.example`) is not shown as another name.
+/// At most [`TEXT_SHOWN`] characters of a value as the CSVs write it
+/// (SPEC §7), then how many more characters the CSVs hold: counted in the
+/// CSVs' own text, so a value they cut (`…[cut N bytes]`) shows their
+/// mark among those characters, and nothing in a stranger's value is
+/// read as a count.
 pub(super) fn cut(text: &str) -> Cow<'_, str> {
-    let text = show_invisible(text);
-    let (body, cut_before) = match already_cut(&text) {
-        Some((body, n)) => (body, n),
-        None => (&text[..], 0),
-    };
-    match body.char_indices().nth(TEXT_SHOWN) {
-        None => text,
+    match text.char_indices().nth(TEXT_SHOWN) {
+        None => Cow::Borrowed(text),
         Some((at, _)) => Cow::Owned(format!(
-            "{}…[cut {} bytes]",
-            &body[..at],
-            (body.len() - at) as u64 + cut_before
+            "{}…[{} more characters in the CSVs]",
+            &text[..at],
+            text[at..].chars().count()
         )),
     }
-}
-
-/// `text` without the `…[cut N bytes]` the reports end a cut value with
-/// (`text::bound`: such a value is longer than `KEPT_TEXT`), and N.
-fn already_cut(text: &str) -> Option<(&str, u64)> {
-    if text.len() <= crate::text::KEPT_TEXT {
-        return None;
-    }
-    let rest = text.strip_suffix(" bytes]")?;
-    let at = rest.rfind("…[cut ")?;
-    let n = rest[at + "…[cut ".len()..].parse().ok()?;
-    Some((&text[..at], n))
-}
-
-/// Characters that take no room (U+00AD, U+180E, U+200B–U+200F,
-/// U+2060–U+2064, U+FEFF) written `\u{NNNN}`.
-fn show_invisible(text: &str) -> Cow<'_, str> {
-    let invisible = |c: char| matches!(c, '\u{AD}' | '\u{180E}' | '\u{200B}'..='\u{200F}' | '\u{2060}'..='\u{2064}' | '\u{FEFF}');
-    if !text.chars().any(invisible) {
-        return Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len() + 16);
-    for c in text.chars() {
-        if invisible(c) {
-            let _ = write!(out, "{}", crate::text::ControlEscape::Char(u32::from(c)));
-        } else {
-            out.push(c);
-        }
-    }
-    Cow::Owned(out)
 }
 
 /// "N more", when a table was cut.
@@ -311,7 +273,7 @@ fn health(page: &Page) -> Markup {
                     }
                 }
                 li { "robots.txt versions used: "
-                    @if h.robots_versions.is_empty() { "none (no line was audited)" }
+                    @if h.robots_versions.is_empty() { "none, no line was audited" }
                     @for (i, (version, when)) in h.robots_versions.iter().enumerate() {
                         @if i > 0 { ", " }
                         span.text { (version) }
@@ -320,6 +282,7 @@ fn health(page: &Page) -> Markup {
                     @match (h.robots_versions_used_more, h.robots_versions_unused) {
                         (0, 0) => {}
                         (more, 0) => { " (and " (more) " more used tonight: run.json lists them)" }
+                        (0, unused) if h.robots_versions.is_empty() => { " (" (unused) " known: run.json lists them)" }
                         (0, unused) => { " (and " (unused) " more known, not used tonight: run.json lists them)" }
                         (more, unused) => {
                             " (and " (more) " more used tonight, " (unused)

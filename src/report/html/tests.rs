@@ -191,7 +191,7 @@ fn a_huge_hostile_night_stays_under_five_million_bytes_and_says_what_was_cut() {
     assert!(html.contains("8 more crawlers"));
     assert!(html.contains("950 more crawlers"));
     assert!(html.contains("more lines not shown here"));
-    assert!(html.contains("…[cut 7840 bytes]"));
+    assert!(html.contains("…[7840 more characters in the CSVs]"));
     assert!(!html.contains("\"<>&"));
 }
 
@@ -439,34 +439,37 @@ fn the_oldest_and_the_only_version_are_in_force_before_their_dates() {
     assert_eq!(in_force(1, 3, None), "");
 }
 
-/// A value the reports already cut is cut on the page with every byte
-/// removed counted (the page said "[cut 8049 chars]" of a 10,245-byte
-/// target the CSV had cut by 2,053); characters that show nothing are
-/// written as escapes, so a name is not shown as another.
+/// A value is cut on the page by characters of the CSVs' own text: the
+/// count says how many more the CSVs hold, their own cut mark among them,
+/// and a mark a stranger wrote into a value is text, never a count.
 #[test]
-fn a_cut_counts_every_byte_removed_and_invisible_characters_show() {
+fn a_cut_counts_the_characters_the_csvs_hold_beyond_it() {
     use super::render::{TEXT_SHOWN, cut};
     let target = format!("/{}", "A".repeat(10_244));
     let kept = crate::text::bound(target.as_bytes());
     let kept = std::str::from_utf8(&kept).expect("ASCII");
-    let shown = cut(kept);
+    let more = kept.chars().count() - TEXT_SHOWN;
     assert_eq!(
-        shown,
+        cut(kept),
         format!(
-            "{}…[cut {} bytes]",
-            &target[..TEXT_SHOWN],
-            10_245 - TEXT_SHOWN
+            "{}…[{more} more characters in the CSVs]",
+            &target[..TEXT_SHOWN]
         )
     );
-    // Short enough for the page: shown as the reports keep it.
     assert_eq!(cut("/a…[cut 5 bytes]"), "/a…[cut 5 bytes]");
     let long = "é".repeat(TEXT_SHOWN + 10);
     assert_eq!(
         cut(&long),
-        format!("{}…[cut 20 bytes]", "é".repeat(TEXT_SHOWN))
+        format!(
+            "{}…[10 more characters in the CSVs]",
+            "é".repeat(TEXT_SHOWN)
+        )
     );
-    assert_eq!(
-        cut("zerowidth.seznam.cz\u{200B}.evil.example\u{FEFF}"),
-        "zerowidth.seznam.cz\\u{200B}.evil.example\\u{FEFF}"
+    let forged = format!(
+        "/{}…[cut 18446744073709551615 bytes]",
+        "\\xFF".repeat(2_500)
     );
+    assert!(cut(&forged).ends_with(" more characters in the CSVs]"));
+    // Written as the CSVs write it (SPEC §7), invisible characters too.
+    assert_eq!(cut("a\u{200B}b"), "a\u{200B}b");
 }

@@ -1175,7 +1175,14 @@ fn groups_of_distinct_tokens_share_their_reading() {
     // One a way of reading the file (what a crawler reads beside Allow
     // and Disallow), not one a token.
     assert!(files.len() <= 4, "{}", files.len());
-    for line in 1..=robots.file().records.iter().map(|r| r.line).max().unwrap_or(0) {
+    for line in 1..=robots
+        .file()
+        .records
+        .iter()
+        .map(|r| r.line)
+        .max()
+        .unwrap_or(0)
+    {
         let asked: Vec<usize> = (0..scope.selections.len())
             .filter(|&s| scope.selections[s].holds(line))
             .collect();

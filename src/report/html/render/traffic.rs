@@ -53,11 +53,19 @@ pub(super) fn traffic(page: &Page) -> Markup {
                      fetches fall in the T seconds up to it, whatever minute they are in: \
                      the green line is N/T per minute, so where T is longer than a minute a \
                      burst can rise above it unbroken, and a rate can be broken under it."
-                    @for group in &page.shared_counts {
-                        " " (group_names(group)) " share one count, as the site sees one robot \
+                } }
+                @if !page.shared_counts.is_empty() { p {
+                    @for (i, group) in page.shared_counts.iter().enumerate() {
+                        @if i > 0 { " " }
+                        (group_names(group)) " share one count, as the site sees one robot \
                          (" span.text { "--rate-by crawler" } " counts each apart): a mark on \
-                         one's chart may come from the others' fetches before it, and the chart \
-                         named \"(one count)\" draws their fetches together, as they are judged."
+                         one's chart may come from the others' fetches before it"
+                        @let together = format!("{} (one count)", group.join(" + "));
+                        @if page.charts.iter().any(|t| t.crawler == together) {
+                            ", and the chart " span.text { (cut(&together)) } " draws their \
+                             fetches together, as their rates and delays are judged"
+                        }
+                        "."
                     }
                 } }
                 @for t in &shown { (one_chart(t, &axis, &page.window_clock, several_versions)) }
