@@ -187,16 +187,23 @@ impl W3cFormat {
                 quoted,
             } = next_value(&mut rest, tabbed)?;
             let present = (!matches!(value, b"-" | b"")).then_some(value);
-            // Addresses, names, times and numbers are never strings: a
-            // quoted one means the fields are not where `#Fields:` says.
+            // Times and numbers are never strings: a quoted one means the
+            // fields are not where `#Fields:` says. IIS Advanced Logging
+            // quotes its client and host (`"77.75.77.123"`, `"example.cz"`):
+            // read when what they hold is one (a client is checked below;
+            // a quoted host must be a host name, not a user agent or a
+            // referer that landed there).
             if quoted {
                 match column {
-                    Column::Client => return Err(Skip::BadClient),
                     Column::Date | Column::Time | Column::DateLocal | Column::TimeLocal => {
                         return Err(Skip::BadTime);
                     }
                     Column::Status => return Err(Skip::BadStatus),
-                    Column::Vhost | Column::HostHeader => return Err(Skip::BadHost),
+                    Column::Vhost | Column::HostHeader
+                        if present.is_some_and(|host| !fields::is_server_host(host)) =>
+                    {
+                        return Err(Skip::BadHost);
+                    }
                     _ => {}
                 }
             }
@@ -262,7 +269,7 @@ impl W3cFormat {
         // gives (CloudFront's `cs(Host)`): taken whatever it holds, as in
         // JSON logs, so that a spoofer's odd Host hides no fetch; such a
         // value names no site. `#Fields:` says where each field is, and a
-        // quoted one was refused above.
+        // quoted one holds a host name (above).
         let (date, time) = (date.unwrap_or_default(), time.unwrap_or_default());
         // The file's own `#GMT-Offset:` places its local times; `--log-tz`
         // those of a file that gives none.
@@ -611,6 +618,24 @@ mod tests {
         assert_eq!(format.parse(b"\t\t\t\r\n"), Err(Skip::Empty));
     }
 
+    /// IIS Advanced Logging quotes the client, the user agent, the
+    /// referer and the host: read when each holds what its field must.
+    #[test]
+    fn iis_advanced_logging_quotes_its_client_and_host() {
+        let format =
+            format(&["#Fields: date time c-ip cs(User-Agent) cs(Host) cs-uri-stem sc-status"]);
+        let line =
+            br#"2026-11-29 13:00:01 "77.75.77.123" "SeznamBot/4.0 (+x)" "www.example.cz" /a 200"#;
+        let entry = format.parse(line).expect("quoted client and host");
+        assert_eq!(entry.client, b"77.75.77.123");
+        assert_eq!(entry.vhost, Some(&b"www.example.cz"[..]));
+        // A user agent where the host should be is no host.
+        let shifted = br#"2026-11-29 13:00:01 "77.75.77.123" "x" "SeznamBot/4.0 (+x)" /a 200"#;
+        assert_eq!(format.parse(shifted).err(), Some(Skip::BadHost));
+        let dash = br#"2026-11-29 13:00:01 "77.75.77.123" "x" "-" /a 200"#;
+        assert_eq!(format.parse(dash).map(|e| e.vhost), Ok(None));
+    }
+
     #[test]
     fn a_quoted_field_that_does_not_fit_skips_the_line() {
         let format =
@@ -626,9 +651,10 @@ mod tests {
                 br#"2026-11-29 13:00:01 1.2.3.4 GET "SeznamBot/4.0"/private/a 200"#,
                 Skip::Mismatch,
             ),
-            // A quoted client is no client, a quoted time or status none.
+            // A quoted time or status is none; a quoted client must be
+            // one (IIS Advanced Logging quotes it).
             (
-                br#"2026-11-29 13:00:01 "1.2.3.4" GET "SeznamBot/4.0" /a 200"#,
+                br#"2026-11-29 13:00:01 "1.2.3.4 x" GET "SeznamBot/4.0" /a 200"#,
                 Skip::BadClient,
             ),
             (
