@@ -123,6 +123,35 @@ pub fn message_safe(text: &str) -> Cow<'_, str> {
     Cow::Owned(safe.replace('\n', "\\x0A"))
 }
 
+/// The lines of a text file, each without its line end: LF, CR and
+/// CRLF each end one (robots.txt, SPEC §1, and the side files). The
+/// last line may lack an end.
+pub fn lines(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let mut rest = bytes;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        match memchr::memchr2(b'\n', b'\r', rest) {
+            Some(i) => {
+                let line = &rest[..i];
+                let skip = if rest[i] == b'\r' && rest.get(i + 1) == Some(&b'\n') {
+                    2
+                } else {
+                    1
+                };
+                rest = &rest[i + skip..];
+                Some(line)
+            }
+            None => {
+                let line = rest;
+                rest = &[];
+                Some(line)
+            }
+        }
+    })
+}
+
 /// How many bytes of a target or user agent are kept (SPEC §5: 8 KiB).
 /// Apache refuses request lines over 8190 bytes and nginx over its 8 KiB
 /// header buffers, so a longer one in a log is junk or an attack.
@@ -196,6 +225,14 @@ mod tests {
     }
 
     use super::*;
+
+    #[test]
+    fn lf_cr_and_crlf_each_end_a_line() {
+        let split: Vec<&[u8]> = lines(b"a\r\nb\rc\n\nd").collect();
+        assert_eq!(split, [&b"a"[..], b"b", b"c", b"", b"d"]);
+        assert_eq!(lines(b"a\n").count(), 1);
+        assert_eq!(lines(b"").count(), 0);
+    }
 
     #[test]
     fn short_text_is_kept_whole() {

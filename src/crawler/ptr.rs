@@ -138,29 +138,6 @@ impl std::ops::Deref for BadLines {
     }
 }
 
-/// The lines of `bytes`, each without its line end: LF, CRLF or CR.
-fn lines_of(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
-    let mut rest = Some(bytes);
-    std::iter::from_fn(move || {
-        let text = rest?;
-        match memchr::memchr2(b'\n', b'\r', text) {
-            Some(end) => {
-                let after = if text[end] == b'\r' && text.get(end + 1) == Some(&b'\n') {
-                    end + 2
-                } else {
-                    end + 1
-                };
-                rest = Some(&text[after..]);
-                Some(&text[..end])
-            }
-            None => {
-                rest = None;
-                Some(text)
-            }
-        }
-    })
-}
-
 impl PtrMap {
     /// Reads a PTR map file. Only an unreadable file is an error, and so
     /// is a FIFO, a device or one past 16 MiB (SPEC §1).
@@ -191,7 +168,7 @@ impl PtrMap {
         // LF, CRLF and CR each end a line, as in robots.txt (SPEC §1): a
         // map saved with old Mac line ends is one line, and when it starts
         // with a comment it named nothing without a word.
-        for (index, raw) in lines_of(bytes).enumerate() {
+        for (index, raw) in crate::text::lines(bytes).enumerate() {
             let line = index as u64 + 1;
             let content = &raw[..comment_start(raw)];
             let reject = |cause: &str| BadLine {
@@ -535,8 +512,6 @@ mod tests {
         );
         let lines: Vec<u64> = bad.iter().map(|b| b.line).collect();
         assert_eq!(lines, [6]);
-        let lines: Vec<&[u8]> = lines_of(b"a\r\nb\rc\n\nd").collect();
-        assert_eq!(lines, [&b"a"[..], b"b", b"c", b"", b"d"]);
     }
 
     /// A map of many bad lines keeps the first few to show and counts

@@ -150,33 +150,6 @@ fn trim(mut s: &[u8]) -> &[u8] {
     s
 }
 
-/// Splits on LF, CR and CRLF. The last line may lack an end.
-fn lines(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
-    let mut rest = bytes;
-    std::iter::from_fn(move || {
-        if rest.is_empty() {
-            return None;
-        }
-        match memchr::memchr2(b'\n', b'\r', rest) {
-            Some(i) => {
-                let line = &rest[..i];
-                let skip = if rest[i] == b'\r' && rest.get(i + 1) == Some(&b'\n') {
-                    2
-                } else {
-                    1
-                };
-                rest = &rest[i + skip..];
-                Some(line)
-            }
-            None => {
-                let line = rest;
-                rest = &[];
-                Some(line)
-            }
-        }
-    })
-}
-
 /// The bytes a crawler reads: after the byte-order mark, and, past the
 /// limit, only whole lines inside it — a line cut in half could turn
 /// `Disallow: /private-area` into a broader `Disallow: /pri`.
@@ -207,7 +180,7 @@ pub fn written_lines(input: &[u8]) -> impl Iterator<Item = (usize, &[u8])> {
         [0xEF, ..] => 1,
         _ => 0,
     };
-    lines(kept(input, bom_len))
+    crate::text::lines(kept(input, bom_len))
         .enumerate()
         .map(|(index, line)| (index + 1, line))
 }
@@ -233,7 +206,7 @@ pub fn parse(input: &[u8]) -> RobotsFile {
         bom,
         ..RobotsFile::default()
     };
-    for (index, raw) in lines(bytes).enumerate() {
+    for (index, raw) in crate::text::lines(bytes).enumerate() {
         file.lines = index + 1;
         file.read_line(index + 1, raw);
     }
