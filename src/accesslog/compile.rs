@@ -127,12 +127,9 @@ fn slot_kind(slot: &Slot) -> Option<usize> {
         Slot::Offset => 8,
         Slot::Method => 9,
         Slot::Target => 10,
-        Slot::Other
-        | Slot::Number
-        | Slot::Word
-        | Slot::Port
-        | Slot::PortOrNone
-        | Slot::OtherTime(_) => return None,
+        Slot::Other | Slot::Number | Slot::Word | Slot::Port { .. } | Slot::OtherTime(_) => {
+            return None;
+        }
     })
 }
 
@@ -320,10 +317,10 @@ pub(crate) fn compile(spec: &str) -> Result<Compiled, String> {
                         previous.until_slash = true;
                     } else if matches!(
                         previous.slot,
-                        Slot::Other | Slot::Number | Slot::Word | Slot::Port | Slot::PortOrNone
+                        Slot::Other | Slot::Number | Slot::Word | Slot::Port { .. }
                     ) && matches!(
                         slot,
-                        Slot::Other | Slot::Number | Slot::Word | Slot::Port | Slot::PortOrNone
+                        Slot::Other | Slot::Number | Slot::Word | Slot::Port { .. }
                     ) {
                         // Two skipped fields in a row (`%U%q`) read as one,
                         // whose value need not be a number.
@@ -429,8 +426,8 @@ mod tests {
                     Slot::Other => "-",
                     Slot::Number => "number",
                     Slot::Word => "word",
-                    Slot::Port => "port",
-                    Slot::PortOrNone => "port-or-none",
+                    Slot::Port { or_none: false } => "port",
+                    Slot::Port { or_none: true } => "port-or-none",
                     Slot::OtherTime(_) => "other-time",
                 };
                 let quote = if s.quoted { "q" } else { "" };

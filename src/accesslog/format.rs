@@ -370,8 +370,8 @@ impl LogFormat {
                         previous_word = Some(value);
                     }
                     match slot {
-                        Slot::Port => shifted |= !fields::is_port_number(value),
-                        Slot::PortOrNone => shifted |= !fields::is_port(value),
+                        Slot::Port { or_none: false } => shifted |= !fields::is_port_number(value),
+                        Slot::Port { or_none: true } => shifted |= !fields::is_port(value),
                         _ => {}
                     }
                     if slot == Slot::Number && !step.quoted {
@@ -391,7 +391,7 @@ impl LogFormat {
                         // quote, taken by a line that lacks a field.
                         if matches!(
                             slot,
-                            Slot::Other | Slot::Word | Slot::Port | Slot::PortOrNone | Slot::Method
+                            Slot::Other | Slot::Word | Slot::Port { .. } | Slot::Method
                         ) && fields::has_bare_quote(value)
                         {
                             shifted = true;
@@ -405,11 +405,7 @@ impl LogFormat {
                         if open_chain
                             && matches!(
                                 slot,
-                                Slot::Other
-                                    | Slot::Number
-                                    | Slot::Port
-                                    | Slot::PortOrNone
-                                    | Slot::Word
+                                Slot::Other | Slot::Number | Slot::Port { .. } | Slot::Word
                             )
                             && memchr::memchr(b',', value).is_some()
                         {

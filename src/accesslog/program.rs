@@ -39,14 +39,14 @@ pub(crate) enum Slot {
     /// that is no number nor `-` (`"-"`, an address) means the line lacks
     /// a field and the rest moved over by one: the line is skipped.
     Number,
-    /// A port Apache writes (`%p`, `%{remote}p`): not used, but a value
-    /// that is no port number means the line was cut in the wrong places
-    /// (a line with a time in front, or a syslog tag `nginx:`, read as
-    /// `vhost_combined`): the line is skipped.
-    Port,
-    /// A port nginx writes (`$remote_port`, `$server_port`): as `Port`,
-    /// but empty or `-` for a unix socket's.
-    PortOrNone,
+    /// A port (`%p`, `%{remote}p`, `$remote_port`, `$server_port`): not
+    /// used, but a value that is no port number means the line was cut in
+    /// the wrong places (a line with a time in front, or a syslog tag
+    /// `nginx:`, read as `vhost_combined`): the line is skipped. nginx's
+    /// (`or_none`) are empty or `-` for a unix socket; Apache's never.
+    Port {
+        or_none: bool,
+    },
     /// A skipped field that is one word: the ident and user fields (`%l`,
     /// `%u`, `$remote_user`). Unquoted, a space in it means the line was
     /// cut in the wrong places (`%v %h %l %u …` read as `combined` takes

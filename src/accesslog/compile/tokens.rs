@@ -185,7 +185,7 @@ pub(super) fn apache_tokens(spec: &[u8]) -> Result<Vec<Token>, String> {
             (b'b' | b'B' | b'D' | b'I' | b'O' | b'S' | b'k', None) | (b'T', _) => {
                 field(Slot::Number, 0, name)
             }
-            (b'p', _) => field(Slot::Port, 0, name),
+            (b'p', _) => field(Slot::Port { or_none: false }, 0, name),
             (letter, _) if APACHE_LETTERS.contains(&letter) => field(Slot::Other, 0, name),
             // A module's own directive (`%{…}x` and `%{…}c` of mod_ssl,
             // `%{…}M` of ModSecurity, and those of modules not listed):
@@ -286,7 +286,7 @@ pub(super) fn nginx_tokens(spec: &[u8]) -> Result<Vec<Token>, String> {
             b"proxy_add_x_forwarded_for" => field(Slot::ForwardedFor, 0, name),
             b"remote_user" => field(Slot::Word, 0, name),
             // Empty for a unix socket.
-            b"remote_port" | b"server_port" => field(Slot::PortOrNone, 0, name),
+            b"remote_port" | b"server_port" => field(Slot::Port { or_none: true }, 0, name),
             b"body_bytes_sent"
             | b"bytes_sent"
             | b"request_length"
