@@ -132,22 +132,15 @@ pub(super) fn apache_tokens(spec: &[u8]) -> Result<Vec<Token>, String> {
                 // The fetch's time is when the request began (`%t`, SPEC
                 // §4's "a fetch at time t"): an end time is used only
                 // where no begin time is written, wherever it stands.
-                TimePart::Time(layout) => match time_field(layout, name) {
-                    Token::Field {
-                        slot,
-                        layout,
-                        name,
-                        dash,
-                        ..
-                    } if super::of_end(&name) => Token::Field {
-                        slot,
-                        layout,
-                        rank: 0,
-                        name,
-                        dash,
-                    },
-                    token => token,
-                },
+                TimePart::Time(layout) => {
+                    let mut token = time_field(layout, name);
+                    if let Token::Field { rank, name, .. } = &mut token
+                        && super::of_end(name)
+                    {
+                        *rank = 0;
+                    }
+                    token
+                }
                 TimePart::Fraction(digits) => field(Slot::Fraction(digits), 1, name),
                 TimePart::Offset => field(Slot::Offset, 1, name),
                 // A part of a time is no time, but is read by its
