@@ -474,8 +474,8 @@ fn count_charts(charts: &[Traffic], sharing: &BTreeMap<usize, Vec<String>>) -> V
         if members.iter().any(|t| t.allowed != first.allowed) {
             continue;
         }
-        let mut names: Vec<&str> = members.iter().map(|t| t.crawler.as_str()).collect();
-        names.sort_unstable();
+        let mut names = names.clone();
+        names.sort();
         let sum = |of: fn(&Traffic) -> &PerMinute| {
             let mut sum = PerMinute::default();
             for t in &members {
@@ -486,7 +486,7 @@ fn count_charts(charts: &[Traffic], sharing: &BTreeMap<usize, Vec<String>>) -> V
             sum
         };
         made.push(Traffic {
-            crawler: format!("{} (one count)", names.join(" + ")),
+            crawler: super::count_chart_name(&names),
             fetches: sum(|t| &t.fetches),
             violations: sum(|t| &t.violations),
             rate_violations: sum(|t| &t.rate_violations),

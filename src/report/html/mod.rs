@@ -19,6 +19,12 @@ pub use build::build;
 pub use minutes::PerMinute;
 pub use render::render;
 
+/// The name of the chart of a shared count's crawlers together
+/// (`build::count_charts`), `names` in name order: `A + B (one count)`.
+pub fn count_chart_name(names: &[String]) -> String {
+    format!("{} (one count)", names.join(" + "))
+}
+
 /// Everything `report.html` shows. Log-derived strings are already written
 /// as the CSVs write them (`\xNN`, `\u{NNNN}`); `render` escapes them for
 /// HTML.

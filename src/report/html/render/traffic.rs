@@ -60,7 +60,7 @@ pub(super) fn traffic(page: &Page) -> Markup {
                         (group_names(group)) " share one count, as the site sees one robot \
                          (" span.text { "--rate-by crawler" } " counts each apart): a mark on \
                          one's chart may come from the others' fetches before it"
-                        @let together = format!("{} (one count)", group.join(" + "));
+                        @let together = super::super::count_chart_name(group);
                         @if page.charts.iter().any(|t| t.crawler == together) {
                             ", and the chart " span.text { (cut(&together)) } " draws their \
                              fetches together, as their rates and delays are judged"
