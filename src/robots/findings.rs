@@ -250,14 +250,10 @@ impl<'r> Readings<'r> {
     }
 
     fn get(&mut self, reads: Reads) -> Arc<Robots> {
-        self.get_arc(reads).clone()
+        self.get_ref(reads).clone()
     }
 
-    fn get_ref(&mut self, reads: Reads) -> &Robots {
-        self.get_arc(reads)
-    }
-
-    fn get_arc(&mut self, reads: Reads) -> &Arc<Robots> {
+    fn get_ref(&mut self, reads: Reads) -> &Arc<Robots> {
         self.by_reads
             .entry(reads)
             .or_insert_with(|| Arc::new(self.robots.read_as(reads)))

@@ -185,7 +185,9 @@ impl PartialEq for TokenIndex {
 impl Eq for TokenIndex {}
 
 impl Grouping {
-    /// The groups `token` obeys, as `select` finds them, from the index.
+    /// The groups a crawler with product token `token` obeys, as indices
+    /// in file order: every group that names it; if none, every `*`
+    /// group; if none, no group (RFC 9309 §2.2.1). Found in the index.
     pub fn select(&self, token: &[u8]) -> Vec<usize> {
         let (named, defaults) = self.index.0.get_or_init(|| {
             let mut named = Naming::new();
@@ -690,8 +692,10 @@ fn add_member(group: &mut Group, group_index: usize, record: &Record, after_agen
 
 /// The groups a crawler with product token `token` obeys, as indices in
 /// file order: every group that names it; if none, every `*` group; if
-/// none, no group (RFC 9309 §2.2.1).
-pub fn select(groups: &[Group], token: &[u8]) -> Vec<usize> {
+/// none, no group (RFC 9309 §2.2.1). Walked plainly: what
+/// `Grouping::select`'s index is held to.
+#[cfg(test)]
+fn select(groups: &[Group], token: &[u8]) -> Vec<usize> {
     let token = agent::product_token(token);
     let named: Vec<usize> = (0..groups.len())
         .filter(|&i| groups[i].names(token))

@@ -207,7 +207,7 @@ fn is_nginx_variable(key: &str) -> bool {
         "jwt_",
         "limit_",
     ];
-    const NAMES: [&str; 60] = [
+    const NAMES: [&str; 61] = [
         "ancient_browser",
         "http2",
         "http3",
@@ -268,9 +268,9 @@ fn is_nginx_variable(key: &str) -> bool {
         "status",
         "time_iso8601",
         "time_local",
+        "uri",
     ];
     NAMES.contains(&key)
-        || key == "uri"
         || PREFIXES
             .iter()
             .any(|prefix| key.len() > prefix.len() && key.starts_with(prefix))

@@ -110,15 +110,6 @@ impl Axis {
         })
     }
 
-    /// A label for the step at `index`, in the log's clock.
-    #[cfg(test)]
-    fn label(&self, index: i64) -> String {
-        self.label_local(
-            self.minute_at(index)
-                .saturating_add(i64::from(self.offset_min)),
-        )
-    }
-
     /// A label for the minute `local` of the log's clock.
     fn label_local(&self, local: i64) -> String {
         let date = jiff::civil::date(1970, 1, 1)
@@ -474,7 +465,7 @@ mod tests {
     fn a_short_period_keeps_every_minute() {
         let axis = Axis::new(100, 159, 0);
         assert_eq!((axis.step, axis.steps), (1, 60));
-        assert_eq!(axis.label(0), "01:40");
+        assert_eq!(axis.label_on(0, 1), "01:40");
     }
 
     #[test]
