@@ -5,7 +5,7 @@
 //! "State": "versioned, written atomically under a lock"). The data it
 //! holds is `mod.rs`'s.
 
-use super::fingerprint::hex;
+use super::fingerprint::{Fingerprint, hex};
 use super::stored::{CountJson, MemoryJson, Stored, StoredVersionJson, decode, garbage};
 use super::{
     CountMemory, DNS_CACHE, FORMAT, ROBOTS_DIR, STATE_FILE, State, StoredVersion, TEMP_PREFIX,
@@ -197,6 +197,9 @@ impl StateDir {
                 )));
             }
         }
+        if let Some(why) = stored.fingerprints.iter().find_map(damaged_fingerprint) {
+            return Err(garbage(&path, Position::File, &why));
+        }
         let mut versions = Vec::with_capacity(stored.versions.len());
         for v in stored.versions {
             let file = self.robots_file(&v.sha256);
@@ -384,6 +387,36 @@ impl PreparedState<'_> {
 pub(super) fn is_version_file_name(name: &str) -> bool {
     name.strip_suffix(".txt")
         .is_some_and(|h| h.len() == 64 && h.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+/// Why a log's fingerprint cannot be one this tool wrote, if it cannot:
+/// a digest that is not lower-case hex of its length, or a checkpoint
+/// past the lines and bytes it covers. Such a fingerprint matches no log,
+/// so an edited or damaged one would have its log audited again, its
+/// rows written twice across nights, without a word.
+fn damaged_fingerprint(print: &Fingerprint) -> Option<String> {
+    let digest = |text: &str, digits: usize| {
+        text.len() == digits && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+    };
+    if !digest(&print.sha256, 64) {
+        return Some(format!("a log's SHA-256 {:?} is no digest", print.sha256));
+    }
+    if let Some(tail) = &print.tail
+        && !digest(&tail.sha256, 64)
+    {
+        return Some(format!("a log's SHA-256 {:?} is no digest", tail.sha256));
+    }
+    print
+        .checkpoints
+        .iter()
+        .find(|c| !digest(&c.prefix, 16) || c.lines > print.lines || c.bytes > print.bytes)
+        .map(|c| {
+            format!(
+                "a log's checkpoint ({} lines, {} bytes, {:?}) does not fit its fingerprint \
+                 ({} lines, {} bytes)",
+                c.lines, c.bytes, c.prefix, print.lines, print.bytes
+            )
+        })
 }
 
 /// `YYYY-MM-DD`, a day of the calendar.

@@ -174,6 +174,14 @@ impl MemoryJson {
                 let time = parse_rfc3339_or_date(&f.time).ok_or_else(|| {
                     garbage(path, Position::File, &format!("bad time {:?}", f.time))
                 })?;
+                // A log's status is three digits.
+                if f.status > 999 {
+                    return Err(garbage(
+                        path,
+                        Position::File,
+                        &format!("a status of {}, not three digits", f.status),
+                    ));
+                }
                 Ok(RobotsFetch {
                     time,
                     status: f.status,

@@ -182,6 +182,18 @@ fn the_file_says_its_format_and_the_versions_a_person_knows() {
     );
 }
 
+/// A state.json of one log's fingerprint of 4 lines and 40 bytes, with
+/// the digest and checkpoint given (JSON strings) and the checkpoint
+/// after `lines` lines.
+fn fingerprinted(sha256: &str, prefix: &str, lines: u64) -> String {
+    format!(
+        "{{\"format\": {FORMAT}, \"versions\": [], \"counts\": {{}}, \"fingerprints\": \
+         [{{\"lines\": 4, \"bytes\": 40, \"sha256\": {sha256}, \"checkpoints\": \
+         [{{\"lines\": {lines}, \"bytes\": 10, \"prefix\": {prefix}}}], \"audited_ms\": 0}}], \
+         \"nights\": []}}"
+    )
+}
+
 /// (what, state.json, words the error must hold).
 #[test]
 fn a_state_that_cannot_be_read_is_an_error_naming_it_and_left_alone() {
@@ -246,6 +258,32 @@ fn a_state_that_cannot_be_read_is_an_error_naming_it_and_left_alone() {
                  {{\"bogus\": 5}}, \"impostor_fetches\": 0}}]}}"
             ),
             "bogus",
+        ),
+        (
+            "a log's digest that is no digest",
+            fingerprinted("\"abc\"", "\"0123456789abcdef\"", 1),
+            "\"abc\" is no digest",
+        ),
+        (
+            "a checkpoint's prefix that is no digest",
+            fingerprinted(&format!("{:?}", "a".repeat(64)), "\"xyz\"", 1),
+            "\"xyz\"",
+        ),
+        (
+            "a checkpoint past its log's lines",
+            fingerprinted(&format!("{:?}", "a".repeat(64)), "\"0123456789abcdef\"", 9),
+            "checkpoint (9 lines",
+        ),
+        (
+            "a status of four digits",
+            format!(
+                "{{\"format\": {FORMAT}, \"versions\": [], \"counts\": {{\"SeznamBot\": \
+                 {{\"robots_txt\": {{\"last_fetch\": {{\"time\": \
+                 \"2026-12-01T00:00:00+00:00\", \"status\": 1000}}, \"last_success_ms\": \
+                 null, \"outage_since_ms\": null, \"outage_last\": null}}, \
+                 \"fetch_times_ms\": []}}}}, \"fingerprints\": [], \"nights\": []}}"
+            ),
+            "a status of 1000",
         ),
     ];
     for (what, text, words) in cases {
