@@ -167,6 +167,9 @@ impl StateDir {
             Ok(text) => text,
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
                 dangling(&path)?;
+                if self.locked {
+                    self.warn_of_versions_unnamed();
+                }
                 return Ok(State::default());
             }
             Err(e) if e.kind() == io::ErrorKind::InvalidData => {
@@ -336,6 +339,28 @@ impl StateDir {
     }
 
     /// Removes the temporary files of runs that were killed.
+    /// A fresh state beside robots.txt versions is what a first run
+    /// killed before its `state.json` leaves, but also a used state
+    /// whose `state.json` was lost: then the logs it knew are audited
+    /// again. Said, so that the second is not passed over (the run that
+    /// saves the fresh state removes those versions).
+    fn warn_of_versions_unnamed(&self) {
+        let versions = fs::read_dir(self.dir.join(ROBOTS_DIR)).map_or(0, |entries| {
+            entries
+                .flatten()
+                .filter(|e| is_version_file_name(&e.file_name().to_string_lossy()))
+                .count()
+        });
+        if versions > 0 {
+            crate::warn!(
+                "robots-audit: warning: --state {} has no state.json but holds {versions} \
+                 robots.txt version(s): read as a fresh state (as a first run killed before \
+                 saving leaves it); if state.json was lost, the logs it knew are audited again",
+                self.dir.display()
+            );
+        }
+    }
+
     fn sweep(&self) {
         let versions = self.dir.join(ROBOTS_DIR);
         // Never through a link: a versions folder that is one is refused

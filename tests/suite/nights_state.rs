@@ -559,6 +559,29 @@ fn a_state_that_cannot_be_read_is_exit_2_and_left_as_it_is() {
     }
 }
 
+/// A state whose state.json was lost still holds its robots.txt
+/// versions: read as a fresh state (a first run killed before saving
+/// leaves the same), but said, since the logs it knew are audited again.
+/// A first night says nothing of it.
+#[test]
+fn a_state_that_lost_its_state_json_is_said_to_be_read_as_fresh() {
+    let site = Site::new().with("robots.txt", ROTATION_ROBOTS);
+    site.write("night1.log", part(0, 1, "a"));
+    let first = audit_night(&site, &["night1.log"], "out");
+    assert_eq!(first.code, 1, "{}", first.stderr);
+    assert!(!first.stderr.contains("no state.json"), "{}", first.stderr);
+    std::fs::remove_file(site.path("state/state.json")).unwrap();
+    let again = audit_night(&site, &["night1.log"], "out");
+    assert_eq!(again.code, 1, "{}", again.stderr);
+    assert!(
+        again
+            .stderr
+            .contains("has no state.json but holds 1 robots.txt version(s)"),
+        "{}",
+        again.stderr
+    );
+}
+
 /// A state another user may write could hide a night's violations: the
 /// night is exit 2 and the state left as it is. A state the tool made
 /// under a umask of 002 is its own, read again the next night.
