@@ -227,8 +227,25 @@ pub fn choose<'v>(versions: &'v Versions, at: Option<&Timestamp>) -> (&'v Versio
             "before the oldest version known, which is taken to be in force before its time"
                 .to_string()
         }
-        Some(_) => {
-            format!("the latest of {count} versions that came into force at or before that time")
+        Some(t) => {
+            let before = versions
+                .all()
+                .iter()
+                .filter(|v| v.in_force_from().instant_ms() <= t.instant_ms())
+                .count();
+            match before {
+                1 => format!(
+                    "the only one of {count} versions that came into force at or before that \
+                     time"
+                ),
+                _ if before == count => {
+                    format!("the latest of {count} versions, all in force at or before that time")
+                }
+                _ => format!(
+                    "the latest of the {before} versions (of {count}) that came into force at \
+                     or before that time"
+                ),
+            }
         }
         None => format!("the latest of {count} versions"),
     };
@@ -415,6 +432,47 @@ pub fn run(config: &CheckConfig) -> Result<bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `--at` says how many versions had come into force by then: the
+    /// only one, some of them, or all.
+    #[test]
+    fn the_version_chosen_at_a_moment_counts_those_in_force_by_then() {
+        use crate::accesslog::time_given::parse_rfc3339_or_date;
+        use crate::robots::versions::{Entry, Origin};
+        let entry = |bytes: &str, time: &str| Entry {
+            bytes: bytes.as_bytes().into(),
+            in_force_from: parse_rfc3339_or_date(time).unwrap(),
+            origin: Origin::History(std::path::PathBuf::from(time)),
+        };
+        let versions = Versions::merge(vec![
+            entry("User-agent: *\nDisallow: /a\n", "2026-11-01T00:00:00Z"),
+            entry("User-agent: *\nDisallow: /b\n", "2026-11-10T00:00:00Z"),
+            entry("User-agent: *\nDisallow: /c\n", "2026-11-20T00:00:00Z"),
+        ])
+        .unwrap();
+        let cases = [
+            (
+                "2026-11-05T00:00:00Z",
+                "the only one of 3 versions that came into force at or before that time",
+            ),
+            (
+                "2026-11-15T00:00:00Z",
+                "the latest of the 2 versions (of 3) that came into force at or before that time",
+            ),
+            (
+                "2026-11-25T00:00:00Z",
+                "the latest of 3 versions, all in force at or before that time",
+            ),
+            (
+                "2026-10-01T00:00:00Z",
+                "before the oldest version known, which is taken to be in force before its time",
+            ),
+        ];
+        for (at, why) in cases {
+            let (_, chosen) = choose(&versions, Some(&parse_rfc3339_or_date(at).unwrap()));
+            assert!(chosen.why.starts_with(why), "{at}: {}", chosen.why);
+        }
+    }
 
     #[test]
     fn full_urls_lose_scheme_and_host() {

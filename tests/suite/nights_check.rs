@@ -47,8 +47,8 @@ fn at_a_moment_the_version_then_in_force_answers_and_says_why() {
             0,
             format!(
                 "robots.txt at 2026-11-30T11:59:59+01:00: version {v1}, in force from \
-                 2026-11-29T00:00:00+01:00 until 2026-11-30T11:00:00+00:00\n  why: the latest \
-                 of 2 versions that came into force at or before that time; from \
+                 2026-11-29T00:00:00+01:00 until 2026-11-30T11:00:00+00:00\n  why: the only \
+                 one of 2 versions that came into force at or before that time; from \
                  --robots-history {h}/2026-11-29T00:00:00+01:00.txt\n"
             ),
         ),
@@ -57,8 +57,8 @@ fn at_a_moment_the_version_then_in_force_answers_and_says_why() {
             1,
             format!(
                 "robots.txt at 2026-11-30T12:00:00+01:00: version {v2}, in force from \
-                 2026-11-30T11:00:00+00:00\n  why: the latest of 2 versions that came into \
-                 force at or before that time; from --robots-history {h}/20261130T110000Z.txt\n"
+                 2026-11-30T11:00:00+00:00\n  why: the latest of 2 versions, all in force at \
+                 or before that time; from --robots-history {h}/20261130T110000Z.txt\n"
             ),
         ),
         (
