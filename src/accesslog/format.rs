@@ -388,11 +388,14 @@ impl LogFormat {
                         // Apache and nginx escape a quote in every value
                         // they log (`\"`, `\x22`): one written bare in a
                         // field without quotes is the next field's opening
-                        // quote, taken by a line that lacks a field.
+                        // quote, taken by a line that lacks a field. But
+                        // for Apache's `%u` of an empty user name (Basic
+                        // auth with none given), which it writes `""`.
                         if matches!(
                             slot,
                             Slot::Other | Slot::Word | Slot::Port { .. } | Slot::Method
                         ) && fields::has_bare_quote(value)
+                            && !(slot == Slot::Word && value == b"\"\"")
                         {
                             shifted = true;
                         }

@@ -665,6 +665,47 @@ fn a_user_name_with_a_blank_is_read_where_it_cannot_be_a_shift() {
     }
 }
 
+/// Apache writes `%u` of an empty user name (Basic auth with none given,
+/// answered 401) as `""`: a value of its own, not the next field's quote.
+/// In `%u`'s place only: `""` in another unquoted field still means a
+/// field is missing.
+#[test]
+fn apaches_empty_user_name_is_read() {
+    let cases: [(&str, &[u8]); 3] = [
+        (
+            r#"%h %l %u %t "%r" %>s %b "%{Referer}i" "%{User-agent}i""#,
+            br#"77.75.77.1 - "" [10/Oct/2000:13:55:36 -0700] "GET /a HTTP/1.1" 401 381 "-" "SeznamBot/4.0""#,
+        ),
+        (
+            r#"%h %t %u "%r" %>s %b "%{Referer}i" "%{User-agent}i""#,
+            br#"77.75.77.1 [10/Oct/2000:13:55:36 -0700] "" "GET /a HTTP/1.1" 401 381 "-" "SeznamBot/4.0""#,
+        ),
+        (
+            r#"%h %l %t "%r" %>s %b "%{Referer}i" "%{User-agent}i" %u"#,
+            br#"77.75.77.1 - [10/Oct/2000:13:55:36 -0700] "GET /a HTTP/1.1" 401 381 "-" "SeznamBot/4.0" """#,
+        ),
+    ];
+    for (spec, line) in cases {
+        check(
+            spec,
+            &[(
+                line,
+                Ok((
+                    "77.75.77.1",
+                    T,
+                    b"GET /a HTTP/1.1",
+                    Some(401),
+                    Some(b"SeznamBot/4.0"),
+                    None,
+                )),
+            )],
+        );
+    }
+    let format = LogFormat::new(r#"%h %l %u %t "%r" %>s %b %{X}e "%{User-agent}i""#).unwrap();
+    let line = br#"77.75.77.1 - - [10/Oct/2000:13:55:36 -0700] "GET /a HTTP/1.1" 200 5 "" "SeznamBot/4.0""#;
+    assert!(format.parse(line).is_err());
+}
+
 /// A status as the format's last field: what follows it is taken for
 /// fields the site appended, so the status itself must end where a word
 /// ends. `0.005 200` is a `$request_time` where the status should be,
