@@ -47,7 +47,7 @@ use crate::accesslog::{self, FormatChoice};
 use crate::audit::{Counting, Judge, Nights, Policy, Violation};
 use crate::config::AuditConfig;
 
-use crate::crawler::{Identifier, Knowledge};
+use crate::crawler::{Identifier, Knowledge, Verification};
 use crate::error::{Error, Position, Result};
 use crate::fetch::Fetch;
 use crate::progress::{self, Progress};
@@ -69,8 +69,8 @@ mod verify;
 
 use budget::Budget;
 use judge::{
-    BATCH, BATCH_BYTES, BATCHES_IN_FLIGHT, Compiled, Decided, Identities, Judged, Undecided,
-    count_judged, decide, identify,
+    BATCH, BATCH_BYTES, BATCHES_IN_FLIGHT, Belied, Compiled, Decided, Identities, Judged,
+    Undecided, count_judged, decide, identify,
 };
 use night::{
     allowances, in_force_from, in_force_spans, remember_counts, remember_logs, remember_nights,
@@ -315,6 +315,7 @@ pub fn run(config: &AuditConfig) -> Result<Outcome> {
         &scan,
         &digest,
         &set_aside.undecided,
+        &set_aside.belied,
         set_aside.other_hosts,
         &mut dns_health,
     );
@@ -655,6 +656,7 @@ struct Written<'a, 'n, 'o, 'd> {
 struct SetAside {
     other_hosts: u64,
     undecided: Undecided,
+    belied: Belied,
 }
 
 /// Merges the sorted fetches and judges them, writing every row as it is
@@ -721,6 +723,16 @@ fn judge<'d, 'r>(
                         Some(who) => who.is_some(),
                         None => {
                             let who = identify(ident, knowledge, fetch.client(), fetch.claim);
+                            if who.as_ref().is_some_and(|(identity, _)| {
+                                identity.verification == Verification::Unverified
+                            }) {
+                                set_aside.belied.note(
+                                    ident,
+                                    knowledge,
+                                    fetch.client(),
+                                    fetch.claim,
+                                );
+                            }
                             let known = who.is_some();
                             clients.insert(fetch.client().into(), who);
                             known

@@ -28,7 +28,7 @@ pub use crate::crawler::dns_options::{
     default_cache_path, parse_server,
 };
 use crate::crawler::identify::Identifier;
-use crate::crawler::verify::{DnsAnswer, Forward};
+use crate::crawler::verify::{DnsAnswer, Forward, NameCheck};
 use crate::error::{Error, Result};
 
 /// What the lookups cost and how they went, for the run's summary.
@@ -141,14 +141,17 @@ pub fn resolve_cached(
                 addr,
             )
         });
-        let asked = match ask_all(&to_ask, ident, opts, &mut stats) {
+        let Asked {
+            answers: asked,
+            denied,
+        } = match ask_all(&to_ask, ident, opts, &mut stats) {
             Ok(asked) => asked,
             Err(e) => {
                 stats.unusable = Some(match e {
                     Error::Usage(cause) => cause,
                     other => other.to_string(),
                 });
-                HashMap::new()
+                Asked::default()
             }
         };
         if stats.deadline_hit {
@@ -162,19 +165,30 @@ pub fn resolve_cached(
             .iter()
             .copied()
             .filter(|&addr| ident.in_networks(addr) && asked.get(&addr) == Some(&DnsAnswer::NoName))
+            .chain(denied)
             .collect();
         stats.denied_in_networks.sort();
-        // A resolver that denies a crawler's own address its name is
-        // broken, and its other "no name" answers tonight are no evidence
-        // either (SPEC §2: a broken resolver never makes an impostor):
-        // failures, neither believed nor cached.
+        stats.denied_in_networks.dedup();
+        // A resolver that denies a crawler's own address its name, or the
+        // crawler's own name its address, is broken (or filters the
+        // operator's domain), and its other "no name" and "not there"
+        // answers tonight are no evidence either (SPEC §2: a broken or
+        // lying resolver never makes an impostor): failures, neither
+        // believed nor cached.
         let broken = !stats.denied_in_networks.is_empty();
         for addr in to_ask {
             let mut answer = asked.get(&addr).cloned().unwrap_or(DnsAnswer::Failed);
-            if answer == DnsAnswer::NoName && broken {
-                answer = DnsAnswer::Failed;
+            if broken {
+                answer = disbelieved(answer);
             }
-            cache.insert(addr, now, &answer);
+            // Inside a crawler's networks, names none of which is a
+            // crawler's may be a lying resolver's (`Knowledge::decide`):
+            // asked again each night rather than kept for a week.
+            if unnamed_in_networks(&answer, ident, addr) {
+                cache.forget(addr);
+            } else {
+                cache.insert(addr, now, &answer);
+            }
             answers.insert(addr, answer);
         }
     }
@@ -213,7 +227,8 @@ pub fn resolve_cached(
     if let Some(&first) = stats.denied_in_networks.first() {
         stats.warnings.push(format!(
             "the DNS resolver looks broken: it says {} address(es) inside crawler \
-             networks have no name (first {first}); no \"no name\" answer is believed \
+             networks have no name, or that their crawler names have no address there \
+             (first {first}); no \"no name\" or \"not this address\" answer is believed \
              tonight: their fetches stay unverified",
             stats.denied_in_networks.len()
         ));
@@ -221,14 +236,54 @@ pub fn resolve_cached(
     (answers, stats)
 }
 
+/// Whether `answer` names an address inside a crawler's networks with
+/// names none of which is a crawler's.
+fn unnamed_in_networks(answer: &DnsAnswer, ident: &Identifier, addr: IpAddr) -> bool {
+    match answer {
+        DnsAnswer::Names(checks) => {
+            ident.in_networks(addr)
+                && !checks
+                    .iter()
+                    .any(|c| ident.by_name(&c.name, Some(addr)).is_some())
+        }
+        _ => false,
+    }
+}
+
+/// An answer of a resolver found broken, its denials taken for failures:
+/// "no name", and a forward lookup that answered without the address.
+fn disbelieved(answer: DnsAnswer) -> DnsAnswer {
+    match answer {
+        DnsAnswer::NoName => DnsAnswer::Failed,
+        DnsAnswer::Names(checks) => DnsAnswer::Names(
+            checks
+                .into_iter()
+                .map(|check| NameCheck {
+                    forward: match check.forward {
+                        Forward::Elsewhere => Forward::Failed,
+                        other => other,
+                    },
+                    ..check
+                })
+                .collect(),
+        ),
+        other => other,
+    }
+}
+
 /// True when a cached answer must be asked again: a name stored unchecked
 /// may fit a pattern added since, and "no name" inside an operator's
 /// networks (cached by an older version) is a broken resolver's.
 fn must_ask_again(answer: &DnsAnswer, ident: &Identifier, addr: IpAddr) -> bool {
     match answer {
-        DnsAnswer::Names(checks) => checks.iter().any(|c| {
-            c.forward == Forward::NotAsked && ident.by_name(&c.name, Some(addr)).is_some()
-        }),
+        DnsAnswer::Names(checks) => {
+            unnamed_in_networks(answer, ident, addr)
+                || checks.iter().any(|c| {
+                    (c.forward == Forward::NotAsked
+                        || (c.forward == Forward::Elsewhere && ident.in_networks(addr)))
+                        && ident.by_name(&c.name, Some(addr)).is_some()
+                })
+        }
         DnsAnswer::NoName => ident.in_networks(addr),
         DnsAnswer::Failed => false,
     }
@@ -241,7 +296,7 @@ fn ask_all(
     ident: &Identifier,
     opts: &DnsOptions,
     stats: &mut DnsStats,
-) -> Result<HashMap<IpAddr, DnsAnswer>> {
+) -> Result<Asked> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -255,19 +310,34 @@ fn ask_all(
             let resolver = Arc::clone(&resolver);
             let ident = Arc::clone(&ident);
             async move {
-                let (answer, queries) = check_address(&resolver, &ident, addr, guard).await;
-                (addr, answer, queries)
+                let (answer, queries, denied) = check_address(&resolver, &ident, addr, guard).await;
+                (addr, answer, queries, denied)
             }
         })
         .await;
         stats.deadline_hit |= cut;
-        let mut answers = HashMap::with_capacity(addrs.len());
-        for (addr, answer, queries) in done {
+        let mut asked = Asked {
+            answers: HashMap::with_capacity(addrs.len()),
+            denied: Vec::new(),
+        };
+        for (addr, answer, queries, denied) in done {
             stats.queries += queries;
-            answers.insert(addr, answer);
+            if denied {
+                asked.denied.push(addr);
+            }
+            asked.answers.insert(addr, answer);
         }
-        Ok(answers)
+        Ok(asked)
     })
+}
+
+/// What `ask_all` got: an answer an address, and the addresses inside a
+/// crawler's networks whose crawler name the resolver said has no address
+/// there (`confirm`'s `denied`).
+#[derive(Default)]
+struct Asked {
+    answers: HashMap<IpAddr, DnsAnswer>,
+    denied: Vec<IpAddr>,
 }
 
 #[cfg(test)]

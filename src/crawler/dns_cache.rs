@@ -146,6 +146,14 @@ impl DnsCache {
         self.changed = true;
     }
 
+    /// Drops what the cache held for `addr`: an answer asked again that
+    /// is not to be kept.
+    pub fn forget(&mut self, addr: IpAddr) {
+        if self.entries.remove(&addr).is_some() {
+            self.changed = true;
+        }
+    }
+
     pub fn len(&self) -> usize {
         self.entries.len()
     }

@@ -214,8 +214,19 @@ fn forward_of_given(
                 async move {
                     let forward = match Name::from_ascii(&text) {
                         Ok(name) => {
-                            let mut queries = 0;
-                            Some(confirm(&resolver, name, addr, guard, &ident, &mut queries).await)
+                            let (mut queries, mut denied) = (0, false);
+                            Some(
+                                confirm(
+                                    &resolver,
+                                    name,
+                                    addr,
+                                    guard,
+                                    &ident,
+                                    &mut queries,
+                                    &mut denied,
+                                )
+                                .await,
+                            )
                         }
                         Err(_) => None,
                     };
@@ -304,8 +315,11 @@ pub(super) async fn check_address(
     ident: &Identifier,
     addr: IpAddr,
     guard: Duration,
-) -> (DnsAnswer, usize) {
+) -> (DnsAnswer, usize, bool) {
     let mut queries = 1;
+    // Whether a crawler name's forward lookup, inside the networks, said
+    // "no such name" or gave no address of them (`confirm`).
+    let mut denied = false;
     let started = tokio::time::Instant::now();
     let reverse = tokio::time::timeout(guard, resolver.reverse_lookup(addr)).await;
     let asked = Name::from(addr);
@@ -314,7 +328,7 @@ pub(super) async fn check_address(
         // A chain the answer shows ending on another name is a failure,
         // inside the networks too: "no name" only for the name asked.
         Ok(Err(e)) if ended_in_a_chain(&e, &asked) => {
-            return (DnsAnswer::Failed, queries);
+            return (DnsAnswer::Failed, queries, false);
         }
         // Inside a crawler's networks "no name", whatever lies behind it (a
         // chain that loops back to the name asked too), is the broken
@@ -322,7 +336,7 @@ pub(super) async fn check_address(
         // and the night's other "no name" answers are disbelieved. No
         // further question may wipe the mark out.
         Ok(Err(e)) if is_no_record(&e) && ident.in_networks(addr) => {
-            return (DnsAnswer::NoName, queries);
+            return (DnsAnswer::NoName, queries, false);
         }
         Ok(Err(e)) if is_no_record(&e) => {
             let answer =
@@ -331,9 +345,9 @@ pub(super) async fn check_address(
                 } else {
                     DnsAnswer::Failed
                 };
-            return (answer, queries);
+            return (answer, queries, false);
         }
-        _ => return (DnsAnswer::Failed, queries),
+        _ => return (DnsAnswer::Failed, queries, false),
     };
     let mut names: Vec<Name> = Vec::new();
     for record in lookup.answers() {
@@ -348,9 +362,9 @@ pub(super) async fn check_address(
         // or loops, another type): a garbled answer, which proves nothing.
         // Only an empty answer says the address has no name.
         if lookup.answers().is_empty() {
-            return (DnsAnswer::NoName, queries);
+            return (DnsAnswer::NoName, queries, false);
         }
-        return (DnsAnswer::Failed, queries);
+        return (DnsAnswer::Failed, queries, false);
     }
     let mut checks = Vec::with_capacity(names.len());
     for name in names {
@@ -362,7 +376,16 @@ pub(super) async fn check_address(
         };
         let forward = if ident.by_name(&text, Some(addr)).is_some() {
             queries += 1;
-            confirm(resolver, name, addr, guard, ident, &mut queries).await
+            confirm(
+                resolver,
+                name,
+                addr,
+                guard,
+                ident,
+                &mut queries,
+                &mut denied,
+            )
+            .await
         } else {
             Forward::NotAsked
         };
@@ -371,7 +394,7 @@ pub(super) async fn check_address(
             forward,
         });
     }
-    (DnsAnswer::Names(checks), queries)
+    (DnsAnswer::Names(checks), queries, denied)
 }
 
 /// The forward half of forward-confirmed reverse DNS: does the name lead
@@ -384,8 +407,9 @@ pub(super) async fn check_address(
 /// loopback, a block page, a walled garden's private address), for the
 /// name its own reverse zone gave is a broken or filtering resolver, which
 /// never makes an impostor (SPEC §2, as "no name" for the reverse lookup
-/// there). Another address of the networks is the operator's own zone
-/// speaking: `Elsewhere`.
+/// there), and `denied` says so. Another address of the networks is no
+/// proof either (the name holds the client's own address, and no impostor
+/// is inside them): a failure too.
 async fn confirm(
     resolver: &TokioResolver,
     mut name: Name,
@@ -393,6 +417,7 @@ async fn confirm(
     guard: Duration,
     ident: &Identifier,
     queries: &mut usize,
+    denied: &mut bool,
 ) -> Forward {
     let in_networks = ident.in_networks(addr);
     // The name came from a PTR record: absolute, never a search-list suffix.
@@ -420,23 +445,27 @@ async fn confirm(
                 // Only CNAMEs that end nowhere or loop, or records of
                 // another type: garbled, proves nothing (SPEC §2).
                 Forward::Failed
-            } else if in_networks
-                && !addresses
+            } else if in_networks {
+                // Not the operator's zone speaking (no address of its
+                // networks): a filtering or lying resolver.
+                *denied |= !addresses
                     .iter()
-                    .any(|&a| ident.in_networks(a.to_canonical()))
-            {
-                // Not the operator's zone speaking: a filtering or lying
-                // resolver.
+                    .any(|&a| ident.in_networks(a.to_canonical()));
                 Forward::Failed
             } else {
                 Forward::Elsewhere
             }
         }
-        Ok(Err(e)) if is_no_record(&e) && !in_networks => {
-            if no_record_stands(resolver, &e, &asked, guard, started, queries).await {
-                Forward::Elsewhere
-            } else {
-                Forward::Failed
+        // Inside the networks a "no such name" that stands is a denial
+        // (the end of a CNAME chain that loops is a failure only).
+        Ok(Err(e)) if is_no_record(&e) => {
+            match no_record_stands(resolver, &e, &asked, guard, started, queries).await {
+                true if in_networks => {
+                    *denied = true;
+                    Forward::Failed
+                }
+                true => Forward::Elsewhere,
+                false => Forward::Failed,
             }
         }
         _ => Forward::Failed,

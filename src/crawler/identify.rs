@@ -257,6 +257,13 @@ impl Identifier {
         self.profiles.iter().any(|p| p.owns(addr))
     }
 
+    /// Whether `addr` is inside the networks of `crawler` or of a crawler
+    /// that shares its robots.txt token (SeznamBot's for FreshBot).
+    pub fn in_networks_of(&self, crawler: CrawlerId, addr: IpAddr) -> bool {
+        self.ids()
+            .any(|id| self.same_token(crawler, id) && self.profile(id).owns(addr))
+    }
+
     /// A cheap test of a whole raw log line: false only when neither its
     /// user agent nor a host name in it can identify a crawler, so the line
     /// may be skipped unparsed. (Fetches from addresses that only a PTR map

@@ -233,6 +233,29 @@ impl Knowledge {
         }
     }
 
+    /// The name live DNS gave `client` that `decide` did not believe
+    /// against `ua_claim` (`belied`): for the run's warning.
+    pub fn belied(
+        &self,
+        ident: &Identifier,
+        client: &Client,
+        ua_claim: Option<CrawlerId>,
+    ) -> Option<(IpAddr, String)> {
+        let Client::Addr(addr) = client else {
+            return None;
+        };
+        let addr = addr.to_canonical();
+        if !self.ptr_map.names(addr).is_empty() {
+            return None;
+        }
+        let Some(DnsAnswer::Names(checks)) = self.dns.get(&addr) else {
+            return None;
+        };
+        let first = checks.first()?;
+        let judged = judge_names(ident, checks, Some(addr), ua_claim, Source::Live);
+        belied(ident, addr, ua_claim, judged.as_ref()).then(|| (addr, first.name.clone()))
+    }
+
     /// Judges one fetch: its client and the crawler its user agent names.
     /// None when the fetch is no crawler's (no claim, no matching name).
     ///
@@ -299,11 +322,36 @@ impl Knowledge {
                     }),
                     Some(DnsAnswer::Names(checks)) if checks.is_empty() => unverified(),
                     Some(DnsAnswer::Names(checks)) => {
-                        judge_names(ident, checks, Some(addr), ua_claim, Source::Live)
+                        let judged = judge_names(ident, checks, Some(addr), ua_claim, Source::Live);
+                        if belied(ident, addr, ua_claim, judged.as_ref()) {
+                            return unverified();
+                        }
+                        judged
                     }
                 }
             }
         }
+    }
+}
+
+/// Whether the reverse lookup that named `addr` is no evidence against
+/// the crawler it claims: inside that crawler's own networks, from which
+/// no impostor holds a TCP connection, a name that is not the crawler's
+/// (a filter's `blocked.example`, `localhost`) is a lying or filtering
+/// resolver's, and a lying resolver never makes an impostor (SPEC §2).
+/// The fetch stays `unverified` and the run says so
+/// (`Knowledge::belied`).
+fn belied(
+    ident: &Identifier,
+    addr: IpAddr,
+    ua_claim: Option<CrawlerId>,
+    judged: Option<&Identity>,
+) -> bool {
+    match (ua_claim, judged) {
+        (Some(claim), Some(identity)) => {
+            identity.verification == Verification::Spoofed && ident.in_networks_of(claim, addr)
+        }
+        _ => false,
     }
 }
 

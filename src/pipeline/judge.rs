@@ -148,6 +148,40 @@ impl Undecided {
     }
 }
 
+/// Addresses inside a crawler's networks whose fetches claim it and
+/// whose reverse lookup named them otherwise: a lying or filtering
+/// resolver's answer, not believed (`Knowledge::belied`); said after
+/// judging and counted among the DNS failures.
+#[derive(Debug, Default)]
+pub(super) struct Belied {
+    /// The addresses, up to `KEPT`, and the first with its name.
+    pub(super) addresses: std::collections::HashSet<IpAddr>,
+    pub(super) first: Option<(IpAddr, String)>,
+}
+
+impl Belied {
+    /// Distinct addresses counted at most: those of the operator's own
+    /// networks that sent the night's fetches, a few.
+    const KEPT: usize = 1 << 16;
+
+    pub(super) fn note(
+        &mut self,
+        ident: &Identifier,
+        knowledge: &Knowledge,
+        client: &[u8],
+        claim: Option<CrawlerId>,
+    ) {
+        let client = crate::crawler::parse_client(client);
+        let Some((addr, name)) = knowledge.belied(ident, &client, claim) else {
+            return;
+        };
+        if self.addresses.len() < Self::KEPT {
+            self.addresses.insert(addr);
+        }
+        self.first.get_or_insert((addr, name));
+    }
+}
+
 /// Fetches judged at once: identity and `disallow` in parallel, the rest
 /// in order. Bounded in bytes too, since a fetch may hold a whole target
 /// of up to a line's 1 MiB. Three batches are alive in the judging phase

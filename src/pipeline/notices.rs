@@ -11,7 +11,7 @@ use crate::config::AuditConfig;
 use crate::report::Digest;
 use crate::scan::Scan;
 
-use super::judge::Undecided;
+use super::judge::{Belied, Undecided};
 
 /// After the scan: what the lines read say of the flags given.
 pub(super) fn warn_after_scan(
@@ -68,9 +68,24 @@ pub(super) fn warn_after_judging(
     scan: &Scan,
     digest: &Digest,
     undecided: &Undecided,
+    belied: &Belied,
     other_hosts: u64,
     dns_health: &mut crate::report::run::DnsHealth,
 ) {
+    // Said even under --quiet: a resolver that lies about the crawler's
+    // own addresses would otherwise leave only unverified rows behind it.
+    if let Some((addr, name)) = &belied.first {
+        let count = belied.addresses.len() as u64;
+        dns_health.failures += count;
+        dns_health.broken += count;
+        crate::warn!(
+            "robots-audit: the DNS resolver looks lying or filtering: it names {count} \
+             address(es) inside a crawler's own networks, whose fetches claim that crawler, \
+             with names that are not its (first {addr}: {}); no impostor holds a connection \
+             from there, so their fetches stay unverified and the answers are not cached",
+            crate::text::escape_non_utf8(name.as_bytes())
+        );
+    }
     // Said even under --quiet, and the night is not whole: with --state
     // these fetches would otherwise never be looked at again.
     dns_health.undecided_fetches = undecided.fetches;

@@ -10,7 +10,7 @@ use std::path::Path;
 use crate::config::AuditConfig;
 use crate::crawler::dns::{self, DnsOptions};
 use crate::crawler::dns_cache::DnsCache;
-use crate::crawler::{DnsAnswer, Identifier, Knowledge, PtrMap};
+use crate::crawler::{DnsAnswer, Forward, Identifier, Knowledge, PtrMap};
 use crate::error::{Error, Position, Result};
 use crate::report;
 use crate::report::skipped::SHOWN as SHOWN_SKIPS;
@@ -267,7 +267,13 @@ pub(super) fn verify(
         // without this address"), whatever the reverse lookup said.
         let pairs = knowledge.given_to_confirm(ident, addresses.into_iter());
         let left = options.deadline.saturating_sub(started.elapsed());
-        let (forward, failed) = dns::confirm_given(&pairs, ident, &options, left);
+        let (mut forward, failed) = dns::confirm_given(&pairs, ident, &options, left);
+        // A resolver found broken tonight is not believed when it says a
+        // map's name has no such address either (`dns::resolve_cached`):
+        // the name stays as the map gives it, `ptr-only`.
+        if dns_health.broken > 0 {
+            forward.retain(|_, said| *said != Forward::Elsewhere);
+        }
         if failed > 0 {
             let named = pairs
                 .iter()

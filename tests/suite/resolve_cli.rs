@@ -480,6 +480,49 @@ fn an_address_the_dns_cache_names_judges_its_fetches_that_claim_nothing() {
     );
 }
 
+/// A resolver found broken (it says a Seznam address has no name) is not
+/// believed when it says a `--ptr-map` name has no such address either:
+/// the map's name stays `ptr-only`, where a working resolver's "no such
+/// name" makes the fetch an impostor's.
+#[test]
+fn a_broken_resolvers_forward_denial_of_a_map_name_accuses_no_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let map = dir.path().join("ptr-map.txt");
+    std::fs::write(&map, "6.6.6.81 fulltextrobot-6-6-6-81.seznam.cz\n").unwrap();
+    let verdict = |log: &str| -> (Vec<String>, Vec<String>, String) {
+        let server = DnsServer::start(Zone::default());
+        let out = audit_at(
+            &server,
+            dir.path(),
+            log,
+            &["--ptr-map", map.to_str().unwrap()],
+        );
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        let counted = report(dir.path(), "violations.csv")
+            .iter()
+            .map(|r| format!("{},{}", r[3], r[5]))
+            .collect();
+        let impostors = report(dir.path(), "impostors.csv")
+            .iter()
+            .map(|r| r[3].clone())
+            .collect();
+        (counted, impostors, stderr)
+    };
+    let alone = line("6.6.6.81", 1, "/cz/chat/a", SEZNAM_UA);
+    let (counted, impostors, stderr) = verdict(&alone);
+    assert!(counted.is_empty(), "{stderr}");
+    assert_eq!(impostors, ["6.6.6.81"], "{stderr}");
+    let with_seznam = [alone, line("77.75.77.123", 2, "/cz/chat/b", SEZNAM_UA)].concat();
+    let (counted, impostors, stderr) = verdict(&with_seznam);
+    assert_eq!(
+        counted,
+        ["6.6.6.81,ptr-only", "77.75.77.123,unverified"],
+        "{stderr}"
+    );
+    assert!(impostors.is_empty(), "{stderr}");
+    assert!(stderr.contains("the DNS resolver looks broken"), "{stderr}");
+}
+
 /// A `--ptr-map` name whose forward lookup fails proves nothing (the fetch
 /// stays `ptr-only`), and the failure is counted as SPEC §2 asks of every
 /// DNS failure: in run.json's `dns.failures` and on standard error.
@@ -673,8 +716,9 @@ fn a_crawlers_address_named_by_live_dns_counts_whatever_its_user_agent() {
     // SPEC §2: a fetch is a crawler's when its address's PTR name matches,
     // also without the crawler's user agent. Live DNS names addresses only
     // after the scan, so fetches from the crawlers' networks are kept and
-    // judged once the name is known, as a PTR map's would be; a name whose
-    // forward lookup disowns the address is an impostor's either way.
+    // judged once the name is known, as a PTR map's would be. (Inside
+    // the networks a forward lookup that disowns the address is a failure:
+    // `a_filtering_resolvers_forward_answer_makes_no_impostor`.)
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir(dir.path().join("out")).unwrap();
     let log = dir.path().join("access.log");
@@ -682,18 +726,12 @@ fn a_crawlers_address_named_by_live_dns_counts_whatever_its_user_agent() {
     let text = [
         line("77.75.77.1", 1, "/cz/chat/a", SEZNAM_UA),
         line("77.75.77.1", 2, "/cz/chat/b", browser),
-        line("77.75.77.5", 3, "/cz/chat/c", browser),
         line("77.75.77.6", 4, "/cz/chat/d", browser),
         line("10.1.1.1", 5, "/cz/chat/e", browser),
     ]
     .concat();
     std::fs::write(&log, text).unwrap();
-    let server = DnsServer::start(
-        zone()
-            .ptr("77.75.77.5", "fulltextrobot-77-75-77-5.seznam.cz")
-            .addr("fulltextrobot-77-75-77-5.seznam.cz", "77.75.77.99")
-            .host("77.75.77.6", "screenshot.seznam.cz"),
-    );
+    let server = DnsServer::start(zone().host("77.75.77.6", "screenshot.seznam.cz"));
     let out = audit(&server, dir.path(), &log);
     assert_eq!(
         out.status.code(),
@@ -719,10 +757,7 @@ fn a_crawlers_address_named_by_live_dns_counts_whatever_its_user_agent() {
             "2,77.75.77.1,SeznamBot,verified,ptr",
         ]
     );
-    assert_eq!(
-        cells("impostors.csv"),
-        ["3,77.75.77.5,fulltextrobot-77-75-77-5.seznam.cz,SeznamBot,GET"]
-    );
+    assert!(cells("impostors.csv").is_empty());
     // Browsers outside the crawlers' networks are never looked up.
     assert!(
         !server
@@ -739,8 +774,9 @@ fn a_crawlers_address_named_by_live_dns_counts_whatever_its_user_agent() {
 /// turns a genuine crawler into an impostor". A CNAME chain that loops,
 /// forward or reverse, is such a failure, not "no name" or "another
 /// address"; a live name whose forward lookup fails is no `ptr-only` (that
-/// is for names from the log or the map). A refuted name decides nothing:
-/// the impostor claimed what its user agent names.
+/// is for names from the log or the map). A resolver that filters the
+/// crawler's names inside its networks is believed on no "not this
+/// address" that night.
 #[test]
 fn garbled_or_failed_answers_never_make_impostors() {
     let dir = tempfile::tempdir().unwrap();
@@ -800,27 +836,32 @@ fn garbled_or_failed_answers_never_make_impostors() {
              2026-11-30T00:00:01+00:00,{file},1,77.75.77.192,SeznamBot,unverified,ua,GET,/cz/chat/a,200,disallow,SeznamBot,6,Disallow: /cz/chat/,,,{VERSION}\n\
              2026-11-30T00:00:02+00:00,{file},2,5.6.7.195,SeznamBot,unverified,ua,GET,/cz/chat/b,200,disallow,SeznamBot,6,Disallow: /cz/chat/,,,{VERSION}\n\
              2026-11-30T00:00:03+00:00,{file},3,77.75.77.3,SeznamBot,unverified,ua,GET,/cz/chat/c,200,disallow,SeznamBot,6,Disallow: /cz/chat/,,,{VERSION}\n\
+             2026-11-30T00:00:05+00:00,{file},5,2001:db8::5,SeznamBot-test,unverified,ua,GET,/cz/chat/e,200,disallow,SeznamBot,6,Disallow: /cz/chat/,,,{VERSION}\n\
              2026-11-30T00:00:06+00:00,{file},6,77.75.77.6,SeznamBot,unverified,ua,GET,/cz/chat/f,200,disallow,SeznamBot,6,Disallow: /cz/chat/,,,{VERSION}\n\
              2026-11-30T00:00:07+00:00,{file},7,77.75.77.7,SeznamBot,unverified,ua,GET,/cz/chat/g,200,disallow,SeznamBot,6,Disallow: /cz/chat/,,,{VERSION}\n"
         ),
         "{stderr}"
     );
+    // The resolver that filters seznam.cz inside the networks is not
+    // believed outside them either: the name that disowns 2001:db8::5
+    // accuses no one tonight.
     let impostors = std::fs::read_to_string(dir.path().join("out/impostors.csv")).unwrap();
     assert_eq!(
         impostors,
-        format!(
-            "time,file,line,client,ptr,claimed_crawler,method,target,status,user_agent\n\
-             2026-11-30T00:00:05+00:00,{file},5,2001:db8::5,fulltextrobot-2001-db8--5.seznam.cz,SeznamBot-test,GET,/cz/chat/e,200,{test_ua}\n"
-        )
+        "time,file,line,client,ptr,claimed_crawler,method,target,status,user_agent\n"
     );
-    // Six addresses could not be checked (the browser's too), and the
+    // Every address could not be checked (the browser's too), and the
     // run warns that the resolver may not be working.
     assert!(
-        stderr.contains("6 addresses could not be checked"),
+        stderr.contains("7 addresses could not be checked"),
         "{stderr}"
     );
     assert!(
-        stderr.contains("DNS failed for 6 of 7 address(es)"),
+        stderr.contains("DNS failed for 7 of 7 address(es)"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("the DNS resolver looks broken: it says 2 address(es)"),
         "{stderr}"
     );
 }
@@ -939,9 +980,11 @@ fn no_loop_question_wipes_out_the_broken_resolvers_mark() {
 /// forward answer with none of its addresses (a filter's block page, a
 /// walled garden's private address, a ULA) is the resolver's, and the
 /// fetch stays `unverified`, uncached, so that a mended resolver verifies
-/// it the next night. Another Seznam address is Seznam's own zone
-/// disowning the client: `spoofed`, as is a Seznam name outside the
-/// networks whose forward lookup answers elsewhere.
+/// it the next night. Another Seznam address proves nothing either (the
+/// name holds the client's own address, and no impostor is inside the
+/// networks). A resolver found filtering Seznam's names so is not believed
+/// outside the networks that night either: its block page for a Seznam
+/// name there accuses no one.
 #[test]
 fn a_filtering_resolvers_forward_answer_makes_no_impostor() {
     let dir = tempfile::tempdir().unwrap();
@@ -979,7 +1022,7 @@ fn a_filtering_resolvers_forward_answer_makes_no_impostor() {
         // Seznam's own zone naming another of its addresses.
         .ptr("77.75.77.14", "fulltextrobot-77-75-77-14.seznam.cz")
         .addr("fulltextrobot-77-75-77-14.seznam.cz", "77.75.77.200")
-        // Outside the networks, a block page proves the claim false.
+        // Outside the networks, the same block page.
         .ptr("6.6.6.15", "fulltextrobot-6-6-6-15.seznam.cz")
         .addr("fulltextrobot-6-6-6-15.seznam.cz", "146.112.61.104");
     let server = DnsServer::start(lying);
@@ -1000,15 +1043,15 @@ fn a_filtering_resolvers_forward_answer_makes_no_impostor() {
             "1,77.75.77.11,SeznamBot,unverified",
             "2,77.75.77.12,SeznamBot,unverified",
             "3,2a02:598:64:8a00::3100:0,SeznamBot,unverified",
+            "4,77.75.77.14,SeznamBot,unverified",
+            "5,6.6.6.15,SeznamBot,unverified",
         ],
         "{stderr}"
     );
-    assert_eq!(
-        rows("impostors.csv"),
-        [
-            "4,77.75.77.14,fulltextrobot-77-75-77-14.seznam.cz,SeznamBot",
-            "5,6.6.6.15,fulltextrobot-6-6-6-15.seznam.cz,SeznamBot",
-        ]
+    assert!(rows("impostors.csv").is_empty(), "{stderr}");
+    assert!(
+        stderr.contains("the DNS resolver looks broken: it says 3 address(es) inside crawler"),
+        "{stderr}"
     );
     // The mended resolver is asked again: the lies were not cached.
     let mended = Zone::default()
@@ -1030,6 +1073,119 @@ fn a_filtering_resolvers_forward_answer_makes_no_impostor() {
         ],
         "{stderr}"
     );
+}
+
+/// SPEC §2: "a broken or lying resolver never turns a genuine crawler into
+/// an impostor". A resolver that names the crawler's own addresses
+/// otherwise (a filter's `blocked.dns-filter.example`, `localhost`) is
+/// not believed there: no impostor holds a connection from inside the
+/// networks. The fetches stay `unverified`, the run says why (even under
+/// --quiet) and counts them as failures, and the answers are not cached,
+/// so a mended resolver verifies them the next night. Outside the
+/// networks a name that is not the crawler's is an impostor's, and a
+/// browser inside them with a name of the operator's is nobody's, said
+/// of by no warning.
+#[test]
+fn a_lying_resolver_makes_no_impostor_of_the_crawlers_own_addresses() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("out")).unwrap();
+    let log = dir.path().join("access.log");
+    let browser = "Mozilla/5.0 (X11; Linux x86_64) Firefox/120.0";
+    let text = [
+        line("77.75.77.123", 1, "/cz/chat/a", SEZNAM_UA),
+        line("2a02:598:64:8a00::3100:0", 2, "/cz/chat/b", SEZNAM_UA),
+        line("6.6.6.20", 3, "/cz/chat/c", SEZNAM_UA),
+        line("77.75.77.6", 4, "/cz/chat/d", browser),
+    ]
+    .concat();
+    std::fs::write(&log, text).unwrap();
+    let lying = Zone::default()
+        .ptr("77.75.77.123", "blocked.dns-filter.example")
+        .ptr("2a02:598:64:8a00::3100:0", "localhost")
+        .ptr("6.6.6.20", "blocked.dns-filter.example")
+        .host("77.75.77.6", "screenshot.seznam.cz");
+    let server = DnsServer::start(lying);
+    let out = Command::new(env!("CARGO_BIN_EXE_robots-audit"))
+        .arg("--log")
+        .arg(&log)
+        .args(["--robots", "tests/data/check/robots.txt", "--resolve", "-q"])
+        .arg("--dns-server")
+        .arg(server.addr.to_string())
+        .args([
+            "--dns-timeout",
+            "0.3",
+            "--dns-deadline",
+            "20",
+            "--dns-cache",
+        ])
+        .arg(dir.path().join("cache.tsv"))
+        .arg("--out")
+        .arg(dir.path().join("out"))
+        .output()
+        .expect("run robots-audit");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let rows = |name: &str| -> Vec<String> {
+        std::fs::read_to_string(dir.path().join("out").join(name))
+            .unwrap()
+            .lines()
+            .skip(1)
+            .map(|row| row.split(',').skip(2).take(4).collect::<Vec<_>>().join(","))
+            .collect()
+    };
+    assert_eq!(
+        rows("violations.csv"),
+        [
+            "1,77.75.77.123,SeznamBot,unverified",
+            "2,2a02:598:64:8a00::3100:0,SeznamBot,unverified",
+        ],
+        "{stderr}"
+    );
+    assert_eq!(
+        rows("impostors.csv"),
+        ["3,6.6.6.20,blocked.dns-filter.example,SeznamBot"],
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(
+            "the DNS resolver looks lying or filtering: it names 2 address(es) inside a \
+             crawler's own networks"
+        ) && stderr.contains("blocked.dns-filter.example"),
+        "{stderr}"
+    );
+    let run: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("out/run.json")).unwrap())
+            .unwrap();
+    assert_eq!(run["dns"]["failures"], 2, "{run}");
+    assert_eq!(run["dns"]["resolver_broken"], 2, "{run}");
+    let cache = std::fs::read_to_string(dir.path().join("cache.tsv")).unwrap();
+    assert!(
+        cache.contains("6.6.6.20")
+            && !cache.contains("77.75.77.123")
+            && !cache.contains("2a02:598:64:8a00::3100:0"),
+        "{cache}"
+    );
+    // The mended resolver is asked again and verifies both.
+    let mended = Zone::default()
+        .host("77.75.77.123", "fulltextrobot-77-75-77-123.seznam.cz")
+        .host(
+            "2a02:598:64:8a00::3100:0",
+            "fulltextrobot-2a02-598-64-8a00--3100-0.seznam.cz",
+        )
+        .ptr("6.6.6.20", "blocked.dns-filter.example")
+        .host("77.75.77.6", "screenshot.seznam.cz");
+    let server = DnsServer::start(mended);
+    let out = audit(&server, dir.path(), &log);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        rows("violations.csv"),
+        [
+            "1,77.75.77.123,SeznamBot,verified",
+            "2,2a02:598:64:8a00::3100:0,SeznamBot,verified",
+        ],
+        "{stderr}"
+    );
+    assert!(!stderr.contains("lying"), "{stderr}");
 }
 
 /// A resolver that dies after a night that filled the cache: the next
