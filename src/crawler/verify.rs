@@ -203,6 +203,14 @@ impl Knowledge {
         &self.ptr_map
     }
 
+    /// The addresses whose live DNS answer holds a failure.
+    pub fn failed_addresses(&self) -> impl Iterator<Item = IpAddr> + '_ {
+        self.dns
+            .iter()
+            .filter(|(_, answer)| answer.has_failure())
+            .map(|(&addr, _)| addr)
+    }
+
     pub fn dns(&self, addr: IpAddr) -> Option<&DnsAnswer> {
         self.dns.get(&addr.to_canonical())
     }

@@ -287,7 +287,24 @@ pub(super) fn verify(
                  their fetches stay ptr-only"
             );
         }
-        dns_health.failures += failed as u64;
+        // An address counts once among the failures, and not at all when
+        // a map's name of it was confirmed or refuted forward: it was
+        // checked, whatever its reverse lookup did.
+        let checked: std::collections::HashSet<IpAddr> =
+            forward.keys().map(|&(addr, _)| addr).collect();
+        let mut failing: std::collections::HashSet<IpAddr> = knowledge
+            .failed_addresses()
+            .filter(|addr| !checked.contains(addr))
+            .collect();
+        let reverse_failures = knowledge.failed_addresses().count() as u64;
+        failing.extend(
+            pairs
+                .iter()
+                .map(|&(addr, _)| addr)
+                .filter(|addr| !checked.contains(addr)),
+        );
+        dns_health.failures =
+            dns_health.failures.saturating_sub(reverse_failures) + failing.len() as u64;
         knowledge = knowledge.with_given_forward(forward);
     }
     Ok((knowledge, dns_health, state_dns_cache))

@@ -556,6 +556,47 @@ fn a_ptr_map_name_whose_forward_lookup_fails_is_a_dns_failure() {
         stderr.contains("DNS failed to confirm forward the --ptr-map names of 1 of 1 address"),
         "{stderr}"
     );
+
+    // Each address counts once, and one whose map name was confirmed not
+    // at all, whatever its reverse lookup did: of two whose reverse
+    // lookups fail, one map name is confirmed and the other's forward
+    // lookup fails too: one address could not be checked.
+    std::fs::write(
+        &map,
+        "6.6.6.74 fulltextrobot-6-6-6-74.seznam.cz\n\
+         6.6.6.75 fulltextrobot-6-6-6-75.seznam.cz\n",
+    )
+    .unwrap();
+    let server = DnsServer::start(
+        Zone::default()
+            .behave("6.6.6.74", Behaviour::ServFail)
+            .behave("6.6.6.75", Behaviour::ServFail)
+            .addr("fulltextrobot-6-6-6-74.seznam.cz", "6.6.6.74")
+            .behave("fulltextrobot-6-6-6-75.seznam.cz", Behaviour::ServFail),
+    );
+    let log = [
+        line("6.6.6.74", 1, "/cz/chat/a", SEZNAM_UA),
+        line("6.6.6.75", 2, "/cz/chat/b", SEZNAM_UA),
+    ]
+    .concat();
+    let out = audit_at(
+        &server,
+        dir.path(),
+        &log,
+        &["--ptr-map", map.to_str().unwrap()],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        disallow_rows(dir.path()),
+        [
+            ("6.6.6.74".to_string(), "verified".to_string()),
+            ("6.6.6.75".to_string(), "ptr-only".to_string())
+        ],
+        "{stderr}"
+    );
+    let run: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("out/run.json")).unwrap()).unwrap();
+    assert_eq!(run["dns"]["failures"], 1, "{run}");
 }
 
 #[test]
