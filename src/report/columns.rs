@@ -187,9 +187,17 @@ fn decimal(mut n: u64, buf: &mut [u8; 20]) -> &[u8] {
     }
 }
 
-/// A status as reports write it: empty when none was logged.
+/// A status as reports write it: empty when none was logged, else its
+/// three digits as logs write them (nginx's `000` of a request answered
+/// with nothing is not `0`).
 fn status(value: Option<u16>, buf: &mut [u8; 20]) -> &[u8] {
-    value.map_or(&b""[..], |s| decimal(u64::from(s), buf))
+    value.map_or(&b""[..], |s| {
+        let digits = decimal(u64::from(s), buf).len();
+        let end = buf.len();
+        let start = end - digits.max(3);
+        buf[start..end - digits].fill(b'0');
+        &buf[start..]
+    })
 }
 
 /// Log `index`'s name as the `file` column writes it: its bytes as given,
@@ -342,5 +350,7 @@ mod tests {
         assert_eq!(rule_line(22, &mut [0; 20]), b"22");
         assert_eq!(status(None, &mut [0; 20]), b"");
         assert_eq!(status(Some(404), &mut [0; 20]), b"404");
+        assert_eq!(status(Some(0), &mut [0; 20]), b"000");
+        assert_eq!(status(Some(99), &mut [0; 20]), b"099");
     }
 }
