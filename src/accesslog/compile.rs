@@ -340,6 +340,7 @@ pub(crate) fn compile(spec: &str) -> Result<Compiled, String> {
                     upstream_list: slot == Slot::Other && names_upstream_list(&name),
                     host_as_sent: slot == Slot::Vhost && names_host_as_sent(&name),
                     address_only: slot == Slot::Client && name == "remote_addr",
+                    empty_user_quoted: slot == Slot::Word && apache_core(&name) == "%u",
                     dash,
                     slot,
                     quoted: false,

@@ -390,12 +390,13 @@ impl LogFormat {
                         // field without quotes is the next field's opening
                         // quote, taken by a line that lacks a field. But
                         // for Apache's `%u` of an empty user name (Basic
-                        // auth with none given), which it writes `""`.
+                        // auth with none given), which it writes `""`
+                        // (`Step::empty_user_quoted`).
                         if matches!(
                             slot,
                             Slot::Other | Slot::Word | Slot::Port { .. } | Slot::Method
                         ) && fields::has_bare_quote(value)
-                            && !(slot == Slot::Word && value == b"\"\"")
+                            && !(step.empty_user_quoted && value == b"\"\"")
                         {
                             shifted = true;
                         }

@@ -704,6 +704,16 @@ fn apaches_empty_user_name_is_read() {
     let format = LogFormat::new(r#"%h %l %u %t "%r" %>s %b %{X}e "%{User-agent}i""#).unwrap();
     let line = br#"77.75.77.1 - - [10/Oct/2000:13:55:36 -0700] "GET /a HTTP/1.1" 200 5 "" "SeznamBot/4.0""#;
     assert!(format.parse(line).is_err());
+    // Nor in `%l`, the identd's, which Apache never writes so: a virtual
+    // host in front of such a line puts the user's `""` there.
+    let format =
+        LogFormat::new(r#"%h %l %u %t "%r" %>s %b "%{Referer}i" "%{User-agent}i""#).unwrap();
+    for line in [
+        &br#"www.example.com "" - [10/Oct/2000:13:55:36 -0700] "GET /a HTTP/1.1" 200 5 "-" "SeznamBot/4.0""#[..],
+        br#"77.75.77.1 "" - [10/Oct/2000:13:55:36 -0700] "GET /a HTTP/1.1" 200 5 "-" "SeznamBot/4.0""#,
+    ] {
+        assert!(format.parse(line).is_err(), "{}", String::from_utf8_lossy(line));
+    }
 }
 
 /// A status as the format's last field: what follows it is taken for

@@ -139,6 +139,11 @@ pub(crate) struct Step {
     /// (`$host`) written where the client should be, and the line is
     /// skipped.
     pub address_only: bool,
+    /// Apache's `%u`, which writes the user of a request that gave an
+    /// empty name as `""` (mod_log_config's `log_remote_user`): that word
+    /// is a value there, where a quote in another unquoted field is a
+    /// missing field's.
+    pub empty_user_quoted: bool,
     /// The text between this field and the next (may be empty only when
     /// the field ends by itself: a time, a status, a host before a path,
     /// or the last field).

@@ -159,15 +159,18 @@ pub(super) fn guard_of(opts: &DnsOptions) -> Duration {
 /// DNS name, a failure, or a name left unasked at the deadline is missing
 /// from the answer (nothing known). Never fails and never touches the
 /// cache: these names are the map's, not what DNS said of the address.
-/// Also gives how many addresses DNS failed for (a failure, the deadline,
-/// no resolver), for the run's DNS failures (SPEC §2: the summary counts
+/// Also gives the addresses DNS failed for (a failure, the deadline, no
+/// resolver), for the run's DNS failures (SPEC §2: the summary counts
 /// them).
 pub fn confirm_given(
     pairs: &[(IpAddr, String)],
     ident: &Identifier,
     opts: &DnsOptions,
     deadline: Duration,
-) -> (HashMap<(IpAddr, String), Forward>, usize) {
+) -> (
+    HashMap<(IpAddr, String), Forward>,
+    std::collections::HashSet<IpAddr>,
+) {
     let answers = forward_of_given(pairs, ident, opts, deadline);
     // Every address of a DNS name that got no answer.
     let failed: std::collections::HashSet<IpAddr> = pairs
@@ -177,7 +180,7 @@ pub fn confirm_given(
         })
         .map(|(addr, _)| *addr)
         .collect();
-    (answers, failed.len())
+    (answers, failed)
 }
 
 /// `confirm_given`'s answers.
@@ -407,9 +410,9 @@ pub(super) async fn check_address(
 /// loopback, a block page, a walled garden's private address), for the
 /// name its own reverse zone gave is a broken or filtering resolver, which
 /// never makes an impostor (SPEC §2, as "no name" for the reverse lookup
-/// there), and `denied` says so. Another address of the networks is no
-/// proof either (the name holds the client's own address, and no impostor
-/// is inside them): a failure too.
+/// there), and `denied` says so. Another address of the networks is the
+/// operator's zone answering: `Elsewhere`, which there accuses no one
+/// (`Knowledge::decide`), nor leaves a night undecided.
 async fn confirm(
     resolver: &TokioResolver,
     mut name: Name,
@@ -445,14 +448,19 @@ async fn confirm(
                 // Only CNAMEs that end nowhere or loop, or records of
                 // another type: garbled, proves nothing (SPEC §2).
                 Forward::Failed
-            } else if in_networks {
+            } else if in_networks
+                && !addresses
+                    .iter()
+                    .any(|&a| ident.in_networks(a.to_canonical()))
+            {
                 // Not the operator's zone speaking (no address of its
                 // networks): a filtering or lying resolver.
-                *denied |= !addresses
-                    .iter()
-                    .any(|&a| ident.in_networks(a.to_canonical()));
+                *denied = true;
                 Forward::Failed
             } else {
+                // Outside the networks, a refutation; inside them another
+                // address of theirs, an answer (asked again the next
+                // night) that accuses no one (`Knowledge::decide`).
                 Forward::Elsewhere
             }
         }

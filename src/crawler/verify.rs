@@ -256,9 +256,14 @@ impl Knowledge {
         if !self.ptr_map.names(addr).is_empty() {
             return None;
         }
-        let Some(DnsAnswer::Names(checks)) = self.dns.get(&addr) else {
+        // An answer that holds a failure is counted among the failures
+        // as it is.
+        let Some(answer @ DnsAnswer::Names(checks)) = self.dns.get(&addr) else {
             return None;
         };
+        if answer.has_failure() {
+            return None;
+        }
         let first = checks.first()?;
         let judged = judge_names(ident, checks, Some(addr), ua_claim, Source::Live);
         belied(ident, addr, ua_claim, judged.as_ref()).then(|| (addr, first.name.clone()))
@@ -334,6 +339,9 @@ impl Knowledge {
                         if belied(ident, addr, ua_claim, judged.as_ref()) {
                             return unverified();
                         }
+                        if unclaimed_in_networks(ident, addr, ua_claim, judged.as_ref()) {
+                            return None;
+                        }
                         judged
                     }
                 }
@@ -358,6 +366,26 @@ fn belied(
     match (ua_claim, judged) {
         (Some(claim), Some(identity)) => {
             identity.verification == Verification::Spoofed && ident.in_networks_of(claim, addr)
+        }
+        _ => false,
+    }
+}
+
+/// Whether a fetch that claims no crawler, named one by live DNS whose
+/// forward lookup answered another address, is from inside that
+/// crawler's networks: the operator's own zone, no impostor's, so the
+/// fetch is nobody's rather than an impostor's (its name alone proves
+/// nothing).
+fn unclaimed_in_networks(
+    ident: &Identifier,
+    addr: IpAddr,
+    ua_claim: Option<CrawlerId>,
+    judged: Option<&Identity>,
+) -> bool {
+    match (ua_claim, judged) {
+        (None, Some(identity)) => {
+            identity.verification == Verification::Spoofed
+                && ident.in_networks_of(identity.crawler, addr)
         }
         _ => false,
     }

@@ -267,7 +267,8 @@ pub(super) fn verify(
         // without this address"), whatever the reverse lookup said.
         let pairs = knowledge.given_to_confirm(ident, addresses.into_iter());
         let left = options.deadline.saturating_sub(started.elapsed());
-        let (mut forward, failed) = dns::confirm_given(&pairs, ident, &options, left);
+        let (mut forward, failed_given) = dns::confirm_given(&pairs, ident, &options, left);
+        let failed = failed_given.len();
         // A resolver found broken tonight is not believed when it says a
         // map's name has no such address either (`dns::resolve_cached`):
         // the name stays as the map gives it, `ptr-only`.
@@ -297,11 +298,14 @@ pub(super) fn verify(
             .filter(|addr| !checked.contains(addr))
             .collect();
         let reverse_failures = knowledge.failed_addresses().count() as u64;
+        // With the map's names DNS could not answer, and those a broken
+        // resolver's denial left unanswered.
         failing.extend(
             pairs
                 .iter()
                 .map(|&(addr, _)| addr)
-                .filter(|addr| !checked.contains(addr)),
+                .filter(|addr| !checked.contains(addr))
+                .filter(|addr| failed_given.contains(addr) || dns_health.broken > 0),
         );
         dns_health.failures =
             dns_health.failures.saturating_sub(reverse_failures) + failing.len() as u64;

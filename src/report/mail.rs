@@ -484,7 +484,7 @@ pub fn summary(dir: &Path) -> Result<String> {
             if dns["resolver_broken"].as_u64().is_some_and(|n| n > 0) {
                 said.push_str(&format!(
                     "; THE RESOLVER LOOKS BROKEN ({} addresses inside a crawler's networks \
-                     said to have no name)",
+                     denied a name or an address, or named as no crawler they claim)",
                     number(&dns["resolver_broken"])
                 ));
             }

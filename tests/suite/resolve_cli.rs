@@ -757,9 +757,10 @@ fn a_crawlers_address_named_by_live_dns_counts_whatever_its_user_agent() {
     // SPEC §2: a fetch is a crawler's when its address's PTR name matches,
     // also without the crawler's user agent. Live DNS names addresses only
     // after the scan, so fetches from the crawlers' networks are kept and
-    // judged once the name is known, as a PTR map's would be. (Inside
-    // the networks a forward lookup that disowns the address is a failure:
-    // `a_filtering_resolvers_forward_answer_makes_no_impostor`.)
+    // judged once the name is known, as a PTR map's would be. A crawler's
+    // name whose forward lookup answers another address of the networks
+    // is the operator's own zone answering: no impostor's fetch, no
+    // crawler's, and no failure that leaves the night undecided.
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir(dir.path().join("out")).unwrap();
     let log = dir.path().join("access.log");
@@ -767,12 +768,18 @@ fn a_crawlers_address_named_by_live_dns_counts_whatever_its_user_agent() {
     let text = [
         line("77.75.77.1", 1, "/cz/chat/a", SEZNAM_UA),
         line("77.75.77.1", 2, "/cz/chat/b", browser),
+        line("77.75.77.5", 3, "/cz/chat/c", browser),
         line("77.75.77.6", 4, "/cz/chat/d", browser),
         line("10.1.1.1", 5, "/cz/chat/e", browser),
     ]
     .concat();
     std::fs::write(&log, text).unwrap();
-    let server = DnsServer::start(zone().host("77.75.77.6", "screenshot.seznam.cz"));
+    let server = DnsServer::start(
+        zone()
+            .ptr("77.75.77.5", "fulltextrobot-77-75-77-5.seznam.cz")
+            .addr("fulltextrobot-77-75-77-5.seznam.cz", "77.75.77.99")
+            .host("77.75.77.6", "screenshot.seznam.cz"),
+    );
     let out = audit(&server, dir.path(), &log);
     assert_eq!(
         out.status.code(),

@@ -137,8 +137,9 @@ pub struct Dns {
     /// Addresses DNS could not answer for (timeout, SERVFAIL, REFUSED).
     pub failures: u64,
     pub resolver_unusable: bool,
-    /// Of the failures, "no name" answers inside a crawler's networks: the
-    /// resolver looks broken.
+    /// Of the failures, those inside a crawler's networks that show the
+    /// resolver broken or lying: "no name", a crawler name's "no such
+    /// address" there, a name that is not the crawler a fetch claims.
     pub resolver_broken: u64,
     /// `--dns-deadline` cut the lookups short.
     pub deadline_reached: bool,

@@ -263,7 +263,7 @@ fn health(page: &Page) -> Markup {
                     @else {
                         "asked; " span.bad[h.dns.failures > 0] { (h.dns.failures) } " addresses that could not be checked"
                         @if h.dns.resolver_broken > 0 {
-                            "; " span.bad { "the resolver looks broken" } " (" (h.dns.resolver_broken) " addresses inside a crawler's networks said to have no name)"
+                            "; " span.bad { "the resolver looks broken" } " (" (h.dns.resolver_broken) " addresses inside a crawler's networks denied a name or an address, or named as no crawler they claim)"
                         }
                         @if h.dns.deadline_reached { "; " span.bad { "stopped at --dns-deadline" } }
                         @if h.dns.undecided_fetches > 0 {
