@@ -38,7 +38,7 @@ pub struct Scan {
     /// DNS lookups; kept only with `--resolve` (`Scanner::count_clients`),
     /// and handed on as addresses (`ClientFetches`) when the chunk ends,
     /// so that a million made-up clients never meet in one map.
-    clients: HashMap<Box<[u8]>, (u64, bool), foldhash::fast::RandomState>,
+    clients: HashMap<Box<[u8]>, u64, foldhash::fast::RandomState>,
 }
 
 impl Scan {
@@ -86,21 +86,15 @@ impl Scan {
     /// This chunk's fetches per address, canonical, for the order of DNS
     /// lookups; a client field that is no address is looked up by nobody.
     fn take_addresses(&mut self) -> Vec<ClientFetches> {
-        let mut addresses: HashMap<IpAddr, (u64, bool)> = HashMap::new();
-        for (client, (n, claimed)) in self.clients.drain() {
+        let mut addresses: HashMap<IpAddr, u64> = HashMap::new();
+        for (client, n) in self.clients.drain() {
             if let Client::Addr(addr) = crawler::parse_client(&client) {
-                let known = addresses.entry(addr.to_canonical()).or_default();
-                known.0 += n;
-                known.1 |= claimed;
+                *addresses.entry(addr.to_canonical()).or_default() += n;
             }
         }
         addresses
             .into_iter()
-            .map(|(addr, (fetches, claimed))| ClientFetches {
-                addr,
-                fetches,
-                claimed,
-            })
+            .map(|(addr, fetches)| ClientFetches { addr, fetches })
             .collect()
     }
 }
@@ -113,8 +107,6 @@ impl Scan {
 pub struct ClientFetches {
     pub addr: IpAddr,
     pub fetches: u64,
-    /// Whether a user agent of its fetches claims a crawler.
-    pub claimed: bool,
 }
 
 impl crate::spill::Record for ClientFetches {
@@ -139,7 +131,6 @@ impl crate::spill::Record for ClientFetches {
             }
         }
         out.extend_from_slice(&self.fetches.to_le_bytes());
-        out.push(u8::from(self.claimed));
     }
 
     fn decode(bytes: &[u8]) -> Option<Self> {
@@ -155,23 +146,13 @@ impl crate::spill::Record for ClientFetches {
             }
             _ => return None,
         };
-        let (fetches, rest) = rest.split_first_chunk::<8>()?;
-        let claimed = match rest {
-            [0] => false,
-            [1] => true,
-            _ => return None,
-        };
-        Some(ClientFetches {
-            addr,
-            fetches: u64::from_le_bytes(*fetches),
-            claimed,
-        })
+        let fetches = u64::from_le_bytes(*<&[u8; 8]>::try_from(rest).ok()?);
+        Some(ClientFetches { addr, fetches })
     }
 
     /// The same address's fetches in another chunk.
     fn absorb(&mut self, other: Self) {
         self.fetches = self.fetches.saturating_add(other.fetches);
-        self.claimed |= other.claimed;
     }
 }
 
@@ -363,14 +344,10 @@ impl Scanner<'_> {
                         }
                         if kept {
                             if self.count_clients {
-                                let claimed = fetch.claim.is_some();
                                 match scan.clients.get_mut(fetch.client()) {
-                                    Some((n, any)) => {
-                                        *n += 1;
-                                        *any |= claimed;
-                                    }
+                                    Some(n) => *n += 1,
                                     None => {
-                                        scan.clients.insert(fetch.client().into(), (1, claimed));
+                                        scan.clients.insert(fetch.client().into(), 1);
                                     }
                                 }
                             }
@@ -596,7 +573,6 @@ mod tests {
             let record = ClientFetches {
                 addr: addr.parse().expect("an address"),
                 fetches: u64::MAX - 3,
-                claimed: false,
             };
             let mut bytes = Vec::new();
             record.encode(&mut bytes);
@@ -605,14 +581,9 @@ mod tests {
             let mut summed = record;
             summed.absorb(ClientFetches {
                 fetches: 2,
-                claimed: true,
                 ..record
             });
             assert_eq!(summed.fetches, u64::MAX - 1);
-            assert!(summed.claimed);
-            let mut bytes = Vec::new();
-            summed.encode(&mut bytes);
-            assert_eq!(ClientFetches::decode(&bytes), Some(summed), "{addr}");
         }
     }
 }

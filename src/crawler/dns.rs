@@ -15,7 +15,7 @@
 //! chooses what to ask, in which order, and keeps the cache.
 
 use std::cmp::Reverse;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -82,7 +82,7 @@ pub fn resolve_counted(
     ident: &Identifier,
     opts: &DnsOptions,
 ) -> (HashMap<IpAddr, DnsAnswer>, DnsStats) {
-    resolve_cached(addrs, &HashSet::new(), ident, opts, load_cache(opts))
+    resolve_cached(addrs, ident, opts, load_cache(opts))
 }
 
 /// The cache `opts` names, its entries older than `opts.max_age` dropped,
@@ -99,7 +99,6 @@ pub fn load_cache(opts: &DnsOptions) -> (DnsCache, Option<String>) {
 /// that chose the addresses by what the cache knows reads it once.
 pub fn resolve_cached(
     addrs: impl IntoIterator<Item = (IpAddr, u64)>,
-    claimed_in_networks: &HashSet<IpAddr>,
     ident: &Identifier,
     opts: &DnsOptions,
     (mut cache, warning): (DnsCache, Option<String>),
@@ -143,7 +142,7 @@ pub fn resolve_cached(
             )
         });
         let Asked {
-            answers: mut asked,
+            answers: asked,
             denied,
         } = match ask_all(&to_ask, ident, opts, &mut stats) {
             Ok(asked) => asked,
@@ -162,29 +161,11 @@ pub fn resolve_cached(
                  unanswered; their fetches stay unverified"
             ));
         }
-        // Addresses of the crawler's own that the resolver named as no
-        // crawler a fetch of theirs claims (a filter's `blocked.example`,
-        // `localhost`): a lie, which makes the answer a failure, and the
-        // resolver is no more believed than one that denies them a name.
-        let lied: Vec<IpAddr> = to_ask
-            .iter()
-            .copied()
-            .filter(|addr| claimed_in_networks.contains(addr))
-            .filter(|&addr| {
-                asked
-                    .get(&addr)
-                    .is_some_and(|a| names_none_of_its_own(a, ident, addr))
-            })
-            .collect();
-        for addr in &lied {
-            asked.insert(*addr, DnsAnswer::Failed);
-        }
         stats.denied_in_networks = to_ask
             .iter()
             .copied()
             .filter(|&addr| ident.in_networks(addr) && asked.get(&addr) == Some(&DnsAnswer::NoName))
             .chain(denied)
-            .chain(lied)
             .collect();
         stats.denied_in_networks.sort();
         stats.denied_in_networks.dedup();
@@ -198,7 +179,7 @@ pub fn resolve_cached(
         for addr in to_ask {
             let mut answer = asked.get(&addr).cloned().unwrap_or(DnsAnswer::Failed);
             if broken {
-                answer = disbelieved(answer, ident, addr);
+                answer = disbelieved(answer);
             }
             // Inside a crawler's networks, names none of which is a
             // crawler's may be a lying resolver's (`Knowledge::decide`):
@@ -245,11 +226,10 @@ pub fn resolve_cached(
     }
     if let Some(&first) = stats.denied_in_networks.first() {
         stats.warnings.push(format!(
-            "the DNS resolver looks broken or lying: it says {} address(es) inside crawler \
-             networks have no name, or a name that is not the crawler's their fetches \
-             claim, or that their crawler names have no address there (first {first}); no \
-             \"no name\", \"not this address\" or stranger's name is believed tonight: \
-             their fetches stay unverified",
+            "the DNS resolver looks broken: it says {} address(es) inside crawler \
+             networks have no name, or that their crawler names have no address there \
+             (first {first}); no \"no name\" or \"not this address\" answer is believed \
+             tonight: their fetches stay unverified",
             stats.denied_in_networks.len()
         ));
     }
@@ -270,35 +250,11 @@ fn unnamed_in_networks(answer: &DnsAnswer, ident: &Identifier, addr: IpAddr) -> 
     }
 }
 
-/// Whether `answer` names `addr`, inside a crawler's networks, only with
-/// names of no crawler whose networks hold it.
-fn names_none_of_its_own(answer: &DnsAnswer, ident: &Identifier, addr: IpAddr) -> bool {
-    match answer {
-        DnsAnswer::Names(checks) => !checks.iter().any(|c| {
-            ident
-                .by_name(&c.name, Some(addr))
-                .is_some_and(|id| ident.in_networks_of(id, addr))
-        }),
-        _ => false,
-    }
-}
-
 /// An answer of a resolver found broken, its denials taken for failures:
-/// "no name", a forward lookup that answered without the address, and,
-/// outside the crawlers' networks, names none of which is a crawler's
-/// (what the resolver lied to the crawler's own addresses, it may lie to
-/// others: such a name would make a claim `spoofed`).
-fn disbelieved(answer: DnsAnswer, ident: &Identifier, addr: IpAddr) -> DnsAnswer {
+/// "no name", and a forward lookup that answered without the address.
+fn disbelieved(answer: DnsAnswer) -> DnsAnswer {
     match answer {
         DnsAnswer::NoName => DnsAnswer::Failed,
-        DnsAnswer::Names(checks)
-            if !ident.in_networks(addr)
-                && !checks
-                    .iter()
-                    .any(|c| ident.by_name(&c.name, Some(addr)).is_some()) =>
-        {
-            DnsAnswer::Failed
-        }
         DnsAnswer::Names(checks) => DnsAnswer::Names(
             checks
                 .into_iter()

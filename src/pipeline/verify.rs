@@ -3,7 +3,7 @@
 //! crawlers' networks and the most fetched addresses first (SPEC §2).
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap, HashSet};
+use std::collections::{BinaryHeap, HashMap};
 use std::net::IpAddr;
 use std::path::Path;
 
@@ -92,10 +92,6 @@ type Resolved = (
 /// out, outside a crawler's networks and inside them.
 struct ToAsk {
     pub(super) wanted: HashMap<IpAddr, u64>,
-    /// Of those, the ones inside a crawler's networks whose fetches claim
-    /// a crawler: where a name that is not that crawler's is a lie
-    /// (`dns::resolve_cached`).
-    pub(super) claimed_in_networks: HashSet<IpAddr>,
     pub(super) left_out: u64,
     pub(super) left_out_in_networks: u64,
 }
@@ -119,22 +115,13 @@ fn addresses_to_ask(
     let mut inside: BinaryHeap<(Reverse<u64>, IpAddr)> = BinaryHeap::new();
     let mut outside: BinaryHeap<(Reverse<u64>, IpAddr)> = BinaryHeap::new();
     let (mut left_out, mut left_out_in_networks) = (0u64, 0u64);
-    let mut claimed_in_networks = HashSet::new();
     for counted in addresses {
-        let ClientFetches {
-            addr,
-            fetches,
-            claimed,
-        } = counted?;
-        let in_networks = ident.in_networks(addr);
-        if claimed && in_networks {
-            claimed_in_networks.insert(addr);
-        }
+        let ClientFetches { addr, fetches } = counted?;
         if cached(addr) {
             wanted.insert(addr, fetches);
             continue;
         }
-        let (best, dropped) = if in_networks {
+        let (best, dropped) = if ident.in_networks(addr) {
             (&mut inside, &mut left_out_in_networks)
         } else {
             (&mut outside, &mut left_out)
@@ -147,10 +134,8 @@ fn addresses_to_ask(
     }
     let chosen = inside.into_iter().chain(outside);
     wanted.extend(chosen.map(|(Reverse(fetches), addr)| (addr, fetches)));
-    claimed_in_networks.retain(|addr| wanted.contains_key(addr));
     Ok(ToAsk {
         wanted,
-        claimed_in_networks,
         left_out,
         left_out_in_networks,
     })
@@ -203,14 +188,13 @@ fn dns_options(config: &AuditConfig) -> DnsOptions {
 /// run then goes on, unverified, and exits 2), and the state's cache.
 fn resolve(
     ident: &Identifier,
-    chosen: &ToAsk,
+    addresses: &HashMap<IpAddr, u64>,
     options: &DnsOptions,
     cache: (DnsCache, Option<String>),
 ) -> Resolved {
     // With their fetches: the most fetched are asked first.
-    let addrs = chosen.wanted.iter().map(|(&addr, &n)| (addr, n));
-    let (answers, stats) =
-        dns::resolve_cached(addrs, &chosen.claimed_in_networks, ident, options, cache);
+    let addrs = addresses.iter().map(|(&addr, &n)| (addr, n));
+    let (answers, stats) = dns::resolve_cached(addrs, ident, options, cache);
     if let Some(cause) = &stats.unusable {
         crate::warn!(
             "robots-audit: --resolve: {cause}; fetches not in the DNS cache are left \
@@ -254,15 +238,10 @@ pub(super) fn verify(
             // impostor it named stays one.
             let options = dns_options(config);
             let cache = dns::load_cache(&options);
-            let mut chosen = addresses_to_ask(addresses.finish()?, ident, asked_at_most, |addr| {
+            let chosen = addresses_to_ask(addresses.finish()?, ident, asked_at_most, |addr| {
                 cache.0.get(addr).is_some()
             })?;
-            // A PTR map's names decide its addresses, which the resolver's
-            // reverse answer may describe as they are now: no lie.
-            chosen
-                .claimed_in_networks
-                .retain(|&addr| ptr_map.names(addr).is_empty());
-            let mut resolved = resolve(ident, &chosen, &options, cache);
+            let mut resolved = resolve(ident, &chosen.wanted, &options, cache);
             let left_out = chosen.left_out + chosen.left_out_in_networks;
             if left_out > 0 {
                 crate::warn!(
@@ -368,7 +347,6 @@ mod tests {
                     counted.push(ClientFetches {
                         addr,
                         fetches: 1 + (r >> 24) % 4,
-                        claimed: r % 2 == 0,
                     });
                 }
             }
