@@ -179,7 +179,7 @@ pub fn resolve_cached(
         for addr in to_ask {
             let mut answer = asked.get(&addr).cloned().unwrap_or(DnsAnswer::Failed);
             if broken {
-                answer = disbelieved(answer);
+                answer = disbelieved(answer, ident.in_networks(addr));
             }
             // Inside a crawler's networks, names none of which is a
             // crawler's may be a lying resolver's (`Knowledge::decide`):
@@ -252,10 +252,13 @@ fn unnamed_in_networks(answer: &DnsAnswer, ident: &Identifier, addr: IpAddr) -> 
 
 /// An answer of a resolver found broken, its denials taken for failures:
 /// "no name", and a forward lookup that answered without the address.
-fn disbelieved(answer: DnsAnswer) -> DnsAnswer {
+fn disbelieved(answer: DnsAnswer, in_networks: bool) -> DnsAnswer {
     match answer {
         DnsAnswer::NoName => DnsAnswer::Failed,
-        DnsAnswer::Names(checks) => DnsAnswer::Names(
+        // Inside the networks another address of theirs accuses no one
+        // already, and as a failure it would leave a fetch that claims
+        // nothing undecided (exit 2).
+        DnsAnswer::Names(checks) if !in_networks => DnsAnswer::Names(
             checks
                 .into_iter()
                 .map(|check| NameCheck {

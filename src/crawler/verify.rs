@@ -266,7 +266,21 @@ impl Knowledge {
         }
         let first = checks.first()?;
         let judged = judge_names(ident, checks, Some(addr), ua_claim, Source::Live);
-        belied(ident, addr, ua_claim, judged.as_ref()).then(|| (addr, first.name.clone()))
+        // A crawler's own name that leads to another address of the
+        // networks is the operator's zone (a stale record), no lie: the
+        // fetch stays unverified unsaid.
+        let own_name = judged
+            .as_ref()
+            .and_then(|identity| identity.ptr.as_deref())
+            .is_some_and(|name| {
+                ua_claim.is_some_and(|claim| {
+                    ident
+                        .by_name_claimed(name, Some(addr), Some(claim))
+                        .is_some_and(|id| ident.same_token(id, claim))
+                })
+            });
+        (belied(ident, addr, ua_claim, judged.as_ref()) && !own_name)
+            .then(|| (addr, first.name.clone()))
     }
 
     /// Judges one fetch: its client and the crawler its user agent names.

@@ -1236,6 +1236,56 @@ fn a_lying_resolver_makes_no_impostor_of_the_crawlers_own_addresses() {
     assert!(!stderr.contains("lying"), "{stderr}");
 }
 
+/// Inside Seznam's networks a crawler's name whose forward lookup answers
+/// another address of theirs is the operator's own zone (a stale record):
+/// a fetch that claims the crawler stays `unverified`, one that claims
+/// nothing is nobody's, and neither is a lie to warn of nor a failure
+/// that leaves the night undecided — also on a night the resolver is
+/// found broken by another address.
+#[test]
+fn a_stale_record_inside_the_networks_accuses_no_one_and_fails_no_night() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("out")).unwrap();
+    let log = dir.path().join("access.log");
+    let browser = "Mozilla/5.0 (X11; Linux x86_64) Firefox/120.0";
+    let stale = || {
+        Zone::default()
+            .ptr("77.75.77.60", "fulltextrobot-77-75-77-60.seznam.cz")
+            .addr("fulltextrobot-77-75-77-60.seznam.cz", "77.75.77.160")
+            .ptr("77.75.77.61", "fulltextrobot-77-75-77-61.seznam.cz")
+            .addr("fulltextrobot-77-75-77-61.seznam.cz", "77.75.77.161")
+    };
+    let lines = [
+        line("77.75.77.60", 1, "/cz/chat/a", browser),
+        line("77.75.77.61", 2, "/cz/chat/b", SEZNAM_UA),
+    ];
+    for broken in [false, true] {
+        // 77.75.77.20 has no name: the resolver is found broken.
+        let mut text = lines.concat();
+        if broken {
+            text.push_str(&line("77.75.77.20", 3, "/cz/chat/c", SEZNAM_UA));
+        }
+        std::fs::write(&log, text).unwrap();
+        let server = DnsServer::start(stale());
+        let out = audit(&server, dir.path(), &log);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{broken}: {stderr}");
+        let counted: Vec<(String, String)> = disallow_rows(dir.path());
+        let mut expected = vec![("77.75.77.61".to_string(), "unverified".to_string())];
+        if broken {
+            expected.push(("77.75.77.20".to_string(), "unverified".to_string()));
+        }
+        assert_eq!(counted, expected, "{broken}: {stderr}");
+        assert!(report(dir.path(), "impostors.csv").is_empty(), "{stderr}");
+        assert!(!stderr.contains("lying"), "{stderr}");
+        let run: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(dir.path().join("out/run.json")).unwrap())
+                .unwrap();
+        assert_eq!(run["dns"]["resolver_broken"], u64::from(broken), "{run}");
+        assert_eq!(run["dns"]["undecided_fetches"], 0, "{run}");
+    }
+}
+
 /// A resolver that dies after a night that filled the cache: the next
 /// night asks only its new addresses, and when those fail the warning
 /// comes even under --quiet, measured by the addresses asked, not by the
