@@ -242,7 +242,7 @@ impl Knowledge {
     }
 
     /// The name live DNS gave `client` that `decide` did not believe
-    /// against `ua_claim` (`belied`): for the run's warning.
+    /// against `ua_claim` (`refuted_from_inside`): for the run's warning.
     pub fn belied(
         &self,
         ident: &Identifier,
@@ -279,7 +279,9 @@ impl Knowledge {
                         .is_some_and(|id| ident.same_token(id, claim))
                 })
             });
-        (belied(ident, addr, ua_claim, judged.as_ref()) && !own_name)
+        (ua_claim.is_some()
+            && refuted_from_inside(ident, addr, ua_claim, judged.as_ref())
+            && !own_name)
             .then(|| (addr, first.name.clone()))
     }
 
@@ -350,11 +352,9 @@ impl Knowledge {
                     Some(DnsAnswer::Names(checks)) if checks.is_empty() => unverified(),
                     Some(DnsAnswer::Names(checks)) => {
                         let judged = judge_names(ident, checks, Some(addr), ua_claim, Source::Live);
-                        if belied(ident, addr, ua_claim, judged.as_ref()) {
+                        // Unverified, or nobody's without a claim.
+                        if refuted_from_inside(ident, addr, ua_claim, judged.as_ref()) {
                             return unverified();
-                        }
-                        if unclaimed_in_networks(ident, addr, ua_claim, judged.as_ref()) {
-                            return None;
                         }
                         judged
                     }
@@ -364,45 +364,25 @@ impl Knowledge {
     }
 }
 
-/// Whether the reverse lookup that named `addr` is no evidence against
-/// the crawler it claims: inside that crawler's own networks, from which
-/// no impostor holds a TCP connection, a name that is not the crawler's
-/// (a filter's `blocked.example`, `localhost`) is a lying or filtering
-/// resolver's, and a lying resolver never makes an impostor (SPEC §2).
-/// The fetch stays `unverified` and the run says so
-/// (`Knowledge::belied`).
-fn belied(
+/// Whether live DNS refuted a fetch from inside the networks of the
+/// crawler at stake (the one its user agent claims, else the one its name
+/// names), from which no impostor holds a TCP connection: a name that is
+/// not the claimed crawler's (a lying or filtering resolver's
+/// `blocked.example`, `localhost`), or the crawler's name leading to
+/// another address of the networks (the operator's stale record). Either
+/// is no evidence (SPEC §2: a lying resolver never makes an impostor): a
+/// claim stays `unverified`, a fetch that claims nothing is nobody's, and
+/// the run says so of a lie (`Knowledge::belied`).
+fn refuted_from_inside(
     ident: &Identifier,
     addr: IpAddr,
     ua_claim: Option<CrawlerId>,
     judged: Option<&Identity>,
 ) -> bool {
-    match (ua_claim, judged) {
-        (Some(claim), Some(identity)) => {
-            identity.verification == Verification::Spoofed && ident.in_networks_of(claim, addr)
-        }
-        _ => false,
-    }
-}
-
-/// Whether a fetch that claims no crawler, named one by live DNS whose
-/// forward lookup answered another address, is from inside that
-/// crawler's networks: the operator's own zone, no impostor's, so the
-/// fetch is nobody's rather than an impostor's (its name alone proves
-/// nothing).
-fn unclaimed_in_networks(
-    ident: &Identifier,
-    addr: IpAddr,
-    ua_claim: Option<CrawlerId>,
-    judged: Option<&Identity>,
-) -> bool {
-    match (ua_claim, judged) {
-        (None, Some(identity)) => {
-            identity.verification == Verification::Spoofed
-                && ident.in_networks_of(identity.crawler, addr)
-        }
-        _ => false,
-    }
+    judged.is_some_and(|identity| {
+        identity.verification == Verification::Spoofed
+            && ident.in_networks_of(ua_claim.unwrap_or(identity.crawler), addr)
+    })
 }
 
 /// Where the names judged came from: the log's client field or the PTR
