@@ -266,23 +266,16 @@ impl Knowledge {
         }
         let first = checks.first()?;
         let judged = judge_names(ident, checks, Some(addr), ua_claim, Source::Live);
-        // A crawler's own name that leads to another address of the
-        // networks is the operator's zone (a stale record), no lie: the
-        // fetch stays unverified unsaid.
-        let own_name = judged
-            .as_ref()
-            .and_then(|identity| identity.ptr.as_deref())
-            .is_some_and(|name| {
-                ua_claim.is_some_and(|claim| {
-                    ident
-                        .by_name_claimed(name, Some(addr), Some(claim))
-                        .is_some_and(|id| ident.same_token(id, claim))
-                })
-            });
-        (ua_claim.is_some()
-            && refuted_from_inside(ident, addr, ua_claim, judged.as_ref())
-            && !own_name)
-            .then(|| (addr, first.name.clone()))
+        // A claim refuted by a name of its own crawler (`ua+ptr`, see
+        // `judge_names`) was refuted by that name's forward lookup: there
+        // the operator's zone (a stale record), no lie, and the fetch
+        // stays unverified unsaid. A lie is a name not the crawler's
+        // (`ua`).
+        let lied = judged.as_ref().is_some_and(|identity| {
+            identity.identified_by == IdentifiedBy::Ua
+                && refuted_from_inside(ident, addr, ua_claim, Some(identity))
+        });
+        (ua_claim.is_some() && lied).then(|| (addr, first.name.clone()))
     }
 
     /// Judges one fetch: its client and the crawler its user agent names.

@@ -81,9 +81,9 @@ pub(super) fn warn_after_judging(
         crate::warn!(
             "robots-audit: the DNS resolver looks lying or filtering: it names {count} \
              address(es) inside a crawler's own networks, whose fetches claim that crawler, \
-             with names that are not its or that lead elsewhere (first {addr}: {}); no \
-             impostor holds a connection \
-             from there, so their fetches stay unverified and the answers are not cached",
+             with names that are not its (first {addr}: {}); no impostor holds a \
+             connection from there, so their fetches stay unverified and the answers are not \
+             cached",
             crate::text::escape_non_utf8(name.as_bytes())
         );
     }

@@ -293,11 +293,12 @@ pub(super) fn verify(
         // checked, whatever its reverse lookup did.
         let checked: std::collections::HashSet<IpAddr> =
             forward.keys().map(|&(addr, _)| addr).collect();
-        let mut failing: std::collections::HashSet<IpAddr> = knowledge
-            .failed_addresses()
+        let reverse: Vec<IpAddr> = knowledge.failed_addresses().collect();
+        let reverse_failures = reverse.len() as u64;
+        let mut failing: std::collections::HashSet<IpAddr> = reverse
+            .into_iter()
             .filter(|addr| !checked.contains(addr))
             .collect();
-        let reverse_failures = knowledge.failed_addresses().count() as u64;
         // With the map's names DNS could not answer, and those a broken
         // resolver's denial left unanswered.
         failing.extend(

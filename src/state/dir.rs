@@ -338,7 +338,6 @@ impl StateDir {
         })
     }
 
-    /// Removes the temporary files of runs that were killed.
     /// A fresh state beside robots.txt versions is what a first run
     /// killed before its `state.json` leaves, but also a used state
     /// whose `state.json` was lost: then the logs it knew are audited
@@ -361,6 +360,7 @@ impl StateDir {
         }
     }
 
+    /// Removes the temporary files of runs that were killed.
     fn sweep(&self) {
         let versions = self.dir.join(ROBOTS_DIR);
         // Never through a link: a versions folder that is one is refused
