@@ -2,7 +2,7 @@
 //! where the reports alone would let a night pass for clean: crawler
 //! fetches of several virtual hosts, trusted proxies a log cannot name,
 //! addresses DNS could not decide, a `--host` or `--since`/`--until` that
-//! left every fetch out (SPEC §1: `--quiet` hides all but errors and such
+//! left every fetch out, lines dated after the run's clock (SPEC §1: `--quiet` hides all but errors and such
 //! warnings; a clean night is never reported when the logs were not read).
 
 use std::collections::BTreeMap;
@@ -55,6 +55,29 @@ pub(super) fn warn_after_scan(
                     "robots-audit: warning: {}: --trusted-proxy is given, but {why}: their \
                  clients are the connecting addresses, proxies included",
                     config.logs[file].display()
+                );
+            }
+        }
+    }
+    // A line dated past tomorrow (a server's clock set years ahead) goes
+    // into the state as the latest the count knows: every later night is
+    // then older than it, and rates and delays across midnight see only
+    // what it lets the state keep. Said even under --quiet, with --state.
+    if config.state.is_some() {
+        let tomorrow_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(i64::MAX, |now| {
+                i64::try_from(now.as_millis()).unwrap_or(i64::MAX)
+            })
+            .saturating_add(86_400_000);
+        for (&file, tally) in &scan.tallies {
+            if let Some(last) = tally.last_time.filter(|t| t.instant_ms() > tomorrow_ms) {
+                crate::warn!(
+                    "robots-audit: warning: {}: lines are dated up to {}, after this run's \
+                     clock: a server's clock may be wrong; the state keeps such times as \
+                     the latest it knows",
+                    config.logs[file].display(),
+                    last.rfc3339()
                 );
             }
         }

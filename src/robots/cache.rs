@@ -109,6 +109,20 @@ impl Recent {
         }
     }
 
+    /// Whether every fetch taken in at or after `from_ms` is still here:
+    /// a kind whose slots are all taken may have let older ones go.
+    pub fn whole_since(&self, from_ms: i64) -> bool {
+        fn kept<const N: usize>(slots: &[Option<RobotsFetch>; N], from_ms: i64) -> bool {
+            match slots.first() {
+                Some(Some(oldest)) if slots.iter().all(Option::is_some) => {
+                    oldest.time.instant_ms() <= from_ms
+                }
+                _ => true,
+            }
+        }
+        kept(&self.own, from_ms) && kept(&self.unverified, from_ms)
+    }
+
     /// The last fetch at or before `t_ms` (of the two kinds, the later;
     /// at one instant, the crawler's own).
     pub fn last_at_or_before(&self, t_ms: i64) -> Option<RobotsFetch> {
@@ -231,22 +245,31 @@ impl Tracker {
         let m = &self.memory;
         if self.latest_ms().is_some_and(|latest| latest > t_ms) {
             // A fetch from before what the state remembers (a line written
-            // late at the end of last night's log, a backlog): the fetches
-            // of /robots.txt before it may be forgotten, so what stood at t
+            // late at the end of last night's log, a backlog, a line of a
+            // server whose clock ran years ahead): the fetches of
+            // /robots.txt before it may be forgotten, so what stood at t
             // is known only in part. Nothing is assumed against the
             // crawler: L is the last 2xx known before t (below), no
-            // outage; a 4xx remembered may have begun before t, so no rows. What is remembered of the
-            // fetches of /robots.txt before t (the older log's own, and
-            // those of nights audited before) may only spare rows: the
-            // last of them got a 4xx, so no rows (RFC 9309 §2.3.1.3), as
-            // one run over all the logs would have it.
+            // outage. What is remembered of the fetches of /robots.txt
+            // before t (the older log's own, and those of nights audited
+            // before) may only spare rows: the last of them got a 4xx, so
+            // no rows (RFC 9309 §2.3.1.3), as one run over all the logs
+            // would have it.
             let own_log = self.older_last.filter(|f| f.time.instant_ms() <= t_ms);
-            if let Some(fetch) = later(own_log, m.recent.last_at_or_before(t_ms))
+            let known = later(own_log, m.recent.last_at_or_before(t_ms));
+            if let Some(fetch) = known
                 && (400..500).contains(&fetch.status)
             {
                 return Standing::Unrestricted(fetch);
             }
-            if let Some(fetch) = m.last_fetch
+            // A 4xx remembered from after t may have begun before it, with
+            // the fetches before it forgotten: no rows. Not when the
+            // remembered fetches tell what stood at t (one at or before it,
+            // none let go since): a 4xx after it, a future-dated line's
+            // among them, then began after it.
+            let told = known.is_some_and(|f| m.recent.whole_since(f.time.instant_ms()));
+            if !told
+                && let Some(fetch) = m.last_fetch
                 && (400..500).contains(&fetch.status)
             {
                 return Standing::Unrestricted(fetch);

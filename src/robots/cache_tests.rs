@@ -101,6 +101,24 @@ fn cases() -> Vec<Case> {
         DAY,
         busy,
     ));
+    // More unverified 4xx than are kept, all after the fetch: what stood
+    // at its time may have been let go, so the last one still spares.
+    let mut flood: Vec<(&'static str, &'static str, u16, &'static str)> =
+        vec![("2026-11-30T12:30:00+01:00", "/robots.txt", 200, "allowed")];
+    flood.extend((0..=RECENT_UNVERIFIED).map(|i| {
+        let time: &'static str = Box::leak(
+            format!("2026-11-30T{:02}:{:02}:00+01:00", 15 + i / 60, i % 60).into_boxed_str(),
+        );
+        // After the first, each stands in the 4xx period it began.
+        let got = if i == 0 { "allowed" } else { "no rows" };
+        (time, "/robots.txt (unverified)", 404, got)
+    }));
+    flood.push(("2026-11-30T13:00:00+01:00", "/b", 200, "no rows"));
+    cases.push((
+        "a fetch older than more unverified 4xx than are kept",
+        DAY,
+        flood,
+    ));
     cases
 }
 
@@ -149,6 +167,30 @@ fn spec_cases() -> Vec<Case> {
             vec![
                 ("2026-11-30T14:00:00+01:00", "/robots.txt", 404, "allowed"),
                 ("2026-11-30T13:59:58+01:00", "/a", 200, "no rows"),
+            ],
+        ),
+        (
+            "a 2xx known before the fetch and a 4xx after it: the 4xx period began after \
+             it, so the fetch is judged, as one run over the logs judges it",
+            DAY,
+            vec![
+                ("2026-11-30T12:30:00+01:00", "/robots.txt", 200, "allowed"),
+                ("2026-11-30T14:00:00+01:00", "/robots.txt", 404, "allowed"),
+                ("2026-11-30T13:59:58+01:00", "/b", 200, "accuse v1"),
+            ],
+        ),
+        (
+            "a 4xx on a line dated years ahead (a server's clock) hides nothing of the \
+             nights before it",
+            DAY,
+            vec![
+                ("2026-11-30T12:30:00+01:00", "/robots.txt", 200, "allowed"),
+                ("2036-01-01T00:00:00+01:00", "/robots.txt", 404, "allowed"),
+                ("2026-11-30T13:00:00+01:00", "/b", 200, "accuse v1"),
+                ("2026-12-01T10:00:00+01:00", "/robots.txt", 200, "allowed"),
+                ("2026-12-01T11:00:00+01:00", "/b", 200, "accuse v1"),
+                ("2026-12-01T11:30:00+01:00", "/robots.txt", 404, "allowed"),
+                ("2026-12-01T11:31:00+01:00", "/b", 200, "no rows"),
             ],
         ),
         (

@@ -462,6 +462,52 @@ fn a_night_audited_between_two_others_keeps_the_earlier_ones_404() {
     assert_eq!((code, rows.len()), (0, 0), "{stderr}");
 }
 
+/// A 404 on robots.txt on a line dated years ahead (one server's clock
+/// ran wrong) is the latest fetch the state knows from then on, so every
+/// later night is older than it. The crawler's own 200 before a fetch,
+/// remembered or in the night's log, still tells what stood then: the
+/// 404 came after, and hides none of the nights before its date, as one
+/// run over all the logs has it.
+#[test]
+fn a_404_dated_years_ahead_hides_no_night_before_it() {
+    let site = rated_site();
+    site.write(
+        "n1.log",
+        [
+            fetch(H, "/robots.txt", 200),
+            fetch(H, "/robots.txt", 404).replace("30/Nov/2026", "15/Feb/2035"),
+            fetch(2 * H, "/a/1", 200),
+        ]
+        .concat(),
+    );
+    site.write(
+        "n2.log",
+        [
+            fetch(DAY + H, "/robots.txt", 200),
+            fetch(DAY + 2 * H, "/a/2", 200),
+        ]
+        .concat(),
+    );
+    site.write("n3.log", fetch(2 * DAY + H, "/a/3", 200));
+    let mut nightly = Vec::new();
+    for (night, log) in ["n1.log", "n2.log", "n3.log"].iter().enumerate() {
+        let (code, rows, stderr) = audit_logs(&site, &[log], &format!("o{night}"), true);
+        assert_eq!(code, 1, "{log}: {stderr}");
+        // Said of the log that holds it, and of no other.
+        let said = stderr.contains("n1.log: lines are dated up to 2035-02-15T01:00:00+00:00");
+        assert_eq!(said, night == 0, "{log}: {stderr}");
+        nightly.extend(rows);
+    }
+    let want = owned(&[
+        ("/a/1", "disallow"),
+        ("/a/2", "disallow"),
+        ("/a/3", "disallow"),
+    ]);
+    assert_eq!(nightly, want);
+    let (_, one, stderr) = audit_logs(&site, &["n1.log", "n2.log", "n3.log"], "one", false);
+    assert_eq!(one, want, "{stderr}");
+}
+
 /// A `--robots` pipe (`<(curl …)`) says nothing of when its bytes came
 /// into force: the moment it was read would judge the hours before by the
 /// old version, after the crawler re-read the new one too. With a state
