@@ -166,6 +166,14 @@ pub struct Judge<'p, 'r> {
     /// crawler's name with `--rate-by crawler`.
     names: Vec<String>,
     counts: Vec<rate::Count>,
+    /// Per count, when the run verifies and a fetch the evidence did not
+    /// back (`unverified`) has joined it: the count of the others alone,
+    /// which the rates and delays of a verified or named crawler's fetch
+    /// are judged by. A flood of requests that only claim the crawler,
+    /// from addresses whose reverse zone fails, must not push the genuine
+    /// crawler over its rate: they are counted against one another and
+    /// the crawler's own, never against the crawler.
+    proven: Vec<Option<rate::Count>>,
     trackers: Vec<Tracker>,
     window_tz: WindowTz,
     /// Fetches that the version in force disallows but another version of
@@ -179,6 +187,21 @@ pub struct Judge<'p, 'r> {
     /// fetch of /robots.txt may only spare rows. Without, every fetch is
     /// unverified alike and each counts in full (SPEC §6).
     pub verifies: bool,
+}
+
+/// What a count leaves for the next night.
+pub struct Memory<'j> {
+    pub name: &'j str,
+    /// Its fetches of `/robots.txt`.
+    pub robots_txt: cache::Memory,
+    /// Its latest fetch times, ascending.
+    pub times: Vec<i64>,
+    /// Those of them by clients the evidence backed, when others joined
+    /// the count (`Judge::proven`).
+    pub proven: Option<Vec<i64>>,
+    /// How far back from the latest it keeps them, in milliseconds
+    /// (`Count::kept_ms`).
+    pub kept_ms: i64,
 }
 
 /// The name of the count a crawler feeds under `rate_by`, as the state
@@ -236,6 +259,7 @@ impl<'p, 'r> Judge<'p, 'r> {
             nights,
             count_of,
             trackers: vec![Tracker::new(grace); keys.len()],
+            proven: vec![None; keys.len()],
             names: keys,
             counts,
             window_tz: counting.window_tz.clone(),
@@ -247,16 +271,29 @@ impl<'p, 'r> Judge<'p, 'r> {
 
     /// Takes up a count where an earlier night left it (SPEC §6
     /// "State"): what it knows of its fetches of `/robots.txt`, and its
-    /// latest fetch times, ascending. A name no count has is ignored (the
-    /// crawlers or `--rate-by` changed).
+    /// latest fetch times, ascending, and those of them by clients the
+    /// evidence backed when others joined the count (`proven`). Set
+    /// `verifies` first: a run that verifies nobody counts every fetch
+    /// alike, so it takes up the whole count.
     /// False when no count of this run has that name (the state was kept
     /// under the other `--rate-by`): nothing is carried.
-    pub fn resume(&mut self, name: &str, robots_txt: cache::Memory, times: &[i64]) -> bool {
+    pub fn resume(
+        &mut self,
+        name: &str,
+        robots_txt: cache::Memory,
+        times: &[i64],
+        proven: Option<&[i64]>,
+    ) -> bool {
         let Some(i) = self.names.iter().position(|n| n == name) else {
             return false;
         };
         let grace = self.nights.map_or(0, |n| n.grace_ms);
         self.trackers[i] = Tracker::resume(robots_txt, grace);
+        if let Some(proven) = proven.filter(|_| self.verifies) {
+            let mut count = self.counts[i].clone();
+            count.resume(proven);
+            self.proven[i] = Some(count);
+        }
         self.counts[i].resume(times);
         true
     }
@@ -338,22 +375,19 @@ impl<'p, 'r> Judge<'p, 'r> {
         }
     }
 
-    /// What each count leaves for the next night: (name, its fetches of
-    /// `/robots.txt`, its latest fetch times ascending, and how far back
-    /// from the latest it keeps them in milliseconds: `Count::kept_ms`).
-    /// At most `at_most` times a count.
-    pub fn memories(&self, at_most: usize) -> Vec<(&str, cache::Memory, Vec<i64>, i64)> {
+    /// What each count leaves for the next night (`Memory`). At most
+    /// `at_most` times a count.
+    pub fn memories(&self, at_most: usize) -> Vec<Memory<'_>> {
         self.names
             .iter()
             .zip(&self.trackers)
-            .zip(&self.counts)
-            .map(|((name, tracker), count)| {
-                (
-                    name.as_str(),
-                    *tracker.memory(),
-                    count.times(at_most),
-                    count.kept_ms(),
-                )
+            .zip(self.counts.iter().zip(&self.proven))
+            .map(|((name, tracker), (count, proven))| Memory {
+                name,
+                robots_txt: *tracker.memory(),
+                times: count.times(at_most),
+                proven: proven.as_ref().map(|p| p.times(at_most)),
+                kept_ms: count.kept_ms(),
             })
             .collect()
     }
@@ -400,8 +434,16 @@ impl<'p, 'r> Judge<'p, 'r> {
         let version = self.version_at(now);
         let policy = &self.policies[version][counted.crawler];
         let which = self.count_of[counted.crawler];
-        let count = &mut self.counts[which];
-        let previous = count.push(now);
+        if !trusted && self.proven[which].is_none() {
+            // The first fetch of the count the evidence did not back: the
+            // fetches before it all were.
+            self.proven[which] = Some(self.counts[which].clone());
+        }
+        let mut previous = self.counts[which].push(now);
+        let proven = self.proven[which].as_mut().filter(|_| trusted);
+        if let Some(proven) = proven {
+            previous = proven.push(now);
+        }
         let standing = match self.nights {
             Some(_) => {
                 self.trackers[which].judge_as(fetch.time, fetch.target(), fetch.status, trusted)
@@ -455,6 +497,10 @@ impl<'p, 'r> Judge<'p, 'r> {
             }
         };
         rows.extend(disallow);
+        let count = match &self.proven[which] {
+            Some(proven) if trusted => proven,
+            _ => &self.counts[which],
+        };
         rows.extend(rate::judge(policy, count, &fetch.time, &self.window_tz));
     }
 }

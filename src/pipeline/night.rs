@@ -82,11 +82,14 @@ pub(super) fn resume_counts(state: &mut State, judged_by: &mut Judge<'_, '_>) {
     let mut strangers = Vec::new();
     let merged = judged_by.merged_by_upgrade(|name| state.counts.contains_key(name));
     for (name, count) in &mut state.counts {
-        if merged.contains(name) || !judged_by.resume(name, count.robots_txt, &count.fetch_times_ms)
+        let proven = count.proven_times_ms.as_deref();
+        if merged.contains(name)
+            || !judged_by.resume(name, count.robots_txt, &count.fetch_times_ms, proven)
         {
             strangers.push((name.as_str(), count.robots_txt));
         }
         count.fetch_times_ms = Vec::new();
+        count.proven_times_ms = None;
     }
     judged_by.resume_other_rate_by(&strangers);
     let strangers: Vec<&str> = strangers.iter().map(|&(name, _)| name).collect();
@@ -107,13 +110,14 @@ pub(super) fn resume_counts(state: &mut State, judged_by: &mut Judge<'_, '_>) {
 /// under another `--rate-by` (warned about) go.
 pub(super) fn remember_counts(state: &mut State, judged_by: &Judge<'_, '_>) {
     state.counts.clear();
-    for (name, robots_txt, times, kept_ms) in judged_by.memories(KEPT_TIMES) {
+    for count in judged_by.memories(KEPT_TIMES) {
         let mut memory = state::CountMemory {
-            robots_txt,
-            fetch_times_ms: times,
+            robots_txt: count.robots_txt,
+            fetch_times_ms: count.times,
+            proven_times_ms: count.proven,
         };
-        memory.keep_recent(kept_ms, KEPT_TIMES);
-        state.counts.insert(name.to_string(), memory);
+        memory.keep_recent(count.kept_ms, KEPT_TIMES);
+        state.counts.insert(count.name.to_string(), memory);
     }
 }
 

@@ -249,6 +249,7 @@ impl StateDir {
                 CountMemory {
                     robots_txt: memory,
                     fetch_times_ms: c.fetch_times_ms.into_owned(),
+                    proven_times_ms: c.proven_fetch_times_ms.map(Cow::into_owned),
                 },
             );
         }
@@ -313,6 +314,7 @@ impl StateDir {
                         CountJson {
                             robots_txt: MemoryJson::of(&c.robots_txt),
                             fetch_times_ms: Cow::Borrowed(&c.fetch_times_ms),
+                            proven_fetch_times_ms: c.proven_times_ms.as_deref().map(Cow::Borrowed),
                         },
                     )
                 })

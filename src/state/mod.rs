@@ -98,6 +98,9 @@ pub struct CountMemory {
     /// Its latest fetch instants, ascending: those rates and delays of the
     /// next night can still see.
     pub fetch_times_ms: Vec<i64>,
+    /// Those of them by clients the evidence backed, kept when a run that
+    /// verifies saw others join the count (`audit::Judge::proven`).
+    pub proven_times_ms: Option<Vec<i64>>,
 }
 
 impl CountMemory {
@@ -109,17 +112,24 @@ impl CountMemory {
     /// but the rows' `detail` counts every fetch of the window, so
     /// identical rows need them all).
     pub fn keep_recent(&mut self, horizon_ms: i64, at_most: usize) {
-        let times = &mut self.fetch_times_ms;
-        times.sort_unstable();
-        let Some(&last) = times.last() else {
-            return;
-        };
-        let oldest = last.saturating_sub(horizon_ms);
-        let first_kept = times.partition_point(|&t| t <= oldest);
-        let first_kept = first_kept.max(times.len().saturating_sub(at_most.max(1)));
-        let first_kept = first_kept.min(times.len() - 1);
-        times.drain(..first_kept);
+        keep_recent(&mut self.fetch_times_ms, horizon_ms, at_most);
+        if let Some(proven) = &mut self.proven_times_ms {
+            keep_recent(proven, horizon_ms, at_most);
+        }
     }
+}
+
+/// `CountMemory::keep_recent` of one list of times.
+fn keep_recent(times: &mut Vec<i64>, horizon_ms: i64, at_most: usize) {
+    times.sort_unstable();
+    let Some(&last) = times.last() else {
+        return;
+    };
+    let oldest = last.saturating_sub(horizon_ms);
+    let first_kept = times.partition_point(|&t| t <= oldest);
+    let first_kept = first_kept.max(times.len().saturating_sub(at_most.max(1)));
+    let first_kept = first_kept.min(times.len() - 1);
+    times.drain(..first_kept);
 }
 
 /// One summary row a night per crawler, for the trend (SPEC §7).

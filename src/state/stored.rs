@@ -126,6 +126,10 @@ pub(super) struct CountJson<'a> {
     /// Borrowed from the state when written: a busy count's million
     /// times are not copied to be written.
     pub(super) fetch_times_ms: Cow<'a, [i64]>,
+    /// `CountMemory::proven_times_ms`; absent when no fetch the evidence
+    /// did not back joined the count (and in states of earlier versions).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) proven_fetch_times_ms: Option<Cow<'a, [i64]>>,
 }
 
 #[derive(Debug, Serialize, Deserialize)]

@@ -70,6 +70,7 @@ fn sample() -> State {
                 },
             },
             fetch_times_ms: vec![1, 2, 3],
+            proven_times_ms: Some(vec![1, 3]),
         },
     );
     state

@@ -476,3 +476,103 @@ fn numbers_past_what_fits_saturate() {
     let report = audit_log(delay, &log, &[]);
     assert_eq!(row_lines(&report), vec![2, 3]);
 }
+
+/// When the run can verify (`--ptr-map`), a fetch the evidence did not
+/// back (an address the map does not name: only its user agent says
+/// SeznamBot, which anyone can write) is counted against the others and
+/// the crawler's own, never against the crawler: ten such fetches just
+/// before the genuine crawler's do not push it over `10/1m` nor make its
+/// first fetch come too soon after another; its own eleventh within the
+/// minute does, and a claim after them is judged with every fetch before
+/// it. Without `--ptr-map` every fetch is the crawler's alike (SPEC §4).
+#[test]
+fn claims_the_evidence_did_not_back_never_push_the_crawler_over_its_limits() {
+    let site = common::Site::new();
+    site.write(
+        "robots.txt",
+        "User-agent: SeznamBot\nRequest-rate: 10/1m\nCrawl-delay: 2\n",
+    );
+    site.write("ptr-map.txt", common::GENUINE_PTR_MAP);
+    let fetch = |client: &str, second: u32| {
+        combined(
+            client,
+            &clf(second),
+            &format!("GET /{second} HTTP/1.1"),
+            200,
+            SEZNAM_UA,
+        )
+    };
+    let mut log: String = (0..10).map(|i| fetch("7.7.7.7", 20 + 2 * i)).collect();
+    log.extend((0..11).map(|i| fetch(GENUINE, 39 + 2 * i)));
+    log.push_str(&fetch("7.7.7.7", 60));
+    site.write("access.log", &log);
+    let rows = |args: &[&str]| -> Vec<String> {
+        let mut all = vec!["--log", "access.log", "--robots", "robots.txt"];
+        all.extend_from_slice(&["--robots-since", "2020-01-01", "-q"]);
+        all.extend_from_slice(args);
+        let run = site.run(&all);
+        assert_eq!(run.code, 1, "{}", run.stderr);
+        String::from_utf8_lossy(&run.stdout)
+            .lines()
+            .skip(1)
+            .map(|line| {
+                let fields: Vec<&str> = line.split(',').collect();
+                format!("{} {} {} {}", fields[3], fields[8], fields[10], fields[14])
+            })
+            .collect()
+    };
+    let genuine = GENUINE;
+    assert_eq!(
+        rows(&["--ptr-map", "ptr-map.txt"]),
+        [
+            format!("{genuine} /59 request-rate 11 fetches in 60 s; allowed 10/1m"),
+            "7.7.7.7 /60 crawl-delay 1 s after the previous fetch; allowed every 2 s".to_string(),
+            "7.7.7.7 /60 request-rate 22 fetches in 60 s; allowed 10/1m".to_string(),
+        ]
+    );
+    // The same as two nights with a state, the claims on the first.
+    let lines: Vec<&str> = log.split_inclusive('\n').collect();
+    site.write("night1.log", lines[..10].concat());
+    site.write("night2.log", lines[10..].concat());
+    let night = |log: &str| {
+        let run = site.run(&[
+            "--log",
+            log,
+            "--robots",
+            "robots.txt",
+            "--robots-since",
+            "2020-01-01",
+            "--ptr-map",
+            "ptr-map.txt",
+            "--state",
+            "state",
+            "-q",
+        ]);
+        String::from_utf8_lossy(&run.stdout).into_owned()
+    };
+    assert_eq!(night("night1.log").lines().count(), 1);
+    let second: Vec<String> = night("night2.log")
+        .lines()
+        .skip(1)
+        .map(|line| {
+            let fields: Vec<&str> = line.split(',').collect();
+            format!("{} {} {} {}", fields[3], fields[8], fields[10], fields[14])
+        })
+        .collect();
+    assert_eq!(second, rows(&["--ptr-map", "ptr-map.txt"]));
+    // Without a map, the crawler's first fetch comes 1 s after another
+    // of the count and is its eleventh in the minute.
+    let unmapped = rows(&[]);
+    assert!(
+        unmapped.contains(&format!(
+            "{genuine} /39 crawl-delay 1 s after the previous fetch; allowed every 2 s"
+        )),
+        "{unmapped:?}"
+    );
+    assert!(
+        unmapped.contains(&format!(
+            "{genuine} /39 request-rate 11 fetches in 60 s; allowed 10/1m"
+        )),
+        "{unmapped:?}"
+    );
+}
