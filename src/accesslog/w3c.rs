@@ -148,6 +148,25 @@ impl W3cFormat {
 
     /// Reads one line below the directives in force.
     pub fn parse<'a>(&self, line: &'a [u8]) -> Result<Entry<'a>, Skip> {
+        match self.parse_quoting(line, true) {
+            // IIS and CloudFront never quote: IIS writes a value that
+            // begins with `"` as it came (a user agent `"Mozilla/5.0`,
+            // a referer `"http://…`), its blanks as `+`. Such a line is
+            // read again with every `"` a plain byte, and taken when its
+            // words are exactly the fields `#Fields:` names: a quoting
+            // writer's value holds a blank, so its line would have more.
+            Err(skip @ (Skip::NoClosingQuote | Skip::Mismatch))
+                if memchr::memchr(b'"', line).is_some() =>
+            {
+                self.parse_quoting(line, false).map_err(|_| skip)
+            }
+            read => read,
+        }
+    }
+
+    /// `parse`, with a field that opens with `"` a quoted string when
+    /// `quoting`, else a word like any other.
+    fn parse_quoting<'a>(&self, line: &'a [u8], quoting: bool) -> Result<Entry<'a>, Skip> {
         // Trailing tabs stay: in a tabbed line, the one before an empty
         // last field is that field's start.
         let end = line
@@ -185,7 +204,7 @@ impl W3cFormat {
             let Value {
                 text: value,
                 quoted,
-            } = next_value(&mut rest, tabbed)?;
+            } = next_value(&mut rest, tabbed, quoting)?;
             let present = (!matches!(value, b"-" | b"")).then_some(value);
             // Times and numbers are never strings: a quoted one means the
             // fields are not where `#Fields:` says. IIS Advanced Logging
@@ -299,8 +318,13 @@ impl W3cFormat {
 /// it, `""` standing for a quote inside, and gives its inside with
 /// `quoted` set. A quoted field must be followed by its separator or the
 /// line's end; one that is not, or that never closes, does not fit: the
-/// line is skipped rather than read with its fields shifted.
-fn next_value<'a>(rest: &mut Option<&'a [u8]>, tabbed: bool) -> Result<Value<'a>, Skip> {
+/// line is skipped rather than read with its fields shifted. Without
+/// `quoting`, a `"` is a byte like any other.
+fn next_value<'a>(
+    rest: &mut Option<&'a [u8]>,
+    tabbed: bool,
+    quoting: bool,
+) -> Result<Value<'a>, Skip> {
     // `None`: the line has no field left; `Some(b"")` after a tab: an empty
     // last field.
     let Some(mut left) = *rest else {
@@ -314,7 +338,7 @@ fn next_value<'a>(rest: &mut Option<&'a [u8]>, tabbed: bool) -> Result<Value<'a>
         left = &left[start..];
     }
     let separator = if tabbed { b'\t' } else { b' ' };
-    if left.first() == Some(&b'"') {
+    if quoting && left.first() == Some(&b'"') {
         let mut at = 1;
         let close = loop {
             let quote = at + memchr::memchr(b'"', &left[at..]).ok_or(Skip::NoClosingQuote)?;
@@ -641,12 +665,13 @@ mod tests {
         let format =
             format(&["#Fields: date time c-ip cs-method cs(User-Agent) cs-uri-stem sc-status"]);
         let cases: &[(&[u8], Skip)] = &[
-            // Never closed: the fields after it cannot be told apart.
+            // Never closed, and a word more than the fields: a quoting
+            // writer's value with a blank, cut.
             (
-                br#"2026-11-29 13:00:01 1.2.3.4 GET "SeznamBot/4.0 /private/a 200"#,
+                br#"2026-11-29 13:00:01 1.2.3.4 GET "SeznamBot/4.0 x /private/a 200"#,
                 Skip::NoClosingQuote,
             ),
-            // Closed, but run into the next field.
+            // Closed, but run into the next field, and a field short.
             (
                 br#"2026-11-29 13:00:01 1.2.3.4 GET "SeznamBot/4.0"/private/a 200"#,
                 Skip::Mismatch,
@@ -675,6 +700,37 @@ mod tests {
                 "{}",
                 String::from_utf8_lossy(line)
             );
+        }
+    }
+
+    /// IIS writes a value that begins with `"` as it came, with `+` for
+    /// its blanks: a line whose words are exactly its fields is read so.
+    #[test]
+    fn an_iis_value_that_begins_with_a_quote_is_read_as_written() {
+        let format = format(&[
+            "#Fields: date time c-ip cs-method cs-uri-stem cs(User-Agent) cs(Referer) sc-status",
+        ]);
+        let cases: &[(&[u8], &[u8])] = &[
+            (
+                br#"2026-11-29 13:00:01 1.2.3.4 GET /a "Mozilla/5.0+(compatible;+SeznamBot/4.0) - 200"#,
+                br#""Mozilla/5.0+(compatible;+SeznamBot/4.0)"#,
+            ),
+            (
+                br#"2026-11-29 13:00:01 1.2.3.4 GET /a "Mozilla/5.0"+(SeznamBot/4.0) - 200"#,
+                br#""Mozilla/5.0"+(SeznamBot/4.0)"#,
+            ),
+            // A referer that begins with a quote.
+            (
+                br#"2026-11-29 13:00:01 1.2.3.4 GET /a SeznamBot/4.0 "http://x/ 200"#,
+                b"SeznamBot/4.0",
+            ),
+        ];
+        for &(line, user_agent) in cases {
+            let entry = format.parse(line).expect("read as written");
+            assert_eq!(entry.user_agent, Some(user_agent));
+            assert_eq!(entry.escaping, LogEscaping::W3c);
+            assert_eq!(entry.status, Some(200));
+            assert_eq!(entry.request, b"/a");
         }
     }
 
