@@ -289,6 +289,7 @@ impl<'p, 'r> Judge<'p, 'r> {
         };
         let grace = self.nights.map_or(0, |n| n.grace_ms);
         self.trackers[i] = Tracker::resume(robots_txt, grace);
+        self.trackers[i].take_over(self.verifies);
         if let Some(proven) = proven.filter(|_| self.verifies) {
             let mut count = self.counts[i].clone();
             count.resume(proven);
@@ -371,6 +372,7 @@ impl<'p, 'r> Judge<'p, 'r> {
                     },
                     grace,
                 );
+                self.trackers[count].take_over(self.verifies);
             }
         }
     }
@@ -384,7 +386,10 @@ impl<'p, 'r> Judge<'p, 'r> {
             .zip(self.counts.iter().zip(&self.proven))
             .map(|((name, tracker), (count, proven))| Memory {
                 name,
-                robots_txt: *tracker.memory(),
+                robots_txt: cache::Memory {
+                    verifying: Some(self.verifies),
+                    ..*tracker.memory()
+                },
                 times: count.times(at_most),
                 proven: proven.as_ref().map(|p| p.times(at_most)),
                 kept_ms: count.kept_ms(),

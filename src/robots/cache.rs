@@ -50,6 +50,15 @@ pub struct Memory {
     /// before it got a 4xx (`standing`), also across nights audited out
     /// of order.
     pub recent: Recent,
+    /// Since when `recent` holds every fetch of `/robots.txt` the count
+    /// took in that it would keep, but those its full slots let go:
+    /// `None` when that is not known (a state of an earlier version, a
+    /// count carried over from another `--rate-by`).
+    pub whole_since_ms: Option<i64>,
+    /// Whether the runs that filled `recent` could verify (an unverified
+    /// client's fetch then kept apart, its 2xx not at all); `None`, not
+    /// known.
+    pub verifying: Option<bool>,
 }
 
 /// How many fetches of `/robots.txt` by the crawler's own addresses a
@@ -109,18 +118,27 @@ impl Recent {
         }
     }
 
-    /// Whether every fetch taken in at or after `from_ms` is still here:
-    /// a kind whose slots are all taken may have let older ones go.
-    pub fn whole_since(&self, from_ms: i64) -> bool {
+    /// Whether no fetch taken in at or after `from_ms` was let go: a kind
+    /// whose slots are all taken may have let go older ones, and those of
+    /// the instant of its oldest.
+    fn kept_since(&self, from_ms: i64) -> bool {
         fn kept<const N: usize>(slots: &[Option<RobotsFetch>; N], from_ms: i64) -> bool {
             match slots.first() {
                 Some(Some(oldest)) if slots.iter().all(Option::is_some) => {
-                    oldest.time.instant_ms() <= from_ms
+                    oldest.time.instant_ms() < from_ms
                 }
                 _ => true,
             }
         }
         kept(&self.own, from_ms) && kept(&self.unverified, from_ms)
+    }
+
+    /// How many fetches are kept at the instant `ms`, of both kinds.
+    fn at_instant(&self, ms: i64) -> usize {
+        self.own()
+            .chain(self.unverified())
+            .filter(|f| f.time.instant_ms() == ms)
+            .count()
     }
 
     /// The last fetch at or before `t_ms` (of the two kinds, the later;
@@ -206,9 +224,16 @@ pub struct Tracker {
 }
 
 impl Tracker {
-    /// A count with no known fetch of `/robots.txt` (L = −∞).
+    /// A count with no known fetch of `/robots.txt` (L = −∞): every one
+    /// it takes in is remembered.
     pub fn new(grace_ms: i64) -> Tracker {
-        Tracker::resume(Memory::default(), grace_ms)
+        Tracker::resume(
+            Memory {
+                whole_since_ms: Some(i64::MIN),
+                ..Memory::default()
+            },
+            grace_ms,
+        )
     }
 
     /// A count as the state left it after an earlier night.
@@ -218,6 +243,22 @@ impl Tracker {
             memory,
             older_last: None,
         }
+    }
+
+    /// Takes up a memory for a run that verifies or not (`verifies`).
+    /// What an earlier version kept, or a run that verified nobody (its
+    /// every fetch of `/robots.txt` the crawler's own, an unverified
+    /// client's 2xx among them), tells nothing to a run that verifies of
+    /// the fetches before the latest it knows.
+    pub fn take_over(&mut self, verifies: bool) {
+        let alike = match self.memory.verifying {
+            Some(verifying) => verifying || !verifies,
+            None => false,
+        };
+        if self.memory.whole_since_ms.is_none() || !alike {
+            self.memory.whole_since_ms = Some(self.latest_ms().unwrap_or(i64::MIN));
+        }
+        self.memory.verifying = Some(verifies);
     }
 
     /// What to keep for the next night.
@@ -264,10 +305,18 @@ impl Tracker {
             }
             // A 4xx remembered from after t may have begun before it, with
             // the fetches before it forgotten: no rows. Not when the
-            // remembered fetches tell what stood at t (one at or before it,
-            // none let go since): a 4xx after it, a future-dated line's
-            // among them, then began after it.
-            let told = known.is_some_and(|f| m.recent.whole_since(f.time.instant_ms()));
+            // remembered fetches tell that none stood at t: the last at or
+            // before it a 2xx (no 4xx period, no outage), none let go since
+            // and none beside it at its instant (whose order the memory
+            // does not keep). A 4xx after t, a future-dated line's among
+            // them, then began after it.
+            let told = known.is_some_and(|f| {
+                let at = f.time.instant_ms();
+                (200..300).contains(&f.status)
+                    && m.whole_since_ms.is_some_and(|since| since <= at)
+                    && m.recent.kept_since(at)
+                    && m.recent.at_instant(at) <= 1
+            });
             if !told
                 && let Some(fetch) = m.last_fetch
                 && (400..500).contains(&fetch.status)

@@ -736,3 +736,140 @@ fn an_excuse_names_each_version_that_allowed_the_fetch() {
     assert_eq!(at("2026-11-30T13:00:01+01:00", "/b"), "excused v2 by v0");
     assert_eq!(at("2026-11-30T13:00:02+01:00", "/a"), "accuse v2");
 }
+
+/// A fetch older than the latest fetch of /robots.txt known, a 404: its
+/// memory tells that no 4xx period stood at the fetch only when it kept
+/// every fetch of /robots.txt since its 2xx before the fetch, as this run
+/// keeps them, and that 2xx was alone at its instant.
+#[test]
+fn a_memory_tells_what_stood_only_when_it_kept_everything_alike() {
+    let versions = versions();
+    let fetch = |at: &str, status| RobotsFetch {
+        time: t(at),
+        status,
+    };
+    // Fills a memory: (time, status, trusted) fetches of /robots.txt.
+    let filled = |fetches: &[(&str, u16, bool)]| {
+        let mut tracker = Tracker::new(DAY);
+        for &(at, status, trusted) in fetches {
+            tracker.observe_as(t(at), b"/robots.txt", Some(status), trusted);
+        }
+        *tracker.memory()
+    };
+    // The night after: `memory` taken over by a run that `verifies`, the
+    // crawler's 200 at 10:05 in an older log, then its fetch of /a.
+    let after = |memory: Memory, verifies: bool| {
+        let mut tracker = Tracker::resume(memory, DAY);
+        tracker.take_over(verifies);
+        tracker.observe(t("2026-11-30T10:05:00+01:00"), b"/robots.txt", Some(200));
+        outcome(
+            &versions,
+            &mut tracker,
+            "2026-11-30T10:30:00+01:00",
+            "/a",
+            200,
+        )
+    };
+    let kept = filled(&[
+        ("2026-11-30T10:00:00+01:00", 200, true),
+        ("2026-11-30T12:00:00+01:00", 404, true),
+    ]);
+    assert_eq!(
+        after(
+            Memory {
+                verifying: Some(true),
+                ..kept
+            },
+            true
+        ),
+        "accuse v0"
+    );
+    // An earlier version's memory, or one carried from another --rate-by:
+    // the latest alone, the 404 at 10:15 between forgotten.
+    let latest_only = Memory {
+        last_fetch: Some(fetch("2026-11-30T12:00:00+01:00", 404)),
+        ..Memory::default()
+    };
+    assert_eq!(after(latest_only, true), "no rows");
+    assert_eq!(after(latest_only, false), "no rows");
+    // Filled by a run that verified nobody, where an unverified client's
+    // 200 at 10:02 counted as the crawler's: to a run that verifies it
+    // ends no 4xx period begun at 10:01.
+    let trusting = filled(&[
+        ("2026-11-30T10:01:00+01:00", 404, true),
+        ("2026-11-30T10:02:00+01:00", 200, true),
+        ("2026-11-30T12:00:00+01:00", 404, true),
+    ]);
+    let mut tracker = Tracker::resume(
+        Memory {
+            verifying: Some(false),
+            ..trusting
+        },
+        DAY,
+    );
+    tracker.take_over(true);
+    assert_eq!(
+        outcome(
+            &versions,
+            &mut tracker,
+            "2026-11-30T10:03:00+01:00",
+            "/a",
+            200
+        ),
+        "no rows"
+    );
+    // Taken over by a run that verifies nobody either, it tells.
+    let mut tracker = Tracker::resume(
+        Memory {
+            verifying: Some(false),
+            ..trusting
+        },
+        DAY,
+    );
+    tracker.take_over(false);
+    assert_eq!(
+        outcome(
+            &versions,
+            &mut tracker,
+            "2026-11-30T10:03:00+01:00",
+            "/a",
+            200
+        ),
+        "accuse v0"
+    );
+    // The crawler's 200 and an unverified client's 404 at one instant:
+    // their order is not kept, so the 404 may have come last.
+    let tied = filled(&[
+        ("2026-11-30T10:00:00+01:00", 200, true),
+        ("2026-11-30T10:00:00+01:00", 404, false),
+        ("2026-11-30T12:00:00+01:00", 404, true),
+    ]);
+    let mut tracker = Tracker::resume(tied, DAY);
+    assert_eq!(
+        outcome(
+            &versions,
+            &mut tracker,
+            "2026-11-30T10:30:00+01:00",
+            "/a",
+            200
+        ),
+        "no rows"
+    );
+    // A 503 known before the fetch: one run over the logs has it in an
+    // outage, whose rows the memory does not keep; the 404 after spares.
+    let outage = filled(&[
+        ("2026-11-30T10:00:00+01:00", 503, true),
+        ("2026-11-30T12:00:00+01:00", 404, true),
+    ]);
+    let mut tracker = Tracker::resume(outage, DAY);
+    assert_eq!(
+        outcome(
+            &versions,
+            &mut tracker,
+            "2026-11-30T10:30:00+01:00",
+            "/a",
+            200
+        ),
+        "no rows"
+    );
+}

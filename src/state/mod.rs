@@ -51,9 +51,10 @@ pub use fingerprint::Fingerprint;
 
 /// The format this version of the tool writes and reads (and every
 /// earlier one: format 1 lacks each count's recent fetches of
-/// `/robots.txt`, read as none). A state of a later format is refused,
-/// never rewritten in an older one.
-pub const FORMAT: u64 = 2;
+/// `/robots.txt`, read as none; format 2, since when they were all kept
+/// and the count of verified fetches apart, read as not known). A state
+/// of a later format is refused, never rewritten in an older one.
+pub const FORMAT: u64 = 3;
 
 /// `--state-days`: nights and fingerprints older than this expire.
 pub const DEFAULT_DAYS: u64 = 90;

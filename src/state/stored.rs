@@ -154,6 +154,12 @@ pub(super) struct MemoryJson {
     /// `Memory::recent`, unverified clients' 4xx, oldest first.
     #[serde(default)]
     pub(super) recent_unverified: Vec<FetchJson>,
+    /// `Memory::whole_since_ms`; absent in states of earlier versions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) recent_whole_since_ms: Option<i64>,
+    /// `Memory::verifying`; absent in states of earlier versions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) recent_verifying: Option<bool>,
 }
 
 impl MemoryJson {
@@ -169,6 +175,8 @@ impl MemoryJson {
             outage_last: m.outage_last.as_ref().map(fetch),
             recent: m.recent.own().map(fetch).collect(),
             recent_unverified: m.recent.unverified().map(fetch).collect(),
+            recent_whole_since_ms: m.whole_since_ms,
+            recent_verifying: m.verifying,
         }
     }
 
@@ -207,6 +215,8 @@ impl MemoryJson {
             outage_since_ms: self.outage_since_ms,
             outage_last: fetch(self.outage_last)?,
             recent,
+            whole_since_ms: self.recent_whole_since_ms,
+            verifying: self.recent_verifying,
         })
     }
 }

@@ -68,6 +68,8 @@ fn sample() -> State {
                     }
                     recent
                 },
+                whole_since_ms: Some(1_795_000_000_000),
+                verifying: Some(true),
             },
             fetch_times_ms: vec![1, 2, 3],
             proven_times_ms: Some(vec![1, 3]),

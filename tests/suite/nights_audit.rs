@@ -508,6 +508,41 @@ fn a_404_dated_years_ahead_hides_no_night_before_it() {
     assert_eq!(one, want, "{stderr}");
 }
 
+/// A night that verified nobody counted an unverified client's 200 on
+/// robots.txt as the crawler's. A night that verifies, auditing an older
+/// log after it, does not take that 200 to end the crawler's 4xx period
+/// before it: no row, as one run over both logs with the map gives.
+#[test]
+fn a_state_of_a_night_that_verified_nobody_tells_no_verifying_night_of_its_2xx() {
+    let site = rated_site();
+    let stranger = fetch(H + 300, "/robots.txt", 200).replace("77.75.77.1", "7.7.7.7");
+    site.write(
+        "n1.log",
+        [
+            fetch(H, "/robots.txt", 404),
+            stranger,
+            fetch(3 * H, "/robots.txt", 404),
+        ]
+        .concat(),
+    );
+    site.write("n2.log", fetch(H + 600, "/a/1", 200));
+    let unmapped = site.run(&[
+        "--log",
+        "n1.log",
+        "--robots-history",
+        "history",
+        "--state",
+        "state",
+        "--out",
+        "o1",
+    ]);
+    assert_eq!(unmapped.code, 0, "{}", unmapped.stderr);
+    let (code, rows, stderr) = audit_logs(&site, &["n2.log"], "o2", true);
+    assert_eq!((code, rows.len()), (0, 0), "{stderr}");
+    let (code, rows, stderr) = audit_logs(&site, &["n1.log", "n2.log"], "one", false);
+    assert_eq!((code, rows.len()), (0, 0), "{stderr}");
+}
+
 /// A `--robots` pipe (`<(curl …)`) says nothing of when its bytes came
 /// into force: the moment it was read would judge the hours before by the
 /// old version, after the crawler re-read the new one too. With a state
