@@ -46,6 +46,80 @@ pub(super) fn check(scope: &Scope<'_>, findings: &mut Vec<Finding>) {
         crawl_delays(scope, index, findings);
     }
     ignored_limits(scope, findings);
+    rules_left_behind(scope, findings);
+}
+
+/// A crawler of the table whose own groups hold lines but no Allow or
+/// Disallow (a Request-rate, a Crawl-delay, a Robot-version alone) reads
+/// none of the `*` group's rules (RFC 9309 §2.2.1: a crawler obeys the
+/// groups that name it, else `*`): `User-agent: SeznamBot` with only
+/// `Request-rate: 1/10s` frees it of every Disallow written for all.
+/// An empty `Disallow:` says "allow everything" on purpose; a group with
+/// nothing after its user-agent lines is `empty-group`.
+fn rules_left_behind(scope: &Scope<'_>, findings: &mut Vec<Finding>) {
+    // The line of each such group, with the crawlers it holds and the
+    // `*` rules they leave behind.
+    let mut left: Vec<(usize, String, Vec<String>, usize)> = Vec::new();
+    for (reader, selection) in &scope.readers {
+        let groups = selection.robots.groups();
+        let records = &selection.robots.file().records;
+        let own: Vec<&Group> = selection
+            .rules
+            .groups()
+            .iter()
+            .map(|&g| &groups[g])
+            .collect();
+        let writes_rules = |group: &Group| {
+            group.members.iter().any(|&m| {
+                records
+                    .get(m)
+                    .is_some_and(|r| matches!(r.directive, Directive::Allow | Directive::Disallow))
+            })
+        };
+        if own.is_empty()
+            || own.iter().any(|g| g.agents.iter().any(|a| a.wildcard))
+            || own.iter().all(|g| g.members.is_empty())
+            || own.iter().any(|g| writes_rules(g))
+        {
+            continue;
+        }
+        let behind: usize = groups
+            .iter()
+            .filter(|g| g.agents.iter().any(|a| a.wildcard))
+            .map(|g| g.rules.len())
+            .sum();
+        if behind == 0 {
+            continue;
+        }
+        let name = reader.name();
+        match left.iter_mut().find(|(line, ..)| *line == own[0].line) {
+            Some((_, _, names, _)) => {
+                if !names.contains(&name) {
+                    names.push(name);
+                }
+            }
+            None => left.push((own[0].line, own[0].label(), vec![name], behind)),
+        }
+    }
+    for (line, label, names, behind) in left {
+        let rules = if behind == 1 { "rule" } else { "rules" };
+        let (obeys, they, reads, them) = if names.len() == 1 {
+            ("obeys", "it", "reads", "it")
+        } else {
+            ("obey", "they", "read", "them")
+        };
+        findings.push(Finding::new(
+            line,
+            "rules-left-behind",
+            Severity::Warning,
+            format!(
+                "{} {obeys} the group of `{label}`, which has no Allow or Disallow line, so \
+                 {they} {reads} none of the {behind} {rules} of the `*` group and may fetch \
+                 what they forbid. If they are meant for {them} too, repeat them in this group.",
+                names.join(", ")
+            ),
+        ));
+    }
 }
 
 /// User-agent lines that name no crawler, or not the one meant, or one an

@@ -268,6 +268,12 @@ fn one_case_per_finding() {
             Warning,
         ),
         (
+            "User-agent: *\nDisallow: /admin\n\nUser-agent: SeznamBot\nRequest-rate: 1/10s\n",
+            Some(4),
+            "rules-left-behind",
+            Warning,
+        ),
+        (
             "Sitemap: https://www.example.cz/s.xml\n",
             None,
             "no-groups",
@@ -311,6 +317,10 @@ fn what_a_webmaster_writes_on_purpose_is_clean() {
         "User-agent: Bingbot\nDisallow: /x\nCrawl-delay: 5\n",
         // Visit-time is a note.
         "User-agent: *\nDisallow: /x\nVisit-time: 0100-0600\n",
+        // SeznamBot's own group allows all, on purpose, with its rate.
+        "User-agent: *\nDisallow: /x\n\nUser-agent: SeznamBot\nRequest-rate: 1/10s\nDisallow:\n",
+        // Its rate beside the `*` group's rules, in the group itself.
+        "User-agent: SeznamBot\nUser-agent: *\nRequest-rate: 1/10s\nDisallow: /x\n",
     ];
     for text in cases {
         let findings = lint_text(text.as_bytes());
