@@ -146,7 +146,8 @@ fn members(robots: &Robots, index: usize, readers: &[&Reader]) -> Vec<Shown> {
         .iter()
         .filter_map(|&member| records.get(member))
         .map(|record| {
-            let (what, remark) = member(group, record, readers);
+            let late = robots.late_versions().contains(&record.line);
+            let (what, remark) = member(group, record, readers, late);
             Shown {
                 line: record.line,
                 what,
@@ -156,7 +157,14 @@ fn members(robots: &Robots, index: usize, readers: &[&Reader]) -> Vec<Shown> {
         .collect()
 }
 
-fn member(group: &Group, record: &Record, readers: &[&Reader]) -> (String, Option<String>) {
+/// How `record` of `group` is listed; `late`: a `Robot-version: 2.0`
+/// after records the crawler does not read, read both ways.
+fn member(
+    group: &Group,
+    record: &Record,
+    readers: &[&Reader],
+    late: bool,
+) -> (String, Option<String>) {
     let line = record.line;
     match record.directive {
         Directive::Allow | Directive::Disallow => {
@@ -207,7 +215,12 @@ fn member(group: &Group, record: &Record, readers: &[&Reader]) -> (String, Optio
             if group.robot_version.as_ref().is_some_and(|v| v.line == line) {
                 (
                     record.text.clone(),
-                    Some("patterns must match the whole path".into()),
+                    Some("patterns must match the whole path and query".into()),
+                )
+            } else if late {
+                (
+                    record.text.clone(),
+                    Some("after records the crawler does not read: read both ways".into()),
                 )
             } else {
                 (record.text.clone(), Some("no effect".into()))

@@ -472,7 +472,7 @@ pub fn lint(robots: &Robots, readers: &[Reader]) -> Vec<Finding> {
     readings::check(&scope, &mut findings);
     rules::check(&scope, &mut findings);
     lines::check_size(robots, &mut findings);
-    keep_only_lines_that_can_go(robots, readers, &mut findings);
+    keep_only_lines_that_can_go(robots, readers, listed.late_versions(), &mut findings);
     findings.sort_by(|a, b| (a.line, a.name).cmp(&(b.line, b.name)));
     findings
 }
@@ -495,8 +495,16 @@ const REGROUP_STEPS: usize = 1 << 22;
 /// Leaves out the claims that a line can go where deleting it would group
 /// the file otherwise for some crawler (`group::regroups_without`): an
 /// empty `Allow:` after `User-agent: *` says "allow all" and ends that
-/// group, and deleting it would join `*` to the next group's rules.
-fn keep_only_lines_that_can_go(robots: &Robots, readers: &[Reader], findings: &mut Vec<Finding>) {
+/// group, and deleting it would join `*` to the next group's rules. A
+/// `Robot-version: 2.0` read two ways (`late`) is said to be misplaced,
+/// not to be able to go: deleting it changes a reading, as moving it
+/// should.
+fn keep_only_lines_that_can_go(
+    robots: &Robots,
+    readers: &[Reader],
+    late: &[usize],
+    findings: &mut Vec<Finding>,
+) {
     let mut reads: Vec<Reads> = vec![Reads::RULES_ONLY];
     for reader in readers {
         if !reads.contains(&reader.reads) {
@@ -512,6 +520,7 @@ fn keep_only_lines_that_can_go(robots: &Robots, readers: &[Reader], findings: &m
         let Some(line) = finding
             .line
             .filter(|_| SAY_IT_CAN_GO.contains(&finding.name))
+            .filter(|line| !(finding.name == "misplaced-robot-version" && late.contains(line)))
         else {
             return true;
         };

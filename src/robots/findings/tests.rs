@@ -268,6 +268,14 @@ fn one_case_per_finding() {
             Warning,
         ),
         (
+            // Read both ways: said to be misplaced, though deleting it
+            // changes a reading.
+            "User-agent: SeznamBot\nSitemap: https://x.cz/s.xml\nRobot-version: 2.0\nDisallow: /a\n",
+            Some(3),
+            "misplaced-robot-version",
+            Warning,
+        ),
+        (
             "User-agent: *\nDisallow: /admin\n\nUser-agent: SeznamBot\nRequest-rate: 1/10s\n",
             Some(4),
             "rules-left-behind",
