@@ -6,7 +6,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::super::agent::product_token;
+use super::super::agent::{product_token, robot_of};
 use super::super::group::Group;
 use super::super::limits::RequestRate;
 use super::super::parse::Directive;
@@ -444,10 +444,37 @@ fn gcd(mut a: u64, mut b: u64) -> u64 {
 /// place in another's group.
 fn crawl_delays(scope: &Scope<'_>, index: usize, findings: &mut Vec<Finding>) {
     let group = &scope.robots.groups()[index];
+    let records = &scope.robots.file().records;
     for delay in &group.crawl_delays {
+        // The user-agent lines written right before it, whose crawlers it
+        // was written for: in `User-agent: baidu` / `Crawl-delay: 1` /
+        // `User-agent: *`, SeznamBot reads the group only because the
+        // record ends no run for it (`ambiguous-group` says so), and a
+        // Request-rate in its place would end baidu's group for Seznam,
+        // taking it out of the `*` rules below: no advice to write one.
+        let since = group
+            .members
+            .iter()
+            .filter_map(|&m| records.get(m))
+            .map(|r| r.line)
+            .filter(|&line| line < delay.line)
+            .max()
+            .unwrap_or(0);
+        let meant: Vec<_> = group
+            .agents
+            .iter()
+            .filter(|a| a.line > since && a.line < delay.line)
+            .collect();
+        let meant_for = |reader: &Reader| {
+            let token = robot_of(&reader.token);
+            meant.is_empty()
+                || meant
+                    .iter()
+                    .any(|a| a.wildcard || a.token.eq_ignore_ascii_case(token.as_bytes()))
+        };
         let readers: Vec<&(&Reader, Selection)> = scope
             .readers_of(delay.line)
-            .filter(|(r, _)| r.reads_rate_for_delay())
+            .filter(|(r, _)| r.reads_rate_for_delay() && meant_for(r))
             .collect();
         // One finding a line: the first crawler without a rate of its own
         // gets the advice, else a note naming the rate kept to.
@@ -469,11 +496,22 @@ fn crawl_delays(scope: &Scope<'_>, index: usize, findings: &mut Vec<Finding>) {
             (!all_day && !windowed.is_empty()).then_some((reader, windowed))
         });
         if let Some((reader, _)) = unrated {
-            let instead = match delay.millis {
+            let mut instead = match delay.millis {
                 Some(millis) if millis > 0 => rate_instead(millis, reader.floor),
                 Some(_) => String::new(),
                 None => " (and this value is not a number of seconds)".to_string(),
             };
+            // User-agent lines after it that the crawler reads as the same
+            // group: a Request-rate in its place would end the group there.
+            if !instead.is_empty()
+                && let Some(next) = group.agents.iter().find(|a| a.line > delay.line)
+            {
+                instead.push_str(&format!(
+                    ", and repeat in this group the rules it now reads from the User-agent \
+                     line {} on (a Request-rate ends its run of User-agent lines)",
+                    next.line
+                ));
+            }
             findings.push(Finding::new(
                 delay.line,
                 "crawl-delay",

@@ -396,6 +396,29 @@ fn a_sitemap_without_its_colon_is_named_so() {
 
 #[test]
 fn crawl_delay_advice_only_where_it_helps() {
+    // Written for baidu: SeznamBot reads it only because it ends no run
+    // (`ambiguous-group`); a Request-rate there would end baidu's group.
+    let baidu = lint_text(b"User-agent: baidu\ncrawl-delay: 1\n\nUser-agent: *\nDisallow: /x\n");
+    assert!(!baidu.iter().any(|f| f.name == "crawl-delay"), "{baidu:?}");
+    assert!(
+        baidu.iter().any(|f| f.name == "ambiguous-group"),
+        "{baidu:?}"
+    );
+    // Written for SeznamBot, before `*`'s lines it reads in one group: a
+    // Request-rate in its place would end the group there.
+    let merged =
+        lint_text(b"User-agent: SeznamBot\nCrawl-delay: 10\n\nUser-agent: *\nDisallow: /x\n");
+    let delay = merged
+        .iter()
+        .find(|f| f.name == "crawl-delay")
+        .expect("crawl-delay");
+    assert!(
+        delay
+            .message
+            .contains("repeat in this group the rules it now reads from the User-agent line 4 on"),
+        "{}",
+        delay.message
+    );
     let with_rate =
         lint_text(b"User-agent: SeznamBot\nRequest-rate: 1/10s\nCrawl-delay: 10\nDisallow: /x\n");
     let delay = with_rate
