@@ -1,7 +1,8 @@
 //! Lint check on the two readings of a run of User-agent lines: takes the
 //! parsed records, gives a warning wherever an extension record between
 //! User-agent lines makes one group for crawlers that do not read it and
-//! two for crawlers that do (SPEC §3; RFC 9309 §2.2.4).
+//! two for crawlers that do (SPEC §3; RFC 9309 §2.2.4), and wherever a
+//! record no crawler reads joins a Seznam crawler's lines to others'.
 //!
 //! It reads the records, not the groups: the grouping follows one
 //! crawler's reading, and the point here is where the readings part.
@@ -58,6 +59,82 @@ pub(super) fn check(scope: &Scope<'_>, findings: &mut Vec<Finding>) {
         }
     }
     judge(scope, &run, findings);
+    merged(scope, findings);
+}
+
+/// User-agent lines of a Seznam crawler, then a record that is no rule and
+/// that no crawler of the table reads (`Sitemap`, `Host`, `Visit-time`,
+/// an unknown line), then User-agent lines of other crawlers and their
+/// rules: for every reader one group (RFC 9309 §2.2.4: such a record ends
+/// neither the run nor the group), so the first crawlers obey the later
+/// rules, which a file written so seldom means (`User-agent: SeznamBot` /
+/// `Host: example.cz` / `User-agent: Bingbot` / `Disallow: /` shuts
+/// SeznamBot out of the site).
+fn merged(scope: &Scope<'_>, findings: &mut Vec<Finding>) {
+    let seznam: BTreeSet<Vec<u8>> = scope
+        .readers
+        .iter()
+        .map(|(r, _)| agent::robot_of(&r.token).into_bytes())
+        .collect();
+    // The run's User-agent lines so far, and where it went on after a
+    // record between them: (that record, the run's first line, the line
+    // it went on at, the tokens before it).
+    let mut agents: Vec<&Record> = Vec::new();
+    let mut gap: Option<&Record> = None;
+    let mut joins: Vec<(&Record, usize, usize, BTreeSet<Vec<u8>>)> = Vec::new();
+    let token = |r: &Record| agent::product_token(&r.value).to_ascii_lowercase();
+    for record in &scope.robots.file().records {
+        match record.directive {
+            Directive::UserAgent => {
+                if let (Some(between), Some(first)) = (gap.take(), agents.first()) {
+                    let before: BTreeSet<Vec<u8>> = agents.iter().map(|r| token(r)).collect();
+                    joins.push((between, first.line, record.line, before));
+                }
+                agents.push(record);
+            }
+            Directive::Allow | Directive::Disallow => {
+                for (between, first, next, before) in joins.drain(..) {
+                    let after: BTreeSet<Vec<u8>> = agents
+                        .iter()
+                        .filter(|r| r.line >= next)
+                        .map(|r| token(r))
+                        .collect();
+                    if before.is_disjoint(&seznam) || after.is_subset(&before) {
+                        continue;
+                    }
+                    findings.push(Finding::new(
+                        next,
+                        "merged-group",
+                        Severity::Warning,
+                        format!(
+                            "`{}` (line {}) is no rule and ends no group (RFC 9309 §2.2.4), so \
+                             the User-agent lines of line {first} and line {next} make one \
+                             group: line {first}'s crawlers obey the rules after line {next} \
+                             too. End line {first}'s group with a rule (an empty `Disallow:` \
+                             forbids nothing) if they are not meant for them.",
+                            between.text, between.line
+                        ),
+                    ));
+                }
+                agents.clear();
+                gap = None;
+            }
+            directive
+                if is_extension(directive)
+                    || scope.readers.iter().any(|(r, _)| r.reads.reads(directive)) =>
+            {
+                // `ambiguous-group`'s; the run is read two ways there.
+                agents.clear();
+                joins.clear();
+                gap = None;
+            }
+            _ => {
+                if !agents.is_empty() && gap.is_none() {
+                    gap = Some(record);
+                }
+            }
+        }
+    }
 }
 
 /// The crawlers that read an extension record: those of the table whose
@@ -129,6 +206,48 @@ fn judge(scope: &Scope<'_>, run: &[Piece<'_>], findings: &mut Vec<Finding>) {
 #[cfg(test)]
 mod tests {
     use super::super::found;
+
+    #[test]
+    fn where_a_record_that_ends_nothing_joins_seznams_lines_to_others() {
+        // (robots.txt, lines of the finding)
+        let cases: &[(&str, &[usize])] = &[
+            (
+                "User-agent: SeznamBot\nHost: x.cz\n\nUser-agent: Bingbot\nDisallow: /\n",
+                &[4],
+            ),
+            (
+                "User-agent: SeznamBot\nVisit-time: 0100-0500\nUser-agent: *\nDisallow: /\n",
+                &[3],
+            ),
+            (
+                "User-agent: SeznamBot\nSitemap: https://x.cz/s.xml\nUser-agent: Googlebot\nDisallow: /a\n",
+                &[3],
+            ),
+            // The same crawler again; no Seznam crawler before; no rule
+            // after; a rule ending the first group; an extension
+            // (`ambiguous-group`'s).
+            (
+                "User-agent: SeznamBot\nHost: x.cz\nUser-agent: seznambot\nDisallow: /x\n",
+                &[],
+            ),
+            (
+                "User-agent: Googlebot\nHost: x.cz\nUser-agent: *\nDisallow: /\n",
+                &[],
+            ),
+            ("User-agent: SeznamBot\nHost: x.cz\nUser-agent: *\n", &[]),
+            (
+                "User-agent: SeznamBot\nDisallow:\nHost: x.cz\nUser-agent: *\nDisallow: /\n",
+                &[],
+            ),
+            (
+                "User-agent: SeznamBot\nRequest-rate: 1/10s\nUser-agent: *\nDisallow: /\n",
+                &[],
+            ),
+        ];
+        for &(text, lines) in cases {
+            assert_eq!(found(text, "merged-group"), lines, "{text:?}");
+        }
+    }
 
     #[test]
     fn where_the_readings_differ() {
