@@ -7,7 +7,7 @@
 use std::collections::{HashMap, HashSet};
 
 use super::super::agent::{product_token, robot_of};
-use super::super::group::Group;
+use super::super::group::{Agent, Group};
 use super::super::limits::RequestRate;
 use super::super::parse::Directive;
 use super::{Finding, Reader, Scope, Selection, Severity, Users, edit_distance};
@@ -154,8 +154,7 @@ fn agents(
             ));
         }
         let token = String::from_utf8_lossy(&agent.token).to_ascii_lowercase();
-        if let Some(finding) = misnamed(scope, group, &mut names_reader, line, &agent.token, &token)
-        {
+        if let Some(finding) = misnamed(scope, group, &mut names_reader, agent, &token) {
             findings.push(finding);
         }
         let (key, name) = if agent.wildcard {
@@ -191,10 +190,10 @@ fn misnamed(
     scope: &Scope<'_>,
     group: &Group,
     names_reader: &mut [Option<bool>],
-    line: usize,
-    written: &[u8],
+    agent: &Agent,
     token: &str,
 ) -> Option<Finding> {
+    let (line, written) = (agent.line, &agent.token[..]);
     // A profile's token is compared as its product token, as the audit
     // and `check` compare it (`MegaIndex.ru` reads `MegaIndex` groups).
     let own = |reader: &Reader| product_token(reader.token.as_bytes()).to_ascii_lowercase();
@@ -234,6 +233,15 @@ fn misnamed(
                 format!(
                     "`{written}` does not name {}, since names are compared whole; write `{}`.",
                     reader.token, reader.token
+                )
+            } else if agent.value.to_ascii_lowercase().contains(&want) {
+                // A whole user-agent string, or a list of names: the line
+                // names its first word alone (RFC 9309 §2.2.1).
+                format!(
+                    "`User-agent: {}` names `{written}` only (a User-agent line is read up \
+                     to its first character that is no letter, `-` or `_`), not {}: give it \
+                     a line of its own, `User-agent: {}`.",
+                    agent.value, reader.token, reader.token
                 )
             } else {
                 return None;

@@ -262,6 +262,18 @@ fn one_case_per_finding() {
             Warning,
         ),
         (
+            "User-agent: Mozilla/5.0 (compatible; SeznamBot/4.0)\nDisallow: /x\n",
+            Some(1),
+            "misnamed-agent",
+            Warning,
+        ),
+        (
+            "User-agent: Googlebot, SeznamBot\nDisallow: /x\n",
+            Some(1),
+            "misnamed-agent",
+            Warning,
+        ),
+        (
             "User-agent: *\nDisallow: /x\nUser-agent: SeznamBot\n",
             Some(3),
             "empty-group",
