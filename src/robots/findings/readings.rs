@@ -44,7 +44,7 @@ pub(super) fn check(scope: &Scope<'_>, findings: &mut Vec<Finding>) {
                 }),
             },
             Directive::Allow | Directive::Disallow => {
-                judge(scope, &run, findings);
+                judge(scope, &run, true, findings);
                 run.clear();
             }
             directive
@@ -58,7 +58,7 @@ pub(super) fn check(scope: &Scope<'_>, findings: &mut Vec<Finding>) {
             _ => {}
         }
     }
-    judge(scope, &run, findings);
+    judge(scope, &run, false, findings);
     merged(scope, findings);
 }
 
@@ -169,7 +169,9 @@ fn tokens(pieces: &[Piece<'_>]) -> BTreeSet<Vec<u8>> {
 /// One finding at each split after which the run goes on with User-agent
 /// lines naming other crawlers than before it: there one reading gives the
 /// first crawlers the later rules and the other does not.
-fn judge(scope: &Scope<'_>, run: &[Piece<'_>], findings: &mut Vec<Finding>) {
+/// `ruled`: the run ends with an Allow or Disallow line, not at the end
+/// of the file.
+fn judge(scope: &Scope<'_>, run: &[Piece<'_>], ruled: bool, findings: &mut Vec<Finding>) {
     for at in 1..run.len() {
         let (before, after) = run.split_at(at);
         let (Some(split), Some(next)) = (
@@ -179,6 +181,18 @@ fn judge(scope: &Scope<'_>, run: &[Piece<'_>], findings: &mut Vec<Finding>) {
             continue;
         };
         if tokens(before) == tokens(after) {
+            continue;
+        }
+        // No rule after it, and the later lines hold only records of the
+        // same kind (`msnbot` / `Crawl-delay: 20` / `BingBot` /
+        // `Crawl-delay: 20` at the end of the file): a crawler that reads
+        // that record gives each group its own, one that ignores it reads
+        // nothing there; no reading gives anyone more.
+        if !ruled
+            && after
+                .iter()
+                .all(|p| p.split.is_none_or(|s| s.directive == split.directive))
+        {
             continue;
         }
         // The User-agent lines the split cuts off: those of its own piece.
@@ -266,6 +280,17 @@ mod tests {
                 "User-agent: SeznamBot\nRobot-version: 2.0\nUser-agent: Googlebot\nAllow: /a$\n",
                 &[3],
             ),
+            // No rule after, the same record in every piece: alike.
+            (
+                "User-agent: msnbot\nCrawl-delay: 20\n\nUser-agent: BingBot\nCrawl-delay: 20\n",
+                &[],
+            ),
+            // No rule after, but another record there: Seznam gives
+            // SeznamBot the rate, Bing does not.
+            (
+                "User-agent: SeznamBot\nCrawl-delay: 5\nUser-agent: Bingbot\nRequest-rate: 1/10s\n",
+                &[3],
+            ),
             // Sitemap, Visit-time and unknown lines split nothing.
             (
                 "User-agent: a\nSitemap: https://x.cz/s.xml\nUser-agent: b\nDisallow: /x\n",
@@ -295,10 +320,16 @@ mod tests {
                 "User-agent: a\nCrawl-delay: 1\nUser-agent: b\nRequest-rate: 1/5s\nUser-agent: c\nDisallow: /\n",
                 &[3, 5],
             ),
-            // A run at the end of the file, without rules after it.
+            // A run at the end of the file, without rules after it, whose
+            // later lines hold another record: Seznam gives `b` the rate.
+            (
+                "User-agent: a\nDisallow: /x\nUser-agent: b\nCrawl-delay: 3\nUser-agent: c\nRequest-rate: 1/5s\n",
+                &[5],
+            ),
+            // Nothing there: no reading gives `b` or `c` anything.
             (
                 "User-agent: a\nDisallow: /x\nUser-agent: b\nCrawl-delay: 3\nUser-agent: c\n",
-                &[5],
+                &[],
             ),
         ];
         for &(text, lines) in cases {
