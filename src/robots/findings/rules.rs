@@ -321,7 +321,9 @@ fn disallow_all(scope: &Scope<'_>, findings: &mut Vec<Finding>) {
 fn home_page(scope: &Scope<'_>, findings: &mut Vec<Finding>) {
     // Each deciding rule once, with every crawler it concerns (names and
     // tokens, each once, in table order).
-    let mut found: Vec<(usize, String, Vec<String>, Vec<String>)> = Vec::new();
+    // (line, text, forbids `/` alone), names, tokens.
+    type Found = ((usize, String, bool), Vec<String>, Vec<String>);
+    let mut found: Vec<Found> = Vec::new();
     for (reader, selection) in scope.readers.iter().filter(|(r, _)| r.homepage_exception) {
         let rules = &selection.rules;
         let verdict = rules.judge(b"/");
@@ -333,14 +335,21 @@ fn home_page(scope: &Scope<'_>, findings: &mut Vec<Finding>) {
         if !rules.is_default_group(rule.group) || !rules.accuses(b"/") {
             continue;
         }
-        let at = match found.iter().position(|(line, ..)| *line == rule.line) {
+        // `Disallow: /$`, or `Disallow: /` in a Robot-version 2.0 group:
+        // the home page and nothing else.
+        let alone = rule.pattern == b"/$" || (rule.whole_path && rule.pattern == b"/");
+        let at = match found.iter().position(|((line, ..), ..)| *line == rule.line) {
             Some(at) => at,
             None => {
-                found.push((rule.line, rule.text.clone(), Vec::new(), Vec::new()));
+                found.push((
+                    (rule.line, rule.text.clone(), alone),
+                    Vec::new(),
+                    Vec::new(),
+                ));
                 found.len() - 1
             }
         };
-        let (_, _, names, tokens) = &mut found[at];
+        let (_, names, tokens) = &mut found[at];
         if !names.contains(&reader.name()) {
             names.push(reader.name());
         }
@@ -348,20 +357,30 @@ fn home_page(scope: &Scope<'_>, findings: &mut Vec<Finding>) {
             tokens.push(reader.token.clone());
         }
     }
-    for (line, text, names, tokens) in found {
+    for ((line, text, alone), names, tokens) in found {
         let (fetch, them, each) = match names.len() {
             1 => ("fetches", "it", ""),
             _ => ("fetch", "them", " each"),
         };
         let tokens: Vec<String> = tokens.iter().map(|t| format!("`{t}`")).collect();
+        let names = names.join(" and ");
+        let said = if alone {
+            format!(
+                "`{text}` under `User-agent: *` forbids the home page alone, and {names} still \
+                 {fetch} `/`, as Seznam documents: the line forbids {names} nothing"
+            )
+        } else {
+            format!(
+                "`{text}` under `User-agent: *` forbids the home page too, but {names} still \
+                 {fetch} `/`, as Seznam documents"
+            )
+        };
         findings.push(Finding::new(
             line,
             "seznam-homepage-exception",
             Severity::Warning,
             format!(
-                "`{text}` under `User-agent: *` forbids the home page too, but {} still {fetch} \
-                 `/`, as Seznam documents; name {}{each} in a group of its own to keep {them} out.",
-                names.join(" and "),
+                "{said}; name {}{each} in a group of its own to keep {them} out.",
                 tokens.join(" and "),
             ),
         ));

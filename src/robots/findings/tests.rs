@@ -406,6 +406,38 @@ fn a_sitemap_without_its_colon_is_named_so() {
     );
 }
 
+/// `Disallow: /` in a Robot-version 2.0 group, or `Disallow: /$`, forbids
+/// the home page alone, which SeznamBot fetches anyway under `*`.
+#[test]
+fn a_home_page_rule_that_forbids_seznam_nothing_says_so() {
+    for text in [
+        "User-agent: *\nRobot-version: 2.0\nDisallow: /\n",
+        "User-agent: *\nDisallow: /$\n",
+    ] {
+        let findings = lint_text(text.as_bytes());
+        let home = findings
+            .iter()
+            .find(|f| f.name == "seznam-homepage-exception")
+            .expect("seznam-homepage-exception");
+        assert!(
+            home.message.contains("forbids the home page alone")
+                && home.message.contains("the line forbids SeznamBot"),
+            "{text:?}: {}",
+            home.message
+        );
+    }
+    let all = lint_text(b"User-agent: *\nDisallow: /\n");
+    let home = all
+        .iter()
+        .find(|f| f.name == "seznam-homepage-exception")
+        .expect("seznam-homepage-exception");
+    assert!(
+        home.message.contains("forbids the home page too"),
+        "{}",
+        home.message
+    );
+}
+
 #[test]
 fn crawl_delay_advice_only_where_it_helps() {
     // Written for baidu: SeznamBot reads it only because it ends no run
