@@ -792,51 +792,29 @@ fn a_memory_tells_what_stood_only_when_it_kept_everything_alike() {
     };
     assert_eq!(after(latest_only, true), "no rows");
     assert_eq!(after(latest_only, false), "no rows");
+    // A fetch of /a at `at` after `memory`, taken over by a run that
+    // verifies or not (`Some`), or resumed as it is (`None`).
+    let judged = |memory: Memory, verifies: Option<bool>, at: &str| {
+        let mut tracker = Tracker::resume(memory, DAY);
+        if let Some(verifies) = verifies {
+            tracker.take_over(verifies);
+        }
+        outcome(&versions, &mut tracker, at, "/a", 200)
+    };
     // Filled by a run that verified nobody, where an unverified client's
     // 200 at 10:02 counted as the crawler's: to a run that verifies it
-    // ends no 4xx period begun at 10:01.
-    let trusting = filled(&[
-        ("2026-11-30T10:01:00+01:00", 404, true),
-        ("2026-11-30T10:02:00+01:00", 200, true),
-        ("2026-11-30T12:00:00+01:00", 404, true),
-    ]);
-    let mut tracker = Tracker::resume(
-        Memory {
-            verifying: Some(false),
-            ..trusting
-        },
-        DAY,
-    );
-    tracker.take_over(true);
-    assert_eq!(
-        outcome(
-            &versions,
-            &mut tracker,
-            "2026-11-30T10:03:00+01:00",
-            "/a",
-            200
-        ),
-        "no rows"
-    );
-    // Taken over by a run that verifies nobody either, it tells.
-    let mut tracker = Tracker::resume(
-        Memory {
-            verifying: Some(false),
-            ..trusting
-        },
-        DAY,
-    );
-    tracker.take_over(false);
-    assert_eq!(
-        outcome(
-            &versions,
-            &mut tracker,
-            "2026-11-30T10:03:00+01:00",
-            "/a",
-            200
-        ),
-        "accuse v0"
-    );
+    // ends no 4xx period begun at 10:01; to one that does not, it does.
+    let trusting = Memory {
+        verifying: Some(false),
+        ..filled(&[
+            ("2026-11-30T10:01:00+01:00", 404, true),
+            ("2026-11-30T10:02:00+01:00", 200, true),
+            ("2026-11-30T12:00:00+01:00", 404, true),
+        ])
+    };
+    let at = "2026-11-30T10:03:00+01:00";
+    assert_eq!(judged(trusting, Some(true), at), "no rows");
+    assert_eq!(judged(trusting, Some(false), at), "accuse v0");
     // The crawler's 200 and an unverified client's 404 at one instant:
     // their order is not kept, so the 404 may have come last.
     let tied = filled(&[
@@ -844,32 +822,13 @@ fn a_memory_tells_what_stood_only_when_it_kept_everything_alike() {
         ("2026-11-30T10:00:00+01:00", 404, false),
         ("2026-11-30T12:00:00+01:00", 404, true),
     ]);
-    let mut tracker = Tracker::resume(tied, DAY);
-    assert_eq!(
-        outcome(
-            &versions,
-            &mut tracker,
-            "2026-11-30T10:30:00+01:00",
-            "/a",
-            200
-        ),
-        "no rows"
-    );
+    let at = "2026-11-30T10:30:00+01:00";
+    assert_eq!(judged(tied, None, at), "no rows");
     // A 503 known before the fetch: one run over the logs has it in an
     // outage, whose rows the memory does not keep; the 404 after spares.
     let outage = filled(&[
         ("2026-11-30T10:00:00+01:00", 503, true),
         ("2026-11-30T12:00:00+01:00", 404, true),
     ]);
-    let mut tracker = Tracker::resume(outage, DAY);
-    assert_eq!(
-        outcome(
-            &versions,
-            &mut tracker,
-            "2026-11-30T10:30:00+01:00",
-            "/a",
-            200
-        ),
-        "no rows"
-    );
+    assert_eq!(judged(outage, None, at), "no rows");
 }
