@@ -137,15 +137,27 @@ fn wildcard(rule: &Rule) -> Finding {
 fn pattern(rule: &Rule, value: &[u8], findings: &mut Vec<Finding>) {
     if !matches!(value.first(), Some(b'/' | b'*')) {
         let written = String::from_utf8_lossy(value);
-        let path = match written.find("://") {
+        // A URL, or a host name before the path (`www.example.cz/private`):
+        // a rule holds the path alone, and only of this site's host.
+        let host_end = written.find("://").map(|at| at + 3).or_else(|| {
+            let first = written.split('/').next().unwrap_or_default();
+            let tld = first.rsplit('.').next().unwrap_or_default();
+            (written.contains('/')
+                && first.contains('.')
+                && tld.len() >= 2
+                && tld.bytes().all(|b| b.is_ascii_alphabetic())
+                && first
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'-'))
+            .then_some(0)
+        });
+        let (path, of_host) = match host_end {
             Some(at) => {
-                let after = &written[at + 3..];
-                after
-                    .find('/')
-                    .map_or("/", |slash| &after[slash..])
-                    .to_string()
+                let after = &written[at..];
+                let path = after.find('/').map_or("/", |slash| &after[slash..]);
+                (path.to_string(), " if that host is this site's")
             }
-            None => format!("/{written}"),
+            None => (format!("/{written}"), ""),
         };
         let directive = if rule.allow { "Allow" } else { "Disallow" };
         findings.push(Finding::new(
@@ -154,7 +166,7 @@ fn pattern(rule: &Rule, value: &[u8], findings: &mut Vec<Finding>) {
             Severity::Error,
             format!(
                 "`{}` never matches, since every path starts with `/`; did you mean \
-                 `{directive}: {path}`?",
+                 `{directive}: {path}`{of_host}?",
                 rule.text
             ),
         ));
@@ -170,8 +182,9 @@ fn pattern(rule: &Rule, value: &[u8], findings: &mut Vec<Finding>) {
             "space-in-pattern",
             Severity::Warning,
             format!(
-                "`{}` holds {blank}, which is part of the pattern (it matches `{escape}`); \
-                 give each path its own line.",
+                "`{}` holds {blank}, which is part of the pattern (it matches `{escape}`), \
+                 though RFC 9309's grammar has no blank in a pattern: write it `{escape}`, or, \
+                 if the line lists several paths, give each its own line.",
                 rule.text
             ),
         ));

@@ -406,6 +406,33 @@ fn a_sitemap_without_its_colon_is_named_so() {
     );
 }
 
+/// A rule written with its host, or a URL: the path is suggested, for
+/// this site's host only; a dotted directory stays a path.
+#[test]
+fn a_rule_written_with_its_host_is_given_its_path() {
+    for (text, want) in [
+        (
+            "User-agent: *\nDisallow: www.example.cz/private\n",
+            "`Disallow: /private` if that host is this site's?",
+        ),
+        (
+            "User-agent: *\nDisallow: https://cdn.example.com/a/b\n",
+            "`Disallow: /a/b` if that host is this site's?",
+        ),
+        (
+            "User-agent: *\nDisallow: v1.2/docs\n",
+            "`Disallow: /v1.2/docs`?",
+        ),
+    ] {
+        let findings = lint_text(text.as_bytes());
+        let found = findings
+            .iter()
+            .find(|f| f.name == "pattern-without-slash")
+            .expect("pattern-without-slash");
+        assert!(found.message.ends_with(want), "{text:?}: {}", found.message);
+    }
+}
+
 /// `Disallow: /` in a Robot-version 2.0 group, or `Disallow: /$`, forbids
 /// the home page alone, which SeznamBot fetches anyway under `*`.
 #[test]
