@@ -77,7 +77,7 @@ fn rules_left_behind(scope: &Scope<'_>, findings: &mut Vec<Finding>) {
             })
         };
         if own.is_empty()
-            || own.iter().any(|g| g.agents.iter().any(|a| a.wildcard))
+            || own.iter().any(|g| g.is_default())
             || own.iter().all(|g| g.members.is_empty())
             || own.iter().any(|g| writes_rules(g))
         {
@@ -85,7 +85,7 @@ fn rules_left_behind(scope: &Scope<'_>, findings: &mut Vec<Finding>) {
         }
         let behind: usize = groups
             .iter()
-            .filter(|g| g.agents.iter().any(|a| a.wildcard))
+            .filter(|g| g.is_default())
             .map(|g| g.rules.len())
             .sum();
         if behind == 0 {

@@ -82,7 +82,6 @@ fn merged(scope: &Scope<'_>, findings: &mut Vec<Finding>) {
     let mut agents: Vec<&Record> = Vec::new();
     let mut gap: Option<&Record> = None;
     let mut joins: Vec<(&Record, usize, usize, BTreeSet<Vec<u8>>)> = Vec::new();
-    let token = |r: &Record| agent::product_token(&r.value).to_ascii_lowercase();
     for record in &scope.robots.file().records {
         match record.directive {
             Directive::UserAgent => {
@@ -156,14 +155,18 @@ fn tokens(pieces: &[Piece<'_>]) -> BTreeSet<Vec<u8>> {
     pieces
         .iter()
         .flat_map(|p| &p.agents)
-        .map(|r| {
-            if agent::is_wildcard(&r.value) {
-                b"*".to_vec()
-            } else {
-                agent::product_token(&r.value).to_ascii_lowercase()
-            }
-        })
+        .map(|r| token(r))
         .collect()
+}
+
+/// The token a User-agent record names, lower case, `*` for the default
+/// group.
+fn token(record: &Record) -> Vec<u8> {
+    if agent::is_wildcard(&record.value) {
+        b"*".to_vec()
+    } else {
+        agent::product_token(&record.value).to_ascii_lowercase()
+    }
 }
 
 /// One finding at each split after which the run goes on with User-agent
